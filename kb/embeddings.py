@@ -30,6 +30,8 @@ class LocalSentenceEmbeddings(Embeddings):
         """Load the model on the CPU without touching the network."""
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         from sentence_transformers import SentenceTransformer
 
         self.model = SentenceTransformer(str(model_path), device="cpu")

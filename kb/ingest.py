@@ -37,6 +37,27 @@ def entity_doc_text(e: Entity) -> str:
     return f"{e.name}: {e.text}" if e.text else e.name
 
 
+def build_graph(
+    out: Path,
+    triples: Sequence[str | Path],
+    entities: str | Path | None = None,
+    type_map: str | Path | dict | None = None,
+    progress: bool = True,
+) -> InMemoryGraphStore:
+    """Parse triples (and entity documents), assemble the in-memory store and save it."""
+    ents = {e.id: e for e in read_entities(Path(entities))} if entities else {}
+    tmap = type_map if isinstance(type_map, dict) else (read_type_map(Path(type_map)) if type_map else {})
+    parsed = []
+    for path in triples:
+        it = read_triples(Path(path))
+        parsed.extend(tqdm(it, desc=f"triples {Path(path).name}", unit=" triples", disable=not progress))
+    if not parsed:
+        raise KBError("no triples found in the input files")
+    store = InMemoryGraphStore(*assemble(parsed, ents, tmap))
+    store.save(out)
+    return store
+
+
 def ingest(
     directory: str | Path,
     triples: Sequence[str | Path],
@@ -51,18 +72,9 @@ def ingest(
     out = Path(directory)
     secs: dict[str, float] = {}
     t0 = time.perf_counter()
-    ents = {e.id: e for e in read_entities(Path(entities))} if entities else {}
-    tmap = type_map if isinstance(type_map, dict) else (read_type_map(Path(type_map)) if type_map else {})
-    parsed = []
-    for path in triples:
-        it = read_triples(Path(path))
-        parsed.extend(tqdm(it, desc=f"triples {Path(path).name}", unit=" triples", disable=not progress))
-    if not parsed:
-        raise KBError("no triples found in the input files")
-    ent_list, heads, rels, tails, rel_names, schema = assemble(parsed, ents, tmap)
-    store = InMemoryGraphStore(ent_list, heads, rels, tails, rel_names, schema)
-    store.save(out)
+    store = build_graph(out, triples, entities, type_map, progress)
     secs["graph"] = time.perf_counter() - t0
+    ent_list, rel_names = store.entities, store.relation_names
 
     warnings: list[str] = []
     pas: list[Passage] = list(read_passages(Path(passages))) if passages else []

@@ -1,0 +1,126 @@
+"""The ``hybridrag`` command: ingest, ask, eval, serve."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    from kb.ingest import ingest
+
+    report = ingest(args.kb, args.triples, entities=args.entities, passages=args.passages,
+                    type_map=args.type_map, embeddings=args.embeddings, neo4j_uri=args.neo4j)
+    c = report.counts
+    print(f"built KB {report.directory}: {c['entities']} entities, {c['triples']} triples, "
+          f"{c['passages']} passages; graph {report.seconds['graph']:.1f}s, "
+          f"embeddings {report.seconds['embed']:.1f}s")
+    for w in report.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    return 0
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from graphs import context_for, get_graph
+    from graphs.common import resolve_kb
+    from tools.retrieval import check_mentions
+
+    if not args.question.strip():
+        raise ValueError("empty question: ask something, e.g. hybridrag ask \"who directed Forrest Gump\"")
+    settings = {"kb": args.kb, "top_k": args.top_k, "llm": args.llm, "max_iterations": args.max_iterations}
+    ctx = context_for(args.method, **{k: v for k, v in settings.items()
+                                      if v is not None and k in _fields(args.method)})
+    check_mentions(resolve_kb(ctx), args.question)
+    out = get_graph(args.method).invoke({"question": args.question}, context=ctx)
+    if args.json:
+        print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
+        return 0
+    print(f"answer: {out.get('answer', '')}")
+    for i, (r, ev) in enumerate(zip(out.get("ranked", []), out.get("evidence", []), strict=False), 1):
+        print(f"{i:>2}. {r['name']}  [{r['source']} {r['score']:.3f}]  {ev.get('text', '')[:100]}")
+    if args.trace:
+        for step in out.get("trace", []):
+            print(f"  - {step['node']}: {step['decision']}")
+    return 0
+
+
+def _fields(method: str) -> set[str]:
+    from graphs import context_class
+
+    return set(context_class(method).__dataclass_fields__)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from app.server import create_app
+
+    uvicorn.run(create_app(), host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every sub-command."""
+    from graphs import list_graphs
+
+    p = argparse.ArgumentParser(prog="hybridrag", description="Hybrid RAG over knowledge graphs and text.")
+    sub = p.add_subparsers(dest="command", required=True)
+    ing = sub.add_parser("ingest", help="build a KB directory from triples, entities and passages")
+    ing.add_argument("--kb", required=True, type=Path, help="output KB directory")
+    ing.add_argument("--triples", required=True, nargs="+", help="triple files: s|r|o, .tsv, .csv or .jsonl")
+    ing.add_argument("--entities", help="JSONL entities {id, name, type, text, aliases}")
+    ing.add_argument("--passages", help="JSONL passages {id, text, entity_id}")
+    ing.add_argument("--type-map", help="JSON {relation: [head_type, tail_type]} to type entities")
+    ing.add_argument("--embeddings", default="local:all-MiniLM-L6-v2", help="embedding model spec")
+    ing.add_argument("--neo4j", help="also load the graph into Neo4j at this bolt:// URI and use it")
+    ing.set_defaults(func=_ingest)
+    ask = sub.add_parser("ask", help="answer a question")
+    ask.add_argument("question")
+    ask.add_argument("--kb", help="KB directory (default: the bundled sample KB)")
+    ask.add_argument("--method", default="fusion", choices=list_graphs())
+    ask.add_argument("--llm", help="chat model spec for LLM methods, e.g. openai:gpt-4o-mini or local:smollm2")
+    ask.add_argument("--top-k", type=int, dest="top_k")
+    ask.add_argument("--max-iterations", type=int, dest="max_iterations")
+    ask.add_argument("--json", action="store_true", help="print the full output as JSON")
+    ask.add_argument("--trace", action="store_true", help="print the trace after the ranking")
+    ask.set_defaults(func=_ask)
+    ev = sub.add_parser("eval", help="evaluate a method on a dataset")
+    from evals.cli import add_eval_arguments, run_eval
+
+    add_eval_arguments(ev)
+    ev.set_defaults(func=run_eval)
+    srv = sub.add_parser("serve", help="serve every method with LangServe")
+    srv.add_argument("--host", default="127.0.0.1")
+    srv.add_argument("--port", type=int, default=8000)
+    srv.set_defaults(func=_serve)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; known errors print one line and exit 2."""
+    from kb.model import KBError
+    from tools.web import WebSearchError
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (KBError, WebSearchError, FileNotFoundError, ValueError, TypeError, KeyError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"error: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""Graph registry: one compiled LangGraph graph per method, imported on first use."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class GraphInfo:
+    """Where a method's graph lives and what it does."""
+
+    name: str
+    module: str
+    context: str
+    description: str
+
+
+REGISTRY: dict[str, GraphInfo] = {
+    info.name: info
+    for info in [
+        GraphInfo("fusion", "graphs.fusion", "FusionContext",
+                  "Training-free KG + dense-text fusion: vector seeds, 1-hop expansion, Dice–Sørensen ranking."),
+        GraphInfo("hybgrag", "graphs.hybgrag", "HybGRAGContext",
+                  "HybGRAG: router over a text/hybrid retriever bank with a validator + commentor critic loop."),
+    ]
+}
+
+
+def list_graphs() -> list[str]:
+    """Names of every registered method."""
+    return list(REGISTRY)
+
+
+def _info(name: str) -> GraphInfo:
+    if name not in REGISTRY:
+        raise KeyError(f"unknown method {name!r}; available: {', '.join(REGISTRY)}")
+    return REGISTRY[name]
+
+
+def get_graph(name: str) -> Any:
+    """The compiled graph of a method (``.invoke``, ``.stream``, ``.batch`` with ``context=``)."""
+    return importlib.import_module(_info(name).module).graph
+
+
+def get_builder(name: str) -> Any:
+    """The uncompiled builder of a method, to compile with a checkpointer."""
+    return importlib.import_module(_info(name).module).builder
+
+
+def context_class(name: str) -> type:
+    """The Context dataclass of a method."""
+    info = _info(name)
+    return getattr(importlib.import_module(info.module), info.context)
+
+
+def context_for(name: str, **overrides: Any) -> Any:
+    """A method's context with ``overrides`` applied; unknown settings raise a clear error."""
+    cls = context_class(name)
+    known = set(cls.__dataclass_fields__)
+    bad = sorted(k for k in overrides if k not in known)
+    if bad:
+        raise TypeError(f"method {name!r} has no setting(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
+    return cls(**{k: v for k, v in overrides.items() if v is not None})

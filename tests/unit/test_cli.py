@@ -1,0 +1,52 @@
+"""The CLI as a new user meets it: answers with ranked evidence, one-line errors."""
+
+import json
+
+import pytest
+
+from app.cli import main
+
+
+def test_ask_sample_kb_prints_ranked_evidence(capsys):
+    assert main(["ask", "who directed Forrest Gump"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("answer: ")
+    assert " 1. " in out and "10. " in out
+
+
+def test_ask_json(capsys):
+    assert main(["ask", "what movies did Tom Hanks star in", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ranked"] and data["trace"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["ask", "who directed The Matrix Reloaded Forever"], "unknown entity: 'The Matrix Reloaded Forever'"),
+        (["ask", "   "], "empty question"),
+        (["ask", "who directed Forrest Gump", "--kb", "/nonexistent/kb"], "KB directory not found"),
+    ],
+)
+def test_bad_input_gets_one_line_error(capsys, argv, message):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err
+    assert err.count("\n") == 1
+
+
+def test_ingest_then_ask(tmp_path, capsys):
+    triples = tmp_path / "t.txt"
+    triples.write_text("Kismet|directed_by|William Dieterle\nKismet|release_year|1944\n", encoding="utf-8")
+    assert main(["ingest", "--kb", str(tmp_path / "kb"), "--triples", str(triples)]) == 0
+    assert "2 triples" in capsys.readouterr().out
+    assert main(["ask", "who directed Kismet", "--kb", str(tmp_path / "kb"), "--json"]) == 0
+    names = [r["name"] for r in json.loads(capsys.readouterr().out)["ranked"]]
+    assert "William Dieterle" in names
+
+
+def test_ingest_malformed_file_names_the_line(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("A|r|B\nA|r\n", encoding="utf-8")
+    assert main(["ingest", "--kb", str(tmp_path / "kb"), "--triples", str(bad)]) == 2
+    assert "bad.txt:2: expected 3 fields" in capsys.readouterr().err

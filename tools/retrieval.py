@@ -1,0 +1,121 @@
+"""Typed retrieval functions over an opened KB; results are plain JSON-ready dicts."""
+
+from __future__ import annotations
+
+import re
+
+from kb.base import Hit, KnowledgeBase
+from kb.model import Triple, UnknownEntityError
+from kb.store import Direction
+from kb.text_index import words
+
+MAX_MENTION_WORDS = 8
+
+
+def _hit(kb: KnowledgeBase, h: Hit) -> dict:
+    d = h.doc
+    name = kb.name(d.id) if d.kind == "entity" else d.id
+    return {"kind": d.kind, "id": d.id, "entity_id": d.entity_id, "name": name, "text": d.text, "score": h.score}
+
+
+def _triple(kb: KnowledgeBase, t: Triple) -> dict:
+    return {"head": t.head, "relation": t.type, "tail": t.tail,
+            "text": t.verbalise({t.head: kb.name(t.head), t.tail: kb.name(t.tail)})}
+
+
+def dense_search(kb: KnowledgeBase, query: str, k: int = 10, kind: str | None = None) -> list[dict]:
+    """Top-k entity documents/passages by cosine similarity to ``query``."""
+    return [_hit(kb, h) for h in kb.dense_search(query, k, kind)]
+
+
+def lexical_search(kb: KnowledgeBase, query: str, k: int = 10, kind: str | None = None) -> list[dict]:
+    """Top-k entity documents/passages by BM25."""
+    return [_hit(kb, h) for h in kb.lexical_search(query, k, kind)]
+
+
+def mentions_in(kb: KnowledgeBase, text: str) -> list[str]:
+    """Entity ids whose name or alias appears verbatim (case-insensitive) in ``text``.
+
+    Longest mentions win; a shorter mention inside a longer matched one is skipped.
+    """
+    toks = words(text)
+    taken = [False] * len(toks)
+    found: list[str] = []
+    for n in range(min(MAX_MENTION_WORDS, len(toks)), 0, -1):
+        for i in range(len(toks) - n + 1):
+            if any(taken[i : i + n]):
+                continue
+            ents = kb.graph.lookup(" ".join(toks[i : i + n]))
+            if ents:
+                found.extend(e.id for e in ents)
+                taken[i : i + n] = [True] * n
+    return list(dict.fromkeys(found))
+
+
+def link_entities(kb: KnowledgeBase, mentions: list[str], min_score: float = 0.5) -> dict[str, list[dict]]:
+    """Link each mention: exact/alias/case-insensitive name, then dense name match."""
+    return {
+        m: [{"id": e.id, "name": e.name, "type": e.type} for e in kb.link(m, k=3, min_score=min_score)]
+        for m in mentions
+    }
+
+
+def neighbors(
+    kb: KnowledgeBase,
+    ids: list[str],
+    relations: list[str] | None = None,
+    direction: Direction = "both",
+    target_type: str | None = None,
+) -> list[dict]:
+    """Triples touching ``ids`` filtered by relation, direction and neighbour type."""
+    return [_triple(kb, t) for t in kb.graph.neighbors(ids, relations, direction, target_type)]
+
+
+def ego_graph(kb: KnowledgeBase, ids: list[str], radius: int = 2, relations: list[str] | None = None) -> dict:
+    """Entities within ``radius`` hops of ``ids`` with the path reaching each."""
+    sub = kb.graph.ego_graph(ids, radius, relations)
+    return {
+        "seeds": sub.seeds,
+        "nodes": [
+            {"id": n, "name": kb.name(n), "hops": d, "path": [_triple(kb, t)["text"] for t in sub.path_to(n)]}
+            for n, d in sub.distance.items()
+        ],
+    }
+
+
+def paths(kb: KnowledgeBase, sources: list[str], targets: list[str], max_hops: int = 2, limit: int = 20) -> list:
+    """Paths of at most ``max_hops`` between two entity sets, each a list of triples."""
+    return [[_triple(kb, t) for t in p] for p in kb.graph.paths(sources, targets, max_hops, limit)]
+
+
+_EXPLICIT = re.compile(r"\[([^\]]+)\]|\"([^\"]+)\"")
+_CAPS = re.compile(r"(?:[A-Z0-9][\w'&.-]*)(?:\s+(?:of|the|and|de|la|[A-Z0-9][\w'&.-]*))*")
+
+
+def explicit_mentions(question: str) -> list[str]:
+    """Spans a user marked as entities: [brackets], "quotes", or Capitalised Word runs.
+
+    A single capitalised first word ("Who", "What") is not a mention.
+    """
+    found = [a or b for a, b in _EXPLICIT.findall(question)]
+    plain = _EXPLICIT.sub(" ", question)
+    for m in _CAPS.finditer(plain):
+        span = m.group(0).strip(" .?!,")
+        if m.start() == 0 and " " not in span:
+            continue
+        if m.start() == 0:  # drop a capitalised question word in front of a name
+            first, _, rest = span.partition(" ")
+            span = rest if first.lower() in {"who", "what", "which", "when", "where", "how", "did", "is"} else span
+        if span:
+            found.append(span)
+    return list(dict.fromkeys(found))
+
+
+def check_mentions(kb: KnowledgeBase, question: str, min_score: float = 0.8) -> None:
+    """Raise UnknownEntityError when the question names entities and none of them is in the KB."""
+    if not question.strip():
+        raise ValueError("empty question: ask something, e.g. 'who directed Forrest Gump'")
+    spans = explicit_mentions(question)
+    if spans and not any(kb.link(s, k=1, min_score=min_score) for s in spans):
+        names = ", ".join(repr(s) for s in spans)
+        raise UnknownEntityError(f"unknown entity: {names} is not in the knowledge base at {kb.directory}")
