@@ -104,10 +104,14 @@ def fuse_results(state: State, runtime: Runtime[FusionContext]) -> dict:
 
 
 def _answer(question: str, top: list[Candidate]) -> str:
-    """The highest-ranked entity the question does not already name (retrieval, not generation)."""
+    """The best entity the question does not already name (retrieval, not generation).
+
+    Graph facts come first, then entity hits, then the entities passages are about.
+    """
     q = question.lower()
-    entities = [c for c in top if c.kind == "entity"]
-    return next((c.name for c in entities if c.name.lower() not in q), entities[0].name if entities else "")
+    order = sorted(top, key=lambda c: (c.source != "graph", c.kind != "entity"))
+    names = [c.name if c.kind == "entity" else c.name.removeprefix("passage about ") for c in order]
+    return next((n for n in names if n and n.lower() not in q), names[0] if names else "")
 
 
 def route_after_vectors(state: State, runtime: Runtime[FusionContext]) -> Literal["expand_seeds", "fuse_results"]:
