@@ -71,11 +71,13 @@ def score_one_hop(
         return via_cypher
     q = tokens(question, tokenizer)
     scored = []
-    for t in store.neighbors(seeds):
-        seed, other = (t.head, t.tail) if t.head in seeds else (t.tail, t.head)
-        s = (dice(q, tokens(kb.name(seed), tokenizer)) + dice(q, tokens(t.type.replace("_", " "), tokenizer))
-             + dice(q, tokens(kb.name(other), tokenizer))) / 3.0
-        scored.append((Triple(seed, t.type, other), s))
+    for seed in dict.fromkeys(seeds):  # per seed, like UNWIND $seeds in the paper's Cypher
+        seed_dice = dice(q, tokens(kb.name(seed), tokenizer))
+        for t in store.neighbors([seed]):
+            other = t.tail if t.head == seed else t.head
+            s = (seed_dice + dice(q, tokens(t.type.replace("_", " "), tokenizer))
+                 + dice(q, tokens(kb.name(other), tokenizer))) / 3.0
+            scored.append((Triple(seed, t.type, other), s))
     scored.sort(key=lambda x: -x[1])
     return scored[:limit]
 

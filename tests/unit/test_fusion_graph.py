@@ -61,3 +61,17 @@ def test_unknown_setting_and_mode_are_clear_errors(run):
         context_for("fusion", bogus=1)
     with pytest.raises(ValueError, match="unknown fusion mode"):
         run(mode="magic")
+
+
+@pytest.mark.parametrize("tok", ["bigram", "word"])
+def test_vectorised_dice_matches_generic_python_path(monkeypatch, tok):
+    from agents import fusion_scoring
+
+    kb = resolve_kb(context_for("fusion"))
+    seeds = ["Forrest Gump", "Tom Hanks", "Robert Zemeckis"]
+    fast = fusion_scoring.score_one_hop(kb, QUESTION, seeds, 50, tok)
+    monkeypatch.setattr(fusion_scoring, "InMemoryGraphStore", type("Other", (), {}))
+    slow = fusion_scoring.score_one_hop(kb, QUESTION, seeds, 50, tok)
+    assert [round(s, 9) for _, s in fast] == [round(s, 9) for _, s in slow]
+    assert {(t, round(s, 9)) for t, s in fast if s > slow[-1][1]} == {
+        (t, round(s, 9)) for t, s in slow if s > slow[-1][1]}
