@@ -70,13 +70,15 @@ def score_one_hop(
     if via_cypher is not None and tokenizer == "bigram":
         return via_cypher
     q = tokens(question, tokenizer)
+    per_seed = {seed: store.neighbors([seed]) for seed in dict.fromkeys(seeds)}  # like UNWIND $seeds
+    names = kb.names({e for ts in per_seed.values() for t in ts for e in (t.head, t.tail)} | set(per_seed))
     scored = []
-    for seed in dict.fromkeys(seeds):  # per seed, like UNWIND $seeds in the paper's Cypher
-        seed_dice = dice(q, tokens(kb.name(seed), tokenizer))
-        for t in store.neighbors([seed]):
+    for seed, triples in per_seed.items():
+        seed_dice = dice(q, tokens(names[seed], tokenizer))
+        for t in triples:
             other = t.tail if t.head == seed else t.head
             s = (seed_dice + dice(q, tokens(t.type.replace("_", " "), tokenizer))
-                 + dice(q, tokens(kb.name(other), tokenizer))) / 3.0
+                 + dice(q, tokens(names[other], tokenizer))) / 3.0
             scored.append((Triple(seed, t.type, other), s))
     scored.sort(key=lambda x: -x[1])
     return scored[:limit]

@@ -75,9 +75,7 @@ def expand_seeds(state: State, runtime: Runtime[FusionContext]) -> dict:
     kb, usage = resolve_kb(ctx), {}
     with timed("expand_seeds", usage):
         scored = score_one_hop(kb, state["question"], state.get("seeds", []), ctx.top_k, ctx.tokenizer)
-        names = {}
-        for t, _ in scored:
-            names[t.head], names[t.tail] = kb.name(t.head), kb.name(t.tail)
+        names = kb.names({e for t, _ in scored for e in (t.head, t.tail)})
         graph = [
             Candidate(t.tail, "entity", names[t.tail], s, "graph", t.verbalise(names), [t.verbalise(names)], t.tail)
             for t, s in scored

@@ -109,6 +109,12 @@ class KnowledgeBase:
             raise UnknownEntityError(f"unknown entity: {mention!r} is not in the KB {self.directory}")
         return found[0]
 
+    def names(self, ids) -> dict[str, str]:
+        """Display names of many entity ids in one store call (ids themselves when unknown)."""
+        ids = list(ids)
+        found = self.graph.get_many(ids)
+        return {i: found[i].name if i in found else i for i in ids}
+
     def name(self, entity_id: str) -> str:
         """Display name of an entity id (the id itself when unknown)."""
         e = self.graph.get(entity_id)

@@ -55,9 +55,15 @@ class InMemoryGraphStore:
         i = self.index_of.get(entity_id)
         return None if i is None else self.entities[i]
 
+    def get_many(self, ids: Iterable[str]) -> dict[str, Entity]:
+        """Entities by id (unknown ids are left out)."""
+        return {i: self.entities[self.index_of[i]] for i in ids if i in self.index_of}
+
     def lookup(self, name: str) -> list[Entity]:
         """Return entities whose id, name or alias equals ``name`` (case-insensitive)."""
-        return [self.entities[i] for i in self._by_name.get(name.strip().lower(), [])]
+        key = name.strip()
+        found = [self.entities[i] for i in self._by_name.get(key.lower(), [])]
+        return sorted(found, key=lambda e: e.name != key and e.id != key)  # exact case first
 
     def counts(self) -> dict[str, int]:
         """Return entity and triple counts."""

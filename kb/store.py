@@ -17,6 +17,9 @@ class GraphStore(Protocol):
     def get(self, entity_id: str) -> Entity | None:
         """Return the entity with this id, or None."""
 
+    def get_many(self, ids: Iterable[str]) -> dict[str, Entity]:
+        """Return the entities with these ids (unknown ids are left out)."""
+
     def lookup(self, name: str) -> list[Entity]:
         """Return entities whose id, name or alias equals ``name`` (case-insensitive)."""
 
