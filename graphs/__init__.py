@@ -24,6 +24,15 @@ REGISTRY: dict[str, GraphInfo] = {
                   "Training-free KG + dense-text fusion: vector seeds, 1-hop expansion, Dice–Sørensen ranking."),
         GraphInfo("hybgrag", "graphs.hybgrag", "HybGRAGContext",
                   "HybGRAG: router over a text/hybrid retriever bank with a validator + commentor critic loop."),
+        GraphInfo("mor", "graphs.mor", "MoRContext",
+                  "MoR: LLM planning graph → parallel mixed structural/textual traversal per route → "
+                  "intersection → structure-aware trajectory rerank."),
+        GraphInfo("hydrarag", "graphs.hydrarag", "HydraRAGContext",
+                  "HydraRAG: skyline analysis, agentic KG/docs/web selection, multi-hop path search, "
+                  "cross-source pruning, refine + CoT check over three exploration rounds."),
+        GraphInfo("ssrag", "graphs.ssrag", "SSRAGContext",
+                  "SSRAG: query augmentation, TEMPORAL/FACTUAL routing (web or local), vector ∥ graph "
+                  "retrieval unified by one cosine rerank, dedup, answer."),
     ]
 }
 

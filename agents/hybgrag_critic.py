@@ -1,0 +1,122 @@
+"""HybGRAG's corrective feedback: which situations are decided by rule, which by the LLM.
+
+Decided by rule from the action and the retrieval (no LLM call):
+
+- ``no_entity``: the router extracted no entity (after schema checks) yet chose the hybrid module;
+- ``incorrect_retrieval_module``: the text module was chosen and its reference was rejected
+  (plus ``no_entity`` when nothing was extracted either);
+- ``incorrect_entity_relation``: an entity that does not link to the KB, a relation outside the
+  schema, a relation no ego-graph used, or a single entity with an empty neighbourhood;
+- ``no_intersection``: two or more linked entities whose ego-graphs share no entity.
+
+Left to the LLM commentor (the retrieval looked sound, so the error is one of judgement):
+``incorrect_entity_relation`` (naming them), ``missing_entity`` (one entity),
+``incorrect_intersection`` (several entities), ``incorrect_retrieval_module``. Its choice is
+checked against the situation, and an unparseable or impossible reply falls back to
+``missing_entity`` (one entity) or ``incorrect_intersection`` (several).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agents.hybgrag_roles import Critique
+from prompts import hybgrag as P
+
+
+@dataclass
+class Diagnosis:
+    """The feedback for one rejected action: error items, who decided, and the message."""
+
+    items: list[tuple[str, list[str]]]
+    source: str
+    reasoning: str = ""
+    feedback: str = field(default="")
+
+    @property
+    def error_types(self) -> list[str]:
+        """The error types, in order."""
+        return [t for t, _ in self.items]
+
+
+def _quoted(names: list[str]) -> str:
+    return ", ".join(f'"{n}"' for n in names)
+
+
+def render_feedback(items: list[tuple[str, list[str]]]) -> str:
+    """The corrective message: a fixed opening and one templated sentence per item."""
+    lines = [P.FEEDBACK_PREFIX]
+    for etype, names in items:
+        if etype == "incorrect_entity_relation":
+            ents = [n[len("entity:"):] for n in names if n.startswith("entity:")]
+            rels = [n[len("relation:"):] for n in names if n.startswith("relation:")]
+            if ents:
+                lines.append(P.FEEDBACK["incorrect_entity"].format(names=_quoted(ents)))
+            if rels:
+                lines.append(P.FEEDBACK["incorrect_relation"].format(names=_quoted(rels)))
+        else:
+            lines.append(P.FEEDBACK[etype].format())
+    return " ".join(lines)
+
+
+def _diagnosis(items: list[tuple[str, list[str]]], source: str, reasoning: str = "") -> Diagnosis:
+    return Diagnosis(items, source, reasoning, render_feedback(items))
+
+
+def detect_situation(action: dict, retrieval: dict) -> Diagnosis | None:
+    """Return the rule-decided diagnosis, or None when the LLM commentor must judge.
+
+    Args:
+        action: the checked router action plus ``linked`` (entities found in the KB) and
+            ``unlinked`` (names not found).
+        retrieval: facts of the retrieval that ran: ``module``, ``intersection``,
+            ``ego_sizes``, ``unused_relations``.
+    """
+    has_entities = bool(action["entities"])
+    if action["module"] == "text":
+        items = [] if has_entities else [("no_entity", [])]
+        return _diagnosis([*items, ("incorrect_retrieval_module", [])], "rule")
+    if not has_entities:
+        return _diagnosis([("no_entity", [])], "rule")
+    wrong = [f"entity:{n}" for n in action.get("unlinked", [])]
+    bad_relations = action.get("dropped_relations", []) + retrieval.get("unused_relations", [])
+    wrong += [f"relation:{r}" for r in bad_relations]
+    linked = action.get("linked", [])
+    if len(linked) == 1 and not retrieval.get("intersection"):
+        wrong.append(f"entity:{linked[0]['name']}")
+    if wrong:
+        return _diagnosis([("incorrect_entity_relation", list(dict.fromkeys(wrong)))], "rule")
+    if len(linked) >= 2 and not retrieval.get("intersection"):
+        return _diagnosis([("no_intersection", [])], "rule")
+    return None
+
+
+def fallback_diagnosis(action: dict) -> Diagnosis:
+    """The diagnosis used when the commentor's reply is unusable."""
+    etype = "missing_entity" if len(action.get("linked", [])) <= 1 else "incorrect_intersection"
+    return _diagnosis([(etype, [])], "fallback")
+
+
+def from_critique(critique: Critique | None, action: dict) -> Diagnosis:
+    """Check the LLM commentor's critique against the situation and turn it into a diagnosis."""
+    if critique is None:
+        return fallback_diagnosis(action)
+    n_linked = len(action.get("linked", []))
+    etype = critique.error_type
+    if etype == "missing_entity" and n_linked >= 2:
+        etype = "incorrect_intersection"
+    elif etype in ("incorrect_intersection", "no_intersection") and n_linked < 2:
+        etype = "missing_entity"
+    elif etype == "no_intersection":
+        etype = "incorrect_intersection"
+    if etype == "no_entity":
+        return fallback_diagnosis(action)
+    if etype == "incorrect_entity_relation":
+        ents = {e["name"].lower(): e["name"] for e in action["entities"]}
+        rels = {r.lower(): r for r in action["relations"]}
+        names = [f"entity:{ents[n.lower()]}" for n in critique.wrong_entities if n.lower() in ents]
+        names += [f"relation:{rels[r.lower()]}" for r in critique.wrong_relations if r.lower() in rels]
+        if not names:
+            return fallback_diagnosis(action)
+        return _diagnosis([(etype, names)], "llm", critique.reasoning)
+    return _diagnosis([(etype, [])], "llm", critique.reasoning)

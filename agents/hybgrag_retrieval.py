@@ -1,0 +1,156 @@
+"""HybGRAG's retriever bank: the text module and the hybrid module (no LLM here).
+
+- Text module: vector similarity between the question and every indexed text (entity
+  documents and passages); hits are grouped by the entity a text belongs to.
+- Hybrid module: the ego-graph of each topic entity along the useful relations (undirected,
+  radius <= 2 by default), the intersection of their entity sets (topic entities excluded),
+  then the candidates' texts ranked by similarity to the question. Each candidate keeps the
+  reasoning path from every topic entity, verbalised for the validator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kb.base import KnowledgeBase
+from kb.model import Entity, Subgraph, Triple
+
+_ROWS: dict[int, dict[str, list[int]]] = {}
+
+
+@dataclass
+class Reference:
+    """One retrieved item: an entity (with its best text) or an unattached passage."""
+
+    id: str
+    kind: str
+    name: str
+    score: float
+    source: str
+    text: str = ""
+    paths: list[list[Triple]] = field(default_factory=list)
+
+
+@dataclass
+class Retrieval:
+    """What one retrieval module returned, plus the facts the critic may use."""
+
+    module: str
+    references: list[Reference]
+    ego_sizes: dict[str, int] = field(default_factory=dict)
+    intersection: int | None = None
+    unused_relations: list[str] = field(default_factory=list)
+
+
+def link_entity(kb: KnowledgeBase, name: str, etype: str | None = None) -> Entity | None:
+    """Link a mention, preferring candidates of the router's type (label-free disambiguation)."""
+    found = kb.graph.lookup(name) or kb.link(name, k=5)
+    if not found:
+        return None
+    typed = [e for e in found if etype and e.type == etype]
+    return (typed or found)[0]
+
+
+def verbalise_path(kb: KnowledgeBase, start: str, path: list[Triple]) -> str:
+    """Render ``topic → relation → ... → neighbour``; edges walked tail-to-head say (inverse)."""
+    parts, node = [kb.name(start)], start
+    for t in path:
+        forward = t.head == node
+        parts.append(t.type if forward else f"{t.type} (inverse)")
+        node = t.tail if forward else t.head
+        parts.append(kb.name(node))
+    return " → ".join(parts)
+
+
+def _doc_rows(kb: KnowledgeBase) -> dict[str, list[int]]:
+    """Map entity id → rows of its texts in the dense index (built once per KB)."""
+    rows = _ROWS.get(id(kb))
+    if rows is None:
+        rows = {}
+        for i, d in enumerate(kb.docs):
+            if d.entity_id is not None:
+                rows.setdefault(d.entity_id, []).append(i)
+        _ROWS[id(kb)] = rows
+    return rows
+
+
+def _vectors(kb: KnowledgeBase, rows: list[int]) -> np.ndarray:
+    index = kb.dense.index
+    keys = np.asarray(rows, dtype=np.int64)
+    try:
+        return np.asarray(index.reconstruct_batch(keys), dtype=np.float32)
+    except (AttributeError, RuntimeError):
+        return np.vstack([index.reconstruct(int(r)) for r in rows]).astype(np.float32)
+
+
+def rank_entities(kb: KnowledgeBase, question: str, entity_ids: list[str],
+                  k: int) -> list[tuple[str, float, int]]:
+    """Rank entities by the best cosine similarity of their texts; returns (id, score, row)."""
+    rows_of = _doc_rows(kb)
+    owners, rows = [], []
+    for eid in entity_ids:
+        for r in rows_of.get(eid, []):
+            owners.append(eid)
+            rows.append(r)
+    if not rows:
+        return [(eid, 0.0, -1) for eid in entity_ids[:k]]
+    scores = _vectors(kb, rows) @ kb.embed(question)
+    best: dict[str, tuple[float, int]] = {}
+    for eid, row, s in zip(owners, rows, scores.tolist(), strict=True):
+        if eid not in best or s > best[eid][0]:
+            best[eid] = (s, row)
+    ranked = sorted(best.items(), key=lambda kv: -kv[1][0])[:k]
+    return [(eid, s, row) for eid, (s, row) in ranked]
+
+
+def text_retrieve(kb: KnowledgeBase, question: str, k: int = 10) -> Retrieval:
+    """Text module: dense search over all texts, grouped by owning entity (max score)."""
+    refs: dict[str, Reference] = {}
+    for hit in kb.dense_search(question, k=4 * k):
+        d = hit.doc
+        key = d.entity_id or d.id
+        if key in refs:
+            continue
+        kind = "entity" if d.entity_id else "passage"
+        name = kb.name(d.entity_id) if d.entity_id else d.id
+        refs[key] = Reference(key, kind, name, hit.score, "doc", d.text)
+    return Retrieval("text", list(refs.values())[:k])
+
+
+def _ego_graphs(kb: KnowledgeBase, topic_ids: list[str], relations: list[str],
+                radius: int) -> dict[str, Subgraph]:
+    # No useful relation at all: any relation, one hop (a bounded neighbourhood, our choice).
+    rels, rad = (relations, radius) if relations else (None, 1)
+    return {t: kb.graph.ego_graph([t], radius=rad, relations=rels) for t in topic_ids}
+
+
+def hybrid_retrieve(kb: KnowledgeBase, question: str, topic_ids: list[str], relations: list[str],
+                    radius: int = 2, k: int = 10) -> Retrieval:
+    """Hybrid module: ego-graphs along ``relations``, intersection, VSS ranking of candidates."""
+    egos = _ego_graphs(kb, topic_ids, relations, radius)
+    seeds = set(topic_ids)
+    sets = [set(sg.distance) - seeds for sg in egos.values()]
+    candidates = set.intersection(*sets) if sets else set()
+    used = {t.type for sg in egos.values() for t in sg.triples}
+    out = Retrieval("hybrid", [], {t: len(s) for t, s in zip(egos, sets, strict=True)},
+                    len(candidates), [r for r in relations if r not in used])
+    for eid, score, row in rank_entities(kb, question, sorted(candidates), k):
+        text = kb.docs[row].text if row >= 0 else kb.name(eid)
+        paths = [sg.path_to(eid) for sg in egos.values()]
+        out.references.append(Reference(eid, "entity", kb.name(eid), score, "kg", text, paths))
+    return out
+
+
+def reference_paths(kb: KnowledgeBase, ref: Reference) -> list[str]:
+    """Verbalised reasoning paths of a reference (one per topic entity)."""
+    return [verbalise_path(kb, _path_start(p, ref.id), p) for p in ref.paths if p]
+
+
+def _path_start(path: list[Triple], end: str) -> str:
+    """Walk a path backwards from ``end`` to the topic entity it starts at."""
+    node = end
+    for t in reversed(path):
+        node = t.head if t.tail == node else t.tail
+    return node

@@ -1,0 +1,170 @@
+"""HybGRAG's LLM roles: router, validator, commentor and answerer (input → pydantic output).
+
+Each role is one structured call (see :mod:`agents.structured`): the router extracts topic
+entities and useful relations *before* choosing the module, as the paper stresses, in a
+single call; critics give their reasoning before the verdict. ``None`` means the reply could
+not be parsed after one retry, and the caller takes the fallback.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field
+
+from agents.structured import call_structured
+from kb.model import Schema
+from prompts import hybgrag as P
+
+ErrorType = Literal["incorrect_entity_relation", "missing_entity", "no_entity", "no_intersection",
+                    "incorrect_intersection", "incorrect_retrieval_module"]
+ERROR_TYPES: tuple[str, ...] = ErrorType.__args__  # type: ignore[attr-defined]
+
+
+class TopicEntity(BaseModel):
+    """A topic entity named in the question, with exactly one entity type."""
+
+    name: str = Field(description="The entity as named in the question.")
+    type: str = Field(description="Exactly one entity type from the given entity types.")
+
+
+class RouterAction(BaseModel):
+    """The router's extraction, then its choice of retrieval module."""
+
+    entities: list[TopicEntity] = Field(default_factory=list, description="Topic entities of the question.")
+    relations: list[str] = Field(default_factory=list,
+                                 description="Useful relations, from the relation types.")
+    module: Literal["hybrid", "text"] = Field(
+        description="'hybrid' if the entities and relations narrow down the knowledge graph, else 'text'.")
+
+
+class Validation(BaseModel):
+    """The validator's judgement of the top references."""
+
+    reasoning: str = Field(description="One short sentence: do the references fit the question?")
+    verdict: Literal["yes", "no"] = Field(description="'yes' to accept the references, 'no' to reject.")
+
+
+class Critique(BaseModel):
+    """The commentor's diagnosis of a rejected action."""
+
+    reasoning: str = Field(description="One short sentence on what went wrong.")
+    error_type: ErrorType = Field(description="The most likely error type.")
+    wrong_entities: list[str] = Field(default_factory=list, description="Extracted entities that are wrong.")
+    wrong_relations: list[str] = Field(default_factory=list,
+                                       description="Extracted relations that are wrong.")
+
+
+class Answer(BaseModel):
+    """A short answer grounded in the references."""
+
+    reasoning: str = Field(description="One or two sentences of reasoning over the references.")
+    answer: str = Field(description="The short answer.")
+
+
+def schema_prompt_parts(schema: Schema) -> tuple[str, str]:
+    """Entity types and relation types (with head → tail types) as prompt text."""
+    ents = ", ".join(schema.entity_types)
+    rels = ", ".join(f"{r.name} ({'|'.join(r.head_types)} → {'|'.join(r.tail_types)})"
+                     for r in schema.relation_types.values())
+    return ents, rels
+
+
+def _action_json(entities: list[dict], relations: list[str], module: str) -> str:
+    return json.dumps({"entities": entities, "relations": relations, "module": module}, ensure_ascii=False)
+
+
+def router_first_messages(question: str, schema: Schema, examples: list[dict]) -> list[dict]:
+    """The opening router conversation: instructions, few-shot examples, types, question."""
+    shots = "\n\n".join(
+        P.ROUTER_EXAMPLE.format(question=ex["question"],
+                                answer=_action_json(ex["entities"], ex["relations"], ex["module"]))
+        for ex in examples)
+    ents, rels = schema_prompt_parts(schema)
+    user = P.ROUTER_FIRST.format(examples=shots or "(none)", entity_types=ents, relation_types=rels,
+                                 question=question)
+    return [{"role": "system", "content": P.ROUTER_SYSTEM.template}, {"role": "user", "content": user}]
+
+
+def router_reflect_messages(history: list[dict], last: dict, feedback: str, question: str) -> list[dict]:
+    """Continue the router chat: its last action as the assistant turn, then the feedback."""
+    said = _action_json(last.get("entities", []), last.get("relations", []), last.get("module", "text"))
+    return [*history, {"role": "assistant", "content": said},
+            {"role": "user", "content": P.ROUTER_REFLECT.format(feedback=feedback, question=question)}]
+
+
+def _norm(text: str) -> str:
+    return text.strip().lower().replace(" ", "_").replace("-", "_")
+
+
+def check_action(action: RouterAction, schema: Schema) -> dict:
+    """Validate an action against the KB schema: unknown relations and types are dropped.
+
+    Returns ``{"module", "entities": [{"name","type"}], "relations", "dropped_relations",
+    "dropped_types"}``; an entity whose type is unknown keeps its name with type None.
+    """
+    types = {_norm(t): t for t in schema.entity_types}
+    rel_names = {_norm(r): r for r in schema.relation_types}
+    relations, dropped_rel = [], []
+    for r in action.relations:
+        (relations if _norm(r) in rel_names else dropped_rel).append(rel_names.get(_norm(r), r))
+    entities, dropped_types, seen = [], [], set()
+    for e in action.entities:
+        if not e.name.strip() or e.name.strip().lower() in seen:
+            continue
+        seen.add(e.name.strip().lower())
+        etype = types.get(_norm(e.type))
+        if etype is None:
+            dropped_types.append(f"{e.name} ({e.type})")
+        entities.append({"name": e.name.strip(), "type": etype})
+    return {"module": action.module, "entities": entities, "relations": list(dict.fromkeys(relations)),
+            "dropped_relations": dropped_rel, "dropped_types": dropped_types}
+
+
+def route(model: BaseChatModel, messages: list[dict], method: str) -> tuple[RouterAction | None, dict]:
+    """Router: one structured call returning entities, relations, then the module."""
+    return call_structured(model, RouterAction, messages, role="router", method=method)
+
+
+def validate(model: BaseChatModel, question: str, references: str,
+             method: str) -> tuple[Validation | None, dict]:
+    """Validator: yes/no on the top references with their reasoning paths."""
+    messages = [("system", P.VALIDATOR_SYSTEM.template),
+                ("human", P.VALIDATOR.format(question=question, references=references))]
+    return call_structured(model, Validation, messages, role="validator", method=method)
+
+
+def render_experience(bank: list[dict]) -> str:
+    """Format experience-bank entries as commentor in-context examples."""
+    out = []
+    for ex in bank:
+        critique = {k: ex.get(k, []) for k in ("wrong_entities", "wrong_relations")}
+        critique = {"reasoning": ex.get("reasoning", ""), "error_type": ex["error_type"], **critique}
+        out.append(P.COMMENTOR_EXAMPLE.format(
+            question=ex["question"], module=ex["module"], entities=entity_list(ex.get("entities", [])),
+            relations=", ".join(ex.get("relations", [])) or "(none)", critique=json.dumps(critique)))
+    return "\n\n".join(out) or "(none)"
+
+
+def entity_list(entities: list[dict]) -> str:
+    """``name (type), ...`` as in the paper's figures."""
+    return ", ".join(f"{e['name']} ({e.get('type') or 'unknown'})" for e in entities) or "(none)"
+
+
+def comment(model: BaseChatModel, question: str, action: dict, bank: list[dict],
+            method: str) -> tuple[Critique | None, dict]:
+    """Commentor: diagnose a rejected action from the question and the action only."""
+    user = P.COMMENTOR.format(examples=render_experience(bank), question=question, module=action["module"],
+                              entities=entity_list(action["entities"]),
+                              relations=", ".join(action["relations"]) or "(none)")
+    messages = [("system", P.COMMENTOR_SYSTEM.template), ("human", user)]
+    return call_structured(model, Critique, messages, role="commentor", method=method)
+
+
+def answer(model: BaseChatModel, question: str, references: str, method: str) -> tuple[Answer | None, dict]:
+    """Answerer (QA mode): a short answer from the accepted references."""
+    messages = [("system", P.ANSWER_SYSTEM.template),
+                ("human", P.ANSWER.format(question=question, references=references))]
+    return call_structured(model, Answer, messages, role="answerer", method=method)

@@ -1,0 +1,118 @@
+"""HydraRAG initialization helpers (paper §4.1) and the exploration probes of §4.2 (no LLM here).
+
+- Available evidence detection: each extracted topic entity is aligned to the KB by exact
+  name/alias, else by embedding similarity above a threshold; a source joins ``S_t`` when
+  it has topic entities (KG), documents (docs), or is configured (web, needs TAVILY_API_KEY).
+- Skyline indicator: parsed into its nodes to compute the predicted depth (the largest
+  distance between the answer node and a topic-entity node) and the topic order.
+- Probes: what one exploration phase searches (phase, sources, depth, and one chain per
+  skyline: ordered topic entities, indicator, query, document topics).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from agents.hydrarag_pruning import embed_texts
+from kb.base import KnowledgeBase
+
+_SEPARATOR = re.compile(r"\s+[-–—]+\s+|\s*(?:->|→|<-|←)\s*")
+_STRIP = " \t\"'[]{}()."
+
+
+def split_chain(text: str) -> list[str]:
+    """Items of an ``a - r - b`` chain (hyphens inside words are kept)."""
+    return [t.strip(_STRIP) for t in _SEPARATOR.split(text or "") if t.strip(_STRIP)]
+
+
+def _matches(node: str, name: str) -> bool:
+    node, name = node.lower(), name.lower()
+    return bool(name) and (name in node or (len(node) >= 3 and node in name))
+
+
+def predicted_depth(skyline: str, topic_names: list[str]) -> int | None:
+    """Largest hop distance between the answer and a topic entity along the skyline, or None."""
+    nodes = split_chain(skyline)[0::2]
+    if len(nodes) < 2:
+        return None
+    answer = next((i for i, n in enumerate(nodes) if "answer" in n.lower()), len(nodes) - 1)
+    found = [i for i, n in enumerate(nodes) if i != answer and any(_matches(n, t) for t in topic_names)]
+    ends = found or [0, len(nodes) - 1]
+    return max(1, max(abs(i - answer) for i in ends))
+
+
+def reorder(topics: list[dict], skyline: str) -> list[dict]:
+    """Topic entities in the order the skyline names them (unnamed ones last, order kept)."""
+    low = (skyline or "").lower()
+
+    def position(t: dict) -> int:
+        hits = [low.find(n.lower()) for n in (t["mention"], t["name"]) if n and low.find(n.lower()) >= 0]
+        return min(hits) if hits else len(low) + 1
+
+    return sorted(topics, key=position)
+
+
+def _prefer(entities: list, mention: str) -> str:
+    """Among same-named entities: the exact spelling, else a proper-cased name, else the first."""
+    exact = [e for e in entities if e.name == mention]
+    cased = [e for e in entities if e.name != e.name.lower()]
+    return (exact or cased or entities)[0].id
+
+
+def link_names(kb: KnowledgeBase, names: list[str], threshold: float) -> dict[str, str | None]:
+    """Align names to KB entity ids: exact name/alias, else the dense match scoring ≥ threshold."""
+    out: dict[str, str | None] = {}
+    rest = []
+    for name in dict.fromkeys(n.strip() for n in names if n and n.strip()):
+        exact = kb.graph.lookup(name)
+        if exact:
+            out[name] = _prefer(exact, name)
+        else:
+            rest.append(name)
+    if rest:
+        for name, vec in zip(rest, embed_texts(kb, rest), strict=True):
+            hits = kb.dense_search(vec, k=1, kind="entity")
+            ok = hits and hits[0].score >= threshold
+            out[name] = _prefer(kb.graph.lookup(kb.name(hits[0].doc.id)) or [kb.graph.get(hits[0].doc.id)],
+                                name) if ok else None
+    return out
+
+
+def web_available(use_web: bool) -> tuple[bool, str | None]:
+    """Whether web search can run, and the note explaining why not."""
+    if not use_web:
+        return False, "web source disabled (use_web=false)"
+    if not os.environ.get("TAVILY_API_KEY"):
+        return False, "web source dropped: TAVILY_API_KEY is not set"
+    return True, None
+
+
+def detect_sources(kb: KnowledgeBase, mentions: list[str], threshold: float, use_web: bool) -> dict:
+    """Align mentions per source and build ``S_t`` (kg, docs, web)."""
+    linked = link_names(kb, mentions, threshold)
+    topics, seen = [], set()
+    for mention, eid in linked.items():
+        if eid is not None and eid not in seen:
+            seen.add(eid)
+            topics.append({"mention": mention, "id": eid, "name": kb.name(eid)})
+    unlinked = [m for m, eid in linked.items() if eid is None]
+    doc_topics = sorted({d.entity_id for d in kb.passages_of(seen) if d.kind == "passage"})
+    has_passages = any(d.kind == "passage" for d in kb.docs)
+    web_ok, note = web_available(use_web)
+    available = [s for s, ok in (("kg", bool(topics)), ("docs", bool(doc_topics) or has_passages),
+                                 ("web", web_ok)) if ok]
+    keys = [f"id:{t['id']}" for t in topics] + [f"name:{m.lower()}" for m in unlinked]
+    return {"topics": topics, "unlinked": unlinked, "doc_topics": doc_topics, "available": available,
+            "topic_keys": keys, "notes": [note] if note else []}
+
+
+def chain(topics: list[dict], indicator: str, query: str, doc_topics: list[str]) -> dict:
+    """One exploration chain: ordered topic ids (KG), indicator, query, document topics."""
+    return {"topics": [t["id"] for t in topics], "names": [t["name"] for t in topics], "indicator": indicator,
+            "query": query, "doc_topics": list(dict.fromkeys([*doc_topics, *(t["id"] for t in topics)]))}
+
+
+def probe(phase: str, round_: int, sources: list[str], depth: int, chains: list[dict]) -> dict:
+    """What one exploration phase searches."""
+    return {"phase": phase, "round": round_, "sources": list(sources), "depth": depth, "chains": chains}

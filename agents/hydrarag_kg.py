@@ -1,0 +1,216 @@
+"""HydraRAG structured retrieval (paper §4.2.1, Algorithm 1): KG paths through all topic entities.
+
+- Subgraph detection: the ``D_max``-hop ego-graph of the topic entities gives ``E_q``, the
+  entity set used by cross-source verification (entity-path alignment).
+- Node and relation clustering: a path is a chain of entity *sets*; expanding a set groups
+  its neighbours by (relation, direction), and relations reaching the same set are merged
+  into one edge ``r1 | r2``. HydraRAG-E keeps one random relation of each merged edge.
+- Tree-based path retrieval: a beam search from each topic entity, one hop per depth, the
+  beam cut to the top W1 paths by relevance after every hop (Relevant_Pruning).
+- Multi-entity questions: paths from consecutive topic entities (in skyline order) are
+  joined where their end sets meet (bidirectional BFS, IntersectMatchUpdate); the meeting
+  set holds the answer candidates. Graph reduction then keeps, in every set of a joined
+  path, only the entities on a complete path between the topic entities. Joined paths
+  longer than ``|Topic|·D`` are dropped.
+  When the topic entities do not meet within D hops, the per-topic paths are used.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agents.hydrarag_pruning import relevance
+from kb.base import KnowledgeBase
+
+MAX_EXPAND = 100  # entities of one set expanded per hop (bounds the cost on hub sets)
+SHOWN_NAMES = 6  # entity names shown per set in a verbalised path
+
+Edge = tuple[tuple[str, ...], bool]  # (relations, inverse)
+Scorer = Callable[[list["Chain"]], list[float]]
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A clustered KG path: entity-id sets joined by (relations, inverse) edges."""
+
+    nodes: tuple[frozenset[str], ...]
+    edges: tuple[Edge, ...] = ()
+    answer_at: int = -1
+
+    @property
+    def length(self) -> int:
+        """Number of hops."""
+        return len(self.edges)
+
+    def entity_ids(self) -> set[str]:
+        """Every entity on the path."""
+        return set().union(*self.nodes)
+
+    def answers(self) -> frozenset[str]:
+        """The set holding the answer candidates (the end, or the meeting set of a join)."""
+        return self.nodes[self.answer_at]
+
+
+def detect_subgraph(kb: KnowledgeBase, topic_ids: list[str], max_depth: int) -> list[str]:
+    """Entities within ``max_depth`` hops of the topic entities (the question subgraph E_q)."""
+    return list(kb.graph.ego_graph(topic_ids, radius=max_depth).distance) if topic_ids else []
+
+
+def expand(kb: KnowledgeBase, chain: Chain, rng: random.Random | None = None) -> list[Chain]:
+    """One hop from the end set: neighbours grouped by relation and direction, then clustered."""
+    end, seen = chain.nodes[-1], chain.entity_ids()
+    groups: dict[tuple[str, bool], set[str]] = {}
+    for t in kb.graph.neighbors(sorted(end)[:MAX_EXPAND]):
+        if t.head in end and t.tail not in seen:
+            groups.setdefault((t.type, False), set()).add(t.tail)
+        if t.tail in end and t.head not in seen:
+            groups.setdefault((t.type, True), set()).add(t.head)
+    merged: dict[tuple[frozenset[str], bool], list[str]] = {}
+    for (rel, inverse), ids in groups.items():
+        merged.setdefault((frozenset(ids), inverse), []).append(rel)
+    out = []
+    for (ids, inverse), rels in sorted(merged.items(), key=lambda kv: (sorted(kv[1]), kv[0][1])):
+        rels = sorted(rels)
+        if rng is not None:  # HydraRAG-E: one random relation of each clustered edge
+            rels = [rng.choice(rels)]
+        out.append(Chain((*chain.nodes, ids), (*chain.edges, (tuple(rels), inverse))))
+    return out
+
+
+def beam(kb: KnowledgeBase, topic: str, depth: int, width: int, score: Scorer,
+         rng: random.Random | None = None) -> list[tuple[float, Chain]]:
+    """Paths of up to ``depth`` hops from ``topic``, the best ``width`` kept after each hop."""
+    kept: list[tuple[float, Chain]] = []
+    frontier = [Chain((frozenset([topic]),))]
+    for _ in range(depth):
+        new = [c for f in frontier for c in expand(kb, f, rng)]
+        if not new:
+            break
+        kept = sorted(kept + list(zip(score(new), new, strict=True)), key=lambda sc: -sc[0])[:width]
+        alive = {id(c) for _, c in kept}
+        frontier = [c for c in new if id(c) in alive]
+    return kept
+
+
+def _reverse(chain: Chain) -> tuple[tuple[frozenset[str], ...], tuple[Edge, ...]]:
+    return tuple(reversed(chain.nodes)), tuple((rels, not inv) for rels, inv in reversed(chain.edges))
+
+
+def _linked(kb: KnowledgeBase, ids: frozenset[str], edge: Edge, others: frozenset[str]) -> frozenset[str]:
+    """Members of ``ids`` with an ``edge`` (read from ids towards others) into ``others``."""
+    rels, inverse = edge
+    found = kb.graph.neighbors(sorted(ids), list(rels), direction="in" if inverse else "out")
+    if inverse:
+        return frozenset(t.tail for t in found if t.head in others)
+    return frozenset(t.head for t in found if t.tail in others)
+
+
+def tighten(kb: KnowledgeBase, chain: Chain) -> Chain | None:
+    """Graph reduction along a joined path: keep only entities on a complete start-to-end path."""
+    nodes = list(chain.nodes)
+    for i in range(len(chain.edges) - 1, -1, -1):
+        nodes[i] = _linked(kb, nodes[i], chain.edges[i], nodes[i + 1])
+    for i, (rels, inverse) in enumerate(chain.edges):
+        nodes[i + 1] = _linked(kb, nodes[i + 1], (rels, not inverse), nodes[i])
+    return None if any(not n for n in nodes) else Chain(tuple(nodes), chain.edges, chain.answer_at)
+
+
+def join_pair(kb: KnowledgeBase, a_paths: list[Chain], b_paths: list[Chain], b_topic: str) -> list[Chain]:
+    """Paths from topic a to topic b: a reaches b, or a's and b's end sets meet (then tightened)."""
+    out: dict[tuple, Chain] = {}
+    for ca in a_paths:
+        if b_topic in ca.nodes[-1] and ca.length > 1:
+            joined = Chain((*ca.nodes[:-1], frozenset([b_topic])), ca.edges, answer_at=ca.length - 1)
+            out.setdefault((joined.nodes, joined.edges), joined)
+        for cb in b_paths:
+            meet = ca.nodes[-1] & cb.nodes[-1]
+            if not meet:
+                continue
+            rev_nodes, rev_edges = _reverse(cb)
+            joined = Chain((*ca.nodes[:-1], meet, *rev_nodes[1:]), ca.edges + rev_edges, answer_at=ca.length)
+            out.setdefault((joined.nodes, joined.edges), joined)
+    tight = {}
+    for c in out.values():
+        t = tighten(kb, c)
+        if t is not None:
+            tight.setdefault((t.nodes, t.edges), t)
+    return list(tight.values())
+
+
+def _concat(first: Chain, second: Chain) -> Chain:
+    answer_at = first.answer_at % len(first.nodes)
+    return Chain(first.nodes + second.nodes[1:], first.edges + second.edges, answer_at)
+
+
+def explore(kb: KnowledgeBase, topics: list[str], depth: int, width: int, score: Scorer,
+            rng: random.Random | None = None) -> tuple[list[Chain], bool]:
+    """Candidate paths covering every topic entity in order; returns (paths, joined?)."""
+    beams = {t: beam(kb, t, depth, width, score, rng) for t in dict.fromkeys(topics)}
+    singles = [c for t in beams for _, c in beams[t]]
+    if len(beams) < 2:
+        return singles, False
+    order = list(beams)
+    segments = []
+    for a, b in zip(order, order[1:], strict=False):
+        seg = join_pair(kb, [c for _, c in beams[a]], [c for _, c in beams[b]], b)
+        if not seg:
+            return singles, False
+        segments.append(sorted(zip(score(seg), seg, strict=True), key=lambda sc: -sc[0]))
+    per_segment = max(1, int(width ** (1 / len(segments))))
+    chains = [c for _, c in segments[0][: width if len(segments) == 1 else per_segment]]
+    for seg in segments[1:]:
+        chains = [_concat(c, s) for c in chains for _, s in seg[:per_segment]]
+    return [c for c in chains if c.length <= len(order) * depth], True
+
+
+def _names(kb: KnowledgeBase, ids: frozenset[str]) -> str:
+    names = sorted(kb.name(i) for i in ids)
+    more = f", +{len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else ""
+    return "{" + ", ".join(names[:SHOWN_NAMES]) + more + "}"
+
+
+def verbalise(kb: KnowledgeBase, chain: Chain) -> str:
+    """``{A} → r → {B, C} ← r2 ← {D}`` (an arrow pointing left marks an inverse edge)."""
+    parts = [_names(kb, chain.nodes[0])]
+    for (rels, inverse), node in zip(chain.edges, chain.nodes[1:], strict=True):
+        rel = " | ".join(rels)
+        parts += [f"← {rel} ←" if inverse else f"→ {rel} →", _names(kb, node)]
+    return " ".join(parts)
+
+
+def to_candidate(kb: KnowledgeBase, chain: Chain, phase: str, n: int) -> dict:
+    """A KG chain as a candidate path for pruning."""
+    steps = [{"ids": sorted(chain.nodes[0])}]
+    steps += [{"relations": list(rels), "inverse": inv, "ids": sorted(node)[:50]}
+              for (rels, inv), node in zip(chain.edges, chain.nodes[1:], strict=True)]
+    return {"id": f"kg:{phase}:{n}", "source": "kg", "phase": phase, "text": verbalise(kb, chain),
+            "keys": [f"id:{i}" for i in sorted(chain.entity_ids())], "answers": sorted(chain.answers())[:50],
+            "doc_id": None, "doc_name": None, "path": steps}
+
+
+def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[str], width: int,
+               lambda_sem: float, variant: str = "hydrarag") -> tuple[list[dict], list[str]]:
+    """Structured retrieval for every chain of a probe; returns candidates and notes."""
+    rng = random.Random(zlib.crc32(question.encode())) if variant == "hydrarag-e" else None
+    cands: list[dict] = []
+    notes: list[str] = []
+    for ch in probe["chains"]:
+        if not ch["topics"]:
+            notes.append("a chain has no topic entity in the KG")
+            continue
+
+        def score(chains: list[Chain], indicator: str = ch["indicator"]) -> list[float]:
+            texts = [verbalise(kb, c) for c in chains]
+            keys = [[f"id:{i}" for i in c.entity_ids()] for c in chains]
+            return relevance(kb, indicator, topic_keys, texts, keys, lambda_sem).tolist()
+
+        chains, joined = explore(kb, ch["topics"], probe["depth"], width, score, rng)
+        if len(set(ch["topics"])) > 1:
+            notes.append(f"{' + '.join(ch['names'])}: " + (
+                "paths joined through every topic entity" if joined
+                else "topic entities do not meet within the depth: per-topic paths"))
+        cands += [to_candidate(kb, c, probe["phase"], len(cands) + n) for n, c in enumerate(chains)]
+    return cands, notes

@@ -1,0 +1,175 @@
+"""HydraRAG's LLM roles: each is one structured call returning a pydantic object (or None).
+
+Roles, in the order a run meets them (paper §4, App. E): topic-entity extraction, question
+analysis (sub-questions + skyline), agentic source selector, paragraph → knowledge paths,
+web result selection, follow-up question (refined exploration), answer prediction
+(predicted exploration), LLM-aware path selection, path refinement, CoT answer check and
+final answer generation. ``None`` means the reply could not be parsed after one retry
+(:func:`agents.structured.call_structured`); the caller then takes its fallback.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field
+
+from agents.structured import call_structured
+from prompts import Prompt
+from prompts import hydrarag as P
+
+SourceName = Literal["kg", "docs", "web"]
+T = TypeVar("T", bound=BaseModel)
+
+
+class TopicEntities(BaseModel):
+    """Potential topic entities named in a question."""
+
+    entities: list[str] = Field(default_factory=list, description="Names as written in the question.")
+
+
+class QuestionAnalysis(BaseModel):
+    """Sub-questions and the skyline indicator of a question."""
+
+    split_questions: list[str] = Field(default_factory=list, description="Simple sub-questions.")
+    skyline: str = Field(description="Chain 'entity - relation - ... - answer(kind)' separated by ' - '.")
+
+
+class SourceChoice(BaseModel):
+    """The agentic source selector's choice."""
+
+    reasoning: str = Field(description="Time sensitivity, reasoning complexity and domain of the question.")
+    sources: list[SourceName] = Field(default_factory=list, description="Sources to search first.")
+
+
+class TextPath(BaseModel):
+    """One knowledge path built from a numbered paragraph."""
+
+    paragraph: int = Field(description="Number of the paragraph the path restates.")
+    path: str = Field(description="'entity - relation - entity ...' separated by ' - '.")
+
+
+class TextPaths(BaseModel):
+    """Knowledge paths built from evidence paragraphs."""
+
+    paths: list[TextPath] = Field(default_factory=list)
+
+
+class Choice(BaseModel):
+    """A selection of numbered items (web results or candidate paths)."""
+
+    reasoning: str = Field(description="Why these items.")
+    selected: list[int] = Field(default_factory=list, description="Numbers of the chosen items.")
+
+
+class FollowUp(BaseModel):
+    """A follow-up question for refined exploration."""
+
+    missing: str = Field(description="The evidence still missing.")
+    question: str = Field(description="A follow-up search question aimed at the missing evidence.")
+    skyline: str = Field(description="Skyline of the follow-up question, ' - ' separated.")
+    topic_entities: list[str] = Field(default_factory=list, description="Named entities of the follow-up.")
+
+
+class Prediction(BaseModel):
+    """One predicted answer with the chain that would connect it to the topic entities."""
+
+    answer: str = Field(description="The predicted answer, named exactly.")
+    skyline: str = Field(description="Chain from the topic entities to this answer, ' - ' separated.")
+
+
+class Predictions(BaseModel):
+    """Up to three predicted answers."""
+
+    predictions: list[Prediction] = Field(default_factory=list)
+
+
+class Refinement(BaseModel):
+    """Refined paths: a short chain of reasoning summarised from the selected paths."""
+
+    summary: str = Field(description="Chain of reasoning using only facts from the paths.")
+
+
+class AnswerCheck(BaseModel):
+    """CoT answer check: are the paths sufficient, and if so, the answer."""
+
+    reasoning: str = Field(description="Step-by-step check of each sub-question, then the question.")
+    sufficient: Literal["yes", "no"] = Field(description="'yes' if the evidence answers the question.")
+    answer: str = Field(default="", description="The answer when sufficient, else empty.")
+
+
+class FinalAnswer(BaseModel):
+    """The answer generated from the final paths and the model's own knowledge."""
+
+    reasoning: str = Field(description="Brief reasoning.")
+    answer: str = Field(description="Short answer.")
+
+
+def _ask(model: BaseChatModel, schema: type[T], system: Prompt, human: Prompt, role: str, method: str,
+         **values: str) -> tuple[T | None, dict]:
+    messages = [("system", system.template), ("human", human.format(**values))]
+    return call_structured(model, schema, messages, role=role, method=method)
+
+
+def extract_topics(model: BaseChatModel, question: str, method: str) -> tuple[TopicEntities | None, dict]:
+    """Available-evidence detection, step 1: potential topic entities of the question."""
+    return _ask(model, TopicEntities, P.TOPICS_SYSTEM, P.TOPICS, "topics", method, question=question)
+
+
+def analyse(model: BaseChatModel, question: str, topics: str,
+            method: str) -> tuple[QuestionAnalysis | None, dict]:
+    """Question analysis: sub-questions and the skyline indicator in one call."""
+    return _ask(model, QuestionAnalysis, P.ANALYSIS_SYSTEM, P.ANALYSIS, "analysis", method,
+                question=question, topics=topics)
+
+
+def choose_sources(model: BaseChatModel, question: str, available: str, analysis: str,
+                   method: str) -> tuple[SourceChoice | None, dict]:
+    """Agentic source selector over the available sources."""
+    return _ask(model, SourceChoice, P.SELECTOR_SYSTEM, P.SELECTOR, "selector", method,
+                question=question, available=available, analysis=analysis)
+
+
+def paths_from_text(model: BaseChatModel, question: str, topics: str, skyline: str, paragraphs: str,
+                    method: str) -> tuple[TextPaths | None, dict]:
+    """Paragraph → knowledge path construction (documents and web)."""
+    return _ask(model, TextPaths, P.TEXT_PATHS_SYSTEM, P.TEXT_PATHS, "text_paths", method,
+                question=question, topics=topics, skyline=skyline, paragraphs=paragraphs)
+
+
+def select_web(model: BaseChatModel, question: str, skyline: str, results: str, width: int,
+               method: str) -> tuple[Choice | None, dict]:
+    """Pick the top web results to read."""
+    return _ask(model, Choice, P.WEB_SELECT_SYSTEM, P.WEB_SELECT, "web_select", method,
+                question=question, skyline=skyline, results=results, width=str(width))
+
+
+def follow_up(model: BaseChatModel, method: str, **values: str) -> tuple[FollowUp | None, dict]:
+    """Refined exploration: follow-up question, new skyline and its entities."""
+    return _ask(model, FollowUp, P.FOLLOW_UP_SYSTEM, P.FOLLOW_UP, "follow_up", method, **values)
+
+
+def predict(model: BaseChatModel, method: str, **values: str) -> tuple[Predictions | None, dict]:
+    """Predicted exploration: up to three predicted answers with their skylines."""
+    return _ask(model, Predictions, P.PREDICT_SYSTEM, P.PREDICT, "predict", method, **values)
+
+
+def select_paths(model: BaseChatModel, method: str, **values: str) -> tuple[Choice | None, dict]:
+    """LLM-aware selection of the top W_max paths."""
+    return _ask(model, Choice, P.SELECT_PATHS_SYSTEM, P.SELECT_PATHS, "path_select", method, **values)
+
+
+def refine(model: BaseChatModel, method: str, **values: str) -> tuple[Refinement | None, dict]:
+    """Path refinement: summarise the selected paths."""
+    return _ask(model, Refinement, P.REFINE_SYSTEM, P.REFINE, "refine", method, **values)
+
+
+def check(model: BaseChatModel, method: str, **values: str) -> tuple[AnswerCheck | None, dict]:
+    """CoT answering evaluation: {Yes} with the answer, or {No}."""
+    return _ask(model, AnswerCheck, P.CHECK_SYSTEM, P.CHECK, "check", method, **values)
+
+
+def generate(model: BaseChatModel, method: str, **values: str) -> tuple[FinalAnswer | None, dict]:
+    """CoT answer generation from the final paths and the model's own knowledge."""
+    return _ask(model, FinalAnswer, P.GENERATE_SYSTEM, P.GENERATE, "generate", method, **values)

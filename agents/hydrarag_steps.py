@@ -1,0 +1,174 @@
+"""HydraRAG node bodies for initialization, exploration and phase planning (paper §4.1-4.2).
+
+Each function takes the graph state, the run context (``graphs.hydrarag.HydraRAGContext``),
+the opened KB and the chat model, and returns the state update with one trace entry and
+its LLM usage (the graph node adds the seconds). Fallbacks (all recorded in the trace):
+
+- topic extraction unparseable or nothing aligned → the KB names found verbatim in the question;
+- question analysis unparseable → the question itself as the skyline, depth ``D_max``;
+- source selection unparseable or empty → every available source (the no-selector setting);
+- follow-up question unparseable → the question and skyline again (a deeper, all-source round);
+- predictions unparseable or empty → the top ranked entities so far as predictions;
+- web search unavailable or failing → no web paths, the reason noted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents import hydrarag_analysis as analysis
+from agents import hydrarag_kg as kg
+from agents import hydrarag_roles as roles
+from agents import hydrarag_text as text
+from agents.hydrarag_pruning import numbered
+from tools.retrieval import mentions_in
+from tools.web import WebSearchError
+
+PREDICTIONS = 3  # the paper asks for three predicted answers
+
+
+def traced(node: str, decision: str, **details: Any) -> dict:
+    """One trace entry (same shape as ``graphs.common.traced``; agents do not import graphs)."""
+    return {"node": node, "decision": decision, **details}
+
+
+def _names(state: dict) -> str:
+    return ", ".join(t["name"] for t in state.get("topics", [])) or "(none)"
+
+
+def _splits(state: dict) -> str:
+    return " | ".join(state.get("split_questions", [])) or state["question"]
+
+
+def detect(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
+    """Topic entities from the LLM, aligned per source; S_t."""
+    q = state["question"]
+    reply, calls = roles.extract_topics(model, q, ctx.structured_method)
+    mentions = list(dict.fromkeys(m.strip() for m in (reply.entities if reply else []) if m.strip()))
+    found = analysis.detect_sources(kb, mentions, ctx.link_threshold, ctx.use_web)
+    notes = ([] if reply else ["unparseable topic extraction"]) + found["notes"]
+    exact = [kb.name(i) for i in mentions_in(kb, q)] if not found["topics"] else []
+    if exact:
+        found = analysis.detect_sources(kb, mentions + exact, ctx.link_threshold, ctx.use_web)
+        notes.append("no topic entity aligned: KB names found in the question used")
+    step = traced("detect_sources", "S_t = " + (", ".join(found["available"]) or "(none)"), mentions=mentions,
+                  topics=[f"{t['mention']} → {t['id']}" for t in found["topics"]],
+                  unlinked=found["unlinked"], notes=notes)
+    return {"mentions": mentions, "topics": found["topics"], "topic_keys": found["topic_keys"],
+            "doc_topics": found["doc_topics"], "available": found["available"], "trace": [step],
+            "usage": calls}
+
+
+def analyse(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
+    """Sub-questions, skyline and predicted depth (capped at D_max); topics in skyline order."""
+    q, fallback = state["question"], None
+    names = [t["name"] for t in state["topics"]] + [m for m in state.get("mentions", [])
+                                                    if m not in {t["mention"] for t in state["topics"]}]
+    reply, calls = roles.analyse(model, q, ", ".join(names) or "(none)", ctx.structured_method)
+    if reply is not None and reply.skyline.strip():
+        skyline = reply.skyline.strip()
+        splits = [s.strip() for s in reply.split_questions if s.strip()] or [q]
+        depth = analysis.predicted_depth(skyline, names)
+        if depth is None:
+            depth, fallback = ctx.max_depth, "skyline is not a chain: depth D_max"
+    else:
+        skyline, splits, depth = q, [q], ctx.max_depth
+        fallback = "unparseable analysis: the question is the skyline, depth D_max"
+    depth = max(1, min(depth, ctx.max_depth))
+    topics = analysis.reorder(state["topics"], skyline)
+    step = traced("analyze_question", f"depth {depth}: {skyline}", split_questions=splits,
+                  topic_order=[t["name"] for t in topics], fallback=fallback)
+    return {"topics": topics, "skyline": skyline, "split_questions": splits, "depth": depth, "trace": [step],
+            "usage": calls}
+
+
+def select(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
+    """Agentic source selector, then the initial probe at min(D_predict, D_max)."""
+    q, available, calls = state["question"], state["available"], {}
+    if not ctx.source_selector or len(available) <= 1:
+        chosen = available
+        why = "selector off: every available source" if not ctx.source_selector else "one source or none"
+    else:
+        analysed = f"sub-questions: {_splits(state)}; skyline: {state['skyline']}"
+        reply, calls = roles.choose_sources(model, q, ", ".join(available), analysed, ctx.structured_method)
+        chosen = [s for s in dict.fromkeys(reply.sources) if s in available] if reply else []
+        why = reply.reasoning if chosen else (
+            "unparseable selection" if reply is None else "no available source chosen") + ": every source"
+        chosen = chosen or available
+    chain = analysis.chain(state["topics"], state["skyline"], q, state["doc_topics"])
+    probe = analysis.probe("initial", 1, chosen, state["depth"], [chain])
+    step = traced("select_sources", "S_a = " + (", ".join(chosen) or "(none)"), phase="initial",
+                  reasoning=why)
+    return {"sources": chosen, "probe": probe, "phase": "initial", "round": 1, "trace": [step],
+            "usage": calls}
+
+
+def explore(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
+    """Explore one source for the current probe."""
+    src, probe, q, calls, out = state["source"], state["probe"], state["question"], {}, {}
+    match src:
+        case "kg":
+            cands, notes = kg.explore_kg(kb, q, probe, state["topic_keys"], ctx.beam_width, ctx.lambda_sem,
+                                         ctx.variant)
+            if not state["has_subgraph"]:
+                topic_ids = list(dict.fromkeys(t for ch in probe["chains"] for t in ch["topics"]))
+                out["subgraph"] = kg.detect_subgraph(kb, topic_ids, ctx.max_depth)
+        case "docs":
+            cands, calls, note = text.explore_docs(kb, model, q, probe, ctx.text())
+            notes = [note] if note else []
+        case "web":
+            try:
+                cands, calls, note = text.explore_web(kb, model, q, probe, ctx.text())
+                notes = [note] if note else []
+            except WebSearchError as exc:
+                cands, notes = [], [str(exc)]
+        case other:
+            raise ValueError(f"unknown HydraRAG source {other!r}")
+    step = traced("explore_source", f"{src}: {len(cands)} paths", phase=probe["phase"], source=src,
+                  depth=probe["depth"], notes=notes, top=[c["text"] for c in cands[:3]])
+    return {"candidates": cands, **out, "trace": [step], "usage": calls}
+
+
+def plan_refined(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
+    """Follow-up question q_new and skyline I_new; every source of S_t at D_max."""
+    q, sky, fallback = state["question"], state["skyline"], None
+    reply, calls = roles.follow_up(model, ctx.structured_method, question=q, topics=_names(state),
+                                   skyline=sky, splits=_splits(state), paths=numbered(state.get("kept", [])))
+    if reply is not None and reply.question.strip():
+        q_new, i_new = reply.question.strip(), reply.skyline.strip() or sky
+        new_ids = [i for i in analysis.link_names(kb, reply.topic_entities, ctx.link_threshold).values() if i]
+    else:
+        q_new, i_new, new_ids = q, sky, []
+        fallback = "unparseable follow-up: the question and skyline again"
+    chain = analysis.chain(state["topics"], i_new, q_new, [*state["doc_topics"], *new_ids])
+    probe = analysis.probe("refined", 2, state["available"], ctx.max_depth, [chain])
+    step = traced("plan_refined_exploration", f"follow-up: {q_new}", phase="refined", skyline=i_new,
+                  missing=reply.missing if reply else "", new_topics=[kb.name(i) for i in new_ids],
+                  fallback=fallback)
+    return {"probe": probe, "phase": "refined", "round": 2, "trace": [step], "usage": calls}
+
+
+def plan_predicted(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
+    """Predicted answers with skylines, aligned to E_q; one chain (Topic(q) + e) each, at D_max."""
+    q, sky, fallback = state["question"], state["skyline"], None
+    reply, calls = roles.predict(model, ctx.structured_method, question=q, topics=_names(state), skyline=sky,
+                                 splits=_splits(state), paths=numbered(state.get("kept", [])))
+    preds = [(p.answer.strip(), p.skyline.strip() or sky) for p in (reply.predictions if reply else [])
+             if p.answer.strip()][:PREDICTIONS]
+    if not preds:
+        preds = [(r["name"], sky) for r in state.get("ranked", []) if r["kind"] == "entity"][:PREDICTIONS]
+        fallback = "no usable prediction: top ranked entities used"
+    linked = analysis.link_names(kb, [a for a, _ in preds], ctx.link_threshold)
+    subgraph, chains, aligned = set(state.get("subgraph", [])), [], []
+    for answer, indicator in preds:
+        eid = linked.get(answer)
+        extra = []
+        if eid and (not subgraph or eid in subgraph) and eid not in {t["id"] for t in state["topics"]}:
+            extra = [{"mention": answer, "id": eid, "name": kb.name(eid)}]
+            aligned.append(kb.name(eid))
+        topics = analysis.reorder(state["topics"] + extra, indicator)
+        chains.append(analysis.chain(topics, indicator, q, state["doc_topics"]))
+    probe = analysis.probe("predicted", 3, state["available"] if chains else [], ctx.max_depth, chains)
+    step = traced("plan_predicted_exploration", "predicted: " + (", ".join(a for a, _ in preds) or "(none)"),
+                  phase="predicted", aligned=aligned, fallback=fallback)
+    return {"probe": probe, "phase": "predicted", "round": 3, "trace": [step], "usage": calls}

@@ -1,0 +1,161 @@
+"""HydraRAG unstructured retrieval (paper §4.2.1, Algorithm 2): documents and web → paths.
+
+- Documents: the topic entities' own documents plus the ``doc_pool`` best corpus passages
+  for the query (our addition: a KB's passages need not be attached to an entity), split
+  into sentences; the dense retrieval model keeps the top sentences by similarity to the
+  skyline indicator (not the question), and one LLM call turns them into knowledge paths.
+- Web: the query goes to the search engine (:func:`tools.web.web_search`), the LLM picks
+  the top W_max results, and their text goes through the same sentence screening and
+  path construction.
+- Path entities are aligned to the KB (exact name, else embedding match) so verification
+  can check them against the question subgraph.
+Fallback when the path construction is unparseable: each selected sentence becomes a
+one-step path whose entities are the KB names it mentions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agents import hydrarag_roles as roles
+from agents.hydrarag_analysis import link_names, split_chain
+from agents.hydrarag_pruning import apply_choice, embed_texts
+from agents.structured import add_usage
+from kb.base import KnowledgeBase
+from tools import web
+from tools.retrieval import mentions_in
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+@dataclass(frozen=True)
+class TextSettings:
+    """Settings of unstructured retrieval."""
+
+    num_sentences: int = 3
+    doc_pool: int = 5
+    web_results: int = 5
+    max_width: int = 3
+    link_threshold: float = 0.75
+    method: str = "function_calling"
+
+
+def sentences(text: str) -> list[str]:
+    """Split a text into sentences."""
+    return [s.strip() for s in _SENTENCE.split(text or "") if len(s.strip()) > 2]
+
+
+def gather_docs(kb: KnowledgeBase, topic_ids: list[str], query: str, pool: int) -> list[tuple[str, str, str]]:
+    """(id, name, text) of the topic entities' documents and the best corpus passages."""
+    docs = [d for d in kb.passages_of(set(topic_ids)) if d.kind == "passage" or d.text != kb.name(d.id)]
+    docs += [h.doc for h in kb.dense_search(query, k=pool, kind="passage")] if pool > 0 else []
+    out = {}
+    for d in docs:
+        out.setdefault(d.id, (d.id, kb.name(d.entity_id) if d.entity_id else d.id, d.text))
+    return list(out.values())
+
+
+def top_sentences(kb: KnowledgeBase, docs: list[tuple[str, str, str]], indicator: str, k: int) -> list[dict]:
+    """The ``k`` sentences most similar to the indicator, with the document they come from."""
+    rows = [(doc_id, name, s) for doc_id, name, text in docs for s in sentences(text)]
+    if not rows or k <= 0:
+        return []
+    scores = embed_texts(kb, [s for _, _, s in rows]) @ embed_texts(kb, [indicator])[0]
+    order = sorted(range(len(rows)), key=lambda i: -scores[i])
+    out, seen = [], set()
+    for i in order:
+        if rows[i][2] not in seen:
+            seen.add(rows[i][2])
+            out.append({"doc_id": rows[i][0], "doc_name": rows[i][1], "sentence": rows[i][2],
+                        "score": float(scores[i])})
+        if len(out) == k:
+            break
+    return out
+
+
+def _paragraphs(sents: list[dict]) -> str:
+    return "\n".join(f"Paragraph {i}: {s['sentence']}" for i, s in enumerate(sents, 1))
+
+
+def _fallback_paths(kb: KnowledgeBase, sents: list[dict]) -> list[dict]:
+    return [{"sent": s, "tokens": [s["sentence"]], "ids": mentions_in(kb, s["sentence"])} for s in sents]
+
+
+def _parsed_paths(kb: KnowledgeBase, reply: roles.TextPaths, sents: list[dict],
+                  threshold: float) -> list[dict]:
+    raw = [(sents[p.paragraph - 1], split_chain(p.path)) for p in reply.paths
+           if 1 <= p.paragraph <= len(sents)]
+    raw = [(s, toks) for s, toks in raw if len(toks) >= 3]
+    linked = link_names(kb, [n for _, toks in raw for n in toks[0::2]], threshold)
+    return [{"sent": s, "tokens": toks, "names": toks[0::2], "ids": [linked.get(n) for n in toks[0::2]]}
+            for s, toks in raw]
+
+
+def to_candidates(kb: KnowledgeBase, reply: roles.TextPaths | None, sents: list[dict], source: str,
+                  phase: str, threshold: float) -> tuple[list[dict], str | None]:
+    """Candidate paths from the LLM's paths (or the sentence fallback) and the fallback note."""
+    built = _parsed_paths(kb, reply, sents, threshold) if reply is not None else []
+    note = None
+    if not built:
+        note = "unparseable path construction: sentences kept as paths" if reply is None else \
+            "no usable path in the reply: sentences kept as paths"
+        built = _fallback_paths(kb, sents)
+    out = []
+    for n, b in enumerate(built):
+        names = b.get("names", [])
+        keys = [f"id:{i}" if i else f"name:{nm.lower()}" for nm, i in zip(names, b["ids"], strict=True)] \
+            if names else [f"id:{i}" for i in b["ids"]]
+        out.append({"id": f"{source}:{phase}:{n}", "source": source, "phase": phase,
+                    "text": " → ".join(b["tokens"]), "keys": list(dict.fromkeys(keys)),
+                    "answers": [i for i in b["ids"] if i], "doc_id": b["sent"]["doc_id"],
+                    "doc_name": b["sent"]["doc_name"], "path": b["tokens"],
+                    "sentence": b["sent"]["sentence"]})
+    return out, note
+
+
+def _select_sentences(kb: KnowledgeBase, chains: list[dict], docs_of, k: int) -> list[dict]:
+    picked: dict[str, dict] = {}
+    for ch in chains:
+        for s in top_sentences(kb, docs_of(ch), ch["indicator"], k):
+            picked.setdefault(s["sentence"], s)
+    return list(picked.values())
+
+
+def _build_paths(kb, model, question: str, probe: dict, sents: list[dict], source: str,
+                 s: TextSettings) -> tuple[list[dict], dict, str | None]:
+    if not sents:
+        return [], {}, f"no {source} sentences"
+    names = sorted({n for ch in probe["chains"] for n in ch["names"]})
+    skyline = "; ".join(dict.fromkeys(ch["indicator"] for ch in probe["chains"]))
+    reply, usage = roles.paths_from_text(model, question, ", ".join(names) or "(none)", skyline,
+                                         _paragraphs(sents), s.method)
+    cands, note = to_candidates(kb, reply, sents, source, probe["phase"], s.link_threshold)
+    return cands, usage, note
+
+
+def explore_docs(kb: KnowledgeBase, model, question: str, probe: dict, s: TextSettings):
+    """Document exploration: returns (candidates, usage, note)."""
+    sents = _select_sentences(kb, probe["chains"], lambda ch: gather_docs(
+        kb, ch["doc_topics"], ch["query"], s.doc_pool), s.num_sentences)
+    return _build_paths(kb, model, question, probe, sents, "doc", s)
+
+
+def explore_web(kb: KnowledgeBase, model, question: str, probe: dict, s: TextSettings):
+    """Web exploration; raises :class:`tools.web.WebSearchError` when search is unavailable."""
+    results: dict[str, dict] = {}
+    for q in dict.fromkeys(ch["query"] for ch in probe["chains"]):
+        for r in web.web_search(q, k=s.web_results):
+            results.setdefault(r["id"], r)
+    found = list(results.values())
+    if not found:
+        return [], {}, "web search returned nothing"
+    listing = "\n".join(f"{i}. {r['name']}: {r['text'][:300]}" for i, r in enumerate(found, 1))
+    skyline = probe["chains"][0]["indicator"]
+    choice, usage = roles.select_web(model, question, skyline, listing, s.max_width, s.method)
+    chosen, used = apply_choice(found, choice.selected if choice else None, s.max_width)
+    docs = [(r["id"], r["name"] or r["id"], r["text"]) for r in chosen]
+    sents = _select_sentences(kb, probe["chains"], lambda ch: docs, s.num_sentences)
+    cands, more, note = _build_paths(kb, model, question, probe, sents, "web", s)
+    pick_note = None if used else "web selection unusable: top results by engine order"
+    return cands, add_usage(usage, more), "; ".join(n for n in (pick_note, note) if n) or None

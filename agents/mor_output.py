@@ -1,0 +1,83 @@
+"""MoR results in the common output shape, the answerer's context, and a readable trace."""
+
+from __future__ import annotations
+
+from agents.mor_matching import best_text, question_vector
+from kb.base import KnowledgeBase
+
+
+def verbalise_trajectory(kb: KnowledgeBase, trajectory: list[dict]) -> str:
+    """``seed → relation → ... → candidate``; an edge walked tail-to-head says (inverse)."""
+    node = trajectory[0]["id"]
+    parts = [kb.name(node)]
+    for step in trajectory[1:]:
+        head, rel, tail = step["edge"]
+        forward = head == node
+        parts.append(rel if forward else f"{rel} (inverse)")
+        node = tail if forward else head
+        parts.append(kb.name(node))
+    return " → ".join(parts)
+
+
+def outputs(kb: KnowledgeBase, question: str, top: list[dict]) -> dict:
+    """``answer``, ``ranked`` and ``evidence`` of the reranked top-K.
+
+    The answer is the name of the best entity the question does not name itself (retrieval,
+    not generation; QA mode generates one instead).
+
+    Each candidate gives a ``kg`` evidence item (its traversal path) when structure reached it,
+    and a ``doc`` item (its text closest to the question).
+    """
+    qvec = question_vector(kb, question) if top else None
+    ranked, evidence = [], []
+    for c in top:
+        traj, eid = c["trajectory"], c["id"]
+        structural = any(s["via"] == "struct" for s in traj)
+        ranked.append({"id": eid, "kind": "entity", "name": kb.name(eid), "score": c["score"],
+                       "source": "kg" if structural else "doc"})
+        if structural:
+            evidence.append({"source": "kg", "id": eid, "text": verbalise_trajectory(kb, traj),
+                             "score": c["score"], "path": [s["edge"] for s in traj[1:]]})
+        evidence.append({"source": "doc", "id": eid, "text": best_text(kb, qvec, eid), "score": c["score"],
+                         "path": None})
+    q = question.lower()  # the answer names the best entity the question does not already name
+    names = [r["name"] for r in ranked]
+    answer = next((n for n in names if n.lower() not in q), names[0] if names else "")
+    return {"answer": answer, "ranked": ranked, "evidence": evidence}
+
+
+def references_text(ranked: list[dict], evidence: list[dict], n: int = 5) -> str:
+    """The top ``n`` entities with their paths and texts, as the answerer's context."""
+    blocks = []
+    for i, r in enumerate(ranked[:n], 1):
+        lines = [f"[{i}] {r['name']}"]
+        for e in evidence:
+            if e["id"] == r["id"]:
+                lines.append(f"  {'path' if e['source'] == 'kg' else 'text'}: {e['text'][:500]}")
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks) or "(nothing retrieved)"
+
+
+def render_trace(trace: list[dict]) -> str:
+    """The Planning → Reasoning → Organizing path of one run, one line per step."""
+    lines = []
+    for s in trace:
+        match s["node"]:
+            case "plan_question":
+                routes = "; ".join(s["routes"]) or "(none)"
+                lines.append(f"Plan {s['iteration']}: {routes} — {s['decision']}")
+                lines += [f"  problem: {p}" for p in s["problems"]]
+            case "traverse_route":
+                sizes = ", ".join(f"{x['type']} {x['struct']}+{x['text']}" for x in s["layers"])
+                lines.append(f"Traverse {s['decision']} (per layer structural+textual: {sizes})")
+            case "intersect_routes":
+                lines.append(f"Merge: {s['decision']} of {s['route_sizes']} → {s['merged']}, "
+                             f"{s['selected']} kept for reranking")
+            case "match_text":
+                lines.append(f"Text: {s['decision']}")
+            case "rerank_trajectories":
+                mix = f"{s['structural']} structural, {s['textual']} textual"
+                lines.append(f"Rerank: {s['decision']} ({mix})")
+            case "generate_answer":
+                lines.append(f"Answer: {s['answer']}")
+    return "\n".join(lines)

@@ -1,0 +1,92 @@
+"""MoR's LLM roles: the planner (reasoning paths, or triplets merged into paths) and the answerer.
+
+The planner generates the whole planning graph in one structured call (MoR §3.1: one shot, no
+step-by-step prompting). The paper fine-tunes Llama 3.2-3B on plans synthesised by a larger LLM
+with the entity-type list and in-context examples (§4.1, App. B.2); here any chat model is
+prompted with the schema and few-shot examples. ``None`` from a role means its reply could not
+be parsed after one retry; the caller then takes the paper's fallback, textual matching.
+"""
+
+from __future__ import annotations
+
+import json
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field
+
+from agents.mor_plan import Plan, TripletPlan, plan_from_triplets
+from agents.structured import call_structured
+from kb.model import Schema
+from prompts import mor as P
+
+
+class Answer(BaseModel):
+    """A short answer grounded in the retrieved entities (QA mode, App. E)."""
+
+    reasoning: str = Field(description="One or two sentences of reasoning over the retrieved entities.")
+    answer: str = Field(description="The short answer.")
+
+
+def schema_parts(schema: Schema) -> tuple[str, str]:
+    """Entity types and relation types (head → tail types) as prompt text."""
+    ents = ", ".join(schema.entity_types)
+    rels = ", ".join(f"{r.name} ({'|'.join(r.head_types)} → {'|'.join(r.tail_types)})"
+                     for r in schema.relation_types.values())
+    return ents, rels
+
+
+def _compact(obj: dict | list) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
+
+
+def planner_messages(question: str, schema: Schema, examples: list[dict], mode: str = "paths") -> list:
+    """The planner conversation: instructions, examples, schema, question.
+
+    Args:
+        question: the user question.
+        schema: the KB schema (the paper's "Entity Type List", plus relation types).
+        examples: few-shot items ``{"question", "plan"}`` (paths) or ``{"question", "triplets"}``.
+        mode: ``paths`` (§3.1) or ``triplets`` (the PRIME variant of §4.1).
+    """
+    ents, rels = schema_parts(schema)
+    if mode == "triplets":
+        system, user = P.TRIPLETS_SYSTEM, P.TRIPLETS
+        shots = [P.TRIPLET_EXAMPLE.format(question=ex["question"], triplets=_compact(ex["triplets"]))
+                 for ex in examples]
+    else:
+        system, user = P.PLANNER_SYSTEM, P.PLANNER
+        shots = [P.PLANNER_EXAMPLE.format(question=ex["question"], plan=_compact(ex["plan"]))
+                 for ex in examples]
+    text = user.format(examples="\n\n".join(shots) or "(none)", entity_types=ents, relation_types=rels,
+                       question=question)
+    return [{"role": "system", "content": system.template}, {"role": "user", "content": text}]
+
+
+def replan_messages(history: list, plan: dict, problems: list[str], question: str) -> list:
+    """Continue the planner chat: its last plan as the assistant turn, then what was wrong."""
+    said = _compact(plan)
+    listed = "\n".join(f"- {p}" for p in problems) or "- no usable route"
+    ask = P.REPLAN.format(problems=listed, question=question)
+    return [*history, {"role": "assistant", "content": said}, {"role": "user", "content": ask}]
+
+
+def plan(model: BaseChatModel, messages: list, mode: str,
+         method: str) -> tuple[Plan | None, dict | None, dict]:
+    """Planner: one structured call.
+
+    Returns:
+        (the plan as reasoning paths or None, the raw reply as a dict for the trace, usage).
+    """
+    schema_cls = TripletPlan if mode == "triplets" else Plan
+    reply, usage = call_structured(model, schema_cls, messages, role="planner", method=method)
+    if reply is None:
+        return None, None, usage
+    raw = reply.model_dump(exclude_defaults=True)
+    return (plan_from_triplets(reply) if isinstance(reply, TripletPlan) else reply), raw, usage
+
+
+def answer(model: BaseChatModel, question: str, references: str, method: str) -> tuple[Answer | None, dict]:
+    """Answerer (QA mode): a short answer from the top retrieved entities."""
+    messages = [("system", P.ANSWER_SYSTEM.template),
+                ("human", P.ANSWER.format(question=question, references=references))]
+    return call_structured(model, Answer, messages, role="answerer", method=method)

@@ -1,0 +1,167 @@
+"""MoR reasoning: mixed structural/textual traversal of one route, and merging routes (§3.2).
+
+Per route ``c_0<r_0> → c_1<r_1> → ... → c_L``:
+
+- layer 0 seeds: the top ``seed_k`` entities of category ``c_0`` by textual matching of the
+  question expanded with ``r_0`` (§3.2.1, 5 in §4.1);
+- layer l ≥ 1: neighbours of the previous layer's candidates whose category is ``c_l``, along the
+  relation types linking ``c_{l-1}`` and ``c_l`` (Eq. 4), united with the top ``layer_k``
+  entities of category ``c_l`` by textual matching of question + ``r_l`` (Eq. 5-6; 10 in §4.1);
+  the union seeds the next layer.
+
+Every candidate keeps a trajectory, the steps that reached it: ``{"id", "type", "via": "text" |
+"struct", "edge": [head, relation, tail] | None, "tf"}`` where ``tf`` is the textual score of the
+layer's expanded query against that node (the reranker's textual fingerprint). A node reached
+several ways keeps its most informative trajectory: the longest, then the higher summed ``tf``
+(the paper keeps the longest, Limitations). Routes are merged by intersection (§3.2.2); when the
+intersection is empty we take the union (the paper is silent; the authors' code does the same).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.mor_matching import LayerScores, semantic_scores
+from kb.base import KnowledgeBase
+
+Trajectory = list[dict]
+
+
+def expand_query(question: str, restriction: str) -> str:
+    """The expanded query of one planning node: the question plus its restriction (Eq. 5)."""
+    return f"{question} {restriction}".strip()
+
+
+def _key(traj: Trajectory) -> tuple[int, float]:
+    return len(traj), sum(s["tf"] for s in traj)
+
+
+def _step(eid: str, etype: str, via: str, tf: float, edge: list[str] | None = None) -> dict:
+    return {"id": eid, "type": etype, "via": via, "edge": edge, "tf": round(float(tf), 6)}
+
+
+def _structural(kb: KnowledgeBase, current: dict[str, Trajectory], category: str, relations: list[str],
+                scores: LayerScores) -> dict[str, Trajectory]:
+    """Neighbours of ``current`` of ``category`` along ``relations`` (Eq. 4), with trajectories."""
+    out: dict[str, Trajectory] = {}
+    types: dict[str, str] = {}
+
+    def type_of(eid: str) -> str:
+        if eid not in types:
+            ent = kb.graph.get(eid)
+            types[eid] = ent.type if ent else ""
+        return types[eid]
+
+    for t in kb.graph.neighbors(list(current), relations, "both", category):
+        for parent, child in ((t.head, t.tail), (t.tail, t.head)):
+            if parent not in current or type_of(child) != category or child == parent:
+                continue
+            edge = [t.head, t.type, t.tail]
+            traj = [*current[parent], _step(child, category, "struct", scores.of(child), edge)]
+            if child not in out or _key(traj) > _key(out[child]):
+                out[child] = traj
+    return out
+
+
+def _cap(layer: dict[str, Trajectory], limit: int) -> dict[str, Trajectory]:
+    """Keep the ``limit`` best trajectories of a layer (ours: bounds hub explosions)."""
+    if len(layer) <= limit:
+        return layer
+    best = sorted(layer.items(), key=lambda kv: _key(kv[1]), reverse=True)[:limit]
+    return dict(best)
+
+
+def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int = 5, layer_k: int = 10,
+                   matcher: str = "bm25", layer_match: str = "always", max_frontier: int = 5000,
+                   structure: bool = True) -> dict:
+    """Mixed traversal of one validated route.
+
+    Args:
+        kb: the knowledge base.
+        question: the user question.
+        route: ``{"nodes": [{"type","restriction"}], "relations": [[rel, ...] per hop]}``.
+        seed_k: textual seeds at layer 0.
+        layer_k: textual matches added at each later layer.
+        matcher: ``bm25`` or ``dense`` textual similarity.
+        layer_match: ``always`` (the paper), ``restricted`` (only nodes with a restriction) or
+            ``never`` (the paper's ablation without textual retrieval after seeding).
+        max_frontier: most candidates a layer keeps.
+        structure: fetch neighbours; False is the ablation without structural retrieval.
+
+    Returns:
+        ``{"candidates": {id: trajectory}, "layers": [{"layer", "type", "struct", "text", "kept"}]}``.
+    """
+    nodes, hops = route["nodes"], route["relations"]
+    first = nodes[0]
+    scores = LayerScores(kb, expand_query(question, first["restriction"]), matcher)
+    current = {e: [_step(e, first["type"], "text", s)] for e, s in scores.top([first["type"]], seed_k)}
+    layers = [{"layer": 0, "type": first["type"], "struct": 0, "text": len(current), "kept": len(current)}]
+    for i, (node, rels) in enumerate(zip(nodes[1:], hops, strict=True), start=1):
+        scores = LayerScores(kb, expand_query(question, node["restriction"]), matcher)
+        nxt = _structural(kb, current, node["type"], rels, scores) if current and structure else {}
+        n_struct = len(nxt)
+        wanted = layer_match == "always" or (layer_match == "restricted" and node["restriction"])
+        matched = scores.top([node["type"]], layer_k) if wanted else []
+        for e, s in matched:
+            nxt.setdefault(e, [_step(e, node["type"], "text", s)])
+        current = _cap(nxt, max_frontier)
+        layers.append({"layer": i, "type": node["type"], "struct": n_struct, "text": len(matched),
+                       "kept": len(current)})
+    return {"candidates": current, "layers": layers}
+
+
+def merge_routes(results: list[dict]) -> tuple[dict[str, Trajectory], str]:
+    """Intersect the candidate sets of the routes that found any (union when that is empty).
+
+    Returns:
+        (candidate id → its most informative trajectory over the routes, how they were merged).
+    """
+    found = [r["candidates"] for r in results if r["candidates"]]
+    if not found:
+        return {}, "no route found candidates"
+    common = set(found[0]).intersection(*found[1:])
+    mode = "intersection" if common or len(found) == 1 else "union (empty intersection)"
+    pool = common or set().union(*found)
+    merged: dict[str, Trajectory] = {}
+    for cands in found:
+        for eid, traj in cands.items():
+            if eid in pool and (eid not in merged or _key(traj) > _key(merged[eid])):
+                merged[eid] = traj
+    return merged, mode
+
+
+def text_candidates(kb: KnowledgeBase, question: str, categories: list[str] | None, k: int,
+                    matcher: str = "bm25",
+                    exclude: set[str] | frozenset = frozenset()) -> dict[str, Trajectory]:
+    """Textual matching of the question alone: the fallback for invalid plans, and the filler."""
+    scores = LayerScores(kb, question, matcher)
+    out: dict[str, Trajectory] = {}
+    for eid, s in scores.top(categories, k + len(exclude)):
+        if eid in exclude:
+            continue
+        ent = kb.graph.get(eid)
+        out[eid] = [_step(eid, ent.type if ent else "", "text", s)]
+        if len(out) >= k:
+            break
+    return out
+
+
+def select_candidates(kb: KnowledgeBase, query_vec: np.ndarray, pool: dict[str, Trajectory],
+                      limit: int) -> list[dict]:
+    """Rank the pool by the initial semantic score and keep ``limit`` (§B.2: selects candidates).
+
+    Returns:
+        ``[{"id", "semantic", "trajectory"}]`` best first.
+    """
+    sem = semantic_scores(kb, query_vec, pool)
+    order = sorted(pool, key=lambda e: (-sem[e], e))[:limit]
+    return [{"id": e, "semantic": round(sem[e], 6), "trajectory": pool[e]} for e in order]
+
+
+def fillers(kb: KnowledgeBase, question: str, query_vec: np.ndarray, have: set[str],
+            categories: list[str] | None, k: int, matcher: str = "bm25") -> list[dict]:
+    """Up to ``k`` textual matches not in ``have``, marked ``filler`` (they rank after the rest)."""
+    if k <= 0:
+        return []
+    extra = text_candidates(kb, question, categories, k, matcher, have)
+    return [{**c, "filler": True} for c in select_candidates(kb, query_vec, extra, k)]

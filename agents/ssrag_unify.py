@@ -1,0 +1,131 @@
+"""SSRAG context unification and answer generation (paper §III-C, Algorithm 3 lines 9-12).
+
+- Joint rerank: vector items and graph-to-text items are embedded with the KB's embedding
+  model and scored by cosine similarity to the query vector Qv; the top ``2k`` are kept.
+- TextDedup: exact-match removal (case and whitespace folded), then a cosine tie-break that
+  drops an item at least ``threshold`` similar to a higher-ranked kept one, then the LLM filter
+  (§III-D "LLM-based filtering"), which names the items an earlier item already covers. An
+  unparseable filter reply removes nothing. The top ``k`` survivors are the unified context.
+- Answer: one LLM call over the unified context; an unparseable reply falls back to the
+  name of the top context (an entity name, or the entity a passage is about).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field
+
+from agents.structured import call_structured
+from kb.base import KnowledgeBase
+from kb.embeddings import embed_matrix
+from prompts import ssrag as P
+
+PROMPT_CHARS = 300  # characters of each context shown to the dedup filter and the answerer
+
+
+class Redundancy(BaseModel):
+    """The LLM filter's verdict on the ranked contexts."""
+
+    reasoning: str = Field(description="One short sentence on which contexts repeat earlier ones.")
+    redundant: list[int] = Field(default_factory=list, description="Numbers of the redundant contexts.")
+
+
+class Answer(BaseModel):
+    """A short answer grounded in the unified context."""
+
+    reasoning: str = Field(description="One or two sentences of reasoning over the contexts.")
+    answer: str = Field(description="The short answer.")
+
+
+def _vectors(kb: KnowledgeBase, items: list[dict]) -> np.ndarray:
+    if not items:
+        return np.zeros((0, 1), dtype=np.float32)
+    return embed_matrix(kb.embeddings, [i["text"] or i["name"] for i in items])
+
+
+def joint_rerank(kb: KnowledgeBase, items: list[dict], qv: np.ndarray, keep: int) -> list[dict]:
+    """GetTop2k: every item scored by cosine to Qv, best ``keep`` returned (ties: earlier first)."""
+    if not items:
+        return []
+    scores = _vectors(kb, items) @ qv
+    order = np.argsort(-scores, kind="stable")[:keep]
+    return [{**items[i], "score": round(float(scores[i]), 6)} for i in order]
+
+
+def text_dedup(kb: KnowledgeBase, items: list[dict], threshold: float) -> tuple[list[dict], list[dict]]:
+    """Exact-match removal and high-cosine tie-break over score-sorted items.
+
+    Returns (kept items, removed ``[{"id", "reason"}]``); the higher-scored item of a pair wins.
+    """
+    vecs = _vectors(kb, items)
+    seen: dict[str, str] = {}
+    kept, kept_rows, removed = [], [], []
+    for row, item in enumerate(items):
+        key = " ".join((item["text"] or item["name"]).lower().split())
+        if key in seen:
+            removed.append({"id": item["id"], "reason": f"exact duplicate of {seen[key]}"})
+            continue
+        if kept_rows:
+            sims = vecs[kept_rows] @ vecs[row]
+            best = int(np.argmax(sims))
+            if sims[best] >= threshold:
+                removed.append({"id": item["id"], "reason": f"cosine {sims[best]:.3f} to {kept[best]['id']}"})
+                continue
+        seen[key] = item["id"]
+        kept.append(item)
+        kept_rows.append(row)
+    return kept, removed
+
+
+def format_contexts(items: list[dict]) -> str:
+    """Numbered contexts with their source, name and (truncated) text."""
+    return "\n".join(f"[{i}] ({it['source']}) {it['name']}: {(it['text'] or '')[:PROMPT_CHARS]}"
+                     for i, it in enumerate(items, 1))
+
+
+def llm_filter(model: BaseChatModel, query: str, items: list[dict],
+               method: str) -> tuple[list[dict], list[dict], dict, str | None]:
+    """LLM-based filtering; returns (kept, removed, usage, fallback note or None). Item 1 always stays."""
+    if len(items) < 2:
+        return items, [], {}, None
+    messages = [("system", P.DEDUP_SYSTEM.template),
+                ("human", P.DEDUP.format(query=query, contexts=format_contexts(items)))]
+    reply, usage = call_structured(model, Redundancy, messages, role="deduplicator", method=method)
+    if reply is None:
+        return items, [], usage, "unparseable filter reply: nothing removed"
+    drop = {n for n in reply.redundant if 2 <= n <= len(items)}
+    removed = [{"id": it["id"], "reason": f"LLM: {reply.reasoning}"}
+               for n, it in enumerate(items, 1) if n in drop]
+    return [it for n, it in enumerate(items, 1) if n not in drop], removed, usage, None
+
+
+def fallback_answer(items: list[dict]) -> str:
+    """The top context's entity name (a passage answers with the entity it is about)."""
+    if not items:
+        return ""
+    top = items[0]
+    return top["name"].removeprefix("passage about ") if top["kind"] == "passage" else top["name"]
+
+
+def generate(model: BaseChatModel, question: str, items: list[dict],
+             method: str) -> tuple[str, dict, str | None]:
+    """Answer from the unified context; returns (answer, usage, fallback note or None)."""
+    messages = [("system", P.ANSWER_SYSTEM.template),
+                ("human", P.ANSWER.format(question=question, contexts=format_contexts(items) or "(none)"))]
+    reply, usage = call_structured(model, Answer, messages, role="answerer", method=method)
+    text = (reply.answer if reply else "").strip()
+    if not text:
+        return fallback_answer(items), usage, "unparseable or empty answer: top context's name"
+    return text, usage, None
+
+
+def as_ranked(item: dict) -> dict:
+    """The common ``ranked`` entry."""
+    return {k: item[k] for k in ("id", "kind", "name", "score", "source")}
+
+
+def as_evidence(item: dict) -> dict:
+    """The common ``evidence`` entry (graph items carry their facts as the path)."""
+    return {"source": item["source"], "id": item["id"], "text": item["text"] or item["name"],
+            "score": item["score"], "path": item["path"]}

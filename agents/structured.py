@@ -1,0 +1,154 @@
+"""Structured LLM calls: a pydantic schema in, a validated object (or None) out, usage counted.
+
+A parse failure is retried once with a short reminder; a second failure returns None so the
+caller takes its method's fallback. Every attempt counts as one call in the usage record,
+which has the shape :func:`graphs.common.merge_usage` adds up::
+
+    {"llm_calls": n, "input_tokens": n, "output_tokens": n, "llm_seconds": s,
+     "by_role": {role: {"llm_calls": n, "input_tokens": n, "output_tokens": n, "llm_seconds": s}}}
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Sequence
+from typing import Any, Literal, TypeVar
+
+from langchain_core.exceptions import OutputParserException
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic import BaseModel, ValidationError
+
+Method = Literal["function_calling", "json_schema", "json_mode"]
+METHODS: tuple[str, ...] = ("function_calling", "json_schema", "json_mode")
+T = TypeVar("T", bound=BaseModel)
+log = logging.getLogger(__name__)
+
+RETRY_HINT = ("Your previous reply could not be read. Reply again with only the requested fields, "
+              "as valid JSON matching the schema.")
+_PARSE_ERRORS = (OutputParserException, ValidationError, ValueError)
+
+
+def usage_record(role: str, calls: int = 0, input_tokens: int = 0, output_tokens: int = 0,
+                 seconds: float = 0.0) -> dict:
+    """Build a usage increment for one role."""
+    counters = {"llm_calls": calls, "input_tokens": input_tokens, "output_tokens": output_tokens,
+                "llm_seconds": seconds}
+    return {**counters, "by_role": {role: dict(counters)}}
+
+
+def add_usage(total: dict, more: dict) -> dict:
+    """Return the sum of two usage records (same rule as the graph reducer)."""
+    out = dict(total)
+    for key, value in more.items():
+        out[key] = add_usage(out.get(key, {}), value) if isinstance(value, dict) else out.get(key, 0) + value
+    return out
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count (four characters a token) for models that report no usage."""
+    return max(1, len(text) // 4) if text else 0
+
+
+def _text_of(messages: Sequence[Any]) -> str:
+    parts = []
+    for m in messages:
+        content = m.content if isinstance(m, BaseMessage) else (m[1] if isinstance(m, tuple) else m)
+        parts.append(content if isinstance(content, str) else json.dumps(content, default=str))
+    return "\n".join(parts)
+
+
+def _tokens(messages: Sequence[Any], raw: Any) -> tuple[int, int]:
+    """Input/output tokens from ``usage_metadata`` when present, else an estimate."""
+    meta = getattr(raw, "usage_metadata", None)
+    if meta and (meta.get("input_tokens") or meta.get("output_tokens")):
+        return int(meta.get("input_tokens", 0)), int(meta.get("output_tokens", 0))
+    out = ""
+    if isinstance(raw, AIMessage):
+        out = raw.content if isinstance(raw.content, str) else json.dumps(raw.content, default=str)
+        out += "".join(json.dumps(tc.get("args", {}), default=str) for tc in raw.tool_calls)
+    return estimate_tokens(_text_of(messages)), estimate_tokens(out)
+
+
+def _bind(model: BaseChatModel, schema: type[BaseModel], method: str) -> Any:
+    """``with_structured_output`` with raw output kept; None when the model has no support."""
+    try:
+        return model.with_structured_output(schema, method=method, include_raw=True)
+    except (TypeError, ValueError):  # integrations whose with_structured_output takes no ``method``
+        return model.with_structured_output(schema, include_raw=True)
+    except NotImplementedError:
+        return None
+
+
+_JSON_BLOCK = re.compile(r"\{.*\}", re.DOTALL)
+
+
+def parse_json_reply(text: str, schema: type[T]) -> T:
+    """Validate the first JSON object found in a plain-text reply."""
+    match = _JSON_BLOCK.search(text or "")
+    if not match:
+        raise ValueError("no JSON object in the reply")
+    return schema.model_validate_json(match.group(0))
+
+
+def _invoke_plain(model: BaseChatModel, schema: type[T], messages: list) -> dict:
+    """Ask for JSON in words and parse it (models without structured-output support)."""
+    spec = json.dumps(schema.model_json_schema())
+    ask = HumanMessage(f"Reply with JSON only, matching this schema: {spec}")
+    raw = model.invoke([*messages, ask])
+    try:
+        return {"raw": raw, "parsed": parse_json_reply(str(raw.content), schema), "parsing_error": None}
+    except _PARSE_ERRORS as exc:
+        return {"raw": raw, "parsed": None, "parsing_error": exc}
+
+
+def _attempt(model: BaseChatModel, runnable: Any, schema: type[T], messages: list) -> dict:
+    """One call; parse errors are returned in the result, other errors propagate."""
+    if runnable is None:
+        return _invoke_plain(model, schema, messages)
+    try:
+        out = runnable.invoke(messages)
+    except _PARSE_ERRORS as exc:
+        return {"raw": None, "parsed": None, "parsing_error": exc}
+    parsed = out.get("parsed")
+    if isinstance(parsed, dict):
+        try:
+            parsed = schema.model_validate(parsed)
+        except ValidationError as exc:
+            return {"raw": out.get("raw"), "parsed": None, "parsing_error": exc}
+    return {"raw": out.get("raw"), "parsed": parsed, "parsing_error": out.get("parsing_error")}
+
+
+def call_structured(model: BaseChatModel, schema: type[T], messages: Sequence[Any], *, role: str,
+                    method: str = "function_calling", retries: int = 1) -> tuple[T | None, dict]:
+    """Call ``model`` for a ``schema`` object; return (object or None, usage record).
+
+    Args:
+        model: any LangChain chat model.
+        schema: the pydantic model of the reply (reasoning fields first, verdicts last).
+        messages: chat messages (message objects or ``(role, text)`` tuples).
+        role: name counted under ``usage["by_role"]``.
+        method: ``function_calling``, ``json_schema`` or ``json_mode``.
+        retries: extra attempts after a parse failure.
+
+    Returns:
+        The parsed object, or None after ``1 + retries`` failed parses; and the usage of all attempts.
+    """
+    if method not in METHODS:
+        raise ValueError(f"structured method must be one of {METHODS}, not {method!r}")
+    runnable = _bind(model, schema, method)
+    usage: dict = {}
+    msgs = list(messages)
+    for attempt in range(1 + retries):
+        t0 = time.perf_counter()
+        result = _attempt(model, runnable, schema, msgs)
+        tokens_in, tokens_out = _tokens(msgs, result["raw"])
+        usage = add_usage(usage, usage_record(role, 1, tokens_in, tokens_out, time.perf_counter() - t0))
+        if result["parsed"] is not None and result["parsing_error"] is None:
+            return result["parsed"], usage
+        log.info("%s: unparseable reply (attempt %d): %s", role, attempt + 1, result["parsing_error"])
+        msgs = [*messages, HumanMessage(RETRY_HINT)]
+    return None, usage

@@ -1,0 +1,217 @@
+"""``hybridrag eval``: resolve a dataset and a method, run it, write records and the summary.
+
+Datasets (``--dataset``):
+
+- ``metaqa-1hop``, ``metaqa-2hop``, ``metaqa-3hop``: MetaQA dev questions on the full
+  MetaQA KB (built once into the cache).
+- ``metaqa-hybrid-100``, ``-50``, ``-0``: the incomplete-KG + text setting at that
+  completeness (see :mod:`evals.hybrid`); 1-hop questions unless a suffix says otherwise,
+  e.g. ``metaqa-hybrid-50:2hop``. The ceiling is computed on the complete graph (held-out
+  facts are still reachable through text); ``ceiling_kg`` on the incomplete graph.
+- ``stark:DIR``: ``DIR/qa.csv`` (``id,query,answer_ids``) with the SKB ``DIR/skb``.
+
+Or ``--questions FILE`` (MetaQA format, JSONL or a STaRK CSV) with ``--kb DIR`` or
+``--skb DIR`` (default: the bundled sample KB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evals.datasets import (
+    Question,
+    load_metaqa,
+    load_questions,
+    load_stark_csv,
+    sample,
+    stark_kb,
+    with_answer_names,
+)
+from kb.model import KBError
+from kb.store import GraphStore
+
+_METAQA = re.compile(r"^metaqa-(\d)hop$")
+_HYBRID = re.compile(r"^metaqa-hybrid-(100|50|0)(?::(\d)hop)?$")
+DEFAULT_RUNS = Path("eval-runs")
+
+
+@dataclass
+class EvalSet:
+    """Questions plus the KB they are asked against (None: the method's default KB)."""
+
+    name: str
+    questions: list[Question]
+    kb_dir: Path | None
+    ceiling_graph: GraphStore | None = None
+    notes: dict = field(default_factory=dict)
+
+
+def _metaqa_questions(hops: int) -> list[Question]:
+    from evals.hybrid import metaqa_dir
+
+    return load_metaqa(metaqa_dir() / f"dev_{hops}hop.txt", prefix=f"metaqa-{hops}hop")
+
+
+def resolve_dataset(name: str, seed: int = 0, progress: bool = True) -> EvalSet:
+    """Questions and KB of a named dataset (building the KB into the cache when needed)."""
+    from evals import hybrid
+    from kb.sample import cache_root
+
+    if m := _METAQA.match(name):
+        return EvalSet(name, _metaqa_questions(int(m.group(1))), hybrid.full_kb(progress))
+    if m := _HYBRID.match(name):
+        completeness = hybrid.COMPLETENESS[m.group(1)]
+        kb_dir = hybrid.hybrid_kb(completeness, seed, progress)
+        ceiling = hybrid.metaqa_graph() if completeness < 1.0 else None
+        return EvalSet(name, _metaqa_questions(int(m.group(2) or 1)), kb_dir, ceiling,
+                       {"completeness": completeness, "split_seed": seed})
+    if name.startswith("stark:"):
+        root = Path(name.removeprefix("stark:"))
+        return EvalSet(name, load_stark_csv(root / "qa.csv"), stark_kb(root / "skb", cache_root(), progress))
+    raise KBError(f"unknown dataset {name!r}; use metaqa-1hop|2hop|3hop, "
+                  "metaqa-hybrid-100|50|0[:Khop], stark:DIR, or --questions FILE")
+
+
+def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``hybridrag eval`` options to ``parser``."""
+    parser.add_argument("--method", required=True, help="method name (see `hybridrag ask --help`)")
+    src = parser.add_mutually_exclusive_group(required=True)
+    src.add_argument("--dataset", help="metaqa-1hop|2hop|3hop, metaqa-hybrid-100|50|0[:Khop] or stark:DIR")
+    src.add_argument("--questions", type=Path, help="question file: MetaQA format, JSONL or STaRK CSV")
+    parser.add_argument("--kb", help="KB directory (overrides the dataset's KB)")
+    parser.add_argument("--skb", type=Path, help="SKB directory in the STaRK layout, converted into a KB")
+    parser.add_argument("--limit", type=int, help="evaluate the first N of a seeded shuffle of the questions")
+    parser.add_argument("--llm", help="chat model spec for LLM methods")
+    parser.add_argument("--out", type=Path, help="output folder (default eval-runs/<method>-<dataset>)")
+    parser.add_argument("--workers", type=int, help="concurrent questions (default 2 for fusion, else 1)")
+    parser.add_argument("--top-k", type=int, default=20, dest="top_k", help="ranked items per question")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the question sample and hybrid split")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
+                        help="override a context field, e.g. --set mode=vector (repeatable)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def parse_overrides(items: list[str]) -> dict:
+    """``["mode=vector", "k1=5"]`` → ``{"mode": "vector", "k1": 5}`` (JSON values, else text)."""
+    out = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set expects FIELD=VALUE, got {item!r}")
+        try:
+            out[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key.strip()] = raw
+    return out
+
+
+def provenance() -> dict:
+    """Date, commit and machine of a run."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
+                                text=True, check=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                                    capture_output=True, text=True).stdout.strip())
+    except (OSError, subprocess.CalledProcessError):
+        commit, dirty = "unknown", False
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": commit + ("-dirty" if dirty else ""),
+            "machine": {"cores": os.cpu_count(), "cpu": cpu, "gpu": "none used"}}
+
+
+def _command(args: argparse.Namespace) -> str:
+    parts = ["hybridrag", "eval", "--method", args.method]
+    parts += ["--dataset", args.dataset] if args.dataset else ["--questions", str(args.questions)]
+    for flag in ("kb", "skb", "limit", "llm", "workers", "out"):
+        if getattr(args, flag, None) is not None:
+            parts += [f"--{flag}", str(getattr(args, flag))]
+    if args.top_k != 20:
+        parts += ["--top-k", str(args.top_k)]
+    if args.seed:
+        parts += ["--seed", str(args.seed)]
+    for o in args.overrides:
+        parts += ["--set", o]
+    return shlex.join(parts)
+
+
+def _eval_set(args: argparse.Namespace) -> EvalSet:
+    from kb.sample import cache_root
+
+    progress = not args.no_progress
+    if args.dataset:
+        es = resolve_dataset(args.dataset, args.seed, progress)
+    else:
+        kb_dir = stark_kb(args.skb, cache_root(), progress) if args.skb else None
+        es = EvalSet(args.questions.stem, load_questions(args.questions), kb_dir)
+    if args.kb:
+        es.kb_dir = Path(args.kb)
+    return es
+
+
+RUN_KEYS = ("method", "dataset", "kb", "seed", "top_k", "overrides")
+
+
+def _check_resume(out: Path, meta: dict) -> None:
+    """Refuse to resume a folder holding a run with other settings; record the settings."""
+    path = out / "run.json"
+    settings = {k: meta.get(k) for k in RUN_KEYS}
+    if path.exists():
+        before = json.loads(path.read_text(encoding="utf-8"))
+        changed = [k for k in RUN_KEYS if before.get(k) != settings[k]]
+        if changed:
+            raise ValueError(f"{out} holds a run with other settings ({', '.join(changed)}); "
+                             "use another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """Run ``hybridrag eval``; return 0, or 1 when every question failed."""
+    from evals.relevance import Judge
+    from evals.runner import run_questions
+    from graphs import context_class, context_for, get_graph
+    from kb.base import open_kb
+    from kb.sample import sample_kb_dir
+
+    es = _eval_set(args)
+    kb = open_kb(es.kb_dir or sample_kb_dir(not args.no_progress))
+    questions = sample(with_answer_names(es.questions, kb.name), args.limit, args.seed)
+    known = set(context_class(args.method).__dataclass_fields__)
+    settings = {"kb": str(kb.directory), "top_k": args.top_k, "llm": args.llm}
+    overrides = {k: v for k, v in settings.items() if v is not None and k in known}
+    extra = parse_overrides(args.overrides)
+    overrides.update(extra)
+    ctx = context_for(args.method, **overrides)
+    slug = re.sub(r"[^\w.-]+", "_", es.name) + "".join(f"-{k}={v}" for k, v in extra.items())
+    out = args.out or DEFAULT_RUNS / f"{args.method}-{slug}"
+    workers = args.workers or (2 if args.method == "fusion" else 1)
+    meta = {"method": args.method, "dataset": es.name, "kb": str(kb.directory), "limit": args.limit,
+            "seed": args.seed, "top_k": args.top_k, "overrides": extra,
+            "workers": workers, "command": _command(args), **es.notes, **provenance()}
+    _check_resume(Path(out), meta)
+    judge = Judge.for_kb(kb, es.ceiling_graph)
+    summary = run_questions(get_graph(args.method), ctx, questions, out, judge, workers,
+                            progress=not args.no_progress, meta=meta)
+    from evals.summary import to_markdown
+
+    sys.stdout.write(to_markdown(summary) + f"\nrecords and summary in {out}\n")
+    return 1 if summary["n"] and summary["errors"] == summary["n"] else 0

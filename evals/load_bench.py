@@ -1,0 +1,343 @@
+"""Load benchmark of the LangServe app (not a test).
+
+``python -m evals.load_bench --clients 8 --requests 400`` starts the app with uvicorn on a
+free loopback port, sends ``--requests`` MetaQA 1-hop dev questions (brackets removed) from
+``--clients`` concurrent clients to ``/<method>/invoke`` with the KB passed in the request's
+``settings``, and runs the same questions at the same concurrency in-process
+(``get_graph(method).invoke`` in a thread pool) as the baseline, alternating the two in
+``--rounds`` rounds. Throughput, p50/p95
+latency and the error count of both go to ``docs/benchmarks_load.md``.
+
+Target: zero errors, and HTTP throughput within 2x of the in-process throughput.
+The KB defaults to the full MetaQA KB in the cache (``evals.paths.metaqa_kb_dir()``);
+it is not built here (``--wait-kb`` waits for another process building it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_OUT = ROOT / "docs" / "benchmarks_load.md"
+
+
+@dataclass
+class Result:
+    """Latencies and errors of one phase."""
+
+    name: str
+    clients: int
+    seconds: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.latencies) + len(self.errors)
+
+    @property
+    def throughput(self) -> float:
+        return self.n / self.seconds if self.seconds else 0.0
+
+    def pct(self, q: float) -> float:
+        return float(np.percentile(self.latencies, q)) if self.latencies else float("nan")
+
+    def row(self) -> str:
+        ms = [self.pct(50) * 1000, self.pct(95) * 1000, max(self.latencies, default=0) * 1000]
+        return (
+            f"| {self.name} | {self.clients} | {self.n} | {len(self.errors)} | {self.throughput:.2f} | "
+            + " | ".join(f"{v:.0f}" for v in ms)
+            + " |"
+        )
+
+
+def free_port() -> int:
+    """An unused TCP port on the loopback interface."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def questions(path: Path, n: int, kb: Path | None = None) -> tuple[list[str], int]:
+    """``n`` questions of a MetaQA file (brackets removed), cycling when the file is shorter,
+    and how many were skipped because their topic entity is not in ``kb`` (the server
+    refuses those with a 400 "unknown entity": a correct answer, but not the load measured).
+    """
+    from evals.datasets import load_metaqa
+
+    qs = load_metaqa(path)
+    skipped = 0
+    if kb is not None:
+        from kb.base import open_kb
+
+        graph, kept = open_kb(kb).graph, []
+        for q in qs:  # scan in file order until n usable questions are found
+            if len(kept) == n:
+                break
+            if q.topic and not graph.lookup(q.topic):
+                skipped += 1
+            else:
+                kept.append(q)
+        qs = kept
+    if not qs:
+        raise ValueError(f"no usable questions in {path}")
+    return [qs[i % len(qs)].question for i in range(n)], skipped
+
+
+def wait_for_kb(kb: Path, wait: float) -> None:
+    """Return when ``kb/manifest.json`` exists; exit after ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while not (kb / "manifest.json").exists():
+        if time.monotonic() > deadline:
+            raise SystemExit(
+                f"no KB at {kb} (manifest.json missing); build it with "
+                "`hybridrag eval --dataset metaqa-1hop` or pass --kb"
+            )
+        time.sleep(10)
+
+
+class Server:
+    """``uvicorn app.server:create_app`` in a subprocess on 127.0.0.1, stopped on exit."""
+
+    def __init__(self, port: int, log: Path) -> None:
+        self.url = f"http://127.0.0.1:{port}"
+        self.log = log
+        env = {
+            **os.environ,
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "TOKENIZERS_PARALLELISM": "false",
+        }
+        self.cmd = [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.server:create_app",
+            "--factory",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ]
+        with open(log, "wb") as out:
+            self.proc = subprocess.Popen(
+                self.cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+
+    def wait_ready(self, timeout: float = 180) -> None:
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited:\n{self.log.read_text(errors='replace')[-3000:]}")
+            try:
+                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.5)
+        raise RuntimeError(f"server not ready after {timeout}s")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=10)
+
+
+def run_phase(name: str, clients: int, items: list[str], call) -> Result:
+    """Run ``call(question)`` for every item from ``clients`` threads; time each call."""
+    res = Result(name, clients)
+    lock = threading.Lock()
+
+    def one(q: str) -> None:
+        t0 = time.perf_counter()
+        try:
+            call(q)
+        except Exception as exc:  # noqa: BLE001 - every failure counts as an error
+            with lock:
+                res.errors.append(f"{type(exc).__name__}: {str(exc)[:200]}")
+            return
+        dt = time.perf_counter() - t0
+        with lock:
+            res.latencies.append(dt)
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        list(pool.map(one, items))
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def http_caller(url: str, method: str, kb: str):
+    """A thread-safe ``call(question)`` posting to ``/<method>/invoke`` (one client per thread)."""
+    import httpx
+
+    local = threading.local()
+
+    def call(q: str) -> None:
+        client = getattr(local, "client", None)
+        if client is None:
+            client = local.client = httpx.Client(timeout=300)
+        r = client.post(f"{url}/{method}/invoke", json={"input": {"question": q, "settings": {"kb": kb}}})
+        if r.status_code != 200:
+            raise RuntimeError(f"HTTP {r.status_code}: {r.text[:200]}")
+        out = r.json()["output"]
+        if "answer" not in out:
+            raise RuntimeError("no answer in the output")
+
+    return call
+
+
+def inprocess_caller(method: str, kb: str):
+    """``call(question)`` running the compiled graph in this process."""
+    from graphs import context_for, get_graph
+
+    graph, ctx = get_graph(method), context_for(method, kb=kb)
+
+    def call(q: str) -> None:
+        out = graph.invoke({"question": q}, context=ctx)
+        if "answer" not in out:
+            raise RuntimeError("no answer in the output")
+
+    return call
+
+
+def report(args: argparse.Namespace, kb: Path, http: Result, local: Result, load: tuple, skipped: int) -> str:
+    """The markdown report."""
+    from evals.cli import provenance
+
+    prov = provenance()
+    manifest = json.loads((kb / "manifest.json").read_text(encoding="utf-8"))
+    counts = manifest.get("counts", {})
+    ratio = local.throughput / http.throughput if http.throughput else float("inf")
+    ok = not http.errors and not local.errors and ratio <= 2.0
+    env = [f"HYBRIDRAG_CACHE={os.environ['HYBRIDRAG_CACHE']}"] if os.environ.get("HYBRIDRAG_CACHE") else []
+    cmd = shlex.join([*env, "python", "-m", "evals.load_bench", *sys.argv[1:]])
+    m = prov["machine"]
+    lines = [
+        "# Load benchmark: LangServe app vs. in-process",
+        "",
+        f"`{cmd}`",
+        "",
+        f"- date: {prov['date']}; commit: {prov['commit']}",
+        f"- machine: {m['cpu']}, {m['cores']} cores, {m['gpu']}; load average before the run: "
+        f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min)",
+        f"- method: `{args.method}` (default settings); KB: `{kb}` "
+        f"({counts.get('entities', '?')} entities, {counts.get('triples', '?')} triples, "
+        f"{counts.get('docs', '?')} text documents)",
+        f"- questions: {args.requests} of `{args.questions}` in file order (MetaQA 1-hop dev, brackets "
+        f"removed) after {args.warmup} warm-up requests per mode; {skipped} questions whose topic entity "
+        "is not in the KB were skipped (the server refuses those with a 400 `unknown entity`); the modes "
+        f"alternate in {args.rounds} rounds (HTTP then in-process, same questions) so that background "
+        "load affects both alike",
+        "- HTTP: `uvicorn app.server:create_app --factory` (one process, access log off) on 127.0.0.1; "
+        f"{args.clients} client threads with keep-alive `httpx` clients posting "
+        f'`/{args.method}/invoke` with `{{"question", "settings": {{"kb"}}}}`; the server validates the '
+        "input, checks the question's entity mentions against the KB, then runs the graph",
+        f'- in-process: `get_graph("{args.method}").invoke(..., context=...)` from {args.clients} threads',
+        "",
+        "| mode | clients | requests | errors | throughput (req/s) | p50 (ms) | p95 (ms) | max (ms) |",
+        "|---|---|---|---|---|---|---|---|",
+        http.row(),
+        local.row(),
+        "",
+        f"In-process / HTTP throughput: **{ratio:.2f}x** (target ≤ 2x, zero errors): "
+        f"**{'met' if ok else 'not met'}**.",
+    ]
+    if load[0] > (os.cpu_count() or 1):
+        lines += [
+            "",
+            f"Note: other jobs were running (1-minute load {load[0]:.1f} on {m['cores']} cores), so the "
+            "absolute numbers are low and noisy; both modes saw the same background load (alternating "
+            "rounds), so their ratio is the meaningful result.",
+        ]
+    errs = http.errors[:5] + local.errors[:5]
+    if errs:
+        lines += ["", "First errors:", "", *[f"- `{e}`" for e in errs]]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and write the report."""
+    from evals.paths import datasets_dir, metaqa_kb_dir
+
+    p = argparse.ArgumentParser(prog="python -m evals.load_bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--clients", type=int, default=8, help="concurrent clients (threads)")
+    p.add_argument("--requests", type=int, default=400, help="requests per phase")
+    p.add_argument("--method", default="fusion")
+    p.add_argument("--kb", type=Path, help="KB directory (default: the full MetaQA KB in the cache)")
+    p.add_argument("--questions", type=Path, help="MetaQA question file (default: metaqa/dev_1hop.txt)")
+    p.add_argument("--warmup", type=int, help="warm-up requests per phase (default: 2 x clients)")
+    p.add_argument("--wait-kb", type=float, default=0, help="seconds to wait for the KB's manifest.json")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="markdown report path")
+    p.add_argument("--server-log", type=Path, help="server log file (default: a temp file)")
+    p.add_argument("--rounds", type=int, default=4, help="alternating HTTP / in-process rounds")
+    args = p.parse_args(argv)
+    args.questions = args.questions or datasets_dir() / "metaqa" / "dev_1hop.txt"
+    args.warmup = 2 * args.clients if args.warmup is None else args.warmup
+    kb = (args.kb or metaqa_kb_dir()).resolve()
+    wait_for_kb(kb, args.wait_kb)
+    items, skipped = questions(args.questions, args.requests + args.warmup, kb)
+    warm, timed_items = items[: args.warmup], items[args.warmup :]
+    load = os.getloadavg()
+
+    import tempfile
+
+    log = args.server_log or Path(tempfile.mkstemp(prefix="load-bench-server-", suffix=".log")[1])
+    server = Server(free_port(), log)
+    http, local = Result("HTTP (LangServe)", args.clients), Result("in-process", args.clients)
+    try:
+        server.wait_ready()
+        remote = http_caller(server.url, args.method, str(kb))
+        inproc = inprocess_caller(args.method, str(kb))
+        run_phase("warm-up", args.clients, warm, remote)
+        run_phase("warm-up", args.clients, warm, inproc)
+        # alternate the two modes in rounds so that drifting background load hits both alike
+        size = -(-len(timed_items) // args.rounds)
+        for r in range(args.rounds):
+            chunk = timed_items[r * size : (r + 1) * size]
+            for res, call in ((http, remote), (local, inproc)):
+                part = run_phase(res.name, args.clients, chunk, call)
+                res.seconds += part.seconds
+                res.latencies += part.latencies
+                res.errors += part.errors
+            rates = f"HTTP {http.throughput:.2f} req/s, in-process {local.throughput:.2f} req/s"
+            print(f"round {r + 1}/{args.rounds}: {rates}", flush=True)  # noqa: T201
+    finally:
+        server.stop()
+    if args.server_log is None and not http.errors:
+        log.unlink(missing_ok=True)  # kept (and named below) only when something failed
+    elif http.errors:
+        print(f"server log: {log}", flush=True)  # noqa: T201
+
+    text = report(args, kb, http, local, load, skipped)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, encoding="utf-8")
+    print(text)  # noqa: T201
+    return 0 if not http.errors else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+"""Oracle router for MetaQA: the ceiling of HybGRAG's retrieval machinery (measurement only).
+
+The oracle takes the gold topic entity from the question's [bracket] and the relation path
+from its question type (``actor_to_movie_to_director`` → starred_actors, directed_by), then
+runs only HybGRAG's hybrid retrieval module: the undirected ego-graph of the topic entity
+along the path's relations with radius = number of hops, candidates ranked by similarity to
+the question. It reports Hit@1/Hit@10, how often a gold answer is among the candidates at
+all, and the reachable-answer ceiling (a gold answer reachable by following the relation
+path hop by hop in the KB graph).
+
+    python -m evals.oracle_router --hops 1 2 3 --limit 500 --kb /work/kbcache/metaqa-full
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agents.hybgrag_retrieval import hybrid_retrieve, link_entity
+from evals.datasets import Question, load_metaqa
+from evals.metrics import hit_at_k
+from kb.base import KnowledgeBase, open_kb
+
+RELATION_OF = {"director": "directed_by", "writer": "written_by", "actor": "starred_actors",
+               "year": "release_year", "language": "in_language", "tags": "has_tags", "tag": "has_tags",
+               "genre": "has_genre", "imdbvotes": "has_imdb_votes", "imdbrating": "has_imdb_rating"}
+TYPE_OF = {"movie": "movie", "director": "person", "writer": "person", "actor": "person", "year": "year",
+           "language": "language", "tags": "tag", "tag": "tag", "genre": "genre", "imdbvotes": "votes",
+           "imdbrating": "rating"}
+
+
+def relation_path(qtype: str) -> list[str]:
+    """MetaQA question type → relation per hop (every hop has a movie on one side)."""
+    kinds = qtype.split("_to_")
+    path = []
+    for a, b in zip(kinds, kinds[1:], strict=False):
+        other = b if a == "movie" else a
+        if other not in RELATION_OF:
+            raise ValueError(f"unknown MetaQA hop {a}_to_{b} in {qtype!r}")
+        path.append(RELATION_OF[other])
+    return path
+
+
+def reachable(kb: KnowledgeBase, topic_id: str, path: list[str]) -> set[str]:
+    """Entities reached by following ``path`` hop by hop (either direction), topic excluded."""
+    frontier = {topic_id}
+    for rel in path:
+        triples = kb.graph.neighbors(frontier, relations=[rel], direction="both")
+        frontier = {t.tail if t.head in frontier else t.head for t in triples}
+    return frontier - {topic_id}
+
+
+@dataclass
+class Tally:
+    """Per-hop sums of the oracle measurement."""
+
+    n: int = 0
+    hit1: float = 0.0
+    hit10: float = 0.0
+    in_candidates: int = 0
+    ceiling: int = 0
+    unlinked: int = 0
+    candidates: int = 0
+    seconds: float = 0.0
+    qtypes: dict[str, int] = field(default_factory=dict)
+
+    def row(self, hops: int, radius: str) -> str:
+        """A markdown table row."""
+        n = max(self.n, 1)
+        return (f"| {hops} | {self.n} | {radius} | {self.hit1 / n:.3f} | {self.hit10 / n:.3f} | "
+                f"{self.in_candidates / n:.3f} | {self.ceiling / n:.3f} | {self.candidates / n:.0f} | "
+                f"{self.unlinked} | {self.seconds / n:.2f} |")
+
+
+def measure(kb: KnowledgeBase, q: Question, tally: Tally, radius: int | None = None, k: int = 10) -> None:
+    """Run the oracle action for one question and add its scores to ``tally``."""
+    path = relation_path(q.qtype or "")
+    gold = {a.lower() for a in q.answers}
+    tally.n += 1
+    tally.qtypes[q.qtype or "?"] = tally.qtypes.get(q.qtype or "?", 0) + 1
+    topic = link_entity(kb, q.topic or "", TYPE_OF.get((q.qtype or "").split("_to_")[0]))
+    if topic is None:
+        tally.unlinked += 1
+        return
+    t0 = time.perf_counter()
+    res = hybrid_retrieve(kb, q.question, [topic.id], list(dict.fromkeys(path)), radius or len(path), k)
+    tally.seconds += time.perf_counter() - t0
+    names = [r.name.lower() for r in res.references]
+    tally.hit1 += hit_at_k(names, gold, 1)
+    tally.hit10 += hit_at_k(names, gold, 10)
+    tally.candidates += res.intersection or 0
+    tally.ceiling += bool({kb.name(e).lower() for e in reachable(kb, topic.id, path)} & gold)
+    ego = kb.graph.ego_graph([topic.id], radius=radius or len(path), relations=list(dict.fromkeys(path)))
+    tally.in_candidates += bool({kb.name(e).lower() for e in ego.distance if e != topic.id} & gold)
+
+
+def run(kb_dir: str, hops: list[int], limit: int, data_dir: Path, radius: int | None = None) -> list[str]:
+    """Measure each hop count on the first ``limit`` dev questions; return markdown table rows."""
+    kb = open_kb(kb_dir)
+    rows = []
+    for h in hops:
+        questions = load_metaqa(data_dir / f"dev_{h}hop.txt")[:limit]
+        tally = Tally()
+        for q in questions:
+            measure(kb, q, tally, radius)
+        rows.append(tally.row(h, str(radius) if radius else "= hops"))
+        print(rows[-1], file=sys.stderr)  # noqa: T201 - progress of a long command
+    return rows
+
+
+HEADER = ("| hops | questions | radius | Hit@1 | Hit@10 | gold in candidates | reachable-answer ceiling | "
+          "mean candidates | topic not linked | s/question |\n|---|---|---|---|---|---|---|---|---|---|")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line: measure and write the markdown report."""
+    from evals.paths import datasets_dir, metaqa_kb_dir
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hops", type=int, nargs="+", default=[1, 2, 3])
+    ap.add_argument("--limit", type=int, default=500)
+    ap.add_argument("--kb", default=str(metaqa_kb_dir()))
+    ap.add_argument("--radius", type=int, default=None, help="fixed ego-graph radius (default: hops)")
+    ap.add_argument("--data", default=str(datasets_dir() / "metaqa"))
+    ap.add_argument("--out", default="")
+    args = ap.parse_args(argv)
+    rows = run(args.kb, args.hops, args.limit, Path(args.data), args.radius)
+    cmd = "python -m evals.oracle_router " + " ".join(argv if argv is not None else sys.argv[1:])
+    report = f"{HEADER}\n" + "\n".join(rows) + f"\n\nCommand: `{cmd}`\n"
+    if args.out:
+        Path(args.out).write_text(report, encoding="utf-8")
+    print(report)  # noqa: T201 - command output
+
+
+if __name__ == "__main__":
+    main()

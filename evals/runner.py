@@ -1,0 +1,131 @@
+"""Run a method over questions: thread pool, progress bar, resumable JSONL records, summary files.
+
+Output folder layout:
+
+- ``records.jsonl``: one JSON object per question, appended as each finishes: ``id``,
+  ``question``, ``topic``, ``qtype``, ``hops``, ``gold`` (answers, answer_ids, keys),
+  ``ranked``, ``relevant`` (gold keys per ranked item), ``reachable``/``reachable_kg``,
+  ``answer``, ``evidence``, ``trace``, ``usage``, ``seconds`` and ``error`` (None, or the
+  exception of a question that failed; one failure never stops the run).
+- ``summary.json``, ``summary.md`` and ``summary.png``: see :mod:`evals.summary`.
+
+Resuming: questions whose id already has an error-free record are skipped, so an
+interrupted run continues where it stopped and errors are retried.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any, Protocol
+
+from tqdm import tqdm
+
+from evals.datasets import Question
+from evals.relevance import Judge
+from evals.summary import plot, read_records, summarise, to_markdown
+
+RECORDS, SUMMARY_JSON, SUMMARY_MD, SUMMARY_PNG = "records.jsonl", "summary.json", "summary.md", "summary.png"
+
+
+class Invokable(Protocol):
+    """Anything run like a compiled LangGraph graph."""
+
+    def invoke(self, input: dict, context: Any = None, **kwargs: Any) -> dict:
+        """Answer ``{"question": ...}``."""
+
+
+def _jsonable(value: Any) -> Any:
+    """Fallback for ``json.dumps``: numpy scalars to numbers, anything else to text."""
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, set | tuple):
+        return list(value)
+    return str(value)
+
+
+def run_one(graph: Invokable, context: Any, q: Question, judge: Judge) -> dict:
+    """Answer one question and judge it; an exception is recorded, not raised."""
+    record: dict[str, Any] = {
+        "id": q.id, "question": q.question, "topic": q.topic, "qtype": q.qtype, "hops": q.hops,
+        "ranked": [], "answer": "", "evidence": [], "trace": [], "usage": {}, "error": None,
+    }
+    t0 = time.perf_counter()
+    try:
+        out = graph.invoke({"question": q.question}, context=context) or {}
+        for key in ("ranked", "answer", "evidence", "trace", "usage"):
+            record[key] = out.get(key) or record[key]
+    except Exception as exc:  # noqa: BLE001 - one failing question must not end the run
+        record["error"] = f"{type(exc).__name__}: {exc}"
+        record["traceback"] = traceback.format_exc(limit=6)
+    record["seconds"] = time.perf_counter() - t0
+    try:
+        record.update(judge.judge(q, record["ranked"]))
+    except Exception as exc:  # noqa: BLE001 - e.g. a malformed ranked item
+        record.update({"gold": {"answers": list(q.answers), "answer_ids": list(q.answer_ids), "keys": []},
+                       "relevant": [], "reachable": None, "reachable_kg": None})
+        record["error"] = record["error"] or f"judging failed: {type(exc).__name__}: {exc}"
+    return record
+
+
+def done_ids(records_path: Path) -> set[str]:
+    """Ids of questions with an error-free record."""
+    return {r["id"] for r in read_records(records_path) if not r.get("error")}
+
+
+def run_questions(
+    graph: Invokable,
+    context: Any,
+    questions: Sequence[Question],
+    out_dir: str | Path,
+    judge: Judge,
+    workers: int = 1,
+    progress: bool = True,
+    meta: dict | None = None,
+) -> dict:
+    """Run ``graph`` over ``questions`` into ``out_dir`` and return the summary.
+
+    Args:
+        graph: A compiled method graph (or any object with ``invoke(input, context=...)``).
+        context: The method's context object, passed to every call.
+        questions: The questions; their ids must be unique.
+        out_dir: Output folder (created; an existing ``records.jsonl`` is resumed).
+        judge: Labels ranked items and computes the ceiling (built on the KB used).
+        workers: Questions answered concurrently.
+        progress: Show a tqdm progress bar.
+        meta: Fields copied into the summary (method, dataset, command, ...).
+
+    Returns:
+        The summary dict, also written to ``summary.json``.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    records_path = out / RECORDS
+    ids = [q.id for q in questions]
+    if len(set(ids)) != len(ids):
+        raise ValueError("question ids must be unique")
+    skip = done_ids(records_path)
+    todo = [q for q in questions if q.id not in skip]
+    with open(records_path, "a", encoding="utf-8") as f, ThreadPoolExecutor(max(1, workers)) as pool:
+        futures = [pool.submit(run_one, graph, context, q, judge) for q in todo]
+        bar = tqdm(as_completed(futures), total=len(futures), disable=not progress,
+                   desc=str((meta or {}).get("method", "eval")), unit="q", initial=0)
+        for fut in bar:
+            f.write(json.dumps(fut.result(), ensure_ascii=False, default=_jsonable) + "\n")
+            f.flush()
+    wanted = set(ids)
+    records = [r for r in read_records(records_path) if r["id"] in wanted]
+    summary = summarise(records, {**(meta or {}), "resumed": len(questions) - len(todo)})
+    write_summary(summary, out)
+    return summary
+
+
+def write_summary(summary: dict, out: Path) -> None:
+    """Write ``summary.json``, ``summary.md`` and ``summary.png`` into ``out``."""
+    (out / SUMMARY_JSON).write_text(json.dumps(summary, indent=2, default=_jsonable), encoding="utf-8")
+    (out / SUMMARY_MD).write_text(to_markdown(summary), encoding="utf-8")
+    plot(summary, out / SUMMARY_PNG)

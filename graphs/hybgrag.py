@@ -1,0 +1,240 @@
+"""HybGRAG: a router over a retriever bank, refined by a validator/commentor critic loop.
+
+route_question → retrieve_text | retrieve_hybrid → validate_retrieval → accept: END (or
+generate_answer in QA mode); reject: comment_on_routing → route_question, at most
+``max_iterations`` times, after which the last retrieval is returned. LLM calls per
+iteration: router 1, validator 1, commentor 0-1 (none when a rule decides the feedback,
+none after the last iteration, whose feedback would go unused); at most 3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from agents import hybgrag_critic as critic
+from agents import hybgrag_roles as roles
+from agents.hybgrag_report import format_references, render_trace  # noqa: F401 - render_trace re-exported
+from agents.hybgrag_retrieval import (
+    Reference,
+    Retrieval,
+    hybrid_retrieve,
+    link_entity,
+    reference_paths,
+    text_retrieve,
+)
+from agents.models import DEFAULT_LLM, load_chat_model
+from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
+from prompts import load_examples
+
+
+@dataclass(kw_only=True)
+class HybGRAGContext(Context):
+    """HybGRAG settings; each field falls back to ``HYBRIDRAG_<FIELD>``."""
+
+    llm: str = field(default=DEFAULT_LLM, metadata={
+        "description": "Chat model of every role as 'provider:model', e.g. local:smollm2."})
+    router_llm: str = field(default="", metadata={"description": "Router model; empty for `llm`."})
+    validator_llm: str = field(default="", metadata={"description": "Validator model; empty for `llm`."})
+    commentor_llm: str = field(default="", metadata={"description": "Commentor model; empty for `llm`."})
+    answer_llm: str = field(default="", metadata={"description": "Answer model (QA mode); empty for `llm`."})
+    llm_base_url: str = field(default="", metadata={
+        "description": "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); empty for none."})
+    structured_method: str = field(default="function_calling", metadata={
+        "description": "Structured output method: function_calling, json_schema or json_mode."})
+    radius: int = field(default=2, metadata={"description": "Ego-graph radius of the hybrid module (hops)."})
+    num_references: int = field(default=1, metadata={
+        "description": "How many top references the validator sees (the paper shows one)."})
+    few_shot: str = field(default="", metadata={
+        "description": "Router few-shot JSON file; empty for prompts/examples/hybgrag_router.json."})
+    num_few_shot: int = field(default=10, metadata={"description": "Router few-shot examples used."})
+    experience: str = field(default="", metadata={
+        "description": "Experience bank JSON file; empty for prompts/examples/hybgrag_experience.json."})
+    num_experiences: int = field(default=30, metadata={"description": "Experience-bank examples shown."})
+    answer: bool = field(default=False, metadata={
+        "description": "QA mode: generate a text answer from the accepted references."})
+
+    def __post_init__(self) -> None:
+        """Apply env overrides, reading booleans from their usual spellings."""
+        super().__post_init__()
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(f.default, bool) and isinstance(value, str):
+                setattr(self, f.name, value.strip().lower() in ("1", "true", "yes", "on"))
+
+
+class State(InputState, OutputState, total=False):
+    """Full HybGRAG state: the question, the loop's working values and the common output."""
+
+    iteration: int
+    router_messages: list[dict]
+    action: dict
+    retrieval: dict
+    references: list[dict]
+    verdict: str
+    feedback: str
+
+
+def _setup(runtime: Runtime[HybGRAGContext], role: str) -> tuple[HybGRAGContext, Any, Any]:
+    """Context, KB and the chat model of ``role`` (its own spec, else ``llm``)."""
+    ctx = context_of(runtime, HybGRAGContext)
+    return ctx, resolve_kb(ctx), load_chat_model(getattr(ctx, f"{role}_llm") or ctx.llm, ctx.llm_base_url)
+
+
+def _link(kb: Any, action: dict) -> dict:
+    linked, unlinked = [], []
+    for e in action["entities"]:
+        ent = link_entity(kb, e["name"], e["type"])
+        if ent is None:
+            unlinked.append(e["name"])
+        else:
+            linked.append({"name": e["name"], "type": e["type"], "id": ent.id, "kb_type": ent.type})
+    return {**action, "linked": linked, "unlinked": unlinked}
+
+
+def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
+    """Router: extract topic entities and useful relations, choose a module, link entities."""
+    ctx, kb, model = _setup(runtime, "router")
+    t, usage = state.get("iteration", 0) + 1, {}
+    if t == 1:
+        shots = load_examples("hybgrag_router", ctx.few_shot or None, ctx.num_few_shot)
+        messages = roles.router_first_messages(state["question"], kb.graph.schema(), shots)
+    else:
+        messages = roles.router_reflect_messages(state["router_messages"], state["action"],
+                                                 state["feedback"], state["question"])
+    with timed("router", usage):
+        reply, calls = roles.route(model, messages, ctx.structured_method)
+        fallback = None
+        if reply is None:  # the paper's fallback: plain text retrieval
+            reply, fallback = roles.RouterAction(module="text"), "unparseable router output: text module"
+        action = _link(kb, roles.check_action(reply, kb.graph.schema()))
+    if action["module"] == "hybrid" and not action["linked"]:
+        fallback = fallback or "no topic entity linked: text module"
+    step = traced("route_question", action["module"], iteration=t, module=action["module"],
+                  entities=[f"{e['name']} ({e['type'] or 'unknown'})" for e in action["entities"]],
+                  relations=action["relations"], linked=[e["id"] for e in action["linked"]],
+                  unlinked=action["unlinked"], dropped=action["dropped_relations"] + action["dropped_types"],
+                  fallback=fallback)
+    return {"iteration": t, "router_messages": messages, "action": action, "trace": [step],
+            "usage": {**calls, **usage}}
+
+
+def route_after_routing(state: State) -> Literal["retrieve_hybrid", "retrieve_text"]:
+    """Hybrid module when chosen and at least one topic entity linked, else the text module."""
+    action = state["action"]
+    return "retrieve_hybrid" if action["module"] == "hybrid" and action["linked"] else "retrieve_text"
+
+
+def _outputs(kb: Any, res: Retrieval, t: int) -> dict:
+    refs = [_ref_dict(kb, r) for r in res.references]
+    evidence = []
+    for r in refs:
+        evidence.append({"source": "doc", "text": r["text"], "score": r["score"], "path": None})
+        evidence += [{"source": "kg", "text": p, "score": r["score"], "path": trip}
+                     for p, trip in zip(r["paths"], r["triples"], strict=True)]
+    facts = {"module": res.module, "intersection": res.intersection, "ego_sizes": res.ego_sizes,
+             "unused_relations": res.unused_relations}
+    step = traced(f"retrieve_{res.module}", f"{len(refs)} references", iteration=t,
+                  top=[r["id"] for r in refs[:5]], ego_sizes=res.ego_sizes, intersection=res.intersection)
+    return {"references": refs, "retrieval": facts, "evidence": evidence, "trace": [step],
+            "ranked": [{k: r[k] for k in ("id", "kind", "name", "score", "source")} for r in refs],
+            "answer": refs[0]["name"] if refs else ""}
+
+
+def _ref_dict(kb: Any, r: Reference) -> dict:
+    return {"id": r.id, "kind": r.kind, "name": r.name, "score": r.score, "source": r.source,
+            "text": r.text, "paths": reference_paths(kb, r),
+            "triples": [[[x.head, x.type, x.tail] for x in p] for p in r.paths if p]}
+
+
+def retrieve_text(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
+    """Text module: vector similarity between the question and every text."""
+    ctx = context_of(runtime, HybGRAGContext)
+    kb, usage = resolve_kb(ctx), {}
+    with timed("text_module", usage):
+        out = _outputs(kb, text_retrieve(kb, state["question"], ctx.top_k), state["iteration"])
+    return {**out, "usage": usage}
+
+
+def retrieve_hybrid(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
+    """Hybrid module: ego-graphs along the useful relations, intersection, VSS ranking."""
+    ctx = context_of(runtime, HybGRAGContext)
+    kb, usage, action = resolve_kb(ctx), {}, state["action"]
+    with timed("hybrid_module", usage):
+        ids = list(dict.fromkeys(e["id"] for e in action["linked"]))
+        res = hybrid_retrieve(kb, state["question"], ids, action["relations"], ctx.radius, ctx.top_k)
+        out = _outputs(kb, res, state["iteration"])
+    return {**out, "usage": usage}
+
+
+def validate_retrieval(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
+    """Validator: accept or reject the top references (an empty retrieval is rejected unasked)."""
+    ctx, _, model = _setup(runtime, "validator")
+    refs, usage, calls = state.get("references", [])[: ctx.num_references], {}, {}
+    reasoning = "nothing was retrieved"
+    verdict = "no"
+    if refs:
+        with timed("validator", usage):
+            reply, calls = roles.validate(model, state["question"], format_references(refs),
+                                          ctx.structured_method)
+        verdict = reply.verdict if reply else "no"
+        reasoning = reply.reasoning if reply else "unparseable validator output: reject"
+    decision = "accept" if verdict == "yes" else "reject"
+    step = traced("validate_retrieval", decision, iteration=state["iteration"], reasoning=reasoning)
+    return {"verdict": verdict, "trace": [step], "usage": {**calls, **usage}}
+
+
+def route_after_validation(state: State, runtime: Runtime[HybGRAGContext]) -> str:
+    """Accept, or out of iterations: finish (answer first in QA mode); otherwise ask the commentor."""
+    ctx = context_of(runtime, HybGRAGContext)
+    if state["verdict"] == "yes" or state["iteration"] >= ctx.max_iterations:
+        return "generate_answer" if ctx.answer else END
+    return "comment_on_routing"
+
+
+def comment_on_routing(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
+    """Commentor: corrective feedback by rule when the retrieval shows the error, else by the LLM."""
+    ctx, _, model = _setup(runtime, "commentor")
+    action, usage, calls = state["action"], {}, {}
+    with timed("commentor", usage):
+        diagnosis = critic.detect_situation(action, state["retrieval"])
+        if diagnosis is None:
+            bank = load_examples("hybgrag_experience", ctx.experience or None, ctx.num_experiences)
+            reply, calls = roles.comment(model, state["question"], action, bank, ctx.structured_method)
+            diagnosis = critic.from_critique(reply, action)
+    step = traced("comment_on_routing", "+".join(diagnosis.error_types), iteration=state["iteration"],
+                  feedback=diagnosis.feedback, source=diagnosis.source, reasoning=diagnosis.reasoning)
+    return {"feedback": diagnosis.feedback, "trace": [step], "usage": {**calls, **usage}}
+
+
+def generate_answer(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
+    """QA mode: answer from the final references (the top reference's name if unparseable)."""
+    ctx, _, model = _setup(runtime, "answer")
+    refs, usage = state.get("references", [])[: max(ctx.num_references, 3)], {}
+    with timed("answerer", usage):
+        reply, calls = roles.answer(model, state["question"], format_references(refs), ctx.structured_method)
+    text = reply.answer if reply else (refs[0]["name"] if refs else "")
+    step = traced("generate_answer", "answered" if reply else "fallback: top reference", answer=text)
+    return {"answer": text, "trace": [step], "usage": {**calls, **usage}}
+
+
+builder = StateGraph(State, context_schema=HybGRAGContext, input_schema=InputState, output_schema=OutputState)
+builder.add_node(route_question)
+builder.add_node(retrieve_text)
+builder.add_node(retrieve_hybrid)
+builder.add_node(validate_retrieval)
+builder.add_node(comment_on_routing)
+builder.add_node(generate_answer)
+builder.add_edge(START, "route_question")  # every question starts at the router
+builder.add_conditional_edges("route_question", route_after_routing)  # module choice
+builder.add_edge("retrieve_text", "validate_retrieval")  # every retrieval is validated
+builder.add_edge("retrieve_hybrid", "validate_retrieval")
+builder.add_conditional_edges(  # accept / out of iterations → end, reject → commentor
+    "validate_retrieval", route_after_validation, ["comment_on_routing", "generate_answer", END])
+builder.add_edge("comment_on_routing", "route_question")  # feedback goes back to the router
+builder.add_edge("generate_answer", END)  # QA mode ends with the answer
+
+graph = builder.compile(name="hybgrag")

@@ -1,0 +1,249 @@
+"""HydraRAG: structured cross-source exploration with tri-factor verification (Tan et al.).
+
+detect_sources (topic entities aligned per source → S_t) → analyze_question (sub-questions,
+skyline, predicted depth) → select_sources (agentic selector → S_a, initial probe) →
+explore_source per source in parallel (KG paths at min(D_predict, D_max), document and web
+sentences → paths) → prune_evidence (relevance, cross-source verification, LLM selection)
+→ refine_paths → check_answer: {Yes} → END; {No} → plan_refined_exploration (follow-up
+question, all of S_t, D_max) → ... → plan_predicted_exploration (predicted answers) → ...;
+after ``max_iterations`` rounds (at most the paper's three) → collect_final_paths (union
+of every round's selected paths, pruned and refined again) → generate_answer.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field, fields
+from typing import Annotated, Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+from typing_extensions import TypedDict
+
+from agents import hydrarag_answering as answering
+from agents import hydrarag_steps as steps
+from agents.hydrarag_pruning import PruneSettings
+from agents.hydrarag_text import TextSettings
+from agents.models import DEFAULT_LLM, load_chat_model
+from graphs.common import Context, InputState, OutputState, context_of, merge_usage, resolve_kb, timed
+
+PHASES = ("initial", "refined", "predicted")
+
+
+def _setting(default: Any, description: str) -> Any:
+    return field(default=default, metadata={"description": description})
+
+
+@dataclass(kw_only=True)
+class HydraRAGContext(Context):
+    """HydraRAG settings (paper App. C defaults); each falls back to ``HYBRIDRAG_<FIELD>``."""
+
+    llm: str = _setting(DEFAULT_LLM, "Chat model for every role, 'provider:model' (e.g. local:smollm2).")
+    llm_base_url: str = _setting("", "Base URL of an OpenAI-compatible server; empty for none.")
+    structured_method: str = _setting("function_calling", "function_calling, json_schema or json_mode.")
+    max_iterations: int = _setting(3, "Exploration rounds: 1 initial, 2 + refined, 3 + predicted (the most).")
+    max_depth: int = _setting(3, "D_max: deepest KG path search (hops).")
+    max_width: int = _setting(3, "W_max: paths kept by the LLM selection.")
+    beam_width: int = _setting(100, "W1: paths kept by relevance (in the beam and in pruning).")
+    cross_width: int = _setting(20, "W2: paths kept by cross-score for the LLM selection.")
+    lambda_sem: float = _setting(0.7, "λ_sem: weight of semantic similarity in relevance (rest: overlap).")
+    alpha_cross: float = _setting(0.7, "α_cross: weight of relevance in the cross-score.")
+    rho_kg: float = _setting(1.0, "ρ_KG: source prior of KG paths.")
+    rho_docs: float = _setting(0.8, "ρ_Wiki: source prior of document paths.")
+    rho_web: float = _setting(0.7, "ρ_Web: source prior of web paths.")
+    alpha_source: float = _setting(1 / 3, "α1: weight of the source prior f1.")
+    alpha_agreement: float = _setting(1 / 3, "α2: weight of cross-source corroboration f2.")
+    alpha_alignment: float = _setting(1 / 3, "α3: weight of entity-path alignment f3.")
+    gamma: float = _setting(0.7, "γ: cosine at which two paths corroborate each other (ours).")
+    link_threshold: float = _setting(0.75, "Cosine at which a name aligns to a KB entity (ours).")
+    num_sentences: int = _setting(3, "Sentences kept per source and chain by the dense model (W_max).")
+    doc_pool: int = _setting(5, "Corpus passages added by dense search to the topics' documents (ours).")
+    web_results: int = _setting(5, "Search results the LLM picks W_max from.")
+    use_web: bool = _setting(True, "Offer web search (needs TAVILY_API_KEY).")
+    source_selector: bool = _setting(True, "Agentic source selector; false: every available source.")
+    path_refinement: bool = _setting(True, "Summarise the selected paths; false: show them raw (ablation).")
+    variant: str = _setting("hydrarag", "hydrarag, or hydrarag-e: one random relation per clustered edge.")
+
+    def __post_init__(self) -> None:
+        """Apply env overrides, reading booleans from their usual spellings."""
+        super().__post_init__()
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(f.default, bool) and isinstance(value, str):
+                setattr(self, f.name, value.strip().lower() in ("1", "true", "yes", "on"))
+
+    def pruning(self) -> PruneSettings:
+        """Evidence-pruning settings."""
+        priors = {"kg": self.rho_kg, "doc": self.rho_docs, "web": self.rho_web}
+        alphas = (self.alpha_source, self.alpha_agreement, self.alpha_alignment)
+        return PruneSettings(self.beam_width, self.cross_width, self.max_width, self.lambda_sem,
+                             self.alpha_cross, priors, alphas, self.gamma)
+
+    def text(self) -> TextSettings:
+        """Unstructured-retrieval settings."""
+        return TextSettings(self.num_sentences, self.doc_pool, self.web_results, self.max_width,
+                            self.link_threshold, self.structured_method)
+
+    def rounds(self) -> int:
+        """Exploration rounds actually run (1..3)."""
+        return max(1, min(self.max_iterations, len(PHASES)))
+
+
+class State(InputState, OutputState, total=False):
+    """Full HydraRAG state: initialization results, the current probe, paths and verdicts."""
+
+    mentions: list[str]
+    topics: list[dict]
+    topic_keys: list[str]
+    doc_topics: list[str]
+    available: list[str]
+    sources: list[str]
+    split_questions: list[str]
+    skyline: str
+    depth: int
+    round: int
+    phase: str
+    probe: dict
+    subgraph: list[str]
+    candidates: Annotated[list[dict], operator.add]
+    kept: Annotated[list[dict], operator.add]
+    selected: list[dict]
+    summary: str
+    verdict: str
+
+
+class ExploreState(TypedDict):
+    """What one parallel source exploration receives."""
+
+    question: str
+    source: str
+    probe: dict
+    topic_keys: list[str]
+    has_subgraph: bool
+
+
+def _run(stage: str, body: Any, state: Any, runtime: Runtime[HydraRAGContext]) -> dict:
+    """Run a node body with the context, KB and model; add its seconds under ``stage``."""
+    ctx = context_of(runtime, HydraRAGContext)
+    seconds: dict = {}
+    with timed(stage, seconds):
+        update = body(state, ctx, resolve_kb(ctx), load_chat_model(ctx.llm, ctx.llm_base_url))
+    update["usage"] = merge_usage(update.get("usage"), seconds)
+    return update
+
+
+def detect_sources(state: State, runtime: Runtime[HydraRAGContext]) -> dict:
+    """Available evidence detection: topic entities (LLM) aligned per source → S_t."""
+    return _run("detect_sources", steps.detect, state, runtime)
+
+
+def analyze_question(state: State, runtime: Runtime[HydraRAGContext]) -> dict:
+    """Question analysis: sub-questions, skyline indicator, predicted depth; topics reordered."""
+    return _run("analyze_question", steps.analyse, state, runtime)
+
+
+def select_sources(state: State, runtime: Runtime[HydraRAGContext]) -> dict:
+    """Agentic source selector (S_a ⊆ S_t) and the initial exploration probe."""
+    return _run("select_sources", steps.select, state, runtime)
+
+
+def explore_source(state: ExploreState, runtime: Runtime[HydraRAGContext]) -> dict:
+    """One source of one exploration phase: KG paths, or document / web sentences → paths."""
+    return _run(f"explore_{state['source']}", steps.explore, state, runtime)
+
+
+def prune_evidence(state: State, runtime: Runtime[HydraRAGContext]) -> dict:
+    """Relevance (top W1), cross-source verification (top W2), LLM selection (W_max)."""
+    return _run("prune_evidence", answering.prune, state, runtime)
+
+
+def refine_paths(state: State, runtime: Runtime[HydraRAGContext]) -> dict:
+    """Path refinement: the selected paths summarised into a short chain of reasoning."""
+    return _run("refine_paths", answering.refine, state, runtime)
+
+
+def check_answer(state: State, runtime: Runtime[HydraRAGContext]) -> dict:
+    """CoT answer check: {Yes} with the answer, or {No} (an empty evidence set is {No} unasked)."""
+    return _run("check_answer", answering.check, state, runtime)
+
+
+def plan_refined_exploration(state: State, runtime: Runtime[HydraRAGContext]) -> dict:
+    """Refined exploration: follow-up question and skyline; every source of S_t at D_max."""
+    return _run("plan_refined_exploration", steps.plan_refined, state, runtime)
+
+
+def plan_predicted_exploration(state: State, runtime: Runtime[HydraRAGContext]) -> dict:
+    """Predicted exploration: predicted answers aligned to the KB, one chain each, at D_max."""
+    return _run("plan_predicted_exploration", steps.plan_predicted, state, runtime)
+
+
+def collect_final_paths(state: State) -> dict:
+    """Union of every round's selected paths (Paths_F) for a last pruning and refinement."""
+    return answering.collect_final(state)
+
+
+def generate_answer(state: State, runtime: Runtime[HydraRAGContext]) -> dict:
+    """Final answer from the final paths and the model's own knowledge."""
+    return _run("generate_answer", answering.generate, state, runtime)
+
+
+def route_to_sources(state: State) -> list[Send] | Literal["prune_evidence"]:
+    """Fan the probe out to one explore_source per selected source (none → prune at once)."""
+    sends = [Send("explore_source", {"question": state["question"], "source": s, "probe": state["probe"],
+                                     "topic_keys": state.get("topic_keys", []),
+                                     "has_subgraph": bool(state.get("subgraph"))})
+             for s in state["probe"]["sources"]]
+    return sends or "prune_evidence"
+
+
+def route_after_refinement(state: State) -> Literal["check_answer", "generate_answer"]:
+    """The final paths go to answer generation; a round's paths go to the answer check."""
+    return "generate_answer" if state["phase"] == "final" else "check_answer"
+
+
+def route_after_check(state: State, runtime: Runtime[HydraRAGContext]) -> str:
+    """{Yes} → END; {No} → the next exploration phase, or the final answer when rounds are spent."""
+    if state["verdict"] == "yes":
+        return END
+    if state["round"] >= context_of(runtime, HydraRAGContext).rounds():
+        return "collect_final_paths"
+    return "plan_refined_exploration" if state["round"] == 1 else "plan_predicted_exploration"
+
+
+def route_after_collection(state: State) -> Literal["prune_evidence", "generate_answer"]:
+    """Re-prune the union when several rounds contributed; one round's paths are final already."""
+    return "prune_evidence" if state["round"] > 1 and state.get("kept") else "generate_answer"
+
+
+def render_trace(trace: list[dict]) -> str:
+    """The refinement path, one line per step: ``[phase] node: decision``."""
+    return "\n".join(f"[{s['phase']}] {s['node']}: {s['decision']}" if s.get("phase")
+                     else f"{s['node']}: {s['decision']}" for s in trace)
+
+
+builder = StateGraph(State, context_schema=HydraRAGContext, input_schema=InputState,
+                     output_schema=OutputState)
+for node in (detect_sources, analyze_question, select_sources, explore_source, prune_evidence, refine_paths,
+             check_answer, plan_refined_exploration, plan_predicted_exploration, collect_final_paths,
+             generate_answer):
+    builder.add_node(node)
+builder.add_edge(START, "detect_sources")  # topic entities and available sources first
+builder.add_edge("detect_sources", "analyze_question")  # skyline needs the topic entities
+builder.add_edge("analyze_question", "select_sources")  # the selector reads the analysis
+builder.add_conditional_edges(  # fan out to the selected sources
+    "select_sources", route_to_sources, ["explore_source", "prune_evidence"])
+builder.add_edge("explore_source", "prune_evidence")  # every source's paths are pruned together
+builder.add_edge("prune_evidence", "refine_paths")  # selected paths are summarised
+builder.add_conditional_edges("refine_paths", route_after_refinement)  # round → check; final → answer
+builder.add_conditional_edges(  # {Yes} → END; {No} → next phase or final answer
+    "check_answer", route_after_check,
+    [END, "plan_refined_exploration", "plan_predicted_exploration", "collect_final_paths"])
+builder.add_conditional_edges(  # refined round fans out to every available source
+    "plan_refined_exploration", route_to_sources, ["explore_source", "prune_evidence"])
+builder.add_conditional_edges(  # predicted round fans out likewise
+    "plan_predicted_exploration", route_to_sources, ["explore_source", "prune_evidence"])
+builder.add_conditional_edges("collect_final_paths", route_after_collection)  # union → prune, or answer
+builder.add_edge("generate_answer", END)
+
+graph = builder.compile(name="hydrarag")

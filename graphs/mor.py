@@ -1,0 +1,244 @@
+"""MoR: Mixture of structural-and-textual Retrieval, as Planning → Reasoning → Organizing.
+
+plan_question (LLM planning graph, validated against the schema) → one traverse_route per route
+in parallel (``Send``) → intersect_routes → rerank_trajectories → END (or generate_answer in QA
+mode). An invalid or unparseable plan goes to match_text (the paper's fallback, §4.1), or back
+to plan_question with the problems while planning attempts remain (``max_iterations``, 1 by
+default: the paper does not re-plan). One LLM call per question (the planner), plus its retry.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields
+from typing import Annotated, Any
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+from typing_extensions import TypedDict
+
+from agents import mor_rerank as rr
+from agents import mor_roles as roles
+from agents import mor_traversal as trav
+from agents.models import DEFAULT_LLM, load_chat_model
+from agents.mor_matching import question_vector
+from agents.mor_output import outputs, references_text, render_trace
+from agents.mor_plan import validate_plan
+from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
+from prompts import load_examples
+
+
+def _setting(default: Any, description: str) -> Any:
+    return field(default=default, metadata={"description": description})
+
+
+@dataclass(kw_only=True)
+class MoRContext(Context):
+    """MoR settings (paper defaults where it gives them); each falls back to ``HYBRIDRAG_<FIELD>``."""
+
+    max_iterations: int = _setting(1, "Planning attempts; above 1 re-plans an invalid plan (ours; paper: 1).")
+    llm: str = _setting(DEFAULT_LLM, "Planner (and answerer) chat model, 'provider:model'.")
+    llm_base_url: str = _setting("", "OpenAI-compatible server URL; empty for none.")
+    structured_method: str = _setting("function_calling", "function_calling, json_schema or json_mode.")
+    planner: str = _setting("paths", "paths (reasoning paths, §3.1) or triplets (merged, PRIME §4.1).")
+    few_shot: str = _setting("", "Planner few-shot JSON file; empty for the bundled examples.")
+    num_few_shot: int = _setting(10, "Planner few-shot examples used.")
+    target_types: str = _setting("", "Comma-separated answer categories (STaRK-MAG: paper); empty: any.")
+    max_hops: int = _setting(3, "Longest route kept, in hops; longer routes keep their last hops.")
+    retrieval: str = _setting("mixed", "mixed (MoR), or the ablations structural / textual (§4.3.1).")
+    text_matcher: str = _setting("bm25", "Textual matching: bm25 (paper, Amazon/MAG) or dense.")
+    seed_k: int = _setting(5, "Textual seeds of a route's first layer (§4.1: 5).")
+    layer_k: int = _setting(10, "Textual matches added at each later layer (§4.1: 10).")
+    layer_match: str = _setting("always", "Text matches at every layer (paper) or 'restricted' nodes only.")
+    max_frontier: int = _setting(5000, "Most candidates one layer keeps (ours; bounds hubs).")
+    num_candidates: int = _setting(100, "Candidates kept for reranking, by semantic score (ours).")
+    fill_with_text: bool = _setting(True, "Top up lists shorter than top_k with text matches, ranked last.")
+    reranker: str = _setting("structure", "structure (trajectory reranker, §3.3) or none (semantic only).")
+    reranker_weights: str = _setting("", "Fitted reranker weights (JSON); empty: training-free defaults.")
+    fingerprint_length: int = _setting(3, "Trajectory positions featurised (App. B.2: 3; 1: node-based).")
+    reranker_features: str = _setting("tf,sf,ti", "Reranker feature groups (Table 2 ablation): tf, sf, ti.")
+    answer: bool = _setting(False, "QA mode: generate an answer from the top entities (App. E).")
+
+    def __post_init__(self) -> None:
+        """Apply env overrides, reading booleans from their usual spellings."""
+        super().__post_init__()
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(f.default, bool) and isinstance(value, str):
+                setattr(self, f.name, value.strip().lower() in ("1", "true", "yes", "on"))
+
+    def targets(self) -> list[str]:
+        """The configured answer categories."""
+        return [t.strip() for t in self.target_types.split(",") if t.strip()]
+
+
+class State(InputState, OutputState, total=False):
+    """Full MoR state: plan, per-route results, candidates, and the common output."""
+
+    iteration: int
+    planner_messages: list
+    raw_plan: dict | None
+    plan: dict
+    route_results: Annotated[list[dict], operator.add]
+    candidates: list[dict]
+
+
+class RouteTask(TypedDict):
+    """What one parallel traversal receives."""
+
+    question: str
+    route: dict
+    index: int
+
+
+def plan_question(state: State, runtime: Runtime[MoRContext]) -> dict:
+    """Planner: one-shot planning graph, validated against the KB schema."""
+    ctx = context_of(runtime, MoRContext)
+    model, t, usage = load_chat_model(ctx.llm, ctx.llm_base_url), state.get("iteration", 0) + 1, {}
+    schema = resolve_kb(ctx).graph.schema()
+    if t == 1:
+        name = "mor_triplets" if ctx.planner == "triplets" else "mor_planner"
+        shots = load_examples(name, ctx.few_shot or None, ctx.num_few_shot)
+        messages = roles.planner_messages(state["question"], schema, shots, ctx.planner)
+    else:
+        messages = roles.replan_messages(state["planner_messages"], state.get("raw_plan") or {},
+                                         state["plan"]["problems"], state["question"])
+    with timed("planning", usage):
+        reply, raw, calls = roles.plan(model, messages, ctx.planner, ctx.structured_method)
+        checked = (validate_plan(reply, schema, ctx.targets(), ctx.max_hops) if reply is not None else
+                   {"valid": False, "target": None, "routes": [], "shown": [],
+                    "problems": ["unparseable planner output"]})
+    retry = not checked["valid"] and t < ctx.max_iterations
+    decision = (f"mixed traversal over {len(checked['routes'])} route(s)" if checked["valid"] else
+                "invalid plan: re-plan" if retry else "invalid plan: textual matching")
+    step = traced("plan_question", decision, iteration=t, routes=checked["shown"], target=checked["target"],
+                  problems=checked["problems"], raw=raw)
+    return {"iteration": t, "planner_messages": messages, "raw_plan": raw, "plan": checked,
+            "trace": [step], "usage": {**calls, **usage}}
+
+
+def route_after_planning(state: State, runtime: Runtime[MoRContext]) -> list[Send] | str:
+    """Valid plan: one traversal per route, in parallel; invalid: re-plan or textual matching."""
+    ctx, plan = context_of(runtime, MoRContext), state["plan"]
+    if plan["valid"]:
+        return [Send("traverse_route", {"question": state["question"], "route": r, "index": i})
+                for i, r in enumerate(plan["routes"])]
+    return "plan_question" if state["iteration"] < ctx.max_iterations else "match_text"
+
+
+def traverse_route(task: RouteTask, runtime: Runtime[MoRContext]) -> dict:
+    """Mixed traversal of one route: textual seeds, typed neighbours + per-layer text matches."""
+    ctx = context_of(runtime, MoRContext)
+    kb, usage = resolve_kb(ctx), {}
+    with timed("reasoning", usage):
+        res = trav.traverse_route(
+            kb, task["question"], task["route"], seed_k=ctx.seed_k,
+            layer_k=ctx.layer_k, matcher=ctx.text_matcher, max_frontier=ctx.max_frontier,
+            layer_match="never" if ctx.retrieval == "structural" else ctx.layer_match,
+            structure=ctx.retrieval != "textual")
+    step = traced("traverse_route", f"route {task['index'] + 1}: {len(res['candidates'])} candidates",
+                  route=task["route"]["nodes"], layers=res["layers"])
+    return {"route_results": [{**res, "index": task["index"]}], "trace": [step], "usage": usage}
+
+
+def intersect_routes(state: State, runtime: Runtime[MoRContext]) -> dict:
+    """Intersect the routes' candidates (union if empty); keep the best by semantic score."""
+    ctx = context_of(runtime, MoRContext)
+    kb, usage, q = resolve_kb(ctx), {}, state["question"]
+    results = sorted(state.get("route_results", []), key=lambda r: r["index"])
+    with timed("reasoning", usage):
+        pool, mode = trav.merge_routes(results)
+        qvec, missing = question_vector(kb, q), ctx.top_k - len(pool) if ctx.fill_with_text else 0
+        cands = trav.select_candidates(kb, qvec, pool, ctx.num_candidates)
+        fill = trav.fillers(kb, q, qvec, set(pool), [state["plan"]["target"]], missing, ctx.text_matcher)
+    step = traced("intersect_routes", mode, route_sizes=[len(r["candidates"]) for r in results],
+                  merged=len(pool), selected=len(cands), fillers=len(fill))
+    return {"candidates": cands + fill, "trace": [step], "usage": usage}
+
+
+def match_text(state: State, runtime: Runtime[MoRContext]) -> dict:
+    """Fallback for an invalid plan: textual matching of the question (§4.1)."""
+    ctx = context_of(runtime, MoRContext)
+    kb, usage, q = resolve_kb(ctx), {}, state["question"]
+    with timed("reasoning", usage):
+        categories = ctx.targets() or None
+        pool = trav.text_candidates(kb, q, categories, ctx.num_candidates, ctx.text_matcher)
+        cands = trav.select_candidates(kb, question_vector(kb, q), pool, ctx.num_candidates)
+    step = traced("match_text", f"{len(cands)} candidates by textual matching", categories=categories)
+    return {"candidates": cands, "trace": [step], "usage": usage}
+
+
+def rerank_trajectories(state: State, runtime: Runtime[MoRContext]) -> dict:
+    """Structure-aware rerank of the candidates' trajectories; keep the top-K."""
+    ctx = context_of(runtime, MoRContext)
+    kb, usage, cands = resolve_kb(ctx), {}, state.get("candidates", [])
+    with timed("organizing", usage):
+        structure = ctx.reranker == "structure"
+        weights = (rr.load_weights(ctx.reranker_weights, ctx.fingerprint_length) if structure
+                   else {"semantic": 1.0})
+        groups = rr.parse_groups(ctx.reranker_features) if structure else ("tf",)
+        top = rr.rerank(cands, weights, ctx.fingerprint_length, groups)[: ctx.top_k]
+        out = outputs(kb, state["question"], top)
+    structural = sum(any(s["via"] == "struct" for s in c["trajectory"]) for c in top)
+    step = traced("rerank_trajectories", f"top {len(top)} of {len(cands)}", reranker=ctx.reranker,
+                  structural=structural, textual=len(top) - structural, top=[c["id"] for c in top[:5]])
+    return {**out, "trace": [step], "usage": usage}
+
+
+def route_after_rerank(state: State, runtime: Runtime[MoRContext]) -> str:
+    """QA mode answers from the top entities; retrieval mode ends."""
+    return "generate_answer" if context_of(runtime, MoRContext).answer else END
+
+
+def generate_answer(state: State, runtime: Runtime[MoRContext]) -> dict:
+    """QA mode (App. E): a short answer from the top five entities (top name if unparseable)."""
+    ctx = context_of(runtime, MoRContext)
+    model, usage = load_chat_model(ctx.llm, ctx.llm_base_url), {}
+    with timed("answering", usage):
+        refs = references_text(state.get("ranked", []), state.get("evidence", []), 5)
+        reply, calls = roles.answer(model, state["question"], refs, ctx.structured_method)
+    text = reply.answer if reply else state.get("answer", "")
+    step = traced("generate_answer", "answered" if reply else "fallback: top entity", answer=text)
+    return {"answer": text, "trace": [step], "usage": {**calls, **usage}}
+
+
+def fit_reranker(examples: Iterable[tuple[str, Iterable[str]]], ctx: MoRContext, save_to: str = "") -> dict:
+    """Fit the reranker weights on a dev split: ``(question, gold ids or names)`` pairs.
+
+    Runs the graph up to the candidates, labels each candidate gold by id or (case-insensitive)
+    name, fits with the Eq. 7 loss from the current weights, and optionally saves the weights.
+    """
+    kb, data, groups = resolve_kb(ctx), [], rr.parse_groups(ctx.reranker_features)
+    for question, gold in examples:
+        golds = {g.lower() for g in gold}
+        run = graph.invoke({"question": question}, context=ctx, output_keys=["candidates"])
+        cands = run.get("candidates", [])
+        feats = [rr.features(c["trajectory"], c["semantic"], ctx.fingerprint_length, groups) for c in cands]
+        data.append((feats, [c["id"].lower() in golds or kb.name(c["id"]).lower() in golds for c in cands]))
+    weights = rr.fit_weights(data, rr.load_weights(ctx.reranker_weights, ctx.fingerprint_length))
+    if save_to:
+        rr.save_weights(weights, save_to, ctx.fingerprint_length)
+    return weights
+
+
+__all__ = ["MoRContext", "builder", "fit_reranker", "graph", "render_trace"]
+
+builder = StateGraph(State, context_schema=MoRContext, input_schema=InputState, output_schema=OutputState)
+builder.add_node(plan_question)
+builder.add_node(traverse_route)
+builder.add_node(intersect_routes)
+builder.add_node(match_text)
+builder.add_node(rerank_trajectories)
+builder.add_node(generate_answer)
+builder.add_edge(START, "plan_question")  # every question is planned first
+builder.add_conditional_edges(  # valid plan → parallel traversals; invalid → re-plan or text matching
+    "plan_question", route_after_planning, ["traverse_route", "plan_question", "match_text"])
+builder.add_edge("traverse_route", "intersect_routes")  # all routes join at the intersection
+builder.add_edge("intersect_routes", "rerank_trajectories")  # merged candidates are reranked
+builder.add_edge("match_text", "rerank_trajectories")  # textual candidates are reranked too
+builder.add_conditional_edges("rerank_trajectories", route_after_rerank, ["generate_answer", END])  # QA mode
+builder.add_edge("generate_answer", END)
+
+graph = builder.compile(name="mor")

@@ -1,0 +1,260 @@
+"""SSRAG: query augmentation, agentic routing, and vector ∥ graph retrieval unified in one rerank.
+
+decompose_query → extract_entities → detect_intent → enhance_query (Algorithm 1) →
+route_query (Algorithm 2: TEMPORAL → web, FACTUAL → local corpus, nothing local → web) →
+retrieve_vectors ∥ retrieve_graph → convert_graph_to_text → rerank_jointly (top 2k) →
+deduplicate_contexts (exact, cosine, LLM filter; top k) (Algorithm 3) → generate_answer.
+A single pass: the paper has no feedback loop, so ``max_iterations`` is unused. LLM calls:
+4 (augmentation) + 1 (router) + one per graph node + 1 (filter) + 1 (answer), each retried
+once on an unparseable reply before its fallback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from agents import ssrag_augment as aug
+from agents import ssrag_retrieval as ret
+from agents import ssrag_routing as rt
+from agents import ssrag_unify as uni
+from agents.models import DEFAULT_LLM, load_chat_model
+from agents.structured import add_usage
+from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
+
+
+@dataclass(kw_only=True)
+class SSRAGContext(Context):
+    """SSRAG settings (paper defaults where it gives them); each falls back to ``HYBRIDRAG_<FIELD>``."""
+
+    llm: str = field(default=DEFAULT_LLM, metadata={
+        "description": "Chat model of every role, 'provider:model' (openai:gpt-4o-mini, local:smollm2...)."})
+    llm_base_url: str = field(default="", metadata={
+        "description": "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); empty for none."})
+    structured_method: str = field(default="function_calling", metadata={
+        "description": "Structured output method: function_calling, json_schema or json_mode."})
+    top_k: int = field(default=20, metadata={
+        "description": "k: contexts kept after dedup (N=20 was best in Table V); 2k are reranked."})
+    vector_k: int = field(default=20, metadata={"description": "Texts from the vector branch (topkEmbeds)."})
+    graph_k: int = field(default=20, metadata={"description": "Graph nodes made into text (relevantNodes)."})
+    graph_hops: int = field(default=1, metadata={"description": "Neighbourhood radius of the graph branch."})
+    max_node_facts: int = field(default=25, metadata={"description": "Relations per node in graph-to-text."})
+    graph_to_text: str = field(default="llm", metadata={
+        "description": "'llm' (the paper: one LLM call per node) or 'template' (facts as sentences)."})
+    routing: str = field(default="llm", metadata={
+        "description": "'llm' (TEMPORAL/FACTUAL label by the LLM) or 'rules' (temporal cue → TEMPORAL)."})
+    web_k: int = field(default=5, metadata={"description": "Web snippets fetched on the web route (Tavily)."})
+    local_min_score: float = field(default=0.5, metadata={
+        "description": "Best dense score under which, with no linked entity, the local corpus is empty."})
+    link_min_score: float = field(default=0.8, metadata={
+        "description": "Minimum dense score to link an entity without an exact name/alias match."})
+    max_query_tokens: int = field(default=40, metadata={"description": "Word limit of the augmented query."})
+    rerank_query: str = field(default="augmented", metadata={
+        "description": "Query embedded as Qv for the joint rerank: 'augmented' (Q_aug) or 'original'."})
+    dedup_threshold: float = field(default=0.95, metadata={
+        "description": "Cosine at or above which a lower-ranked context is a near-duplicate."})
+    llm_dedup: bool = field(default=True, metadata={"description": "Run the LLM redundancy filter too."})
+    answer: bool = field(default=True, metadata={
+        "description": "Generate the answer with the LLM; false answers with the top context's name."})
+
+    def __post_init__(self) -> None:
+        """Apply env overrides, reading booleans from their usual spellings."""
+        super().__post_init__()
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(f.default, bool) and isinstance(value, str):
+                setattr(self, f.name, value.strip().lower() in ("1", "true", "yes", "on"))
+
+
+class State(InputState, OutputState, total=False):
+    """Full SSRAG state: the augmentation, the route, both branches and the common output."""
+
+    sub_questions: list[str]
+    entities: list[dict]
+    cues: dict
+    query: str
+    route: str
+    source: str
+    vector: list[dict]
+    nodes: list[dict]
+    graph: list[dict]
+    pool: list[dict]
+    context: list[dict]
+
+
+def _setup(runtime: Runtime[SSRAGContext]) -> tuple[SSRAGContext, Any, Any]:
+    ctx = context_of(runtime, SSRAGContext)
+    return ctx, resolve_kb(ctx), load_chat_model(ctx.llm, ctx.llm_base_url)
+
+
+def _out(node: str, decision: str, usage: dict, calls: dict, fallback: str | None, **facts: Any) -> dict:
+    return {"trace": [traced(node, decision, fallback=fallback, **facts)], "usage": {**calls, **usage}}
+
+
+def decompose_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """DecomposeQuery: the question as self-contained sub-questions."""
+    ctx, _, model = _setup(runtime)
+    usage: dict = {}
+    with timed("decompose", usage):
+        subs, calls, note = aug.decompose(model, state["question"], ctx.structured_method)
+    out = _out("decompose_query", f"{len(subs)} sub-question(s)", usage, calls, note, sub_questions=subs)
+    return {"sub_questions": subs, **out}
+
+
+def extract_entities(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """ExtractKeyEntities, then alias canonicalisation through the KB (longest surface kept)."""
+    ctx, kb, model = _setup(runtime)
+    usage: dict = {}
+    with timed("extract_entities", usage):
+        found, calls, note = aug.extract_entities(model, kb, state["question"], state["sub_questions"],
+                                                  ctx.structured_method)
+        entities = aug.canonicalise(kb, found)
+    names = [e["name"] for e in entities]
+    linked = [e["id"] for e in entities if e["id"]]
+    return {"entities": entities,
+            **_out("extract_entities", ", ".join(names) or "no entity", usage, calls, note, linked=linked)}
+
+
+def detect_intent(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """DetectIntent: question word, subtopics, temporal and factual cues (LLM merged with rules)."""
+    ctx, _, model = _setup(runtime)
+    usage: dict = {}
+    with timed("detect_intent", usage):
+        cues, calls, note = aug.detect_intent(model, state["question"], state["sub_questions"],
+                                              state["entities"], ctx.structured_method)
+    return {"cues": cues, **_out("detect_intent", cues["intent"], usage, calls, note, **cues)}
+
+
+def enhance_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """EnhanceQuery: the augmented query Q_aug (acronyms expanded, entities verbatim, word limit)."""
+    ctx, _, model = _setup(runtime)
+    usage: dict = {}
+    with timed("enhance_query", usage):
+        query, calls, note = aug.enhance_query(model, state["question"], state["entities"], state["cues"],
+                                               ctx.max_query_tokens, ctx.structured_method)
+    return {"query": query, **_out("enhance_query", query, usage, calls, note)}
+
+
+def route_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """Agentic router: TEMPORAL or FACTUAL, then web or the local corpus (empty local → web)."""
+    ctx, kb, model = _setup(runtime)
+    calls, note, rule = {}, None, rt.rule_label(state["cues"])
+    usage: dict = {}
+    with timed("route", usage):
+        label = rule
+        if ctx.routing == "llm":
+            reply, calls = rt.classify(model, state["query"], ctx.structured_method)
+            label, note = (reply.label, None) if reply else (rule, "unparseable label: temporal-cue rule")
+        local = rt.probe_local(kb, state["query"], state["entities"], ctx.local_min_score)
+        source, reason = rt.choose_source(label, local)
+    return {"route": label, "source": source,
+            **_out("route_query", f"{label} → {source}", usage, calls, note, reason=reason, rule_label=rule,
+                   local=local)}
+
+
+def retrieve_vectors(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """Vector branch: FAISS over the local corpus, or web snippets (local when the web is unavailable)."""
+    ctx = context_of(runtime, SSRAGContext)
+    usage: dict = {}
+    with timed("vector_retrieval", usage):
+        items, used, note = ret.vector_branch(resolve_kb(ctx), state["query"], state["source"], ctx.vector_k,
+                                              ctx.web_k)
+    return {"vector": items, **_out("retrieve_vectors", f"{len(items)} texts from {used}", usage, {}, note,
+                                    source=used, top=[i["id"] for i in items[:5]])}
+
+
+def retrieve_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """Graph branch: linked entities and their neighbourhood, each node with its relations."""
+    ctx = context_of(runtime, SSRAGContext)
+    kb = resolve_kb(ctx)
+    usage: dict = {}
+    with timed("graph_retrieval", usage):
+        seeds = ret.seed_entities(kb, state["query"], state["entities"], ctx.link_min_score)
+        nodes = ret.relevant_nodes(kb, seeds, kb.embed(state["query"]), ctx.graph_hops, ctx.graph_k,
+                                   ctx.max_node_facts)
+    return {"nodes": nodes, **_out("retrieve_graph", f"{len(nodes)} nodes from {len(seeds)} seeds", usage, {},
+                                   None, seeds=seeds[:10], nodes=[n["id"] for n in nodes])}
+
+
+def convert_graph_to_text(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """LLM_Convert: each node and its relations as prose (facts as sentences on fallback)."""
+    ctx, _, model = _setup(runtime)
+    items, calls, notes = [], {}, []
+    usage: dict = {}
+    with timed("graph_to_text", usage):
+        for node in state.get("nodes", []):
+            text, used, note = ret.node_to_text(model if ctx.graph_to_text == "llm" else None, node,
+                                                ctx.structured_method)
+            calls = add_usage(calls, used)
+            items.append(ret.graph_item(node, text))
+            notes += [f"{node['id']}: {note}"] if note else []
+    return {"graph": items, **_out("convert_graph_to_text", f"{len(items)} graph texts ({ctx.graph_to_text})",
+                                   usage, calls, "; ".join(notes) or None)}
+
+
+def rerank_jointly(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """Joint rerank: vector and graph texts by cosine to Qv, top 2k."""
+    ctx = context_of(runtime, SSRAGContext)
+    kb = resolve_kb(ctx)
+    usage: dict = {}
+    with timed("rerank", usage):
+        qv = kb.embed(state["query"] if ctx.rerank_query == "augmented" else state["question"])
+        pool = uni.joint_rerank(kb, state.get("vector", []) + state.get("graph", []), qv, 2 * ctx.top_k)
+    kg = sum(i["source"] == "kg" for i in pool)
+    decision = f"top {len(pool)}: {kg} graph, {len(pool) - kg} text"
+    return {"pool": pool, **_out("rerank_jointly", decision, usage, {}, None)}
+
+
+def deduplicate_contexts(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """TextDedup (exact, cosine tie-break, LLM filter), then the top k as the unified context."""
+    ctx, kb, model = _setup(runtime)
+    calls, note = {}, None
+    usage: dict = {}
+    with timed("dedup", usage):
+        kept, removed = uni.text_dedup(kb, state.get("pool", []), ctx.dedup_threshold)
+        if ctx.llm_dedup:
+            kept, dropped, calls, note = uni.llm_filter(model, state["query"], kept, ctx.structured_method)
+            removed += dropped
+        top = kept[: ctx.top_k]
+    return {"context": top, "answer": uni.fallback_answer(top), "ranked": [uni.as_ranked(i) for i in top],
+            "evidence": [uni.as_evidence(i) for i in top],
+            **_out("deduplicate_contexts", f"kept {len(top)}, removed {len(removed)}", usage, calls, note,
+                   removed=removed)}
+
+
+def route_after_dedup(state: State, runtime: Runtime[SSRAGContext]) -> Literal["generate_answer", "__end__"]:
+    """Generate the answer unless the run is retrieval-only."""
+    return "generate_answer" if context_of(runtime, SSRAGContext).answer else END
+
+
+def generate_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """Answer generation over the unified context (the top context's name on fallback)."""
+    ctx, _, model = _setup(runtime)
+    usage: dict = {}
+    with timed("answer", usage):
+        text, calls, note = uni.generate(model, state["question"], state.get("context", []),
+                                         ctx.structured_method)
+    return {"answer": text, **_out("generate_answer", text, usage, calls, note)}
+
+
+builder = StateGraph(State, context_schema=SSRAGContext, input_schema=InputState, output_schema=OutputState)
+for _node in (decompose_query, extract_entities, detect_intent, enhance_query, route_query, retrieve_vectors,
+              retrieve_graph, convert_graph_to_text, rerank_jointly, deduplicate_contexts, generate_answer):
+    builder.add_node(_node)
+builder.add_edge(START, "decompose_query")  # Algorithm 1 starts by decomposing the question
+builder.add_edge("decompose_query", "extract_entities")  # entities come from the sub-questions
+builder.add_edge("extract_entities", "detect_intent")  # intent reads the sub-questions and entities
+builder.add_edge("detect_intent", "enhance_query")  # the rewrite uses entities, time hints and intent
+builder.add_edge("enhance_query", "route_query")  # Algorithm 2 routes the augmented query
+builder.add_edge("route_query", "retrieve_vectors")  # both branches run in parallel ...
+builder.add_edge("route_query", "retrieve_graph")
+builder.add_edge("retrieve_graph", "convert_graph_to_text")  # graph nodes become text
+builder.add_edge(["retrieve_vectors", "convert_graph_to_text"], "rerank_jointly")  # ... and join here
+builder.add_edge("rerank_jointly", "deduplicate_contexts")  # top 2k → dedup → top k
+builder.add_conditional_edges("deduplicate_contexts", route_after_dedup)  # answer, or retrieval only
+builder.add_edge("generate_answer", END)
+
+graph = builder.compile(name="ssrag")

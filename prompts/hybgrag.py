@@ -1,0 +1,125 @@
+"""HybGRAG prompts: router, validator, commentor, answerer and the corrective feedback.
+
+Written for this project after the roles described in the HybGRAG paper (its App. C.2 and
+Table 4); the wording is ours. Few-shot examples live in ``prompts/examples/``.
+"""
+
+from __future__ import annotations
+
+from prompts import Prompt
+
+ROUTER_SYSTEM = Prompt("hybgrag.router_system", """\
+You plan searches over a knowledge base made of a knowledge graph and text documents.
+For a question, pick out its relational side: the topic entities it names and the graph
+relations that lead from them to the answer. Then pick the retrieval module.
+Rules:
+1. Every relation must be one of the given relation types, spelled exactly as listed.
+2. Every topic entity gets exactly one entity type from the given entity types.
+3. A topic entity is a specific named thing (a person, a title, a year, a language...).
+   Descriptions, themes and qualities are textual aspects: leave them to the text ranking.
+4. Choose the module last: "hybrid" when the topic entities and relations narrow down
+   the knowledge graph, "text" when nothing relational was found.
+Follow the pattern of the examples.""")
+
+ROUTER_FIRST = Prompt("hybgrag.router_first", """\
+Examples:
+{examples}
+
+Now extract the topic entities and useful relations of this question, then choose the module.
+Entity types: {entity_types}
+Relation types: {relation_types}
+Question: {question}""", ("examples", "entity_types", "relation_types", "question"))
+
+ROUTER_REFLECT = Prompt("hybgrag.router_reflect", """\
+The reference retrieved with your last choice was rejected.
+Feedback: {feedback}
+Question: {question}
+Extract the topic entities and useful relations again, applying the feedback, then choose
+the module again ("hybrid" for the knowledge graph, "text" for text documents).""",
+                        ("feedback", "question"))
+
+ROUTER_EXAMPLE = Prompt("hybgrag.router_example", """\
+Question: {question}
+Answer: {answer}""", ("question", "answer"))
+
+VALIDATOR_SYSTEM = Prompt("hybgrag.validator_system", """\
+You check retrieved references against a question. A reference is the retrieved item with
+its text and, when it came from the knowledge graph, the reasoning paths that connect the
+question's topic entities to it, written as topic → relation → ... → item.
+Say "yes" when the reference meets what the question asks for (the paths and the text
+satisfy its constraints), otherwise "no". Give one short sentence of reasoning first.
+Example: question "which films did Ridley Scott direct", reference "Alien" with path
+"Ridley Scott → directed_by (inverse) → Alien" → yes.
+Example: question "which films did Ridley Scott direct", reference "Blade Runner 2049"
+with path "Ridley Scott → written_by (inverse) → Blade Runner 2049" → no.""")
+
+VALIDATOR = Prompt("hybgrag.validator", """\
+Question: {question}
+References:
+{references}
+Do the references meet the requirements of the question?""", ("question", "references"))
+
+COMMENTOR_SYSTEM = Prompt("hybgrag.commentor_system", """\
+A router extracted topic entities and relations from a question to search a knowledge
+graph, or chose plain text search. The reference it retrieved was rejected. Diagnose the
+most likely mistake as one error type:
+- incorrect_entity_relation: an extracted entity or relation is wrong (often a textual
+  aspect taken for an entity, or a relation that does not lead to the answer); name them.
+- missing_entity: only one entity was extracted but the question names more.
+- no_entity: no entity was extracted although the question names one.
+- no_intersection: several entities whose graph neighbourhoods share nothing.
+- incorrect_intersection: several entities whose shared neighbourhood misses the answer.
+- incorrect_retrieval_module: the chosen module (text or hybrid) does not suit the question.
+Give one short sentence of reasoning first. Follow the examples.""")
+
+COMMENTOR = Prompt("hybgrag.commentor", """\
+Examples:
+{examples}
+
+Question: {question}
+Retrieval module: {module}
+Topic entities: {entities}
+Useful relations: {relations}
+Which entity or relation is wrong, if any, and what is the error type?""",
+                   ("examples", "question", "module", "entities", "relations"))
+
+COMMENTOR_EXAMPLE = Prompt("hybgrag.commentor_example", """\
+Question: {question}
+Retrieval module: {module}
+Topic entities: {entities}
+Useful relations: {relations}
+Critique: {critique}""", ("question", "module", "entities", "relations", "critique"))
+
+ANSWER_SYSTEM = Prompt("hybgrag.answer_system", """\
+Answer the question from the references only. Reason in one or two sentences, then give
+a short answer (names or values, comma separated). If the references do not contain the
+answer, say you do not know.""")
+
+ANSWER = Prompt("hybgrag.answer", """\
+Question: {question}
+References:
+{references}""", ("question", "references"))
+
+FEEDBACK_PREFIX = "The retrieved reference is incorrect."
+
+FEEDBACK = {
+    "incorrect_entity": Prompt("hybgrag.feedback.incorrect_entity", """\
+Entity {names} is incorrect. Remove it or replace it with another entity.""", ("names",)),
+    "incorrect_relation": Prompt("hybgrag.feedback.incorrect_relation", """\
+Relation {names} is incorrect. Remove it or replace it with a relation from the relation types.""",
+                                 ("names",)),
+    "missing_entity": Prompt("hybgrag.feedback.missing_entity", """\
+Only one entity was used, but the question may name more. Extract one more entity and relation."""),
+    "no_entity": Prompt("hybgrag.feedback.no_entity", """\
+No entity was extracted. Extract at least one entity and one relation."""),
+    "no_intersection": Prompt("hybgrag.feedback.no_intersection", """\
+The neighbourhoods of the entities do not intersect. Remove or replace one entity and its relation."""),
+    "incorrect_intersection": Prompt("hybgrag.feedback.incorrect_intersection", """\
+The neighbourhoods of the entities intersect, but the answer is not in the intersection. \
+Remove or replace one entity and its relation."""),
+    "incorrect_retrieval_module": Prompt("hybgrag.feedback.incorrect_retrieval_module", """\
+The current retrieval module may not help narrow down the search; try the other module."""),
+}
+
+ALL = [ROUTER_SYSTEM, ROUTER_FIRST, ROUTER_REFLECT, ROUTER_EXAMPLE, VALIDATOR_SYSTEM, VALIDATOR,
+       COMMENTOR_SYSTEM, COMMENTOR, COMMENTOR_EXAMPLE, ANSWER_SYSTEM, ANSWER, *FEEDBACK.values()]

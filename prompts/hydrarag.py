@@ -1,0 +1,156 @@
+"""HydraRAG prompts: one template pair (system, human) per LLM role of the method.
+
+Written for this project after the roles of the HydraRAG paper (§4, App. E); the wording
+and the examples are ours. Paths are shown as ``{A} → relation → {B, C}`` (KG, entity
+sets after clustering) or ``A → relation → B`` (paths built from document or web text).
+"""
+
+from __future__ import annotations
+
+from prompts import Prompt
+
+TOPICS_SYSTEM = Prompt("hydrarag.topics_system", """\
+List the topic entities of a question: the specific named things it mentions (people,
+works, places, organisations, dates, titles) that a search would start from. Copy each
+name as written in the question. Do not list the answer, generic nouns or descriptions.
+Example: "Which country is the director of Amelie from?" -> ["Amelie"].""")
+
+TOPICS = Prompt("hydrarag.topics", "Question: {question}", ("question",))
+
+ANALYSIS_SYSTEM = Prompt("hydrarag.analysis_system", """\
+Analyse a multi-hop question before any search.
+1. Split it into simple sub-questions, each linking one topic entity to the answer or to
+   another topic entity; answered together they answer the question.
+2. Write a skyline: one chain that lists every topic entity and the answer in reasoning
+   order, alternating entity and relation, separated by " - ". Mark the answer as
+   answer(kind).
+Example: question "Which country is the director of Amelie from?", topic entities
+["Amelie"]: sub-questions ["Who directed Amelie?", "Which country is that director
+from?"]; skyline "Amelie - directed by - director - citizen of - answer(country)".""")
+
+ANALYSIS = Prompt("hydrarag.analysis", """\
+Question: {question}
+Topic entities: {topics}""", ("question", "topics"))
+
+SELECTOR_SYSTEM = Prompt("hydrarag.selector_system", """\
+Choose where to search first. Possible sources:
+- kg: the local knowledge graph; exact relations between named entities.
+- docs: the document collection; descriptions and facts the graph may lack.
+- web: a web search engine; recent or fast-changing facts.
+Weigh how time-sensitive the question is, how many reasoning steps it needs and which
+domain it belongs to. Prefer kg when it is available and likely sufficient; add docs when
+the graph may miss a fact; add web only when the local sources are unlikely to hold the
+answer or the question is about recent events. Use only the sources listed as available.
+Give your reasoning first, then the chosen sources.""")
+
+SELECTOR = Prompt("hydrarag.selector", """\
+Question: {question}
+Available sources: {available}
+Question analysis: {analysis}""", ("question", "available", "analysis"))
+
+TEXT_PATHS_SYSTEM = Prompt("hydrarag.text_paths_system", """\
+Turn evidence paragraphs into knowledge paths. A path is a chain "entity - relation -
+entity - relation - entity" that restates facts from one paragraph; never add facts the
+paragraph does not state. Give the paragraph number of each path. When a paragraph
+mentions a topic entity, at least one of its paths should start or end at it.
+Example: paragraph 1 "Apollo 13 is a 1995 film directed by Ron Howard, who was born in
+Duncan, Oklahoma." -> paragraph 1, "Apollo 13 - directed by - Ron Howard - born in -
+Duncan, Oklahoma".""")
+
+TEXT_PATHS = Prompt("hydrarag.text_paths", """\
+Question: {question}
+Topic entities: {topics}
+Skyline: {skyline}
+{paragraphs}""", ("question", "topics", "skyline", "paragraphs"))
+
+WEB_SELECT_SYSTEM = Prompt("hydrarag.web_select_system", """\
+You screen web search results for a question. Pick the results (by number) whose title and
+snippet most likely contain the facts the skyline needs. Reasoning first.""")
+
+WEB_SELECT = Prompt("hydrarag.web_select", """\
+Question: {question}
+Skyline: {skyline}
+Search results:
+{results}
+Pick at most {width} results.""", ("question", "skyline", "results", "width"))
+
+FOLLOW_UP_SYSTEM = Prompt("hydrarag.follow_up_system", """\
+The evidence found so far does not settle the question. State which evidence is still
+missing, then write one follow-up search question aimed at it (new or recent facts the
+knowledge graph may not hold), a skyline for the follow-up in the same " - " chain format,
+and the named entities the follow-up question mentions. Use the paths and your own
+knowledge.""")
+
+FOLLOW_UP = Prompt("hydrarag.follow_up", """\
+Question: {question}
+Topic entities: {topics}
+Skyline: {skyline}
+Sub-questions: {splits}
+Paths found so far:
+{paths}""", ("question", "topics", "skyline", "splits", "paths"))
+
+PREDICT_SYSTEM = Prompt("hydrarag.predict_system", """\
+Use the paths found so far and your own knowledge to propose up to three likely answers.
+For each, write a skyline in the " - " chain format that would connect the topic entities
+to that answer, so the sources can confirm or refute it. Name each answer exactly.""")
+
+PREDICT = Prompt("hydrarag.predict", """\
+Question: {question}
+Topic entities: {topics}
+Skyline: {skyline}
+Sub-questions: {splits}
+Paths found so far:
+{paths}""", ("question", "topics", "skyline", "splits", "paths"))
+
+SELECT_PATHS_SYSTEM = Prompt("hydrarag.select_paths_system", """\
+Score candidate reasoning paths against a question, its skyline and its sub-questions, and
+keep the paths most likely to lead to the answer. Answer with path numbers. Reasoning
+first.""")
+
+SELECT_PATHS = Prompt("hydrarag.select_paths", """\
+Question: {question}
+Skyline: {skyline}
+Sub-questions: {splits}
+Candidate paths:
+{paths}
+Keep at most {width} paths.""", ("question", "skyline", "splits", "paths", "width"))
+
+REFINE_SYSTEM = Prompt("hydrarag.refine_system", """\
+Summarise reasoning paths into a short chain of reasoning that links the topic entities of
+a question towards its answer. Use only facts stated in the paths, keep entity names
+exactly as written, skip no step, and leave out paths that do not bear on the question.""")
+
+REFINE = Prompt("hydrarag.refine", """\
+Question: {question}
+Skyline: {skyline}
+Sub-questions: {splits}
+Paths:
+{paths}""", ("question", "skyline", "splits", "paths"))
+
+CHECK_SYSTEM = Prompt("hydrarag.check_system", """\
+Decide whether the evidence is enough to answer each sub-question and then the question.
+Reason step by step first. If it is enough, say "yes" and give the answer; when the
+evidence names the answer, copy that name. If not, say "no" and leave the answer empty.""")
+
+CHECK = Prompt("hydrarag.check", """\
+Question: {question}
+Skyline: {skyline}
+Sub-questions: {splits}
+Evidence:
+{evidence}""", ("question", "skyline", "splits", "evidence"))
+
+GENERATE_SYSTEM = Prompt("hydrarag.generate_system", """\
+Answer the question using the evidence paths and your own knowledge. Reason briefly, then
+give a short answer (names or values, comma separated).""")
+
+GENERATE = Prompt("hydrarag.generate", """\
+Question: {question}
+Skyline: {skyline}
+Sub-questions: {splits}
+Evidence:
+{evidence}""", ("question", "skyline", "splits", "evidence"))
+
+ALL = [TOPICS_SYSTEM, TOPICS, ANALYSIS_SYSTEM, ANALYSIS, SELECTOR_SYSTEM, SELECTOR, TEXT_PATHS_SYSTEM,
+       TEXT_PATHS, WEB_SELECT_SYSTEM, WEB_SELECT, FOLLOW_UP_SYSTEM, FOLLOW_UP, PREDICT_SYSTEM, PREDICT,
+       SELECT_PATHS_SYSTEM, SELECT_PATHS, REFINE_SYSTEM, REFINE, CHECK_SYSTEM, CHECK, GENERATE_SYSTEM,
+       GENERATE]

@@ -1,0 +1,83 @@
+"""MoR prompts: the planner (reasoning paths or triplets), its re-planning turn, and the answerer.
+
+Written for this project after the roles the MoR paper describes (§3.1, §4.1, App. B.2, App. E);
+the paper's own prompt text is not reproduced. Few-shot examples live in ``prompts/examples/``
+(``mor_planner.json``, ``mor_triplets.json``).
+"""
+
+from __future__ import annotations
+
+from prompts import Prompt
+
+PLANNER_SYSTEM = Prompt("mor.planner_system", """\
+You turn a question into a search plan over a knowledge graph whose entities carry text.
+The plan is a small graph of entity types. Write it as routes: each route is a chain of
+entity types that starts at something the question names and ends at the type of the answer.
+Rules:
+1. Use only the given entity types, spelled exactly as listed.
+2. Every route ends at the same type: the type of the answer.
+3. Give a node a restriction when the question says something specific about it (a name, a
+   year, a topic, a description); copy those words from the question. Leave it empty otherwise.
+   The first node of every route must have a restriction.
+4. Consecutive types in a route must be linked by one of the relation types. You may name that
+   relation on the later node; leave it empty if unsure.
+5. Use one route per separate condition the answer must meet; keep routes short (at most
+   three hops).
+6. If nothing in the question points into the graph, return a single route with a single node:
+   the answer type with the question's description as its restriction.
+Follow the pattern of the examples.""")
+
+PLANNER = Prompt("mor.planner", """\
+Examples:
+{examples}
+
+Entity types: {entity_types}
+Relation types: {relation_types}
+Question: {question}
+Plan:""", ("examples", "entity_types", "relation_types", "question"))
+
+PLANNER_EXAMPLE = Prompt("mor.planner_example", """\
+Question: {question}
+Plan: {plan}""", ("question", "plan"))
+
+REPLAN = Prompt("mor.replan", """\
+That plan cannot be followed in this knowledge graph:
+{problems}
+Question: {question}
+Write the plan again, using only the listed entity types and types that a relation links.""",
+                ("problems", "question"))
+
+TRIPLETS_SYSTEM = Prompt("mor.triplets_system", """\
+You read a question and write down the facts its answer takes part in, as triplets over a
+knowledge graph: head entity, relation, tail entity. Each entity has a type from the given
+entity types and, when the question says something specific about it, a restriction copied
+from the question. The unknown answer is an entity of the target type with no restriction;
+use it in every triplet that concerns it, so that triplets sharing entities form one graph.
+Use only the given entity and relation types. Follow the pattern of the examples.""")
+
+TRIPLETS = Prompt("mor.triplets", """\
+Examples:
+{examples}
+
+Entity types: {entity_types}
+Relation types: {relation_types}
+Question: {question}
+Triplets:""", ("examples", "entity_types", "relation_types", "question"))
+
+TRIPLET_EXAMPLE = Prompt("mor.triplet_example", """\
+Question: {question}
+Triplets: {triplets}""", ("question", "triplets"))
+
+ANSWER_SYSTEM = Prompt("mor.answer_system", """\
+Answer the question using only the retrieved entities below. Each comes with the path that
+reached it in the knowledge graph and its best matching text. Reason in one or two sentences,
+then give a short answer (names or values, comma separated). If none of them answers the
+question, say you do not know.""")
+
+ANSWER = Prompt("mor.answer", """\
+Question: {question}
+Retrieved entities:
+{references}""", ("question", "references"))
+
+ALL = [PLANNER_SYSTEM, PLANNER, PLANNER_EXAMPLE, REPLAN, TRIPLETS_SYSTEM, TRIPLETS, TRIPLET_EXAMPLE,
+       ANSWER_SYSTEM, ANSWER]

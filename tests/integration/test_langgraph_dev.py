@@ -1,0 +1,175 @@
+"""`langgraph dev` (the Agent Server behind LangGraph Studio) serves every registered graph.
+
+The server runs offline on a free loopback port from a scratch folder that links the
+project's files (so it reads the project's own ./langgraph.json while its working files,
+.langgraph_api/, and its log stay out of the project), with --no-reload and --no-browser.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+httpx = pytest.importorskip("httpx")
+
+from graphs import REGISTRY, context_class, list_graphs  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+OUTPUT_KEYS = {"answer", "ranked", "evidence", "trace", "usage"}
+START_TIMEOUT, RUN_TIMEOUT = 180, 300
+QUESTION = "who directed Forrest Gump"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def langgraph_cli() -> str:
+    exe = Path(sys.executable).with_name("langgraph")
+    if exe.exists():
+        return str(exe)
+    found = shutil.which("langgraph")
+    if not found:
+        pytest.skip("langgraph-cli[inmem] is not installed (pip install 'hybridrag[studio]')")
+    return found
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if (
+        importlib.util.find_spec("langgraph_runtime_inmem") is None
+    ):  # importing it writes .langgraph_api/ here
+        pytest.skip("langgraph-cli[inmem] is not installed (pip install 'hybridrag[studio]')")
+    work = tmp_path_factory.mktemp("langgraph-dev")
+    stray = ROOT / ".langgraph_api"
+    existed = stray.exists()
+    for entry in ROOT.iterdir():
+        if not entry.name.startswith("."):
+            (work / entry.name).symlink_to(entry)
+    port = free_port()
+    log = work.parent / f"{work.name}.log"
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "LANGSMITH_TRACING": "false",
+        "LANGCHAIN_TRACING_V2": "false",
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("OPENAI_API_KEY", None)
+    cmd = [langgraph_cli(), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            cmd, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(
+                    f"langgraph dev exited with {proc.returncode}:\n{log.read_text(errors='replace')[-4000:]}"
+                )
+            try:
+                if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"langgraph dev not ready after {START_TIMEOUT}s:\n"
+                    f"{log.read_text(errors='replace')[-4000:]}"
+                )
+            time.sleep(0.5)
+        yield url
+    finally:
+        stop(proc)
+    assert existed or not stray.exists(), "langgraph dev wrote its working files into the project"
+
+
+def test_every_registered_graph_is_an_assistant_with_its_description(dev_server):
+    r = httpx.post(f"{dev_server}/assistants/search", json={"limit": 100}, timeout=30)
+    assert r.status_code == 200, r.text
+    assistants = {a["graph_id"]: a for a in r.json()}
+    assert set(assistants) == set(list_graphs())
+    for name, a in assistants.items():
+        assert a["description"] == REGISTRY[name].description
+        schemas = httpx.get(f"{dev_server}/assistants/{a['assistant_id']}/schemas", timeout=30).json()
+        assert schemas["input_schema"]["required"] == ["question"]
+        assert set(schemas["output_schema"]["properties"]) == OUTPUT_KEYS
+        ctx = schemas["context_schema"]["properties"]
+        assert set(ctx) == set(context_class(name).__dataclass_fields__)
+        assert all(p.get("description") for p in ctx.values()), "Studio shows these descriptions"
+
+
+def test_runs_wait_fusion_on_the_sample_kb(dev_server):
+    body = {
+        "assistant_id": "fusion",
+        "input": {"question": QUESTION},
+        "context": {"kb": "sample", "top_k": 10},
+    }
+    r = httpx.post(f"{dev_server}/runs/wait", json=body, timeout=RUN_TIMEOUT)
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert set(out) == OUTPUT_KEYS
+    assert out["answer"] == "Robert Zemeckis"
+    assert len(out["ranked"]) == 10
+    assert [s["node"] for s in out["trace"]] == ["retrieve_vectors", "expand_seeds", "fuse_results"]
+    # the context reaches the nodes: a baseline mode through the same run API
+    body["context"] = {"mode": "vector", "top_k": 3}
+    out = httpx.post(f"{dev_server}/runs/wait", json=body, timeout=RUN_TIMEOUT).json()
+    assert len(out["ranked"]) == 3 and {r["source"] for r in out["ranked"]} == {"vector"}
+    assert out["trace"][0]["mode"] == "vector"
+
+
+def test_streamed_run_sends_node_updates(dev_server):
+    body = {
+        "assistant_id": "fusion",
+        "input": {"question": QUESTION},
+        "context": {"kb": "sample"},
+        "stream_mode": ["updates", "values"],
+    }
+    nodes, values, errors = [], None, []
+    with httpx.stream("POST", f"{dev_server}/runs/stream", json=body, timeout=RUN_TIMEOUT) as r:
+        assert r.status_code == 200
+        event = None
+        for line in r.iter_lines():
+            if line.startswith("event:"):
+                event = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and event:
+                data = json.loads(line.split(":", 1)[1])
+                if event == "updates":
+                    nodes.extend(data)
+                elif event == "values":
+                    values = data
+                elif event == "error":
+                    errors.append(data)
+    assert not errors, errors
+    assert nodes == ["retrieve_vectors", "expand_seeds", "fuse_results"]
+    assert values and values["answer"] == "Robert Zemeckis"

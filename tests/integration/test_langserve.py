@@ -1,0 +1,246 @@
+"""`hybridrag serve` (LangServe on uvicorn) answers every registered method over HTTP.
+
+The server runs in a subprocess on a free loopback port, on the sample KB; LLM methods use
+the bundled SmolLM2 with one iteration so the run is offline and short.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("langserve")
+
+from graphs import context_class, list_graphs  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+OUTPUT_KEYS = {"answer", "ranked", "evidence", "trace", "usage"}
+OFFLINE = {"llm": "local:smollm2", "max_iterations": 1}  # applied where the method has the field
+START_TIMEOUT, RUN_TIMEOUT = 180, 300
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def settings_for(method: str) -> dict:
+    fields = set(context_class(method).__dataclass_fields__)
+    return {k: v for k, v in OFFLINE.items() if k in fields}
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    log = tmp_path_factory.mktemp("langserve") / "server.log"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LANGSMITH_TRACING": "false"}
+    env.pop("OPENAI_API_KEY", None)
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(
+                    f"server exited with {proc.returncode}:\n{log.read_text(errors='replace')[-3000:]}"
+                )
+            try:
+                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"server not ready after {START_TIMEOUT}s:\n{log.read_text(errors='replace')[-3000:]}"
+                )
+            time.sleep(0.5)
+        yield url
+    finally:
+        stop(proc)
+
+
+def sse_events(response: httpx.Response) -> list[tuple[str, object]]:
+    """(event, JSON data) pairs of a server-sent-events body."""
+    events, name, data = [], None, []
+    for line in response.text.splitlines() + [""]:
+        if line.startswith("event:"):
+            name = line.split(":", 1)[1].strip()
+        elif line.startswith("data:"):
+            data.append(line.split(":", 1)[1].strip())
+        elif not line and name:
+            events.append((name, json.loads("\n".join(data)) if data else None))
+            name, data = None, []
+    return events
+
+
+def test_health_lists_every_method_and_binds_loopback(server):
+    r = httpx.get(f"{server}/health", timeout=10)
+    assert r.json() == {"status": "ok", "methods": list_graphs()}
+    assert server.startswith("http://127.0.0.1:")
+
+
+@pytest.mark.parametrize("method", list_graphs())
+def test_invoke(server, method):
+    body = {"input": {"question": "who directed Forrest Gump", "settings": settings_for(method)}}
+    r = httpx.post(f"{server}/{method}/invoke", json=body, timeout=RUN_TIMEOUT)
+    assert r.status_code == 200, r.text
+    out = r.json()["output"]
+    assert set(out) == OUTPUT_KEYS
+    assert out["answer"] and out["ranked"] and out["trace"]
+    assert all({"id", "name", "score", "source"} <= set(item) for item in out["ranked"])
+    if method == "fusion":
+        assert out["answer"] == "Robert Zemeckis"
+    if "llm" in settings_for(method):
+        assert out["usage"]["llm_calls"] >= 1
+
+
+@pytest.mark.parametrize("method", list_graphs())
+def test_stream_sends_node_updates_then_the_output(server, method):
+    body = {"input": {"question": "what movies did Tom Hanks star in", "settings": settings_for(method)}}
+    r = httpx.post(f"{server}/{method}/stream", json=body, timeout=RUN_TIMEOUT)
+    assert r.status_code == 200, r.text
+    events = sse_events(r)
+    assert [e for e, _ in events if e == "error"] == [], events
+    assert events[0][0] == "metadata" and events[-1][0] == "end"
+    chunks = [d for e, d in events if e == "data"]
+    nodes = [c["node"] for c in chunks]
+    assert nodes[-1] == "__end__" and len(nodes) >= 2, nodes
+    final = chunks[-1]["output"]
+    assert set(final) == OUTPUT_KEYS and final["ranked"]
+    # the trace of the output is the concatenation of the nodes' trace updates
+    streamed = [s for c in chunks[:-1] for s in c["update"].get("trace", [])]
+    assert streamed == final["trace"]
+    assert {s["node"] for s in final["trace"]} <= set(nodes)
+
+
+def test_settings_through_config_and_batch(server):
+    r = httpx.post(
+        f"{server}/fusion/invoke",
+        timeout=RUN_TIMEOUT,
+        json={"input": {"question": "who directed Forrest Gump"}, "config": {"configurable": {"top_k": 3}}},
+    )
+    assert r.status_code == 200, r.text
+    assert len(r.json()["output"]["ranked"]) == 3
+    # input settings win over config
+    r = httpx.post(
+        f"{server}/fusion/invoke",
+        timeout=RUN_TIMEOUT,
+        json={
+            "input": {"question": "who directed Forrest Gump", "settings": {"top_k": 2}},
+            "config": {"configurable": {"top_k": 3}},
+        },
+    )
+    assert len(r.json()["output"]["ranked"]) == 2
+    r = httpx.post(
+        f"{server}/fusion/batch",
+        timeout=RUN_TIMEOUT,
+        json={
+            "inputs": [
+                {"question": "who directed Forrest Gump"},
+                {"question": "what movies did Tom Hanks star in", "settings": {"top_k": 4}},
+            ]
+        },
+    )
+    assert r.status_code == 200, r.text
+    first, second = r.json()["output"]
+    assert first["answer"] == "Robert Zemeckis" and len(second["ranked"]) == 4
+
+
+def test_remote_runnable_client(server):
+    from langserve import RemoteRunnable
+
+    remote = RemoteRunnable(f"{server}/fusion")
+    out = remote.invoke({"question": "who directed Forrest Gump", "settings": {"top_k": 4}})
+    assert out["answer"] and len(out["ranked"]) == 4
+    out = remote.invoke({"question": "who directed Forrest Gump"}, config={"configurable": {"top_k": 3}})
+    assert len(out["ranked"]) == 3
+    chunks = list(remote.stream({"question": "who directed Forrest Gump"}))
+    assert chunks[-1]["node"] == "__end__" and chunks[-1]["output"]["answer"] == "Robert Zemeckis"
+
+
+BAD_INPUTS = [
+    ({"question": ""}, 422, "at least 1 character"),
+    ({"question": "   "}, 422, "empty question"),
+    ({"question": "who directed " + "x" * 2000}, 422, "at most 2000 characters"),
+    ({}, 422, "Field required"),
+    ({"question": "who directed Big", "settings": {"not_a_field": 1}}, 422, "Extra inputs"),
+    ({"question": "who directed Big", "settings": {"top_k": "many"}}, 422, "valid integer"),
+    ({"question": "who directed Big", "settings": {"kb": "/no/such/kb"}}, 400, "no KB directory"),
+    ({"question": 'who directed "Zzyzx Qwerty"'}, 400, "unknown entity"),
+]
+
+
+@pytest.mark.parametrize("endpoint", ["invoke", "stream"])
+@pytest.mark.parametrize(("payload", "status", "message"), BAD_INPUTS)
+def test_bad_requests_are_4xx_with_a_message(server, endpoint, payload, status, message):
+    for method in list_graphs():
+        r = httpx.post(f"{server}/{method}/{endpoint}", json={"input": payload}, timeout=60)
+        assert r.status_code == status, (method, r.text)
+        assert message in r.text, (method, r.text)
+
+
+def test_hybgrag_without_a_usable_model_is_a_client_error(server):
+    if "hybgrag" not in list_graphs():
+        pytest.skip("hybgrag not registered")
+    r = httpx.post(
+        f"{server}/hybgrag/invoke",
+        timeout=60,
+        json={"input": {"question": "who directed Big", "settings": {"llm": "openai:gpt-4o-mini"}}},
+    )
+    assert r.status_code == 400 and "OPENAI_API_KEY" in r.text
+    r = httpx.post(
+        f"{server}/hybgrag/invoke",
+        timeout=60,
+        json={"input": {"question": "who directed Big", "settings": {"llm": "local:nope"}}},
+    )
+    assert r.status_code == 400 and "unknown local model" in r.text
+
+
+def test_setting_refused_inside_the_run_is_a_client_error(server):
+    r = httpx.post(
+        f"{server}/fusion/invoke",
+        timeout=60,
+        json={"input": {"question": "who directed Forrest Gump", "settings": {"mode": "telepathy"}}},
+    )
+    assert r.status_code == 400 and "unknown fusion mode" in r.text
+
+
+def test_malformed_json_is_4xx(server):
+    r = httpx.post(
+        f"{server}/fusion/invoke",
+        content=b"{not json",
+        timeout=30,
+        headers={"content-type": "application/json"},
+    )
+    assert 400 <= r.status_code < 500

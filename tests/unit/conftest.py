@@ -1,0 +1,92 @@
+"""Unit-test fixtures: a tiny KB (built once per session) and a scripted fake chat model.
+
+No unit test reaches a real model: loading the bundled local model raises, the OpenAI key is
+removed, and a fake model answers only what its script says.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ holds fake_chat.py
+
+from fake_chat import ScriptedChatModel  # noqa: E402
+
+TRIPLES = """\
+Big|directed_by|Penny Marshall
+Big|starred_actors|Tom Hanks
+Big|release_year|1988
+Big|has_genre|Comedy
+A League of Their Own|directed_by|Penny Marshall
+A League of Their Own|starred_actors|Tom Hanks
+A League of Their Own|starred_actors|Geena Davis
+A League of Their Own|release_year|1992
+Apollo 13|directed_by|Ron Howard
+Apollo 13|starred_actors|Tom Hanks
+Apollo 13|starred_actors|Kevin Bacon
+Apollo 13|release_year|1995
+Amelie|in_language|French
+Amelie|directed_by|Jean-Pierre Jeunet
+Amelie|has_genre|Romance
+Tremors|starred_actors|Kevin Bacon
+Tremors|has_tags|giant worms
+"""
+
+PASSAGES = [
+    {"id": "p:Big", "entity_id": "Big", "text": "Big is a comedy about a boy who wakes up as an adult."},
+    {"id": "p:Apollo 13", "entity_id": "Apollo 13",
+     "text": "Apollo 13 follows astronauts on a failing moon mission."},
+    {"id": "p:Amelie", "entity_id": "Amelie",
+     "text": "Amelie is a whimsical Paris romance about a shy waitress."},
+    {"id": "p:note", "text": "Film critics often rank baseball movies among the most sentimental genres."},
+]
+
+
+@pytest.fixture(scope="session")
+def tiny_kb(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Directory of a tiny movie KB built with the real ingest (local MiniLM embeddings)."""
+    from kb.ingest import ingest
+    from kb.sample import TYPE_MAP
+
+    src = tmp_path_factory.mktemp("tiny-src")
+    (src / "triples.txt").write_text(TRIPLES, encoding="utf-8")
+    (src / "passages.jsonl").write_text("\n".join(json.dumps(p) for p in PASSAGES), encoding="utf-8")
+    out = tmp_path_factory.mktemp("tiny-kb") / "kb"
+    ingest(out, [src / "triples.txt"], passages=src / "passages.jsonl", type_map=TYPE_MAP, progress=False)
+    return str(out)
+
+
+@pytest.fixture(autouse=True)
+def no_real_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail any attempt to load the bundled local model; hide any real OpenAI key."""
+    import agents.models as models
+
+    def refuse(name: str):
+        raise AssertionError(f"unit tests must not load the local model {name!r}")
+
+    monkeypatch.setattr(models, "_local_model", refuse)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("HYBRIDRAG_LLM", raising=False)
+
+
+@pytest.fixture
+def fake_llm():
+    """Factory: ``fake_llm(*script)`` registers a scripted model as ``fake:test`` and returns it."""
+    from agents.models import forget_model, register_model
+
+    made: list[ScriptedChatModel] = []
+
+    def make(*script) -> ScriptedChatModel:
+        model = ScriptedChatModel(script=list(script))
+        register_model("fake:test", model)
+        made.append(model)
+        return model
+
+    yield make
+    forget_model("fake:test")
+    for model in made:
+        assert not model.script, f"script items left unused: {model.script}"

@@ -1,0 +1,116 @@
+"""The graph registry, langgraph.json and the LangServe app agree on every method."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from graphs import REGISTRY, context_class, context_for, get_builder, get_graph, list_graphs
+
+ROOT = Path(__file__).resolve().parents[2]
+OUTPUT_KEYS = {"answer", "ranked", "evidence", "trace", "usage"}
+
+
+def langgraph_json() -> dict:
+    return json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
+
+
+def graph_path(name: str) -> str:
+    return "./" + REGISTRY[name].module.replace(".", "/") + ".py:graph"
+
+
+def test_registry_lists_every_method_once():
+    names = list_graphs()
+    assert names and len(names) == len(set(names)) == len(REGISTRY)
+    assert {"fusion", "hybgrag"} <= set(names)
+    with pytest.raises(KeyError, match="unknown method 'nope'"):
+        get_graph("nope")
+
+
+def test_langgraph_json_matches_the_registry():
+    cfg = langgraph_json()
+    assert cfg["dependencies"] == ["."]
+    graphs = cfg["graphs"]
+    missing, extra = set(REGISTRY) - set(graphs), set(graphs) - set(REGISTRY)
+    suggestion = {n: {"path": graph_path(n), "description": REGISTRY[n].description} for n in sorted(missing)}
+    assert not missing, f"add to langgraph.json's graphs: {json.dumps(suggestion, ensure_ascii=False)}"
+    assert not extra, f"not in graphs.REGISTRY: {sorted(extra)}"
+    for name, info in REGISTRY.items():
+        entry = graphs[name]
+        assert isinstance(entry, dict), f"{name}: use {{'path': ..., 'description': ...}}"
+        assert entry["path"] == graph_path(name), name
+        assert (ROOT / entry["path"].removeprefix("./").split(":")[0]).is_file(), name
+        assert entry["description"] == info.description, f"{name}: description differs from the registry"
+
+
+def test_langgraph_json_is_valid_for_the_cli():
+    config = pytest.importorskip("langgraph_cli.config")
+    validated = config.validate_config_file(ROOT / "langgraph.json")
+    assert set(validated["graphs"]) == set(REGISTRY)
+
+
+@pytest.mark.parametrize("name", list_graphs())
+def test_compiled_graph_contract(name):
+    graph = get_graph(name)
+    assert graph.name == name
+    assert get_builder(name).compile().get_input_jsonschema()["required"] == ["question"]
+
+    inp = graph.get_input_jsonschema()
+    assert inp["required"] == ["question"], "only the question may be required"
+    assert set(inp["properties"]) <= {"question", "settings"}
+
+    out = graph.get_output_jsonschema()
+    assert set(out["properties"]) == OUTPUT_KEYS
+
+    ctx_cls = context_class(name)
+    assert graph.context_schema is ctx_cls
+    assert dataclasses.is_dataclass(ctx_cls)
+    for f in dataclasses.fields(ctx_cls):
+        assert f.metadata.get("description"), f"{ctx_cls.__name__}.{f.name} has no description"
+        assert f.default is not dataclasses.MISSING, f"{ctx_cls.__name__}.{f.name} needs a default"
+    schema = graph.get_context_jsonschema()
+    assert schema["properties"], "Studio renders the context from this schema"
+    for field_name, prop in schema["properties"].items():
+        assert prop.get("description"), f"{name} context field {field_name} has no description in the schema"
+    assert isinstance(context_for(name), ctx_cls)
+
+
+@pytest.mark.parametrize("name", list_graphs())
+def test_unknown_setting_is_refused(name):
+    with pytest.raises(TypeError, match="no setting"):
+        context_for(name, not_a_setting=1)
+
+
+def test_langserve_app_routes_every_method():
+    pytest.importorskip("langserve")
+    from fastapi.testclient import TestClient
+
+    from app.server import MAX_QUESTION_CHARS, create_app
+
+    client = TestClient(create_app())
+    health = client.get("/health")
+    assert health.status_code == 200 and health.json() == {"status": "ok", "methods": list_graphs()}
+    for name in list_graphs():
+        schema = client.get(f"/{name}/input_schema").json()
+        assert schema["required"] == ["question"]
+        assert schema["properties"]["question"]["maxLength"] == MAX_QUESTION_CHARS
+        settings = next(d for d in schema["$defs"].values() if d["title"].endswith("Settings"))
+        assert set(settings["properties"]) == set(context_class(name).__dataclass_fields__)
+        assert set(client.get(f"/{name}/output_schema").json()["properties"]) == OUTPUT_KEYS
+        configurable = client.get(f"/{name}/config_schema").json()["$defs"]["Configurable"]["properties"]
+        assert set(configurable) == set(context_class(name).__dataclass_fields__)
+        assert client.get(f"/{name}/playground/").status_code == 200
+        # validation errors never reach the graph: 422 with a message
+        for bad in (
+            {"question": ""},
+            {"question": "  "},
+            {"question": "x" * (MAX_QUESTION_CHARS + 1)},
+            {"question": "q", "settings": {"no_such_field": 1}},
+            {},
+        ):
+            r = client.post(f"/{name}/invoke", json={"input": bad})
+            assert r.status_code == 422, (bad, r.text)
+            assert r.json()["detail"][0]["msg"]
