@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import os
@@ -47,8 +48,12 @@ def _ask(args: argparse.Namespace) -> int:
     for i, (r, ev) in enumerate(zip(out.get("ranked", []), out.get("evidence", []), strict=False), 1):
         print(f"{i:>2}. {r['name']}  [{r['source']} {r['score']:.3f}]  {ev.get('text', '')[:100]}")
     if args.trace:
-        for step in out.get("trace", []):
-            print(f"  - {step['node']}: {step['decision']}")
+        module = importlib.import_module(f"graphs.{args.method}")
+        if hasattr(module, "render_trace"):  # the method's own reading of its refinement path
+            print(module.render_trace(out.get("trace", [])))
+        else:
+            for step in out.get("trace", []):
+                print(f"  - {step['node']}: {step['decision']}")
     return 0
 
 
@@ -106,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; known errors print one line and exit 2."""
+    from agents.models import ModelConfigError
     from kb.model import KBError
     from tools.web import WebSearchError
 
@@ -113,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (KBError, WebSearchError, FileNotFoundError, ValueError, TypeError, KeyError) as exc:
+    except (KBError, ModelConfigError, WebSearchError, FileNotFoundError, ValueError, TypeError, KeyError) as exc:
+        if os.environ.get("HYBRIDRAG_DEBUG"):
+            raise
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"error: {msg}", file=sys.stderr)
         return 2

@@ -116,9 +116,11 @@ def main() -> None:
     graph = _child("graph-ingest")
     load = _child("load")
     lat = _child("latency", "--questions", str(args.questions))
+    Path(tempfile.gettempdir(), "bench_fusion_raw.json").write_text(
+        json.dumps({"graph": graph, "load": load, "latency": lat}))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     rows = "\n".join(f"| {k} | {v['p50_ms']:.1f} | {v['p95_ms']:.1f} | {v['mean_ms']:.1f} | {v['n']} |"
-                     for k, v in lat.items())
+                     for k, v in lat.items() if isinstance(v, dict))
     full_line = (f"- Full ingest incl. embeddings of {graph['entities']} entity names (this run): "
                  f"{full['seconds']:.1f} s (graph {full['graph']:.1f} s, BM25 {full['bm25']:.1f} s, "
                  f"embeddings {full['embed']:.1f} s)\n" if full else

@@ -36,9 +36,26 @@ class LocalSentenceEmbeddings(Embeddings):
 
         self.model = SentenceTransformer(str(model_path), device="cpu")
         self.batch_size = batch_size
+        modules = [type(m).__name__ for m in self.model]
+        pooling = getattr(self.model[1], "pooling_mode_mean_tokens", False) if len(modules) > 1 else False
+        self._mean_pooling = modules[:2] == ["Transformer", "Pooling"] and pooling
+
+    def _encode_one(self, text: str) -> np.ndarray:
+        """One query straight through the transformer: same vector as encode(), less overhead."""
+        import torch
+
+        with torch.inference_mode():
+            batch = self.model.tokenizer([text], return_tensors="pt", truncation=True,
+                                         max_length=self.model.max_seq_length)
+            hidden = self.model[0].auto_model(**batch).last_hidden_state
+            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            vec = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(vec, dim=-1)[0].numpy().astype(np.float32)
 
     def encode(self, texts: list[str], progress: bool = False) -> np.ndarray:
         """Return a float32 matrix of normalised embeddings."""
+        if len(texts) == 1 and self._mean_pooling:
+            return self._encode_one(texts[0])[None, :]
         return self.model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True,
             convert_to_numpy=True, show_progress_bar=progress,

@@ -51,8 +51,8 @@ def build_graph(
     for path in triples:
         it = read_triples(Path(path))
         parsed.extend(tqdm(it, desc=f"triples {Path(path).name}", unit=" triples", disable=not progress))
-    if not parsed:
-        raise KBError("no triples found in the input files")
+    if not parsed and not ents:
+        raise KBError("no triples and no entities found in the input files")
     store = InMemoryGraphStore(*assemble(parsed, ents, tmap))
     store.save(out)
     return store

@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-HNSW_THRESHOLD = 1_000_000
+# Exact search up to this many rows; HNSW (the paper's ChromaDB index type) beyond it.
+HNSW_THRESHOLD = 20_000
+HNSW_EF_SEARCH = 128
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 
 
@@ -66,6 +68,7 @@ class DenseIndex:
         dim = vectors.shape[1]
         if len(vectors) > HNSW_THRESHOLD:
             index = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
+            index.hnsw.efConstruction = 80
         else:
             index = faiss.IndexFlatIP(dim)
         index.add(vectors)
@@ -74,6 +77,8 @@ class DenseIndex:
     def search(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Return (row ids, cosine scores) of the ``k`` nearest rows."""
         q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
+        if hasattr(self.index, "hnsw"):
+            self.index.hnsw.efSearch = max(HNSW_EF_SEARCH, k)
         scores, ids = self.index.search(q, min(k, self.index.ntotal))
         keep = ids[0] >= 0
         return ids[0][keep], scores[0][keep]
@@ -89,7 +94,10 @@ class DenseIndex:
         """Read a FAISS index file."""
         import faiss
 
-        return cls(faiss.read_index(str(path)))
+        index = faiss.read_index(str(path))
+        if hasattr(index, "hnsw"):
+            index.hnsw.efSearch = HNSW_EF_SEARCH
+        return cls(index)
 
 
 class BM25Index:

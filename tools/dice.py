@@ -53,11 +53,18 @@ class LabelTable:
         self.sizes = np.diff(self.indptr).astype(np.float32)
 
     def scores(self, query_tokens: frozenset[str], rows: np.ndarray) -> np.ndarray:
-        """Dice of the query with the labels at ``rows``."""
+        """Dice of the query with the labels at ``rows`` (touches only those rows' tokens)."""
+        rows = np.asarray(rows, dtype=np.int64)
         mask = np.zeros(len(self.vocab) + 1, dtype=np.int32)
         known = [self.vocab[t] for t in query_tokens if t in self.vocab]
         mask[known] = 1
-        cum = np.concatenate(([0], np.cumsum(mask[self.ids])))
-        inter = cum[self.indptr[rows + 1]] - cum[self.indptr[rows]]
-        total = self.sizes[rows] + len(query_tokens)
+        starts, lens = self.indptr[rows], self.sizes[rows].astype(np.int64)
+        total_len = int(lens.sum())
+        inter = np.zeros(len(rows), dtype=np.float64)
+        if total_len:
+            offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
+            hits = mask[self.ids[offsets + np.arange(total_len)]]
+            owner = np.repeat(np.arange(len(rows)), lens)
+            inter = np.bincount(owner, weights=hits, minlength=len(rows))
+        total = lens + len(query_tokens)
         return np.where(total > 0, 2.0 * inter / np.maximum(total, 1), 0.0)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-httpx = pytest.importorskip("httpx")
+import httpx  # noqa: E402
 
 from graphs import REGISTRY, context_class, list_graphs  # noqa: E402
 

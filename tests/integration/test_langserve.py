@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-httpx = pytest.importorskip("httpx")
-pytest.importorskip("langserve")
+import httpx  # noqa: E402
+import langserve  # noqa: E402,F401
 
 from graphs import context_class, list_graphs  # noqa: E402
 
@@ -138,9 +138,10 @@ def test_stream_sends_node_updates_then_the_output(server, method):
     assert nodes[-1] == "__end__" and len(nodes) >= 2, nodes
     final = chunks[-1]["output"]
     assert set(final) == OUTPUT_KEYS and final["ranked"]
-    # the trace of the output is the concatenation of the nodes' trace updates
+    # the trace of the output is made of the nodes' trace updates (parallel branches of one
+    # step may arrive in another order than the reducer joins them)
     streamed = [s for c in chunks[:-1] for s in c["update"].get("trace", [])]
-    assert streamed == final["trace"]
+    assert sorted(map(json.dumps, streamed)) == sorted(map(json.dumps, final["trace"]))
     assert {s["node"] for s in final["trace"]} <= set(nodes)
 
 

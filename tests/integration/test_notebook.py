@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-nbformat = pytest.importorskip("nbformat")
-pytest.importorskip("nbclient")
+import nbformat  # noqa: E402
+import nbclient  # noqa: E402,F401
 
 pytestmark = pytest.mark.integration
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-httpx = pytest.importorskip("httpx")
+import httpx  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -64,3 +64,13 @@ def test_fuse_union_bias_dedupe_and_topk():
 def test_fuse_with_zero_epsilon_keeps_first_seen_on_tie():
     top = fuse([_c("B", 0.5, "vector")], [_c("B", 0.5, "graph")], epsilon=0.0, k=5)
     assert len(top) == 1 and top[0].source == "vector"
+
+
+def test_single_query_fast_path_equals_sentence_transformers_encode():
+    from kb.embeddings import get_embeddings
+
+    emb = get_embeddings()
+    q = "who directed Forrest Gump"
+    fast = emb.encode([q])[0]
+    full = emb.model.encode([q], normalize_embeddings=True)[0]
+    assert np.allclose(fast, full, atol=1e-5)
