@@ -27,7 +27,9 @@ class FusionContext(Context):
 
     mode: str = field(default="hybrid", metadata={
         "description": "hybrid (the method), or a baseline: vector, graph, bm25."})
-    k1: int = field(default=10, metadata={"description": "K1: entities taken from the vector branch as seeds."})
+    k1: int = field(default=3, metadata={"description": (
+        "K1: top dense hits kept as candidates and used as seeds (the paper gives no value; 3 was best "
+        "of 2/3/5/10 on 300 MetaQA-hybrid-50 dev questions, see docs/benchmarks.md).")})
     epsilon: float = field(default=1e-6, metadata={"description": "ε bias in favour of graph results on ties."})
     tokenizer: str = field(default="bigram", metadata={
         "description": "Dice token sets: 'bigram' (character bigrams, as APOC) or 'word'."})
