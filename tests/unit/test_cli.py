@@ -50,3 +50,23 @@ def test_ingest_malformed_file_names_the_line(tmp_path, capsys):
     bad.write_text("A|r|B\nA|r\n", encoding="utf-8")
     assert main(["ingest", "--kb", str(tmp_path / "kb"), "--triples", str(bad)]) == 2
     assert "bad.txt:2: expected 3 fields" in capsys.readouterr().err
+
+
+def test_ask_hybgrag_with_llm_spec_and_trace(fake_llm, capsys):
+    from agents.hybgrag_roles import RouterAction, TopicEntity, Validation
+
+    fake_llm(
+        RouterAction(entities=[TopicEntity(name="Forrest Gump", type="movie")], relations=["directed_by"],
+                     module="hybrid"),
+        Validation(reasoning="the director of the movie", verdict="yes"),
+    )
+    assert main(["ask", "who directed Forrest Gump", "--method", "hybgrag", "--llm", "fake:test", "--trace"]) == 0
+    out = capsys.readouterr().out
+    assert "Action 1: hybrid module" in out and "Accept" in out
+
+
+def test_ask_hybgrag_openai_without_key_is_one_line(monkeypatch, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["ask", "who directed Forrest Gump", "--method", "hybgrag", "--llm", "openai:gpt-4o-mini"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "OPENAI_API_KEY" in err and err.count("\n") == 1
