@@ -61,14 +61,18 @@ def _label_table(kb: KnowledgeBase, tokenizer: Tokenizer) -> LabelTable:
 
 def score_one_hop(
     kb: KnowledgeBase, question: str, seeds: list[str], limit: int, tokenizer: Tokenizer = "bigram"
-) -> list[tuple[Triple, float]]:
-    """Triples around the seeds (either direction) ranked by mean Dice of seed, relation, neighbour."""
+) -> list[tuple[Triple, float, str]]:
+    """Triples around the seeds (either direction) ranked by mean Dice of seed, relation, neighbour.
+
+    Returns (triple in its stored direction, s_graph, the neighbour entity id) — the neighbour is
+    the candidate, the triple is its evidence.
+    """
     store = kb.graph
     if isinstance(store, InMemoryGraphStore):
         return _score_in_memory(kb, store, question, seeds, limit, tokenizer)
     via_cypher = getattr(store, "one_hop_dice", lambda *a: None)(seeds, question, limit)
-    if via_cypher is not None and tokenizer == "bigram":
-        return via_cypher
+    if via_cypher is not None and tokenizer == "bigram":  # Figure 2's query returns seed-first triples
+        return [(t, s, t.tail) for t, s in via_cypher]
     q = tokens(question, tokenizer)
     per_seed = {seed: store.neighbors([seed]) for seed in dict.fromkeys(seeds)}  # like UNWIND $seeds
     names = kb.names({e for ts in per_seed.values() for t in ts for e in (t.head, t.tail)} | set(per_seed))
@@ -79,7 +83,7 @@ def score_one_hop(
             other = t.tail if t.head == seed else t.head
             s = (seed_dice + dice(q, tokens(t.type.replace("_", " "), tokenizer))
                  + dice(q, tokens(names[other], tokenizer))) / 3.0
-            scored.append((Triple(seed, t.type, other), s))
+            scored.append((t, s, other))
     scored.sort(key=lambda x: -x[1])
     return scored[:limit]
 
@@ -107,7 +111,8 @@ def _score_in_memory(kb, store: InMemoryGraphStore, question, seeds, limit, toke
     top = top[np.argsort(-score[top], kind="stable")]
     ents, rels = store.entities, store.relation_names
     return [
-        (Triple(ents[seed_a[j]].id, rels[store.rels[edge_a[j]]], ents[nbr_a[j]].id), float(score[j]))
+        (Triple(ents[store.heads[edge_a[j]]].id, rels[store.rels[edge_a[j]]], ents[store.tails[edge_a[j]]].id),
+         float(score[j]), ents[nbr_a[j]].id)
         for j in top
     ]
 

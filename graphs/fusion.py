@@ -77,10 +77,10 @@ def expand_seeds(state: State, runtime: Runtime[FusionContext]) -> dict:
     kb, usage = resolve_kb(ctx), {}
     with timed("expand_seeds", usage):
         scored = score_one_hop(kb, state["question"], state.get("seeds", []), ctx.top_k, ctx.tokenizer)
-        names = kb.names({e for t, _ in scored for e in (t.head, t.tail)})
+        names = kb.names({e for t, _, _ in scored for e in (t.head, t.tail)})
         graph = [
-            Candidate(t.tail, "entity", names[t.tail], s, "graph", t.verbalise(names), [t.verbalise(names)], t.tail)
-            for t, s in scored
+            Candidate(n, "entity", names[n], s, "graph", t.verbalise(names), [t.verbalise(names)], n)
+            for t, s, n in scored
         ]
     best = f"best {graph[0].path[0]} ({graph[0].score:.3f})" if graph else "no triples"
     return {"graph": graph, "trace": [traced("expand_seeds", best, triples=len(graph))], "usage": usage}

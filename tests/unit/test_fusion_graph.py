@@ -72,6 +72,8 @@ def test_vectorised_dice_matches_generic_python_path(monkeypatch, tok):
     fast = fusion_scoring.score_one_hop(kb, QUESTION, seeds, 50, tok)
     monkeypatch.setattr(fusion_scoring, "InMemoryGraphStore", type("Other", (), {}))
     slow = fusion_scoring.score_one_hop(kb, QUESTION, seeds, 50, tok)
-    assert [round(s, 9) for _, s in fast] == [round(s, 9) for _, s in slow]
-    assert {(t, round(s, 9)) for t, s in fast if s > slow[-1][1]} == {
-        (t, round(s, 9)) for t, s in slow if s > slow[-1][1]}
+    assert [round(s, 9) for _, s, _ in fast] == [round(s, 9) for _, s, _ in slow]
+    cut = slow[-1][1]
+    assert {(t, round(s, 9), n) for t, s, n in fast if s > cut} == {(t, round(s, 9), n) for t, s, n in slow if s > cut}
+    for t, _, n in fast:  # evidence keeps the stored direction; the candidate is the seed's neighbour
+        assert n in (t.head, t.tail) and (t.head in seeds or t.tail in seeds)
