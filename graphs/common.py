@@ -46,6 +46,18 @@ def _env(name: str) -> str | None:
     return os.environ.get(f"HYBRIDRAG_{name.upper()}")
 
 
+def _parse(raw: str, default: Any) -> Any:
+    """Read an environment value as the type of the field's default (booleans from 1/true/yes/on)."""
+    if isinstance(default, bool):
+        return raw.strip().lower() in ("1", "true", "yes", "on")
+    if isinstance(default, int | float):
+        try:
+            return type(default)(raw)
+        except ValueError:
+            raise ValueError(f"environment value {raw!r} is not a valid {type(default).__name__}") from None
+    return raw
+
+
 @dataclass(kw_only=True)
 class Context:
     """Run-scoped settings; each field falls back to the ``HYBRIDRAG_<FIELD>`` env var."""
@@ -62,8 +74,7 @@ class Context:
             raw = _env(f.name)
             if raw is None or getattr(self, f.name) != f.default:
                 continue
-            kind = type(f.default)
-            setattr(self, f.name, kind(raw) if kind in (int, float, str) else raw)
+            setattr(self, f.name, _parse(raw, f.default))
 
 
 def resolve_kb(ctx: Context) -> KnowledgeBase:

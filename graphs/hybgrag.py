@@ -9,7 +9,7 @@ none after the last iteration, whose feedback would go unused); at most 3.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -56,14 +56,6 @@ class HybGRAGContext(Context):
     num_experiences: int = field(default=30, metadata={"description": "Experience-bank examples shown."})
     answer: bool = field(default=False, metadata={
         "description": "QA mode: generate a text answer from the accepted references."})
-
-    def __post_init__(self) -> None:
-        """Apply env overrides, reading booleans from their usual spellings."""
-        super().__post_init__()
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(f.default, bool) and isinstance(value, str):
-                setattr(self, f.name, value.strip().lower() in ("1", "true", "yes", "on"))
 
 
 class State(InputState, OutputState, total=False):

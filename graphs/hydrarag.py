@@ -13,7 +13,7 @@ of every round's selected paths, pruned and refined again) → generate_answer.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -64,14 +64,6 @@ class HydraRAGContext(Context):
     source_selector: bool = _setting(True, "Agentic source selector; false: every available source.")
     path_refinement: bool = _setting(True, "Summarise the selected paths; false: show them raw (ablation).")
     variant: str = _setting("hydrarag", "hydrarag, or hydrarag-e: one random relation per clustered edge.")
-
-    def __post_init__(self) -> None:
-        """Apply env overrides, reading booleans from their usual spellings."""
-        super().__post_init__()
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(f.default, bool) and isinstance(value, str):
-                setattr(self, f.name, value.strip().lower() in ("1", "true", "yes", "on"))
 
     def pruning(self) -> PruneSettings:
         """Evidence-pruning settings."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from langgraph.graph import END, START, StateGraph
@@ -60,14 +60,6 @@ class MoRContext(Context):
     fingerprint_length: int = _setting(3, "Trajectory positions featurised (App. B.2: 3; 1: node-based).")
     reranker_features: str = _setting("tf,sf,ti", "Reranker feature groups (Table 2 ablation): tf, sf, ti.")
     answer: bool = _setting(False, "QA mode: generate an answer from the top entities (App. E).")
-
-    def __post_init__(self) -> None:
-        """Apply env overrides, reading booleans from their usual spellings."""
-        super().__post_init__()
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(f.default, bool) and isinstance(value, str):
-                setattr(self, f.name, value.strip().lower() in ("1", "true", "yes", "on"))
 
     def targets(self) -> list[str]:
         """The configured answer categories."""

@@ -11,7 +11,7 @@ once on an unparseable reply before its fallback.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -59,14 +59,6 @@ class SSRAGContext(Context):
     llm_dedup: bool = field(default=True, metadata={"description": "Run the LLM redundancy filter too."})
     answer: bool = field(default=True, metadata={
         "description": "Generate the answer with the LLM; false answers with the top context's name."})
-
-    def __post_init__(self) -> None:
-        """Apply env overrides, reading booleans from their usual spellings."""
-        super().__post_init__()
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(f.default, bool) and isinstance(value, str):
-                setattr(self, f.name, value.strip().lower() in ("1", "true", "yes", "on"))
 
 
 class State(InputState, OutputState, total=False):

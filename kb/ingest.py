@@ -88,7 +88,8 @@ def ingest(
         from kb.neo4j_store import Neo4jGraphStore
 
         with Neo4jGraphStore.connect(neo4j_uri) as neo:
-            neo.write(store.entities, store.neighbors((e.id for e in store.entities), direction="out"), progress=progress)
+            every_triple = store.neighbors((e.id for e in store.entities), direction="out")
+            neo.write(store.entities, every_triple, progress=progress)
         secs["neo4j"] = time.perf_counter() - t
 
     t = time.perf_counter()

@@ -1,0 +1,12 @@
+# Developer shortcuts; the README's two commands do not need make.
+.PHONY: install test lint bench
+install:
+	bash scripts/install.sh
+test:
+	.venv/bin/python -m pytest -q
+lint:
+	.venv/bin/python -m ruff check kb tools agents prompts graphs evals app
+bench:
+	.venv/bin/python -m evals.bench_fusion --questions 1000
+	.venv/bin/python -m evals.report --limit 1000
+	.venv/bin/python -m evals.load_bench --clients 8 --requests 400
