@@ -75,7 +75,7 @@ def _local_model(name: str) -> BaseChatModel:
 
 
 def _openai_compatible(name: str, base_url: str) -> BaseChatModel:
-    """An OpenAI-compatible server; the key comes from the environment or is a placeholder."""
+    """An OpenAI-compatible server; the key comes from the environment, else a dummy value such servers accept."""
     from langchain_openai import ChatOpenAI
 
     key = os.environ.get("OPENAI_API_KEY") or "not-needed"

@@ -8,7 +8,7 @@ feedback is then given back to the router; the pair is kept only if the correcte
 ranks a gold answer within ``--verify-k``. ``--llm oracle`` replaces the LLM router by
 :class:`PerturbedOracle` (for a seed bank without a capable model; its entries say so).
 
-    python -m evals.collect_experience --llm local:smollm2 --limit 60 --kb /work/kbcache/metaqa-full
+    python -m evals.collect_experience --llm local:smollm2 --limit 60 --kb ~/.cache/hybridrag/metaqa-full
 """
 
 from __future__ import annotations

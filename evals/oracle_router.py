@@ -8,7 +8,7 @@ the question. It reports Hit@1/Hit@10, how often a gold answer is among the cand
 all, and the reachable-answer ceiling (a gold answer reachable by following the relation
 path hop by hop in the KB graph).
 
-    python -m evals.oracle_router --hops 1 2 3 --limit 500 --kb /work/kbcache/metaqa-full
+    python -m evals.oracle_router --hops 1 2 3 --limit 500 --kb ~/.cache/hybridrag/metaqa-full
 """
 
 from __future__ import annotations
