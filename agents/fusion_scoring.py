@@ -42,9 +42,17 @@ def hits_to_candidates(kb: KnowledgeBase, hits, source: str) -> list[Candidate]:
     out = []
     for h in hits:
         d = h.doc
-        name = kb.name(d.id) if d.kind == "entity" else f"passage about {kb.name(d.entity_id or '')}"
+        if d.kind == "entity":
+            name = kb.name(d.id)
+        else:
+            name = f"passage about {kb.name(d.entity_id)}" if d.entity_id else _snippet(d.text)
         out.append(Candidate(d.id, d.kind, name, float(h.score), source, d.text, [], d.entity_id))
     return out
+
+
+def _snippet(text: str, words: int = 8) -> str:
+    parts = text.split()
+    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
 
 
 def seeds_of(candidates: list[Candidate]) -> list[str]:

@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     ing = sub.add_parser("ingest", help="build a KB directory from triples, entities and passages")
     ing.add_argument("--kb", required=True, type=Path, help="output KB directory")
-    ing.add_argument("--triples", required=True, nargs="+", help="triple files: s|r|o, .tsv, .csv or .jsonl")
+    ing.add_argument("--triples", nargs="*", default=[], help="triple files: s|r|o, .tsv, .csv or .jsonl")
     ing.add_argument("--entities", help="JSONL entities {id, name, type, text, aliases}")
     ing.add_argument("--passages", help="JSONL passages {id, text, entity_id}")
     ing.add_argument("--type-map", help="JSON {relation: [head_type, tail_type]} to type entities")

@@ -43,15 +43,19 @@ def build_graph(
     entities: str | Path | None = None,
     type_map: str | Path | dict | None = None,
     progress: bool = True,
+    allow_empty: bool = False,
 ) -> InMemoryGraphStore:
-    """Parse triples (and entity documents), assemble the in-memory store and save it."""
+    """Parse triples (and entity documents), assemble the in-memory store and save it.
+
+    An empty graph is an error unless ``allow_empty`` (a text-only KB of passages).
+    """
     ents = {e.id: e for e in read_entities(Path(entities))} if entities else {}
     tmap = type_map if isinstance(type_map, dict) else (read_type_map(Path(type_map)) if type_map else {})
     parsed = []
     for path in triples:
         it = read_triples(Path(path))
         parsed.extend(tqdm(it, desc=f"triples {Path(path).name}", unit=" triples", disable=not progress))
-    if not parsed and not ents:
+    if not parsed and not ents and not allow_empty:
         raise KBError("no triples and no entities found in the input files")
     store = InMemoryGraphStore(*assemble(parsed, ents, tmap))
     store.save(out)
@@ -72,7 +76,7 @@ def ingest(
     out = Path(directory)
     secs: dict[str, float] = {}
     t0 = time.perf_counter()
-    store = build_graph(out, triples, entities, type_map, progress)
+    store = build_graph(out, triples, entities, type_map, progress, allow_empty=passages is not None)
     secs["graph"] = time.perf_counter() - t0
     ent_list, rel_names = store.entities, store.relation_names
 

@@ -70,3 +70,19 @@ def test_ask_hybgrag_openai_without_key_is_one_line(monkeypatch, capsys):
     assert main(["ask", "who directed Forrest Gump", "--method", "hybgrag", "--llm", "openai:gpt-4o-mini"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "OPENAI_API_KEY" in err and err.count("\n") == 1
+
+
+def test_text_only_kb_from_passages(tmp_path, capsys):
+    passages = tmp_path / "p.jsonl"
+    passages.write_text(json.dumps({"id": "p1", "text": "The Eiffel Tower is in Paris."}) + "\n"
+                        + json.dumps({"id": "p2", "text": "Big is a 1988 comedy."}) + "\n", encoding="utf-8")
+    assert main(["ingest", "--kb", str(tmp_path / "kb"), "--passages", str(passages)]) == 0
+    capsys.readouterr()
+    assert main(["ask", "where is the tower", "--kb", str(tmp_path / "kb"), "--json"]) == 0
+    ranked = json.loads(capsys.readouterr().out)["ranked"]
+    assert ranked[0]["id"] == "p1"
+
+
+def test_ingest_with_nothing_is_a_clear_error(tmp_path, capsys):
+    assert main(["ingest", "--kb", str(tmp_path / "kb")]) == 2
+    assert "no triples and no entities" in capsys.readouterr().err
