@@ -79,7 +79,7 @@ def _bind(model: BaseChatModel, schema: type[BaseModel], method: str) -> Any:
         return model.with_structured_output(schema, method=method, include_raw=True)
     except (TypeError, ValueError):  # integrations whose with_structured_output takes no ``method``
         return model.with_structured_output(schema, include_raw=True)
-    except NotImplementedError:
+    except NotImplementedError:  # the integration has no structured output: callers parse plain JSON replies
         return None
 
 

@@ -19,12 +19,12 @@ from __future__ import annotations
 import ast
 import csv
 import hashlib
-import json
 import random
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from kb.loaders import json_lines
 from kb.model import KBError, MalformedInputError
 
 _TOPIC = re.compile(r"\[([^\[\]]+)\]")
@@ -111,16 +111,12 @@ def _str_list(value, path: Path, no: int, field: str) -> tuple[str, ...]:
 def load_jsonl(path: str | Path) -> list[Question]:
     """Load questions from JSONL rows ``{"question", "answers", ...}``."""
     path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"question file not found: {path}")
     out = []
-    for no, line in _lines(path):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise MalformedInputError(str(path), no, f"invalid JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            raise MalformedInputError(str(path), no, "expected a JSON object")
+    with open(path, encoding="utf-8") as f:
+        rows = list(json_lines(f, path))
+    for no, obj in rows:
         text = obj.get("question")
         if not isinstance(text, str) or not text.strip():
             raise MalformedInputError(str(path), no, "needs a non-empty 'question'")

@@ -27,7 +27,7 @@ def read_triples(path: Path, fmt: str | None = None) -> Iterator[Triple]:
     fmt = fmt or detect_format(path)
     with _open(path) as f:
         if fmt == "jsonl":
-            for no, obj in _json_lines(f, path):
+            for no, obj in json_lines(f, path):
                 yield _triple_from(
                     [obj.get("head"), obj.get("relation", obj.get("type")), obj.get("tail")], path, no
                 )
@@ -54,7 +54,8 @@ def _triple_from(parts: list, path: Path, no: int) -> Triple:
     return Triple(head, rel, tail)
 
 
-def _json_lines(f, path: Path) -> Iterator[tuple[int, dict]]:
+def json_lines(f, path: Path) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) for each non-blank JSONL line; bad lines raise with their number."""
     for no, line in enumerate(f, 1):
         if not line.strip():
             continue
@@ -70,7 +71,7 @@ def _json_lines(f, path: Path) -> Iterator[tuple[int, dict]]:
 def read_entities(path: Path) -> Iterator[Entity]:
     """Yield entities from JSONL rows ``{"id", "name", "type", "text", "aliases"}``."""
     with _open(path) as f:
-        for no, obj in _json_lines(f, path):
+        for no, obj in json_lines(f, path):
             eid = str(obj.get("id") or obj.get("name") or "").strip()
             if not eid:
                 raise MalformedInputError(str(path), no, "entity needs an 'id' or a 'name'")
@@ -89,7 +90,7 @@ def read_entities(path: Path) -> Iterator[Entity]:
 def read_passages(path: Path) -> Iterator[Passage]:
     """Yield passages from JSONL rows ``{"id", "text", "entity_id", "source"}``."""
     with _open(path) as f:
-        for no, obj in _json_lines(f, path):
+        for no, obj in json_lines(f, path):
             text = obj.get("text")
             if not isinstance(text, str) or not text.strip():
                 raise MalformedInputError(str(path), no, "passage needs a non-empty 'text'")
