@@ -15,13 +15,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import httpx  # noqa: E402
+from http_ready import wait_until_ready  # noqa: E402
 
 from graphs import REGISTRY, context_class, list_graphs  # noqa: E402
 
@@ -90,23 +90,7 @@ def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(
-                    f"langgraph dev exited with {proc.returncode}:\n{log.read_text(errors='replace')[-4000:]}"
-                )
-            try:
-                if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(
-                    f"langgraph dev not ready after {START_TIMEOUT}s:\n"
-                    f"{log.read_text(errors='replace')[-4000:]}"
-                )
-            time.sleep(0.5)
+        wait_until_ready(proc, f"{url}/ok", log, START_TIMEOUT, "langgraph dev")
         yield url
     finally:
         stop(proc)

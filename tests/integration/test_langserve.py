@@ -12,13 +12,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import httpx  # noqa: E402
+from http_ready import wait_until_ready  # noqa: E402
 import langserve  # noqa: E402,F401
 
 from graphs import context_class, list_graphs  # noqa: E402
@@ -69,22 +69,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(
-                    f"server exited with {proc.returncode}:\n{log.read_text(errors='replace')[-3000:]}"
-                )
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(
-                    f"server not ready after {START_TIMEOUT}s:\n{log.read_text(errors='replace')[-3000:]}"
-                )
-            time.sleep(0.5)
+        wait_until_ready(proc, f"{url}/health", log, START_TIMEOUT, "server")
         yield url
     finally:
         stop(proc)
