@@ -167,7 +167,14 @@ def _eval_set(args: argparse.Namespace) -> EvalSet:
     return es
 
 
-RUN_KEYS = ("method", "dataset", "kb", "seed", "top_k", "overrides")
+def _llm_spec(spec: str | None, fields: set[str]) -> str | None:
+    """The chat model a run uses (None for methods without an LLM)."""
+    from agents.models import default_llm
+
+    return (spec or default_llm()) if "llm" in fields else None
+
+
+RUN_KEYS = ("method", "dataset", "kb", "seed", "top_k", "overrides", "llm")
 
 
 def _check_resume(out: Path, meta: dict) -> None:
@@ -205,7 +212,7 @@ def run_eval(args: argparse.Namespace) -> int:
     out = args.out or DEFAULT_RUNS / f"{args.method}-{slug}"
     workers = args.workers or (2 if args.method == "fusion" else 1)
     meta = {"method": args.method, "dataset": es.name, "kb": str(kb.directory), "limit": args.limit,
-            "seed": args.seed, "top_k": args.top_k, "overrides": extra,
+            "seed": args.seed, "top_k": args.top_k, "overrides": extra, "llm": _llm_spec(args.llm, known),
             "workers": workers, "command": _command(args), **es.notes, **provenance()}
     _check_resume(Path(out), meta)
     judge = Judge.for_kb(kb, es.ceiling_graph)

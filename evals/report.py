@@ -1,10 +1,12 @@
 """``python -m evals.report``: run the benchmark matrix and write ``docs/benchmarks_eval.md``.
 
-The matrix is the fusion method and its baselines (the ``mode`` of the fusion context:
-vector-only, graph-only, BM25) on MetaQA 1/2/3-hop and on MetaQA-hybrid at 100/50/0 %
-completeness, ``--limit`` questions per cell. Every number in the report sits next to the
-``hybridrag eval`` command that produced it; the fusion paper's published WebQSP numbers
-are shown in separate columns labelled as not comparable.
+The matrix is every method and the fusion method's baselines (the ``mode`` of the fusion
+context: vector-only, graph-only, BM25) on MetaQA 1/2/3-hop and on MetaQA-hybrid at
+100/50/0 % completeness. Retrieval-only rows run ``--limit`` questions per cell; the four
+LLM methods run the first ``--llm-limit`` of the same seeded shuffle with the ``--llm``
+chat model (offline default: SmolLM2-135M). Every number sits next to the ``hybridrag
+eval`` command that produced it; the papers' published numbers are in a separate column
+labelled with their dataset and model.
 """
 
 from __future__ import annotations
@@ -16,38 +18,38 @@ import sys
 from pathlib import Path
 
 from evals.cli import add_eval_arguments, provenance, run_eval
+from evals.published import published_cell
 from evals.summary import read_records
 
-METHODS = [  # (label, method, context overrides)
-    ("fusion (hybrid)", "fusion", ["mode=hybrid"]),
-    ("vector-only", "fusion", ["mode=vector"]),
-    ("graph-only", "fusion", ["mode=graph"]),
-    ("BM25", "fusion", ["mode=bm25"]),
+METHODS = [  # (label, method, context overrides, calls an LLM)
+    ("fusion (hybrid)", "fusion", ["mode=hybrid"], False),
+    ("vector-only", "fusion", ["mode=vector"], False),
+    ("graph-only", "fusion", ["mode=graph"], False),
+    ("BM25", "fusion", ["mode=bm25"], False),
+    ("hybgrag", "hybgrag", [], True),
+    ("mor", "mor", [], True),
+    ("hydrarag", "hydrarag", [], True),
+    ("ssrag", "ssrag", [], True),
 ]
+BASELINES = ("vector-only", "graph-only", "BM25")
 DATASETS = ["metaqa-1hop", "metaqa-2hop", "metaqa-3hop",
             "metaqa-hybrid-100", "metaqa-hybrid-50", "metaqa-hybrid-0"]
-# Fusion paper, Table 1 (WebQSP, all-MiniLM-L6-v2): R@10, MRR, nDCG@10.
-PUBLISHED = {
-    "fusion (hybrid)": (0.611, 0.281, 0.352),
-    "vector-only": (0.580, 0.250, 0.279),
-    "graph-only": (0.260, 0.247, 0.313),
-    "BM25": (0.336, 0.136, 0.136),
-}
-PUBLISHED_LABEL = "published, WebQSP, all-MiniLM-L6-v2, not comparable"
 COLUMNS = [("recall_any@10", "R@10"), ("mrr", "MRR"), ("ndcg@10", "nDCG@10"), ("hit@1", "Hit@1"),
-           ("hit@5", "Hit@5"), ("recall@20", "Recall@20")]
+           ("hit@5", "Hit@5"), ("recall@20", "Recall@20"), ("answer_em", "answer EM"),
+           ("answer_f1", "answer F1")]
 
 
 def run_cell(method: str, dataset: str, overrides: list[str], limit: int | None, runs: Path,
-             workers: int | None) -> dict:
+             workers: int | None, llm: str | None = None) -> dict:
     """Run one ``hybridrag eval`` and return its summary (or ``{"failed": message}``)."""
     parser = argparse.ArgumentParser()
     add_eval_arguments(parser)
-    slug = "-".join(o.split("=", 1)[1] for o in overrides)
+    slug = "-".join(o.split("=", 1)[1] for o in overrides) or "default"
     argv = ["--method", method, "--dataset", dataset, "--out", str(runs / f"{method}-{slug}-{dataset}"),
             "--no-progress"]
     argv += ["--limit", str(limit)] if limit else []
     argv += ["--workers", str(workers)] if workers else []
+    argv += ["--llm", llm] if llm else []
     for o in overrides:
         argv += ["--set", o]
     args = parser.parse_args(argv)
@@ -72,15 +74,16 @@ def top_sources(records_path: Path, k: int = 10) -> dict[str, float]:
 
 
 def _row(label: str, s: dict) -> str:
-    pub = PUBLISHED.get(label)
-    published = " | ".join(f"{v:.3f}" for v in pub) if pub else "– | – | –"
+    published = published_cell(label)
     if "failed" in s:
-        blanks = " | ".join("–" for _ in range(len(COLUMNS) + 3))
+        blanks = " | ".join("–" for _ in range(len(COLUMNS) + 5))
         return f"| {label} | failed: {s['failed']} | {blanks} | {published} | `{s['command']}` |"
-    m, c = s["metrics"], s.get("ceiling", {})
-    lat = s["usage"]["latency_seconds"]["total"]
+    m, c, u = s["metrics"], s.get("ceiling", {}), s["usage"]
+    lat = u["latency_seconds"]["total"]
+    tokens = u.get("input_tokens_per_question", 0) + u.get("output_tokens_per_question", 0)
     return (f"| {label} | " + " | ".join(f"{m[k]:.3f}" for k, _ in COLUMNS)
             + f" | {c.get('hit', float('nan')):.3f} | {s['n']}"
+            + f" | {u.get('llm_calls_per_question', 0):.1f} | {tokens:.0f}"
             + f" | {lat.get('p50', 0):.3f} / {lat.get('p95', 0):.3f}"
             + f" | {s['errors']} | {published} | `{s['command']}` |")
 
@@ -92,7 +95,7 @@ def _verdict(cells: dict[str, dict]) -> list[str]:
         return ["Fusion did not run on this dataset, so no comparison is possible."]
     lines = []
     for label, s in cells.items():
-        if label == "fusion (hybrid)" or "metrics" not in s:
+        if label not in BASELINES or "metrics" not in s:
             continue
         for key, name in (("recall_any@10", "R@10"), ("mrr", "MRR")):
             a, b = fusion["metrics"][key], s["metrics"][key]
@@ -105,7 +108,8 @@ def _verdict(cells: dict[str, dict]) -> list[str]:
             lines.append(line)
     if any("does NOT" in line for line in lines):
         shares = ", ".join(f"{src} {v:.0%}" for src, v in fusion.get("top10_sources", {}).items())
-        rec20 = {label: s["metrics"]["recall@20"] for label, s in cells.items() if "metrics" in s}
+        rec20 = {label: s["metrics"]["recall@20"] for label, s in cells.items()
+                 if "metrics" in s and label in ("fusion (hybrid)", *BASELINES)}
         lines.append(
             f"- Why (measured in this run): fusion's top 10 comes from {shares or 'unknown sources'}."
             " Text hits keep their cosine score (5th-95th percentile about 0.4-0.8 in these runs)"
@@ -116,27 +120,36 @@ def _verdict(cells: dict[str, dict]) -> list[str]:
     return lines
 
 
-def render(results: dict[str, dict[str, dict]], info: dict, limit: int | None) -> str:
+def render(results: dict[str, dict[str, dict]], info: dict, args: argparse.Namespace) -> str:
     """The markdown report."""
     m = info["machine"]
+    cmd = f"python -m evals.report --limit {args.limit} --llm-limit {args.llm_limit}"
+    cmd += f" --llm {args.llm}" if args.llm else ""
     head = [
         "# Benchmarks (generated by `python -m evals.report`)", "",
         f"- Date: {info['date']}; commit: `{info['commit']}`",
         f"- Machine: {m['cores']} cores, {m['cpu']}, no GPU",
-        f"- Reproduce everything: `python -m evals.report{f' --limit {limit}' if limit else ''}`;"
-        " each row's own command is in its last column.",
+        f"- Reproduce everything: `{cmd}`; each row's own command is in its last column.",
         "- Questions: MetaQA dev, the first N of a seeded shuffle (seed 0); MetaQA-hybrid holds out"
-        " a seeded fraction of triples as passages (split seed 0); completeness 100 % is the full KB.",
+        " a seeded fraction of triples as passages (split seed 0); completeness 100 % is the full KB."
+        f" Retrieval-only rows: N = {args.limit}; LLM rows (hybgrag, mor, hydrarag, ssrag):"
+        f" N = {args.llm_limit}, the first {args.llm_limit} of the same shuffle.",
+        f"- LLM: `{info['llm']}` for the LLM rows. With the offline default (SmolLM2-135M) these"
+        " rows show each method's real path end to end (router, critic, planner, verifier,"
+        " fallbacks) driven by a 135M-parameter model; they measure that model, not what the"
+        " methods reach with the papers' LLMs. Run with `--llm openai:MODEL` for that.",
         "- R@10 is the fusion paper's (some relevant item in the top 10); Hit@k, Recall@20 and MRR are"
         " STaRK's. A ranked entity is relevant when it is a gold answer; a passage or triple when its"
-        " text names a gold answer. Ceiling: share of questions with a gold answer within the hop"
-        " count of the topic entity in the complete MetaQA graph.",
-        f"- Columns marked *published* are the fusion paper's Table 1 ({PUBLISHED_LABEL}): they are"
-        " another dataset and setting, shown only for orientation.", "",
+        " text names a gold answer. Answer EM / F1 compare the generated answer with the gold"
+        " answers after normalisation. Ceiling: share of questions with a gold answer within the hop"
+        " count of the topic entity in the complete MetaQA graph. LLM calls and tokens are per"
+        " question.",
+        "- The *published* column holds each paper's headline numbers with their dataset and model:"
+        " other datasets and models, shown only for orientation, never measured here.", "",
     ]
     header = ("| method | " + " | ".join(n for _, n in COLUMNS)
-              + " | ceiling | n | latency p50 / p95 s | errors"
-              + " | R@10 *published* | MRR *published* | nDCG@10 *published* | command |")
+              + " | ceiling | n | LLM calls | tokens | latency p50 / p95 s | errors"
+              + " | *published* (their dataset; model) | command |")
     sep = "|---" * (len(COLUMNS) + 9) + "|"
     body = []
     for dataset, cells in results.items():
@@ -150,24 +163,34 @@ def render(results: dict[str, dict[str, dict]], info: dict, limit: int | None) -
 
 def main(argv: list[str] | None = None) -> int:
     """Run the matrix and write the report."""
+    from agents.models import default_llm
+
     p = argparse.ArgumentParser(prog="python -m evals.report", description=__doc__.splitlines()[0])
-    p.add_argument("--limit", type=int, default=1000, help="questions per cell")
+    p.add_argument("--limit", type=int, default=1000, help="questions per retrieval-only cell")
+    p.add_argument("--llm-limit", type=int, default=30, dest="llm_limit",
+                   help="questions per LLM-method cell (the first of the same shuffle)")
+    p.add_argument("--llm", help="chat model spec for the LLM methods (default: the offline model)")
     p.add_argument("--datasets", nargs="+", default=DATASETS)
-    p.add_argument("--methods", nargs="+", default=[label for label, _, _ in METHODS])
+    p.add_argument("--methods", nargs="+", default=[label for label, *_ in METHODS])
     p.add_argument("--runs", type=Path, default=Path("eval-runs") / "report", help="folder of the runs")
     p.add_argument("--workers", type=int)
     p.add_argument("--out", type=Path, default=Path("docs") / "benchmarks_eval.md")
     args = p.parse_args(argv)
+    unknown = sorted(set(args.methods) - {label for label, *_ in METHODS})
+    if unknown:
+        p.error(f"unknown method label(s) {unknown}; choose from {[label for label, *_ in METHODS]}")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     results: dict[str, dict[str, dict]] = {}
     for dataset in args.datasets:
-        for label, method, overrides in METHODS:
+        for label, method, overrides, uses_llm in METHODS:
             if label in args.methods:
                 sys.stderr.write(f"[report] {label} on {dataset}\n")
+                limit, llm = (args.llm_limit, args.llm) if uses_llm else (args.limit, None)
                 results.setdefault(dataset, {})[label] = run_cell(
-                    method, dataset, overrides, args.limit, args.runs, args.workers)
+                    method, dataset, overrides, limit, args.runs, args.workers, llm)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(render(results, provenance(), args.limit), encoding="utf-8")
+    info = {**provenance(), "llm": args.llm or default_llm()}
+    args.out.write_text(render(results, info, args), encoding="utf-8")
     sys.stderr.write(f"[report] wrote {args.out}\n")
     return 0
 
