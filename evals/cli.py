@@ -167,13 +167,6 @@ def _eval_set(args: argparse.Namespace) -> EvalSet:
     return es
 
 
-def _llm_spec(spec: str | None, fields: set[str]) -> str | None:
-    """The chat model a run uses (None for methods without an LLM)."""
-    from agents.models import default_llm
-
-    return (spec or default_llm()) if "llm" in fields else None
-
-
 RUN_KEYS = ("method", "dataset", "kb", "seed", "top_k", "overrides", "llm")
 
 
@@ -208,11 +201,15 @@ def run_eval(args: argparse.Namespace) -> int:
     extra = parse_overrides(args.overrides)
     overrides.update(extra)
     ctx = context_for(args.method, **overrides)
+    if "llm" in known:  # fail before the first question on a missing API key or model file
+        from agents.models import load_chat_model
+
+        load_chat_model(ctx.llm, getattr(ctx, "llm_base_url", ""))
     slug = re.sub(r"[^\w.-]+", "_", es.name) + "".join(f"-{k}={v}" for k, v in extra.items())
     out = args.out or DEFAULT_RUNS / f"{args.method}-{slug}"
     workers = args.workers or (2 if args.method == "fusion" else 1)
     meta = {"method": args.method, "dataset": es.name, "kb": str(kb.directory), "limit": args.limit,
-            "seed": args.seed, "top_k": args.top_k, "overrides": extra, "llm": _llm_spec(args.llm, known),
+            "seed": args.seed, "top_k": args.top_k, "overrides": extra, "llm": getattr(ctx, "llm", None),
             "workers": workers, "command": _command(args), **es.notes, **provenance()}
     _check_resume(Path(out), meta)
     judge = Judge.for_kb(kb, es.ceiling_graph)

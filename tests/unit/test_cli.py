@@ -86,3 +86,17 @@ def test_text_only_kb_from_passages(tmp_path, capsys):
 def test_ingest_with_nothing_is_a_clear_error(tmp_path, capsys):
     assert main(["ingest", "--kb", str(tmp_path / "kb")]) == 2
     assert "no triples and no entities" in capsys.readouterr().err
+
+
+def test_eval_llm_method_without_key_fails_before_the_first_question(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"question": "who directed [Forrest Gump]", "answers": ["Robert Zemeckis"]}\n',
+                         encoding="utf-8")
+    out = tmp_path / "run"
+    argv = ["eval", "--method", "hybgrag", "--questions", str(questions), "--llm", "openai:gpt-4o-mini",
+            "--out", str(out), "--no-progress"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "OPENAI_API_KEY" in err and err.count("\n") == 1
+    assert not (out / "records.jsonl").exists()  # no question was recorded as an error

@@ -22,7 +22,7 @@ def _summary(hits: list[bool], answers: list[str], llm_calls: int = 0, command: 
 
 
 def _args(**kw) -> argparse.Namespace:
-    return argparse.Namespace(limit=kw.get("limit", 4), llm_limit=kw.get("llm_limit", 2), llm=None)
+    return argparse.Namespace(limit=kw.get("limit", 4), llm_limit=kw.get("llm_limit", 2), llm="local:smollm2")
 
 
 def test_every_method_has_a_row_and_a_published_cell_naming_dataset_and_model():
