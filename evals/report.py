@@ -36,7 +36,7 @@ DATASETS = ["metaqa-1hop", "metaqa-2hop", "metaqa-3hop",
             "metaqa-hybrid-100", "metaqa-hybrid-50", "metaqa-hybrid-0"]
 COLUMNS = [("recall_any@10", "R@10"), ("mrr", "MRR"), ("ndcg@10", "nDCG@10"), ("hit@1", "Hit@1"),
            ("hit@5", "Hit@5"), ("recall@20", "Recall@20"), ("answer_em", "answer EM"),
-           ("answer_f1", "answer F1")]
+           ("answer_f1", "answer F1"), ("answer_hits@1", "answer Hits@1")]
 
 
 def run_cell(method: str, dataset: str, overrides: list[str], limit: int | None, runs: Path,
@@ -141,7 +141,8 @@ def render(results: dict[str, dict[str, dict]], info: dict, args: argparse.Names
         "- R@10 is the fusion paper's (some relevant item in the top 10); Hit@k, Recall@20 and MRR are"
         " STaRK's. A ranked entity is relevant when it is a gold answer; a passage or triple when its"
         " text names a gold answer. Answer EM / F1 compare the generated answer with the gold"
-        " answers after normalisation. Ceiling: share of questions with a gold answer within the hop"
+        " answers after SQuAD normalisation; answer Hits@1 (HydraRAG's exact-match accuracy) counts a"
+        " gold answer appearing as a whole phrase of the answer. Ceiling: share of questions with a gold answer within the hop"
         " count of the topic entity in the complete MetaQA graph. LLM calls and tokens are per"
         " question.",
         "- The *published* column holds each paper's headline numbers with their dataset and model:"
