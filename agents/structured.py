@@ -6,6 +6,9 @@ which has the shape :func:`graphs.common.merge_usage` adds up::
 
     {"llm_calls": n, "input_tokens": n, "output_tokens": n, "llm_seconds": s,
      "by_role": {role: {"llm_calls": n, "input_tokens": n, "output_tokens": n, "llm_seconds": s}}}
+
+Unparseable replies add ``parse_failures`` (one per attempt) and, when every attempt failed
+and the caller falls back, ``fallbacks`` (one per call), overall and under the role.
 """
 
 from __future__ import annotations
@@ -150,5 +153,6 @@ def call_structured(model: BaseChatModel, schema: type[T], messages: Sequence[An
         if result["parsed"] is not None and result["parsing_error"] is None:
             return result["parsed"], usage
         log.info("%s: unparseable reply (attempt %d): %s", role, attempt + 1, result["parsing_error"])
+        usage = add_usage(usage, {"parse_failures": 1, "by_role": {role: {"parse_failures": 1}}})
         msgs = [*messages, HumanMessage(RETRY_HINT)]
-    return None, usage
+    return None, add_usage(usage, {"fallbacks": 1, "by_role": {role: {"fallbacks": 1}}})

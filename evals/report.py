@@ -76,7 +76,7 @@ def top_sources(records_path: Path, k: int = 10) -> dict[str, float]:
 def _row(label: str, s: dict) -> str:
     published = published_cell(label)
     if "failed" in s:
-        blanks = " | ".join("–" for _ in range(len(COLUMNS) + 5))
+        blanks = " | ".join("–" for _ in range(len(COLUMNS) + 6))
         return f"| {label} | failed: {s['failed']} | {blanks} | {published} | `{s['command']}` |"
     m, c, u = s["metrics"], s.get("ceiling", {}), s["usage"]
     lat = u["latency_seconds"]["total"]
@@ -84,6 +84,7 @@ def _row(label: str, s: dict) -> str:
     return (f"| {label} | " + " | ".join(f"{m[k]:.3f}" for k, _ in COLUMNS)
             + f" | {c.get('hit', float('nan')):.3f} | {s['n']}"
             + f" | {u.get('llm_calls_per_question', 0):.1f} | {tokens:.0f}"
+            + f" | {u.get('fallbacks_per_question', 0):.1f}"
             + f" | {lat.get('p50', 0):.3f} / {lat.get('p95', 0):.3f}"
             + f" | {s['errors']} | {published} | `{s['command']}` |")
 
@@ -143,15 +144,17 @@ def render(results: dict[str, dict[str, dict]], info: dict, args: argparse.Names
         " text names a gold answer. Answer EM / F1 compare the generated answer with the gold"
         " answers after SQuAD normalisation; answer Hits@1 (HydraRAG's exact-match accuracy) counts a"
         " gold answer appearing as a whole phrase of the answer. Ceiling: share of questions with a gold answer within the hop"
-        " count of the topic entity in the complete MetaQA graph. LLM calls and tokens are per"
-        " question.",
+        " count of the topic entity in the complete MetaQA graph. LLM calls, tokens and fallbacks are"
+        " per question; a fallback is a structured LLM call whose reply could not be parsed twice,"
+        " after which the method took its paper's fallback (e.g. MoR's textual matching when the plan"
+        " is unusable).",
         "- The *published* column holds each paper's headline numbers with their dataset and model:"
         " other datasets and models, shown only for orientation, never measured here.", "",
     ]
     header = ("| method | " + " | ".join(n for _, n in COLUMNS)
-              + " | ceiling | n | LLM calls | tokens | latency p50 / p95 s | errors"
+              + " | ceiling | n | LLM calls | tokens | fallbacks | latency p50 / p95 s | errors"
               + " | *published* (their dataset; model) | command |")
-    sep = "|---" * (len(COLUMNS) + 9) + "|"
+    sep = "|---" * (len(COLUMNS) + 10) + "|"
     body = []
     for dataset, cells in results.items():
         body += [f"## {dataset}", "", header, sep]

@@ -75,7 +75,7 @@ def _pct(values: Iterable[float]) -> dict[str, float]:
 
 def _usage(records: list[dict]) -> dict:
     n = max(len(records), 1)
-    counters = ("llm_calls", "input_tokens", "output_tokens", "llm_seconds")
+    counters = ("llm_calls", "input_tokens", "output_tokens", "llm_seconds", "parse_failures", "fallbacks")
     per_q = {f"{c}_per_question": sum(float((r.get("usage") or {}).get(c, 0)) for r in records) / n
              for c in counters}
     stages: dict[str, list[float]] = defaultdict(list)
@@ -130,7 +130,9 @@ def to_markdown(summary: dict) -> str:
         lines.append(f"| {t} | {row['n']} | " + " | ".join(f"{row[k]:.3f}" for k in keys) + " |")
     u = summary["usage"]
     lines += ["", f"LLM calls / question: {u['llm_calls_per_question']:.2f}; tokens / question: "
-              f"{u['input_tokens_per_question']:.0f} in, {u['output_tokens_per_question']:.0f} out",
+              f"{u['input_tokens_per_question']:.0f} in, {u['output_tokens_per_question']:.0f} out; "
+              f"unparseable replies / question: {u['parse_failures_per_question']:.2f}, "
+              f"fallbacks taken / question: {u['fallbacks_per_question']:.2f}",
               "", "| stage | n | p50 s | p95 s |", "|---|---|---|---|"]
     lat = u["latency_seconds"]
     for stage, p in [("total", lat["total"]), *lat["stages"].items()]:

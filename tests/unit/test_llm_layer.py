@@ -32,6 +32,7 @@ def test_parse_failure_retries_once_then_succeeds():
     fake = ScriptedChatModel(script=["not json", '{"reasoning": "r", "verdict": "no"}'])
     out, usage = call_structured(fake, Verdict, MSGS, role="validator")
     assert out.verdict == "no" and usage["llm_calls"] == 2
+    assert usage["parse_failures"] == 1 and "fallbacks" not in usage
     assert "could not be read" in fake.calls[1]["messages"][-1].content
 
 
@@ -39,6 +40,8 @@ def test_two_parse_failures_return_none():
     fake = ScriptedChatModel(script=['{"verdict": "maybe"}', "nope"])
     out, usage = call_structured(fake, Verdict, MSGS, role="validator")
     assert out is None and usage["llm_calls"] == 2
+    assert usage["parse_failures"] == 2 and usage["fallbacks"] == 1
+    assert usage["by_role"]["validator"]["fallbacks"] == 1
 
 
 def test_unscripted_call_fails_loudly():

@@ -17,7 +17,7 @@ def _summary(hits: list[bool], answers: list[str], llm_calls: int = 0, command: 
         records.append({"id": f"q{i}", "qtype": "t", "gold": {"keys": ["gold"], "answers": ["gold"]},
                         "relevant": relevant, "answer": answer, "reachable": ["gold"], "seconds": 0.5,
                         "usage": {"llm_calls": llm_calls, "input_tokens": 10 * llm_calls,
-                                  "output_tokens": llm_calls}})
+                                  "output_tokens": llm_calls, "fallbacks": llm_calls // 3}})
     return {**summarise(records), "command": command}
 
 
@@ -51,6 +51,7 @@ def test_rows_show_metrics_usage_and_published_numbers_separately():
     col = {name.strip("| "): i for i, name in enumerate(header)}
     hyb = rows["hybgrag"]
     assert hyb[col["Hit@1"]] == "0.500" and hyb[col["answer EM"]] == "0.500"
+    assert hyb[col["fallbacks"]] == "1.0"
     assert hyb[col["LLM calls"]] == "3.0" and hyb[col["tokens"]] == "33" and hyb[col["n"]] == "2"
     assert "STaRK-MAG test; Claude 3 Sonnet" in hyb[col["*published* (their dataset; model)"]]
     assert rows["fusion (hybrid)"][col["R@10"]] == "0.750"
