@@ -143,9 +143,10 @@ def render(results: dict[str, dict[str, dict]], info: dict, args: argparse.Names
         " STaRK's. A ranked entity is relevant when it is a gold answer; a passage or triple when its"
         " text names a gold answer. Answer EM / F1 compare the generated answer with the gold"
         " answers after SQuAD normalisation; answer Hits@1 (HydraRAG's exact-match accuracy) counts a"
-        " gold answer appearing as a whole phrase of the answer. Ceiling: share of questions with a gold answer within the hop"
-        " count of the topic entity in the complete MetaQA graph. LLM calls, tokens and fallbacks are"
-        " per question; a fallback is a structured LLM call whose reply could not be parsed twice,"
+        " gold answer appearing as a whole phrase of the answer. Ceiling: share of questions with a"
+        " gold answer within the hop count of the topic entity in the complete MetaQA graph."
+        " LLM calls, tokens and fallbacks are per question; a fallback is a structured LLM call"
+        " whose reply could not be parsed twice,"
         " after which the method took its paper's fallback (e.g. MoR's textual matching when the plan"
         " is unusable).",
         "- The *published* column holds each paper's headline numbers with their dataset and model:"
