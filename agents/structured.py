@@ -86,6 +86,11 @@ def _bind(model: BaseChatModel, schema: type[BaseModel], method: str) -> Any:
         return None
 
 
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return f"{type(exc).__name__}: {text[:200]}"
+
+
 _JSON_BLOCK = re.compile(r"\{.*\}", re.DOTALL)
 
 
@@ -108,14 +113,30 @@ def _invoke_plain(model: BaseChatModel, schema: type[T], messages: list) -> dict
         return {"raw": raw, "parsed": None, "parsing_error": exc}
 
 
+def _unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the model's server failed (timeout, refused, 5xx, unreadable body)."""
+    if isinstance(exc, TimeoutError | ConnectionError):
+        return True
+    names = {c.__module__.split(".")[0] for c in type(exc).__mro__}
+    return bool(names & {"openai", "httpx", "httpcore", "anthropic", "requests", "urllib3"})
+
+
 def _attempt(model: BaseChatModel, runnable: Any, schema: type[T], messages: list) -> dict:
-    """One call; parse errors are returned in the result, other errors propagate."""
-    if runnable is None:
-        return _invoke_plain(model, schema, messages)
+    """One call; parse errors are returned in the result, a failed server is LLMUnavailableError."""
+    from agents.models import LLMUnavailableError
+
     try:
+        if runnable is None:
+            return _invoke_plain(model, schema, messages)
         out = runnable.invoke(messages)
     except _PARSE_ERRORS as exc:
-        return {"raw": None, "parsed": None, "parsing_error": exc}
+        if not _unavailable(exc):
+            return {"raw": None, "parsed": None, "parsing_error": exc}
+        raise LLMUnavailableError(f"the language model's server failed: {_one_line(exc)}") from None
+    except Exception as exc:
+        if _unavailable(exc):
+            raise LLMUnavailableError(f"the language model's server failed: {_one_line(exc)}") from None
+        raise
     parsed = out.get("parsed")
     if isinstance(parsed, dict):
         try:

@@ -19,7 +19,8 @@ def _ingest(args: argparse.Namespace) -> int:
     from kb.ingest import ingest
 
     report = ingest(args.kb, args.triples, entities=args.entities, passages=args.passages,
-                    type_map=args.type_map, embeddings=args.embeddings, neo4j_uri=args.neo4j)
+                    type_map=args.type_map, embeddings=args.embeddings, neo4j_uri=args.neo4j,
+                    falkordb_uri=args.falkordb)
     c = report.counts
     print(f"built KB {report.directory}: {c['entities']} entities, {c['triples']} triples, "
           f"{c['passages']} passages; graph {report.seconds['graph']:.1f}s, "
@@ -85,7 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     ing.add_argument("--passages", help="JSONL passages {id, text, entity_id}")
     ing.add_argument("--type-map", help="JSON {relation: [head_type, tail_type]} to type entities")
     ing.add_argument("--embeddings", default="local:all-MiniLM-L6-v2", help="embedding model spec")
-    ing.add_argument("--neo4j", help="also load the graph into Neo4j at this bolt:// URI and use it")
+    graph = ing.add_mutually_exclusive_group()
+    graph.add_argument("--neo4j", help="also load the graph into Neo4j at this bolt:// URI and use it")
+    graph.add_argument("--falkordb", help="also load the graph into FalkorDB at this redis:// URI and use it")
     ing.set_defaults(func=_ingest)
     ask = sub.add_parser("ask", help="answer a question")
     ask.add_argument("question")

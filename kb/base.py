@@ -12,7 +12,6 @@ from langchain_core.embeddings import Embeddings
 
 from kb.embeddings import embed_query, get_embeddings
 from kb.ingest import FORMAT_VERSION
-from kb.memory_store import InMemoryGraphStore
 from kb.model import Entity, KBError, UnknownEntityError
 from kb.store import GraphStore
 from kb.text_index import BM25Index, DenseIndex, Doc, load_docs
@@ -53,16 +52,9 @@ class KnowledgeBase:
         self._emb: Embeddings | None = None
 
     def _open_graph(self) -> GraphStore:
-        cfg = self.manifest.get("graph", {"backend": "memory"})
-        match cfg["backend"]:
-            case "memory":
-                return InMemoryGraphStore.load(self.directory)
-            case "neo4j":
-                from kb.neo4j_store import Neo4jGraphStore
+        from kb.graph_backends import open_graph
 
-                return Neo4jGraphStore.connect(cfg["uri"])
-            case other:
-                raise KBError(f"unknown graph backend {other!r} in manifest")
+        return open_graph(self.manifest.get("graph", {"backend": "memory"}), self.directory)
 
     @property
     def embeddings(self) -> Embeddings:

