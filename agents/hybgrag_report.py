@@ -1,16 +1,19 @@
-"""HybGRAG text views: references as prompt text, and the refinement path as in the paper's figures."""
+"""HybGRAG text views: references as prompt data, and the refinement path as in the paper's figures."""
 
 from __future__ import annotations
 
+from prompts.data_block import data_block
+
+TEXT_CHARS = 600  # characters of a reference's text shown to the validator and the answerer
+
 
 def format_references(refs: list[dict]) -> str:
-    """References as prompt text: name, text, then reasoning paths."""
+    """References as quoted data: one numbered block each with its name, text and reasoning paths."""
     blocks = []
     for i, r in enumerate(refs, 1):
-        paths = "".join(f"\n  path: {p}" for p in r["paths"])
-        blocks.append(f"[{i}] {r['name']}\n  text: {r['text'][:600]}{paths}")
-    return "\n".join(blocks)
-
+        fields = [("name", r["name"]), ("text", r["text"][:TEXT_CHARS]), *(("path", p) for p in r["paths"])]
+        blocks.append(data_block(fields, n=i, source=r.get("source", "")))
+    return "\n".join(blocks) or "(none)"
 
 
 def render_trace(trace: list[dict]) -> str:

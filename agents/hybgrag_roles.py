@@ -4,23 +4,35 @@ Each role is one structured call (see :mod:`agents.structured`): the router extr
 entities and useful relations *before* choosing the module, as the paper stresses, in a
 single call; critics give their reasoning before the verdict. ``None`` means the reply could
 not be parsed after one retry, and the caller takes the fallback.
+
+Retrieved references reach the validator and the answerer as quoted data blocks
+(:func:`agents.hybgrag_report.format_references`), and the answerer's reply is kept only when
+the references support it (:func:`prompts.grounding.check_answer`, strict: a QA answer names
+retrieved entities or values); otherwise it is ``None`` too, so the caller answers with the top
+reference, and the usage counts it under ``unsupported_answers``. The router and the commentor
+see no retrieved text: the question, the schema, the router's own extraction and the
+experience bank.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.structured import call_structured
+from agents.structured import add_usage, call_structured
 from kb.model import Schema
 from prompts import hybgrag as P
+from prompts.grounding import check_answer, evidence_from_prompt
 
 ErrorType = Literal["incorrect_entity_relation", "missing_entity", "no_entity", "no_intersection",
                     "incorrect_intersection", "incorrect_retrieval_module"]
 ERROR_TYPES: tuple[str, ...] = ErrorType.__args__  # type: ignore[attr-defined]
+UNSUPPORTED = "answer not supported by the references"
+log = logging.getLogger(__name__)
 
 
 class TopicEntity(BaseModel):
@@ -164,7 +176,26 @@ def comment(model: BaseChatModel, question: str, action: dict, bank: list[dict],
 
 
 def answer(model: BaseChatModel, question: str, references: str, method: str) -> tuple[Answer | None, dict]:
-    """Answerer (QA mode): a short answer from the accepted references."""
+    """Answerer (QA mode): a short answer from the accepted references, or None.
+
+    None when the reply is unparseable or when the references (the data blocks of
+    ``references``) do not support it; the latter adds ``unsupported_answers`` to the usage.
+    """
     messages = [("system", P.ANSWER_SYSTEM.template),
                 ("human", P.ANSWER.format(question=question, references=references))]
-    return call_structured(model, Answer, messages, role="answerer", method=method)
+    reply, usage = call_structured(model, Answer, messages, role="answerer", method=method)
+    if reply is None:
+        return None, usage
+    verdict = check_answer(reply.answer, question, *evidence_from_prompt(references))
+    if verdict.ok:
+        return reply, usage
+    log.warning("hybgrag answerer: %s; answering with the top reference", verdict.reason)
+    return None, add_usage(usage, {"unsupported_answers": 1, "by_role": {"answerer": {"unsupported_answers": 1}}})
+
+
+def answer_decision(reply: Answer | None, usage: dict) -> str:
+    """The trace decision of the answer step: answered, or which fallback and why."""
+    if reply is not None:
+        return "answered"
+    return f"fallback: top reference ({UNSUPPORTED})" if usage.get("unsupported_answers") else \
+        "fallback: top reference"

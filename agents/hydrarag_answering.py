@@ -5,7 +5,18 @@ Same contract as :mod:`agents.hydrarag_steps`. Fallbacks (recorded in the trace)
 - path selection unparseable or naming no candidate → the top W_max paths by cross-score;
 - path refinement unparseable → the selected paths as they are;
 - answer check unparseable, or {Yes} without an answer → {No} (explore further);
-- final generation unparseable → the best ranked entity (empty when nothing was found).
+- answer check {Yes} with an answer the retrieved paths do not support
+  (:func:`prompts.grounding.check_answer`, strict: the check copies the answer from the
+  evidence) → the best ranked entity ({No} when there is none);
+- final generation unparseable → the best ranked entity (empty when nothing was found); so is a
+  generated answer that repeats instructions found in the retrieved data (lenient: generation
+  may use the model's own knowledge, so the answer need not appear in the evidence).
+
+Support is judged on the retrieved data of every explored path (KG paths, the document or web
+sentences that text paths were built from, instructions among the sentences shown to the path
+builder, the ranked candidates' names), never on LLM output such as the refined summary or the
+text paths themselves. Every prompt gets the paths, the summary, the skyline and the
+sub-questions as quoted data blocks.
 
 No LLM call is made to select among at most W_max paths, or to refine or check an empty set.
 """
@@ -15,13 +26,43 @@ from __future__ import annotations
 from typing import Any
 
 from agents import hydrarag_roles as roles
-from agents.hydrarag_pruning import apply_choice, numbered, rank_candidates, to_evidence, to_ranked
-from agents.hydrarag_steps import traced
+from agents.hydrarag_pruning import apply_choice, numbered, path_blocks, rank_candidates, to_evidence, to_ranked
+from agents.hydrarag_steps import quoted, traced
+from agents.structured import add_usage
+from prompts.data_block import data_block
+from prompts.grounding import Support, check_answer
+
+UNSUPPORTED = {"unsupported_answers": 1}
 
 
-def _common(state: dict) -> dict:
-    return {"question": state["question"], "skyline": state["skyline"],
-            "splits": " | ".join(state.get("split_questions", [])) or state["question"]}
+def _evidence(state: dict) -> str:
+    """The refined summary (model notes on the paths) or, when there is none, the selected paths."""
+    selected = state.get("selected", [])
+    summary = state.get("summary", "")
+    if not summary or summary == numbered(selected):
+        return path_blocks(selected)
+    return data_block([("summary", summary)], source="refined")
+
+
+def _best(state: dict) -> str:
+    best = [r["name"] for r in state.get("ranked", []) if r["kind"] == "entity"]
+    return best[0] if best else ""
+
+
+def support(state: dict, answer: str, own_knowledge: bool = False) -> Support:
+    """Check ``answer`` against the retrieved data behind the paths and the ranked candidates.
+
+    A KG path is our own verbalisation of graph edges; a document or web path was written by the
+    LLM, so only the sentence it was built from counts.
+    """
+    paths = [*state.get("candidates", []), *state.get("kept", []), *state.get("selected", [])]
+    texts = [p.get("sentence") or p["text"] for p in paths] + [i for p in paths for i in p.get("instructions", [])]
+    names = [r["name"] for r in state.get("ranked", [])]
+    return check_answer(answer, state["question"], names, texts, own_knowledge=own_knowledge)
+
+
+def _unsupported(usage: dict, role: str) -> dict:
+    return add_usage(usage, {**UNSUPPORTED, "by_role": {role: dict(UNSUPPORTED)}})
 
 
 def prune(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
@@ -32,8 +73,8 @@ def prune(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
                            set(state.get("subgraph", [])), ctx.pruning())
     selected = pool
     if len(pool) > ctx.max_width:
-        reply, calls = roles.select_paths(model, ctx.structured_method, **_common(state),
-                                          paths=numbered(pool), width=str(ctx.max_width))
+        reply, calls = roles.select_paths(model, ctx.structured_method, **quoted(state),
+                                          paths=path_blocks(pool), width=str(ctx.max_width))
         selected, used = apply_choice(pool, reply.selected if reply else None, ctx.max_width)
     chosen = {c["id"] for c in selected}
     ordered = selected + [c for c in pool if c["id"] not in chosen]
@@ -58,7 +99,7 @@ def refine(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     elif not ctx.path_refinement:
         summary, decision = numbered(selected), "refinement off: the paths as they are"
     else:
-        reply, calls = roles.refine(model, ctx.structured_method, **_common(state), paths=numbered(selected))
+        reply, calls = roles.refine(model, ctx.structured_method, **quoted(state), paths=path_blocks(selected))
         ok = reply is not None and bool(reply.summary.strip())
         summary = reply.summary.strip() if ok else numbered(selected)
         decision = "summarised" if ok else "unparseable refinement: the paths as they are"
@@ -68,19 +109,23 @@ def refine(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
 
 def check(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """CoT evaluation of the refined paths: {Yes} and the answer, or {No}."""
-    calls, answer = {}, ""
+    calls, answer, fallback = {}, "", None
     if not state.get("selected"):
         reasoning = "no evidence: {No} without asking"
     else:
-        reply, calls = roles.check(model, ctx.structured_method, **_common(state), evidence=state["summary"])
+        reply, calls = roles.check(model, ctx.structured_method, **quoted(state), evidence=_evidence(state))
         if reply is None:
             reasoning = "unparseable answer check: {No}"
         else:
             reasoning = reply.reasoning
             answer = reply.answer.strip() if reply.sufficient == "yes" else ""
+        judged = support(state, answer) if answer else None
+        if judged is not None and not judged.ok:
+            answer, calls = _best(state), _unsupported(calls, "check")
+            fallback = f"answer rejected: {judged.reason}; " + ("the best ranked entity" if answer else "{No}")
     verdict = "yes" if answer else "no"
     step = traced("check_answer", "{Yes} " + answer if answer else "{No}", phase=state["phase"],
-                  round=state["round"], reasoning=reasoning)
+                  round=state["round"], reasoning=reasoning, fallback=fallback)
     update = {"verdict": verdict, "trace": [step], "usage": calls}
     if answer:
         update["answer"] = answer
@@ -100,13 +145,15 @@ def collect_final(state: dict) -> dict:
 
 def generate(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Answer from the final refined paths and the model's own knowledge."""
-    evidence = state.get("summary") or numbered(state.get("selected", []))
-    reply, calls = roles.generate(model, ctx.structured_method, **_common(state), evidence=evidence)
+    reply, calls = roles.generate(model, ctx.structured_method, **quoted(state), evidence=_evidence(state))
     if reply is not None and reply.answer.strip():
         answer, fallback = reply.answer.strip(), None
+        judged = support(state, answer, own_knowledge=True)
+        if not judged.ok:
+            answer, calls = _best(state), _unsupported(calls, "generate")
+            fallback = f"answer rejected: {judged.reason}; the best ranked entity"
     else:
-        best = [r["name"] for r in state.get("ranked", []) if r["kind"] == "entity"]
-        answer, fallback = (best[0] if best else ""), "unparseable generation: the best ranked entity"
+        answer, fallback = _best(state), "unparseable generation: the best ranked entity"
     step = traced("generate_answer", answer or "(no answer)", phase="final",
                   reasoning=reply.reasoning if reply else "", fallback=fallback)
     return {"answer": answer, "trace": [step], "usage": calls}

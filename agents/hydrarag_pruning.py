@@ -20,6 +20,7 @@ import numpy as np
 
 from kb.base import KnowledgeBase
 from kb.embeddings import embed_matrix
+from prompts.data_block import data_block
 
 _VECTORS: dict[tuple[str, str], np.ndarray] = {}
 _MAX_CACHED = 200_000
@@ -118,8 +119,14 @@ def apply_choice(pool: list[dict], picks: list[int] | None, width: int) -> tuple
 
 
 def numbered(paths: list[dict]) -> str:
-    """Paths as a numbered list with their source, for prompts."""
+    """Paths as a numbered list with their source (the trace's view of unrefined paths)."""
     return "\n".join(f"{i}. [{p['source']}] {p['text']}" for i, p in enumerate(paths, 1)) or "(none)"
+
+
+def path_blocks(paths: list[dict]) -> str:
+    """Paths as numbered quoted data blocks with their source, for prompts."""
+    return "\n".join(data_block([("path", p["text"])], n=i, source=p["source"])
+                     for i, p in enumerate(paths, 1)) or "(none)"
 
 
 def to_evidence(c: dict) -> dict:

@@ -20,7 +20,8 @@ from agents import hydrarag_analysis as analysis
 from agents import hydrarag_kg as kg
 from agents import hydrarag_roles as roles
 from agents import hydrarag_text as text
-from agents.hydrarag_pruning import numbered
+from agents.hydrarag_pruning import path_blocks
+from prompts.data_block import data_block, data_list
 from tools.retrieval import mentions_in
 from tools.web import WebSearchError
 
@@ -33,11 +34,17 @@ def traced(node: str, decision: str, **details: Any) -> dict:
 
 
 def _names(state: dict) -> str:
-    return ", ".join(t["name"] for t in state.get("topics", [])) or "(none)"
+    return data_list(t["name"] for t in state.get("topics", []))
 
 
 def _splits(state: dict) -> str:
-    return " | ".join(state.get("split_questions", [])) or state["question"]
+    return data_list(state.get("split_questions") or [state["question"]])
+
+
+def quoted(state: dict) -> dict:
+    """Prompt values every later role shares: the question (the user's text), and the skyline and
+    sub-questions as quoted data (model output written from KB names and, later, paths)."""
+    return {"question": state["question"], "skyline": data_block(state["skyline"]), "splits": _splits(state)}
 
 
 def detect(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
@@ -64,7 +71,7 @@ def analyse(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     q, fallback = state["question"], None
     names = [t["name"] for t in state["topics"]] + [m for m in state.get("mentions", [])
                                                     if m not in {t["mention"] for t in state["topics"]}]
-    reply, calls = roles.analyse(model, q, ", ".join(names) or "(none)", ctx.structured_method)
+    reply, calls = roles.analyse(model, q, data_list(names), ctx.structured_method)
     if reply is not None and reply.skyline.strip():
         skyline = reply.skyline.strip()
         splits = [s.strip() for s in reply.split_questions if s.strip()] or [q]
@@ -89,7 +96,8 @@ def select(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
         chosen = available
         why = "selector off: every available source" if not ctx.source_selector else "one source or none"
     else:
-        analysed = f"sub-questions: {_splits(state)}; skyline: {state['skyline']}"
+        analysed = data_block([*(("sub_question", s) for s in state.get("split_questions") or [q]),
+                               ("skyline", state["skyline"])])
         reply, calls = roles.choose_sources(model, q, ", ".join(available), analysed, ctx.structured_method)
         chosen = [s for s in dict.fromkeys(reply.sources) if s in available] if reply else []
         why = reply.reasoning if chosen else (
@@ -132,8 +140,8 @@ def explore(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
 def plan_refined(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Follow-up question q_new and skyline I_new; every source of S_t at D_max."""
     q, sky, fallback = state["question"], state["skyline"], None
-    reply, calls = roles.follow_up(model, ctx.structured_method, question=q, topics=_names(state),
-                                   skyline=sky, splits=_splits(state), paths=numbered(state.get("kept", [])))
+    reply, calls = roles.follow_up(model, ctx.structured_method, **quoted(state), topics=_names(state),
+                                   paths=path_blocks(state.get("kept", [])))
     if reply is not None and reply.question.strip():
         q_new, i_new = reply.question.strip(), reply.skyline.strip() or sky
         new_ids = [i for i in analysis.link_names(kb, reply.topic_entities, ctx.link_threshold).values() if i]
@@ -151,8 +159,8 @@ def plan_refined(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
 def plan_predicted(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Predicted answers with skylines, aligned to E_q; one chain (Topic(q) + e) each, at D_max."""
     q, sky, fallback = state["question"], state["skyline"], None
-    reply, calls = roles.predict(model, ctx.structured_method, question=q, topics=_names(state), skyline=sky,
-                                 splits=_splits(state), paths=numbered(state.get("kept", [])))
+    reply, calls = roles.predict(model, ctx.structured_method, **quoted(state), topics=_names(state),
+                                 paths=path_blocks(state.get("kept", [])))
     preds = [(p.answer.strip(), p.skyline.strip() or sky) for p in (reply.predictions if reply else [])
              if p.answer.strip()][:PREDICTIONS]
     if not preds:

@@ -11,6 +11,9 @@
   can check them against the question subgraph.
 Fallback when the path construction is unparseable: each selected sentence becomes a
 one-step path whose entities are the KB names it mentions.
+Each candidate keeps the sentence it was built from and, under ``instructions``, the sentences
+shown to the path-construction call that read as instructions (usually none), so the answer
+support check knows what the model may have been told (:mod:`prompts.grounding`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from agents.hydrarag_analysis import link_names, split_chain
 from agents.hydrarag_pruning import apply_choice, embed_texts
 from agents.structured import add_usage
 from kb.base import KnowledgeBase
+from prompts.data_block import data_block, data_list
+from prompts.grounding import is_instruction
 from tools import web
 from tools.retrieval import mentions_in
 
@@ -75,7 +80,7 @@ def top_sentences(kb: KnowledgeBase, docs: list[tuple[str, str, str]], indicator
 
 
 def _paragraphs(sents: list[dict]) -> str:
-    return "\n".join(f"Paragraph {i}: {s['sentence']}" for i, s in enumerate(sents, 1))
+    return "\n".join(data_block(s["sentence"], n=i) for i, s in enumerate(sents, 1))
 
 
 def _fallback_paths(kb: KnowledgeBase, sents: list[dict]) -> list[dict]:
@@ -101,6 +106,7 @@ def to_candidates(kb: KnowledgeBase, reply: roles.TextPaths | None, sents: list[
         note = "unparseable path construction: sentences kept as paths" if reply is None else \
             "no usable path in the reply: sentences kept as paths"
         built = _fallback_paths(kb, sents)
+    flagged = [s["sentence"] for s in sents if is_instruction(s["sentence"])]
     out = []
     for n, b in enumerate(built):
         names = b.get("names", [])
@@ -110,7 +116,7 @@ def to_candidates(kb: KnowledgeBase, reply: roles.TextPaths | None, sents: list[
                     "text": " → ".join(b["tokens"]), "keys": list(dict.fromkeys(keys)),
                     "answers": [i for i in b["ids"] if i], "doc_id": b["sent"]["doc_id"],
                     "doc_name": b["sent"]["doc_name"], "path": b["tokens"],
-                    "sentence": b["sent"]["sentence"]})
+                    "sentence": b["sent"]["sentence"], "instructions": flagged})
     return out, note
 
 
@@ -127,9 +133,9 @@ def _build_paths(kb, model, question: str, probe: dict, sents: list[dict], sourc
     if not sents:
         return [], {}, f"no {source} sentences"
     names = sorted({n for ch in probe["chains"] for n in ch["names"]})
-    skyline = "; ".join(dict.fromkeys(ch["indicator"] for ch in probe["chains"]))
-    reply, usage = roles.paths_from_text(model, question, ", ".join(names) or "(none)", skyline,
-                                         _paragraphs(sents), s.method)
+    skyline = data_list(dict.fromkeys(ch["indicator"] for ch in probe["chains"]))
+    reply, usage = roles.paths_from_text(model, question, data_list(names), skyline, _paragraphs(sents),
+                                         s.method)
     cands, note = to_candidates(kb, reply, sents, source, probe["phase"], s.link_threshold)
     return cands, usage, note
 
@@ -150,8 +156,9 @@ def explore_web(kb: KnowledgeBase, model, question: str, probe: dict, s: TextSet
     found = list(results.values())
     if not found:
         return [], {}, "web search returned nothing"
-    listing = "\n".join(f"{i}. {r['name']}: {r['text'][:300]}" for i, r in enumerate(found, 1))
-    skyline = probe["chains"][0]["indicator"]
+    listing = "\n".join(data_block([("title", r["name"]), ("snippet", r["text"][:300])], n=i)
+                        for i, r in enumerate(found, 1))
+    skyline = data_block(probe["chains"][0]["indicator"])
     choice, usage = roles.select_web(model, question, skyline, listing, s.max_width, s.method)
     chosen, used = apply_choice(found, choice.selected if choice else None, s.max_width)
     docs = [(r["id"], r["name"] or r["id"], r["text"]) for r in chosen]

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from agents.mor_matching import best_text, question_vector
 from kb.base import KnowledgeBase
+from prompts.data_block import data_block
+
+TEXT_CHARS = 500  # characters of each path or text shown to the answerer
 
 
 def verbalise_trajectory(kb: KnowledgeBase, trajectory: list[dict]) -> str:
@@ -47,14 +50,13 @@ def outputs(kb: KnowledgeBase, question: str, top: list[dict]) -> dict:
 
 
 def references_text(ranked: list[dict], evidence: list[dict], n: int = 5) -> str:
-    """The top ``n`` entities with their paths and texts, as the answerer's context."""
+    """The top ``n`` entities with their paths and texts, as the answerer's quoted data (one block each)."""
     blocks = []
     for i, r in enumerate(ranked[:n], 1):
-        lines = [f"[{i}] {r['name']}"]
-        for e in evidence:
-            if e["id"] == r["id"]:
-                lines.append(f"  {'path' if e['source'] == 'kg' else 'text'}: {e['text'][:500]}")
-        blocks.append("\n".join(lines))
+        fields = [("name", r["name"])]
+        fields += [("path" if e["source"] == "kg" else "text", e["text"][:TEXT_CHARS])
+                   for e in evidence if e["id"] == r["id"]]
+        blocks.append(data_block(fields, n=i, source=r["source"]))
     return "\n".join(blocks) or "(nothing retrieved)"
 
 

@@ -5,19 +5,30 @@ step-by-step prompting). The paper fine-tunes Llama 3.2-3B on plans synthesised 
 with the entity-type list and in-context examples (§4.1, App. B.2); here any chat model is
 prompted with the schema and few-shot examples. ``None`` from a role means its reply could not
 be parsed after one retry; the caller then takes the paper's fallback, textual matching.
+
+The answerer (QA mode) reads the retrieved entities as quoted data blocks
+(:func:`agents.mor_output.references_text`); its reply is kept only when they support it
+(:func:`prompts.grounding.check_answer`, strict), else it is ``None`` and the caller answers with
+the top entity; the usage counts it under ``unsupported_answers``. The planner sees no
+retrieved text: the question, the schema, its examples and the plan's problems.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agents.mor_plan import Plan, TripletPlan, plan_from_triplets
-from agents.structured import call_structured
+from agents.structured import add_usage, call_structured
 from kb.model import Schema
 from prompts import mor as P
+from prompts.grounding import check_answer, evidence_from_prompt
+
+UNSUPPORTED = "answer not supported by the retrieved entities"
+log = logging.getLogger(__name__)
 
 
 class Answer(BaseModel):
@@ -86,7 +97,25 @@ def plan(model: BaseChatModel, messages: list, mode: str,
 
 
 def answer(model: BaseChatModel, question: str, references: str, method: str) -> tuple[Answer | None, dict]:
-    """Answerer (QA mode): a short answer from the top retrieved entities."""
+    """Answerer (QA mode): a short answer from the top retrieved entities, or None.
+
+    None when the reply is unparseable or when the retrieved entities (the data blocks of
+    ``references``) do not support it; the latter adds ``unsupported_answers`` to the usage.
+    """
     messages = [("system", P.ANSWER_SYSTEM.template),
                 ("human", P.ANSWER.format(question=question, references=references))]
-    return call_structured(model, Answer, messages, role="answerer", method=method)
+    reply, usage = call_structured(model, Answer, messages, role="answerer", method=method)
+    if reply is None:
+        return None, usage
+    verdict = check_answer(reply.answer, question, *evidence_from_prompt(references))
+    if verdict.ok:
+        return reply, usage
+    log.warning("mor answerer: %s; answering with the top entity", verdict.reason)
+    return None, add_usage(usage, {"unsupported_answers": 1, "by_role": {"answerer": {"unsupported_answers": 1}}})
+
+
+def answer_decision(reply: Answer | None, usage: dict) -> str:
+    """The trace decision of the answer step: answered, or which fallback and why."""
+    if reply is not None:
+        return "answered"
+    return f"fallback: top entity ({UNSUPPORTED})" if usage.get("unsupported_answers") else "fallback: top entity"

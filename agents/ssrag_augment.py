@@ -29,6 +29,7 @@ from agents.structured import call_structured
 from kb.base import KnowledgeBase
 from kb.text_index import words
 from prompts import ssrag as P
+from prompts.data_block import data_list
 from tools.retrieval import explicit_mentions, mentions_in
 
 Intent = Literal["who", "what", "when", "where", "which", "why", "how"]
@@ -181,7 +182,7 @@ def detect_intent(model: BaseChatModel, question: str, subs: list[str], entities
                   method: str) -> tuple[dict, dict, str | None]:
     """DetectIntent merged with the rule cues; the question word found by rule wins."""
     rules = rule_cues(question)
-    names = ", ".join(e["name"] for e in entities) or "(none)"
+    names = data_list(e["name"] for e in entities)  # canonical names come from the KB's alias store
     messages = [("system", P.INTENT_SYSTEM.template),
                 ("human", P.INTENT.format(question=question, sub_questions=" | ".join(subs), entities=names))]
     reply, usage = call_structured(model, IntentCues, messages, role="intent_detector", method=method)
@@ -208,9 +209,9 @@ def canonical_question(question: str, entities: list[dict]) -> str:
 def enhance_query(model: BaseChatModel, question: str, entities: list[dict], cues: dict, max_tokens: int,
                   method: str) -> tuple[str, dict, str | None]:
     """EnhanceQuery: one rewritten query that keeps the entities verbatim within the word limit."""
-    intent = cues["intent"] + (f" (aspects: {', '.join(cues['subtopics'])})" if cues.get("subtopics") else "")
-    user = P.REWRITE.format(entities=", ".join(e["name"] for e in entities) or "(none)",
-                            time_hints=", ".join(cues["time_hints"]) or "(none)", intent=intent,
+    user = P.REWRITE.format(entities=data_list(e["name"] for e in entities),
+                            time_hints=", ".join(cues["time_hints"]) or "(none)", intent=cues["intent"],
+                            aspects=data_list(cues.get("subtopics", [])),
                             max_tokens=max_tokens, question=question)
     messages = [("system", P.REWRITE_SYSTEM.template), ("human", user)]
     reply, usage = call_structured(model, AugmentedQuery, messages, role="rewriter", method=method)

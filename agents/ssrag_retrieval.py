@@ -29,6 +29,7 @@ from kb.base import Hit, KnowledgeBase
 from kb.embeddings import embed_matrix
 from kb.model import Triple
 from prompts import ssrag as P
+from prompts.data_block import data_block, data_list
 from tools import web
 from tools.retrieval import mentions_in
 
@@ -120,9 +121,8 @@ def node_to_text(model: BaseChatModel | None, node: dict, method: str) -> tuple[
     """LLM_Convert(node, nodeRel); the facts themselves when there is no model or no usable reply."""
     if model is None or not node["facts"]:
         return template_text(node), {}, None
-    facts = "\n".join(f"- {f}" for f in node["facts"])
     messages = [("system", P.GRAPH_TEXT_SYSTEM.template),
-                ("human", P.GRAPH_TEXT.format(entity=node["name"], facts=facts))]
+                ("human", P.GRAPH_TEXT.format(entity=data_block(node["name"]), facts=data_list(node["facts"])))]
     reply, usage = call_structured(model, GraphText, messages, role="graph_to_text", method=method)
     text = " ".join((reply.text if reply else "").split())
     if not text:

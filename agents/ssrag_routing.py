@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from agents.structured import call_structured
 from kb.base import KnowledgeBase
 from prompts import ssrag as P
+from prompts.data_block import data_block
 from tools.retrieval import mentions_in
 
 Label = Literal["TEMPORAL", "FACTUAL"]
@@ -33,8 +34,8 @@ class RouteLabel(BaseModel):
 
 
 def classify(model: BaseChatModel, query: str, method: str) -> tuple[RouteLabel | None, dict]:
-    """Ask the LLM for TEMPORAL or FACTUAL given the augmented query only."""
-    messages = [("system", P.ROUTER_SYSTEM.template), ("human", P.ROUTER.format(query=query))]
+    """Ask the LLM for TEMPORAL or FACTUAL given the augmented query only (quoted: it holds KB names)."""
+    messages = [("system", P.ROUTER_SYSTEM.template), ("human", P.ROUTER.format(query=data_block(query)))]
     return call_structured(model, RouteLabel, messages, role="router", method=method)
 
 

@@ -7,7 +7,12 @@
   (§III-D "LLM-based filtering"), which names the items an earlier item already covers. An
   unparseable filter reply removes nothing. The top ``k`` survivors are the unified context.
 - Answer: one LLM call over the unified context; an unparseable reply falls back to the
-  name of the top context (an entity name, or the entity a passage is about).
+  name of the top context (an entity name, or the entity a passage is about), and so does a
+  reply the retrieved contexts do not support (:func:`prompts.grounding.check_answer`, strict:
+  the prompt asks for an answer from the contexts only). Support is judged on the contexts'
+  names, their texts and, for graph items, their facts rather than the LLM's prose.
+The filter and the answerer read the contexts (and the augmented query, which may hold KB
+names) as quoted data blocks.
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ import numpy as np
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.structured import call_structured
+from agents.structured import add_usage, call_structured
 from kb.base import KnowledgeBase
 from kb.embeddings import embed_matrix
 from prompts import ssrag as P
+from prompts.data_block import data_block
+from prompts.grounding import check_answer
 
 PROMPT_CHARS = 300  # characters of each context shown to the dedup filter and the answerer
 
@@ -79,9 +86,9 @@ def text_dedup(kb: KnowledgeBase, items: list[dict], threshold: float) -> tuple[
 
 
 def format_contexts(items: list[dict]) -> str:
-    """Numbered contexts with their source, name and (truncated) text."""
-    return "\n".join(f"[{i}] ({it['source']}) {it['name']}: {(it['text'] or '')[:PROMPT_CHARS]}"
-                     for i, it in enumerate(items, 1))
+    """Numbered contexts as quoted data blocks: source, name and (truncated) text."""
+    return "\n".join(data_block([("name", it["name"]), ("text", (it["text"] or "")[:PROMPT_CHARS])],
+                                n=i, source=it["source"]) for i, it in enumerate(items, 1))
 
 
 def llm_filter(model: BaseChatModel, query: str, items: list[dict],
@@ -90,7 +97,7 @@ def llm_filter(model: BaseChatModel, query: str, items: list[dict],
     if len(items) < 2:
         return items, [], {}, None
     messages = [("system", P.DEDUP_SYSTEM.template),
-                ("human", P.DEDUP.format(query=query, contexts=format_contexts(items)))]
+                ("human", P.DEDUP.format(query=data_block(query), contexts=format_contexts(items)))]
     reply, usage = call_structured(model, Redundancy, messages, role="deduplicator", method=method)
     if reply is None:
         return items, [], usage, "unparseable filter reply: nothing removed"
@@ -117,7 +124,19 @@ def generate(model: BaseChatModel, question: str, items: list[dict],
     text = (reply.answer if reply else "").strip()
     if not text:
         return fallback_answer(items), usage, "unparseable or empty answer: top context's name"
+    verdict = check_answer(text, question, *support_evidence(items))
+    if not verdict.ok:
+        usage = add_usage(usage, {"unsupported_answers": 1, "by_role": {"answerer": {"unsupported_answers": 1}}})
+        return fallback_answer(items), usage, f"answer rejected: {verdict.reason}; top context's name"
     return text, usage, None
+
+
+def support_evidence(items: list[dict]) -> tuple[list[str], list[str]]:
+    """(names, texts) an answer may rest on: names, texts shown, and graph items' own facts."""
+    names = [it["name"].removeprefix("passage about ") for it in items]
+    texts = [*(f for it in items if it["source"] == "kg" for f in it.get("path") or []),
+             *((it["text"] or "")[:PROMPT_CHARS] for it in items if it["source"] != "kg")]
+    return names, texts
 
 
 def as_ranked(item: dict) -> dict:

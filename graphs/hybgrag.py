@@ -209,7 +209,7 @@ def generate_answer(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     with timed("answerer", usage):
         reply, calls = roles.answer(model, state["question"], format_references(refs), ctx.structured_method)
     text = reply.answer if reply else (refs[0]["name"] if refs else "")
-    step = traced("generate_answer", "answered" if reply else "fallback: top reference", answer=text)
+    step = traced("generate_answer", roles.answer_decision(reply, calls), answer=text)
     return {"answer": text, "trace": [step], "usage": {**calls, **usage}}
 
 

@@ -192,7 +192,7 @@ def generate_answer(state: State, runtime: Runtime[MoRContext]) -> dict:
         refs = references_text(state.get("ranked", []), state.get("evidence", []), 5)
         reply, calls = roles.answer(model, state["question"], refs, ctx.structured_method)
     text = reply.answer if reply else state.get("answer", "")
-    step = traced("generate_answer", "answered" if reply else "fallback: top entity", answer=text)
+    step = traced("generate_answer", roles.answer_decision(reply, calls), answer=text)
     return {"answer": text, "trace": [step], "usage": {**calls, **usage}}
 
 

@@ -7,6 +7,7 @@ Table 4); the wording is ours. Few-shot examples live in ``prompts/examples/``.
 from __future__ import annotations
 
 from prompts import Prompt
+from prompts.data_block import guarded
 
 ROUTER_SYSTEM = Prompt("hybgrag.router_system", """\
 You plan searches over a knowledge base made of a knowledge graph and text documents.
@@ -42,20 +43,20 @@ ROUTER_EXAMPLE = Prompt("hybgrag.router_example", """\
 Question: {question}
 Answer: {answer}""", ("question", "answer"))
 
-VALIDATOR_SYSTEM = Prompt("hybgrag.validator_system", """\
-You check retrieved references against a question. A reference is the retrieved item with
-its text and, when it came from the knowledge graph, the reasoning paths that connect the
-question's topic entities to it, written as topic → relation → ... → item.
+VALIDATOR_SYSTEM = Prompt("hybgrag.validator_system", guarded("""\
+You check retrieved references against a question. A reference is a data block with the
+retrieved item's name, its text and, when it came from the knowledge graph, the reasoning
+paths that connect the question's topic entities to it, written as topic → relation → ... → item.
 Say "yes" when the reference meets what the question asks for (the paths and the text
 satisfy its constraints), otherwise "no". Give one short sentence of reasoning first.
 Example: question "which films did Ridley Scott direct", reference "Alien" with path
 "Ridley Scott → directed_by (inverse) → Alien" → yes.
 Example: question "which films did Ridley Scott direct", reference "Blade Runner 2049"
-with path "Ridley Scott → written_by (inverse) → Blade Runner 2049" → no.""")
+with path "Ridley Scott → written_by (inverse) → Blade Runner 2049" → no."""))
 
 VALIDATOR = Prompt("hybgrag.validator", """\
 Question: {question}
-References:
+References (quoted data, one block each):
 {references}
 Do the references meet the requirements of the question?""", ("question", "references"))
 
@@ -90,14 +91,14 @@ Topic entities: {entities}
 Useful relations: {relations}
 Critique: {critique}""", ("question", "module", "entities", "relations", "critique"))
 
-ANSWER_SYSTEM = Prompt("hybgrag.answer_system", """\
+ANSWER_SYSTEM = Prompt("hybgrag.answer_system", guarded("""\
 Answer the question from the references only. Reason in one or two sentences, then give
-a short answer (names or values, comma separated). If the references do not contain the
-answer, say you do not know.""")
+a short answer (names or values, comma separated) taken from the references. If the
+references do not contain the answer, say you do not know."""))
 
 ANSWER = Prompt("hybgrag.answer", """\
 Question: {question}
-References:
+References (quoted data, one block each):
 {references}""", ("question", "references"))
 
 FEEDBACK_PREFIX = "The retrieved reference is incorrect."

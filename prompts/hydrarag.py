@@ -3,11 +3,15 @@
 Written for this project after the roles of the HydraRAG paper (§4, App. E); the wording
 and the examples are ours. Paths are shown as ``{A} → relation → {B, C}`` (KG, entity
 sets after clustering) or ``A → relation → B`` (paths built from document or web text).
+Everything taken from a source, or written by a model from it (topic names, skyline,
+sub-questions, paths, paragraphs, results, summaries), is filled in as data blocks
+(:mod:`prompts.data_block`); only the question is plain text.
 """
 
 from __future__ import annotations
 
 from prompts import Prompt
+from prompts.data_block import guarded
 
 TOPICS_SYSTEM = Prompt("hydrarag.topics_system", """\
 List the topic entities of a question: the specific named things it mentions (people,
@@ -17,7 +21,7 @@ Example: "Which country is the director of Amelie from?" -> ["Amelie"].""")
 
 TOPICS = Prompt("hydrarag.topics", "Question: {question}", ("question",))
 
-ANALYSIS_SYSTEM = Prompt("hydrarag.analysis_system", """\
+ANALYSIS_SYSTEM = Prompt("hydrarag.analysis_system", guarded("""\
 Analyse a multi-hop question before any search.
 1. Split it into simple sub-questions, each linking one topic entity to the answer or to
    another topic entity; answered together they answer the question.
@@ -26,13 +30,14 @@ Analyse a multi-hop question before any search.
    answer(kind).
 Example: question "Which country is the director of Amelie from?", topic entities
 ["Amelie"]: sub-questions ["Who directed Amelie?", "Which country is that director
-from?"]; skyline "Amelie - directed by - director - citizen of - answer(country)".""")
+from?"]; skyline "Amelie - directed by - director - citizen of - answer(country)"."""))
 
 ANALYSIS = Prompt("hydrarag.analysis", """\
 Question: {question}
-Topic entities: {topics}""", ("question", "topics"))
+Topic entities (quoted data):
+{topics}""", ("question", "topics"))
 
-SELECTOR_SYSTEM = Prompt("hydrarag.selector_system", """\
+SELECTOR_SYSTEM = Prompt("hydrarag.selector_system", guarded("""\
 Choose where to search first. Possible sources:
 - kg: the local knowledge graph; exact relations between named entities.
 - docs: the document collection; descriptions and facts the graph may lack.
@@ -41,113 +46,134 @@ Weigh how time-sensitive the question is, how many reasoning steps it needs and 
 domain it belongs to. Prefer kg when it is available and likely sufficient; add docs when
 the graph may miss a fact; add web only when the local sources are unlikely to hold the
 answer or the question is about recent events. Use only the sources listed as available.
-Give your reasoning first, then the chosen sources.""")
+Give your reasoning first, then the chosen sources."""))
 
 SELECTOR = Prompt("hydrarag.selector", """\
 Question: {question}
 Available sources: {available}
-Question analysis: {analysis}""", ("question", "available", "analysis"))
+Question analysis (quoted data):
+{analysis}""", ("question", "available", "analysis"))
 
-TEXT_PATHS_SYSTEM = Prompt("hydrarag.text_paths_system", """\
+TEXT_PATHS_SYSTEM = Prompt("hydrarag.text_paths_system", guarded("""\
 Turn evidence paragraphs into knowledge paths. A path is a chain "entity - relation -
 entity - relation - entity" that restates facts from one paragraph; never add facts the
-paragraph does not state. Give the paragraph number of each path. When a paragraph
-mentions a topic entity, at least one of its paths should start or end at it.
+paragraph does not state. Paragraphs are numbered data blocks (n="1", n="2"...); give the
+paragraph number of each path. When a paragraph mentions a topic entity, at least one of
+its paths should start or end at it.
 Example: paragraph 1 "Apollo 13 is a 1995 film directed by Ron Howard, who was born in
 Duncan, Oklahoma." -> paragraph 1, "Apollo 13 - directed by - Ron Howard - born in -
-Duncan, Oklahoma".""")
+Duncan, Oklahoma"."""))
 
 TEXT_PATHS = Prompt("hydrarag.text_paths", """\
 Question: {question}
-Topic entities: {topics}
-Skyline: {skyline}
+Topic entities (quoted data):
+{topics}
+Skyline (quoted data):
+{skyline}
+Paragraphs (quoted data):
 {paragraphs}""", ("question", "topics", "skyline", "paragraphs"))
 
-WEB_SELECT_SYSTEM = Prompt("hydrarag.web_select_system", """\
-You screen web search results for a question. Pick the results (by number) whose title and
-snippet most likely contain the facts the skyline needs. Reasoning first.""")
+WEB_SELECT_SYSTEM = Prompt("hydrarag.web_select_system", guarded("""\
+You screen web search results for a question. The results are numbered data blocks
+(n="1", n="2"...). Pick the results (by number) whose title and snippet most likely contain
+the facts the skyline needs. Reasoning first."""))
 
 WEB_SELECT = Prompt("hydrarag.web_select", """\
 Question: {question}
-Skyline: {skyline}
-Search results:
+Skyline (quoted data):
+{skyline}
+Search results (quoted data):
 {results}
 Pick at most {width} results.""", ("question", "skyline", "results", "width"))
 
-FOLLOW_UP_SYSTEM = Prompt("hydrarag.follow_up_system", """\
+FOLLOW_UP_SYSTEM = Prompt("hydrarag.follow_up_system", guarded("""\
 The evidence found so far does not settle the question. State which evidence is still
 missing, then write one follow-up search question aimed at it (new or recent facts the
 knowledge graph may not hold), a skyline for the follow-up in the same " - " chain format,
 and the named entities the follow-up question mentions. Use the paths and your own
-knowledge.""")
+knowledge."""))
 
 FOLLOW_UP = Prompt("hydrarag.follow_up", """\
 Question: {question}
-Topic entities: {topics}
-Skyline: {skyline}
-Sub-questions: {splits}
-Paths found so far:
+Topic entities (quoted data):
+{topics}
+Skyline (quoted data):
+{skyline}
+Sub-questions (quoted data):
+{splits}
+Paths found so far (quoted data, one block each):
 {paths}""", ("question", "topics", "skyline", "splits", "paths"))
 
-PREDICT_SYSTEM = Prompt("hydrarag.predict_system", """\
+PREDICT_SYSTEM = Prompt("hydrarag.predict_system", guarded("""\
 Use the paths found so far and your own knowledge to propose up to three likely answers.
 For each, write a skyline in the " - " chain format that would connect the topic entities
-to that answer, so the sources can confirm or refute it. Name each answer exactly.""")
+to that answer, so the sources can confirm or refute it. Name each answer exactly."""))
 
 PREDICT = Prompt("hydrarag.predict", """\
 Question: {question}
-Topic entities: {topics}
-Skyline: {skyline}
-Sub-questions: {splits}
-Paths found so far:
+Topic entities (quoted data):
+{topics}
+Skyline (quoted data):
+{skyline}
+Sub-questions (quoted data):
+{splits}
+Paths found so far (quoted data, one block each):
 {paths}""", ("question", "topics", "skyline", "splits", "paths"))
 
-SELECT_PATHS_SYSTEM = Prompt("hydrarag.select_paths_system", """\
+SELECT_PATHS_SYSTEM = Prompt("hydrarag.select_paths_system", guarded("""\
 Score candidate reasoning paths against a question, its skyline and its sub-questions, and
-keep the paths most likely to lead to the answer. Answer with path numbers. Reasoning
-first.""")
+keep the paths most likely to lead to the answer. The paths are numbered data blocks
+(n="1", n="2"...); answer with path numbers. Reasoning first."""))
 
 SELECT_PATHS = Prompt("hydrarag.select_paths", """\
 Question: {question}
-Skyline: {skyline}
-Sub-questions: {splits}
-Candidate paths:
+Skyline (quoted data):
+{skyline}
+Sub-questions (quoted data):
+{splits}
+Candidate paths (quoted data, one block each):
 {paths}
 Keep at most {width} paths.""", ("question", "skyline", "splits", "paths", "width"))
 
-REFINE_SYSTEM = Prompt("hydrarag.refine_system", """\
+REFINE_SYSTEM = Prompt("hydrarag.refine_system", guarded("""\
 Summarise reasoning paths into a short chain of reasoning that links the topic entities of
 a question towards its answer. Use only facts stated in the paths, keep entity names
-exactly as written, skip no step, and leave out paths that do not bear on the question.""")
+exactly as written, skip no step, and leave out paths that do not bear on the question."""))
 
 REFINE = Prompt("hydrarag.refine", """\
 Question: {question}
-Skyline: {skyline}
-Sub-questions: {splits}
-Paths:
+Skyline (quoted data):
+{skyline}
+Sub-questions (quoted data):
+{splits}
+Paths (quoted data, one block each):
 {paths}""", ("question", "skyline", "splits", "paths"))
 
-CHECK_SYSTEM = Prompt("hydrarag.check_system", """\
+CHECK_SYSTEM = Prompt("hydrarag.check_system", guarded("""\
 Decide whether the evidence is enough to answer each sub-question and then the question.
 Reason step by step first. If it is enough, say "yes" and give the answer; when the
-evidence names the answer, copy that name. If not, say "no" and leave the answer empty.""")
+evidence names the answer, copy that name. If not, say "no" and leave the answer empty."""))
 
 CHECK = Prompt("hydrarag.check", """\
 Question: {question}
-Skyline: {skyline}
-Sub-questions: {splits}
-Evidence:
+Skyline (quoted data):
+{skyline}
+Sub-questions (quoted data):
+{splits}
+Evidence (quoted data):
 {evidence}""", ("question", "skyline", "splits", "evidence"))
 
-GENERATE_SYSTEM = Prompt("hydrarag.generate_system", """\
+GENERATE_SYSTEM = Prompt("hydrarag.generate_system", guarded("""\
 Answer the question using the evidence paths and your own knowledge. Reason briefly, then
-give a short answer (names or values, comma separated).""")
+give a short answer (names or values, comma separated)."""))
 
 GENERATE = Prompt("hydrarag.generate", """\
 Question: {question}
-Skyline: {skyline}
-Sub-questions: {splits}
-Evidence:
+Skyline (quoted data):
+{skyline}
+Sub-questions (quoted data):
+{splits}
+Evidence (quoted data):
 {evidence}""", ("question", "skyline", "splits", "evidence"))
 
 ALL = [TOPICS_SYSTEM, TOPICS, ANALYSIS_SYSTEM, ANALYSIS, SELECTOR_SYSTEM, SELECTOR, TEXT_PATHS_SYSTEM,

@@ -8,6 +8,7 @@ the paper's own prompt text is not reproduced. Few-shot examples live in ``promp
 from __future__ import annotations
 
 from prompts import Prompt
+from prompts.data_block import guarded
 
 PLANNER_SYSTEM = Prompt("mor.planner_system", """\
 You turn a question into a search plan over a knowledge graph whose entities carry text.
@@ -68,15 +69,15 @@ TRIPLET_EXAMPLE = Prompt("mor.triplet_example", """\
 Question: {question}
 Triplets: {triplets}""", ("question", "triplets"))
 
-ANSWER_SYSTEM = Prompt("mor.answer_system", """\
-Answer the question using only the retrieved entities below. Each comes with the path that
-reached it in the knowledge graph and its best matching text. Reason in one or two sentences,
-then give a short answer (names or values, comma separated). If none of them answers the
-question, say you do not know.""")
+ANSWER_SYSTEM = Prompt("mor.answer_system", guarded("""\
+Answer the question using only the retrieved entities below. Each is a data block with its
+name, the path that reached it in the knowledge graph and its best matching text. Reason in
+one or two sentences, then give a short answer (names or values, comma separated) taken from
+the retrieved entities. If none of them answers the question, say you do not know."""))
 
 ANSWER = Prompt("mor.answer", """\
 Question: {question}
-Retrieved entities:
+Retrieved entities (quoted data, one block each):
 {references}""", ("question", "references"))
 
 ALL = [PLANNER_SYSTEM, PLANNER, PLANNER_EXAMPLE, REPLAN, TRIPLETS_SYSTEM, TRIPLETS, TRIPLET_EXAMPLE,

@@ -2,12 +2,16 @@
 
 Written for this project after the roles described in the SSRAG paper (Yang et al.,
 "Augmenting Question Answering with a Hybrid RAG Approach", §III-A to §III-D); the wording is
-ours, not the paper's.
+ours, not the paper's. Knowledge-base content (entity names canonicalised through the alias
+store, graph facts, passages, web snippets) and model output written from it (the augmented
+query, graph-to-text paragraphs) are filled in as data blocks (:mod:`prompts.data_block`);
+the question and its sub-questions are the user's text.
 """
 
 from __future__ import annotations
 
 from prompts import Prompt
+from prompts.data_block import guarded
 
 DECOMPOSE_SYSTEM = Prompt("ssrag.decompose_system", """\
 You prepare user questions for a search system. Split the question into the smallest
@@ -29,71 +33,78 @@ Question: {question}
 Sub-questions: {sub_questions}
 Which named entities does it mention?""", ("question", "sub_questions"))
 
-INTENT_SYSTEM = Prompt("ssrag.intent_system", """\
+INTENT_SYSTEM = Prompt("ssrag.intent_system", guarded("""\
 You read what a user is really asking. Give:
 - intent: the kind of answer wanted, one of who, what, when, where, which, why, how
   (infer one when the question has no question word);
 - subtopics: implicit aspects the answer should cover, if any;
 - time_hints: words of the question that tie it to a time (today, currently, lately,
   latest, this week, in 2023...), empty when there are none;
-- factual_cues: proper nouns, historical periods or scientific terms of the question.""")
+- factual_cues: proper nouns, historical periods or scientific terms of the question."""))
 
 INTENT = Prompt("ssrag.intent", """\
 Question: {question}
 Sub-questions: {sub_questions}
-Entities: {entities}""", ("question", "sub_questions", "entities"))
+Entities (quoted data):
+{entities}""", ("question", "sub_questions", "entities"))
 
-REWRITE_SYSTEM = Prompt("ssrag.rewrite_system", """\
+REWRITE_SYSTEM = Prompt("ssrag.rewrite_system", guarded("""\
 You rewrite a user question into one search query that is clearer and more specific.
 Rules: spell out each acronym where it first appears and keep the acronym after it in
 parentheses; copy every listed entity character for character; use the intent and the
-time hints to make the query explicit; stay within the word limit; return one query.""")
+time hints to make the query explicit; stay within the word limit; return one query."""))
 
 REWRITE = Prompt("ssrag.rewrite", """\
-Entities: {entities}
+Entities (quoted data):
+{entities}
 Time hints: {time_hints}
 Intent: {intent}
+Aspects to cover (quoted data):
+{aspects}
 Word limit: {max_tokens}
 Question: {question}
-Write the augmented query.""", ("entities", "time_hints", "intent", "max_tokens", "question"))
+Write the augmented query.""", ("entities", "time_hints", "intent", "aspects", "max_tokens", "question"))
 
-ROUTER_SYSTEM = Prompt("ssrag.router_system", """\
+ROUTER_SYSTEM = Prompt("ssrag.router_system", guarded("""\
 You choose where a search query is answered. Label it TEMPORAL when the answer depends on
 recent or changing information (news, current events, prices, trends, "latest", "today",
 this year). Label it FACTUAL when it asks about stable knowledge: people, works, places,
-history, science, definitions. Give the label only.""")
+history, science, definitions. Give the label only."""))
 
 ROUTER = Prompt("ssrag.router", """\
-Query: {query}""", ("query",))
+Query (quoted data):
+{query}""", ("query",))
 
-GRAPH_TEXT_SYSTEM = Prompt("ssrag.graph_text_system", """\
+GRAPH_TEXT_SYSTEM = Prompt("ssrag.graph_text_system", guarded("""\
 You turn knowledge-graph facts about one entity into a short plain-English paragraph.
-Use only the given facts, keep every name exactly as given, and leave nothing out.""")
+Use only the given facts, keep every name exactly as given, and leave nothing out."""))
 
 GRAPH_TEXT = Prompt("ssrag.graph_text", """\
-Entity: {entity}
-Facts (subject → relation → object):
+Entity (quoted data):
+{entity}
+Facts, one "subject relation object" sentence a line (quoted data):
 {facts}""", ("entity", "facts"))
 
-DEDUP_SYSTEM = Prompt("ssrag.dedup_system", """\
-You clean up the context given to a question-answering model. Contexts are numbered and
-sorted from most to least relevant. A context is redundant when an earlier context
-already states everything it says. Give one short sentence of reasoning, then the numbers
-of the redundant contexts (an empty list when none is redundant).""")
+DEDUP_SYSTEM = Prompt("ssrag.dedup_system", guarded("""\
+You clean up the context given to a question-answering model. Contexts are numbered data
+blocks (n="1", n="2"...) sorted from most to least relevant. A context is redundant when an
+earlier context already states everything it says. Give one short sentence of reasoning,
+then the numbers of the redundant contexts (an empty list when none is redundant)."""))
 
 DEDUP = Prompt("ssrag.dedup", """\
-Query: {query}
-Contexts:
+Query (quoted data):
+{query}
+Contexts (quoted data, one block each):
 {contexts}""", ("query", "contexts"))
 
-ANSWER_SYSTEM = Prompt("ssrag.answer_system", """\
+ANSWER_SYSTEM = Prompt("ssrag.answer_system", guarded("""\
 Answer the question from the contexts only. Reason in one or two sentences, then give a
-short answer (names or values, comma separated). If the contexts do not contain the
-answer, say you do not know.""")
+short answer (names or values, comma separated) taken from the contexts. If the contexts
+do not contain the answer, say you do not know."""))
 
 ANSWER = Prompt("ssrag.answer", """\
 Question: {question}
-Contexts:
+Contexts (quoted data, one block each):
 {contexts}""", ("question", "contexts"))
 
 ALL = [DECOMPOSE_SYSTEM, DECOMPOSE, ENTITIES_SYSTEM, ENTITIES, INTENT_SYSTEM, INTENT, REWRITE_SYSTEM,

@@ -84,7 +84,7 @@ def test_web_dropped_without_key_and_selector_skipped(tiny_kb, fake_llm, monkeyp
 def test_docs_source_turns_sentences_into_paths(tiny_kb, fake_llm):
     fake = fake_llm(TOPICS, ANALYSIS, DOCS_ONLY, DOC_PATHS, REFINED, YES)
     out = run(tiny_kb, question="which comedy did Tom Hanks star in", doc_pool=2)
-    assert "Paragraph 1:" in fake.calls[3]["messages"][-1].content
+    assert "Paragraphs (quoted data):\n<data n=\"1\">\n" in fake.calls[3]["messages"][-1].content
     doc = [e for e in out["evidence"] if e["source"] == "doc"]
     assert doc and doc[0]["text"] == "Big → is a → comedy" and doc[0]["id"].startswith("p:")
     assert any(r["kind"] == "passage" for r in out["ranked"]) and calls_by_role(out)["text_paths"] == 1
@@ -108,7 +108,8 @@ def test_no_leads_to_refined_exploration_then_accept(tiny_kb, fake_llm):
     assert plan["new_topics"] == ["Big"]
     refined = [s for s in nodes(out, "explore_source") if s["phase"] == "refined"]
     assert {s["source"] for s in refined} == {"kg", "docs"} and all(s["depth"] == 3 for s in refined)
-    assert "Paths found so far:\n1. [kg] {Tom Hanks}" in fake.calls[5]["messages"][-1].content
+    found = "Paths found so far (quoted data, one block each):\n<data n=\"1\" source=\"kg\">\npath: {Tom Hanks}"
+    assert found in fake.calls[5]["messages"][-1].content
     assert [s["decision"] for s in nodes(out, "check_answer")] == ["{No}", "{Yes} Big"]
 
 

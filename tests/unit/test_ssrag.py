@@ -94,9 +94,10 @@ def test_factual_question_local_corpus_happy_path(tiny_kb, fake_llm):
     kg = [e for e in out["evidence"] if e["source"] == "kg"]
     assert kg and kg[0]["text"] == TOM_TEXT.text and any("Tom Hanks" in f for f in kg[0]["path"])
     rewrite_prompt = fake.calls[3]["messages"][-1].content
-    assert "Entities: Tom Hanks" in rewrite_prompt
-    assert "Intent: which (aspects: filmography)" in rewrite_prompt
-    assert "Query: Which films did Tom Hanks act in?" in fake.calls[4]["messages"][-1].content
+    assert "Entities (quoted data):\n<data>\nTom Hanks\n</data>" in rewrite_prompt
+    assert "Intent: which\nAspects to cover (quoted data):\n<data>\nfilmography\n</data>" in rewrite_prompt
+    router_prompt = fake.calls[4]["messages"][-1].content
+    assert "Query (quoted data):\n<data>\nWhich films did Tom Hanks act in?\n</data>" in router_prompt
 
 
 def test_temporal_route_without_web_key_uses_local_corpus(tiny_kb, fake_llm):
