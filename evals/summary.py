@@ -75,7 +75,8 @@ def _pct(values: Iterable[float]) -> dict[str, float]:
 
 def _usage(records: list[dict]) -> dict:
     n = max(len(records), 1)
-    counters = ("llm_calls", "input_tokens", "output_tokens", "llm_seconds", "parse_failures", "fallbacks")
+    counters = ("llm_calls", "input_tokens", "output_tokens", "llm_seconds", "parse_failures", "fallbacks",
+                "unsupported_answers")
     per_q = {f"{c}_per_question": sum(float((r.get("usage") or {}).get(c, 0)) for r in records) / n
              for c in counters}
     stages: dict[str, list[float]] = defaultdict(list)
