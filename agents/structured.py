@@ -115,8 +115,8 @@ def _invoke_plain(model: BaseChatModel, schema: type[T], messages: list) -> dict
 
 def _unavailable(exc: BaseException) -> bool:
     """Whether ``exc`` says the model's server failed (timeout, refused, 5xx, unreadable body)."""
-    if isinstance(exc, TimeoutError | ConnectionError):
-        return True
+    if isinstance(exc, TimeoutError | ConnectionError | json.JSONDecodeError):
+        return True  # reply parsing catches its own JSON errors: one escaping is the HTTP body
     names = {c.__module__.split(".")[0] for c in type(exc).__mro__}
     return bool(names & {"openai", "httpx", "httpcore", "anthropic", "requests", "urllib3"})
 

@@ -17,22 +17,29 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 def _ingest(args: argparse.Namespace) -> int:
     from kb.ingest import ingest
+    from kb.model import KBError
 
-    report = ingest(args.kb, args.triples, entities=args.entities, passages=args.passages,
-                    type_map=args.type_map, embeddings=args.embeddings, neo4j_uri=args.neo4j,
-                    falkordb_uri=args.falkordb)
+    try:
+        report = ingest(args.kb, args.triples, entities=args.entities, passages=args.passages,
+                        type_map=args.type_map, embeddings=args.embeddings, neo4j_uri=args.neo4j,
+                        falkordb_uri=args.falkordb, wait=args.wait)
+    except OSError as exc:  # disk full, permissions: one line; the previous build stays live
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise KBError(f"ingest into {args.kb} failed: {exc}; the previous build (if any) is unchanged") from exc
     c = report.counts
+    reused = (f" ({report.embed_chunks_reused} of {report.embed_chunks} chunks reused from an interrupted run)"
+              if report.embed_chunks_reused else "")
     print(f"built KB {report.directory}: {c['entities']} entities, {c['triples']} triples, "
           f"{c['passages']} passages; graph {report.seconds['graph']:.1f}s, "
-          f"embeddings {report.seconds['embed']:.1f}s")
-    for w in report.warnings:
-        print(f"warning: {w}", file=sys.stderr)
-    return 0
+          f"embeddings {report.seconds['embed']:.1f}s{reused}")
+    return 0  # warnings went to stderr through logging as the ingest found them
 
 
 def _ask(args: argparse.Namespace) -> int:
     from graphs import context_for, get_graph
     from graphs.common import resolve_kb
+    from kb.base import same_kb_build
     from tools.retrieval import check_mentions
 
     if not args.question.strip():
@@ -40,8 +47,9 @@ def _ask(args: argparse.Namespace) -> int:
     settings = {"kb": args.kb, "top_k": args.top_k, "llm": args.llm, "max_iterations": args.max_iterations}
     ctx = context_for(args.method, **{k: v for k, v in settings.items()
                                       if v is not None and k in _fields(args.method)})
-    check_mentions(resolve_kb(ctx), args.question)
-    out = get_graph(args.method).invoke({"question": args.question}, context=ctx)
+    with same_kb_build():  # one KB build for the whole question, even if a re-ingest swaps it
+        check_mentions(resolve_kb(ctx), args.question)
+        out = get_graph(args.method).invoke({"question": args.question}, context=ctx)
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
         return 0
@@ -67,9 +75,13 @@ def _fields(method: str) -> set[str]:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from app.operator import check_config, describe, operator_config
     from app.server import create_app
 
-    uvicorn.run(create_app(), host=args.host, port=args.port, log_level="info")
+    config = operator_config(args)
+    check_config(config)
+    print(f"serving {describe(config)}", file=sys.stderr)
+    uvicorn.run(create_app(config=config), host=args.host, port=args.port, log_level="info")
     return 0
 
 
@@ -86,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     ing.add_argument("--passages", help="JSONL passages {id, text, entity_id}")
     ing.add_argument("--type-map", help="JSON {relation: [head_type, tail_type]} to type entities")
     ing.add_argument("--embeddings", default="local:all-MiniLM-L6-v2", help="embedding model spec")
+    ing.add_argument("--wait", type=float, default=0, metavar="SECONDS",
+                     help="wait this long for another ingest into the same --kb to finish (default: fail)")
     graph = ing.add_mutually_exclusive_group()
     graph.add_argument("--neo4j", help="also load the graph into Neo4j at this bolt:// URI and use it")
     graph.add_argument("--falkordb", help="also load the graph into FalkorDB at this redis:// URI and use it")
@@ -105,9 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_eval_arguments(ev)
     ev.set_defaults(func=run_eval)
-    srv = sub.add_parser("serve", help="serve every method with LangServe")
+    srv = sub.add_parser("serve", help="serve every method with LangServe (docs/serving.md)")
     srv.add_argument("--host", default="127.0.0.1")
     srv.add_argument("--port", type=int, default=8000)
+    from app.operator import add_operator_arguments
+
+    add_operator_arguments(srv)
     srv.set_defaults(func=_serve)
     return p
 

@@ -1,14 +1,15 @@
-"""Request and response schemas of the LangServe app, derived from each method's Context."""
+"""Request and response schemas of the LangServe app: each method's client settings (``graphs.policy``)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import typing
-from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
+
+from graphs.server_config import ServerConfig
 
 MAX_QUESTION_CHARS = 2000
 OUTPUT_KEYS = ("answer", "ranked", "evidence", "trace", "usage")
@@ -30,10 +31,6 @@ class MethodOutput(BaseModel):
     usage: dict = Field(default_factory=dict, description="LLM calls, tokens and seconds per stage.")
 
 
-class UserInputError(ValueError):
-    """A request the server refuses with a 4xx: the message is meant for the client."""
-
-
 def _context_fields(name: str) -> list[tuple[str, type, Any, str]]:
     """(field, type, default, description) of a method's Context dataclass."""
     from graphs import context_class
@@ -46,29 +43,52 @@ def _context_fields(name: str) -> list[tuple[str, type, Any, str]]:
     ]
 
 
+def client_fields(name: str, config: ServerConfig) -> list[tuple[str, type, str]]:
+    """(field, type, description) of the settings a client may send to a method (``graphs.policy``)."""
+    from graphs.policy import RULES, bounds
+
+    out = []
+    for f, t, default, desc in _context_fields(name):
+        rule = RULES.get(f)
+        if rule is None:
+            continue
+        if rule.kind == "kb":
+            t, allowed = str, f"one of this server's KBs: {', '.join(config.kbs)} (default {config.kb_name()})"
+        elif rule.kind == "model":
+            t, allowed = str, (f"one of this server's models: {', '.join(config.models)} "
+                               f"(default {config.model_name()})" if config.models else "set by the operator")
+        elif rule.kind in ("int", "float"):
+            lo, hi = bounds(f, rule, config)
+            allowed = f"{lo:g} to {hi:g}; default {default!r}"
+        elif rule.kind in ("choice", "subset"):
+            many = "comma-separated subset of" if rule.kind == "subset" else "one of"
+            allowed = f"{many} {', '.join(rule.choices)}; default {default!r}"
+        else:
+            allowed = f"default {default!r}"
+        out.append((f, t, f"{desc} ({allowed})"))
+    return out
+
+
 def _question_ok(value: str) -> str:
     if not value.strip():
         raise ValueError("empty question: ask something, e.g. 'who directed Forrest Gump'")
     return value
 
 
-@cache
-def settings_model(name: str) -> type[BaseModel]:
-    """Pydantic model of a method's settings: every Context field, optional, extras forbidden."""
-    fields = {
-        f: (t | None, Field(default=None, description=f"{desc} (default: {default!r})"))
-        for f, t, default, desc in _context_fields(name)
-    }
-    cls_name = "".join(p.capitalize() for p in name.split("_")) + "Settings"
-    return create_model(cls_name, __config__=ConfigDict(extra="forbid"), **fields)
+def _title(name: str, suffix: str) -> str:
+    return "".join(p.capitalize() for p in name.split("_")) + suffix
 
 
-@cache
-def input_model(name: str) -> type[BaseModel]:
+def settings_model(name: str, config: ServerConfig) -> type[BaseModel]:
+    """Pydantic model of the settings a client may send: the allowed Context fields, optional."""
+    fields = {f: (t | None, Field(default=None, description=desc)) for f, t, desc in client_fields(name, config)}
+    return create_model(_title(name, "Settings"), __config__=ConfigDict(extra="forbid"), **fields)
+
+
+def input_model(name: str, config: ServerConfig) -> type[BaseModel]:
     """Pydantic input model of a method: a required question and optional settings."""
-    cls_name = "".join(p.capitalize() for p in name.split("_")) + "Input"
     return create_model(
-        cls_name,
+        _title(name, "Input"),
         __config__=ConfigDict(extra="forbid"),
         __validators__={"question_not_blank": field_validator("question")(_question_ok)},
         question=(
@@ -81,8 +101,8 @@ def input_model(name: str) -> type[BaseModel]:
             ),
         ),
         settings=(
-            settings_model(name) | None,
-            Field(default=None, description=f"Optional {name} context fields; see the method's Context."),
+            settings_model(name, config) | None,
+            Field(default=None, description=f"Optional {name} settings a client may choose (docs/serving.md)."),
         ),
     )
 

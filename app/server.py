@@ -1,256 +1,179 @@
 """LangServe app: every registered method at ``/<method>`` plus ``/health``.
 
-Each method is served as a :class:`MethodRunnable`, a thin Runnable around the compiled
-graph that turns the request into the graph's ``context=``:
+What a client may set is decided by ``graphs.policy`` under the operator's
+``ServerConfig`` (``hybridrag serve`` flags / ``--config``; docs/serving.md). Before a run
+starts (so also for ``/stream``) each request is admitted:
 
-- input: ``{"question": "...", "settings": {...}}``. ``settings`` holds fields of the
-  method's Context (``FusionContext``, ``HybGRAGContext``, ...), all optional; unknown
-  fields and wrong types are rejected with a 422 and a message.
-- config: the same fields may come as ``config["configurable"]`` (e.g. from
-  ``RemoteRunnable(...).invoke(x, config={"configurable": {"kb": ...}})``); the input's
-  ``settings`` win over it.
+1. a ``/batch`` larger than the operator's ``max_batch`` is a 413;
+2. a setting a client may not set (in ``settings`` or ``config.configurable``: unknown
+   fields, server-side fields such as ``llm_base_url`` or ``few_shot``) is a 400 naming it;
+3. malformed input (empty or too long question, wrong types) is a 422 with the field errors;
+4. a value out of bounds, an unknown KB or model name, an unknown entity is a 400;
+5. the KB is opened and the model loaded (a failure there is the server's: 5xx).
 
-The question must be non-empty and at most ``MAX_QUESTION_CHARS`` characters (422
-otherwise). Before the run starts (so also for ``/stream``), the context is built, the
-KB is opened and the question's explicit entity mentions are checked against it; a
-missing KB, an unknown entity or a model that cannot be loaded is a 400 with the message.
-A setting only a node can judge (e.g. an unknown fusion ``mode``) is a 400 on ``/invoke``
-and ``/batch``, and an ``error`` event on ``/stream`` (whose response has started).
-
-``/invoke`` and ``/batch`` return the common output shape; ``/stream`` sends one chunk
-per node, ``{"node": name, "update": {...}}``, then ``{"node": "__end__", "output": {...}}``
-with the same output as ``/invoke``.
+Runs have the operator's wall-clock budget (504) and stop when the client disconnects
+(``app/runs.py``); failures map to statuses as ``app/errors.py`` says, with the same
+``{"status_code", "message"}`` as the ``error`` event of ``/stream``. ``/stream`` sends
+``metadata``, one ``data`` event per node (``{"node", "update"}``), then
+``{"node": "__end__", "output"}`` and ``end``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+import uuid
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.exceptions import HTTPException
-from fastapi.responses import JSONResponse
-from langchain_core.runnables import Runnable, RunnableConfig
-from langchain_core.runnables.config import ensure_config
-from langchain_core.runnables.utils import ConfigurableFieldSpec
-from pydantic import BaseModel, ValidationError
+from fastapi.exceptions import HTTPException, RequestValidationError
+from pydantic import ValidationError
 
-from app.schemas import (  # noqa: F401 - MAX_QUESTION_CHARS and settings_model are part of this module's API
-    MAX_QUESTION_CHARS,
-    MethodOutput,
-    UserInputError,
-    _context_fields,
-    _output,
-    input_model,
-    settings_model,
-    to_json,
-)
+from app.errors import UserInputError, classify, install_handlers
+from app.runnable import MethodRunnable
+from app.runs import CURRENT_REQUEST
+from app.schemas import MAX_QUESTION_CHARS  # noqa: F401 - part of this module's API
+from graphs.server_config import ServerConfig
+
+ENDPOINTS = ("invoke", "batch", "stream_log", "stream_events", "playground",
+             "input_schema", "output_schema", "config_schema")  # /stream is ours; no config-hash routes
+CONFIG_KEYS = ("configurable", "tags", "metadata")
+WORKER_THREADS = 32  # graph nodes and checks run in the loop's default executor
 
 
-class MethodRunnable(Runnable[dict, dict]):
-    """A registered method as a Runnable: request settings → the graph's ``context=``."""
-
-    def __init__(self, method: str) -> None:
-        from graphs import get_graph
-
-        self.method = method
-        self.name = method
-        self.graph = get_graph(method)
-        self._fields = {f for f, *_ in _context_fields(method)}
-
-    # -- schemas seen by LangServe (request validation, docs, playground) --
-    @property
-    def InputType(self) -> type[BaseModel]:  # noqa: N802 (LangChain's name)
-        return input_model(self.method)
-
-    @property
-    def OutputType(self) -> type[BaseModel]:  # noqa: N802
-        return MethodOutput
-
-    def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
-        return input_model(self.method)
-
-    def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
-        return MethodOutput
-
-    @property
-    def config_specs(self) -> list[ConfigurableFieldSpec]:
-        return [
-            ConfigurableFieldSpec(id=f, annotation=t | None, name=f, description=desc, default=None)
-            for f, t, _, desc in _context_fields(self.method)
-        ]
-
-    # -- request → (question, context) --
-    def prepare(self, input: Any, config: RunnableConfig | None = None) -> tuple[str, Any]:
-        """Validate the input and build the method context from config and settings."""
-        from graphs import context_for
-
-        if isinstance(input, str):
-            input = {"question": input}
-        try:
-            parsed = input_model(self.method).model_validate(input)
-        except ValidationError as exc:
-            raise UserInputError(_validation_message(exc)) from exc
-        configurable = ensure_config(config).get("configurable") or {}
-        settings = {k: v for k, v in configurable.items() if k in self._fields and v is not None}
-        if parsed.settings is not None:
-            settings.update(parsed.settings.model_dump(exclude_none=True))
-        try:
-            ctx = context_for(self.method, **settings)
-        except (TypeError, ValueError) as exc:
-            raise UserInputError(str(exc)) from exc
-        return parsed.question, ctx
-
-    def check(self, question: str, ctx: Any) -> None:
-        """Open the KB and check the question's entity mentions (raises UserInputError)."""
-        from graphs.common import resolve_kb
-        from kb.model import KBError
-        from tools.retrieval import check_mentions
-
-        kb = getattr(ctx, "kb", "sample")
-        if kb not in ("", "sample") and not Path(kb).is_dir():
-            raise UserInputError(f"no KB directory at {kb!r}: build one with `hybridrag ingest`")
-        try:
-            check_mentions(resolve_kb(ctx), question)
-        except (KBError, ValueError) as exc:
-            raise UserInputError(str(exc)) from exc
-        llm = getattr(ctx, "llm", None)
-        if llm is not None:
-            from agents.models import ModelConfigError, load_chat_model
-
-            try:
-                load_chat_model(llm, getattr(ctx, "llm_base_url", ""))
-            except ModelConfigError as exc:
-                raise UserInputError(str(exc)) from exc
-
-    # -- running --
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
-        question, ctx = self.prepare(input, config)
-        return _output(self.graph.invoke({"question": question}, config=config, context=ctx, **kwargs))
-
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
-        question, ctx = self.prepare(input, config)
-        return _output(await self.graph.ainvoke({"question": question}, config=config, context=ctx, **kwargs))
-
-    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[dict]:
-        question, ctx = self.prepare(input, config)
-        final: dict = {}
-        for mode, chunk in self.graph.stream(
-            {"question": question}, config=config, context=ctx, stream_mode=["updates", "values"]
-        ):
-            if mode == "values":
-                final = chunk
-            else:
-                yield from _node_chunks(chunk)
-        yield {"node": "__end__", "output": _output(final)}
-
-    async def astream(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[dict]:
-        question, ctx = self.prepare(input, config)
-        final: dict = {}
-        async for mode, chunk in self.graph.astream(
-            {"question": question}, config=config, context=ctx, stream_mode=["updates", "values"]
-        ):
-            if mode == "values":
-                final = chunk
-            else:
-                for item in _node_chunks(chunk):
-                    yield item
-        yield {"node": "__end__", "output": _output(final)}
-
-
-def _node_chunks(update: dict) -> Iterator[dict]:
-    for node, values in (update or {}).items():
-        yield {"node": node, "update": to_json(values or {})}
-
-
-def _validation_message(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(x) for x in err.get("loc", ()))
-        parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
-    return "; ".join(parts)
-
-
-def _payloads(body: Any) -> list[Any]:
+def _payloads(body: Any) -> tuple[list[Any], list[Any]]:
+    """(inputs, their raw configs) of an invoke/stream/batch body."""
     if not isinstance(body, dict):
-        return []
-    if "inputs" in body and isinstance(body["inputs"], list):
-        return body["inputs"]
-    return [body["input"]] if "input" in body else []
+        return [], []
+    inputs = body["inputs"] if isinstance(body.get("inputs"), list) else [body["input"]] if "input" in body else []
+    config = body.get("config")
+    configs = config if isinstance(config, list) else [config] * len(inputs)
+    return inputs, [c if isinstance(c, dict) else {} for c in configs]
+
+
+async def admit(runnable: MethodRunnable, body: Any) -> None:
+    """Refuse a request before its run starts (HTTPException, or a server error from the KB/model)."""
+    from graphs.policy import PolicyError, check_batch, check_name
+
+    inputs, configs = _payloads(body)
+    try:
+        if isinstance(body, dict) and "inputs" in body:
+            check_batch(len(inputs), runnable.server_config)
+    except PolicyError as exc:
+        raise HTTPException(status_code=413, detail=str(exc)) from None
+    for payload, config in zip(inputs, configs, strict=False):
+        configurable = config.get("configurable") if isinstance(config.get("configurable"), dict) else {}
+        settings = payload.get("settings") if isinstance(payload, dict) else None
+        try:
+            for name in [*configurable, *(settings if isinstance(settings, dict) else {})]:
+                check_name(runnable.context_cls, name)
+        except PolicyError as exc:
+            raise HTTPException(status_code=400, detail=str(exc)) from None
+        try:
+            runnable.InputType.model_validate(payload)
+        except ValidationError:
+            continue  # a 422 with the field errors (LangServe's, or the /stream route's)
+        try:
+            question, ctx = runnable.prepare(payload, {"configurable": configurable})
+            await asyncio.to_thread(runnable.check, question, ctx)
+        except (UserInputError, PolicyError) as exc:
+            raise HTTPException(status_code=400, detail=str(exc)) from None
 
 
 def _pre_checker(runnable: MethodRunnable):
-    """LangServe per-request hook: validate settings and check the KB/entities before the run.
-
-    It runs before the response starts, so a bad request is a 4xx even for ``/stream``.
-    Inputs that fail schema validation are left to LangServe (422 with the field errors).
-    """
+    """LangServe's per-request hook: remember the request (disconnects) and admit the body."""
 
     async def check(config: dict, request: Request) -> dict:
-        if request.method != "POST":
-            return config
-        try:
-            body = await request.json()
-        except ValueError:
-            return config
-        for payload in _payloads(body):
+        CURRENT_REQUEST.set(request)
+        if request.method == "POST" and not getattr(request.state, "admitted", False):
             try:
-                input_model(runnable.method).model_validate(payload)
-            except ValidationError:
-                continue  # LangServe answers 422 with the details
-            try:
-                question, ctx = runnable.prepare(payload, config)
-                await asyncio.to_thread(runnable.check, question, ctx)
-            except UserInputError as exc:
-                raise HTTPException(status_code=400, detail=str(exc)) from exc
+                body = await request.json()
+            except ValueError:
+                return config  # LangServe answers 422
+            await admit(runnable, body)
+            request.state.admitted = True  # a batch with a config per input calls this hook per input
         return config
 
     return check
 
 
-def create_app(methods: list[str] | None = None) -> FastAPI:
-    """The FastAPI app: ``/health`` and LangServe routes for each registered method."""
+def _add_stream_route(app: FastAPI, runnable: MethodRunnable) -> None:
+    """``POST /<method>/stream``: LangServe's event protocol, with our statuses in ``error`` events."""
+    from langserve.serialization import WellKnownLCSerializer
+    from sse_starlette import EventSourceResponse
+
+    serializer = WellKnownLCSerializer()
+
+    @app.post(f"/{runnable.method}/stream", include_in_schema=False)
+    async def stream(request: Request) -> EventSourceResponse:
+        try:
+            body = await request.json()
+        except ValueError:
+            raise RequestValidationError([{"loc": ("body",), "msg": "Invalid JSON body", "type": "json_invalid"}])
+        if not isinstance(body, dict) or "input" not in body:
+            raise RequestValidationError([{"loc": ("body", "input"), "msg": "Field required", "type": "missing"}])
+        await admit(runnable, body)
+        try:
+            runnable.InputType.model_validate(body["input"])
+        except ValidationError as exc:
+            raise RequestValidationError(exc.errors()) from None
+        raw = body.get("config") if isinstance(body.get("config"), dict) else {}
+        config = {k: raw[k] for k in CONFIG_KEYS if k in raw}
+        CURRENT_REQUEST.set(request)
+
+        async def events() -> AsyncIterator[dict]:
+            yield {"event": "metadata", "data": json.dumps({"run_id": str(uuid.uuid4())})}
+            try:
+                async for chunk in runnable.astream(body["input"], config):
+                    yield {"event": "data", "data": serializer.dumps(chunk).decode("utf-8")}
+            except Exception as exc:  # noqa: BLE001 - every failure becomes an error event
+                status, message = classify(exc)
+                yield {"event": "error", "data": json.dumps({"status_code": status, "message": message})}
+                return
+            yield {"event": "end"}
+
+        return EventSourceResponse(events())
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    asyncio.get_running_loop().set_default_executor(
+        ThreadPoolExecutor(max_workers=WORKER_THREADS, thread_name_prefix="hybridrag"))
+    yield
+
+
+def create_app(methods: list[str] | None = None, config: ServerConfig | None = None) -> FastAPI:
+    """The FastAPI app under the operator's ``config`` (default: ``$HYBRIDRAG_SERVER_CONFIG``)."""
     from langserve import add_routes
 
+    from app.operator import check_config
     from graphs import REGISTRY, list_graphs
+    from graphs.server_config import active_config
 
+    config = config or active_config()
+    check_config(config)
     names = methods or list_graphs()
     app = FastAPI(
         title="hybridrag",
         version="0.1.0",
         description="Hybrid RAG over knowledge graphs and text: one route per method.",
+        lifespan=_lifespan,
     )
+    install_handlers(app)
 
     @app.get("/health")
     def health() -> dict:
         return {"status": "ok", "methods": names}
 
-    async def client_error(request: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse(status_code=400, content={"detail": str(exc)})
-
-    # errors a run raises from bad settings (e.g. an unknown fusion mode) are the client's:
-    # 400 with the message on /invoke and /batch (on /stream the response has already started)
-    from agents.models import ModelConfigError
-    from kb.model import KBError
-
-    for exc_type in (UserInputError, KBError, ModelConfigError, ValueError):
-        app.add_exception_handler(exc_type, client_error)
-
     for name in names:
-        runnable = MethodRunnable(name)
-        add_routes(
-            app,
-            runnable,
-            path=f"/{name}",
-            config_keys=("configurable", "tags", "metadata"),
-            per_req_config_modifier=_pre_checker(runnable),
-            enabled_endpoints=None,
-        )
+        runnable = MethodRunnable(name, config)
+        _add_stream_route(app, runnable)
+        add_routes(app, runnable, path=f"/{name}", config_keys=CONFIG_KEYS,
+                   per_req_config_modifier=_pre_checker(runnable), enabled_endpoints=ENDPOINTS)
         app.description += f"\n\n- /{name}: {REGISTRY[name].description}"
     return app
 
@@ -258,8 +181,5 @@ def create_app(methods: list[str] | None = None) -> FastAPI:
 if __name__ == "__main__":  # pragma: no cover - `hybridrag serve` is the documented entry point
     import uvicorn
 
-    uvicorn.run(
-        create_app(),
-        host=os.environ.get("HYBRIDRAG_HOST", "127.0.0.1"),
-        port=int(os.environ.get("HYBRIDRAG_PORT", "8000")),
-    )
+    uvicorn.run(create_app(), host=os.environ.get("HYBRIDRAG_HOST", "127.0.0.1"),
+                port=int(os.environ.get("HYBRIDRAG_PORT", "8000")))

@@ -2,8 +2,9 @@
 
 ``python -m evals.load_bench --clients 8 --requests 400`` starts the app with uvicorn on a
 free loopback port, sends ``--requests`` MetaQA 1-hop dev questions (brackets removed) from
-``--clients`` concurrent clients to ``/<method>/invoke`` with the KB passed in the request's
-``settings``, and runs the same questions at the same concurrency in-process
+``--clients`` concurrent clients to ``/<method>/invoke`` with the KB picked by name in the
+request's ``settings`` (the server's config, ``HYBRIDRAG_SERVER_CONFIG``, names it
+``bench``), and runs the same questions at the same concurrency in-process
 (``get_graph(method).invoke`` in a thread pool) as the baseline, alternating the two in
 ``--rounds`` rounds. Throughput, p50/p95
 latency and the error count of both go to ``docs/benchmarks_load.md``.
@@ -110,17 +111,23 @@ def wait_for_kb(kb: Path, wait: float) -> None:
         time.sleep(10)
 
 
-class Server:
-    """``uvicorn app.server:create_app`` in a subprocess on 127.0.0.1, stopped on exit."""
+KB_NAME = "bench"  # the name under which the server's operator config offers the KB
 
-    def __init__(self, port: int, log: Path) -> None:
+
+class Server:
+    """``uvicorn app.server:create_app`` in a subprocess on 127.0.0.1 serving ``kb``, stopped on exit."""
+
+    def __init__(self, port: int, log: Path, kb: Path) -> None:
         self.url = f"http://127.0.0.1:{port}"
         self.log = log
+        self.config = log.with_name(log.stem + "-config.json")
+        self.config.write_text(json.dumps({"kbs": {KB_NAME: str(kb)}}), encoding="utf-8")
         env = {
             **os.environ,
             "HF_HUB_OFFLINE": "1",
             "TRANSFORMERS_OFFLINE": "1",
             "TOKENIZERS_PARALLELISM": "false",
+            "HYBRIDRAG_SERVER_CONFIG": str(self.config),
         }
         self.cmd = [
             sys.executable,
@@ -164,6 +171,7 @@ class Server:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(timeout=10)
+        self.config.unlink(missing_ok=True)
 
 
 def run_phase(name: str, clients: int, items: list[str], call) -> Result:
@@ -190,7 +198,7 @@ def run_phase(name: str, clients: int, items: list[str], call) -> Result:
     return res
 
 
-def http_caller(url: str, method: str, kb: str):
+def http_caller(url: str, method: str, kb: str = KB_NAME):
     """A thread-safe ``call(question)`` posting to ``/<method>/invoke`` (one client per thread)."""
     import httpx
 
@@ -252,7 +260,8 @@ def report(args: argparse.Namespace, kb: Path, http: Result, local: Result, load
         "is not in the KB were skipped (the server refuses those with a 400 `unknown entity`); the modes "
         f"alternate in {args.rounds} rounds (HTTP then in-process, same questions) so that background "
         "load affects both alike",
-        "- HTTP: `uvicorn app.server:create_app --factory` (one process, access log off) on 127.0.0.1; "
+        "- HTTP: `uvicorn app.server:create_app --factory` (one process, access log off) on 127.0.0.1, "
+        f"its `HYBRIDRAG_SERVER_CONFIG` naming the KB `{KB_NAME}`; "
         f"{args.clients} client threads with keep-alive `httpx` clients posting "
         f'`/{args.method}/invoke` with `{{"question", "settings": {{"kb"}}}}`; the server validates the '
         "input, checks the question's entity mentions against the KB, then runs the graph",
@@ -306,11 +315,11 @@ def main(argv: list[str] | None = None) -> int:
     import tempfile
 
     log = args.server_log or Path(tempfile.mkstemp(prefix="load-bench-server-", suffix=".log")[1])
-    server = Server(free_port(), log)
+    server = Server(free_port(), log, kb)
     http, local = Result("HTTP (LangServe)", args.clients), Result("in-process", args.clients)
     try:
         server.wait_ready()
-        remote = http_caller(server.url, args.method, str(kb))
+        remote = http_caller(server.url, args.method)
         inproc = inprocess_caller(args.method, str(kb))
         run_phase("warm-up", args.clients, warm, remote)
         run_phase("warm-up", args.clients, warm, inproc)

@@ -10,12 +10,16 @@ Output folder layout:
 - ``summary.json``, ``summary.md`` and ``summary.png``: see :mod:`evals.summary`.
 
 Resuming: questions whose id already has an error-free record are skipped, so an
-interrupted run continues where it stopped and errors are retried.
+interrupted run continues where it stopped and errors are retried. A record cut short by a
+full disk or a power loss (a torn last line) is dropped with a warning before resuming (its
+bytes are kept in ``records.jsonl.dropped``), and its question is run again.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import os
 import time
 import traceback
 from collections.abc import Sequence
@@ -28,7 +32,9 @@ from tqdm import tqdm
 from evals.datasets import Question
 from evals.relevance import Judge
 from evals.summary import plot, read_records, summarise, to_markdown
+from kb.base import same_kb_build
 
+log = logging.getLogger(__name__)
 RECORDS, SUMMARY_JSON, SUMMARY_MD, SUMMARY_PNG = "records.jsonl", "summary.json", "summary.md", "summary.png"
 
 
@@ -56,7 +62,8 @@ def run_one(graph: Invokable, context: Any, q: Question, judge: Judge) -> dict:
     }
     t0 = time.perf_counter()
     try:
-        out = graph.invoke({"question": q.question}, context=context) or {}
+        with same_kb_build():  # one KB build per question, even across a re-ingest
+            out = graph.invoke({"question": q.question}, context=context) or {}
         for key in ("ranked", "answer", "evidence", "trace", "usage"):
             record[key] = out.get(key) or record[key]
     except Exception as exc:  # noqa: BLE001 - one failing question must not end the run
@@ -70,6 +77,43 @@ def run_one(graph: Invokable, context: Any, q: Question, judge: Judge) -> dict:
                        "relevant": [], "reachable": None, "reachable_kg": None})
         record["error"] = record["error"] or f"judging failed: {type(exc).__name__}: {exc}"
     return record
+
+
+def _whole_record(line: bytes) -> bool:
+    try:
+        rec = json.loads(line)
+    except ValueError:  # invalid JSON or invalid UTF-8
+        return False
+    return isinstance(rec, dict) and "id" in rec
+
+
+def repair_records(records_path: Path) -> int:
+    """Drop lines that are not whole records (a torn write); return how many were dropped.
+
+    The file is rewritten atomically with the whole records, each ending in a newline, so the
+    next append starts on a line of its own; dropped bytes go to ``records.jsonl.dropped``.
+    """
+    if not records_path.exists():
+        return 0
+    raw = records_path.read_bytes()
+    if not raw or raw.endswith(b"\n") and all(_whole_record(x) for x in raw.splitlines() if x.strip()):
+        return 0
+    kept, dropped = [], []
+    for no, line in enumerate(raw.split(b"\n"), 1):
+        if line.strip():
+            (kept if _whole_record(line) else dropped).append((no, line))
+    if dropped:
+        with open(records_path.with_name(records_path.name + ".dropped"), "ab") as f:
+            f.write(b"".join(line + b"\n" for _, line in dropped))
+        log.warning("%s: dropped %d torn or unreadable record line(s) (line %s); their questions run again",
+                    records_path, len(dropped), ", ".join(str(no) for no, _ in dropped[:5]))
+    tmp = records_path.with_name(records_path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(b"".join(line + b"\n" for _, line in kept))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, records_path)
+    return len(dropped)
 
 
 def done_ids(records_path: Path) -> set[str]:
@@ -108,6 +152,7 @@ def run_questions(
     ids = [q.id for q in questions]
     if len(set(ids)) != len(ids):
         raise ValueError("question ids must be unique")
+    repair_records(records_path)
     skip = done_ids(records_path)
     todo = [q for q in questions if q.id not in skip]
     with open(records_path, "a", encoding="utf-8") as f, ThreadPoolExecutor(max(1, workers)) as pool:

@@ -87,8 +87,17 @@ def resolve_kb(ctx: Context) -> KnowledgeBase:
 
 
 def context_of(runtime: Any, default: type[Context]) -> Context:
-    """Return ``runtime.context`` or a default context when a caller passed none."""
+    """Return ``runtime.context`` or a default context when a caller passed none.
+
+    In server mode (``HYBRIDRAG_SERVER_MODE``, set by langgraph.json for the Agent Server) the
+    context comes from a remote client: ``graphs.policy`` checks it and applies the operator's
+    settings, raising ``PolicyError`` (naming the field) for anything a client may not set.
+    """
+    from graphs.policy import server_context, server_mode
+
     ctx = getattr(runtime, "context", None)
+    if server_mode():
+        return server_context(ctx, default)
     if ctx is None:
         return default()
     if isinstance(ctx, dict):

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-import json
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from kb.embeddings import embed_query, get_embeddings
-from kb.ingest import FORMAT_VERSION
+from kb.kb_check import check_files, check_parts, check_query_dim, read_manifest
+from kb.kb_dir import build_token, resolve_build
 from kb.model import Entity, KBError, UnknownEntityError
 from kb.store import GraphStore
 from kb.text_index import BM25Index, DenseIndex, Doc, load_docs
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -29,32 +35,45 @@ class KnowledgeBase:
     """Everything a method needs to retrieve from one KB directory."""
 
     def __init__(self, directory: Path, embeddings: str | None = None) -> None:
-        """Open ``directory``; refuse one built with a different embedding model."""
+        """Open the live build of ``directory``; refuse a KB whose parts disagree or that was
+        built with a different embedding model."""
         self.directory = Path(directory)
-        manifest_path = self.directory / "manifest.json"
-        if not self.directory.is_dir():
-            raise KBError(f"KB directory not found: {self.directory} (build one with `hybridrag ingest`)")
-        if not manifest_path.exists():
-            raise KBError(f"{self.directory} is not a KB: manifest.json is missing")
-        self.manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if self.manifest.get("format_version") != FORMAT_VERSION:
-            raise KBError(f"KB format {self.manifest.get('format_version')} is not supported "
-                          f"(expected {FORMAT_VERSION}); re-run `hybridrag ingest`")
-        built_with = self.manifest["embeddings"]["spec"]
+        build = resolve_build(self.directory)
+        self.build_dir, self.build_token = build.path, build.token
+        self.manifest = read_manifest(self.directory, build)
+        built_with = self.manifest["embeddings"].get("spec")
         if embeddings and embeddings != built_with:
             raise KBError(f"KB {self.directory} was built with embeddings {built_with!r}, "
                           f"not {embeddings!r}; re-ingest or use the same model")
         self.embeddings_spec = built_with
+        check_files(self.directory, build, self.manifest)
         self.graph: GraphStore = self._open_graph()
-        self.docs: list[Doc] = load_docs(self.directory / "docs.jsonl")
-        self.dense = DenseIndex.load(self.directory / "dense.faiss")
-        self.bm25 = BM25Index.load(self.directory)
+        self.docs: list[Doc] = self._part("docs.jsonl", load_docs)
+        self.dense = self._part("dense.faiss", DenseIndex.load)
+        self.bm25 = self._part("bm25.npz", lambda _: BM25Index.load(self.build_dir))
+        check_parts(self.directory, self.manifest, self.docs, self.dense, self.bm25, self.graph)
         self._emb: Embeddings | None = None
+
+    def _part(self, name: str, load: Callable[[Path], T]) -> T:
+        """Load one part of the build; an unreadable part is a one-line KBError naming it."""
+        try:
+            return load(self.build_dir / name)
+        except KBError:
+            raise
+        except FileNotFoundError as exc:
+            raise KBError(f"incomplete KB {self.directory}: {Path(exc.filename or name).name} is missing "
+                          f"from {self.build_dir}; re-run `hybridrag ingest`") from None
+        except Exception as exc:  # noqa: BLE001 - any damage to a part means: rebuild
+            raise KBError(f"KB {self.directory}: cannot read {name} ({type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0] if str(exc) else ''}); re-run `hybridrag ingest`") from None
 
     def _open_graph(self) -> GraphStore:
         from kb.graph_backends import open_graph
 
-        return open_graph(self.manifest.get("graph", {"backend": "memory"}), self.directory)
+        cfg = self.manifest.get("graph", {"backend": "memory"})
+        if cfg.get("backend", "memory") == "memory":
+            return self._part("graph.npz", lambda _: open_graph(cfg, self.build_dir))
+        return open_graph(cfg, self.build_dir)
 
     @property
     def embeddings(self) -> Embeddings:
@@ -64,8 +83,11 @@ class KnowledgeBase:
         return self._emb
 
     def embed(self, text: str) -> np.ndarray:
-        """Normalised query vector."""
-        return embed_query(self.embeddings, text)
+        """Normalised query vector (of the dense index's dimension, or a KBError)."""
+        vec = embed_query(self.embeddings, text)
+        if vec.shape[-1] != self.dense.index.d:
+            check_query_dim(self.directory, int(vec.shape[-1]), int(self.dense.index.d), self.embeddings_spec)
+        return vec
 
     def dense_search(self, query: str | np.ndarray, k: int = 10, kind: str | None = None) -> list[Hit]:
         """Cosine search over entity documents and passages (optionally one kind)."""
@@ -114,13 +136,57 @@ class KnowledgeBase:
 
 
 _CACHE: dict[tuple[str, str | None], KnowledgeBase] = {}
+_KEY_LOCKS: dict[tuple[str, str | None], threading.Lock] = {}
 _LOCK = threading.Lock()
+OPEN_ATTEMPTS = 3
+
+
+def _open_fresh(root: Path, embeddings: str | None) -> KnowledgeBase:
+    """Open the live build; retry when a re-ingest swapped builds while this was reading."""
+    for attempt in range(OPEN_ATTEMPTS):
+        before = build_token(root)
+        try:
+            return KnowledgeBase(root, embeddings)
+        except KBError:
+            if attempt == OPEN_ATTEMPTS - 1 or build_token(root) == before:
+                raise
+    raise AssertionError("unreachable")
+
+
+_PINS: ContextVar[dict | None] = ContextVar("hybridrag_kb_pins", default=None)
+
+
+@contextmanager
+def same_kb_build() -> Iterator[None]:
+    """Within this block, ``open_kb`` returns the build it returned first for each KB.
+
+    Wrap one request (one graph run) in it so that all its nodes read one build even if a
+    re-ingest swaps builds halfway; contextvars carry the pins into LangGraph's worker threads.
+    """
+    token = _PINS.set({})
+    try:
+        yield
+    finally:
+        _PINS.reset(token)
 
 
 def open_kb(directory: str | Path, embeddings: str | None = None) -> KnowledgeBase:
-    """Open a KB once per process and cache it."""
-    key = (str(Path(directory).resolve()), embeddings)
+    """Open a KB once per process and cache it; reopen it when a re-ingest made a new build live.
+
+    Each call costs one ``readlink`` (the build pointer): a running server answers from the
+    new build after ``hybridrag ingest`` finishes, without a restart (see :func:`same_kb_build`).
+    """
+    root = Path(directory).resolve()
+    key = (str(root), embeddings)
+    pins = _PINS.get()
+    if pins is not None and key in pins:
+        return pins[key]
     with _LOCK:
-        if key not in _CACHE:
-            _CACHE[key] = KnowledgeBase(Path(directory), embeddings)
-        return _CACHE[key]
+        key_lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+    with key_lock:
+        kb = _CACHE.get(key)
+        if kb is None or kb.build_token != build_token(root):
+            kb = _CACHE[key] = _open_fresh(root, embeddings)
+    if pins is not None:
+        pins[key] = kb
+    return kb

@@ -1,24 +1,45 @@
-"""Build a KB directory: graph, text indexes and a manifest, with progress bars."""
+"""Build a KB directory: graph, text indexes and a manifest, with progress bars.
+
+Stages, each recorded in the stage marker (:mod:`kb.ingest_state`): ``parse`` (read and check
+the inputs), ``graph`` (assemble and save the graph), ``embeddings`` (in chunks saved as they
+finish, :mod:`kb.embed_chunks`), ``indexes`` (document table, BM25, FAISS); then the optional
+export to a graph server, the manifest, and the swap that makes the build live
+(:func:`kb.kb_dir.commit_build`). Everything is written into a partial build folder under the
+directory's ingest lock, so a kill at any point leaves the previous build live (or, on a first
+ingest, a directory every command refuses as incomplete), and a re-run embeds only the chunks
+the killed run had not finished.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tqdm import tqdm
-
 from kb.build import assemble
-from kb.embeddings import DEFAULT_EMBEDDINGS, embed_matrix, get_embeddings
-from kb.loaders import read_entities, read_passages, read_triples, read_type_map
+from kb.embed_chunks import embed_in_chunks
+from kb.embeddings import DEFAULT_EMBEDDINGS, get_embeddings
+from kb.ingest_inputs import Inputs, parse_inputs
+from kb.ingest_state import StageMarker, ingest_lock
+from kb.kb_dir import (
+    FORMAT_VERSION,
+    MANIFEST,
+    PARTIAL,
+    commit_build,
+    new_build_dir,
+    remove_old_builds,
+    remove_partial_builds,
+    work_dir,
+)
 from kb.memory_store import InMemoryGraphStore
 from kb.model import Entity, KBError, Passage
 from kb.text_index import BM25Index, DenseIndex, Doc, save_docs
 
-FORMAT_VERSION = 1
+__all__ = ["FORMAT_VERSION", "IngestReport", "build_graph", "entity_doc_text", "ingest"]
 log = logging.getLogger(__name__)
 
 
@@ -30,11 +51,20 @@ class IngestReport:
     counts: dict[str, int]
     seconds: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    build_dir: Path | None = None
+    embed_chunks: int = 0
+    embed_chunks_reused: int = 0
 
 
 def entity_doc_text(e: Entity) -> str:
     """Text indexed for an entity: its name, then its document when it has one."""
     return f"{e.name}: {e.text}" if e.text else e.name
+
+
+def _assemble(inputs: Inputs, allow_empty: bool) -> InMemoryGraphStore:
+    if not inputs.triples and not inputs.entities and not allow_empty:
+        raise KBError("no triples and no entities found in the input files")
+    return InMemoryGraphStore(*assemble(inputs.triples, inputs.entities, inputs.type_map))
 
 
 def build_graph(
@@ -45,21 +75,22 @@ def build_graph(
     progress: bool = True,
     allow_empty: bool = False,
 ) -> InMemoryGraphStore:
-    """Parse triples (and entity documents), assemble the in-memory store and save it.
+    """Parse triples (and entity documents), assemble the in-memory store and save it in ``out``.
 
     An empty graph is an error unless ``allow_empty`` (a text-only KB of passages).
     """
-    ents = {e.id: e for e in read_entities(Path(entities))} if entities else {}
-    tmap = type_map if isinstance(type_map, dict) else (read_type_map(Path(type_map)) if type_map else {})
-    parsed = []
-    for path in triples:
-        it = read_triples(Path(path))
-        parsed.extend(tqdm(it, desc=f"triples {Path(path).name}", unit=" triples", disable=not progress))
-    if not parsed and not ents and not allow_empty:
-        raise KBError("no triples and no entities found in the input files")
-    store = InMemoryGraphStore(*assemble(parsed, ents, tmap))
-    store.save(out)
+    store = _assemble(parse_inputs(triples, entities, None, type_map, progress), allow_empty)
+    store.save(Path(out))
     return store
+
+
+def _link_passages(pas: list[Passage], store: InMemoryGraphStore, warnings: list[str]) -> list[Passage]:
+    unknown = sum(1 for p in pas if p.entity_id is not None and p.entity_id not in store.index_of)
+    if not unknown:
+        return pas
+    warnings.append(f"{unknown} passages name an entity_id missing from the graph; kept unlinked")
+    return [p if p.entity_id is None or p.entity_id in store.index_of
+            else Passage(p.id, p.text, None, p.source) for p in pas]
 
 
 def ingest(
@@ -72,52 +103,101 @@ def ingest(
     neo4j_uri: str | None = None,
     falkordb_uri: str | None = None,
     progress: bool = True,
+    wait: float = 0,
 ) -> IngestReport:
-    """Parse the inputs, build the graph store and text indexes, write the manifest."""
-    out = Path(directory)
-    secs: dict[str, float] = {}
-    t0 = time.perf_counter()
-    store = build_graph(out, triples, entities, type_map, progress, allow_empty=passages is not None)
-    secs["graph"] = time.perf_counter() - t0
-    ent_list, rel_names = store.entities, store.relation_names
+    """Build a new KB build in ``directory`` and make it live atomically.
 
-    warnings: list[str] = []
-    pas: list[Passage] = list(read_passages(Path(passages))) if passages else []
-    unknown = sum(1 for p in pas if p.entity_id is not None and p.entity_id not in store.index_of)
-    if unknown:
-        warnings.append(f"{unknown} passages name an entity_id missing from the graph; kept unlinked")
-        pas = [p if p.entity_id in store.index_of or p.entity_id is None
-               else Passage(p.id, p.text, None, p.source) for p in pas]
+    Another ingest writing the same directory is a KBError (after ``wait`` seconds); a killed
+    run's embedding chunks are reused.
+    """
+    root = Path(directory)
+    if root.exists() and not root.is_dir():
+        raise KBError(f"--kb {root} is a file, not a directory")
+    with ingest_lock(root, wait):
+        remove_partial_builds(root)
+        marker = StageMarker(root)
+        partial = new_build_dir(root)
+        try:
+            report = _build(root, partial, marker, triples, entities, passages, type_map, embeddings,
+                            neo4j_uri, falkordb_uri, progress)
+        except Exception:  # a reported error (bad input, graph server down): drop the partial build,
+            shutil.rmtree(partial, ignore_errors=True)  # keep the saved embedding chunks for the re-run
+            raise
+        report.build_dir = commit_build(root, partial)
+        shutil.rmtree(work_dir(root), ignore_errors=True)
+        for entry in remove_old_builds(root, report.build_dir.name):
+            _drop_graph(entry, report.warnings)
+    for w in report.warnings:
+        log.warning(w)
+    return report
+
+
+def _drop_graph(entry: dict, warnings: list[str]) -> None:
+    """Delete a graph-server graph only deleted builds used; a failure is a warning, not an error."""
+    from kb.graph_backends import drop_graph
+
+    try:
+        drop_graph(entry)
+    except Exception as exc:  # noqa: BLE001 - the new build is live; a leftover graph is not fatal
+        warnings.append(f"could not drop the unused graph {entry}: {type(exc).__name__}: {exc}")
+
+
+def _build(root: Path, out: Path, marker: StageMarker, triples, entities, passages, type_map,
+           embeddings: str, neo4j_uri: str | None, falkordb_uri: str | None, progress: bool) -> IngestReport:
+    """Write every part of one build into ``out`` (not yet live)."""
+    secs: dict[str, float] = {}
+    t = time.perf_counter()
+    marker.enter("parse")
+    inputs = parse_inputs(triples, entities, passages, type_map, progress)
+    secs["parse"] = time.perf_counter() - t
+    marker.checkpoint("parse", 0)
+
+    t = time.perf_counter()
+    marker.enter("graph")
+    store = _assemble(inputs, allow_empty=passages is not None)
+    store.save(out)
+    warnings = inputs.warnings
+    pas = _link_passages(inputs.passages, store, warnings)
+    docs = [Doc("entity", e.id, e.id, entity_doc_text(e)) for e in store.entities]
+    docs += [Doc("passage", p.id, p.entity_id, p.text) for p in pas]
+    secs["graph"] = time.perf_counter() - t
+    marker.checkpoint("graph", 0)
+
+    t = time.perf_counter()
+    marker.enter("embeddings")
+    chunks = embed_in_chunks(get_embeddings(embeddings), embeddings, [d.text for d in docs],
+                             work_dir(root) / "embeddings", progress=progress,
+                             on_chunk=lambda done: marker.checkpoint("embeddings", done))
+    secs["embed"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    marker.enter("indexes")
+    save_docs(docs, out / "docs.jsonl")
+    BM25Index.build([d.text for d in docs]).save(out)
+    DenseIndex.build(chunks.vectors).save(out / "dense.faiss")
+    secs["indexes"] = time.perf_counter() - t
+    marker.checkpoint("indexes", 0)
+
     graph_cfg = {"backend": "memory"}
     if neo4j_uri or falkordb_uri:
         from kb.graph_backends import export_graph
 
         t = time.perf_counter()
         backend, uri = ("neo4j", neo4j_uri) if neo4j_uri else ("falkordb", falkordb_uri)
+        marker.enter(f"export to {backend}")
         graph_cfg = export_graph(backend, uri, store, progress=progress)
         secs[backend] = time.perf_counter() - t
-
-    t = time.perf_counter()
-    docs = [Doc("entity", e.id, e.id, entity_doc_text(e)) for e in ent_list]
-    docs += [Doc("passage", p.id, p.entity_id, p.text) for p in pas]
-    save_docs(docs, out / "docs.jsonl")
-    BM25Index.build([d.text for d in docs]).save(out)
-    secs["bm25"] = time.perf_counter() - t
-    t = time.perf_counter()
-    emb = get_embeddings(embeddings)
-    vectors = embed_matrix(emb, [d.text for d in docs], progress=progress)
-    DenseIndex.build(vectors).save(out / "dense.faiss")
-    secs["embed"] = time.perf_counter() - t
-    counts = {**store.counts(), "passages": len(pas), "docs": len(docs), "relations": len(rel_names)}
+    counts = {**store.counts(), "passages": len(pas), "docs": len(docs), "relations": len(store.relation_names)}
     manifest = {
         "format_version": FORMAT_VERSION,
+        "build_id": out.name.removesuffix(PARTIAL),
         "counts": counts,
-        "embeddings": {"spec": embeddings, "dim": int(vectors.shape[1])},
+        "embeddings": {"spec": embeddings, "dim": int(chunks.vectors.shape[1])},
         "graph": graph_cfg,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "warnings": warnings,
+        "files": {p.name: p.stat().st_size for p in sorted(out.iterdir()) if p.is_file()},
+        "embedding_chunks": {"total": chunks.chunks, "reused": chunks.reused},
     }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-    for w in warnings:
-        log.warning(w)
-    return IngestReport(out, counts, secs, warnings)
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    return IngestReport(root, counts, secs, warnings, embed_chunks=chunks.chunks, embed_chunks_reused=chunks.reused)

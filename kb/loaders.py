@@ -4,16 +4,30 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from kb.model import Entity, MalformedInputError, Passage, Triple
+from kb.model import Entity, KBError, MalformedInputError, Passage, Triple
 
 
-def _open(path: Path):
+def check_input_file(path: Path) -> None:
+    """Raise a one-line error unless ``path`` is an existing regular file."""
     if not path.exists():
         raise FileNotFoundError(f"input file not found: {path}")
-    return open(path, encoding="utf-8", newline="")
+    if path.is_dir():
+        raise KBError(f"input {path} is a directory, not a file: name the file inside it")
+
+
+def text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Yield (line number, line) of a UTF-8 file; bad UTF-8 raises with its line and column."""
+    check_input_file(path)
+    with open(path, "rb") as f:
+        for no, raw in enumerate(f, 1):
+            try:
+                yield no, raw.decode("utf-8-sig" if no == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise MalformedInputError(str(path), no, f"invalid UTF-8 (byte 0x{raw[exc.start]:02x} "
+                                          f"at column {exc.start + 1}); save the file as UTF-8") from None
 
 
 def detect_format(path: Path) -> str:
@@ -22,27 +36,36 @@ def detect_format(path: Path) -> str:
     return {".tsv": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl"}.get(suffix, "pipe")
 
 
+def _csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
+    reader = csv.reader(line for _, line in text_lines(path))
+    try:
+        for row in reader:
+            yield reader.line_num, row
+    except csv.Error as exc:
+        raise MalformedInputError(str(path), reader.line_num + 1, f"invalid CSV ({exc})") from None
+
+
 def read_triples(path: Path, fmt: str | None = None) -> Iterator[Triple]:
     """Yield triples from ``s|r|o`` (MetaQA), TSV, CSV or JSONL (head, relation, tail)."""
     fmt = fmt or detect_format(path)
-    with _open(path) as f:
-        if fmt == "jsonl":
-            for no, obj in json_lines(f, path):
-                yield _triple_from(
-                    [obj.get("head"), obj.get("relation", obj.get("type")), obj.get("tail")], path, no
-                )
-            return
-        if fmt == "csv":
-            rows = enumerate(csv.reader(f), 1)
-        else:
-            sep = "\t" if fmt == "tsv" else "|"
-            rows = ((no, line.rstrip("\r\n").split(sep)) for no, line in enumerate(f, 1))
-        for no, parts in rows:
-            if not parts or parts == [""]:
-                continue
-            if no == 1 and fmt == "csv" and [p.lower() for p in parts] == ["head", "relation", "tail"]:
-                continue
+    if fmt == "jsonl":
+        for no, obj in json_lines((line for _, line in text_lines(path)), path):
+            parts = [obj.get("head"), obj.get("relation", obj.get("type")), obj.get("tail")]
+            for p in parts:
+                _require_scalar(p, "head, relation and tail", path, no)
             yield _triple_from(parts, path, no)
+        return
+    if fmt == "csv":
+        rows: Iterable[tuple[int, list[str]]] = _csv_rows(path)
+    else:
+        sep = "\t" if fmt == "tsv" else "|"
+        rows = ((no, line.rstrip("\r\n").split(sep)) for no, line in text_lines(path))
+    for no, parts in rows:
+        if not parts or parts == [""]:
+            continue
+        if no == 1 and fmt == "csv" and [p.lower() for p in parts] == ["head", "relation", "tail"]:
+            continue
+        yield _triple_from(parts, path, no)
 
 
 def _triple_from(parts: list, path: Path, no: int) -> Triple:
@@ -54,9 +77,33 @@ def _triple_from(parts: list, path: Path, no: int) -> Triple:
     return Triple(head, rel, tail)
 
 
-def json_lines(f, path: Path) -> Iterator[tuple[int, dict]]:
+def _require_scalar(value: object, what: str, path: Path, no: int) -> None:
+    """Ids and names must be JSON strings or numbers, not lists, objects or booleans."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, str | int | float)):
+        raise MalformedInputError(str(path), no, f"{what} must be a string, not a JSON {type(value).__name__}")
+
+
+def _scalar(obj: dict, key: str, path: Path, no: int) -> str | None:
+    """The field ``key`` as stripped text (None when absent, null or blank)."""
+    value = obj.get(key)
+    _require_scalar(value, f"{key!r}", path, no)
+    text = "" if value is None else str(value).strip()
+    return text or None
+
+
+def json_lines(f: Iterable[str], path: Path) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for each non-blank JSONL line; bad lines raise with their number."""
-    for no, line in enumerate(f, 1):
+    no = 0
+    lines = iter(f)
+    while True:
+        try:
+            line = next(lines)
+        except StopIteration:
+            return
+        except UnicodeDecodeError as exc:
+            raise MalformedInputError(str(path), no + 1,
+                                      f"invalid UTF-8 at or after this line ({exc.reason})") from None
+        no += 1
         if not line.strip():
             continue
         try:
@@ -70,47 +117,62 @@ def json_lines(f, path: Path) -> Iterator[tuple[int, dict]]:
 
 def read_entities(path: Path) -> Iterator[Entity]:
     """Yield entities from JSONL rows ``{"id", "name", "type", "text", "aliases"}``."""
-    with _open(path) as f:
-        for no, obj in json_lines(f, path):
-            eid = str(obj.get("id") or obj.get("name") or "").strip()
-            if not eid:
-                raise MalformedInputError(str(path), no, "entity needs an 'id' or a 'name'")
-            aliases = obj.get("aliases") or []
-            if not isinstance(aliases, list):
-                raise MalformedInputError(str(path), no, "'aliases' must be a list of strings")
-            yield Entity(
-                id=eid,
-                name=str(obj.get("name") or eid),
-                type=str(obj.get("type") or "entity"),
-                text=obj.get("text"),
-                aliases=tuple(str(a) for a in aliases),
-            )
+    for no, obj in json_lines((line for _, line in text_lines(path)), path):
+        eid = _scalar(obj, "id", path, no) or _scalar(obj, "name", path, no)
+        if not eid:
+            raise MalformedInputError(str(path), no, "entity needs an 'id' or a 'name'")
+        aliases = obj.get("aliases") or []
+        if not isinstance(aliases, list):
+            raise MalformedInputError(str(path), no, "'aliases' must be a list of strings")
+        for a in aliases:
+            _require_scalar(a, "each alias", path, no)
+        text = obj.get("text")
+        if text is not None and not isinstance(text, str):
+            raise MalformedInputError(str(path), no, f"'text' must be a string, not a JSON {type(text).__name__}")
+        yield Entity(
+            id=eid,
+            name=_scalar(obj, "name", path, no) or eid,
+            type=_scalar(obj, "type", path, no) or "entity",
+            text=text,
+            aliases=tuple(str(a) for a in aliases if a is not None),
+        )
 
 
 def read_passages(path: Path) -> Iterator[Passage]:
     """Yield passages from JSONL rows ``{"id", "text", "entity_id", "source"}``."""
-    with _open(path) as f:
-        for no, obj in json_lines(f, path):
-            text = obj.get("text")
-            if not isinstance(text, str) or not text.strip():
-                raise MalformedInputError(str(path), no, "passage needs a non-empty 'text'")
-            yield Passage(
-                id=str(obj.get("id") or f"p{no}"),
-                text=text.strip(),
-                entity_id=obj.get("entity_id"),
-                source=str(obj.get("source") or "doc"),
-            )
+    for no, obj in json_lines((line for _, line in text_lines(path)), path):
+        text = obj.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise MalformedInputError(str(path), no, "passage needs a non-empty 'text'")
+        yield Passage(
+            id=_scalar(obj, "id", path, no) or f"p{no}",
+            text=text.strip(),
+            entity_id=_scalar(obj, "entity_id", path, no),
+            source=_scalar(obj, "source", path, no) or "doc",
+        )
 
 
 def read_type_map(path: Path) -> dict[str, tuple[str, str]]:
     """Read a JSON ``{relation: [head_type, tail_type]}`` used to type untyped entities."""
+    path = Path(path)
+    check_input_file(path)
+    raw = path.read_bytes()
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise MalformedInputError(str(path), raw[: exc.start].count(b"\n") + 1, "invalid UTF-8") from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise MalformedInputError(str(path), exc.lineno, f"invalid JSON ({exc.msg})") from None
+    if not isinstance(data, dict):
+        raise MalformedInputError(str(path), 1, f"expected a JSON object {{relation: [head_type, tail_type]}}, "
+                                  f"not a JSON {type(data).__name__}")
     out = {}
     for rel, pair in data.items():
-        if not (isinstance(pair, list) and len(pair) == 2):
-            raise MalformedInputError(str(path), 1, f"relation {rel!r} needs [head_type, tail_type]")
-        out[rel] = (str(pair[0]), str(pair[1]))
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(t, str) and t for t in pair)):
+            at = text.find(json.dumps(rel, ensure_ascii=False))
+            line = text[:at].count("\n") + 1 if at >= 0 else 1
+            raise MalformedInputError(str(path), line, f"relation {rel!r} needs [head_type, tail_type]")
+        out[rel] = (pair[0], pair[1])
     return out

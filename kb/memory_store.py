@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kb.kb_dir import CURRENT, resolve_build
 from kb.model import Entity, Schema, Subgraph, Triple
 from kb.store import Direction
 
@@ -187,13 +188,22 @@ class InMemoryGraphStore:
 
     @classmethod
     def load(cls, directory: Path) -> InMemoryGraphStore:
-        """Read a store written by :meth:`save`."""
-        arrays = np.load(directory / "graph.npz")
+        """Read a store written by :meth:`save` (in a build folder, or the live build of a KB directory)."""
+        if not (directory / "graph.npz").exists() and (directory / CURRENT).is_symlink():
+            directory = resolve_build(directory).path
+        with np.load(directory / "graph.npz") as npz:
+            heads, rels, tails = npz["heads"], npz["rels"], npz["tails"]
+        if not len(heads) == len(rels) == len(tails):
+            raise ValueError(f"graph.npz edge arrays differ in length ({len(heads)}, {len(rels)}, {len(tails)})")
         meta = json.loads((directory / "graph.json").read_text(encoding="utf-8"))
         with open(directory / "entities.jsonl", encoding="utf-8") as f:
             rows = [json.loads(line) for line in f]
         entities = [Entity(r[0], r[1], r[2], r[3], tuple(r[4])) for r in rows]
-        return cls(
-            entities, arrays["heads"], arrays["rels"], arrays["tails"],
-            meta["relations"], Schema.from_dict(meta["schema"]),
-        )
+        n = len(entities)
+        if len(heads) and max(int(heads.max()), int(tails.max())) >= n:
+            raise ValueError(f"graph.npz names entity {max(int(heads.max()), int(tails.max()))} "
+                             f"but entities.jsonl has {n} rows")
+        if len(rels) and int(rels.max()) >= len(meta["relations"]):
+            raise ValueError(f"graph.npz names relation {int(rels.max())} but graph.json lists "
+                             f"{len(meta['relations'])}")
+        return cls(entities, heads, rels, tails, meta["relations"], Schema.from_dict(meta["schema"]))

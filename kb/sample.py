@@ -7,9 +7,11 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from kb.kb_dir import has_build
+
 SAMPLE_SRC = Path(__file__).parent / "sample"
 TYPE_MAP = Path(__file__).parent / "data" / "metaqa_types.json"
-SAMPLE_VERSION = "1"
+SAMPLE_VERSION = "2"  # 2: the KB layout with builds behind an atomic pointer (kb.kb_dir)
 
 
 def cache_root() -> Path:
@@ -18,13 +20,17 @@ def cache_root() -> Path:
 
 
 def sample_kb_dir(progress: bool = False) -> Path:
-    """Return the built sample KB directory, building it once if needed."""
+    """Return the built sample KB directory, building it once if needed.
+
+    Processes that start together wait on one lock; the first builds, the others then find
+    the finished build. A build a killed process left unfinished is resumed by the next caller.
+    """
     out = cache_root() / f"sample-kb-v{SAMPLE_VERSION}"
-    if (out / "manifest.json").exists():
+    if has_build(out):
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(out) + ".lock"):
-        if not (out / "manifest.json").exists():
+        if not has_build(out):
             from kb.ingest import ingest
 
             ingest(out, [SAMPLE_SRC / "triples.txt"], passages=SAMPLE_SRC / "passages.jsonl",

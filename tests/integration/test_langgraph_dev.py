@@ -15,12 +15,12 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 import httpx  # noqa: E402
+import pytest
 from http_ready import wait_until_ready  # noqa: E402
 
 from graphs import REGISTRY, context_class, list_graphs  # noqa: E402
@@ -59,18 +59,21 @@ def stop(proc: subprocess.Popen) -> None:
             proc.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
-def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def start_dev(work: Path, env_extra: dict | None = None, budget: str | None = None) -> Iterator[str]:
+    """`langgraph dev` in ``work`` (the project's files linked); ``budget`` overrides BG_JOB_TIMEOUT_SECS."""
     if (
         importlib.util.find_spec("langgraph_runtime_inmem") is None
     ):  # importing it writes .langgraph_api/ here
         pytest.skip("langgraph-cli[inmem] is not installed (pip install 'hybridrag[studio]')")
-    work = tmp_path_factory.mktemp("langgraph-dev")
     stray = ROOT / ".langgraph_api"
     existed = stray.exists()
     for entry in ROOT.iterdir():
-        if not entry.name.startswith("."):
+        if not entry.name.startswith(".") and not (budget and entry.name == "langgraph.json"):
             (work / entry.name).symlink_to(entry)
+    if budget:
+        cfg = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
+        cfg["env"]["BG_JOB_TIMEOUT_SECS"] = budget
+        (work / "langgraph.json").write_text(json.dumps(cfg), encoding="utf-8")
     port = free_port()
     log = work.parent / f"{work.name}.log"
     env = {
@@ -81,6 +84,7 @@ def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "LANGCHAIN_TRACING_V2": "false",
         "LANGGRAPH_CLI_NO_ANALYTICS": "1",
         "PYTHONUNBUFFERED": "1",
+        **(env_extra or {}),
     }
     env.pop("OPENAI_API_KEY", None)
     cmd = [langgraph_cli(), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)]
@@ -95,6 +99,11 @@ def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         stop(proc)
     assert existed or not stray.exists(), "langgraph dev wrote its working files into the project"
+
+
+@pytest.fixture(scope="module")
+def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    yield from start_dev(tmp_path_factory.mktemp("langgraph-dev"))
 
 
 def test_every_registered_graph_is_an_assistant_with_its_description(dev_server):
@@ -157,3 +166,58 @@ def test_streamed_run_sends_node_updates(dev_server):
     assert not errors, errors
     assert nodes == ["retrieve_vectors", "expand_seeds", "fuse_results"]
     assert values and values["answer"] == "Robert Zemeckis"
+
+
+@pytest.mark.parametrize(("graph", "context", "field"), [
+    ("hybgrag", {"llm_base_url": "http://127.0.0.1:9/v1"}, "llm_base_url"),
+    ("hybgrag", {"few_shot": "/etc/passwd"}, "few_shot"),
+    ("mor", {"reranker_weights": "/etc/passwd"}, "reranker_weights"),
+    ("ssrag", {"llm": "openai:gpt-4o-mini"}, "llm"),
+    ("ssrag", {"llm": "local:smollm2"}, "llm"),
+    ("fusion", {"kb": "/tmp"}, "kb"),
+    ("fusion", {"top_k": 100000}, "top_k"),
+    ("fusion", {"k1": -5}, "k1"),
+])
+@pytest.mark.parametrize("where", ["context", "configurable"])
+def test_a_context_a_client_may_not_set_is_refused(dev_server, graph, context, field, where):
+    """langgraph.json puts the Agent Server in server mode: graphs.policy checks every run's context."""
+    body = {"assistant_id": graph, "input": {"question": QUESTION}}
+    if where == "context":
+        body["context"] = context
+    else:  # the Agent Server turns a run's configurable into its context
+        body["config"] = {"configurable": context}
+    r = httpx.post(f"{dev_server}/runs/wait", json=body, timeout=RUN_TIMEOUT)
+    out = r.json()
+    assert "answer" not in out or not out.get("answer"), out
+    error = json.dumps(out)
+    assert "PolicyError" in error and f"{field}: " in error, out
+
+
+def test_operator_named_models_and_the_run_budget(tmp_path_factory):
+    """The operator's config (HYBRIDRAG_SERVER_CONFIG) names a model a Studio user picks by name;
+    a run over BG_JOB_TIMEOUT_SECS is stopped and the model gets no further node's calls."""
+    from evals.probe_server import FakeLLM
+
+    fake = FakeLLM(slow_reply=0.5).start()
+    work = tmp_path_factory.mktemp("langgraph-dev-budget")
+    config = work.parent / "server.json"
+    config.write_text(json.dumps({"models": {"slow": {"spec": "openai:fake", "base_url": fake.url("slow")}}}),
+                      encoding="utf-8")
+    try:
+        for url in start_dev(work, {"HYBRIDRAG_SERVER_CONFIG": str(config)}, budget="4"):
+            body = {"assistant_id": "hybgrag", "input": {"question": QUESTION},
+                    "context": {"llm": "slow", "max_iterations": 5}}
+            thread = httpx.post(f"{url}/threads", json={}, timeout=30).json()["thread_id"]
+            t0 = time.monotonic()
+            out = httpx.post(f"{url}/threads/{thread}/runs/wait", json=body, timeout=RUN_TIMEOUT).json()
+            answered = time.monotonic()
+            runs = httpx.get(f"{url}/threads/{thread}/runs", timeout=30).json()
+            assert [r["status"] for r in runs] == ["timeout"], (out, runs)
+            assert not out.get("answer"), out
+            assert answered - t0 < 4 + 10, answered - t0
+            assert fake.times("slow"), "the named model was not used"
+            time.sleep(3)
+            late = [t - answered for t in fake.times("slow") if t > answered + 1.5]
+            assert late == [], f"model called {len(late)} time(s) after the run was stopped"
+    finally:
+        fake.close()

@@ -100,3 +100,44 @@ def test_eval_llm_method_without_key_fails_before_the_first_question(monkeypatch
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "OPENAI_API_KEY" in err and err.count("\n") == 1
     assert not (out / "records.jsonl").exists()  # no question was recorded as an error
+
+
+# -- serve: the operator's configuration (docs/serving.md) --
+
+def test_serve_flags_and_config_file_build_the_server_config(tmp_path):
+    from app.cli import build_parser
+    from app.operator import operator_config
+    from graphs.server_config import ModelChoice
+
+    cfg_file = tmp_path / "server.json"
+    cfg_file.write_text(json.dumps({"kbs": {"movies": "/srv/kb"}, "limits": {"max_iterations": 3},
+                                    "settings": {"hybgrag": {"few_shot": "/srv/shots.json"}}}), encoding="utf-8")
+    args = build_parser().parse_args([
+        "serve", "--config", str(cfg_file), "--kb", "sample=sample", "--llm", "smol=local:smollm2",
+        "--llm", "vllm=openai:qwen@http://10.0.0.5:8000/v1", "--default-llm", "vllm", "--max-top-k", "20",
+        "--max-batch", "3", "--run-timeout", "30"])
+    config = operator_config(args)
+    assert dict(config.kbs) == {"movies": "/srv/kb", "sample": "sample"} and config.kb_name() == "movies"
+    assert config.models["vllm"] == ModelChoice("openai:qwen", "http://10.0.0.5:8000/v1")
+    assert config.models["smol"] == ModelChoice("local:smollm2", "")
+    assert config.model_name() == "vllm"
+    assert dict(config.limits) == {"max_top_k": 20, "max_iterations": 3}
+    assert (config.max_batch, config.run_timeout) == (3, 30.0)
+    assert config.settings["hybgrag"]["few_shot"] == "/srv/shots.json"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["serve", "--kb", "movies=/nonexistent/kb"], "KB 'movies': no KB at /nonexistent/kb"),
+        (["serve", "--kb", "movies"], "--kb 'movies': expected NAME=VALUE"),
+        (["serve", "--kb", "../x=sample"], "KB name '../x'"),
+        (["serve", "--llm", "m=local:nope"], "model 'm': unknown local model 'nope'"),
+        (["serve", "--default-kb", "nope"], "default KB 'nope'"),
+        (["serve", "--config", "/nonexistent/server.json"], "--config /nonexistent/server.json"),
+    ],
+)
+def test_serve_refuses_a_bad_operator_config_in_one_line(capsys, argv, message):
+    assert main(argv) == 2  # before the server starts
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1

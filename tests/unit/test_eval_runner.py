@@ -159,3 +159,31 @@ def test_run_eval_end_to_end_with_a_fake_method(tmp_path, monkeypatch, judge):
                               "--out", str(out), "--no-progress", "--set", "mode=vector"])
     with pytest.raises(ValueError, match="other settings"):
         run_eval(args)
+
+
+@pytest.mark.parametrize("tail", [b'{"id": "q3", "question": "when was Ali rel', b'\x00\x00\x00\x00',
+                                  b'{"id": "q3", "quest\xe9'])
+def test_resume_after_a_torn_last_record_redoes_it_with_a_warning(tmp_path, judge, caplog, tail):
+    run_questions(FakeGraph(), None, QUESTIONS[:3], tmp_path, judge, progress=False)
+    path = tmp_path / "records.jsonl"
+    whole = path.read_bytes().splitlines(keepends=True)
+    q3 = next(i for i, line in enumerate(whole) if b'"id": "q3"' in line)
+    path.write_bytes(b"".join(whole[:q3] + whole[q3 + 1:]) + tail)  # q3's write cut short
+    again = FakeGraph()
+    with caplog.at_level("WARNING"):
+        summary = run_questions(again, None, QUESTIONS[:4], tmp_path, judge, progress=False)
+    assert sorted(again.calls) == ["boom", "when was Ali released"]  # q3 redone, q4 new
+    assert "dropped 1 torn or unreadable record line(s) (line 3)" in caplog.text
+    assert summary["n"] == 4 and sorted(r["id"] for r in map(json.loads, path.read_bytes().splitlines())) == [
+        "q1", "q2", "q3", "q4"]
+    assert (tmp_path / "records.jsonl.dropped").read_bytes() == tail + b"\n"
+
+
+def test_a_whole_last_record_without_its_newline_is_kept(tmp_path, judge):
+    run_questions(FakeGraph(), None, QUESTIONS[:2], tmp_path, judge, progress=False)
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    again = FakeGraph()
+    run_questions(again, None, QUESTIONS[:3], tmp_path, judge, progress=False)
+    assert again.calls == ["when was Ali released"]
+    assert len(path.read_bytes().splitlines()) == 3

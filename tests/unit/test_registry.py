@@ -84,33 +84,46 @@ def test_unknown_setting_is_refused(name):
         context_for(name, not_a_setting=1)
 
 
+def test_langgraph_json_switches_the_agent_server_into_server_mode():
+    env = langgraph_json()["env"]
+    assert env["HYBRIDRAG_SERVER_MODE"] == "1", "Studio / Agent Server clients must go through graphs.policy"
+    assert float(env["BG_JOB_TIMEOUT_SECS"]) <= 600, "Agent Server runs need a wall-clock budget"
+
+
 def test_langserve_app_routes_every_method():
     import langserve  # noqa: F401
     from fastapi.testclient import TestClient
 
     from app.server import MAX_QUESTION_CHARS, create_app
+    from graphs.policy import RULES
 
     client = TestClient(create_app())
     health = client.get("/health")
     assert health.status_code == 200 and health.json() == {"status": "ok", "methods": list_graphs()}
     for name in list_graphs():
+        allowed = set(context_class(name).__dataclass_fields__) & set(RULES)
         schema = client.get(f"/{name}/input_schema").json()
         assert schema["required"] == ["question"]
         assert schema["properties"]["question"]["maxLength"] == MAX_QUESTION_CHARS
         settings = next(d for d in schema["$defs"].values() if d["title"].endswith("Settings"))
-        assert set(settings["properties"]) == set(context_class(name).__dataclass_fields__)
+        assert set(settings["properties"]) == allowed, "the schema shows what a client may set"
+        assert {"kb", "top_k"} <= allowed and "llm_base_url" not in allowed
         assert set(client.get(f"/{name}/output_schema").json()["properties"]) == OUTPUT_KEYS
         configurable = client.get(f"/{name}/config_schema").json()["$defs"]["Configurable"]["properties"]
-        assert set(configurable) == set(context_class(name).__dataclass_fields__)
+        assert set(configurable) == allowed
         assert client.get(f"/{name}/playground/").status_code == 200
         # validation errors never reach the graph: 422 with a message
         for bad in (
             {"question": ""},
             {"question": "  "},
             {"question": "x" * (MAX_QUESTION_CHARS + 1)},
-            {"question": "q", "settings": {"no_such_field": 1}},
+            {"question": "q", "settings": {"top_k": "many"}},
             {},
         ):
             r = client.post(f"/{name}/invoke", json={"input": bad})
             assert r.status_code == 422, (bad, r.text)
             assert r.json()["detail"][0]["msg"]
+        # settings a client may not choose: 400 naming the field, before anything runs
+        for field in ("no_such_field", "kb"):
+            r = client.post(f"/{name}/invoke", json={"input": {"question": "q", "settings": {field: "/etc"}}})
+            assert r.status_code == 400 and r.json()["detail"].startswith(f"{field}: "), r.text

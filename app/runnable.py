@@ -1,0 +1,165 @@
+"""A registered method as a LangServe Runnable: a client's request → a checked context → a controlled run.
+
+- input: ``{"question": "...", "settings": {...}}``; ``settings`` (or ``config["configurable"]``,
+  the input's settings win) may hold only what ``graphs.policy`` lets a client set: a KB or a
+  model by the NAME the operator gave it, bounded numbers, fixed choices. The context is the
+  operator's values (``ServerConfig``) plus those settings.
+- before the run, the KB is opened and the question's explicit entity mentions checked
+  (an unknown entity is a 400), and the model loaded.
+- every run has the operator's wall-clock budget and stops when its client disconnects
+  (``app/runs.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.runnables.config import ensure_config
+from langchain_core.runnables.utils import ConfigurableFieldSpec
+from pydantic import BaseModel, ValidationError
+
+from app.errors import UserInputError
+from app.runs import controlled_stream, current_request
+from app.schemas import MethodOutput, _output, client_fields, input_model, to_json
+from graphs.server_config import ServerConfig
+
+
+def validation_message(exc: ValidationError) -> str:
+    """Pydantic errors as one line: ``loc: message; ...``."""
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err.get("loc", ()))
+        parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+    return "; ".join(parts)
+
+
+class MethodRunnable(Runnable[dict, dict]):
+    """A registered method served to remote clients under the operator's ``ServerConfig``."""
+
+    def __init__(self, method: str, config: ServerConfig) -> None:
+        from graphs import context_class, get_graph
+
+        self.method = method
+        self.name = method
+        self.graph = get_graph(method)
+        self.context_cls = context_class(method)
+        self.server_config = config
+        self._input_model = input_model(method, config)
+        self._fields = set(self.context_cls.__dataclass_fields__)
+
+    # -- schemas seen by LangServe (request validation, docs, playground) --
+    @property
+    def InputType(self) -> type[BaseModel]:  # noqa: N802 (LangChain's name)
+        return self._input_model
+
+    @property
+    def OutputType(self) -> type[BaseModel]:  # noqa: N802
+        return MethodOutput
+
+    def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        return self._input_model
+
+    def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        return MethodOutput
+
+    @property
+    def config_specs(self) -> list[ConfigurableFieldSpec]:
+        return [ConfigurableFieldSpec(id=f, annotation=t | None, name=f, description=desc, default=None)
+                for f, t, desc in client_fields(self.method, self.server_config)]
+
+    # -- request → (question, context) --
+    def settings_of(self, input: Any, config: RunnableConfig | None) -> tuple[str, dict]:
+        """The question and the client's settings (configurable, then the input's settings)."""
+        if isinstance(input, str):
+            input = {"question": input}
+        try:
+            parsed = self._input_model.model_validate(input)
+        except ValidationError as exc:
+            raise UserInputError(validation_message(exc)) from exc
+        configurable = ensure_config(config).get("configurable") or {}
+        settings = {k: v for k, v in configurable.items() if k in self._fields and v is not None}
+        if parsed.settings is not None:
+            settings.update(parsed.settings.model_dump(exclude_none=True))
+        return parsed.question, settings
+
+    def prepare(self, input: Any, config: RunnableConfig | None = None) -> tuple[str, Any]:
+        """Validate the input; build the context from the operator's values and the client's settings."""
+        from graphs.policy import build_context
+
+        question, settings = self.settings_of(input, config)
+        return question, build_context(self.context_cls, settings, self.server_config)
+
+    def check(self, question: str, ctx: Any) -> None:
+        """Open the KB, check the question's entity mentions (UserInputError), load the model."""
+        from graphs.common import resolve_kb
+        from kb.model import UnknownEntityError
+        from tools.retrieval import check_mentions
+
+        kb = resolve_kb(ctx)  # KBError here is the server's (503)
+        try:
+            check_mentions(kb, question)
+        except UnknownEntityError as exc:  # its message names the KB directory: name the KB instead
+            name = next((n for n, d in self.server_config.kbs.items() if d == ctx.kb), "requested")
+            raise UserInputError(f"{str(exc).split(' is not in the knowledge base')[0]} "
+                                 f"is not in the {name!r} KB") from None
+        except ValueError as exc:
+            raise UserInputError(str(exc)) from None
+        if getattr(ctx, "llm", None):
+            from agents.models import load_chat_model
+
+            load_chat_model(ctx.llm, getattr(ctx, "llm_base_url", ""))
+
+    # -- running --
+    async def _chunks(self, input: Any, config: RunnableConfig | None, updates: bool) -> AsyncIterator[dict]:
+        question, ctx = self.prepare(input, config)
+        final: dict = {}
+        async for mode, chunk in controlled_stream(self.graph, question, ctx, config,
+                                                   self.server_config.run_timeout, current_request()):
+            if mode == "values":
+                final = chunk
+            elif updates:
+                for node, values in (chunk or {}).items():
+                    yield {"node": node, "update": to_json(values or {})}
+        yield {"node": "__end__", "output": _output(final)}
+
+    async def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[dict]:
+        """One chunk per node, ``{"node", "update"}``, then ``{"node": "__end__", "output"}``."""
+        async for chunk in self._chunks(input, config, updates=True):
+            yield chunk
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
+        """The common output shape."""
+        output: dict = {}
+        async for chunk in self._chunks(input, config, updates=False):
+            output = chunk["output"]
+        return output
+
+    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[dict]:
+        """Synchronous :meth:`astream` (its own event loop in a helper thread)."""
+        items: queue.Queue = queue.Queue()
+        done = object()
+
+        async def pump() -> None:
+            try:
+                async for chunk in self.astream(input, config):
+                    items.put(chunk)
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+                items.put(exc)
+            items.put(done)
+
+        threading.Thread(target=lambda: asyncio.run(pump()), daemon=True, name=f"{self.method}-run").start()
+        while (item := items.get()) is not done:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
+        output: dict = {}
+        for chunk in self.stream(input, config):
+            output = chunk.get("output", output)
+        return output

@@ -1,0 +1,195 @@
+"""Layout of a KB directory: finished builds behind an atomically swapped pointer.
+
+A KB directory (the path given to ``hybridrag ingest --kb``) holds::
+
+    current        -> builds/<id>             symlink: the live build (swapped with one rename)
+    manifest.json  -> current/manifest.json   symlink, so ``kb/manifest.json`` names the live build
+    builds/<id>/   one finished build: manifest.json, docs.jsonl, dense.faiss, bm25.*, graph.*
+    builds/<id>.partial/  a build being written (never pointed at; removed by the next ingest)
+    .ingest.lock   held by the ingest writing this directory
+    .ingest-work/  what a killed ingest leaves to resume from (stage marker, embedding chunks)
+
+Readers resolve ``current`` once and read every part from that build, so a query during a
+re-ingest sees the old build or the new one, never a mix. A directory with ``manifest.json``
+as a regular file and the parts beside it is the first (format 1) layout, still readable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from kb.model import KBError
+
+FORMAT_VERSION = 2  # 2: builds behind the ``current`` pointer; 1: parts at the top (still read)
+CURRENT, MANIFEST, BUILDS, WORK, LOCK = "current", "manifest.json", "builds", ".ingest-work", ".ingest.lock"
+PARTIAL = ".partial"
+LEGACY_PARTS = ("docs.jsonl", "dense.faiss", "bm25.npz", "bm25_vocab.json",
+                "graph.npz", "entities.jsonl", "graph.json")
+KEEP_PREVIOUS = 1  # finished builds kept besides the live one, for readers still opening them
+
+
+@dataclass(frozen=True)
+class BuildRef:
+    """The live build of a KB directory: where its parts are and a token that changes per build."""
+
+    path: Path
+    token: str
+    legacy: bool = False
+
+
+def work_dir(root: Path) -> Path:
+    """Folder of resumable ingest state (stage marker, embedding chunks)."""
+    return Path(root) / WORK
+
+
+def _stage_note(root: Path) -> str:
+    """' (stopped during embeddings)' from the stage marker a killed ingest left, or ''."""
+    try:
+        stage = json.loads((work_dir(root) / "stage.json").read_text(encoding="utf-8"))["stage"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    return f" (the last ingest stopped or is still running at stage {stage!r})"
+
+
+def _incomplete(root: Path) -> KBError:
+    return KBError(f"incomplete KB {root}: no finished build{_stage_note(root)}; "
+                   f"re-run `hybridrag ingest --kb {root} ...`")
+
+
+def resolve_build(root: str | Path) -> BuildRef:
+    """Return the live build of ``root``; a one-line KBError when there is none."""
+    root = Path(root)
+    if not root.is_dir():
+        raise KBError(f"KB directory not found: {root} (build one with `hybridrag ingest`)")
+    pointer = root / CURRENT
+    try:
+        target = os.readlink(pointer)
+    except FileNotFoundError:
+        target = None
+    except OSError as exc:
+        raise KBError(f"broken KB {root}: {CURRENT} is not a build pointer ({exc.strerror}); "
+                      f"re-run `hybridrag ingest`") from None
+    if target is not None:
+        path = root / target
+        if not (path / MANIFEST).is_file():
+            raise KBError(f"incomplete KB {root}: build {target} has no {MANIFEST}; re-run `hybridrag ingest`")
+        return BuildRef(path, target)
+    legacy = root / MANIFEST
+    if legacy.is_file() and not legacy.is_symlink():
+        st = legacy.stat()
+        return BuildRef(root, f"legacy:{st.st_ino}:{st.st_mtime_ns}:{st.st_size}", legacy=True)
+    if (root / WORK).exists() or (root / BUILDS).exists() or (root / LOCK).exists():
+        raise _incomplete(root)
+    raise KBError(f"{root} is not a KB: {MANIFEST} is missing (build one with `hybridrag ingest`)")
+
+
+def build_token(root: str | Path) -> str:
+    """A cheap token (one readlink) that changes whenever a new build goes live."""
+    root = Path(root)
+    try:
+        return os.readlink(root / CURRENT)
+    except OSError:
+        return resolve_build(root).token
+
+
+def has_build(root: str | Path) -> bool:
+    """True when ``root`` has a finished build (a KB every command can open)."""
+    try:
+        resolve_build(root)
+    except KBError:
+        return False
+    return True
+
+
+def new_build_dir(root: Path) -> Path:
+    """Create ``builds/<id>.partial`` for a new build (ids sort by creation time)."""
+    now = time.time_ns()
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 10**9)) + f".{now // 1000 % 10**6:06d}"
+    build_id = f"{stamp}-{secrets.token_hex(3)}"
+    path = root / BUILDS / f"{build_id}{PARTIAL}"
+    path.mkdir(parents=True)
+    return path
+
+
+def remove_partial_builds(root: Path) -> int:
+    """Delete partial builds a killed ingest left (call with the ingest lock held)."""
+    folder = root / BUILDS
+    stale = [p for p in folder.iterdir() if p.name.endswith(PARTIAL)] if folder.is_dir() else []
+    for p in stale:
+        shutil.rmtree(p, ignore_errors=True)
+    return len(stale)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_tree(folder: Path) -> None:
+    """Flush every file of a build and the folder itself, so a power loss cannot empty them."""
+    for p in folder.iterdir():
+        if p.is_file():
+            _fsync(p)
+    _fsync(folder)
+
+
+def _swap_symlink(link: Path, target: str) -> None:
+    """Point ``link`` at ``target`` with one atomic rename (readers see the old or the new target)."""
+    tmp = link.with_name(f".{link.name}.{os.getpid()}.{secrets.token_hex(3)}")
+    os.symlink(target, tmp)
+    os.replace(tmp, link)
+
+
+def commit_build(root: Path, partial: Path) -> Path:
+    """Make a finished partial build the live one; return its final folder.
+
+    Order matters for readers: the build is complete and flushed before ``current`` names it;
+    only then are the first-layout parts (if any) removed. Old builds stay until
+    :func:`remove_old_builds`.
+    """
+    final = partial.with_name(partial.name.removesuffix(PARTIAL))
+    _fsync_tree(partial)
+    os.rename(partial, final)
+    _fsync(final.parent)
+    _swap_symlink(root / CURRENT, f"{BUILDS}/{final.name}")
+    if not (root / MANIFEST).is_symlink():
+        _swap_symlink(root / MANIFEST, f"{CURRENT}/{MANIFEST}")
+    _fsync(root)
+    for name in LEGACY_PARTS:
+        (root / name).unlink(missing_ok=True)
+    return final
+
+
+def _graph_entry(build: Path) -> dict | None:
+    try:
+        return json.loads((build / MANIFEST).read_text(encoding="utf-8")).get("graph")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def remove_old_builds(root: Path, live: str) -> list[dict]:
+    """Keep the live build and the :data:`KEEP_PREVIOUS` newest before it; delete the rest.
+
+    Returns the manifest ``graph`` entries of deleted builds that no remaining build uses (a
+    graph-server graph nothing points at any more).
+    """
+    done = sorted(p.name for p in (root / BUILDS).iterdir()
+                  if p.is_dir() and not p.name.endswith(PARTIAL) and p.name != live)
+    cut = max(0, len(done) - KEEP_PREVIOUS)
+    kept = [_graph_entry(root / BUILDS / name) for name in [live, *done[cut:]]]
+    orphans = []
+    for name in done[:cut]:
+        entry = _graph_entry(root / BUILDS / name)
+        shutil.rmtree(root / BUILDS / name, ignore_errors=True)
+        if entry and entry.get("backend", "memory") != "memory" and entry not in kept and entry not in orphans:
+            orphans.append(entry)
+    return orphans
