@@ -99,16 +99,23 @@ def explicit_mentions(question: str) -> list[str]:
     """
     found = [a or b for a, b in _EXPLICIT.findall(question)]
     plain = _EXPLICIT.sub(" ", question)
+    runs: list[tuple[int, int]] = []
     for m in _CAPS.finditer(plain):
         span = m.group(0).strip(" .?!,")
-        if m.start() == 0 and " " not in span:
+        start = m.start()
+        if start == 0 and " " not in span:
             continue
-        if m.start() == 0:  # drop a capitalised question word in front of a name
+        if start == 0:  # drop a capitalised question word in front of a name
             first, _, rest = span.partition(" ")
-            span = rest if first.lower() in {"who", "what", "which", "when", "where", "how", "did", "is"} else span
+            if first.lower() in {"who", "what", "which", "when", "where", "how", "did", "is"}:
+                span, start = rest, start + len(first) + 1
         if span:
             found.append(span)
-    return list(dict.fromkeys(found))
+            runs.append((start, start + len(span)))
+    # a title with lower-case words inside ("Miracle on 34th Street", "A View to a Kill") is
+    # split into runs: the text from each run to each later one is a mention too
+    joined = [plain[a:b].strip(" .?!,") for i, (a, _) in enumerate(runs) for _, b in runs[i + 1:]]
+    return list(dict.fromkeys(found + sorted(joined, key=len, reverse=True)))
 
 
 def check_mentions(kb: KnowledgeBase, question: str, min_score: float = 0.8) -> None:
