@@ -12,6 +12,10 @@ Datasets (``--dataset``):
 
 Or ``--questions FILE`` (MetaQA format, JSONL or a STaRK CSV) with ``--kb DIR`` or
 ``--skb DIR`` (default: the bundled sample KB).
+
+``--llm oracle[:p=0.3]`` runs an LLM method with the perfect-LLM stand-in of
+:mod:`evals.oracle` (MetaQA-style questions only): the results are ceilings of the method's
+machinery and are labelled so (``label`` in the summary, ``-oracle`` in the output folder).
 """
 
 from __future__ import annotations
@@ -186,6 +190,8 @@ def _check_resume(out: Path, meta: dict) -> None:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Run ``hybridrag eval``; return 0, or 1 when every question failed."""
+    from evals.oracle import run as oracle_run
+    from evals.oracle.model import is_oracle_spec
     from evals.relevance import Judge
     from evals.runner import run_questions
     from graphs import context_class, context_for, get_graph
@@ -201,21 +207,28 @@ def run_eval(args: argparse.Namespace) -> int:
     extra = parse_overrides(args.overrides)
     overrides.update(extra)
     ctx = context_for(args.method, **overrides)
+    oracle = None
+    if "llm" in known and is_oracle_spec(ctx.llm):  # the perfect-LLM stand-in, built from the gold
+        oracle = oracle_run.setup(ctx.llm, questions, es.notes, getattr(ctx, "llm_base_url", ""))
     if "llm" in known:  # fail before the first question on a missing API key or model file
         from agents.models import load_chat_model
 
         load_chat_model(ctx.llm, getattr(ctx, "llm_base_url", ""))
     slug = re.sub(r"[^\w.-]+", "_", es.name) + "".join(f"-{k}={v}" for k, v in extra.items())
+    slug += oracle_run.out_suffix(ctx.llm) if oracle else ""
     out = args.out or DEFAULT_RUNS / f"{args.method}-{slug}"
     workers = args.workers or (2 if args.method == "fusion" else 1)
     meta = {"method": args.method, "dataset": es.name, "kb": str(kb.directory), "limit": args.limit,
             "seed": args.seed, "top_k": args.top_k, "overrides": extra, "llm": getattr(ctx, "llm", None),
             "workers": workers, "command": _command(args), **es.notes, **provenance()}
+    if oracle:
+        meta["label"] = oracle_run.label(args.method, ctx.llm)
     _check_resume(Path(out), meta)
     judge = Judge.for_kb(kb, es.ceiling_graph)
     summary = run_questions(get_graph(args.method), ctx, questions, out, judge, workers,
                             progress=not args.no_progress, meta=meta)
     from evals.summary import to_markdown
 
-    sys.stdout.write(to_markdown(summary) + f"\nrecords and summary in {out}\n")
+    text = oracle_run.finish(oracle, summary, Path(out)) if oracle else to_markdown(summary)
+    sys.stdout.write(text + f"\nrecords and summary in {out}\n")
     return 1 if summary["n"] and summary["errors"] == summary["n"] else 0

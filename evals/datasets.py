@@ -4,9 +4,11 @@ Supported inputs (every parse error names the file and line):
 
 - MetaQA: ``question<TAB>answer1|answer2`` with the topic entity in brackets, e.g.
   ``what movies did [Tom Hanks] star in``. The brackets are removed from the text given to
-  methods; the topic is kept in :attr:`Question.topic`. A sibling ``<stem>_qtype.txt`` (one
-  type per line, same order) gives :attr:`Question.qtype`; ``<k>hop`` in the file name gives
-  :attr:`Question.hops`.
+  methods; the topic is kept in :attr:`Question.topic`. A sibling file named with ``_qtype``
+  before the extension, as the MetaQA release names them (``qa_dev.txt`` →
+  ``qa_dev_qtype.txt``; one type per line, same order), gives :attr:`Question.qtype`;
+  ``<k>hop`` in the file name gives :attr:`Question.hops`, else the question type does
+  (``actor_to_movie_to_director``: 2).
 - JSONL: one object a line with ``question`` and ``answers`` (list or string), optional
   ``id``, ``answer_ids``, ``qtype``, ``topic`` and ``hops``.
 - STaRK: a CSV with columns ``id,query,answer_ids`` where ``answer_ids`` is a Python list
@@ -67,7 +69,7 @@ def load_metaqa(
 ) -> list[Question]:
     """Load a MetaQA question file (and its qtype file, found beside it when not given)."""
     path = Path(path)
-    qtype_path = Path(qtype_path) if qtype_path else path.with_name(f"{path.stem}_qtype.txt")
+    qtype_path = Path(qtype_path) if qtype_path else qtype_file(path)
     qtypes = [t.strip() for _, t in _lines(qtype_path)] if qtype_path.exists() else None
     hops_match = _HOPS.search(path.stem)
     hops = int(hops_match.group(1)) if hops_match else None
@@ -93,9 +95,21 @@ def load_metaqa(
             qtype = qtypes[no - 1] or None
         out.append(Question(
             id=f"{prefix}:{no}", question=_TOPIC.sub(r"\1", text).strip(), answers=answers,
-            qtype=qtype, topic=topic.group(1).strip() if topic else None, hops=hops,
+            qtype=qtype, topic=topic.group(1).strip() if topic else None,
+            hops=hops if hops is not None else qtype_hops(qtype),
         ))
     return out
+
+
+def qtype_file(path: str | Path) -> Path:
+    """The question-type file beside a MetaQA question file: ``_qtype`` before the extension."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}_qtype{path.suffix}")
+
+
+def qtype_hops(qtype: str | None) -> int | None:
+    """Hops of a MetaQA question type (``movie_to_director_to_movie``: 2); None without one."""
+    return qtype.count("_to_") or None if qtype else None
 
 
 def _str_list(value, path: Path, no: int, field: str) -> tuple[str, ...]:

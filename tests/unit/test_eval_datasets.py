@@ -43,6 +43,18 @@ def test_metaqa_strips_brackets_keeps_topic_qtype_and_hops(tmp_path):
     assert qs[0].qtype == "actor_to_movie_to_director" and qs[1].qtype == "movie_to_genre"
 
 
+def test_metaqa_release_names_give_qtypes_and_hops_from_the_type(tmp_path):
+    # The MetaQA release: 2-hop/vanilla/qa_dev.txt beside qa_dev_qtype.txt (no hop count in the name).
+    (tmp_path / "qa_dev.tsv").write_text("who directed the films [Tom Hanks] starred in\tRon Howard\n"
+                                         "what genre is [Heat]\tCrime\n", encoding="utf-8")
+    (tmp_path / "qa_dev_qtype.tsv").write_text("actor_to_movie_to_director\nmovie_to_genre\n", encoding="utf-8")
+    (tmp_path / "qa_dev_qtype.txt").write_text("wrong_file\nwrong_file\n", encoding="utf-8")
+    qs = load_questions(tmp_path / "qa_dev.tsv")
+    assert [(q.qtype, q.hops) for q in qs] == [("actor_to_movie_to_director", 2), ("movie_to_genre", 1)]
+    (tmp_path / "qa_test.txt").write_text("what genre is [Heat]\tCrime\n", encoding="utf-8")
+    assert load_metaqa(tmp_path / "qa_test.txt")[0].hops is None  # no type, no hop count
+
+
 def test_metaqa_malformed_lines_name_file_and_line(tmp_path):
     bad = tmp_path / "q.txt"
     bad.write_text("what is [X]\tY\nno tab here\n", encoding="utf-8")

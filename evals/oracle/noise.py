@@ -1,0 +1,161 @@
+"""Noise: the first decision of a question made wrong in one of the papers' typed ways.
+
+With probability ``p`` (drawn from a generator seeded by the seed and the question text, so
+the same questions are noisy for every method and every run) the first routing, planning or
+analysis decision of a question carries one error, its type drawn from the method's types:
+
+- ``wrong_entity``: a word of the question that is neither part of the topic entity nor of
+  a gold answer is taken for the topic entity;
+- ``wrong_relation``: one hop's relation is replaced by another relation (one linking the
+  same entity types when the schema has one);
+- ``missing_relation``: one hop's relation is left out;
+- ``wrong_module``: the other retrieval module (HybGRAG), another source (HydraRAG), the
+  TEMPORAL route (SSRAG);
+- ``missing_entity``: no topic entity (HybGRAG, HydraRAG, SSRAG); a route without its
+  anchor restriction (MoR);
+- ``wrong_category``: one node of MoR's plan gets another entity type.
+
+A later decision of the same question repeats the error unless the feedback the method
+produced, visible in that later prompt, names it; the role modules decide what names it.
+:class:`NoiseLog` records per question which error was drawn, whether a decision carried it
+(``applied``), how many later decisions followed and whether one repaired it.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+from dataclasses import asdict, dataclass
+
+from evals.oracle.gold import RELATION_OF, RELATIONS, TYPE_OF, GoldRecord, norm
+from prompts.grounding import STOP
+
+METHOD_TYPES: dict[str, tuple[str, ...]] = {
+    "hybgrag": ("wrong_entity", "wrong_relation", "missing_relation", "wrong_module", "missing_entity"),
+    "mor": ("wrong_entity", "wrong_relation", "missing_relation", "wrong_category", "missing_entity"),
+    "hydrarag": ("wrong_entity", "wrong_relation", "missing_relation", "wrong_module", "missing_entity"),
+    "ssrag": ("wrong_entity", "wrong_module", "missing_entity"),
+}
+ERROR_TYPES: tuple[str, ...] = tuple(dict.fromkeys(t for ts in METHOD_TYPES.values() for t in ts))
+TARGET_TYPE = {RELATION_OF[k]: TYPE_OF[k] for k in RELATION_OF}  # relation → type of its non-movie end
+TYPES: tuple[str, ...] = tuple(sorted(set(TYPE_OF.values())))
+_WORD = re.compile(r"[^\W_][\w'-]*")
+
+
+@dataclass(frozen=True)
+class Injected:
+    """One drawn error and its details (which hop, which wrong name)."""
+
+    type: str
+    hop: int = 0
+    entity: str = ""
+    relation: str = ""
+    category: str = ""
+
+
+def wrong_word(record: GoldRecord, rng: random.Random) -> str:
+    """A word of the question outside the topic entity and every gold answer (no stop word)."""
+    banned = set(norm(record.topic).split()) | {w for a in record.answers for w in norm(a).split()}
+    words = [w for w in _WORD.findall(record.question) if len(w) > 2]
+    pool = list(dict.fromkeys(w for w in words if norm(w) not in banned and norm(w) not in STOP))
+    return rng.choice(pool) if pool else "something"
+
+
+def wrong_relation(record: GoldRecord, hop: int, rng: random.Random) -> str:
+    """Another relation for ``hop``: one reaching the same entity type when there is one."""
+    gold = set(record.relations)
+    same = [r for r in RELATIONS if r not in gold and TARGET_TYPE[r] == TARGET_TYPE[record.relations[hop]]]
+    return rng.choice(same or [r for r in RELATIONS if r not in gold])
+
+
+@dataclass(frozen=True)
+class Noise:
+    """The noise setting: probability, seed and (optionally) the error types allowed."""
+
+    p: float = 0.0
+    seed: int = 0
+    types: tuple[str, ...] = ()
+
+    def draw(self, record: GoldRecord, method: str) -> Injected | None:
+        """The error of ``record``'s first decision under ``method``, or None (deterministic)."""
+        rng = random.Random(f"{self.seed}|{norm(record.question)}")
+        if self.p <= 0 or rng.random() >= self.p:
+            return None
+        allowed = [t for t in METHOD_TYPES[method] if not self.types or t in self.types]
+        if not allowed:
+            return None
+        etype = rng.choice(allowed)
+        hop = rng.randrange(record.hops)
+        match etype:
+            case "wrong_entity":
+                return Injected(etype, hop, entity=wrong_word(record, rng))
+            case "wrong_relation":
+                return Injected(etype, hop, relation=wrong_relation(record, hop, rng))
+            case "wrong_category":
+                at = rng.randrange(len(record.kinds))
+                return Injected(etype, at, category=rng.choice([t for t in TYPES if t != record.types[at]]))
+        return Injected(etype, hop)
+
+
+class NoiseLog:
+    """Thread-safe record of the errors drawn per question and what became of them."""
+
+    def __init__(self) -> None:
+        """An empty log."""
+        self._lock = threading.Lock()
+        self._entries: dict[str, dict] = {}
+
+    def start(self, record: GoldRecord, method: str, injected: Injected | None) -> None:
+        """A question's run begins (its first decision): forget an earlier run, note the draw."""
+        key = norm(record.question)
+        with self._lock:
+            self._entries.pop(key, None)
+            if injected is not None:
+                self._entries[key] = {
+                    "id": record.id, "question": record.question, "method": method, "type": injected.type,
+                    "detail": {k: v for k, v in asdict(injected).items() if k != "type" and v not in ("", None)},
+                    "applied": False, "applied_by": [], "later_decisions": 0, "repaired": False,
+                    "repaired_at": None}
+
+    def applied(self, record: GoldRecord, role: str) -> None:
+        """A decision of ``role`` carried the error."""
+        with self._lock:
+            entry = self._entries.get(norm(record.question))
+            if entry is not None:
+                entry["applied"] = True
+                entry["applied_by"] = list(dict.fromkeys([*entry["applied_by"], role]))
+
+    def later(self, record: GoldRecord, named: bool) -> None:
+        """A later decision ran; ``named``: the method's feedback named the error (it is repaired)."""
+        with self._lock:
+            entry = self._entries.get(norm(record.question))
+            if entry is None or not entry["applied"]:
+                return
+            entry["later_decisions"] += 1
+            if named and not entry["repaired"]:
+                entry["repaired"], entry["repaired_at"] = True, entry["later_decisions"]
+
+    def entries(self) -> list[dict]:
+        """A copy of every entry."""
+        with self._lock:
+            return [dict(e) for e in self._entries.values()]
+
+
+def summarise(entries: list[dict]) -> dict:
+    """Counts over applied errors: overall and per type, with the repair shares.
+
+    ``repair_share`` = repaired / applied; ``repair_share_when_looped`` = repaired / applied
+    errors that were followed by at least one later decision (the loop ran).
+    """
+    def counts(rows: list[dict]) -> dict:
+        looped = [r for r in rows if r["later_decisions"] > 0]
+        repaired = sum(r["repaired"] for r in rows)
+        return {"applied": len(rows), "looped": len(looped), "repaired": repaired,
+                "repair_share": repaired / len(rows) if rows else None,
+                "repair_share_when_looped": repaired / len(looped) if looped else None}
+
+    applied = [e for e in entries if e["applied"]]
+    types = sorted({e["type"] for e in applied})
+    return {**counts(applied), "drawn": len(entries),
+            "by_type": {t: counts([e for e in applied if e["type"] == t]) for t in types}}

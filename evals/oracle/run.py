@@ -1,0 +1,83 @@
+"""``hybridrag eval --llm oracle[:p=...]``: set the stand-in up for a run and label what it produced.
+
+- The gold records are built from the questions the run asks; where the dataset keeps its
+  facts (``sources``) follows from the MetaQA-hybrid completeness (graph only at 100 %,
+  graph and passages in between, passages only at 0 %).
+- The model is registered under the run's ``--llm`` spec, so every role loads it.
+- Results are labelled as perfect-LLM ceilings: ``label`` in ``summary.json``, the titles of
+  ``summary.md`` and ``summary.png``, the default output folder name; ``oracle_noise.json`` holds the noise
+  setting, every drawn error (by question id) and the repair counts
+  (:func:`evals.oracle.noise.summarise`). A resumed run merges its entries into the file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from evals.datasets import Question
+from evals.oracle.gold import GoldSet
+from evals.oracle.model import OracleChatModel, parse_spec, register_oracle
+from evals.oracle.noise import summarise
+
+NOISE_FILE = "oracle_noise.json"
+
+
+def fact_sources(completeness: float | None) -> tuple[str, ...]:
+    """Where a MetaQA(-hybrid) dataset keeps its facts."""
+    if completeness is None or completeness >= 1.0:
+        return ("kg",)
+    return ("docs",) if completeness <= 0.0 else ("kg", "docs")
+
+
+def setup(spec: str, questions: Sequence[Question], notes: dict, base_url: str = "") -> OracleChatModel:
+    """Build the stand-in for ``questions`` and register it under ``spec``."""
+    gold = GoldSet.from_questions(questions, fact_sources(notes.get("completeness")))
+    return register_oracle(spec, gold, base_url)
+
+
+def label(method: str, spec: str) -> str:
+    """The run's label: the method with the oracle LLM, a perfect-LLM ceiling (with its noise)."""
+    noise = parse_spec(spec)
+    extra = f", noise p={noise.p:g} seed={noise.seed}" if noise.p else ""
+    extra += f" types={'+'.join(noise.types)}" if noise.p and noise.types else ""
+    return f"{method} + oracle LLM (perfect-LLM ceiling{extra})"
+
+
+def out_suffix(spec: str) -> str:
+    """Suffix of the default output folder (``-oracle``, ``-oracle_p_0.3``...)."""
+    return "-" + re.sub(r"[^\w.-]+", "_", spec)
+
+
+def write_noise(model: OracleChatModel, out: Path) -> dict:
+    """Merge this run's noise entries into ``out/oracle_noise.json``; return the file's content."""
+    path = out / NOISE_FILE
+    report = model.noise_report()
+    entries = {e["id"]: e for e in (json.loads(path.read_text(encoding="utf-8"))["entries"]
+                                    if path.exists() else [])}
+    entries.update({e["id"]: e for e in report["entries"]})
+    report["entries"] = list(entries.values())
+    report["summary"] = summarise(report["entries"])
+    path.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+    return report
+
+
+def finish(model: OracleChatModel, summary: dict, out: Path) -> str:
+    """Write the noise file and the labelled ``summary.md`` / ``summary.png``; return the markdown to print."""
+    from evals.summary import plot, to_markdown
+
+    labelled = {**summary, "method": summary.get("label") or summary.get("method")}
+    text = to_markdown(labelled)
+    plot(labelled, out / "summary.png")
+    noise = write_noise(model, out)
+    s = noise["summary"]
+    if noise["p"]:
+        share = "n/a" if s["repair_share"] is None else f"{s['repair_share']:.2f}"
+        looped = "n/a" if s["repair_share_when_looped"] is None else f"{s['repair_share_when_looped']:.2f}"
+        text += (f"\nOracle noise p={noise['p']:g}: {s['applied']} decisions made wrong, {s['looped']} followed by "
+                 f"a later decision, {s['repaired']} repaired (share {share}; {looped} of those looped); "
+                 f"details in {NOISE_FILE}\n")
+    (out / "summary.md").write_text(text, encoding="utf-8")
+    return text
