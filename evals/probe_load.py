@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         rows = (local_model_rows(Path(tmp)) if args.only_local
                 else run(Path(tmp), args.clients, args.requests))
-    print(json.dumps(rows, indent=2))
+    sys.stdout.write(json.dumps(rows, indent=2) + "\n")
     return 0 if all(r["ok"] for r in rows) else 1
 
 

