@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 PAD = "padding"
+FILLER_TIER = 9  # fillers rank after every other tier
 
 
 def _positions(traj: list[dict], length: int) -> list[dict | None]:
@@ -88,19 +89,24 @@ def rerank(candidates: list[dict], weights: dict[str, float], length: int = 3,
            groups: tuple[str, ...] = ("tf", "sf", "ti")) -> list[dict]:
     """Score candidates ``{"id", "semantic", "trajectory"[, "filler"]}``, best first.
 
-    Adds ``features`` and ``score``. Fillers (textual top-ups of a short list) rank after the
-    traversal's candidates, their scores shifted below the last of those.
+    Adds ``features`` and ``score``. Candidates rank by tier, then score: tier ``c["tier"]``
+    (0 when absent; the graph-first pool puts text-only matches in tier 1), fillers (textual
+    top-ups of a short list) last. Each later tier's scores are shifted below the last score
+    of the tiers before it, so scores fall down the list.
     """
-    scored = []
+    tiers: dict[int, list[dict]] = {}
     for c in candidates:
         feats = features(c["trajectory"], c["semantic"], length, groups)
-        scored.append({**c, "features": feats, "score": round(score(feats, weights), 6)})
-    main = sorted((c for c in scored if not c.get("filler")), key=lambda c: -c["score"])
-    fill = sorted((c for c in scored if c.get("filler")), key=lambda c: -c["score"])
-    if main and fill:
-        shift = max(0.0, fill[0]["score"] - main[-1]["score"] + 1e-3)
-        fill = [{**c, "score": round(c["score"] - shift, 6)} for c in fill]
-    return main + fill
+        tier = FILLER_TIER if c.get("filler") else int(c.get("tier", 0))
+        tiers.setdefault(tier, []).append({**c, "features": feats, "score": round(score(feats, weights), 6)})
+    out: list[dict] = []
+    for tier in sorted(tiers):
+        group = sorted(tiers[tier], key=lambda c: -c["score"])
+        if out:
+            shift = max(0.0, group[0]["score"] - out[-1]["score"] + 1e-3)
+            group = [{**c, "score": round(c["score"] - shift, 6)} for c in group]
+        out += group
+    return out
 
 
 def _matrix(lists: list[list[dict[str, float]]], names: list[str]) -> list[np.ndarray]:

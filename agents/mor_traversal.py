@@ -19,6 +19,8 @@ intersection is empty we take the union (the paper is silent; the authors' code 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from agents.mor_matching import LayerScores, semantic_scores
@@ -32,8 +34,13 @@ def expand_query(question: str, restriction: str) -> str:
     return f"{question} {restriction}".strip()
 
 
-def _key(traj: Trajectory) -> tuple[int, float]:
-    return len(traj), sum(s["tf"] for s in traj)
+def anchored(traj: Trajectory) -> bool:
+    """Reached along edges all the way from a topic entity (a seed marked ``topic``)."""
+    return len(traj) > 1 and bool(traj[0].get("topic")) and all(s["via"] == "struct" for s in traj[1:])
+
+
+def _key(traj: Trajectory) -> tuple[bool, int, float]:
+    return anchored(traj), len(traj), sum(s["tf"] for s in traj)
 
 
 def _step(eid: str, etype: str, via: str, tf: float, edge: list[str] | None = None) -> dict:
@@ -52,9 +59,18 @@ def _structural(kb: KnowledgeBase, current: dict[str, Trajectory], category: str
             types[eid] = ent.type if ent else ""
         return types[eid]
 
-    for t in kb.graph.neighbors(list(current), relations, "both", category):
-        for parent, child in ((t.head, t.tail), (t.tail, t.head)):
-            if parent not in current or type_of(child) != category or child == parent:
+    roles = kb.graph.schema().relation_types
+
+    def plays(t, child_is_tail: bool) -> bool:  # the schema's type for that end of the relation
+        rel = roles.get(t.type)
+        return rel is not None and category in (rel.tail_types if child_is_tail else rel.head_types)
+
+    # No target-type filter in the store: an entity has one type, but a name can play several
+    # roles ("1941" is a film and a year); a neighbour counts as ``category`` when it has that
+    # type or plays it on the edge's end (ours).
+    for t in kb.graph.neighbors(list(current), relations, "both"):
+        for parent, child, is_tail in ((t.head, t.tail, True), (t.tail, t.head, False)):
+            if parent not in current or child == parent or (type_of(child) != category and not plays(t, is_tail)):
                 continue
             edge = [t.head, t.type, t.tail]
             traj = [*current[parent], _step(child, category, "struct", scores.of(child), edge)]
@@ -73,7 +89,7 @@ def _cap(layer: dict[str, Trajectory], limit: int) -> dict[str, Trajectory]:
 
 def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int = 5, layer_k: int = 10,
                    matcher: str = "bm25", layer_match: str = "always", max_frontier: int = 5000,
-                   structure: bool = True) -> dict:
+                   structure: bool = True, topic_rule: Callable[[list[str]], set[str]] | None = None) -> dict:
     """Mixed traversal of one validated route.
 
     Args:
@@ -87,14 +103,23 @@ def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int
             ``never`` (the paper's ablation without textual retrieval after seeding).
         max_frontier: most candidates a layer keeps.
         structure: fetch neighbours; False is the ablation without structural retrieval.
+        topic_rule: layer-0 seeds (best first) → the route's topic entities (graph-first ranking):
+            their seed steps are marked ``topic``, a trajectory from one is preferred over any
+            other reaching the same node, and no later layer holds them (a route never walks
+            back through its topic entity, which is never a candidate). None: the paper.
 
     Returns:
-        ``{"candidates": {id: trajectory}, "layers": [{"layer", "type", "struct", "text", "kept"}]}``.
+        ``{"candidates": {id: trajectory}, "layers": [{"layer", "type", "struct", "text", "kept"}],
+        "seeds": [layer-0 seed ids, best first], "topics": [topic entity ids]}``.
     """
     nodes, hops = route["nodes"], route["relations"]
     first = nodes[0]
     scores = LayerScores(kb, expand_query(question, first["restriction"]), matcher)
     current = {e: [_step(e, first["type"], "text", s)] for e, s in scores.top([first["type"]], seed_k)}
+    seeds = list(current)  # best first
+    topics = topic_rule(seeds) if topic_rule else set()
+    for t in topics:
+        current[t][0]["topic"] = True
     layers = [{"layer": 0, "type": first["type"], "struct": 0, "text": len(current), "kept": len(current)}]
     for i, (node, rels) in enumerate(zip(nodes[1:], hops, strict=True), start=1):
         scores = LayerScores(kb, expand_query(question, node["restriction"]), matcher)
@@ -104,10 +129,10 @@ def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int
         matched = scores.top([node["type"]], layer_k) if wanted else []
         for e, s in matched:
             nxt.setdefault(e, [_step(e, node["type"], "text", s)])
-        current = _cap(nxt, max_frontier)
+        current = _cap({e: t for e, t in nxt.items() if e not in topics}, max_frontier)  # never walk back
         layers.append({"layer": i, "type": node["type"], "struct": n_struct, "text": len(matched),
                        "kept": len(current)})
-    return {"candidates": current, "layers": layers}
+    return {"candidates": current, "layers": layers, "seeds": seeds, "topics": sorted(topics)}
 
 
 def merge_routes(results: list[dict]) -> tuple[dict[str, Trajectory], str]:

@@ -4,7 +4,9 @@ route_question → retrieve_text | retrieve_hybrid → validate_retrieval → ac
 generate_answer in QA mode); reject: comment_on_routing → route_question, at most
 ``max_iterations`` times, after which the last retrieval is returned. LLM calls per
 iteration: router 1, validator 1, commentor 0-1 (none when a rule decides the feedback,
-none after the last iteration, whose feedback would go unused); at most 3.
+none after the last iteration, whose feedback would go unused); at most 3. The hybrid module
+follows the router's relation path (:mod:`agents.hybgrag_paths`) unless ``radius`` fixes the
+paper's ego-graph radius.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from langgraph.runtime import Runtime
 
 from agents import hybgrag_critic as critic
 from agents import hybgrag_roles as roles
+from agents.hybgrag_paths import action_key, next_hops, path_retrieve
 from agents.hybgrag_report import format_references, render_trace  # noqa: F401 - render_trace re-exported
 from agents.hybgrag_retrieval import (
     Reference,
@@ -45,7 +48,10 @@ class HybGRAGContext(Context):
         "description": "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); empty for none."})
     structured_method: str = field(default="function_calling", metadata={
         "description": "Structured output method: function_calling, json_schema or json_mode."})
-    radius: int = field(default=2, metadata={"description": "Ego-graph radius of the hybrid module (hops)."})
+    radius: int = field(default=0, metadata={
+        "description": "Hybrid module hops: 0 follows the router's relation path (as many hops as relations, "
+                       "one more when the same action was rejected, at most 3); N >= 1 is the paper's "
+                       "ego-graph of radius N (paper: 2)."})
     num_references: int = field(default=1, metadata={
         "description": "How many top references the validator sees (the paper shows one)."})
     few_shot: str = field(default="", metadata={
@@ -120,7 +126,7 @@ def route_after_routing(state: State) -> Literal["retrieve_hybrid", "retrieve_te
     return "retrieve_hybrid" if action["module"] == "hybrid" and action["linked"] else "retrieve_text"
 
 
-def _outputs(kb: Any, res: Retrieval, t: int) -> dict:
+def _outputs(kb: Any, res: Retrieval, t: int, **extra: Any) -> dict:
     refs = [_ref_dict(kb, r) for r in res.references]
     evidence = []
     for r in refs:
@@ -128,9 +134,10 @@ def _outputs(kb: Any, res: Retrieval, t: int) -> dict:
         evidence += [{"source": "kg", "text": p, "score": r["score"], "path": trip}
                      for p, trip in zip(r["paths"], r["triples"], strict=True)]
     facts = {"module": res.module, "intersection": res.intersection, "ego_sizes": res.ego_sizes,
-             "unused_relations": res.unused_relations}
+             "unused_relations": res.unused_relations, **extra}
     step = traced(f"retrieve_{res.module}", f"{len(refs)} references", iteration=t,
-                  top=[r["id"] for r in refs[:5]], ego_sizes=res.ego_sizes, intersection=res.intersection)
+                  top=[r["id"] for r in refs[:5]], ego_sizes=res.ego_sizes, intersection=res.intersection,
+                  hops=extra.get("hops"))
     return {"references": refs, "retrieval": facts, "evidence": evidence, "trace": [step],
             "ranked": [{k: r[k] for k in ("id", "kind", "name", "score", "source")} for r in refs],
             "answer": refs[0]["name"] if refs else ""}
@@ -152,13 +159,20 @@ def retrieve_text(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
 
 
 def retrieve_hybrid(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
-    """Hybrid module: ego-graphs along the useful relations, intersection, VSS ranking."""
+    """Hybrid module: along the router's relation path (radius 0), or the paper's ego-graphs
+    of radius ``radius``; intersection; VSS ranking of the candidates."""
     ctx = context_of(runtime, HybGRAGContext)
     kb, usage, action = resolve_kb(ctx), {}, state["action"]
     with timed("hybrid_module", usage):
-        ids = list(dict.fromkeys(e["id"] for e in action["linked"]))
-        res = hybrid_retrieve(kb, state["question"], ids, action["relations"], ctx.radius, ctx.top_k)
-        out = _outputs(kb, res, state["iteration"])
+        ids, rels = list(dict.fromkeys(e["id"] for e in action["linked"])), action["relations"]
+        if ctx.radius > 0:  # the paper's fixed radius
+            res = hybrid_retrieve(kb, state["question"], ids, rels, ctx.radius, ctx.top_k)
+            out = _outputs(kb, res, state["iteration"], hops=ctx.radius)
+        else:
+            key = action_key(ids, rels)
+            hops = next_hops(state.get("retrieval"), key, rels, len(ids))
+            res = path_retrieve(kb, state["question"], ids, rels, hops, ctx.top_k)
+            out = _outputs(kb, res, state["iteration"], hops=hops, key=key)
     return {**out, "usage": usage}
 
 

@@ -5,6 +5,7 @@ in parallel (``Send``) → intersect_routes → rerank_trajectories → END (or 
 mode). An invalid or unparseable plan goes to match_text (the paper's fallback, §4.1), or back
 to plan_question with the problems while planning attempts remain (``max_iterations``, 1 by
 default: the paper does not re-plan). One LLM call per question (the planner), plus its retry.
+Candidates are graph-first by default (:mod:`agents.mor_graph_first`); ``ranking="paper"``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from agents import mor_rerank as rr
 from agents import mor_roles as roles
 from agents import mor_traversal as trav
 from agents.models import DEFAULT_LLM, load_chat_model
+from agents.mor_graph_first import select_graph_first, topic_entities
 from agents.mor_matching import question_vector
 from agents.mor_output import outputs, references_text, render_trace
 from agents.mor_plan import validate_plan
@@ -55,6 +57,8 @@ class MoRContext(Context):
     max_frontier: int = _setting(5000, "Most candidates one layer keeps (ours; bounds hubs).")
     num_candidates: int = _setting(100, "Candidates kept for reranking, by semantic score (ours).")
     fill_with_text: bool = _setting(True, "Top up lists shorter than top_k with text matches, ranked last.")
+    ranking: str = _setting("graph_first", "graph_first (ours): the route's topic entity is never a candidate "
+                            "and structurally reached candidates rank above text-only matches; paper: one pool.")
     reranker: str = _setting("structure", "structure (trajectory reranker, §3.3) or none (semantic only).")
     reranker_weights: str = _setting("", "Fitted reranker weights (JSON); empty: training-free defaults.")
     fingerprint_length: int = _setting(3, "Trajectory positions featurised (App. B.2: 3; 1: node-based).")
@@ -129,24 +133,32 @@ def traverse_route(task: RouteTask, runtime: Runtime[MoRContext]) -> dict:
             kb, task["question"], task["route"], seed_k=ctx.seed_k,
             layer_k=ctx.layer_k, matcher=ctx.text_matcher, max_frontier=ctx.max_frontier,
             layer_match="never" if ctx.retrieval == "structural" else ctx.layer_match,
-            structure=ctx.retrieval != "textual")
+            structure=ctx.retrieval != "textual",
+            topic_rule=(lambda seeds: topic_entities(kb, task["route"], seeds))
+            if ctx.ranking == "graph_first" else None)
     step = traced("traverse_route", f"route {task['index'] + 1}: {len(res['candidates'])} candidates",
-                  route=task["route"]["nodes"], layers=res["layers"])
+                  route=task["route"]["nodes"], layers=res["layers"], topics=res["topics"])
     return {"route_results": [{**res, "index": task["index"]}], "trace": [step], "usage": usage}
 
 
 def intersect_routes(state: State, runtime: Runtime[MoRContext]) -> dict:
-    """Intersect the routes' candidates (union if empty); keep the best by semantic score."""
+    """Intersect the routes' candidates (union if empty); keep the best by semantic score
+    (graph-first: structurally reached ones first, no route's topic entity)."""
     ctx = context_of(runtime, MoRContext)
     kb, usage, q = resolve_kb(ctx), {}, state["question"]
     results = sorted(state.get("route_results", []), key=lambda r: r["index"])
     with timed("reasoning", usage):
         pool, mode = trav.merge_routes(results)
+        topics = {t for r in results for t in r.get("topics", [])}
+        pool = {e: t for e, t in pool.items() if e not in topics}
         qvec, missing = question_vector(kb, q), ctx.top_k - len(pool) if ctx.fill_with_text else 0
-        cands = trav.select_candidates(kb, qvec, pool, ctx.num_candidates)
-        fill = trav.fillers(kb, q, qvec, set(pool), [state["plan"]["target"]], missing, ctx.text_matcher)
+        select = select_graph_first if ctx.ranking == "graph_first" else trav.select_candidates
+        cands = select(kb, qvec, pool, ctx.num_candidates)
+        fill = trav.fillers(kb, q, qvec, set(pool) | topics, [state["plan"]["target"]], missing,
+                            ctx.text_matcher)
     step = traced("intersect_routes", mode, route_sizes=[len(r["candidates"]) for r in results],
-                  merged=len(pool), selected=len(cands), fillers=len(fill))
+                  merged=len(pool), selected=len(cands), fillers=len(fill),
+                  text_only=sum(c.get("tier", 0) > 0 for c in cands))
     return {"candidates": cands + fill, "trace": [step], "usage": usage}
 
 

@@ -81,10 +81,10 @@ RULES: dict[str, Rule] = {
     "tokenizer": choice("bigram", "word"), "scoring": choice("evidence", "paper", "normalised", "rrf"),
     "hops": count(3),
     # hybgrag
-    "radius": count(3), "num_references": count(10), "num_few_shot": count(20, lo=0),
+    "radius": count(3, lo=0), "num_references": count(10), "num_few_shot": count(20, lo=0),
     "num_experiences": count(50, lo=0),
     # mor
-    "planner": choice("paths", "triplets"), "max_hops": count(5),
+    "planner": choice("paths", "triplets"), "max_hops": count(5), "ranking": choice("graph_first", "paper"),
     "retrieval": choice("mixed", "structural", "textual"), "text_matcher": choice("bm25", "dense"),
     "seed_k": count("max_top_k"), "layer_k": count("max_top_k"), "layer_match": choice("always", "restricted"),
     "max_frontier": count(10000), "num_candidates": count(500), "fill_with_text": FLAG,

@@ -175,7 +175,7 @@ def test_context_env_and_builder(monkeypatch):
     monkeypatch.setenv("HYBRIDRAG_LLM", "local:smollm2")
     monkeypatch.setenv("HYBRIDRAG_ANSWER", "true")
     ctx = HybGRAGContext()
-    assert ctx.llm == "local:smollm2" and ctx.answer is True and ctx.radius == 2
+    assert ctx.llm == "local:smollm2" and ctx.answer is True and ctx.radius == 0  # path-following default
     assert builder.compile(name="again").get_graph().nodes.keys() >= {"route_question", "comment_on_routing"}
 
 
@@ -192,3 +192,40 @@ def test_model_per_role(tiny_kb, fake_llm):
     finally:
         forget_model("fake:validator")
     assert not validator.script and len(router.calls) == 1 and out["trace"][-1]["decision"] == "accept"
+
+
+# -- the radius follows the router's relation path (radius=0, the default) -------------------
+
+def test_radius_follows_the_relation_path(tiny_kb, fake_llm):
+    fake_llm(act(), YES)
+    one = run(tiny_kb)  # one relation: one hop, the films only (no co-actors two hops away)
+    assert {r["id"] for r in one["ranked"]} == {"Big", "A League of Their Own", "Apollo 13"}
+    assert steps(one, "retrieve_hybrid")[0]["hops"] == 1
+    fake_llm(act(relations=("starred_actors", "directed_by")), YES)
+    two = run(tiny_kb, question="who directed the movies Tom Hanks starred in")
+    assert {r["id"] for r in two["ranked"]} == {"Penny Marshall", "Ron Howard"}  # the path's end only
+    assert steps(two, "retrieve_hybrid")[0]["hops"] == 2
+    fake_llm(act(), YES)
+    paper = run(tiny_kb, radius=2)  # the paper's fixed ego-graph, one setting away
+    assert {"Kevin Bacon", "Geena Davis", "Big"} <= {r["id"] for r in paper["ranked"]}
+
+
+def test_same_action_rejected_searches_one_hop_deeper(tiny_kb, fake_llm):
+    big = act(entities=[("Big", "movie")], relations=("directed_by",))
+    fake_llm(big, NO, crit("missing_entity"), big, YES)
+    out = run(tiny_kb, question="which movies share a director with Big")
+    assert steps(out, "retrieve_hybrid")[0]["top"] == ["Penny Marshall"]
+    assert [r["id"] for r in out["ranked"]] == ["A League of Their Own"]  # never back to Big itself
+    assert [s["hops"] for s in steps(out, "retrieve_hybrid")] == [1, 2]
+
+
+def test_stretched_paths_keep_the_router_order():
+    from agents.hybgrag_paths import next_hops, stretched_paths
+
+    assert stretched_paths(["a"], 3) == [("a", "a", "a")]
+    assert stretched_paths(["a", "b"], 2) == [("a", "b")]
+    assert set(stretched_paths(["a", "b"], 3)) == {("a", "a", "b"), ("a", "b", "b")}
+    assert next_hops(None, ["t", "|", "a"], ["a", "b"], 1) == 2
+    assert next_hops({"key": ["t", "|", "a"], "hops": 2}, ["t", "|", "a"], ["a"], 1) == 3
+    assert next_hops({"key": ["t", "|", "a"], "hops": 3}, ["t", "|", "a"], ["a"], 1) == 3  # at most 3
+    assert next_hops({"key": ["u", "|", "a"], "hops": 2}, ["t", "|", "a"], ["a"], 1) == 1  # new action

@@ -81,7 +81,8 @@ def test_two_routes_intersect_to_the_answer(tiny_kb, fake_llm):
 
 def test_answer_skips_entities_the_question_names(tiny_kb, fake_llm):
     fake_llm(plan([node("person", "Tom Hanks"), node("movie"), node("person", relation="directed_by")]))
-    out = run(tiny_kb, question="who directed the movies Tom Hanks starred in")
+    # the paper's pool keeps the topic entity, so the answer must skip it (graph_first drops it)
+    out = run(tiny_kb, question="who directed the movies Tom Hanks starred in", ranking="paper")
     names = [r["name"] for r in out["ranked"]]
     assert "Tom Hanks" in names and out["answer"] in {"Penny Marshall", "Ron Howard"}
     assert any(e["text"] == "Tom Hanks → starred_actors (inverse) → Big → directed_by → Penny Marshall"
@@ -319,3 +320,67 @@ def test_bundled_examples_are_valid_plans_on_the_sample_schema():
         assert checked["valid"] != single, (ex["question"], checked["problems"])
     for ex in load_examples("mor_triplets"):
         assert validate_plan(plan_from_triplets(TripletPlan.model_validate(ex["triplets"])), s, [])["valid"]
+
+
+# -- graph-first ranking (ours; ranking="paper" is the paper's single pool) ---------------------
+
+SHARE = "which movies share a director with Big"
+SAME_DIRECTOR = plan([node("movie", "Big"), node("person", relation="directed_by"),
+                      node("movie", relation="directed_by")])
+
+
+def test_topic_entity_is_never_ranked(tiny_kb, fake_llm):
+    fake_llm(SAME_DIRECTOR, SAME_DIRECTOR)
+    out = run(tiny_kb, question=SHARE)
+    ids = [r["id"] for r in out["ranked"]]
+    assert "Big" not in ids and ids[0] == "A League of Their Own"
+    assert steps(out, "traverse_route")[0]["topics"] == ["Big"]
+    paper = run(tiny_kb, question=SHARE, ranking="paper")  # the route walks back to its seed
+    assert "Big" in [r["id"] for r in paper["ranked"]]
+
+
+LOOKALIKE_TRIPLES = """\
+The Astronaut Farmer|directed_by|Michael Polish
+The Astronaut Farmer|starred_actors|Billy Bob Thornton
+The Astronaut Farmer|release_year|2006
+More|starred_actors|Mimsy Farmer
+More|directed_by|Barbet Schroeder
+Four Flies on Grey Velvet|starred_actors|Mimsy Farmer
+1941|directed_by|Steven Spielberg
+The Great Lie|release_year|1941
+"""
+
+
+@pytest.fixture(scope="module")
+def lookalike_kb(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A KB where a person's name looks like the question's film (Mimsy Farmer)."""
+    from kb.ingest import ingest
+    from kb.sample import TYPE_MAP
+
+    src = tmp_path_factory.mktemp("lookalike-src") / "triples.txt"
+    src.write_text(LOOKALIKE_TRIPLES, encoding="utf-8")
+    out = tmp_path_factory.mktemp("lookalike-kb") / "kb"
+    ingest(out, [src], type_map=TYPE_MAP, progress=False)
+    return str(out)
+
+
+def test_graph_reached_answer_outranks_text_lookalike(lookalike_kb, fake_llm):
+    farmer = plan([node("movie", "The Astronaut Farmer"), node("person", relation="directed_by")])
+    fake_llm(farmer, farmer)
+    question = "who directed The Astronaut Farmer"
+    out = run(lookalike_kb, question=question)
+    assert out["ranked"][0]["id"] == "Michael Polish" and out["answer"] == "Michael Polish"
+    assert "Mimsy Farmer" in [r["id"] for r in out["ranked"]][1:]  # still listed, below the graph
+    [merge] = steps(out, "intersect_routes")
+    assert merge["text_only"] >= 1
+    paper = run(lookalike_kb, question=question, ranking="paper")
+    assert paper["ranked"][0]["id"] == "Mimsy Farmer"  # the look-alike wins the paper's single pool
+
+
+def test_neighbour_playing_the_type_on_its_edge_is_reached(lookalike_kb, fake_llm):
+    assert resolve_kb(MoRContext(kb=lookalike_kb)).graph.get("1941").type == "movie"  # one type per entity
+    lie = plan([node("movie", "The Great Lie"), node("year", relation="release_year")])
+    fake_llm(lie, lie)
+    for settings in ({}, {"ranking": "paper"}):  # a traversal fix: both rankings
+        out = run(lookalike_kb, question="when was The Great Lie released", **settings)
+        assert out["ranked"][0]["id"] == "1941" and out["ranked"][0]["source"] == "kg"

@@ -1,0 +1,105 @@
+"""HybGRAG's hybrid module when the radius follows the router's relation path (no LLM here).
+
+The paper extracts "the entities connected by the path 'John Smith → author writes paper →
+{papers}'" (§3.2) with an ego-graph of radius at most two (App. C). A fixed radius 2 floods
+1-hop questions with 2-hop entities and cannot reach 3 hops, and an ego-graph keeps the
+intermediate entities as candidates. With ``radius = 0`` (our default) the module instead:
+
+- one linked topic entity with useful relations: follows the relations *in the router's
+  order*, hop by hop (either direction), and the candidates are the entities reached at the
+  end of the path, the topic entity excluded. A router lists each relation once, so a path
+  that repeats a relation ("films that share a director with Heat": directed_by twice) is
+  longer than its relation list: a path of ``hops`` relations is every stretching of the
+  list that keeps its order and uses each relation at least once, consecutive repeats only
+  ([a, b] at 3 hops: a a b and a b b). A walk never steps back onto the topic entity ("films
+  that share a director with Heat" are not Heat; the actors of those films are not reached
+  through Heat). ``hops`` starts at the number of relations;
+  :func:`next_hops` lengthens it by one when the critic rejected the same action;
+- several topic entities, or no useful relation: the paper's ego-graph intersection
+  (:func:`agents.hybgrag_retrieval.hybrid_retrieve`), the radius being the relations per
+  entity (at least 1), lengthened the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+from agents.hybgrag_retrieval import Reference, Retrieval, hybrid_retrieve, rank_entities
+from kb.base import KnowledgeBase
+from kb.model import Triple
+
+MAX_HOPS = 3  # longest path or radius the widening reaches (MetaQA's deepest questions)
+
+
+def base_hops(relations: list[str], n_topics: int) -> int:
+    """Hops of a first retrieval: the router's relations per topic entity, at least 1."""
+    return max(1, math.ceil(len(relations) / max(n_topics, 1)))
+
+
+def action_key(topic_ids: list[str], relations: list[str]) -> list[str]:
+    """What identifies a retrieval request: the linked topic ids, then the relations."""
+    return [*sorted(topic_ids), "|", *relations]
+
+
+def next_hops(previous: dict | None, key: list[str], relations: list[str], n_topics: int) -> int:
+    """Hops of this retrieval: one more than the last one when it ran the same action.
+
+    The critic rejected the last retrieval (otherwise the loop would have ended); when the
+    router answered the feedback with the same entities and relations, the answer is further
+    away than the path searched, so the search goes one hop deeper (at most :data:`MAX_HOPS`).
+    """
+    first = base_hops(relations, n_topics)
+    if previous and previous.get("key") == key and previous.get("hops"):
+        return max(first, min(previous["hops"] + 1, MAX_HOPS))
+    return first
+
+
+def stretched_paths(relations: list[str], hops: int) -> list[tuple[str, ...]]:
+    """Relation sequences of length ``hops`` keeping the order, each relation at least once.
+
+    Fewer hops than relations keeps the first ``hops`` relations.
+    """
+    n = len(relations)
+    if hops <= n:
+        return [tuple(relations[:hops])]
+    out = []
+    for cuts in combinations(range(1, hops), n - 1):  # where each next relation starts
+        bounds = [0, *cuts, hops]
+        out.append(tuple(r for i, r in enumerate(relations) for _ in range(bounds[i + 1] - bounds[i])))
+    return out
+
+
+def follow_path(kb: KnowledgeBase, topic: str, path: tuple[str, ...]) -> dict[str, list[Triple]]:
+    """Entities reached by walking ``path`` from ``topic`` (either direction, never back onto
+    ``topic``), with one path each."""
+    frontier: dict[str, list[Triple]] = {topic: []}
+    for rel in path:
+        nxt: dict[str, list[Triple]] = {}
+        for t in kb.graph.neighbors(list(frontier), relations=[rel], direction="both"):
+            for parent, child in ((t.head, t.tail), (t.tail, t.head)):
+                if parent in frontier and child not in (parent, topic) and child not in nxt:
+                    nxt[child] = [*frontier[parent], t]
+        frontier = nxt
+        if not frontier:
+            break
+    return frontier
+
+
+def path_retrieve(kb: KnowledgeBase, question: str, topic_ids: list[str], relations: list[str],
+                  hops: int, k: int = 10) -> Retrieval:
+    """Hybrid module along the relation path (one topic), else the ego-graph intersection."""
+    if len(topic_ids) != 1 or not relations:
+        return hybrid_retrieve(kb, question, topic_ids, relations, hops, k)
+    topic = topic_ids[0]
+    reached: dict[str, list[Triple]] = {}
+    for path in stretched_paths(relations, hops):
+        for eid, trail in follow_path(kb, topic, path).items():
+            if eid != topic and eid not in reached:
+                reached[eid] = trail
+    used = {t.type for trail in reached.values() for t in trail}
+    out = Retrieval("hybrid", [], {topic: len(reached)}, len(reached), [r for r in relations if r not in used])
+    for eid, score, row in rank_entities(kb, question, sorted(reached), k):
+        text = kb.docs[row].text if row >= 0 else kb.name(eid)
+        out.references.append(Reference(eid, "entity", kb.name(eid), score, "kg", text, [reached[eid]]))
+    return out

@@ -1,0 +1,67 @@
+"""MoR's graph-first candidate pool (ours; ``ranking="graph_first"``, the default; no LLM).
+
+Two changes to the paper's single pool, both measured on MetaQA with a perfect planner
+(docs/benchmarks_oracle_ceiling.md):
+
+- the question's topic entity is never a candidate answer. A route that returns to its start
+  category (``movie<Heat> → person → movie``) walks back to the seed it started from, and
+  textual matching of the question finds that seed again at the last layer; the paper keeps it
+  (and reports its worst results on such "P → A → P" routes). The topic entities of a route
+  with at least one hop are its layer-0 seeds that its first node's restriction names
+  (:func:`topic_entities`), or its best seed when it names none;
+- when a valid plan's traversal reached candidates along the route's edges all the way from a
+  topic entity, every other candidate (a text match somewhere on its trajectory: a look-alike
+  seed, an intermediate or last-layer text match) ranks below them, as fillers already do: a
+  name that merely looks like the question ("The Astronaut Farmer" → Mimsy Farmer, or a film
+  of the director of a look-alike seed) cannot outrank an entity reached along the planned
+  relations from the entity the question names.
+
+``ranking="paper"`` keeps the paper's behaviour: every reached entity in one pool, ordered by
+the reranker score alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from agents.mor_traversal import Trajectory, anchored, select_candidates
+from kb.base import KnowledgeBase
+
+TEXT_TIER = 1  # rerank tier of text-only candidates (0: structurally reached; fillers rank last)
+
+
+def _named(name: str, question: str) -> bool:
+    name = name.strip().lower()
+    return bool(name) and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", question.lower()) is not None
+
+
+def topic_entities(kb: KnowledgeBase, route: dict, seeds: list[str]) -> set[str]:
+    """The topic entities of one route (none for 0 hops): the layer-0 seeds named exactly as the
+    first node's restriction, else those the restriction names as a phrase and no longer named
+    seed contains ("Beauty and the Beast", not "The Beast"), else the best seed."""
+    restriction = route["nodes"][0].get("restriction", "").strip().lower()
+    if len(route["nodes"]) < 2 or not seeds:
+        return set()
+    names = {s: kb.name(s).strip().lower() for s in seeds}
+    exact = {s for s, n in names.items() if n and n == restriction}
+    named = {s for s, n in names.items() if _named(n, restriction)}
+    longest = {s for s in named if not any(names[s] != names[o] and _named(names[s], names[o]) for o in named)}
+    return exact or longest or {seeds[0]}
+
+
+def select_graph_first(kb: KnowledgeBase, query_vec: np.ndarray, pool: dict[str, Trajectory],
+                       limit: int) -> list[dict]:
+    """Keep ``limit`` candidates: those the route reached from a topic entity along edges first,
+    the others (a text match somewhere on their trajectory) after, marked tier 1.
+
+    Without any candidate reached from a topic entity this is the plain semantic selection.
+    """
+    graph = {e: t for e, t in pool.items() if anchored(t)}
+    if not graph:
+        return select_candidates(kb, query_vec, pool, limit)
+    text = {e: t for e, t in pool.items() if e not in graph}
+    chosen = select_candidates(kb, query_vec, graph, limit)
+    rest = select_candidates(kb, query_vec, text, limit - len(chosen)) if len(chosen) < limit else []
+    return chosen + [{**c, "tier": TEXT_TIER} for c in rest]
