@@ -60,6 +60,9 @@ def openai_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}/v1"
+    patch = pytest.MonkeyPatch()
+    # a 135M model on a loaded 2-core CPU can take minutes a call: the product's 60 s default is for real servers
+    patch.setenv("HYBRIDRAG_LLM_TIMEOUT", "900")
     try:
         deadline = time.monotonic() + START_TIMEOUT
         while True:
@@ -77,6 +80,7 @@ def openai_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
             time.sleep(0.5)
         yield base, log
     finally:
+        patch.undo()
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
             try:
