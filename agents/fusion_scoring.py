@@ -1,22 +1,41 @@
-"""The fusion method's scoring steps (no LLM): vector branch, seeded 1-hop Dice, ε-biased union."""
+"""The fusion method's ranking (no LLM): candidates of both branches, how they merge, the answer.
+
+Scoring choices (``FusionContext.scoring``):
+
+- ``paper``: Eq. 4 verbatim. The union of both branches; text hits keep their cosine, graph
+  items their s_graph (Eq. 3) + ε; an item found by both keeps the higher score.
+- ``normalised``: the paper's scores divided by the best score of their branch, so each
+  branch's top item scores 1 (ε still favours the graph); the question's own entities last.
+- ``rrf``: reciprocal-rank fusion, Σ 1 / (60 + rank) over the branches; the question's own
+  entities last.
+- ``evidence`` (default): every item is scored by the fact that backs it as an answer, on one
+  Dice scale. A graph item by its answer-aware path score (:mod:`agents.fusion_paths`); a text
+  hit (dense, or a passage naming a seed) by the best fact its sentences state about a seed
+  (:func:`tools.dice.text_facts`). Hits stating no fact (bare entity names) follow in the
+  order found; the entities the question names come last.
+
+Whatever the scoring, an item found by both branches carries the facts of both copies, and
+the answer is taken from the first fact-backed item that is not one of the question's entities.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import numpy as np
+from dataclasses import dataclass, field, replace
 
 from kb.base import KnowledgeBase
-from kb.memory_store import InMemoryGraphStore
-from kb.model import Triple
-from tools.dice import LabelTable, Tokenizer, dice, tokens
+from tools.dice import Tokenizer, phrase_pattern, text_facts, tokens
+from tools.retrieval import mentions_in
 
-_TABLES: dict[tuple[int, str], LabelTable] = {}
+SCORINGS = ("evidence", "paper", "normalised", "rrf")
+RRF_K = 60  # the constant of Cormack et al. (2009)
 
 
 @dataclass
 class Candidate:
-    """One ranked item: an entity or a passage, with the branch that scored it."""
+    """One ranked item: an entity or a passage, with the branch that scored it.
+
+    ``facts`` are the verbalised paths or text sentences backing the item as an answer.
+    """
 
     id: str
     kind: str
@@ -26,15 +45,17 @@ class Candidate:
     text: str = ""
     path: list[str] = field(default_factory=list)
     entity_id: str | None = None
+    facts: list[str] = field(default_factory=list)
 
     def as_ranked(self) -> dict:
         """The common ``ranked`` entry."""
         return {"id": self.id, "kind": self.kind, "name": self.name, "score": self.score, "source": self.source}
 
     def as_evidence(self) -> dict:
-        """The common ``evidence`` entry."""
+        """The common ``evidence`` entry (the path is the item's best fact when it has no own path)."""
         src = "kg" if self.source == "graph" else "doc"
-        return {"source": src, "id": self.id, "text": self.text or self.name, "score": self.score, "path": self.path}
+        return {"source": src, "id": self.id, "text": self.text or self.name, "score": self.score,
+                "path": self.path or self.facts[:1]}
 
 
 def hits_to_candidates(kb: KnowledgeBase, hits, source: str) -> list[Candidate]:
@@ -60,79 +81,116 @@ def seeds_of(candidates: list[Candidate]) -> list[str]:
     return list(dict.fromkeys(c.entity_id for c in candidates if c.entity_id))
 
 
-def _label_table(kb: KnowledgeBase, tokenizer: Tokenizer) -> LabelTable:
-    key = (id(kb), tokenizer)
-    if key not in _TABLES:
-        _TABLES[key] = LabelTable([e.name for e in kb.graph.entities], tokenizer)  # type: ignore[attr-defined]
-    return _TABLES[key]
+def seeded_passages(kb: KnowledgeBase, seeds: list[str], per_seed: int) -> list[Candidate]:
+    """Passages naming a seed: the text side of the seeded expansion (like Figure 2's MATCH).
 
-
-def score_one_hop(
-    kb: KnowledgeBase, question: str, seeds: list[str], limit: int, tokenizer: Tokenizer = "bigram"
-) -> list[tuple[Triple, float, str]]:
-    """Triples around the seeds (either direction) ranked by mean Dice of seed, relation, neighbour.
-
-    Returns (triple in its stored direction, s_graph, the neighbour entity id) — the neighbour is
-    the candidate, the triple is its evidence.
+    Up to ``per_seed`` hits of a lexical search for each seed's name, kept when the name occurs
+    as a whole phrase (the search only bounds the work of finding every such passage).
     """
-    store = kb.graph
-    if isinstance(store, InMemoryGraphStore):
-        return _score_in_memory(kb, store, question, seeds, limit, tokenizer)
-    via_cypher = getattr(store, "one_hop_dice", lambda *a: None)(seeds, question, limit)
-    if via_cypher is not None and tokenizer == "bigram":  # Figure 2's query returns seed-first triples
-        return [(t, s, t.tail) for t, s in via_cypher]
-    q = tokens(question, tokenizer)
-    per_seed = {seed: store.neighbors([seed]) for seed in dict.fromkeys(seeds)}  # like UNWIND $seeds
-    names = kb.names({e for ts in per_seed.values() for t in ts for e in (t.head, t.tail)} | set(per_seed))
-    scored = []
-    for seed, triples in per_seed.items():
-        seed_dice = dice(q, tokens(names[seed], tokenizer))
-        for t in triples:
-            other = t.tail if t.head == seed else t.head
-            s = (seed_dice + dice(q, tokens(t.type.replace("_", " "), tokenizer))
-                 + dice(q, tokens(names[other], tokenizer))) / 3.0
-            scored.append((t, s, other))
-    scored.sort(key=lambda x: -x[1])
-    return scored[:limit]
-
-
-def _score_in_memory(kb, store: InMemoryGraphStore, question, seeds, limit, tokenizer):
-    table = _label_table(kb, tokenizer)
-    q = tokens(question, tokenizer)
-    seed_idx, edges, nbrs = [], [], []
-    for s in seeds:
-        i = store.index_of.get(s)
-        if i is None:
+    out: list[Candidate] = []
+    for seed in dict.fromkeys(seeds):
+        name = kb.name(seed)
+        if not name.strip() or per_seed <= 0:
             continue
-        e, n = store.edge_ids([i])
-        seed_idx.append(np.full(len(e), i, dtype=np.int64))
-        edges.append(e)
-        nbrs.append(n)
-    if not edges:
-        return []
-    seed_a, edge_a, nbr_a = np.concatenate(seed_idx), np.concatenate(edges), np.concatenate(nbrs).astype(np.int64)
-    rel_scores = np.array([dice(q, tokens(r.replace("_", " "), tokenizer)) for r in store.relation_names])
-    total = table.scores(q, seed_a) + rel_scores[store.rels[edge_a]] + table.scores(q, nbr_a)
-    score = total / 3.0
-    k = min(limit, len(score))
-    top = np.argpartition(-score, k - 1)[:k]
-    top = top[np.argsort(-score[top], kind="stable")]
-    ents, rels = store.entities, store.relation_names
-    return [
-        (Triple(ents[store.heads[edge_a[j]]].id, rels[store.rels[edge_a[j]]], ents[store.tails[edge_a[j]]].id),
-         float(score[j]), ents[nbr_a[j]].id)
-        for j in top
-    ]
+        pattern = phrase_pattern(name)
+        hits = [h for h in kb.lexical_search(name, per_seed) if h.doc.kind != "entity" and pattern.search(h.doc.text)]
+        out += hits_to_candidates(kb, hits, "text")
+    return out
 
 
-def fuse(vector: list[Candidate], graph: list[Candidate], epsilon: float, k: int) -> list[Candidate]:
-    """R = V ∪ G with s_final = s_graph + ε for graph items; dedupe keeping the max; top-k."""
+def merge(items: list[Candidate]) -> list[Candidate]:
+    """Dedupe by id: the higher score wins (the first seen on a tie) and keeps both copies' facts."""
     best: dict[str, Candidate] = {}
-    for c in [*vector, *(_biased(g, epsilon) for g in graph)]:
-        if c.id not in best or c.score > best[c.id].score:
+    for c in items:
+        old = best.get(c.id)
+        if old is None:
             best[c.id] = c
-    return sorted(best.values(), key=lambda c: (-c.score, c.source != "graph"))[:k]
+            continue
+        keep, other = (c, old) if c.score > old.score else (old, c)
+        best[c.id] = replace(keep, facts=list(dict.fromkeys([*keep.facts, *other.facts])))
+    return list(best.values())
 
 
-def _biased(c: Candidate, epsilon: float) -> Candidate:
-    return Candidate(c.id, c.kind, c.name, c.score + epsilon, c.source, c.text, c.path, c.entity_id)
+def _named_last(items: list[Candidate], named: set[str]) -> list[Candidate]:
+    return [c for c in items if c.id not in named] + [c for c in items if c.id in named]
+
+
+def _order(items: list[Candidate], named: set[str] | None = None) -> list[Candidate]:
+    """By score, graph first on a tie; entities the question names after everything else."""
+    return _named_last(sorted(items, key=lambda c: (-c.score, c.source != "graph")), named or set())
+
+
+def _biased(items: list[Candidate], epsilon: float) -> list[Candidate]:
+    return [replace(c, score=c.score + epsilon) for c in items]
+
+
+def fuse(vector: list[Candidate], graph: list[Candidate], epsilon: float, k: int | None) -> list[Candidate]:
+    """The paper's R = V ∪ G with s_final = s_graph + ε for graph items; dedupe keeping the max."""
+    return _order(merge([*vector, *_biased(graph, epsilon)]))[:k]
+
+
+def fuse_normalised(vector, graph, epsilon: float, k: int | None, named: set[str]) -> list[Candidate]:
+    """Each branch's scores over its best score (the question's entities excluded from that best)."""
+    def scaled(items: list[Candidate]) -> list[Candidate]:
+        top = max((c.score for c in items if c.id not in named), default=0.0) or 1.0
+        return [replace(c, score=c.score / top) for c in items]
+
+    return _order(merge([*scaled(vector), *_biased(scaled(graph), epsilon)]), named)[:k]
+
+
+def fuse_rrf(vector, graph, epsilon: float, k: int | None, named: set[str]) -> list[Candidate]:
+    """Reciprocal-rank fusion of the two branches, ranks counted without the question's entities."""
+    total: dict[str, float] = {}
+    for branch, bias in ((vector, 0.0), (graph, epsilon)):
+        ranked = [c for c in _order(merge(branch)) if c.id not in named]
+        for rank, c in enumerate(ranked, 1):
+            total[c.id] = total.get(c.id, 0.0) + 1.0 / (RRF_K + rank) + bias
+    items = [replace(c, score=total.get(c.id, 0.0)) for c in merge([*vector, *graph])]
+    return _order(items, named)[:k]
+
+
+def rank_by_evidence(
+    kb: KnowledgeBase, text: list[Candidate], graph: list[Candidate], epsilon: float, named: set[str],
+    subjects: dict[str, str], question: str, tokenizer: Tokenizer = "bigram",
+) -> list[Candidate]:
+    """Fact-backed items by fact score, then text hits stating no fact, then the question's entities."""
+    q = tokens(question, tokenizer)
+    stated, bare = [], []
+    for c in merge(text):
+        about = kb.name(c.entity_id) if c.entity_id and c.kind != "entity" else ""
+        facts = text_facts(q, c.text, subjects, tokenizer, about)
+        if facts:
+            stated.append(replace(c, score=facts[0][0], facts=[f[1] for f in facts[:3]]))
+        else:
+            bare.append(c)
+    backed = _order(merge([*_biased(graph, epsilon), *stated]))
+    have = {c.id for c in backed}
+    return _named_last(backed + [c for c in bare if c.id not in have], named)
+
+
+def answer_of(
+    kb: KnowledgeBase, question: str, ranked: list[Candidate], named: set[str],
+    subjects: dict[str, str], tokenizer: Tokenizer = "bigram",
+) -> str:
+    """The first fact-backed item's answer that is not one of the question's own entities.
+
+    An entity answers with its name; a passage (scored or not) with the entity its best fact
+    about a subject names besides the question's entities (the longest such mention). A bare
+    entity name is no answer; nothing fact-backed gives no answer ("").
+    """
+    q = tokens(question, tokenizer)
+
+    def own(entity_id: str, name: str) -> bool:
+        return entity_id in named or bool(name.strip()) and phrase_pattern(name).search(question) is not None
+
+    for c in ranked:
+        if c.kind == "entity":
+            if c.facts and not own(c.id, c.name):
+                return c.name
+            continue
+        about = kb.name(c.entity_id) if c.entity_id else ""
+        facts = c.facts or [f[1] for f in text_facts(q, c.text, subjects, tokenizer, about)[:1]]
+        names = [n for i in mentions_in(kb, facts[0]) if not own(i, n := kb.name(i))] if facts else []
+        if names:
+            return max(names, key=lambda n: len(n.split()))
+    return ""

@@ -132,7 +132,7 @@ def load_rows(workdir: Path, clients: int, requests: int) -> list[dict]:
 def local_model_rows(workdir: Path, concurrent: int = 3) -> list[dict]:
     """Concurrent HybGRAG requests sharing the server's one llama.cpp instance."""
     qs = ["who directed Big", "who wrote Apollo 13", "which movies did Tom Hanks star in"][:concurrent]
-    with Served(workdir, "--kb", "sample=sample", "--llm", "smol=local:smollm2") as server:
+    with Served(workdir, "--kb", "sample=sample", "--llm", "smol=local:smollm2", "--run-timeout", "600") as server:
         def one(q: str) -> str:
             with httpx.Client() as c:
                 r = server.ask(c, "hybgrag", q, max_iterations=1)

@@ -1,7 +1,9 @@
-"""Training-free hybrid retrieval: dense seeds → 1-hop graph expansion → Dice fusion.
+"""Training-free hybrid retrieval: dense seeds → seeded graph expansion (Dice) → fusion.
 
 Nodes: retrieve_vectors → expand_seeds → fuse_results. The baselines of the paper
-(vector-only, graph-only, BM25) are modes of the same graph.
+(vector-only, graph-only, BM25) are modes of the same graph; ``scoring`` chooses how the
+hybrid mode ranks (the paper's Eq. 3–4 verbatim, or the alternatives measured in
+docs/benchmarks_fusion_ranking.md; see :mod:`agents.fusion_scoring`).
 """
 
 from __future__ import annotations
@@ -14,25 +16,55 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from agents.fusion_scoring import Candidate, fuse, hits_to_candidates, score_one_hop, seeds_of
+from agents.fusion_paths import MAX_HOPS, score_graph
+from agents.fusion_scoring import (
+    SCORINGS,
+    Candidate,
+    answer_of,
+    fuse,
+    fuse_normalised,
+    fuse_rrf,
+    hits_to_candidates,
+    rank_by_evidence,
+    seeded_passages,
+    seeds_of,
+)
 from graphs.common import Context, InputState, OutputState, context_of, merge_usage, resolve_kb, timed, traced
 from tools.retrieval import mentions_in
 
 Mode = Literal["hybrid", "vector", "graph", "bm25"]
+MAX_SEED_PASSAGES = 1000
 
 
 @dataclass(kw_only=True)
 class FusionContext(Context):
-    """Settings of the fusion method (defaults from the paper)."""
+    """Settings of the fusion method (defaults from the paper, except ``scoring``)."""
 
     mode: str = field(default="hybrid", metadata={
         "description": "hybrid (the method), or a baseline: vector, graph, bm25."})
     k1: int = field(default=3, metadata={"description": (
         "K1: top dense hits kept as candidates and used as seeds (the paper gives no value; 3 was best "
-        "of 2/3/5/10 on 300 MetaQA-hybrid-50 dev questions, see docs/benchmarks.md).")})
+        "of 2/3/5/10 on 300 MetaQA-hybrid-50 dev questions, see docs/benchmarks.md). Under 'evidence' "
+        "scoring only the first seeds the graph, beside the entities the question names.")})
     epsilon: float = field(default=1e-6, metadata={"description": "ε bias in favour of graph results on ties."})
     tokenizer: str = field(default="bigram", metadata={
         "description": "Dice token sets: 'bigram' (character bigrams, as APOC) or 'word'."})
+    scoring: str = field(default="evidence", metadata={"description": (
+        "How the hybrid mode ranks (the baselines always keep the paper's scores). 'evidence' (default): "
+        "seeds are the entities the question names plus the nearest dense hit's; each item is scored by "
+        "the fact backing it on one Dice scale (a graph item by mean Dice of seed and relation labels, a "
+        "text hit by its best sentence about a seed); hits stating no fact follow; the question's own "
+        "entities come last. 'paper': the paper's Eq. 3-4 verbatim (dense seeds, cosine vs mean Dice of "
+        "seed, relation, neighbour, +ε, dedupe by max). 'normalised': paper scores over each branch's best. "
+        "'rrf': reciprocal-rank fusion. 'normalised' and 'rrf' use both seed sources and put the question's "
+        "own entities last. Chosen on MetaQA dev, see docs/benchmarks_fusion_ranking.md.")})
+    seed_passages: int = field(default=200, metadata={"description": (
+        "'evidence' scoring: passages naming each seed, at most this many from a lexical search of its "
+        "name (the text side of the seeded expansion), 0 to 1000; 0 turns it off. 200 was best of "
+        "0/50/100/200 on MetaQA dev (tune part), see docs/benchmarks_fusion_ranking.md.")})
+    hops: int = field(default=1, metadata={"description": (
+        f"Graph expansion depth, 1 to {MAX_HOPS}. 1 is the paper's one-hop expansion; 2-3 reach each "
+        "entity once by its best path (for multi-hop questions; worse on one-hop questions).")})
 
 
 class State(TypedDict, total=False):
@@ -41,7 +73,9 @@ class State(TypedDict, total=False):
     question: str
     vector: list[Candidate]
     graph: list[Candidate]
+    text: list[Candidate]
     seeds: list[str]
+    named: list[str]
     answer: str
     ranked: list[dict]
     evidence: list[dict]
@@ -49,69 +83,101 @@ class State(TypedDict, total=False):
     usage: Annotated[dict, merge_usage]
 
 
+def _check(ctx: FusionContext) -> None:
+    if ctx.scoring not in SCORINGS:
+        raise ValueError(f"unknown fusion scoring {ctx.scoring!r}; use {', '.join(SCORINGS)}")
+    if not 1 <= ctx.hops <= MAX_HOPS:
+        raise ValueError(f"fusion hops must be between 1 and {MAX_HOPS}, got {ctx.hops}")
+    if not 0 <= ctx.seed_passages <= MAX_SEED_PASSAGES:
+        raise ValueError(f"fusion seed_passages must be between 0 and {MAX_SEED_PASSAGES}, got {ctx.seed_passages}")
+
+
+def _seeds(scoring: str, dense: list[str], named: list[str]) -> list[str]:
+    """E_seed: the dense hits' entities (paper); with the question's named entities (normalised, rrf);
+    under 'evidence' the named entities and only the nearest dense entity, which catches a name the
+    exact match misses while further dense hits (mostly namesakes of the topic) stay text candidates."""
+    if scoring == "paper":
+        return dense
+    return list(dict.fromkeys((dense[:1] if scoring == "evidence" else dense) + named))
+
+
 def retrieve_vectors(state: State, runtime: Runtime[FusionContext]) -> dict:
     """Vector branch V_k (or the BM25 / graph-only seeding of the baselines)."""
     ctx = context_of(runtime, FusionContext)
+    _check(ctx)
     kb, q, usage = resolve_kb(ctx), state["question"], {}
     with timed("retrieve_vectors", usage):
+        named = mentions_in(kb, q)  # the entities the question names (entity mapping, Figure 1)
         match ctx.mode:
             case "hybrid":
-                vec = hits_to_candidates(kb, kb.dense_search(q, ctx.k1), "vector")
-                seeds = seeds_of(vec)
+                vec = hits_to_candidates(kb, kb.dense_search(q, ctx.k1), "vector") if ctx.k1 > 0 else []
+                seeds = _seeds(ctx.scoring, seeds_of(vec), named)
             case "vector":
                 vec, seeds = hits_to_candidates(kb, kb.dense_search(q, ctx.top_k), "vector"), []
             case "bm25":
                 vec, seeds = hits_to_candidates(kb, kb.lexical_search(q, ctx.top_k), "bm25"), []
             case "graph":
-                vec, seeds = [], mentions_in(kb, q)
+                vec, seeds = [], named
             case other:
                 raise ValueError(f"unknown fusion mode {other!r}; use hybrid, vector, graph or bm25")
     step = traced("retrieve_vectors", f"{len(vec)} text hits, {len(seeds)} seed entities",
-                  mode=ctx.mode, seeds=[kb.name(s) for s in seeds][:10])
-    return {"vector": vec, "seeds": seeds, "trace": [step], "usage": usage}
+                  mode=ctx.mode, seeds=[kb.name(s) for s in seeds][:10], named=[kb.name(n) for n in named][:10])
+    return {"vector": vec, "seeds": seeds, "named": named, "trace": [step], "usage": usage}
 
 
 def expand_seeds(state: State, runtime: Runtime[FusionContext]) -> dict:
-    """Graph branch G_k: 1-hop triples of the seeds ranked by s_graph (mean Dice)."""
+    """Graph branch G_k: entities within ``hops`` of the seeds, ranked by their Dice path score.
+
+    Under 'evidence' scoring also the passages naming a seed (the text side of the expansion).
+    """
     ctx = context_of(runtime, FusionContext)
     kb, usage = resolve_kb(ctx), {}
+    aware = ctx.mode == "hybrid" and ctx.scoring == "evidence"
     with timed("expand_seeds", usage):
-        scored = score_one_hop(kb, state["question"], state.get("seeds", []), ctx.top_k, ctx.tokenizer)
-        names = kb.names({e for t, _, _ in scored for e in (t.head, t.tail)})
-        graph = [
-            Candidate(n, "entity", names[n], s, "graph", t.verbalise(names), [t.verbalise(names)], n)
-            for t, s, n in scored
-        ]
-    best = f"best {graph[0].path[0]} ({graph[0].score:.3f})" if graph else "no triples"
-    return {"graph": graph, "trace": [traced("expand_seeds", best, triples=len(graph))], "usage": usage}
+        text = seeded_passages(kb, state.get("seeds", []), ctx.seed_passages) if aware else []
+        scored = score_graph(kb, state["question"], state.get("seeds", []), ctx.top_k, ctx.tokenizer,
+                             ctx.hops, answer_aware=aware)
+        names = kb.names({e for path, _, _ in scored for t in path for e in (t.head, t.tail)})
+        graph = []
+        for path, s, n in scored:
+            steps = [t.verbalise(names) for t in path]
+            fact = " / ".join(steps)
+            graph.append(Candidate(n, "entity", names[n], s, "graph", fact, steps, n, [fact]))
+    best = f"best {graph[0].text} ({graph[0].score:.3f})" if graph else "no triples"
+    step = traced("expand_seeds", best, triples=len(graph), hops=ctx.hops, passages=len(text))
+    return {"graph": graph, "text": text, "trace": [step], "usage": usage}
 
 
 def fuse_results(state: State, runtime: Runtime[FusionContext]) -> dict:
-    """Union of both branches with the ε graph bias, dedupe by max score, top-K."""
+    """Merge both branches by the chosen scoring, answer from the best fact, keep the top K."""
     ctx = context_of(runtime, FusionContext)
-    usage: dict = {}
+    kb, q, usage = resolve_kb(ctx), state["question"], {}
+    vec, graph, named = state.get("vector", []), state.get("graph", []), set(state.get("named", []))
+    scoring = ctx.scoring if ctx.mode == "hybrid" else "paper"  # the baselines are the paper's
     with timed("fuse_results", usage):
-        top = fuse(state.get("vector", []), state.get("graph", []), ctx.epsilon, ctx.top_k)
+        subjects = kb.names([*state.get("seeds", []), *named])
+        match scoring:
+            case "paper":
+                pool = fuse(vec, graph, ctx.epsilon, None)
+            case "normalised":
+                pool = fuse_normalised(vec, graph, ctx.epsilon, None, named)
+            case "rrf":
+                pool = fuse_rrf(vec, graph, ctx.epsilon, None, named)
+            case _:
+                text = [*vec, *state.get("text", [])]
+                pool = rank_by_evidence(kb, text, graph, ctx.epsilon, named, subjects, q, ctx.tokenizer)
+        answer = answer_of(kb, q, pool, named, subjects, ctx.tokenizer)
+        top = pool[: ctx.top_k]
     from_graph = sum(c.source == "graph" for c in top)
-    step = traced("fuse_results", f"kept {len(top)}: {from_graph} from graph, {len(top) - from_graph} from text")
+    step = traced("fuse_results", f"kept {len(top)}: {from_graph} from graph, {len(top) - from_graph} from text",
+                  scoring=scoring, answer=answer)
     return {
-        "answer": _answer(state["question"], top),
+        "answer": answer,
         "ranked": [c.as_ranked() for c in top],
         "evidence": [c.as_evidence() for c in top],
         "trace": [step],
         "usage": usage,
     }
-
-
-def _answer(question: str, top: list[Candidate]) -> str:
-    """The best entity the question does not already name (retrieval, not generation).
-
-    Graph facts come first, then entity hits, then the entities passages are about.
-    """
-    q = question.lower()
-    order = sorted(top, key=lambda c: (c.source != "graph", c.kind != "entity"))
-    names = [c.name if c.kind == "entity" else c.name.removeprefix("passage about ") for c in order]
-    return next((n for n in names if n and n.lower() not in q), names[0] if names else "")
 
 
 def route_after_vectors(state: State, runtime: Runtime[FusionContext]) -> Literal["expand_seeds", "fuse_results"]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Literal
 
@@ -68,3 +69,43 @@ class LabelTable:
             inter = np.bincount(owner, weights=hits, minlength=len(rows))
         total = lens + len(query_tokens)
         return np.where(total > 0, 2.0 * inter / np.maximum(total, 1), 0.0)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (split after ., ! or ? followed by white space)."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def phrase_pattern(name: str) -> re.Pattern:
+    """Case-insensitive whole-phrase pattern of ``name`` (no word character on either side)."""
+    return re.compile(rf"(?<!\w){re.escape(name.strip())}(?!\w)", re.IGNORECASE)
+
+
+def text_facts(
+    q: frozenset[str], text: str, subjects: dict[str, str], tokenizer: Tokenizer = "bigram", about: str = ""
+) -> list[tuple[float, str, str]]:
+    """Facts a text carries about ``subjects`` (id → name), scored like triples, best first.
+
+    A fact is a sentence naming a subject and saying something more. Its score is the
+    answer-aware triple score: the mean of Dice(q, subject name) and Dice(q, the rest of the
+    sentence), the rest standing for relation and object. ``about`` is the name of the entity
+    the text is about: inside it a shorter subject name is no mention ("Alien" in "Alien 3"), and
+    it is left out of the rest when it is not the subject (it is then the candidate answer, whose
+    own overlap with the question is no evidence, as in the answer-aware triple score).
+    Returns (score, sentence, subject id) per sentence and subject it names.
+    """
+    out = []
+    patterns = {sid: (name, phrase_pattern(name)) for sid, name in subjects.items() if name.strip()}
+    own = phrase_pattern(about) if about.strip() else None
+    for sent in sentences(text):
+        masked = own.sub(" ", sent) if own else sent
+        for sid, (name, pat) in patterns.items():
+            probe = sent if own is None or name.lower() == about.lower() else masked
+            rest = tokens(pat.sub(" ", probe), tokenizer) if pat.search(probe) else None
+            if rest:
+                out.append(((dice(q, tokens(name, tokenizer)) + dice(q, rest)) / 2.0, sent, sid))
+    out.sort(key=lambda f: -f[0])
+    return out

@@ -63,17 +63,55 @@ def test_unknown_setting_and_mode_are_clear_errors(run):
         run(mode="magic")
 
 
+@pytest.mark.parametrize("aware", [False, True])
 @pytest.mark.parametrize("tok", ["bigram", "word"])
-def test_vectorised_dice_matches_generic_python_path(monkeypatch, tok):
-    from agents import fusion_scoring
+def test_vectorised_dice_matches_generic_python_path(monkeypatch, tok, aware):
+    from agents import fusion_paths
 
     kb = resolve_kb(context_for("fusion"))
     seeds = ["Forrest Gump", "Tom Hanks", "Robert Zemeckis"]
-    fast = fusion_scoring.score_one_hop(kb, QUESTION, seeds, 50, tok)
-    monkeypatch.setattr(fusion_scoring, "InMemoryGraphStore", type("Other", (), {}))
-    slow = fusion_scoring.score_one_hop(kb, QUESTION, seeds, 50, tok)
+    fast = fusion_paths.score_one_hop(kb, QUESTION, seeds, 50, tok, aware)
+    monkeypatch.setattr(fusion_paths, "InMemoryGraphStore", type("Other", (), {}))
+    slow = fusion_paths.score_one_hop(kb, QUESTION, seeds, 50, tok, aware)
     assert [round(s, 9) for _, s, _ in fast] == [round(s, 9) for _, s, _ in slow]
     cut = slow[-1][1]
     assert {(t, round(s, 9), n) for t, s, n in fast if s > cut} == {(t, round(s, 9), n) for t, s, n in slow if s > cut}
     for t, _, n in fast:  # evidence keeps the stored direction; the candidate is the seed's neighbour
         assert n in (t.head, t.tail) and (t.head in seeds or t.tail in seeds)
+
+
+@pytest.mark.parametrize("hops", [2, 3])
+@pytest.mark.parametrize("aware", [False, True])
+def test_multi_hop_vectorised_matches_generic_python_path(monkeypatch, hops, aware):
+    from agents import fusion_paths
+
+    kb = resolve_kb(context_for("fusion"))
+    question, seeds = "what genres are the movies directed by Robert Zemeckis", ["Robert Zemeckis"]
+    fast = fusion_paths.score_graph(kb, question, seeds, 40, "bigram", hops, aware)
+    monkeypatch.setattr(fusion_paths, "InMemoryGraphStore", type("Other", (), {}))
+    slow = fusion_paths.score_graph(kb, question, seeds, 40, "bigram", hops, aware)
+    assert fast and [round(s, 9) for _, s, _ in fast] == [round(s, 9) for _, s, _ in slow]
+    cut = slow[-1][1]
+    assert {(e, round(s, 9)) for _, s, e in fast if s > cut} == {(e, round(s, 9)) for _, s, e in slow if s > cut}
+    for path, _, e in fast:  # a connected path from a seed to the entity, at most `hops` long
+        assert 1 <= len(path) <= hops and seeds[0] in (path[0].head, path[0].tail)
+        assert e in (path[-1].head, path[-1].tail)
+    assert max(len(p) for p, _, _ in fast) > 1
+
+
+def test_answer_aware_path_score_is_seed_and_relation_dice():
+    """(Dice(seed) + Dice(relations of the path)) / 2, by hand on the sample KB."""
+    from agents.fusion_paths import score_graph
+    from tools.dice import dice, tokens
+
+    kb = resolve_kb(context_for("fusion"))
+    (path, score, entity), *_ = score_graph(kb, QUESTION, ["Forrest Gump"], 1, "bigram", 1, answer_aware=True)
+    q = tokens(QUESTION)
+    assert (path[0].type, entity) == ("directed_by", "Robert Zemeckis")
+    assert score == pytest.approx((dice(q, tokens("Forrest Gump")) + dice(q, tokens("directed by"))) / 2)
+    q2 = "what genres are the movies directed by Robert Zemeckis"
+    two = score_graph(kb, q2, ["Robert Zemeckis"], 30, "bigram", 2, answer_aware=True)
+    assert {len(p) for p, _, _ in two} == {1, 2}
+    for path, score, _ in two:  # the union of the path's relation labels, each counted once
+        rels = frozenset().union(*(tokens(t.type.replace("_", " ")) for t in path))
+        assert score == pytest.approx((dice(tokens(q2), tokens("Robert Zemeckis")) + dice(tokens(q2), rels)) / 2)
