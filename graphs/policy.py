@@ -79,7 +79,7 @@ RULES: dict[str, Rule] = {
     # fusion
     "mode": choice("hybrid", "vector", "graph", "bm25"), "k1": count("max_top_k"), "epsilon": ratio(),
     "tokenizer": choice("bigram", "word"), "scoring": choice("evidence", "paper", "normalised", "rrf"),
-    "hops": count(3),
+    "hops": count(3), "seed_passages": count(1000, lo=0),
     # hybgrag
     "radius": count(3, lo=0), "num_references": count(10), "num_few_shot": count(20, lo=0),
     "num_experiences": count(50, lo=0),

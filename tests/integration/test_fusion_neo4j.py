@@ -44,11 +44,13 @@ def server_kb(request):
     return request.param, request.getfixturevalue(f"{request.param}_kb")
 
 
+@pytest.mark.parametrize("scoring", ["evidence", "paper"])
 @pytest.mark.parametrize("question", QUESTIONS)
-def test_same_ranking_as_memory_store(server_kb, memory_kb, question):
+def test_same_ranking_as_memory_store(server_kb, memory_kb, question, scoring):
     g = get_graph("fusion")
-    on_server = g.invoke({"question": question}, context=context_for("fusion", kb=str(server_kb[1])))
-    in_memory = g.invoke({"question": question}, context=context_for("fusion", kb=str(memory_kb)))
+    on_server = g.invoke({"question": question},
+                         context=context_for("fusion", kb=str(server_kb[1]), scoring=scoring))
+    in_memory = g.invoke({"question": question}, context=context_for("fusion", kb=str(memory_kb), scoring=scoring))
     key = lambda out: sorted((r["id"], round(r["score"], 6), r["source"]) for r in out["ranked"])  # noqa: E731
     assert key(on_server) == key(in_memory)
     if question in (QUESTIONS[0], QUESTIONS[3]):
