@@ -44,6 +44,9 @@ def _ask(args: argparse.Namespace) -> int:
 
     if not args.question.strip():
         raise ValueError("empty question: ask something, e.g. hybridrag ask \"who directed Forrest Gump\"")
+    for flag, value in (("--top-k", args.top_k), ("--max-iterations", args.max_iterations)):
+        if value is not None and value < 1:
+            raise ValueError(f"{flag} must be at least 1, not {value}")
     settings = {"kb": args.kb, "top_k": args.top_k, "llm": args.llm, "max_iterations": args.max_iterations}
     ctx = context_for(args.method, **{k: v for k, v in settings.items()
                                       if v is not None and k in _fields(args.method)})

@@ -26,6 +26,8 @@ def test_ask_json(capsys):
         (["ask", "who directed The Matrix Reloaded Forever"], "unknown entity: 'The Matrix Reloaded Forever'"),
         (["ask", "   "], "empty question"),
         (["ask", "who directed Forrest Gump", "--kb", "/nonexistent/kb"], "KB directory not found"),
+        (["ask", "who directed Forrest Gump", "--top-k", "0"], "--top-k must be at least 1, not 0"),
+        (["ask", "who directed Forrest Gump", "--max-iterations", "-1"], "--max-iterations must be at least 1"),
     ],
 )
 def test_bad_input_gets_one_line_error(capsys, argv, message):
