@@ -75,6 +75,11 @@ def top_sources(records_path: Path, k: int = 10) -> dict[str, float]:
     return {src: n / total for src, n in sorted(counts.items())}
 
 
+def row_label(label: str, llm: str | None) -> str:
+    """A row's label; rows run with the perfect-LLM stand-in say so (ceilings, not model results)."""
+    return f"{label} [oracle: perfect-LLM ceiling]" if llm and llm.startswith("oracle") else label
+
+
 def _row(label: str, s: dict) -> str:
     published = published_cell(label)
     if "failed" in s:
@@ -190,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             if label in args.methods:
                 sys.stderr.write(f"[report] {label} on {dataset}\n")
                 limit, llm = (args.llm_limit, args.llm) if uses_llm else (args.limit, None)
-                results.setdefault(dataset, {})[label] = run_cell(
+                results.setdefault(dataset, {})[row_label(label, llm)] = run_cell(
                     method, dataset, overrides, limit, args.runs, args.workers, llm)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     info = {**provenance(), "llm": args.llm}

@@ -84,3 +84,12 @@ def test_unknown_method_label_is_a_clear_error(capsys):
     with pytest.raises(SystemExit):
         report.main(["--methods", "fusion", "--datasets", "metaqa-1hop"])
     assert "unknown method label(s) ['fusion']" in capsys.readouterr().err
+
+
+def test_oracle_rows_are_labelled_as_ceilings():
+    from evals.report import row_label
+
+    assert row_label("hybgrag", "oracle") == "hybgrag [oracle: perfect-LLM ceiling]"
+    assert row_label("hybgrag", "oracle:p=0.3") == "hybgrag [oracle: perfect-LLM ceiling]"
+    assert row_label("hybgrag", "local:smollm2") == "hybgrag"
+    assert row_label("fusion (hybrid)", None) == "fusion (hybrid)"
