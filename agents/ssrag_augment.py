@@ -11,7 +11,8 @@ rule-based fallback when the reply cannot be parsed after one retry:
 
 Rules that check the LLM (ours, to keep small models honest): a sub-question must share a
 content word with the question, extracted entities and time hints must occur in the question,
-and a rewrite that drops a named entity is rejected. Aliases are canonicalised through the
+and a rewrite that drops a named entity is rejected. The rewrite is cut to ``max_tokens``
+tokens (the paper's "≤ 40 tokens") counted by :func:`count_tokens`. Aliases are canonicalised through the
 KB's alias store, keeping the longest surface form of each canonical entity (the paper's
 Churchill example).
 """
@@ -31,6 +32,25 @@ from kb.text_index import words
 from prompts import ssrag as P
 from prompts.data_block import data_list
 from tools.retrieval import explicit_mentions, mentions_in
+
+# A deterministic approximation of a BPE tokenizer (no tokenizer file is needed offline):
+# runs of letters in pieces of at most 8, runs of digits in pieces of at most 3 (as GPT-4's
+# cl100k groups digits), and every other non-space character (punctuation, "_") alone.
+_TOKEN = re.compile(r"[^\W\d_]{1,8}|\d{1,3}|[^\w\s]|_|\w")
+
+
+def count_tokens(text: str) -> int:
+    """Tokens of ``text`` under the approximation above (a word of 1-8 letters is one token)."""
+    return sum(1 for _ in _TOKEN.finditer(text))
+
+
+def cut_tokens(text: str, max_tokens: int) -> str:
+    """``text`` up to the end of its ``max_tokens``-th token (unchanged when it fits)."""
+    for n, m in enumerate(_TOKEN.finditer(text), 1):
+        if n == max_tokens:
+            return text[: m.end()]
+    return text
+
 
 Intent = Literal["who", "what", "when", "where", "which", "why", "how"]
 WH_WORDS: tuple[str, ...] = Intent.__args__  # type: ignore[attr-defined]
@@ -208,7 +228,7 @@ def canonical_question(question: str, entities: list[dict]) -> str:
 
 def enhance_query(model: BaseChatModel, question: str, entities: list[dict], cues: dict, max_tokens: int,
                   method: str) -> tuple[str, dict, str | None]:
-    """EnhanceQuery: one rewritten query that keeps the entities verbatim within the word limit."""
+    """EnhanceQuery: one rewritten query that keeps the entities verbatim within the token limit."""
     user = P.REWRITE.format(entities=data_list(e["name"] for e in entities),
                             time_hints=", ".join(cues["time_hints"]) or "(none)", intent=cues["intent"],
                             aspects=data_list(cues.get("subtopics", [])),
@@ -219,9 +239,9 @@ def enhance_query(model: BaseChatModel, question: str, entities: list[dict], cue
     text = " ".join((reply.query if reply else "").split())
     if not text:
         return fallback_query, usage, "unparseable or empty rewrite: canonicalised question"
-    words = text.split()
-    note = f"rewrite cut to {max_tokens} words" if len(words) > max_tokens else None
-    text = " ".join(words[:max_tokens])
+    tokens = count_tokens(text)
+    note = f"rewrite cut to {max_tokens} tokens (was {tokens})" if tokens > max_tokens else None
+    text = cut_tokens(text, max_tokens)
     lost = [e["name"] for e in entities if not any(_in(text, s) for s in e["surfaces"])]
     if lost:
         return fallback_query, usage, f"rewrite dropped {', '.join(lost)}: canonicalised question"

@@ -8,7 +8,10 @@
   Neo4j; here the graph-store protocol), their neighbourhood up to ``hops``, and for each
   relevant node its relations (``GetRelation``). Seeds come first; other nodes are kept by the
   cosine of their facts to the query (our pre-selection, so at most ``graph_k`` nodes are sent
-  to the LLM). On the web route the graph branch still reads the local KG: no graph is built
+  to the LLM; a neighbour is scored on its first ``max_facts`` facts in storage order). Each
+  kept node then keeps its ``max_facts`` facts most relevant to the question (cosine of the
+  fact's sentence to the question vector; the first ``FACT_POOL`` in storage order are scored),
+  most relevant first. On the web route the graph branch still reads the local KG: no graph is built
   from web snippets.
 - Graph-to-text (``LLM_Convert``): one LLM call per node writes its facts as prose; an
   unparseable or empty reply, or one that drops the node's name, keeps the facts as text.
@@ -34,6 +37,7 @@ from tools import web
 from tools.retrieval import mentions_in
 
 MAX_NEIGHBOURS = 300  # neighbourhood nodes scored for pre-selection (bounds embedding work)
+FACT_POOL = 500  # facts of one kept node scored for relevance (bounds embedding work on hub nodes)
 
 
 class GraphText(BaseModel):
@@ -81,11 +85,20 @@ def _sentence(kb: KnowledgeBase, t: Triple) -> str:
     return f"{kb.name(t.head)} {t.type.replace('_', ' ')} {kb.name(t.tail)}"
 
 
-def node_facts(kb: KnowledgeBase, node: str, max_facts: int) -> dict:
-    """GetRelation(node): the node with up to ``max_facts`` of its relations, verbalised."""
-    triples = kb.graph.neighbors([node])[:max_facts]
-    return {"id": node, "name": kb.name(node), "facts": [_sentence(kb, t) for t in triples],
-            "triples": [[t.head, t.type, t.tail] for t in triples]}
+def node_facts(kb: KnowledgeBase, node: str, max_facts: int, qv: np.ndarray | None = None) -> dict:
+    """GetRelation(node): the node with up to ``max_facts`` of its relations, verbalised.
+
+    With a question vector ``qv`` the facts kept are the most relevant ones (cosine of each
+    sentence to ``qv``, ties in storage order), most relevant first; without, the first ones.
+    """
+    triples = kb.graph.neighbors([node])[: FACT_POOL if qv is not None else max_facts]
+    facts = [_sentence(kb, t) for t in triples]
+    order = list(range(len(triples)))
+    if qv is not None and len(triples) > 1:
+        order = [int(i) for i in np.argsort(-(embed_matrix(kb.embeddings, facts) @ qv), kind="stable")]
+    order = order[:max_facts]
+    return {"id": node, "name": kb.name(node), "facts": [facts[i] for i in order],
+            "triples": [[triples[i].head, triples[i].type, triples[i].tail] for i in order]}
 
 
 def template_text(node: dict) -> str:
@@ -94,13 +107,16 @@ def template_text(node: dict) -> str:
 
 
 def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: int, k: int,
-                   max_facts: int) -> list[dict]:
-    """Seeds, then their neighbourhood ranked by the cosine of each node's facts to the query."""
+                   max_facts: int, fact_qv: np.ndarray | None = None) -> list[dict]:
+    """Seeds, then their neighbourhood ranked by the cosine of each node's facts to the query.
+
+    Each kept node's facts are then the ``max_facts`` most relevant to ``fact_qv`` (the
+    question's vector; ``qv`` when not given).
+    """
     if not seeds or k <= 0:
         return []
-    nodes = [node_facts(kb, s, max_facts) for s in seeds[:k]]
-    for n in nodes:
-        n["prior"] = None
+    fact_qv = qv if fact_qv is None else fact_qv
+    nodes = [{**node_facts(kb, s, max_facts, fact_qv), "prior": None} for s in seeds[:k]]
     room = k - len(nodes)
     if room > 0 and hops > 0:
         ego = kb.graph.ego_graph(seeds, radius=hops)
@@ -109,7 +125,8 @@ def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: in
         if sheets:
             scores = embed_matrix(kb.embeddings, [template_text(s) for s in sheets]) @ qv
             for i in np.argsort(-scores, kind="stable")[:room]:
-                nodes.append({**sheets[i], "prior": round(float(scores[i]), 4)})
+                nodes.append({**node_facts(kb, sheets[i]["id"], max_facts, fact_qv),
+                              "prior": round(float(scores[i]), 4)})
     return nodes
 
 

@@ -12,7 +12,9 @@
   the prompt asks for an answer from the contexts only). Support is judged on the contexts'
   names, their texts and, for graph items, their facts rather than the LLM's prose.
 The filter and the answerer read the contexts (and the augmented query, which may hold KB
-names) as quoted data blocks.
+names) as quoted data blocks: whole contexts in rank order while their texts fit the
+character budget (``context_budget``; a context that does not fit is skipped, a top context
+longer than the whole budget is cut to it). Contexts the filter does not see are kept.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from prompts import ssrag as P
 from prompts.data_block import data_block
 from prompts.grounding import check_answer
 
-PROMPT_CHARS = 300  # characters of each context shown to the dedup filter and the answerer
+DEFAULT_BUDGET = 8000  # characters of context text shown to the filter and the answerer
 
 
 class Redundancy(BaseModel):
@@ -85,26 +87,48 @@ def text_dedup(kb: KnowledgeBase, items: list[dict], threshold: float) -> tuple[
     return kept, removed
 
 
+def fit_budget(items: list[dict], budget: int) -> list[dict]:
+    """The items whose whole texts fit ``budget`` characters in rank order (the rest skipped).
+
+    The top item is always shown, cut to the budget when it alone is longer.
+    """
+    return [it for _, it in _fit(items, budget)]
+
+
+def _fit(items: list[dict], budget: int) -> list[tuple[int, dict]]:
+    shown, used = [], 0
+    for row, it in enumerate(items):
+        text = it["text"] or ""
+        if not shown and len(text) > budget:
+            text = text[:max(budget, 0)]
+        elif used + len(text) > budget:
+            continue
+        shown.append((row, {**it, "text": text}))
+        used += len(text)
+    return shown
+
+
 def format_contexts(items: list[dict]) -> str:
-    """Numbered contexts as quoted data blocks: source, name and (truncated) text."""
-    return "\n".join(data_block([("name", it["name"]), ("text", (it["text"] or "")[:PROMPT_CHARS])],
-                                n=i, source=it["source"]) for i, it in enumerate(items, 1))
+    """Numbered contexts as quoted data blocks: source, name and text (fit with :func:`fit_budget`)."""
+    return "\n".join(data_block([("name", it["name"]), ("text", it["text"] or "")], n=i, source=it["source"])
+                     for i, it in enumerate(items, 1))
 
 
-def llm_filter(model: BaseChatModel, query: str, items: list[dict],
-               method: str) -> tuple[list[dict], list[dict], dict, str | None]:
+def llm_filter(model: BaseChatModel, query: str, items: list[dict], method: str,
+               budget: int = DEFAULT_BUDGET) -> tuple[list[dict], list[dict], dict, str | None]:
     """LLM-based filtering; returns (kept, removed, usage, fallback note or None). Item 1 always stays."""
-    if len(items) < 2:
+    shown = _fit(items, budget)
+    if len(shown) < 2:
         return items, [], {}, None
+    blocks = format_contexts([it for _, it in shown])
     messages = [("system", P.DEDUP_SYSTEM.template),
-                ("human", P.DEDUP.format(query=data_block(query), contexts=format_contexts(items)))]
+                ("human", P.DEDUP.format(query=data_block(query), contexts=blocks))]
     reply, usage = call_structured(model, Redundancy, messages, role="deduplicator", method=method)
     if reply is None:
         return items, [], usage, "unparseable filter reply: nothing removed"
-    drop = {n for n in reply.redundant if 2 <= n <= len(items)}
-    removed = [{"id": it["id"], "reason": f"LLM: {reply.reasoning}"}
-               for n, it in enumerate(items, 1) if n in drop]
-    return [it for n, it in enumerate(items, 1) if n not in drop], removed, usage, None
+    drop = {shown[n - 1][0] for n in reply.redundant if 2 <= n <= len(shown)}
+    removed = [{"id": it["id"], "reason": f"LLM: {reply.reasoning}"} for row, it in enumerate(items) if row in drop]
+    return [it for row, it in enumerate(items) if row not in drop], removed, usage, None
 
 
 def fallback_answer(items: list[dict]) -> str:
@@ -115,16 +139,17 @@ def fallback_answer(items: list[dict]) -> str:
     return top["name"].removeprefix("passage about ") if top["kind"] == "passage" else top["name"]
 
 
-def generate(model: BaseChatModel, question: str, items: list[dict],
-             method: str) -> tuple[str, dict, str | None]:
+def generate(model: BaseChatModel, question: str, items: list[dict], method: str,
+             budget: int = DEFAULT_BUDGET) -> tuple[str, dict, str | None]:
     """Answer from the unified context; returns (answer, usage, fallback note or None)."""
+    shown = fit_budget(items, budget)
     messages = [("system", P.ANSWER_SYSTEM.template),
-                ("human", P.ANSWER.format(question=question, contexts=format_contexts(items) or "(none)"))]
+                ("human", P.ANSWER.format(question=question, contexts=format_contexts(shown) or "(none)"))]
     reply, usage = call_structured(model, Answer, messages, role="answerer", method=method)
     text = (reply.answer if reply else "").strip()
     if not text:
         return fallback_answer(items), usage, "unparseable or empty answer: top context's name"
-    verdict = check_answer(text, question, *support_evidence(items))
+    verdict = check_answer(text, question, *support_evidence(shown))
     if not verdict.ok:
         usage = add_usage(usage, {"unsupported_answers": 1, "by_role": {"answerer": {"unsupported_answers": 1}}})
         return fallback_answer(items), usage, f"answer rejected: {verdict.reason}; top context's name"
@@ -135,7 +160,7 @@ def support_evidence(items: list[dict]) -> tuple[list[str], list[str]]:
     """(names, texts) an answer may rest on: names, texts shown, and graph items' own facts."""
     names = [it["name"].removeprefix("passage about ") for it in items]
     texts = [*(f for it in items if it["source"] == "kg" for f in it.get("path") or []),
-             *((it["text"] or "")[:PROMPT_CHARS] for it in items if it["source"] != "kg")]
+             *(it["text"] or "" for it in items if it["source"] != "kg")]
     return names, texts
 
 

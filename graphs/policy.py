@@ -101,6 +101,7 @@ RULES: dict[str, Rule] = {
     "max_node_facts": count(100), "graph_to_text": choice("llm", "template"), "routing": choice("llm", "rules"),
     "web_k": count(10), "local_min_score": ratio(), "link_min_score": ratio(), "max_query_tokens": count(200, lo=5),
     "rerank_query": choice("augmented", "original"), "dedup_threshold": ratio(), "llm_dedup": FLAG,
+    "context_budget": count(20000, lo=100),
 }
 
 

@@ -41,7 +41,7 @@ class SSRAGContext(Context):
     vector_k: int = field(default=20, metadata={"description": "Texts from the vector branch (topkEmbeds)."})
     graph_k: int = field(default=20, metadata={"description": "Graph nodes made into text (relevantNodes)."})
     graph_hops: int = field(default=1, metadata={"description": "Neighbourhood radius of the graph branch."})
-    max_node_facts: int = field(default=25, metadata={"description": "Relations per node in graph-to-text."})
+    max_node_facts: int = field(default=25, metadata={"description": "Most question-relevant facts per node."})
     graph_to_text: str = field(default="llm", metadata={
         "description": "'llm' (the paper: one LLM call per node) or 'template' (facts as sentences)."})
     routing: str = field(default="llm", metadata={
@@ -51,7 +51,9 @@ class SSRAGContext(Context):
         "description": "Best dense score under which, with no linked entity, the local corpus is empty."})
     link_min_score: float = field(default=0.8, metadata={
         "description": "Minimum dense score to link an entity without an exact name/alias match."})
-    max_query_tokens: int = field(default=40, metadata={"description": "Word limit of the augmented query."})
+    max_query_tokens: int = field(default=40, metadata={"description": "Token limit of the augmented query."})
+    context_budget: int = field(default=8000, metadata={
+        "description": "Characters of whole context texts shown to the dedup filter and the answerer."})
     rerank_query: str = field(default="augmented", metadata={
         "description": "Query embedded as Qv for the joint rerank: 'augmented' (Q_aug) or 'original'."})
     dedup_threshold: float = field(default=0.95, metadata={
@@ -166,7 +168,7 @@ def retrieve_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     with timed("graph_retrieval", usage):
         seeds = ret.seed_entities(kb, state["query"], state["entities"], ctx.link_min_score)
         nodes = ret.relevant_nodes(kb, seeds, kb.embed(state["query"]), ctx.graph_hops, ctx.graph_k,
-                                   ctx.max_node_facts)
+                                   ctx.max_node_facts, fact_qv=kb.embed(state["question"]))
     return {"nodes": nodes, **_out("retrieve_graph", f"{len(nodes)} nodes from {len(seeds)} seeds", usage, {},
                                    None, seeds=seeds[:10], nodes=[n["id"] for n in nodes])}
 
@@ -208,7 +210,8 @@ def deduplicate_contexts(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     with timed("dedup", usage):
         kept, removed = uni.text_dedup(kb, state.get("pool", []), ctx.dedup_threshold)
         if ctx.llm_dedup:
-            kept, dropped, calls, note = uni.llm_filter(model, state["query"], kept, ctx.structured_method)
+            kept, dropped, calls, note = uni.llm_filter(model, state["query"], kept, ctx.structured_method,
+                                                        ctx.context_budget)
             removed += dropped
         top = kept[: ctx.top_k]
     return {"context": top, "answer": uni.fallback_answer(top), "ranked": [uni.as_ranked(i) for i in top],
@@ -228,7 +231,7 @@ def generate_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     usage: dict = {}
     with timed("answer", usage):
         text, calls, note = uni.generate(model, state["question"], state.get("context", []),
-                                         ctx.structured_method)
+                                         ctx.structured_method, ctx.context_budget)
     return {"answer": text, **_out("generate_answer", text, usage, calls, note)}
 
 

@@ -52,7 +52,7 @@ REWRITE_SYSTEM = Prompt("ssrag.rewrite_system", guarded("""\
 You rewrite a user question into one search query that is clearer and more specific.
 Rules: spell out each acronym where it first appears and keep the acronym after it in
 parentheses; copy every listed entity character for character; use the intent and the
-time hints to make the query explicit; stay within the word limit; return one query."""))
+time hints to make the query explicit; stay within the token limit; return one query."""))
 
 REWRITE = Prompt("ssrag.rewrite", """\
 Entities (quoted data):
@@ -61,7 +61,7 @@ Time hints: {time_hints}
 Intent: {intent}
 Aspects to cover (quoted data):
 {aspects}
-Word limit: {max_tokens}
+Token limit: {max_tokens}
 Question: {question}
 Write the augmented query.""", ("entities", "time_hints", "intent", "aspects", "max_tokens", "question"))
 

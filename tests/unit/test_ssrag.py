@@ -213,13 +213,22 @@ CUES = {"intent": "which", "subtopics": [], "time_hints": [], "recency": False, 
 @pytest.mark.parametrize(("reply", "query", "note"), [
     (AugmentedQuery(query="Which films star the actor?"), QUESTION, "rewrite dropped Tom Hanks"),
     (AugmentedQuery(query="Tom Hanks " + "films " * 50), "Tom Hanks films films films",
-     "rewrite cut to 5 words"),
+     "rewrite cut to 5 tokens"),
+    (AugmentedQuery(query="Tom Hanks: films, comedy?"), "Tom Hanks: films,",
+     "rewrite cut to 5 tokens (was 7)"),  # four words, seven tokens
     (AugmentedQuery(query="   "), QUESTION, "unparseable or empty rewrite"),
 ])
 def test_rewrite_checks(fake_llm, reply, query, note):
     model = fake_llm(reply)
     text, _, got = aug.enhance_query(model, QUESTION, ENTITY, CUES, 5, "function_calling")
     assert text == query and got.startswith(note)
+
+
+def test_token_count_is_not_a_word_count():
+    assert aug.count_tokens("Tom Hanks films") == 3
+    assert aug.count_tokens("Apollo 13 (1995), U.S.") == 11  # words: 4
+    assert aug.count_tokens("supercalifragilistic 1234567") == 3 + 3
+    assert aug.cut_tokens("Apollo 13 (1995)", 3) == "Apollo 13 (" and aug.cut_tokens("Big", 40) == "Big"
 
 
 def test_canonicalise_keeps_longest_surface():
@@ -253,6 +262,52 @@ def test_graph_nodes_seeds_first_then_by_cosine(tiny_kb):
     priors = [n["prior"] for n in nodes[1:]]
     assert priors == sorted(priors, reverse=True)
     assert ret.relevant_nodes(kb, [], kb.embed("x"), 1, 3, 25) == []
+
+
+def test_node_keeps_its_facts_most_relevant_to_the_question(tiny_kb):
+    kb = resolve_kb(SSRAGContext(kb=tiny_kb))
+    assert ret.node_facts(kb, "Big", 1)["facts"] == ["Big directed by Penny Marshall"]  # storage order
+    qv = kb.embed("what year was Big released")
+    node = ret.node_facts(kb, "Big", 1, qv)
+    assert node["facts"] == ["Big release year 1988"] and node["triples"] == [["Big", "release_year", "1988"]]
+    assert len(ret.node_facts(kb, "Big", 25, qv)["facts"]) == 4
+
+
+def test_relevant_fact_beyond_the_cap_reaches_the_answerer(tiny_kb, fake_llm):
+    question = "what year was Big released"
+    answer = Answer(reasoning="Big was released in 1988.", answer="1988")
+    fake = fake_llm(SubQuestions(sub_questions=[question]),
+                    KeyEntities(entities=[NamedEntity(name="Big", type="film")]), IntentCues(intent="what"),
+                    AugmentedQuery(query="In what year was the film Big released?"), FACTUAL, KEEP, answer)
+    out = run(tiny_kb, question=question, max_node_facts=1, graph_to_text="template")
+    [kg] = [e for e in out["evidence"] if e["source"] == "kg"]
+    assert kg["path"] == ["Big release year 1988"]
+    assert "Big release year 1988." in fake.calls[-1]["messages"][-1].content
+    assert out["answer"] == "1988"
+
+
+def test_whole_contexts_reach_the_answerer_within_the_budget(fake_llm):
+    long = "Sex and the City follows four friends in New York. " * 6 + "It was released in 2008."
+    items = [_item("a", long), _item("b", "b" * 400), _item("c", "c" * 100)]
+    model = fake_llm(ANSWER, ANSWER)
+    uni.generate(model, "when", items, "function_calling", budget=2000)
+    prompt = model.calls[-1]["messages"][-1].content
+    assert len(long) > 300 and long in prompt and "b" * 400 in prompt and "c" * 100 in prompt
+    uni.generate(model, "when", items, "function_calling", budget=len(long) + 150)
+    prompt = model.calls[-1]["messages"][-1].content
+    assert long in prompt and "b" * 400 not in prompt and "c" * 100 in prompt  # b skipped, c fits
+    shown = uni.fit_budget(items, 120)
+    assert [i["id"] for i in shown] == ["a"] and shown[0]["text"] == long[:120]  # the top item, cut
+    assert sum(len(i["text"]) for i in uni.fit_budget(items, len(long) + 150)) <= len(long) + 150
+
+
+def test_llm_filter_sees_only_contexts_within_the_budget(fake_llm):
+    items = [_item("a", "a" * 50), _item("b", "b" * 500), _item("c", "c" * 50)]
+    model = fake_llm(Redundancy(reasoning="c repeats a", redundant=[2]))
+    kept, removed, _, _ = uni.llm_filter(model, "q", items, "function_calling", budget=200)
+    prompt = model.calls[-1]["messages"][-1].content
+    assert "b" * 500 not in prompt and "c" * 50 in prompt
+    assert [i["id"] for i in kept] == ["a", "b"] and [r["id"] for r in removed] == ["c"]
 
 
 def test_graph_text_that_drops_the_name_keeps_facts(fake_llm):
@@ -298,4 +353,5 @@ def test_context_defaults_env_and_builder(monkeypatch):
     assert ctx.llm_dedup is False and ctx.top_k == 7
     assert (ctx.vector_k, ctx.graph_k, ctx.max_query_tokens, ctx.routing, ctx.graph_to_text) == (
         20, 20, 40, "llm", "llm")
+    assert ctx.context_budget == 8000
     assert builder.compile(name="again").get_graph().nodes.keys() >= {"route_query", "rerank_jointly"}
