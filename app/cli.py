@@ -134,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; known errors print one line and exit 2."""
-    from agents.models import ModelConfigError
+    from agents.llm.models import ModelConfigError
     from kb.model import KBError
     from tools.web import WebSearchError
 

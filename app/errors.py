@@ -54,7 +54,7 @@ def _server_error(status: int, message: str, exc: BaseException) -> tuple[int, s
 
 def classify(exc: BaseException) -> tuple[int, str]:
     """The HTTP status and client message of an exception (5xx details are logged with an id)."""
-    from agents.models import LLMUnavailableError, ModelConfigError
+    from agents.llm.models import LLMUnavailableError, ModelConfigError
     from graphs.policy import PolicyError
     from kb.model import GraphUnavailableError, KBError, UnknownEntityError
     from tools.web import WebSearchError
@@ -92,7 +92,7 @@ def install_handlers(app: FastAPI) -> None:
         status, message = classify(exc)
         return JSONResponse(status_code=status, content={"detail": message})
 
-    from agents.models import LLMUnavailableError, ModelConfigError
+    from agents.llm.models import LLMUnavailableError, ModelConfigError
     from kb.model import KBError
     from tools.web import WebSearchError
 

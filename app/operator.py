@@ -97,7 +97,7 @@ def check_config(config: ServerConfig, load_models: bool = True) -> None:
         if bad:
             raise ValueError(f"settings[{scope!r}]: unknown setting(s) {', '.join(bad)}")
     if load_models:
-        from agents.models import ModelConfigError, load_chat_model
+        from agents.llm.models import ModelConfigError, load_chat_model
 
         for name, model in config.models.items():
             try:

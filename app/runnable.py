@@ -110,7 +110,7 @@ class MethodRunnable(Runnable[dict, dict]):
         except ValueError as exc:
             raise UserInputError(str(exc)) from None
         if getattr(ctx, "llm", None):
-            from agents.models import load_chat_model
+            from agents.llm.models import load_chat_model
 
             load_chat_model(ctx.llm, getattr(ctx, "llm_base_url", ""))
 

@@ -58,7 +58,7 @@ def _stage(name: str, args: argparse.Namespace) -> dict:
 
 
 def _latency(args: argparse.Namespace) -> dict:
-    from agents import fusion_scoring
+    from agents.fusion import scoring as fusion_scoring
     from graphs import context_for, get_graph
 
     lines = (datasets_dir() / "metaqa" / "dev_1hop.txt").read_text(encoding="utf-8").splitlines()

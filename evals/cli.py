@@ -211,7 +211,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if "llm" in known and is_oracle_spec(ctx.llm):  # the perfect-LLM stand-in, built from the gold
         oracle = oracle_run.setup(ctx.llm, questions, es.notes, getattr(ctx, "llm_base_url", ""))
     if "llm" in known:  # fail before the first question on a missing API key or model file
-        from agents.models import load_chat_model
+        from agents.llm.models import load_chat_model
 
         load_chat_model(ctx.llm, getattr(ctx, "llm_base_url", ""))
     slug = re.sub(r"[^\w.-]+", "_", es.name) + "".join(f"-{k}={v}" for k, v in extra.items())

@@ -19,10 +19,10 @@ import random
 import sys
 from pathlib import Path
 
-from agents import hybgrag_roles as roles
-from agents.hybgrag_critic import render_feedback
-from agents.hybgrag_retrieval import Retrieval, hybrid_retrieve, link_entity, text_retrieve
-from agents.models import load_chat_model
+from agents.hybgrag import roles as roles
+from agents.hybgrag.critic import render_feedback
+from agents.hybgrag.retrieval import Retrieval, hybrid_retrieve, link_entity, text_retrieve
+from agents.llm.models import load_chat_model
 from evals.datasets import Question, load_metaqa
 from evals.oracle_router import RELATION_OF, TYPE_OF, relation_path
 from kb.base import KnowledgeBase, open_kb

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agents.hybgrag_retrieval import hybrid_retrieve, link_entity
+from agents.hybgrag.retrieval import hybrid_retrieve, link_entity
 from evals.datasets import Question, load_metaqa
 from evals.metrics import hit_at_k
 from kb.base import KnowledgeBase, open_kb

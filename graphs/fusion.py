@@ -3,7 +3,7 @@
 Nodes: retrieve_vectors → expand_seeds → fuse_results. The baselines of the paper
 (vector-only, graph-only, BM25) are modes of the same graph; ``scoring`` chooses how the
 hybrid mode ranks (the paper's Eq. 3–4 verbatim, or the alternatives measured in
-docs/benchmarks_fusion_ranking.md; see :mod:`agents.fusion_scoring`).
+docs/benchmarks_fusion_ranking.md; see :mod:`agents.fusion.scoring`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from agents.fusion_paths import MAX_HOPS, score_graph
-from agents.fusion_scoring import (
+from agents.fusion.paths import MAX_HOPS, score_graph
+from agents.fusion.scoring import (
     SCORINGS,
     Candidate,
     answer_of,

@@ -5,7 +5,7 @@ generate_answer in QA mode); reject: comment_on_routing → route_question, at m
 ``max_iterations`` times, after which the last retrieval is returned. LLM calls per
 iteration: router 1, validator 1, commentor 0-1 (none when a rule decides the feedback,
 none after the last iteration, whose feedback would go unused); at most 3. The hybrid module
-follows the router's relation path (:mod:`agents.hybgrag_paths`) unless ``radius`` fixes the
+follows the router's relation path (:mod:`agents.hybgrag.paths`) unless ``radius`` fixes the
 paper's ego-graph radius.
 """
 
@@ -17,11 +17,11 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from agents import hybgrag_critic as critic
-from agents import hybgrag_roles as roles
-from agents.hybgrag_paths import action_key, next_hops, path_retrieve
-from agents.hybgrag_report import format_references, render_trace  # noqa: F401 - render_trace re-exported
-from agents.hybgrag_retrieval import (
+from agents.hybgrag import critic as critic
+from agents.hybgrag import roles as roles
+from agents.hybgrag.paths import action_key, next_hops, path_retrieve
+from agents.hybgrag.report import format_references, render_trace  # noqa: F401 - render_trace re-exported
+from agents.hybgrag.retrieval import (
     Reference,
     Retrieval,
     hybrid_retrieve,
@@ -29,7 +29,7 @@ from agents.hybgrag_retrieval import (
     reference_paths,
     text_retrieve,
 )
-from agents.models import DEFAULT_LLM, load_chat_model
+from agents.llm.models import DEFAULT_LLM, load_chat_model
 from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
 from prompts import load_examples
 

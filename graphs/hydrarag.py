@@ -21,11 +21,11 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from agents import hydrarag_answering as answering
-from agents import hydrarag_steps as steps
-from agents.hydrarag_pruning import PruneSettings
-from agents.hydrarag_text import TextSettings
-from agents.models import DEFAULT_LLM, load_chat_model
+from agents.hydrarag import answering as answering
+from agents.hydrarag import steps as steps
+from agents.hydrarag.pruning import PruneSettings
+from agents.hydrarag.text import TextSettings
+from agents.llm.models import DEFAULT_LLM, load_chat_model
 from graphs.common import Context, InputState, OutputState, context_of, merge_usage, resolve_kb, timed
 
 PHASES = ("initial", "refined", "predicted")

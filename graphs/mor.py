@@ -5,7 +5,7 @@ in parallel (``Send``) → intersect_routes → rerank_trajectories → END (or 
 mode). An invalid or unparseable plan goes to match_text (the paper's fallback, §4.1), or back
 to plan_question with the problems while planning attempts remain (``max_iterations``, 1 by
 default: the paper does not re-plan). One LLM call per question (the planner), plus its retry.
-Candidates are graph-first by default (:mod:`agents.mor_graph_first`); ``ranking="paper"``.
+Candidates are graph-first by default (:mod:`agents.mor.graph_first`); ``ranking="paper"``.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from agents import mor_rerank as rr
-from agents import mor_roles as roles
-from agents import mor_traversal as trav
-from agents.models import DEFAULT_LLM, load_chat_model
-from agents.mor_graph_first import select_graph_first, topic_entities
-from agents.mor_matching import question_vector
-from agents.mor_output import outputs, references_text, render_trace
-from agents.mor_plan import validate_plan
+from agents.mor import rerank as rr
+from agents.mor import roles as roles
+from agents.mor import traversal as trav
+from agents.llm.models import DEFAULT_LLM, load_chat_model
+from agents.mor.graph_first import select_graph_first, topic_entities
+from agents.mor.matching import question_vector
+from agents.mor.output import outputs, references_text, render_trace
+from agents.mor.plan import validate_plan
 from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
 from prompts import load_examples
 

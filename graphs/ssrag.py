@@ -17,12 +17,12 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from agents import ssrag_augment as aug
-from agents import ssrag_retrieval as ret
-from agents import ssrag_routing as rt
-from agents import ssrag_unify as uni
-from agents.models import DEFAULT_LLM, load_chat_model
-from agents.structured import add_usage
+from agents.ssrag import augment as aug
+from agents.ssrag import retrieval as ret
+from agents.ssrag import routing as rt
+from agents.ssrag import unify as uni
+from agents.llm.models import DEFAULT_LLM, load_chat_model
+from agents.llm.structured import add_usage
 from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
 
 

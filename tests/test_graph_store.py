@@ -176,7 +176,7 @@ def test_invalid_relation_type_refused(server_graph_store):
 
 @pytest.mark.integration
 def test_no_apoc_means_python_dice(server_graph_store):
-    via_cypher = getattr(server_graph_store, "one_hop_dice", lambda *a: None)  # as agents/fusion_scoring.py
+    via_cypher = getattr(server_graph_store, "one_hop_dice", lambda *a: None)  # as agents/fusion/scoring.py
     assert via_cypher(["marie"], "Who did Marie Curie marry?", 5) is None
 
 

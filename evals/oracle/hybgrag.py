@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from agents import hybgrag_roles as R
+from agents.hybgrag import roles as R
 from evals.oracle.call import Call, Rule
 from evals.oracle.gold import RELATIONS, GoldRecord, norm
 from evals.oracle.noise import Injected

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 
-from agents import hydrarag_roles as R
+from agents.hydrarag import roles as R
 from evals.oracle.call import Call, Rule
 from evals.oracle.gold import GoldRecord, norm, relation_words
 from evals.oracle.noise import Injected

@@ -28,7 +28,7 @@ from langchain_core.outputs import ChatResult
 from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.structured import estimate_tokens
+from agents.llm.structured import estimate_tokens
 from evals.oracle import hybgrag, hydrarag, mor, ssrag
 from evals.oracle.call import Call, Rule
 from evals.oracle.gold import GoldSet
@@ -160,7 +160,7 @@ def build_oracle(spec: str, gold: GoldSet) -> OracleChatModel:
 
 def register_oracle(spec: str, gold: GoldSet, base_url: str = "") -> OracleChatModel:
     """Build the oracle and register it under ``spec`` (what ``load_chat_model(spec)`` then returns)."""
-    from agents.models import register_model
+    from agents.llm.models import register_model
 
     model = build_oracle(spec, gold)
     register_model(spec, model, base_url)

@@ -18,8 +18,8 @@
 
 from __future__ import annotations
 
-from agents import mor_plan as MP
-from agents import mor_roles as R
+from agents.mor import plan as MP
+from agents.mor import roles as R
 from evals.oracle.call import Call, Rule
 from evals.oracle.gold import GoldRecord
 from evals.oracle.noise import Injected

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import re
 
-from agents import ssrag_augment as A
-from agents import ssrag_retrieval as RT
-from agents import ssrag_routing as RO
-from agents import ssrag_unify as U
+from agents.ssrag import augment as A
+from agents.ssrag import retrieval as RT
+from agents.ssrag import routing as RO
+from agents.ssrag import unify as U
 from evals.oracle.call import Call, Rule
 from evals.oracle.gold import PERSON_KINDS, norm
 from evals.oracle.prompt import answer_text, golds_in

@@ -219,7 +219,7 @@ def test_a_choice_out_of_its_values_is_a_client_error(server):
 
 
 def test_concurrent_requests_share_the_local_model(server):
-    """Three hybgrag runs at once on one llama.cpp instance (agents.models serialises its calls)."""
+    """Three hybgrag runs at once on one llama.cpp instance (agents.llm.models serialises its calls)."""
     body = {"input": {"question": "who directed Forrest Gump", "settings": settings_for("hybgrag")}}
 
     def one(_: int) -> httpx.Response:

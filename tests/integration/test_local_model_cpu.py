@@ -18,7 +18,7 @@ pytestmark = pytest.mark.integration
 
 CHILD = """
 import sys
-from agents.models import load_chat_model
+from agents.llm.models import load_chat_model
 out = load_chat_model("local:smollm2").invoke("Say hi.")
 print("REPLY", bool(out.content.strip()))
 """
@@ -30,7 +30,7 @@ def _run(code: str, **env: str) -> subprocess.CompletedProcess:
 
 
 def test_local_model_runs_in_a_child_process():
-    from agents.models import cpu_flags, llama_build_flags
+    from agents.llm.models import cpu_flags, llama_build_flags
 
     proc = _run(CHILD)
     if proc.returncode < 0:

@@ -34,7 +34,7 @@ def openai_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
     """Base URL (``.../v1``) of a llama.cpp OpenAI-compatible server, and its log path."""
     if importlib.util.find_spec("llama_cpp") is None:
         pytest.skip("needs llama-cpp-python[server] (pip install 'hybridrag[local]')")
-    from agents.models import bundled_gguf
+    from agents.llm.models import bundled_gguf
 
     port = free_port()
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
@@ -93,7 +93,7 @@ def openai_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
 def test_chat_openai_is_the_client(openai_server):
     from langchain_openai import ChatOpenAI
 
-    from agents.models import load_chat_model
+    from agents.llm.models import load_chat_model
 
     base, _ = openai_server
     model = load_chat_model(f"openai:{ALIAS}", base)

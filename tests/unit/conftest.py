@@ -63,7 +63,7 @@ def tiny_kb(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture(autouse=True)
 def no_real_models(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fail any attempt to load the bundled local model; hide any real OpenAI key."""
-    import agents.models as models
+    import agents.llm.models as models
 
     def refuse(name: str):
         raise AssertionError(f"unit tests must not load the local model {name!r}")
@@ -76,7 +76,7 @@ def no_real_models(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def fake_llm():
     """Factory: ``fake_llm(*script)`` registers a scripted model as ``fake:test`` and returns it."""
-    from agents.models import forget_model, register_model
+    from agents.llm.models import forget_model, register_model
 
     made: list[ScriptedChatModel] = []
 

@@ -55,7 +55,7 @@ def test_ingest_malformed_file_names_the_line(tmp_path, capsys):
 
 
 def test_ask_hybgrag_with_llm_spec_and_trace(fake_llm, capsys):
-    from agents.hybgrag_roles import RouterAction, TopicEntity, Validation
+    from agents.hybgrag.roles import RouterAction, TopicEntity, Validation
 
     fake_llm(
         RouterAction(entities=[TopicEntity(name="Forrest Gump", type="movie")], relations=["directed_by"],

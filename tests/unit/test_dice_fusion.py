@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from agents.fusion_scoring import Candidate, fuse, fuse_normalised, fuse_rrf, merge
+from agents.fusion.scoring import Candidate, fuse, fuse_normalised, fuse_rrf, merge
 from tools.dice import LabelTable, dice, sentences, text_facts, tokens, triple_score
 
 

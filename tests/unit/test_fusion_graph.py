@@ -66,7 +66,7 @@ def test_unknown_setting_and_mode_are_clear_errors(run):
 @pytest.mark.parametrize("aware", [False, True])
 @pytest.mark.parametrize("tok", ["bigram", "word"])
 def test_vectorised_dice_matches_generic_python_path(monkeypatch, tok, aware):
-    from agents import fusion_paths
+    from agents.fusion import paths as fusion_paths
 
     kb = resolve_kb(context_for("fusion"))
     seeds = ["Forrest Gump", "Tom Hanks", "Robert Zemeckis"]
@@ -83,7 +83,7 @@ def test_vectorised_dice_matches_generic_python_path(monkeypatch, tok, aware):
 @pytest.mark.parametrize("hops", [2, 3])
 @pytest.mark.parametrize("aware", [False, True])
 def test_multi_hop_vectorised_matches_generic_python_path(monkeypatch, hops, aware):
-    from agents import fusion_paths
+    from agents.fusion import paths as fusion_paths
 
     kb = resolve_kb(context_for("fusion"))
     question, seeds = "what genres are the movies directed by Robert Zemeckis", ["Robert Zemeckis"]
@@ -101,7 +101,7 @@ def test_multi_hop_vectorised_matches_generic_python_path(monkeypatch, hops, awa
 
 def test_answer_aware_path_score_is_seed_and_relation_dice():
     """(Dice(seed) + Dice(relations of the path)) / 2, by hand on the sample KB."""
-    from agents.fusion_paths import score_graph
+    from agents.fusion.paths import score_graph
     from tools.dice import dice, tokens
 
     kb = resolve_kb(context_for("fusion"))

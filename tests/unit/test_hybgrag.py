@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.hybgrag_roles import Answer, Critique, RouterAction, TopicEntity, Validation, check_action
+from agents.hybgrag.roles import Answer, Critique, RouterAction, TopicEntity, Validation, check_action
 from graphs.hybgrag import HybGRAGContext, builder, graph, render_trace
 
 YES = Validation(reasoning="The paths satisfy the question.", verdict="yes")
@@ -182,7 +182,7 @@ def test_context_env_and_builder(monkeypatch):
 def test_model_per_role(tiny_kb, fake_llm):
     from fake_chat import ScriptedChatModel
 
-    from agents.models import forget_model, register_model
+    from agents.llm.models import forget_model, register_model
 
     router = fake_llm(act())
     validator = ScriptedChatModel(script=[YES])
@@ -220,7 +220,7 @@ def test_same_action_rejected_searches_one_hop_deeper(tiny_kb, fake_llm):
 
 
 def test_stretched_paths_keep_the_router_order():
-    from agents.hybgrag_paths import next_hops, stretched_paths
+    from agents.hybgrag.paths import next_hops, stretched_paths
 
     assert stretched_paths(["a"], 3) == [("a", "a", "a")]
     assert stretched_paths(["a", "b"], 2) == [("a", "b")]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agents import hydrarag_analysis as analysis
-from agents import hydrarag_kg as kg
-from agents import hydrarag_roles as R
-from agents import hydrarag_steps as steps
-from agents.hydrarag_pruning import PruneSettings, rank_candidates, verification
+from agents.hydrarag import analysis as analysis
+from agents.hydrarag import kg as kg
+from agents.hydrarag import roles as R
+from agents.hydrarag import steps as steps
+from agents.hydrarag.pruning import PruneSettings, rank_candidates, verification
 from graphs.common import resolve_kb
 from graphs.hydrarag import HydraRAGContext, builder, graph, render_trace
 from prompts import Prompt

@@ -8,8 +8,8 @@ import pytest
 from fake_chat import ScriptedChatModel
 from pydantic import BaseModel
 
-from agents import models
-from agents.structured import call_structured, parse_json_reply
+from agents.llm import models
+from agents.llm.structured import call_structured, parse_json_reply
 
 
 class Verdict(BaseModel):

@@ -11,9 +11,9 @@ import pytest
 from fake_chat import ScriptedChatModel
 from pydantic import BaseModel
 
-from agents import models
-from agents.models import LLMUnavailableError, ModelConfigError
-from agents.structured import call_structured
+from agents.llm import models
+from agents.llm.models import LLMUnavailableError, ModelConfigError
+from agents.llm.structured import call_structured
 
 
 class Verdict(BaseModel):

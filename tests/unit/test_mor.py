@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 from langgraph.types import Send
 
-from agents import mor_rerank as rr
-from agents.mor_plan import (
+from agents.mor import rerank as rr
+from agents.mor.plan import (
     Plan,
     PlanNode,
     PlanRoute,
@@ -19,8 +19,8 @@ from agents.mor_plan import (
     plan_from_triplets,
     validate_plan,
 )
-from agents.mor_roles import Answer
-from agents.mor_traversal import merge_routes, traverse_route
+from agents.mor.roles import Answer
+from agents.mor.traversal import merge_routes, traverse_route
 from graphs.common import resolve_kb
 from graphs.mor import MoRContext, builder, fit_reranker, graph, render_trace, route_after_planning
 from prompts import Prompt, load_examples

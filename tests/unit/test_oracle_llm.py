@@ -6,20 +6,20 @@ import json
 
 import pytest
 
-from agents import hybgrag_roles as HR
-from agents import hydrarag_roles as DR
-from agents import mor_roles as MR
-from agents import ssrag_augment as SA
-from agents import ssrag_retrieval as SR
-from agents import ssrag_routing as SRO
-from agents import ssrag_unify as SU
-from agents.hybgrag_critic import render_feedback
-from agents.hybgrag_report import format_references
-from agents.hydrarag_analysis import predicted_depth
-from agents.hydrarag_pruning import path_blocks
-from agents.mor_output import references_text
-from agents.mor_plan import validate_plan
-from agents.structured import call_structured
+from agents.hybgrag import roles as HR
+from agents.hydrarag import roles as DR
+from agents.mor import roles as MR
+from agents.ssrag import augment as SA
+from agents.ssrag import retrieval as SR
+from agents.ssrag import routing as SRO
+from agents.ssrag import unify as SU
+from agents.hybgrag.critic import render_feedback
+from agents.hybgrag.report import format_references
+from agents.hydrarag.analysis import predicted_depth
+from agents.hydrarag.pruning import path_blocks
+from agents.mor.output import references_text
+from agents.mor.plan import validate_plan
+from agents.llm.structured import call_structured
 from evals.datasets import Question
 from evals.oracle import (
     GoldLeakError,
@@ -306,7 +306,7 @@ def test_hydrarag_and_ssrag_carry_their_error_types():
 
 @pytest.fixture
 def registered():
-    from agents.models import forget_model, register_model
+    from agents.llm.models import forget_model, register_model
 
     specs = []
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from fake_chat import ScriptedChatModel
 
-from agents.hybgrag_roles import RouterAction, Validation
-from agents.models import forget_model, register_model
+from agents.hybgrag.roles import RouterAction, Validation
+from agents.llm.models import forget_model, register_model
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -7,13 +7,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from agents import ssrag_augment as aug
-from agents import ssrag_retrieval as ret
-from agents import ssrag_unify as uni
-from agents.ssrag_augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
-from agents.ssrag_retrieval import GraphText
-from agents.ssrag_routing import RouteLabel
-from agents.ssrag_unify import Answer, Redundancy
+from agents.ssrag import augment as aug
+from agents.ssrag import retrieval as ret
+from agents.ssrag import unify as uni
+from agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
+from agents.ssrag.retrieval import GraphText
+from agents.ssrag.routing import RouteLabel
+from agents.ssrag.unify import Answer, Redundancy
 from graphs.common import resolve_kb
 from graphs.ssrag import SSRAGContext, builder, graph
 from kb.model import Entity

@@ -9,7 +9,7 @@ Scoring choices (``FusionContext.scoring``):
 - ``rrf``: reciprocal-rank fusion, Σ 1 / (60 + rank) over the branches; the question's own
   entities last.
 - ``evidence`` (default): every item is scored by the fact that backs it as an answer, on one
-  Dice scale. A graph item by its answer-aware path score (:mod:`agents.fusion_paths`); a text
+  Dice scale. A graph item by its answer-aware path score (:mod:`agents.fusion.paths`); a text
   hit (dense, or a passage naming a seed) by the best fact its sentences state about a seed
   (:func:`tools.dice.text_facts`). Hits stating no fact (bare entity names) follow in the
   order found; the entities the question names come last.

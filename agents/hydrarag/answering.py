@@ -1,6 +1,6 @@
 """HydraRAG node bodies for evidence pruning and question answering (paper §4.3-4.4).
 
-Same contract as :mod:`agents.hydrarag_steps`. Fallbacks (recorded in the trace):
+Same contract as :mod:`agents.hydrarag.steps`. Fallbacks (recorded in the trace):
 
 - path selection unparseable or naming no candidate → the top W_max paths by cross-score;
 - path refinement unparseable → the selected paths as they are;
@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents import hydrarag_roles as roles
-from agents.hydrarag_pruning import apply_choice, numbered, path_blocks, rank_candidates, to_evidence, to_ranked
-from agents.hydrarag_steps import quoted, traced
-from agents.structured import add_usage
+from agents.hydrarag import roles as roles
+from agents.hydrarag.pruning import apply_choice, numbered, path_blocks, rank_candidates, to_evidence, to_ranked
+from agents.hydrarag.steps import quoted, traced
+from agents.llm.structured import add_usage
 from prompts.data_block import data_block
 from prompts.grounding import Support, check_answer
 

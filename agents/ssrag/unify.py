@@ -23,7 +23,7 @@ import numpy as np
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.structured import add_usage, call_structured
+from agents.llm.structured import add_usage, call_structured
 from kb.base import KnowledgeBase
 from kb.embeddings import embed_matrix
 from prompts import ssrag as P

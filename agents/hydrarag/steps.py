@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents import hydrarag_analysis as analysis
-from agents import hydrarag_kg as kg
-from agents import hydrarag_roles as roles
-from agents import hydrarag_text as text
-from agents.hydrarag_pruning import path_blocks
+from agents.hydrarag import analysis as analysis
+from agents.hydrarag import kg as kg
+from agents.hydrarag import roles as roles
+from agents.hydrarag import text as text
+from agents.hydrarag.pruning import path_blocks
 from prompts.data_block import data_block, data_list
 from tools.retrieval import mentions_in
 from tools.web import WebSearchError

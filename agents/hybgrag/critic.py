@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agents.hybgrag_roles import Critique
+from agents.hybgrag.roles import Critique
 from prompts import hybgrag as P
 
 

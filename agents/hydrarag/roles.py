@@ -5,7 +5,7 @@ analysis (sub-questions + skyline), agentic source selector, paragraph → knowl
 web result selection, follow-up question (refined exploration), answer prediction
 (predicted exploration), LLM-aware path selection, path refinement, CoT answer check and
 final answer generation. ``None`` means the reply could not be parsed after one retry
-(:func:`agents.structured.call_structured`); the caller then takes its fallback.
+(:func:`agents.llm.structured.call_structured`); the caller then takes its fallback.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Literal, TypeVar
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.structured import call_structured
+from agents.llm.structured import call_structured
 from prompts import Prompt
 from prompts import hydrarag as P
 

@@ -26,7 +26,7 @@ import re
 
 import numpy as np
 
-from agents.mor_traversal import Trajectory, anchored, select_candidates
+from agents.mor.traversal import Trajectory, anchored, select_candidates
 from kb.base import KnowledgeBase
 
 TEXT_TIER = 1  # rerank tier of text-only candidates (0: structurally reached; fillers rank last)

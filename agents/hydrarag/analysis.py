@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 
-from agents.hydrarag_pruning import embed_texts
+from agents.hydrarag.pruning import embed_texts
 from kb.base import KnowledgeBase
 
 _SEPARATOR = re.compile(r"\s+[-–—]+\s+|\s*(?:->|→|<-|←)\s*")

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.mor_matching import LayerScores, semantic_scores
+from agents.mor.matching import LayerScores, semantic_scores
 from kb.base import KnowledgeBase
 
 Trajectory = list[dict]

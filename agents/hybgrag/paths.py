@@ -16,7 +16,7 @@ intermediate entities as candidates. With ``radius = 0`` (our default) the modul
   through Heat). ``hops`` starts at the number of relations;
   :func:`next_hops` lengthens it by one when the critic rejected the same action;
 - several topic entities, or no useful relation: the paper's ego-graph intersection
-  (:func:`agents.hybgrag_retrieval.hybrid_retrieve`), the radius being the relations per
+  (:func:`agents.hybgrag.retrieval.hybrid_retrieve`), the radius being the relations per
   entity (at least 1), lengthened the same way.
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from itertools import combinations
 
-from agents.hybgrag_retrieval import Reference, Retrieval, hybrid_retrieve, rank_entities
+from agents.hybgrag.retrieval import Reference, Retrieval, hybrid_retrieve, rank_entities
 from kb.base import KnowledgeBase
 from kb.model import Triple
 

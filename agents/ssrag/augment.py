@@ -1,7 +1,7 @@
 """SSRAG query understanding and augmentation (paper §III-A, Algorithm 1).
 
 Four LLM roles in the order of Algorithm 1 — DecomposeQuery, ExtractKeyEntities,
-DetectIntent, EnhanceQuery — each one structured call (see :mod:`agents.structured`) with a
+DetectIntent, EnhanceQuery — each one structured call (see :mod:`agents.llm.structured`) with a
 rule-based fallback when the reply cannot be parsed after one retry:
 
 - decomposition falls back to the question itself as the only sub-question;
@@ -26,7 +26,7 @@ from typing import Literal
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.structured import call_structured
+from agents.llm.structured import call_structured
 from kb.base import KnowledgeBase
 from kb.text_index import words
 from prompts import ssrag as P

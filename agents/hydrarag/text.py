@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agents import hydrarag_roles as roles
-from agents.hydrarag_analysis import link_names, split_chain
-from agents.hydrarag_pruning import apply_choice, embed_texts
-from agents.structured import add_usage
+from agents.hydrarag import roles as roles
+from agents.hydrarag.analysis import link_names, split_chain
+from agents.hydrarag.pruning import apply_choice, embed_texts
+from agents.llm.structured import add_usage
 from kb.base import KnowledgeBase
 from prompts.data_block import data_block, data_list
 from prompts.grounding import is_instruction

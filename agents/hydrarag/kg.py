@@ -22,7 +22,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agents.hydrarag_pruning import relevance
+from agents.hydrarag.pruning import relevance
 from kb.base import KnowledgeBase
 
 MAX_EXPAND = 100  # entities of one set expanded per hop (bounds the cost on hub sets)

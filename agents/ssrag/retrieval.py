@@ -27,7 +27,7 @@ import numpy as np
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.structured import call_structured
+from agents.llm.structured import call_structured
 from kb.base import Hit, KnowledgeBase
 from kb.embeddings import embed_matrix
 from kb.model import Triple

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.mor_matching import best_text, question_vector
+from agents.mor.matching import best_text, question_vector
 from kb.base import KnowledgeBase
 from prompts.data_block import data_block
 

@@ -18,7 +18,7 @@ from typing import Literal
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.structured import call_structured
+from agents.llm.structured import call_structured
 from kb.base import KnowledgeBase
 from prompts import ssrag as P
 from prompts.data_block import data_block

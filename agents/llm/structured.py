@@ -123,7 +123,7 @@ def _unavailable(exc: BaseException) -> bool:
 
 def _attempt(model: BaseChatModel, runnable: Any, schema: type[T], messages: list) -> dict:
     """One call; parse errors are returned in the result, a failed server is LLMUnavailableError."""
-    from agents.models import LLMUnavailableError
+    from agents.llm.models import LLMUnavailableError
 
     try:
         if runnable is None:

@@ -7,7 +7,7 @@ prompted with the schema and few-shot examples. ``None`` from a role means its r
 be parsed after one retry; the caller then takes the paper's fallback, textual matching.
 
 The answerer (QA mode) reads the retrieved entities as quoted data blocks
-(:func:`agents.mor_output.references_text`); its reply is kept only when they support it
+(:func:`agents.mor.output.references_text`); its reply is kept only when they support it
 (:func:`prompts.grounding.check_answer`, strict), else it is ``None`` and the caller answers with
 the top entity; the usage counts it under ``unsupported_answers``. The planner sees no
 retrieved text: the question, the schema, its examples and the plan's problems.
@@ -21,8 +21,8 @@ import logging
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.mor_plan import Plan, TripletPlan, plan_from_triplets
-from agents.structured import add_usage, call_structured
+from agents.mor.plan import Plan, TripletPlan, plan_from_triplets
+from agents.llm.structured import add_usage, call_structured
 from kb.model import Schema
 from prompts import mor as P
 from prompts.grounding import check_answer, evidence_from_prompt

@@ -1,12 +1,12 @@
 """HybGRAG's LLM roles: router, validator, commentor and answerer (input → pydantic output).
 
-Each role is one structured call (see :mod:`agents.structured`): the router extracts topic
+Each role is one structured call (see :mod:`agents.llm.structured`): the router extracts topic
 entities and useful relations *before* choosing the module, as the paper stresses, in a
 single call; critics give their reasoning before the verdict. ``None`` means the reply could
 not be parsed after one retry, and the caller takes the fallback.
 
 Retrieved references reach the validator and the answerer as quoted data blocks
-(:func:`agents.hybgrag_report.format_references`), and the answerer's reply is kept only when
+(:func:`agents.hybgrag.report.format_references`), and the answerer's reply is kept only when
 the references support it (:func:`prompts.grounding.check_answer`, strict: a QA answer names
 retrieved entities or values); otherwise it is ``None`` too, so the caller answers with the top
 reference, and the usage counts it under ``unsupported_answers``. The router and the commentor
@@ -23,7 +23,7 @@ from typing import Literal
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.structured import add_usage, call_structured
+from agents.llm.structured import add_usage, call_structured
 from kb.model import Schema
 from prompts import hybgrag as P
 from prompts.grounding import check_answer, evidence_from_prompt

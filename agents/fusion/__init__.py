@@ -1,0 +1,1 @@
+"""Fusion (training-free KG + dense-text fusion): graph expansion (:mod:`.paths`) and Dice scoring (:mod:`.scoring`)."""

@@ -1,0 +1,1 @@
+"""HybGRAG: router, retriever bank (text and hybrid modules), validator and commentor."""

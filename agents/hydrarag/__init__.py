@@ -1,0 +1,1 @@
+"""HydraRAG: question analysis, source selection, KG / document / web exploration, pruning and refinement."""

@@ -1,0 +1,1 @@
+"""MoR: planning graph, mixed structural / textual traversal and the trajectory reranker."""

@@ -1,0 +1,1 @@
+"""SSRAG: query augmentation, routing, vector + graph retrieval and context unification."""
