@@ -29,6 +29,8 @@ from agents.llm.models import DEFAULT_LLM, load_chat_model
 from graphs.common import Context, InputState, OutputState, context_of, merge_usage, resolve_kb, timed
 
 PHASES = ("initial", "refined", "predicted")
+BEAM_SCORES = ("cross", "relevance")
+VARIANTS = ("hydrarag", "hydrarag-e")
 
 
 def _setting(default: Any, description: str) -> Any:
@@ -64,6 +66,21 @@ class HydraRAGContext(Context):
     source_selector: bool = _setting(True, "Agentic source selector; false: every available source.")
     path_refinement: bool = _setting(True, "Summarise the selected paths; false: show them raw (ablation).")
     variant: str = _setting("hydrarag", "hydrarag, or hydrarag-e: one random relation per clustered edge.")
+    exploration_temperature: float = _setting(
+        0.4, "Sampling temperature of the exploration roles (paper App. C: 0.4); pruning and answering stay at 0.")
+    beam_score: str = _setting(
+        "cross", "KG beam ranking: cross (relevance + verification against the retrieved document sentences, "
+        "§4.2.1) or relevance (Algorithm 1's Relevant_Pruning).")
+    length_floor: bool = _setting(
+        True, "Initial round keeps KG paths with |Topic|·(D-1) < length ≤ |Topic|·D (Algorithm 1); false: ≤ only.")
+
+    def __post_init__(self) -> None:
+        """Environment overrides, then one-line refusals of unknown choices."""
+        super().__post_init__()
+        if self.beam_score not in BEAM_SCORES:
+            raise ValueError(f"beam_score must be one of {', '.join(BEAM_SCORES)}, not {self.beam_score!r}")
+        if self.variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, not {self.variant!r}")
 
     def pruning(self) -> PruneSettings:
         """Evidence-pruning settings."""

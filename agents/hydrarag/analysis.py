@@ -113,6 +113,9 @@ def chain(topics: list[dict], indicator: str, query: str, doc_topics: list[str])
             "query": query, "doc_topics": list(dict.fromkeys([*doc_topics, *(t["id"] for t in topics)]))}
 
 
-def probe(phase: str, round_: int, sources: list[str], depth: int, chains: list[dict]) -> dict:
-    """What one exploration phase searches."""
-    return {"phase": phase, "round": round_, "sources": list(sources), "depth": depth, "chains": chains}
+def probe(phase: str, round_: int, sources: list[str], depth: int, chains: list[dict],
+          floor: bool = False) -> dict:
+    """What one exploration phase searches; ``floor``: keep only KG paths longer than
+    ``|Topic|·(depth-1)`` (Algorithm 1's lower bound on Paths_I, initial round)."""
+    return {"phase": phase, "round": round_, "sources": list(sources), "depth": depth, "chains": chains,
+            "floor": floor}

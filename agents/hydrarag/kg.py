@@ -22,7 +22,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agents.hydrarag.pruning import relevance
+from agents.hydrarag.pruning import PruneSettings, beam_cross_scores, relevance
 from kb.base import KnowledgeBase
 
 MAX_EXPAND = 100  # entities of one set expanded per hop (bounds the cost on hub sets)
@@ -145,11 +145,21 @@ def _concat(first: Chain, second: Chain) -> Chain:
     return Chain(first.nodes + second.nodes[1:], first.edges + second.edges, answer_at)
 
 
+def within(chains: list[Chain], n_topics: int, depth: int, floor: bool) -> list[Chain]:
+    """Paths with ``n·(D-1) < length ≤ n·D`` (Algorithm 1's Paths_I); without ``floor`` only ``≤ n·D``."""
+    low = n_topics * (depth - 1) if floor else 0
+    return [c for c in chains if low < c.length <= n_topics * depth]
+
+
 def explore(kb: KnowledgeBase, topics: list[str], depth: int, width: int, score: Scorer,
-            rng: random.Random | None = None) -> tuple[list[Chain], bool]:
-    """Candidate paths covering every topic entity in order; returns (paths, joined?)."""
+            rng: random.Random | None = None, floor: bool = False) -> tuple[list[Chain], bool]:
+    """Candidate paths covering every topic entity in order; returns (paths, joined?).
+
+    ``floor`` applies Algorithm 1's lower bound: per-topic paths of exactly ``depth`` hops, joined
+    paths longer than ``|Topic|·(depth-1)``.
+    """
     beams = {t: beam(kb, t, depth, width, score, rng) for t in dict.fromkeys(topics)}
-    singles = [c for t in beams for _, c in beams[t]]
+    singles = within([c for t in beams for _, c in beams[t]], 1, depth, floor)
     if len(beams) < 2:
         return singles, False
     order = list(beams)
@@ -163,7 +173,7 @@ def explore(kb: KnowledgeBase, topics: list[str], depth: int, width: int, score:
     chains = [c for _, c in segments[0][: width if len(segments) == 1 else per_segment]]
     for seg in segments[1:]:
         chains = [_concat(c, s) for c in chains for _, s in seg[:per_segment]]
-    return [c for c in chains if c.length <= len(order) * depth], True
+    return within(chains, len(order), depth, floor), True
 
 
 def _names(kb: KnowledgeBase, ids: frozenset[str]) -> str:
@@ -191,9 +201,14 @@ def to_candidate(kb: KnowledgeBase, chain: Chain, phase: str, n: int) -> dict:
             "doc_id": None, "doc_name": None, "path": steps}
 
 
-def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[str], width: int,
-               lambda_sem: float, variant: str = "hydrarag") -> tuple[list[dict], list[str]]:
-    """Structured retrieval for every chain of a probe; returns candidates and notes."""
+def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[str], s: PruneSettings,
+               variant: str = "hydrarag", doc_sentences: Callable[[dict], list[str]] | None = None
+               ) -> tuple[list[dict], list[str]]:
+    """Structured retrieval for every chain of a probe; returns candidates and notes.
+
+    The beam ranks by cross-score against the chain's retrieved document sentences when
+    ``doc_sentences`` is given (§4.2.1), else by relevance alone (Algorithm 1's Relevant_Pruning).
+    """
     rng = random.Random(zlib.crc32(question.encode())) if variant == "hydrarag-e" else None
     cands: list[dict] = []
     notes: list[str] = []
@@ -201,13 +216,17 @@ def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[s
         if not ch["topics"]:
             notes.append("a chain has no topic entity in the KG")
             continue
+        docs = doc_sentences(ch) if doc_sentences is not None else None
 
-        def score(chains: list[Chain], indicator: str = ch["indicator"]) -> list[float]:
+        def score(chains: list[Chain], indicator: str = ch["indicator"], docs: list[str] | None = docs
+                  ) -> list[float]:
             texts = [verbalise(kb, c) for c in chains]
             keys = [[f"id:{i}" for i in c.entity_ids()] for c in chains]
-            return relevance(kb, indicator, topic_keys, texts, keys, lambda_sem).tolist()
+            rel = relevance(kb, indicator, topic_keys, texts, keys, s.lambda_sem)
+            return (rel if docs is None else beam_cross_scores(kb, rel, texts, docs, s)).tolist()
 
-        chains, joined = explore(kb, ch["topics"], probe["depth"], width, score, rng)
+        chains, joined = explore(kb, ch["topics"], probe["depth"], s.beam_width, score, rng,
+                                 probe.get("floor", False))
         if len(set(ch["topics"])) > 1:
             notes.append(f"{' + '.join(ch['names'])}: " + (
                 "paths joined through every topic entity" if joined

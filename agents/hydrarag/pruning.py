@@ -95,6 +95,23 @@ def verification(kb: KnowledgeBase, cands: list[dict], subgraph: set[str], s: Pr
     return out
 
 
+def beam_cross_scores(kb: KnowledgeBase, rel: np.ndarray, texts: list[str], doc_sentences: list[str],
+                      s: PruneSettings) -> np.ndarray:
+    """Cross-score of KG paths inside the beam (§4.2.1): relevance plus verification, where a
+    path is corroborated by the retrieved document sentences within cosine ``γ`` (f2), its
+    source prior is ρ_KG (f1) and its alignment is 1 (f3: a beam path starts at a topic entity
+    and stays within D_max hops, i.e. inside E_q by construction)."""
+    if not texts:
+        return np.zeros(0, dtype=np.float32)
+    sources = np.ones(len(texts), dtype=np.float32)  # kg itself
+    if doc_sentences:
+        sims = embed_texts(kb, texts) @ embed_texts(kb, doc_sentences).T
+        sources += (sims.max(axis=1) >= s.gamma).astype(np.float32)
+    f2 = np.minimum(sources, s.max_width) / s.max_width
+    ver = s.alphas[0] * s.priors.get("kg", 1.0) + s.alphas[1] * f2 + s.alphas[2] * 1.0
+    return s.alpha_cross * rel + (1 - s.alpha_cross) * ver
+
+
 def rank_candidates(kb: KnowledgeBase, cands: list[dict], indicator: str, topic_keys: list[str],
                     subgraph: set[str], s: PruneSettings) -> list[dict]:
     """Steps 1 and 2: the top-W2 candidates by cross-score, each with its scores attached."""

@@ -6,10 +6,16 @@ web result selection, follow-up question (refined exploration), answer predictio
 (predicted exploration), LLM-aware path selection, path refinement, CoT answer check and
 final answer generation. ``None`` means the reply could not be parsed after one retry
 (:func:`agents.llm.structured.call_structured`); the caller then takes its fallback.
+
+Temperature (paper App. C, after ToG-2 and PoG): the exploration roles (paragraph → paths,
+web result selection, follow-up question, predictions) run at ``exploration_temperature``
+(0.4) for diversity; every other role keeps the model's own setting (0 for the project's
+models: pruning and answering stay reproducible). :func:`at_temperature` makes the copy.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -21,6 +27,22 @@ from prompts import hydrarag as P
 
 SourceName = Literal["kg", "docs", "web"]
 T = TypeVar("T", bound=BaseModel)
+_WARM: dict[tuple[int, float], tuple[BaseChatModel, BaseChatModel]] = {}
+_WARM_LOCK = threading.Lock()
+
+
+def at_temperature(model: BaseChatModel, temperature: float | None) -> BaseChatModel:
+    """``model`` sampling at ``temperature`` (a cached shallow copy sharing the client), or ``model``
+    itself when the temperature is None, already set, or the model has no temperature field."""
+    if temperature is None or "temperature" not in type(model).model_fields:
+        return model
+    if getattr(model, "temperature", None) == temperature:
+        return model
+    key = (id(model), float(temperature))
+    with _WARM_LOCK:
+        if key not in _WARM or _WARM[key][0] is not model:  # keep the original: its id stays unique
+            _WARM[key] = (model, model.model_copy(update={"temperature": float(temperature)}))
+        return _WARM[key][1]
 
 
 class TopicEntities(BaseModel):

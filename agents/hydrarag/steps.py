@@ -104,20 +104,33 @@ def select(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
             "unparseable selection" if reply is None else "no available source chosen") + ": every source"
         chosen = chosen or available
     chain = analysis.chain(state["topics"], state["skyline"], q, state["doc_topics"])
-    probe = analysis.probe("initial", 1, chosen, state["depth"], [chain])
+    probe = analysis.probe("initial", 1, chosen, state["depth"], [chain], floor=ctx.length_floor)
     step = traced("select_sources", "S_a = " + (", ".join(chosen) or "(none)"), phase="initial",
                   reasoning=why)
     return {"sources": chosen, "probe": probe, "phase": "initial", "round": 1, "trace": [step],
             "usage": calls}
 
 
+def _beam_documents(kb: Any, ctx: Any, probe: dict) -> Any:
+    """What the KG beam's cross-score corroborates against: each chain's top document sentences when
+    documents are searched this round (none otherwise); None under ``beam_score=relevance``."""
+    if ctx.beam_score != "cross":
+        return None
+    if "docs" not in probe["sources"]:
+        return lambda ch: []
+    s = ctx.text()
+    return lambda ch: [x["sentence"] for x in text.top_sentences(
+        kb, text.gather_docs(kb, ch["doc_topics"], ch["query"], s.doc_pool), ch["indicator"], s.num_sentences)]
+
+
 def explore(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Explore one source for the current probe."""
     src, probe, q, calls, out = state["source"], state["probe"], state["question"], {}, {}
+    model = roles.at_temperature(model, ctx.exploration_temperature)
     match src:
         case "kg":
-            cands, notes = kg.explore_kg(kb, q, probe, state["topic_keys"], ctx.beam_width, ctx.lambda_sem,
-                                         ctx.variant)
+            cands, notes = kg.explore_kg(kb, q, probe, state["topic_keys"], ctx.pruning(), ctx.variant,
+                                         _beam_documents(kb, ctx, probe))
             if not state["has_subgraph"]:
                 topic_ids = list(dict.fromkeys(t for ch in probe["chains"] for t in ch["topics"]))
                 out["subgraph"] = kg.detect_subgraph(kb, topic_ids, ctx.max_depth)
@@ -140,6 +153,7 @@ def explore(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
 def plan_refined(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Follow-up question q_new and skyline I_new; every source of S_t at D_max."""
     q, sky, fallback = state["question"], state["skyline"], None
+    model = roles.at_temperature(model, ctx.exploration_temperature)
     reply, calls = roles.follow_up(model, ctx.structured_method, **quoted(state), topics=_names(state),
                                    paths=path_blocks(state.get("kept", [])))
     if reply is not None and reply.question.strip():
@@ -159,6 +173,7 @@ def plan_refined(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
 def plan_predicted(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Predicted answers with skylines, aligned to E_q; one chain (Topic(q) + e) each, at D_max."""
     q, sky, fallback = state["question"], state["skyline"], None
+    model = roles.at_temperature(model, ctx.exploration_temperature)
     reply, calls = roles.predict(model, ctx.structured_method, **quoted(state), topics=_names(state),
                                  paths=path_blocks(state.get("kept", [])))
     preds = [(p.answer.strip(), p.skyline.strip() or sky) for p in (reply.predictions if reply else [])

@@ -227,7 +227,7 @@ def test_multi_entity_paths_join_and_reduce(tiny_kb):
     topics = [{"mention": n, "id": n, "name": n} for n in ("Tom Hanks", "Penny Marshall")]
     chain = analysis.chain(topics, "Tom Hanks - answer - Penny Marshall", "q", [])
     probe = analysis.probe("initial", 1, ["kg"], 1, [chain])
-    cands, notes = kg.explore_kg(kb, "q", probe, ["id:Tom Hanks", "id:Penny Marshall"], 100, 0.7)
+    cands, notes = kg.explore_kg(kb, "q", probe, ["id:Tom Hanks", "id:Penny Marshall"], PruneSettings())
     assert notes == ["Tom Hanks + Penny Marshall: paths joined through every topic entity"]
     assert cands[0]["text"] == ("{Tom Hanks} ← starred_actors ← {A League of Their Own, Big} "
                                 "→ directed_by → {Penny Marshall}")
