@@ -1,0 +1,120 @@
+"""Masking entity mentions in a question: each span of the question naming a KB entity → ``<E>``.
+
+Only spans of the question are candidates (never a fuzzy dense match of the whole text):
+[bracketed] or "quoted" spans first, then the longest runs of words whose text is an
+entity's id, name or alias (case-insensitive). A run made only of common words (question
+words, function words, the KB's own type and relation words) is not a mention, so a movie
+called "What" or a tag "movie" does not swallow the question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from agents.shots.example import MASK
+from kb.base import KnowledgeBase
+from kb.model import Entity
+
+MAX_SPAN_WORDS = 8
+_WORD = re.compile(r"[\w'’.&-]*\w|\w", re.UNICODE)
+_EXPLICIT = re.compile(r"\[([^\[\]]+)\]|\"([^\"]+)\"")
+COMMON = frozenset("""
+a an the this that these those who whom whose what which when where why how whats
+is are was were be been being do does did done has have had can could will would should may might
+of in on at by for with from to into about as and or not no than then also same share shared
+shares sharing other another any all some each every one ones both many much more most
+i me my we our you your he him his she her it its they them their there here
+film films movie movies star stars starred starring act acts acted acting actor actors
+appear appeared appears direct directed directs director directors write wrote written writer writers
+release released releases year years genre genres language languages type types kind sort
+tag tags described describe about topic topics person people name names
+""".split())
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A span of a question that names KB entities."""
+
+    start: int
+    end: int
+    text: str
+    entities: tuple[Entity, ...]
+
+
+@lru_cache(maxsize=64)
+def _kb_words(schema_key: tuple[str, ...]) -> frozenset[str]:
+    out: set[str] = set()
+    for name in schema_key:
+        for w in re.split(r"[_\W]+", name.lower()):
+            if w:
+                out |= {w, w + "s", w.removesuffix("s")}
+    return frozenset(out)
+
+
+def common_words(kb: KnowledgeBase) -> frozenset[str]:
+    """Words that are never a mention on their own: :data:`COMMON` and the KB's type and relation words."""
+    schema = kb.graph.schema()
+    return COMMON | _kb_words(tuple(sorted([*schema.entity_types, *schema.relation_types])))
+
+
+def _common(tok: re.Match, first: bool, stop: frozenset[str]) -> bool:
+    """A common word, unless capitalised inside the question ("who directed It")."""
+    word = tok.group(0)
+    return word.lower().strip("'’") in stop and (first or not word[0].isupper())
+
+
+def find_mentions(question: str, kb: KnowledgeBase) -> list[Mention]:
+    """Non-overlapping spans of ``question`` naming KB entities, in text order (longest spans win)."""
+    found: list[Mention] = []
+    taken = [False] * (len(question) + 1)
+    for m in _EXPLICIT.finditer(question):
+        text = (m.group(1) or m.group(2)).strip()
+        found.append(Mention(m.start(), m.end(), text, tuple(kb.graph.lookup(text))))
+        taken[m.start():m.end()] = [True] * (m.end() - m.start())
+    toks = [t for t in _WORD.finditer(question) if not taken[t.start()]]
+    used = [False] * len(toks)
+    stop = common_words(kb)
+    for n in range(min(MAX_SPAN_WORDS, len(toks)), 0, -1):
+        for i in range(len(toks) - n + 1):
+            if any(used[i:i + n]):
+                continue
+            if all(_common(t, j == 0 and i == 0, stop) for j, t in enumerate(toks[i:i + n])):
+                continue
+            start, end = toks[i].start(), toks[i + n - 1].end()
+            text = question[start:end]
+            if "\n" in text:
+                continue
+            ents = kb.graph.lookup(text)
+            if ents:
+                found.append(Mention(start, end, text, tuple(ents)))
+                used[i:i + n] = [True] * n
+    return sorted(found, key=lambda m: m.start)
+
+
+def mask_spans(question: str, spans: list[tuple[int, int]]) -> str:
+    """Replace each (start, end) span of ``question`` with ``<E>``, whitespace collapsed."""
+    out, last = [], 0
+    for start, end in sorted(spans):
+        out += [question[last:start], MASK]
+        last = end
+    out.append(question[last:])
+    return " ".join("".join(out).split())
+
+
+def mask_question(question: str, kb: KnowledgeBase) -> str:
+    """``question`` with every entity mention replaced by ``<E>`` (see :func:`find_mentions`)."""
+    return mask_spans(question, [(m.start, m.end) for m in find_mentions(question, kb)])
+
+
+def mask_name(question: str, names: tuple[str, ...] | list[str], kb: KnowledgeBase | None = None) -> str:
+    """Mask known topic names (case-insensitive, brackets included); falls back to mention finding."""
+    spans = []
+    for name in names:
+        m = re.search(r"\[?" + re.escape(name) + r"\]?", question, flags=re.IGNORECASE)
+        if m:
+            spans.append((m.start(), m.end()))
+    if spans or kb is None:
+        return mask_spans(question, spans)
+    return mask_question(question, kb)

@@ -1,0 +1,126 @@
+"""Solved examples from questions with gold answers: the KB relation path that connects them.
+
+The topic entity is the question's [bracketed] or given topic, looked up exactly (id, name
+or alias) and only as a span of the question; without one, the entity mentions of the
+question (:func:`agents.shots.mask.find_mentions`). The path is searched breadth-first over
+the schema's typed steps (each relation forwards or backwards) up to :data:`MAX_HOPS`; the
+path whose end entities match the gold answers best (F1, the topic excluded) wins, the
+shorter one on a tie. A question's known hop count (MetaQA's ``<k>hop`` files) restricts the
+search to that length.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from agents.shots.example import SolvedExample
+from agents.shots.mask import find_mentions, mask_name
+from agents.shots.walk import Step, Walker
+from kb.base import KnowledgeBase
+from kb.model import Entity
+
+MAX_HOPS = 3
+EXPAND_CAP = 5000  # a frontier wider than this is scored but not walked further
+
+
+class GoldQuestion(Protocol):
+    """What a question needs to be solved (``evals.datasets.Question`` has it)."""
+
+    question: str
+    answers: tuple[str, ...]
+    topic: str | None
+    hops: int | None
+
+
+@dataclass
+class SolveTally:
+    """Why questions were skipped, counted per reason."""
+
+    solved: int = 0
+    skipped: Counter = field(default_factory=Counter)
+
+    def line(self) -> str:
+        """``solved 90, skipped 10 (topic not in KB: 7, ...)``."""
+        why = ", ".join(f"{k}: {v}" for k, v in self.skipped.most_common())
+        return f"solved {self.solved}, skipped {sum(self.skipped.values())}" + (f" ({why})" if why else "")
+
+
+def topic_entities(kb: KnowledgeBase, q: GoldQuestion) -> tuple[list[Entity], list[str]]:
+    """(entities, names as written) of the question's topic; empty when not in the KB."""
+    if q.topic:
+        return list(kb.graph.lookup(q.topic)), [q.topic]
+    mentions = find_mentions(q.question, kb)
+    return [e for m in mentions for e in m.entities], [m.text for m in mentions]
+
+
+def _f1(reached: set[str], gold: set[str]) -> float:
+    hit = len(reached & gold)
+    return 0.0 if not hit else 2 * hit / (len(reached) + len(gold))
+
+
+def best_path(walker: Walker, topic_ids: list[str], gold: set[str], hops: int | None = None
+              ) -> tuple[tuple[Step, ...], float, list[str]] | None:
+    """(steps, F1, reached ids) of the best path from the topic to ``gold``, or None."""
+    top = walker.start(topic_ids)
+    best: tuple[float, int, tuple[Step, ...], list[str]] | None = None
+    layer: list[tuple[tuple[Step, ...], object]] = [((), top)]
+    for depth in range(1, (hops or MAX_HOPS) + 1):
+        nxt = []
+        for steps, frontier in layer:
+            if len(frontier) > EXPAND_CAP:
+                continue
+            for step in dict.fromkeys(s for t in walker.types(frontier) for s, _ in walker.steps_from(t)):
+                reached = walker.minus(walker.step(frontier, *step), top)
+                if not len(reached):
+                    continue
+                path = (*steps, step)
+                nxt.append((path, reached))
+                if hops is None or depth == hops:
+                    ids = walker.ids(reached)
+                    score = _f1(set(ids), gold)
+                    if score > 0 and (best is None or (score, -depth) > (best[0], -best[1])):
+                        best = (score, depth, path, ids)
+        layer = nxt
+    return None if best is None else (best[2], best[0], best[3])
+
+
+def solve(kb: KnowledgeBase, walker: Walker, q: GoldQuestion, source: str = "run"
+          ) -> tuple[SolvedExample | None, str]:
+    """(example, "") for a solvable question, else (None, reason it was skipped)."""
+    topics, names = topic_entities(kb, q)
+    if not topics:
+        return None, "topic not in KB" if q.topic else "no entity of the KB named"
+    gold = {e.id for a in q.answers for e in kb.graph.lookup(a)}
+    if not gold:
+        return None, "answers not in KB"
+    found = best_path(walker, [e.id for e in topics], gold, q.hops)
+    if found is None:
+        return None, f"no path of <= {q.hops or MAX_HOPS} hops to the answers"
+    steps, _, reached = found
+    kinds = Counter(e.type for e in kb.graph.get_many(set(reached) & gold).values())
+    return SolvedExample(
+        question=q.question, masked=mask_name(q.question, names, kb),
+        topic=tuple(dict.fromkeys(e.name for e in topics)), topic_types=tuple(dict.fromkeys(e.type for e in topics)),
+        relations=tuple(r for r, _ in steps), answer_type=kinds.most_common(1)[0][0] if kinds else "",
+        answers=tuple(q.answers), source=source, directions=tuple(d for _, d in steps)), ""
+
+
+def solve_all(kb: KnowledgeBase, questions: Iterable[GoldQuestion], source: str = "run",
+              progress: bool = False, walker: Walker | None = None) -> tuple[list[SolvedExample], SolveTally]:
+    """Solve every question; skipped ones are counted by reason, never dropped silently."""
+    from tqdm import tqdm
+
+    walker = walker or Walker(kb.graph)
+    out, tally = [], SolveTally()
+    questions = list(questions)
+    for q in tqdm(questions, desc="solve questions", unit=" q", disable=not progress):
+        ex, why = solve(kb, walker, q, source)
+        if ex is None:
+            tally.skipped[why] += 1
+        else:
+            out.append(ex)
+            tally.solved += 1
+    return out, tally

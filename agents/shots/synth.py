@@ -1,0 +1,135 @@
+"""Solved examples synthesized from a KB's schema and its own entities (no LLM).
+
+Schema paths of 1..``max_hops`` steps are enumerated from the relation types (a step walks a
+relation forwards, head to tail, or backwards); for each path, entities of its start type
+are drawn at random until ``per_path`` of them reach between 1 and :data:`MAX_ANSWERS`
+entities of the path's end type. The question is written from a template built from the
+relation names and entity types only, e.g. ``which person that Heat is directed by`` or
+``which product made by the company that Acme owns``.
+"""
+
+from __future__ import annotations
+
+import random
+
+from agents.shots.example import SolvedExample
+from agents.shots.mask import mask_spans
+from agents.shots.walk import Step, Walker
+from kb.base import KnowledgeBase
+
+MAX_ANSWERS = 30
+MAX_FRONTIER = 2000  # an intermediate hop wider than this goes through a hub: not a question
+TRIES_PER_PATH = 25
+MAX_PATHS = 1500
+_PREPOSITIONS = {"by", "in", "of", "to", "at", "on", "for", "with", "from", "into", "as", "about"}
+
+SchemaPath = tuple[str, tuple[tuple[Step, str], ...]]  # start type, ((step, type reached), ...)
+
+
+def schema_paths(walker: Walker, max_hops: int = 3) -> list[SchemaPath]:
+    """Every typed relation path of 1..``max_hops`` steps the schema allows."""
+    out: list[SchemaPath] = []
+
+    def extend(start: str, steps: tuple[tuple[Step, str], ...], at: str) -> None:
+        if steps:
+            out.append((start, steps))
+        if len(steps) == max_hops:
+            return
+        for step, reached in walker.steps_from(at):
+            if len(steps) >= 2 and steps[-2][0] == step and steps[-1][0][0] == step[0]:
+                continue  # there and back and there again: the same entities as one step
+            for t in reached:
+                extend(start, (*steps, (step, t)), t)
+
+    for entity_type in sorted(walker.schema.entity_types):
+        extend(entity_type, (), entity_type)
+    return out
+
+
+def _words(relation: str) -> str:
+    return relation.replace("_", " ").strip()
+
+
+def phrase(inner: str, relation: str, direction: str, reached: str) -> str:
+    """Noun phrase for the entities one step from ``inner`` (template from relation words and types)."""
+    words = _words(relation)
+    first, last = words.split()[0].lower(), words.split()[-1].lower()
+    if direction == "out":
+        if first == "has":
+            return f"the {words[4:]} of {inner}"
+        if last in _PREPOSITIONS or first in _PREPOSITIONS:
+            return f"the {reached} that {inner} is {words}"
+        return f"the {words} of {inner}"
+    if first == "has":
+        return f"the {reached} that has {words[4:]} {inner}"
+    if last in _PREPOSITIONS or first in _PREPOSITIONS:
+        return f"the {reached} {words} {inner}"
+    return f"the {reached} whose {words} is {inner}"
+
+
+def write_question(name: str, steps: tuple[tuple[Step, str], ...]) -> tuple[str, str]:
+    """(question, masked question) for a topic name and a typed path."""
+    texts = []
+    for inner in (name, "\0"):
+        np_ = inner
+        for (rel, direction), reached in steps:
+            np_ = phrase(np_, rel, direction, reached)
+        texts.append("which " + np_.removeprefix("the "))
+    question, marked = texts
+    at = marked.index("\0")
+    return question, mask_spans(marked, [(at, at + 1)])
+
+
+_POOLS: dict[tuple[str, str], dict[str, list[str]]] = {}
+
+
+def entities_by_type(kb: KnowledgeBase, walker: Walker) -> dict[str, list[str]]:
+    """Entity ids of each type (from the KB's entity documents when the store cannot list them)."""
+    cache = _POOLS.setdefault((str(kb.directory), kb.build_token), {})
+    if not cache:
+        if walker.fast:
+            ents = walker.graph.entities
+        else:
+            ids = [d.id for d in kb.docs if d.kind == "entity"]
+            ents = list(kb.graph.get_many(ids).values())
+        for e in ents:
+            cache.setdefault(e.type, []).append(e.id)
+    return cache
+
+
+def _example(kb: KnowledgeBase, walker: Walker, topic_id: str, start: str,
+             steps: tuple[tuple[Step, str], ...], answers) -> SolvedExample:
+    name = kb.name(topic_id)
+    question, masked = write_question(name, steps)
+    return SolvedExample(
+        question=question, masked=masked, topic=(name,), topic_types=(start,),
+        relations=tuple(s[0][0] for s in steps), answer_type=steps[-1][1],
+        answers=tuple(sorted(kb.name(i) for i in walker.ids(answers))), source="schema",
+        directions=tuple(s[0][1] for s in steps))
+
+
+def synthesize(kb: KnowledgeBase, per_path: int = 2, max_hops: int = 3, seed: int = 0,
+               walker: Walker | None = None) -> list[SolvedExample]:
+    """Up to ``per_path`` solved examples per schema path of 1..``max_hops`` steps (seeded)."""
+    walker = walker or Walker(kb.graph)
+    rng = random.Random(seed)
+    paths = schema_paths(walker, max_hops)
+    if len(paths) > MAX_PATHS:  # keep every short path, sample the longest ones
+        short = [p for p in paths if len(p[1]) < max_hops]
+        paths = short + rng.sample([p for p in paths if len(p[1]) == max_hops], max(0, MAX_PATHS - len(short)))
+    pools = entities_by_type(kb, walker)
+    out: list[SolvedExample] = []
+    for start, steps in paths:
+        pool = pools.get(start, [])
+        found = 0
+        for topic_id in rng.sample(pool, min(TRIES_PER_PATH, len(pool))):
+            end = walker.walk([topic_id], [s for s, _ in steps], cap=MAX_FRONTIER)
+            if end is None:
+                continue
+            answers = walker.of_type(end, steps[-1][1])
+            if 1 <= len(answers) <= MAX_ANSWERS:
+                out.append(_example(kb, walker, topic_id, start, steps, answers))
+                found += 1
+                if found >= per_path:
+                    break
+    return out

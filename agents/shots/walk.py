@@ -1,0 +1,102 @@
+"""Walking relation paths over a KB graph, vectorised for the embedded store.
+
+A frontier is a sorted int array of entity indexes for the in-memory store (one sparse
+matrix per relation and direction, so a step over thousands of entities is one C call), or a
+frozenset of entity ids for any other :class:`kb.store.GraphStore` (one ``neighbors`` call
+per step).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+from scipy import sparse
+
+from kb.model import Schema
+from kb.store import GraphStore
+
+Step = tuple[str, str]  # (relation, "out" | "in")
+
+
+class Walker:
+    """Relation steps over one graph store; frontiers stay opaque to callers."""
+
+    def __init__(self, graph: GraphStore) -> None:
+        """Index the store: sparse adjacency per relation when it is the embedded store."""
+        self.graph = graph
+        self.schema: Schema = graph.schema()
+        self.fast = all(hasattr(graph, a) for a in ("heads", "rels", "tails", "entities", "index_of"))
+        self._adj: dict[Step, sparse.csr_matrix] = {}
+        if self.fast:
+            n = len(graph.entities)
+            self._types = np.array([e.type for e in graph.entities], dtype=object)
+            for r, name in enumerate(graph.relation_names):
+                keep = graph.rels == r
+                h, t = graph.heads[keep], graph.tails[keep]
+                ones = np.ones(len(h), dtype=np.int8)
+                self._adj[(name, "out")] = sparse.csr_matrix((ones, (h, t)), shape=(n, n))
+                self._adj[(name, "in")] = sparse.csr_matrix((ones, (t, h)), shape=(n, n))
+
+    def start(self, entity_ids: Iterable[str]):
+        """The frontier holding these entities (unknown ids left out)."""
+        if self.fast:
+            idx = [self.graph.index_of[i] for i in entity_ids if i in self.graph.index_of]
+            return np.unique(np.asarray(idx, dtype=np.int64))
+        return frozenset(entity_ids)
+
+    def step(self, frontier, relation: str, direction: str):
+        """Entities one ``relation`` edge away from ``frontier`` in ``direction``."""
+        if self.fast:
+            adj = self._adj.get((relation, direction))
+            if adj is None or not len(frontier):
+                return np.zeros(0, np.int64)
+            return np.unique(adj[frontier].indices).astype(np.int64)
+        triples = self.graph.neighbors(frontier, [relation], direction)
+        return frozenset(t.tail if direction == "out" else t.head for t in triples)
+
+    def minus(self, frontier, other):
+        """``frontier`` without the entities of ``other``."""
+        if self.fast:
+            return np.setdiff1d(frontier, other, assume_unique=True)
+        return frontier - other
+
+    def ids(self, frontier) -> list[str]:
+        """Entity ids of a frontier."""
+        if self.fast:
+            ents = self.graph.entities
+            return [ents[i].id for i in frontier.tolist()]
+        return sorted(frontier)
+
+    def types(self, frontier) -> Counter:
+        """Entity types in a frontier, with counts."""
+        if self.fast:
+            return Counter(self._types[frontier].tolist())
+        return Counter(e.type for e in self.graph.get_many(frontier).values())
+
+    def of_type(self, frontier, entity_type: str):
+        """The entities of ``frontier`` that have type ``entity_type``."""
+        if self.fast:
+            return frontier[self._types[frontier] == entity_type]
+        return frozenset(i for i, e in self.graph.get_many(frontier).items() if e.type == entity_type)
+
+    def steps_from(self, entity_type: str) -> list[tuple[Step, tuple[str, ...]]]:
+        """Schema steps leaving ``entity_type``: ((relation, direction), types reached)."""
+        out = []
+        for rel in self.schema.relation_types.values():
+            if entity_type in rel.head_types:
+                out.append(((rel.name, "out"), rel.tail_types))
+            if entity_type in rel.tail_types:
+                out.append(((rel.name, "in"), rel.head_types))
+        return out
+
+    def walk(self, topic_ids: Iterable[str], steps: Iterable[Step], cap: int | None = None):
+        """Follow ``steps`` from the topic; the end frontier without the topic (None past ``cap``)."""
+        topic = self.start(topic_ids)
+        frontier = topic
+        for rel, direction in steps:
+            frontier = self.minus(self.step(frontier, rel, direction), topic)
+            if cap is not None and len(frontier) > cap:
+                return None
+        return frontier
