@@ -129,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_operator_arguments(srv)
     srv.set_defaults(func=_serve)
+    from app.bank_cli import add_bank_arguments
+
+    add_bank_arguments(sub)
     return p
 
 
