@@ -1,17 +1,22 @@
 """MoR: Mixture of structural-and-textual Retrieval, as Planning → Reasoning → Organizing.
 
 plan_question (LLM planning graph, validated against the schema) → one traverse_route per route
-in parallel (``Send``) → intersect_routes → rerank_trajectories → END (or generate_answer in QA
-mode). An invalid or unparseable plan goes to match_text (the paper's fallback, §4.1), or back
-to plan_question with the problems while planning attempts remain (``max_iterations``, 1 by
-default: the paper does not re-plan). One LLM call per question (the planner), plus its retry.
-Candidates are graph-first by default (:mod:`agents.mor.graph_first`); ``ranking="paper"``.
+in parallel (``Send``) → intersect_routes (merge, then the corrective check of
+:mod:`agents.mor.critique`) → rerank_trajectories (the trained network of :mod:`agents.mor.neural`)
+→ END (or generate_answer in QA mode). Corrective edge (ours): a plan whose traversal shows a
+problem (a restriction naming no entity, a hop reaching nothing, an unnamed ambiguous relation,
+a schema problem) goes back to plan_question with the problems named, at most ``max_iterations``
+plans (3); the attempt with the fewest problems is reranked. An invalid or unparseable plan is
+re-planned the same way, then goes to match_text (the paper's fallback, §4.1). A plan repeated
+unchanged ends the loop. ``max_iterations=1`` is the paper's single pass: one LLM call per
+question (the planner), plus its retry. Candidates are graph-first by default
+(:mod:`agents.mor.graph_first`); ``ranking="paper"``.
 """
 
 from __future__ import annotations
 
+import json
 import operator
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -20,16 +25,18 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
+from agents.llm.models import DEFAULT_LLM, load_chat_model
 from agents.mor import rerank as rr
 from agents.mor import roles as roles
 from agents.mor import traversal as trav
-from agents.llm.models import DEFAULT_LLM, load_chat_model
+from agents.mor.critique import critique
+from agents.mor.examples import planner_shots
 from agents.mor.graph_first import select_graph_first, topic_entities
 from agents.mor.matching import question_vector
+from agents.mor.organize import best_attempt, neural_scores
 from agents.mor.output import outputs, references_text, render_trace
 from agents.mor.plan import validate_plan
 from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
-from prompts import load_examples
 
 
 def _setting(default: Any, description: str) -> Any:
@@ -40,12 +47,15 @@ def _setting(default: Any, description: str) -> Any:
 class MoRContext(Context):
     """MoR settings (paper defaults where it gives them); each falls back to ``HYBRIDRAG_<FIELD>``."""
 
-    max_iterations: int = _setting(1, "Planning attempts; above 1 re-plans an invalid plan (ours; paper: 1).")
+    max_iterations: int = _setting(3, "Plans per question: a plan whose traversal shows a problem is re-planned "
+                                   "with the problem named (ours); 1: the paper's single pass.")
     llm: str = _setting(DEFAULT_LLM, "Planner (and answerer) chat model, 'provider:model'.")
     llm_base_url: str = _setting("", "OpenAI-compatible server URL; empty for none.")
     structured_method: str = _setting("function_calling", "function_calling, json_schema or json_mode.")
     planner: str = _setting("paths", "paths (reasoning paths, §3.1) or triplets (merged, PRIME §4.1).")
-    few_shot: str = _setting("", "Planner few-shot JSON file; empty for the bundled examples.")
+    examples: str = _setting("kb", "Planner examples: kb (the KB's solved examples nearest to the question) "
+                             "or bundled (the movie JSON files, for MetaQA).")
+    few_shot: str = _setting("", "Planner few-shot JSON file (overrides examples); empty: none.")
     num_few_shot: int = _setting(10, "Planner few-shot examples used.")
     target_types: str = _setting("", "Comma-separated answer categories (STaRK-MAG: paper); empty: any.")
     max_hops: int = _setting(3, "Longest route kept, in hops; longer routes keep their last hops.")
@@ -59,8 +69,10 @@ class MoRContext(Context):
     fill_with_text: bool = _setting(True, "Top up lists shorter than top_k with text matches, ranked last.")
     ranking: str = _setting("graph_first", "graph_first (ours): the route's topic entity is never a candidate "
                             "and structurally reached candidates rank above text-only matches; paper: one pool.")
-    reranker: str = _setting("structure", "structure (trajectory reranker, §3.3) or none (semantic only).")
-    reranker_weights: str = _setting("", "Fitted reranker weights (JSON); empty: training-free defaults.")
+    reranker: str = _setting("neural", "neural (trained network, §3.3), structure (linear, training-free) "
+                             "or none (semantic only).")
+    reranker_weights: str = _setting("", "Reranker weights: .npz (neural) or .json (structure); empty: the "
+                                     "shipped MetaQA-dev network / the training-free linear weights.")
     fingerprint_length: int = _setting(3, "Trajectory positions featurised (App. B.2: 3; 1: node-based).")
     reranker_features: str = _setting("tf,sf,ti", "Reranker feature groups (Table 2 ablation): tf, sf, ti.")
     answer: bool = _setting(False, "QA mode: generate an answer from the top entities (App. E).")
@@ -79,6 +91,10 @@ class State(InputState, OutputState, total=False):
     plan: dict
     route_results: Annotated[list[dict], operator.add]
     candidates: list[dict]
+    feedback: list[str]
+    plans_seen: list[str]
+    attempts: list[dict]
+    replan: bool
 
 
 class RouteTask(TypedDict):
@@ -87,31 +103,38 @@ class RouteTask(TypedDict):
     question: str
     route: dict
     index: int
+    iteration: int
 
 
 def plan_question(state: State, runtime: Runtime[MoRContext]) -> dict:
-    """Planner: one-shot planning graph, validated against the KB schema."""
+    """Planner: one-shot planning graph, validated against the KB schema; later turns re-plan with
+    the problems of the previous plan named."""
     ctx = context_of(runtime, MoRContext)
     model, t, usage = load_chat_model(ctx.llm, ctx.llm_base_url), state.get("iteration", 0) + 1, {}
-    schema = resolve_kb(ctx).graph.schema()
+    kb = resolve_kb(ctx)
+    schema, shown = kb.graph.schema(), []
     if t == 1:
-        name = "mor_triplets" if ctx.planner == "triplets" else "mor_planner"
-        shots = load_examples(name, ctx.few_shot or None, ctx.num_few_shot)
+        shots = planner_shots(kb, state["question"], ctx.examples, ctx.num_few_shot, ctx.planner, ctx.few_shot)
+        shown = [s["question"] for s in shots]
         messages = roles.planner_messages(state["question"], schema, shots, ctx.planner)
     else:
         messages = roles.replan_messages(state["planner_messages"], state.get("raw_plan") or {},
-                                         state["plan"]["problems"], state["question"])
+                                         state.get("feedback", []), state["question"])
     with timed("planning", usage):
         reply, raw, calls = roles.plan(model, messages, ctx.planner, ctx.structured_method)
         checked = (validate_plan(reply, schema, ctx.targets(), ctx.max_hops) if reply is not None else
                    {"valid": False, "target": None, "routes": [], "shown": [],
                     "problems": ["unparseable planner output"]})
-    retry = not checked["valid"] and t < ctx.max_iterations
+    key = json.dumps(raw, sort_keys=True)
+    repeated = raw is not None and key in state.get("plans_seen", [])
+    retry = not checked["valid"] and t < ctx.max_iterations and not repeated
     decision = (f"mixed traversal over {len(checked['routes'])} route(s)" if checked["valid"] else
                 "invalid plan: re-plan" if retry else "invalid plan: textual matching")
     step = traced("plan_question", decision, iteration=t, routes=checked["shown"], target=checked["target"],
-                  problems=checked["problems"], raw=raw)
+                  problems=checked["problems"], raw=raw, repeated=repeated,
+                  **({"examples": shown} if t == 1 else {}))
     return {"iteration": t, "planner_messages": messages, "raw_plan": raw, "plan": checked,
+            "feedback": checked["problems"], "replan": retry, "plans_seen": [*state.get("plans_seen", []), key],
             "trace": [step], "usage": {**calls, **usage}}
 
 
@@ -119,9 +142,10 @@ def route_after_planning(state: State, runtime: Runtime[MoRContext]) -> list[Sen
     """Valid plan: one traversal per route, in parallel; invalid: re-plan or textual matching."""
     ctx, plan = context_of(runtime, MoRContext), state["plan"]
     if plan["valid"]:
-        return [Send("traverse_route", {"question": state["question"], "route": r, "index": i})
+        return [Send("traverse_route", {"question": state["question"], "route": r, "index": i,
+                                        "iteration": state["iteration"]})
                 for i, r in enumerate(plan["routes"])]
-    return "plan_question" if state["iteration"] < ctx.max_iterations else "match_text"
+    return "plan_question" if state.get("replan") else "match_text"
 
 
 def traverse_route(task: RouteTask, runtime: Runtime[MoRContext]) -> dict:
@@ -138,15 +162,24 @@ def traverse_route(task: RouteTask, runtime: Runtime[MoRContext]) -> dict:
             if ctx.ranking == "graph_first" else None)
     step = traced("traverse_route", f"route {task['index'] + 1}: {len(res['candidates'])} candidates",
                   route=task["route"]["nodes"], layers=res["layers"], topics=res["topics"])
-    return {"route_results": [{**res, "index": task["index"]}], "trace": [step], "usage": usage}
+    return {"route_results": [{**res, "index": task["index"], "iteration": task["iteration"]}], "trace": [step],
+            "usage": usage}
+
+
+def _attempt(state: State, kind: str, problems: list[str], candidates: list[dict]) -> list[dict]:
+    """The attempts so far plus this one (the reranker takes the best)."""
+    return [*state.get("attempts", []), {"iteration": state["iteration"], "kind": kind,
+                                         "problems": problems, "candidates": candidates}]
 
 
 def intersect_routes(state: State, runtime: Runtime[MoRContext]) -> dict:
     """Intersect the routes' candidates (union if empty); keep the best by semantic score
-    (graph-first: structurally reached ones first, no route's topic entity)."""
+    (graph-first: structurally reached ones first, no route's topic entity); then check the
+    followed plan (:func:`agents.mor.critique.critique`) and decide whether to re-plan."""
     ctx = context_of(runtime, MoRContext)
-    kb, usage, q = resolve_kb(ctx), {}, state["question"]
-    results = sorted(state.get("route_results", []), key=lambda r: r["index"])
+    kb, usage, q, t = resolve_kb(ctx), {}, state["question"], state["iteration"]
+    results = sorted((r for r in state.get("route_results", []) if r.get("iteration", t) == t),
+                     key=lambda r: r["index"])
     with timed("reasoning", usage):
         pool, mode = trav.merge_routes(results)
         topics = {t for r in results for t in r.get("topics", [])}
@@ -156,10 +189,18 @@ def intersect_routes(state: State, runtime: Runtime[MoRContext]) -> dict:
         cands = select(kb, qvec, pool, ctx.num_candidates)
         fill = trav.fillers(kb, q, qvec, set(pool) | topics, [state["plan"]["target"]], missing,
                             ctx.text_matcher)
-    step = traced("intersect_routes", mode, route_sizes=[len(r["candidates"]) for r in results],
-                  merged=len(pool), selected=len(cands), fillers=len(fill),
-                  text_only=sum(c.get("tier", 0) > 0 for c in cands))
-    return {"candidates": cands + fill, "trace": [step], "usage": usage}
+        problems = critique(kb, state["plan"], results, mode)
+    replan = bool(problems) and t < ctx.max_iterations
+    step = traced("intersect_routes", mode + (": re-plan" if replan else ""),
+                  route_sizes=[len(r["candidates"]) for r in results], merged=len(pool), selected=len(cands),
+                  fillers=len(fill), text_only=sum(c.get("tier", 0) > 0 for c in cands), problems=problems)
+    return {"candidates": cands + fill, "feedback": problems, "replan": replan,
+            "attempts": _attempt(state, "plan", problems, cands + fill), "trace": [step], "usage": usage}
+
+
+def route_after_intersect(state: State, runtime: Runtime[MoRContext]) -> str:
+    """Problems and plans left: re-plan with them named; otherwise rerank."""
+    return "plan_question" if state.get("replan") else "rerank_trajectories"
 
 
 def match_text(state: State, runtime: Runtime[MoRContext]) -> dict:
@@ -171,23 +212,28 @@ def match_text(state: State, runtime: Runtime[MoRContext]) -> dict:
         pool = trav.text_candidates(kb, q, categories, ctx.num_candidates, ctx.text_matcher)
         cands = trav.select_candidates(kb, question_vector(kb, q), pool, ctx.num_candidates)
     step = traced("match_text", f"{len(cands)} candidates by textual matching", categories=categories)
-    return {"candidates": cands, "trace": [step], "usage": usage}
+    return {"candidates": cands, "attempts": _attempt(state, "text", state["plan"]["problems"], cands),
+            "trace": [step], "usage": usage}
 
 
 def rerank_trajectories(state: State, runtime: Runtime[MoRContext]) -> dict:
-    """Structure-aware rerank of the candidates' trajectories; keep the top-K."""
+    """Structure-aware rerank of the best attempt's candidate trajectories; keep the top-K."""
     ctx = context_of(runtime, MoRContext)
-    kb, usage, cands = resolve_kb(ctx), {}, state.get("candidates", [])
+    kb, usage = resolve_kb(ctx), {}
+    best = best_attempt(state.get("attempts", []))
+    cands = best["candidates"] if best else state.get("candidates", [])
     with timed("organizing", usage):
-        structure = ctx.reranker == "structure"
-        weights = (rr.load_weights(ctx.reranker_weights, ctx.fingerprint_length) if structure
-                   else {"semantic": 1.0})
-        groups = rr.parse_groups(ctx.reranker_features) if structure else ("tf",)
-        top = rr.rerank(cands, weights, ctx.fingerprint_length, groups)[: ctx.top_k]
+        scores, used = neural_scores(ctx.reranker, ctx.reranker_weights, ctx.fingerprint_length, kb, cands)
+        linear = used.startswith("structure")
+        weights = (rr.load_weights("" if ctx.reranker == "neural" else ctx.reranker_weights, ctx.fingerprint_length)
+                   if linear else {"semantic": 1.0})
+        groups = rr.parse_groups(ctx.reranker_features) if linear or scores is not None else ("tf",)
+        top = rr.rerank(cands, weights, ctx.fingerprint_length, groups, scores)[: ctx.top_k]
         out = outputs(kb, state["question"], top)
     structural = sum(any(s["via"] == "struct" for s in c["trajectory"]) for c in top)
-    step = traced("rerank_trajectories", f"top {len(top)} of {len(cands)}", reranker=ctx.reranker,
-                  structural=structural, textual=len(top) - structural, top=[c["id"] for c in top[:5]])
+    step = traced("rerank_trajectories", f"top {len(top)} of {len(cands)}", reranker=used,
+                  attempt=best["iteration"] if best else None, structural=structural,
+                  textual=len(top) - structural, top=[c["id"] for c in top[:5]])
     return {**out, "trace": [step], "usage": usage}
 
 
@@ -208,26 +254,7 @@ def generate_answer(state: State, runtime: Runtime[MoRContext]) -> dict:
     return {"answer": text, "trace": [step], "usage": {**calls, **usage}}
 
 
-def fit_reranker(examples: Iterable[tuple[str, Iterable[str]]], ctx: MoRContext, save_to: str = "") -> dict:
-    """Fit the reranker weights on a dev split: ``(question, gold ids or names)`` pairs.
-
-    Runs the graph up to the candidates, labels each candidate gold by id or (case-insensitive)
-    name, fits with the Eq. 7 loss from the current weights, and optionally saves the weights.
-    """
-    kb, data, groups = resolve_kb(ctx), [], rr.parse_groups(ctx.reranker_features)
-    for question, gold in examples:
-        golds = {g.lower() for g in gold}
-        run = graph.invoke({"question": question}, context=ctx, output_keys=["candidates"])
-        cands = run.get("candidates", [])
-        feats = [rr.features(c["trajectory"], c["semantic"], ctx.fingerprint_length, groups) for c in cands]
-        data.append((feats, [c["id"].lower() in golds or kb.name(c["id"]).lower() in golds for c in cands]))
-    weights = rr.fit_weights(data, rr.load_weights(ctx.reranker_weights, ctx.fingerprint_length))
-    if save_to:
-        rr.save_weights(weights, save_to, ctx.fingerprint_length)
-    return weights
-
-
-__all__ = ["MoRContext", "builder", "fit_reranker", "graph", "render_trace"]
+__all__ = ["MoRContext", "best_attempt", "builder", "graph", "render_trace"]
 
 builder = StateGraph(State, context_schema=MoRContext, input_schema=InputState, output_schema=OutputState)
 builder.add_node(plan_question)
@@ -240,7 +267,8 @@ builder.add_edge(START, "plan_question")  # every question is planned first
 builder.add_conditional_edges(  # valid plan → parallel traversals; invalid → re-plan or text matching
     "plan_question", route_after_planning, ["traverse_route", "plan_question", "match_text"])
 builder.add_edge("traverse_route", "intersect_routes")  # all routes join at the intersection
-builder.add_edge("intersect_routes", "rerank_trajectories")  # merged candidates are reranked
+builder.add_conditional_edges(  # corrective edge: problems → re-plan with them named; else rerank
+    "intersect_routes", route_after_intersect, ["plan_question", "rerank_trajectories"])
 builder.add_edge("match_text", "rerank_trajectories")  # textual candidates are reranked too
 builder.add_conditional_edges("rerank_trajectories", route_after_rerank, ["generate_answer", END])  # QA mode
 builder.add_edge("generate_answer", END)

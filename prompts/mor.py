@@ -1,8 +1,9 @@
 """MoR prompts: the planner (reasoning paths or triplets), its re-planning turn, and the answerer.
 
 Written for this project after the roles the MoR paper describes (§3.1, §4.1, App. B.2, App. E);
-the paper's own prompt text is not reproduced. Few-shot examples live in ``prompts/examples/``
-(``mor_planner.json``, ``mor_triplets.json``).
+the paper's own prompt text is not reproduced. Few-shot examples come from the KB's solved
+examples (:mod:`agents.mor.examples`) or, for MetaQA, ``prompts/examples/`` (``mor_planner.json``,
+``mor_triplets.json``). The re-planning turn lists the problems :mod:`agents.mor.critique` found.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ Rules:
 3. Give a node a restriction when the question says something specific about it (a name, a
    year, a topic, a description); copy those words from the question. Leave it empty otherwise.
    The first node of every route must have a restriction.
-4. Consecutive types in a route must be linked by one of the relation types. You may name that
-   relation on the later node; leave it empty if unsure.
+4. Consecutive types in a route must be linked by one of the relation types. Name that
+   relation on the later node when more than one relation links the two types.
 5. Use one route per separate condition the answer must meet; keep routes short (at most
    three hops).
 6. If nothing in the question points into the graph, return a single route with a single node:
@@ -42,11 +43,12 @@ Question: {question}
 Plan: {plan}""", ("question", "plan"))
 
 REPLAN = Prompt("mor.replan", """\
-That plan cannot be followed in this knowledge graph:
+Searching the knowledge graph with that plan went wrong here:
 {problems}
 Question: {question}
-Write the plan again, using only the listed entity types and types that a relation links.""",
-                ("problems", "question"))
+Write the plan again. Repair each part named above (a type, a relation, a restriction), using only
+the listed entity types, relations that link consecutive types, and restrictions copied from the
+question; keep the parts that worked.""", ("problems", "question"))
 
 TRIPLETS_SYSTEM = Prompt("mor.triplets_system", """\
 You read a question and write down the facts its answer takes part in, as triplets over a

@@ -13,6 +13,8 @@ rules, written out because the paper gives none beyond "invalid":
 - the target is the end category shared by most routes (the first route breaks ties), or must
   be one of the configured target types when those are given; other routes are dropped;
 - a plan of one single-node route is no plan: textual matching answers it;
+- each problem names the part that is wrong (``type X``, ``relation R``, ``restriction``), so
+  that a re-planning turn can repair it (:mod:`agents.mor.critique`);
 - routes longer than ``max_hops`` hops keep their last ``max_hops`` hops.
 
 A relation named on an edge narrows that hop when it connects the two categories; otherwise
@@ -122,22 +124,26 @@ def _check_route(route: PlanRoute, schema: Schema, types: dict[str, str],
              for n in route.nodes]
     if not nodes:
         return None, ["empty route"]
-    if any(n["type"] is None for n in nodes):
-        return None, [f"route {shown}: unknown entity type"]
+    unknown = [n.type for n, c in zip(route.nodes, nodes, strict=True) if c["type"] is None]
+    if unknown:
+        return None, [f"route {shown}: unknown entity type: type {unknown[0]} is not one of the entity types"]
     nodes = nodes[-(max_hops + 1):]
     if not nodes[0]["restriction"]:
         return None, [f"route {shown}: its first node has no restriction to start from"]
-    hops, problems = [], []
+    hops, problems, said = [], [], []
     for a, b in zip(nodes, nodes[1:], strict=False):
         rels = hop_relations(schema, a["type"], b["type"])
         if not rels:
-            return None, [f"route {shown}: no relation connects {a['type']} and {b['type']}"]
+            return None, [f"route {shown}: no relation connects {a['type']} and {b['type']}: "
+                          f"type {b['type']} cannot follow type {a['type']}"]
         named = {_norm(b["relation"])} & {_norm(r) for r in rels}
         if b["relation"] and not named:
-            problems.append(f"relation {b['relation']!r} does not link {a['type']} and {b['type']}: all used")
+            problems.append(f"relation {b['relation']} does not link type {a['type']} and type {b['type']}: "
+                            "all used")
         hops.append([r for r in rels if _norm(r) in named] or rels)
+        said.append(bool(named))
     clean = [{"type": n["type"], "restriction": n["restriction"]} for n in nodes]
-    return {"nodes": clean, "relations": hops}, problems
+    return {"nodes": clean, "relations": hops, "named": said}, problems
 
 
 def validate_plan(plan: Plan, schema: Schema, target_types: list[str], max_hops: int = 3) -> dict:

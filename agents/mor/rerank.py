@@ -11,9 +11,11 @@ earliest positions padded):
 - Traversal Identifier (TI): how each position was reached, one-hot ``ti_<i>_<text|struct|padding>``.
 
 The paper feeds these to a small neural network (TF → 256, SF through a transformer → 256, TI
-embeddings 3×256, two dense layers) trained with the softmax cross-entropy of Eq. 7. Here the
-score is linear in the features: training-free defaults below, or weights fitted with the same
-Eq. 7 loss on a dev split with gold answers (:func:`fit_weights`).
+embeddings 3×256, two dense layers) trained with the softmax cross-entropy of Eq. 7; that network
+is :mod:`agents.mor.neural` (``reranker="neural"``, the default). This module is the linear
+alternative (``reranker="structure"``): training-free defaults below, or weights fitted with the
+same Eq. 7 loss on a dev split with gold answers (:func:`fit_weights`); and the tiered ordering
+both share (:func:`rerank`).
 
 Default weights (ours, following the paper's findings): ``semantic`` 1.0 (the paper's ranker
 without reranker); TF 0.5 on the candidate and 0.25 on each earlier node (TF matters most,
@@ -86,19 +88,21 @@ def score(feats: dict[str, float], weights: dict[str, float]) -> float:
 
 
 def rerank(candidates: list[dict], weights: dict[str, float], length: int = 3,
-           groups: tuple[str, ...] = ("tf", "sf", "ti")) -> list[dict]:
+           groups: tuple[str, ...] = ("tf", "sf", "ti"), scores: list[float] | None = None) -> list[dict]:
     """Score candidates ``{"id", "semantic", "trajectory"[, "filler"]}``, best first.
 
-    Adds ``features`` and ``score``. Candidates rank by tier, then score: tier ``c["tier"]``
+    Adds ``features`` and ``score``; ``scores`` (one per candidate, e.g. the trained network's,
+    :mod:`agents.mor.neural`) replace the linear score of ``weights``. Candidates rank by tier, then score: tier ``c["tier"]``
     (0 when absent; the graph-first pool puts text-only matches in tier 1), fillers (textual
     top-ups of a short list) last. Each later tier's scores are shifted below the last score
     of the tiers before it, so scores fall down the list.
     """
     tiers: dict[int, list[dict]] = {}
-    for c in candidates:
+    for i, c in enumerate(candidates):
         feats = features(c["trajectory"], c["semantic"], length, groups)
         tier = FILLER_TIER if c.get("filler") else int(c.get("tier", 0))
-        tiers.setdefault(tier, []).append({**c, "features": feats, "score": round(score(feats, weights), 6)})
+        value = scores[i] if scores is not None else score(feats, weights)
+        tiers.setdefault(tier, []).append({**c, "features": feats, "score": round(value, 6)})
     out: list[dict] = []
     for tier in sorted(tiers):
         group = sorted(tiers[tier], key=lambda c: -c["score"])

@@ -109,7 +109,8 @@ def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int
             back through its topic entity, which is never a candidate). None: the paper.
 
     Returns:
-        ``{"candidates": {id: trajectory}, "layers": [{"layer", "type", "struct", "text", "kept"}],
+        ``{"candidates": {id: trajectory}, "layers": [{"layer", "type", "struct", "text", "kept"[,
+        "anchored"]}],
         "seeds": [layer-0 seed ids, best first], "topics": [topic entity ids]}``.
     """
     nodes, hops = route["nodes"], route["relations"]
@@ -131,7 +132,7 @@ def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int
             nxt.setdefault(e, [_step(e, node["type"], "text", s)])
         current = _cap({e: t for e, t in nxt.items() if e not in topics}, max_frontier)  # never walk back
         layers.append({"layer": i, "type": node["type"], "struct": n_struct, "text": len(matched),
-                       "kept": len(current)})
+                       "kept": len(current), "anchored": sum(anchored(t) for t in current.values())})
     return {"candidates": current, "layers": layers, "seeds": seeds, "topics": sorted(topics)}
 
 

@@ -22,7 +22,7 @@ from agents.mor.plan import (
 from agents.mor.roles import Answer
 from agents.mor.traversal import merge_routes, traverse_route
 from graphs.common import resolve_kb
-from graphs.mor import MoRContext, builder, fit_reranker, graph, render_trace, route_after_planning
+from graphs.mor import MoRContext, builder, graph, render_trace, route_after_planning
 from prompts import Prompt, load_examples
 from prompts import mor as P
 
@@ -291,16 +291,6 @@ def test_fit_weights_learns_from_gold(tmp_path):
     with pytest.raises(ValueError):
         rr.load_weights(path, length=2)
     assert rr.fit_weights([([cand(0, 0)], [False])]) == rr.default_weights()
-
-
-def test_fit_reranker_on_a_dev_split(tiny_kb, fake_llm, tmp_path):
-    fake_llm(HANKS_1995, plan([node("person", "Tom Hanks"), node("movie")]), HANKS_1995)
-    ctx = MoRContext(kb=tiny_kb, llm="fake:test")
-    path = tmp_path / "weights.json"
-    weights = fit_reranker([(Q, ["Apollo 13"]), ("what did Tom Hanks star in", ["big"])], ctx, str(path))
-    assert json.loads(path.read_text())["weights"] == weights
-    out = run(tiny_kb, reranker_weights=str(path))
-    assert out["answer"] == "Apollo 13"
 
 
 # -- prompts and examples ----------------------------------------------------------------

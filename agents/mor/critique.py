@@ -1,0 +1,97 @@
+"""MoR's corrective edge (ours; the paper plans once): what went wrong with a followed plan.
+
+After the routes are traversed and merged, the plan is checked against what the traversal
+found. Each problem names the part of the plan that is wrong, so that the planner can repair
+that part (the problems go back to it in the re-planning turn, :data:`prompts.mor.REPLAN`):
+
+- a restriction on a route's first node that names no entity of its type among the seeds
+  textual matching found (``restriction "films" names no person entity ...``);
+- a hop along which structure reached nothing: ``relation directed_by from type movie reached
+  no type person entity`` (from the route's topic entity when it has one, else from any seed);
+- a hop with several relation types between its two types and none named (``hop movie → person
+  names no relation ...``): every one of them was traversed;
+- routes whose candidates do not intersect.
+
+Schema problems of the plan itself (a relation that does not link its two types, a type that
+cannot follow the previous one, a missing restriction) come from :func:`agents.mor.plan.validate_plan`
+and count as problems too. No problem: the plan is kept. ``max_iterations=1`` is the paper's
+single pass (the problems are then only traced).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.mor.plan import render_route
+from kb.base import KnowledgeBase
+
+
+def _named(a: str, b: str) -> bool:
+    """Whether ``a`` occurs in ``b`` as a whole phrase (case-insensitive)."""
+    a, b = a.strip().lower(), b.strip().lower()
+    return bool(a) and re.search(rf"(?<!\w){re.escape(a)}(?!\w)", b) is not None
+
+
+def restriction_problem(kb: KnowledgeBase, route: dict, seeds: list[str]) -> str | None:
+    """The first node's restriction names none of the seeds (and no seed's name holds it)."""
+    first = route["nodes"][0]
+    text = first["restriction"]
+    if len(route["nodes"]) < 2 or not text:
+        return None
+    names = [kb.name(s) for s in seeds]
+    if any(_named(n, text) or _named(text, n) for n in names):
+        return None
+    return (f'restriction "{text}" names no {first["type"]} entity in the knowledge graph '
+            f"(route {render_route(route)}); copy the name the question gives")
+
+
+def _relations(rels: list[str]) -> str:
+    return f"relation {rels[0]}" if len(rels) == 1 else "relations " + ", ".join(rels)
+
+
+def hop_problems(kb: KnowledgeBase, route: dict, result: dict) -> list[str]:
+    """Hops along which structure reached nothing (from the topic entity when there is one)."""
+    nodes, hops = route["nodes"], route["relations"]
+    topic = [kb.name(t) for t in result.get("topics", [])]
+    out = []
+    for layer, a, b, rels in zip(result["layers"][1:], nodes, nodes[1:], hops, strict=False):
+        reached = layer.get("anchored", layer["struct"]) if topic else layer["struct"]
+        if reached:
+            continue
+        start = f' from "{topic[0]}"' if topic else ""
+        out.append(f"{_relations(rels)} from type {a['type']}{start} reached no type {b['type']} entity "
+                   f"(route {render_route(route)})")
+        break  # later hops start from nothing: the first failing hop is the one to repair
+    return out
+
+
+def unnamed_hops(route: dict, named: list[bool]) -> list[str]:
+    """Hops several relation types could take, none of them named by the planner."""
+    out = []
+    for a, b, rels, was_named in zip(route["nodes"], route["nodes"][1:], route["relations"], named, strict=False):
+        if len(rels) > 1 and not was_named:
+            out.append(f"hop {a['type']} → {b['type']} names no relation, and {len(rels)} link them "
+                       f"({', '.join(rels)}): all were followed; name the one the question means")
+    return out
+
+
+def critique(kb: KnowledgeBase, plan: dict, results: list[dict], merge_mode: str) -> list[str]:
+    """Problems of a followed plan: the validation's, then what the traversal shows.
+
+    Args:
+        kb: the knowledge base (entity names).
+        plan: the validated plan (:func:`agents.mor.plan.validate_plan`, with ``named`` per hop).
+        results: one traversal result per route (``layers`` with ``struct`` / ``anchored``
+            counts, ``seeds``, ``topics``), in route order.
+        merge_mode: how :func:`agents.mor.traversal.merge_routes` merged them.
+    """
+    problems = list(plan.get("problems", []))
+    for route, res in zip(plan["routes"], results, strict=False):
+        problems += unnamed_hops(route, route.get("named", [True] * len(route["relations"])))
+        restricted = restriction_problem(kb, route, res.get("seeds", []))
+        problems += [restricted] if restricted else []
+        problems += hop_problems(kb, route, res)
+    if merge_mode.startswith("union"):
+        problems.append("the routes " + " and ".join(render_route(r) for r in plan["routes"])
+                        + " share no candidate; check which condition the answer really meets")
+    return list(dict.fromkeys(problems))

@@ -1,0 +1,71 @@
+"""The planner's few-shot examples: from the KB's solved-examples bank, or the bundled movie files.
+
+``examples="kb"`` (default): the ``k`` solved examples of the KB at hand nearest to the question
+(:meth:`agents.shots.Bank.nearest`, entity mentions masked), each turned into a planning graph:
+one route from the topic entity (its type, its name as the restriction) along the example's
+relation path, every node typed by the schema, the last one the answer type; in triplet mode
+the same path as one triplet per hop. ``examples="bundled"``: the movie JSON files in
+``prompts/examples/`` (MetaQA evaluations), or the file named by ``few_shot``.
+"""
+
+from __future__ import annotations
+
+from agents.shots import SolvedExample, bank_for
+from kb.base import KnowledgeBase
+from kb.model import Schema
+from prompts import load_examples
+
+
+def _next_type(schema: Schema, at: str, relation: str, direction: str) -> str | None:
+    rel = schema.relation_types.get(relation)
+    if rel is None:
+        return None
+    forward = direction == "out" or (direction != "in" and at in rel.head_types)
+    ends = rel.tail_types if forward else rel.head_types
+    return ends[0] if ends else None
+
+
+def route_of(example: SolvedExample, schema: Schema) -> list[dict] | None:
+    """The example's relation path as route nodes ``{"type", "restriction", "relation"}`` (None when
+    the schema cannot type it)."""
+    if not example.topic or not example.topic_types or not example.relations:
+        return None
+    nodes = [{"type": example.topic_types[0], "restriction": example.topic[0]}]
+    for i, relation in enumerate(example.relations):
+        direction = example.directions[i] if i < len(example.directions) else ""
+        last = i == len(example.relations) - 1
+        kind = example.answer_type if last else _next_type(schema, nodes[-1]["type"], relation, direction)
+        if not kind:
+            return None
+        nodes.append({"type": kind, "relation": relation})
+    return nodes
+
+
+def as_shot(example: SolvedExample, schema: Schema, mode: str) -> dict | None:
+    """One planner example ``{"question", "plan"}`` (paths) or ``{"question", "triplets"}``."""
+    nodes = route_of(example, schema)
+    if nodes is None:
+        return None
+    if mode != "triplets":
+        return {"question": example.question, "plan": {"routes": [{"nodes": nodes}]}}
+    triplets = [{"head": {k: v for k, v in a.items() if k != "relation"}, "relation": b["relation"],
+                 "tail": {"type": b["type"]}} for a, b in zip(nodes, nodes[1:], strict=False)]
+    return {"question": example.question, "triplets": {"target": nodes[-1]["type"], "triplets": triplets}}
+
+
+def planner_shots(kb: KnowledgeBase, question: str, source: str, k: int, mode: str = "paths",
+                  few_shot: str = "") -> list[dict]:
+    """The planner's ``k`` examples for ``question`` from ``source`` (``kb`` or ``bundled``)."""
+    if source == "bundled" or few_shot:
+        return load_examples("mor_triplets" if mode == "triplets" else "mor_planner", few_shot or None, k)
+    if source != "kb":
+        raise ValueError(f"unknown examples source {source!r}; use kb or bundled")
+    schema = kb.graph.schema()
+    shots = []
+    for ex in bank_for(kb).nearest(question, k * 2):
+        shot = as_shot(ex, schema, mode)
+        if shot is not None:
+            shots.append(shot)
+        if len(shots) >= k:
+            break
+    return shots
