@@ -3,8 +3,8 @@
 route_question → retrieve_text | retrieve_hybrid → validate_retrieval → accept: END (or
 generate_answer in QA mode); reject: comment_on_routing → route_question, at most
 ``max_iterations`` times, after which the last retrieval is returned. LLM calls per
-iteration: router 1, validator 1, commentor 0-1 (none when a rule decides the feedback,
-none after the last iteration, whose feedback would go unused); at most 3. The hybrid module
+iteration: router 1, validator 1, commentor 0-1 (none after the last iteration, whose
+feedback would go unused, and none when ``commentor="rules"`` decides it by rule); at most 3. The hybrid module
 follows the router's relation path (:mod:`agents.hybgrag.paths`) unless ``radius`` fixes the
 paper's ego-graph radius.
 """
@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 from agents.hybgrag import critic as critic
 from agents.hybgrag import roles as roles
 from agents.hybgrag.paths import action_key, next_hops, path_retrieve
+from agents.hybgrag.shots import examples_for
 from agents.hybgrag.report import format_references, render_trace  # noqa: F401 - render_trace re-exported
 from agents.hybgrag.retrieval import (
     Reference,
@@ -31,7 +32,6 @@ from agents.hybgrag.retrieval import (
 )
 from agents.llm.models import DEFAULT_LLM, load_chat_model
 from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
-from prompts import load_examples
 
 
 @dataclass(kw_only=True)
@@ -54,11 +54,21 @@ class HybGRAGContext(Context):
                        "ego-graph of radius N (paper: 2)."})
     num_references: int = field(default=1, metadata={
         "description": "How many top references the validator sees (the paper shows one)."})
+    examples: str = field(default="kb", metadata={
+        "description": "Router and commentor examples: 'kb' (from the KB at hand's solved examples: the router's "
+                       "nearest by masked question, the six error types made from them) or 'bundled' (the MetaQA "
+                       "files prompts/examples/hybgrag_router.json and hybgrag_experience.json)."})
     few_shot: str = field(default="", metadata={
-        "description": "Router few-shot JSON file; empty for prompts/examples/hybgrag_router.json."})
+        "description": "Router few-shot JSON file (overrides `examples` for the router); empty for none."})
     num_few_shot: int = field(default=10, metadata={"description": "Router few-shot examples used."})
+    validator_examples: int = field(default=2, metadata={
+        "description": "Validator examples per entity type, drawn from the KB at hand (paper: 2); 0 for none."})
+    commentor: str = field(default="llm", metadata={
+        "description": "Who writes the corrective feedback: 'llm' (the paper: the LLM commentor with the "
+                       "experience bank judges every rejection) or 'rules' (rules decide where the retrieval "
+                       "shows the error, the LLM commentor the rest)."})
     experience: str = field(default="", metadata={
-        "description": "Experience bank JSON file; empty for prompts/examples/hybgrag_experience.json."})
+        "description": "Experience bank JSON file (overrides `examples` for the commentor); empty for none."})
     num_experiences: int = field(default=30, metadata={"description": "Experience-bank examples shown."})
     answer: bool = field(default=False, metadata={
         "description": "QA mode: generate a text answer from the accepted references."})
@@ -96,10 +106,11 @@ def _link(kb: Any, action: dict) -> dict:
 def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     """Router: extract topic entities and useful relations, choose a module, link entities."""
     ctx, kb, model = _setup(runtime, "router")
-    t, usage = state.get("iteration", 0) + 1, {}
+    t, usage, shown = state.get("iteration", 0) + 1, {}, None
     if t == 1:
-        shots = load_examples("hybgrag_router", ctx.few_shot or None, ctx.num_few_shot)
+        shots = examples_for(kb, "router", state["question"], ctx.examples, ctx.num_few_shot, ctx.few_shot)
         messages = roles.router_first_messages(state["question"], kb.graph.schema(), shots)
+        shown = [ex["question"] for ex in shots]
     else:
         messages = roles.router_reflect_messages(state["router_messages"], state["action"],
                                                  state["feedback"], state["question"])
@@ -115,7 +126,7 @@ def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
                   entities=[f"{e['name']} ({e['type'] or 'unknown'})" for e in action["entities"]],
                   relations=action["relations"], linked=[e["id"] for e in action["linked"]],
                   unlinked=action["unlinked"], dropped=action["dropped_relations"] + action["dropped_types"],
-                  fallback=fallback)
+                  fallback=fallback, examples=shown)
     return {"iteration": t, "router_messages": messages, "action": action, "trace": [step],
             "usage": {**calls, **usage}}
 
@@ -178,18 +189,19 @@ def retrieve_hybrid(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
 
 def validate_retrieval(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     """Validator: accept or reject the top references (an empty retrieval is rejected unasked)."""
-    ctx, _, model = _setup(runtime, "validator")
+    ctx, kb, model = _setup(runtime, "validator")
     refs, usage, calls = state.get("references", [])[: ctx.num_references], {}, {}
-    reasoning = "nothing was retrieved"
-    verdict = "no"
+    reasoning, verdict, shots = "nothing was retrieved", "no", []
     if refs:
         with timed("validator", usage):
+            shots = examples_for(kb, "validator", state["question"], ctx.examples, ctx.validator_examples)
             reply, calls = roles.validate(model, state["question"], format_references(refs),
-                                          ctx.structured_method)
+                                          ctx.structured_method, shots)
         verdict = reply.verdict if reply else "no"
         reasoning = reply.reasoning if reply else "unparseable validator output: reject"
     decision = "accept" if verdict == "yes" else "reject"
-    step = traced("validate_retrieval", decision, iteration=state["iteration"], reasoning=reasoning)
+    step = traced("validate_retrieval", decision, iteration=state["iteration"], reasoning=reasoning,
+                  examples=[f"{ex['question']} → {ex['name']}: {ex['verdict']}" for ex in shots])
     return {"verdict": verdict, "trace": [step], "usage": {**calls, **usage}}
 
 
@@ -202,17 +214,25 @@ def route_after_validation(state: State, runtime: Runtime[HybGRAGContext]) -> st
 
 
 def comment_on_routing(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
-    """Commentor: corrective feedback by rule when the retrieval shows the error, else by the LLM."""
-    ctx, _, model = _setup(runtime, "commentor")
-    action, usage, calls = state["action"], {}, {}
+    """Commentor: the LLM's corrective feedback (default), or by rule where the retrieval shows the
+    error under ``commentor="rules"``."""
+    ctx, kb, model = _setup(runtime, "commentor")
+    action, usage, calls, bank = state["action"], {}, {}, []
+    if ctx.commentor not in ("llm", "rules"):
+        raise ValueError(f"hybgrag commentor must be 'llm' or 'rules', got {ctx.commentor!r}")
     with timed("commentor", usage):
-        diagnosis = critic.detect_situation(action, state["retrieval"])
+        diagnosis = critic.detect_situation(action, state["retrieval"]) if ctx.commentor == "rules" else None
         if diagnosis is None:
-            bank = load_examples("hybgrag_experience", ctx.experience or None, ctx.num_experiences)
+            bank = examples_for(kb, "commentor", state["question"], ctx.examples, ctx.num_experiences,
+                                ctx.experience)
             reply, calls = roles.comment(model, state["question"], action, bank, ctx.structured_method)
             diagnosis = critic.from_critique(reply, action)
+            if diagnosis.source == "fallback":  # unusable reply: what the retrieval shows, if anything
+                diagnosis = critic.fallback_from_rules(action, state["retrieval"]) or diagnosis
     step = traced("comment_on_routing", "+".join(diagnosis.error_types), iteration=state["iteration"],
-                  feedback=diagnosis.feedback, source=diagnosis.source, reasoning=diagnosis.reasoning)
+                  feedback=diagnosis.feedback, source=diagnosis.source, reasoning=diagnosis.reasoning,
+                  items=[[etype, list(names)] for etype, names in diagnosis.items],
+                  examples=[f"{ex['question']} → {ex['error_type']}" for ex in bank])
     return {"feedback": diagnosis.feedback, "trace": [step], "usage": {**calls, **usage}}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from prompts import Prompt
 from prompts.data_block import guarded
 
-ROUTER_SYSTEM = Prompt("hybgrag.router_system", """\
+ROUTER_SYSTEM = Prompt("hybgrag.router_system", guarded("""\
 You plan searches over a knowledge base made of a knowledge graph and text documents.
 For a question, pick out its relational side: the topic entities it names and the graph
 relations that lead from them to the answer. Then pick the retrieval module.
@@ -20,7 +20,7 @@ Rules:
    Descriptions, themes and qualities are textual aspects: leave them to the text ranking.
 4. Choose the module last: "hybrid" when the topic entities and relations narrow down
    the knowledge graph, "text" when nothing relational was found.
-Follow the pattern of the examples.""")
+Follow the pattern of the examples (each a quoted data block: a question and its answer)."""))
 
 ROUTER_FIRST = Prompt("hybgrag.router_first", """\
 Examples:
@@ -40,8 +40,8 @@ the module again ("hybrid" for the knowledge graph, "text" for text documents)."
                         ("feedback", "question"))
 
 ROUTER_EXAMPLE = Prompt("hybgrag.router_example", """\
-Question: {question}
-Answer: {answer}""", ("question", "answer"))
+Example {n}:
+{block}""", ("n", "block"))
 
 VALIDATOR_SYSTEM = Prompt("hybgrag.validator_system", guarded("""\
 You check retrieved references against a question. A reference is a data block with the
@@ -49,18 +49,24 @@ retrieved item's name, its text and, when it came from the knowledge graph, the 
 paths that connect the question's topic entities to it, written as topic → relation → ... → item.
 Say "yes" when the reference meets what the question asks for (the paths and the text
 satisfy its constraints), otherwise "no". Give one short sentence of reasoning first.
-Example: question "which films did Ridley Scott direct", reference "Alien" with path
-"Ridley Scott → directed_by (inverse) → Alien" → yes.
-Example: question "which films did Ridley Scott direct", reference "Blade Runner 2049"
-with path "Ridley Scott → written_by (inverse) → Blade Runner 2049" → no."""))
+Follow the pattern of the examples."""))
 
 VALIDATOR = Prompt("hybgrag.validator", """\
+Examples:
+{examples}
+
 Question: {question}
 References (quoted data, one block each):
 {references}
-Do the references meet the requirements of the question?""", ("question", "references"))
+Do the references meet the requirements of the question?""", ("examples", "question", "references"))
 
-COMMENTOR_SYSTEM = Prompt("hybgrag.commentor_system", """\
+VALIDATOR_EXAMPLE = Prompt("hybgrag.validator_example", """\
+Question: {question}
+Reference:
+{reference}
+Verdict: {verdict}""", ("question", "reference", "verdict"))
+
+COMMENTOR_SYSTEM = Prompt("hybgrag.commentor_system", guarded("""\
 A router extracted topic entities and relations from a question to search a knowledge
 graph, or chose plain text search. The reference it retrieved was rejected. Diagnose the
 most likely mistake as one error type:
@@ -71,7 +77,8 @@ most likely mistake as one error type:
 - no_intersection: several entities whose graph neighbourhoods share nothing.
 - incorrect_intersection: several entities whose shared neighbourhood misses the answer.
 - incorrect_retrieval_module: the chosen module (text or hybrid) does not suit the question.
-Give one short sentence of reasoning first. Follow the examples.""")
+Give one short sentence of reasoning first. Follow the examples (each a quoted data block:
+a rejected action and its critique)."""))
 
 COMMENTOR = Prompt("hybgrag.commentor", """\
 Examples:
@@ -85,11 +92,8 @@ Which entity or relation is wrong, if any, and what is the error type?""",
                    ("examples", "question", "module", "entities", "relations"))
 
 COMMENTOR_EXAMPLE = Prompt("hybgrag.commentor_example", """\
-Question: {question}
-Retrieval module: {module}
-Topic entities: {entities}
-Useful relations: {relations}
-Critique: {critique}""", ("question", "module", "entities", "relations", "critique"))
+Example {n}:
+{block}""", ("n", "block"))
 
 ANSWER_SYSTEM = Prompt("hybgrag.answer_system", guarded("""\
 Answer the question from the references only. Reason in one or two sentences, then give
@@ -122,5 +126,5 @@ Remove or replace one entity and its relation."""),
 The current retrieval module may not help narrow down the search; try the other module."""),
 }
 
-ALL = [ROUTER_SYSTEM, ROUTER_FIRST, ROUTER_REFLECT, ROUTER_EXAMPLE, VALIDATOR_SYSTEM, VALIDATOR,
+ALL = [ROUTER_SYSTEM, ROUTER_FIRST, ROUTER_REFLECT, ROUTER_EXAMPLE, VALIDATOR_SYSTEM, VALIDATOR, VALIDATOR_EXAMPLE,
        COMMENTOR_SYSTEM, COMMENTOR, COMMENTOR_EXAMPLE, ANSWER_SYSTEM, ANSWER, *FEEDBACK.values()]

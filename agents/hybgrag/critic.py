@@ -1,17 +1,23 @@
-"""HybGRAG's corrective feedback: which situations are decided by rule, which by the LLM.
+"""HybGRAG's corrective feedback: the LLM commentor's diagnosis, or rules from the retrieval.
 
-Decided by rule from the action and the retrieval (no LLM call):
+With ``commentor="llm"`` (the default, as the paper) every rejected action goes to the LLM
+commentor, which sees the question and the action with the experience bank as examples;
+its reply is checked here (:func:`from_critique`). With ``commentor="rules"`` the situations
+below are decided by rule from the action and the retrieval (no LLM call), and only the
+rest goes to the LLM:
 
 - ``no_entity``: the router extracted no entity (after schema checks) yet chose the hybrid module;
 - ``incorrect_retrieval_module``: the text module was chosen and its reference was rejected
   (plus ``no_entity`` when nothing was extracted either);
 - ``incorrect_entity_relation``: an entity that does not link to the KB, a relation outside the
   schema, a relation no ego-graph used, or a single entity with an empty neighbourhood;
-- ``no_intersection``: two or more linked entities whose ego-graphs share no entity.
+- ``no_intersection``: two or more linked entities whose ego-graphs share no entity;
+- ``incorrect_intersection``: two or more linked entities whose ego-graphs share entities,
+  none of which the validator accepted.
 
-Left to the LLM commentor (the retrieval looked sound, so the error is one of judgement):
-``incorrect_entity_relation`` (naming them), ``missing_entity`` (one entity),
-``incorrect_intersection`` (several entities), ``incorrect_retrieval_module``. Its choice is
+Left to the LLM commentor (one linked entity and a sound-looking retrieval, so the error is
+one of judgement): ``incorrect_entity_relation`` (naming them), ``missing_entity``,
+``incorrect_retrieval_module``. The LLM's choice is
 checked against the situation, and an unparseable or impossible reply falls back to
 ``missing_entity`` (one entity) or ``incorrect_intersection`` (several).
 """
@@ -86,8 +92,9 @@ def detect_situation(action: dict, retrieval: dict) -> Diagnosis | None:
         wrong.append(f"entity:{linked[0]['name']}")
     if wrong:
         return _diagnosis([("incorrect_entity_relation", list(dict.fromkeys(wrong)))], "rule")
-    if len(linked) >= 2 and not retrieval.get("intersection"):
-        return _diagnosis([("no_intersection", [])], "rule")
+    if len(linked) >= 2:
+        etype = "incorrect_intersection" if retrieval.get("intersection") else "no_intersection"
+        return _diagnosis([(etype, [])], "rule")
     return None
 
 
@@ -95,6 +102,12 @@ def fallback_diagnosis(action: dict) -> Diagnosis:
     """The diagnosis used when the commentor's reply is unusable."""
     etype = "missing_entity" if len(action.get("linked", [])) <= 1 else "incorrect_intersection"
     return _diagnosis([(etype, [])], "fallback")
+
+
+def fallback_from_rules(action: dict, retrieval: dict) -> Diagnosis | None:
+    """The rules' diagnosis labelled as a fallback (for an unusable commentor reply), or None."""
+    found = detect_situation(action, retrieval)
+    return None if found is None else _diagnosis(found.items, "fallback")
 
 
 def from_critique(critique: Critique | None, action: dict) -> Diagnosis:
@@ -109,7 +122,7 @@ def from_critique(critique: Critique | None, action: dict) -> Diagnosis:
         etype = "missing_entity"
     elif etype == "no_intersection":
         etype = "incorrect_intersection"
-    if etype == "no_entity":
+    if etype == "no_entity" and action["entities"]:  # entities were extracted: not this error
         return fallback_diagnosis(action)
     if etype == "incorrect_entity_relation":
         ents = {e["name"].lower(): e["name"] for e in action["entities"]}

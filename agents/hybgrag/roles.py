@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from agents.llm.structured import add_usage, call_structured
 from kb.model import Schema
 from prompts import hybgrag as P
+from prompts.data_block import data_block
 from prompts.grounding import check_answer, evidence_from_prompt
 
 ErrorType = Literal["incorrect_entity_relation", "missing_entity", "no_entity", "no_intersection",
@@ -90,10 +91,9 @@ def _action_json(entities: list[dict], relations: list[str], module: str) -> str
 
 def router_first_messages(question: str, schema: Schema, examples: list[dict]) -> list[dict]:
     """The opening router conversation: instructions, few-shot examples, types, question."""
-    shots = "\n\n".join(
-        P.ROUTER_EXAMPLE.format(question=ex["question"],
-                                answer=_action_json(ex["entities"], ex["relations"], ex["module"]))
-        for ex in examples)
+    shots = "\n\n".join(P.ROUTER_EXAMPLE.format(n=i, block=data_block(
+        [("question", ex["question"]), ("answer", _action_json(ex["entities"], ex["relations"], ex["module"]))],
+        example=i)) for i, ex in enumerate(examples, 1))
     ents, rels = schema_prompt_parts(schema)
     user = P.ROUTER_FIRST.format(examples=shots or "(none)", entity_types=ents, relation_types=rels,
                                  question=question)
@@ -140,23 +140,34 @@ def route(model: BaseChatModel, messages: list[dict], method: str) -> tuple[Rout
     return call_structured(model, RouterAction, messages, role="router", method=method)
 
 
+def render_validations(shots: list[dict]) -> str:
+    """Validator examples (``question, name, path, verdict``) with each reference as quoted data."""
+    return "\n\n".join(P.VALIDATOR_EXAMPLE.format(
+        question=ex["question"], verdict=ex["verdict"],
+        reference=data_block([("name", ex["name"]), ("path", ex["path"])], example=i))
+        for i, ex in enumerate(shots, 1)) or "(none)"
+
+
 def validate(model: BaseChatModel, question: str, references: str,
-             method: str) -> tuple[Validation | None, dict]:
-    """Validator: yes/no on the top references with their reasoning paths."""
-    messages = [("system", P.VALIDATOR_SYSTEM.template),
-                ("human", P.VALIDATOR.format(question=question, references=references))]
+             method: str, examples: list[dict] | None = None) -> tuple[Validation | None, dict]:
+    """Validator: yes/no on the top references with their reasoning paths, after the examples."""
+    user = P.VALIDATOR.format(examples=render_validations(examples or []), question=question,
+                              references=references)
+    messages = [("system", P.VALIDATOR_SYSTEM.template), ("human", user)]
     return call_structured(model, Validation, messages, role="validator", method=method)
 
 
 def render_experience(bank: list[dict]) -> str:
     """Format experience-bank entries as commentor in-context examples."""
     out = []
-    for ex in bank:
+    for i, ex in enumerate(bank, 1):
         critique = {k: ex.get(k, []) for k in ("wrong_entities", "wrong_relations")}
         critique = {"reasoning": ex.get("reasoning", ""), "error_type": ex["error_type"], **critique}
-        out.append(P.COMMENTOR_EXAMPLE.format(
-            question=ex["question"], module=ex["module"], entities=entity_list(ex.get("entities", [])),
-            relations=", ".join(ex.get("relations", [])) or "(none)", critique=json.dumps(critique)))
+        fields = [("question", ex["question"]), ("retrieval module", ex["module"]),
+                  ("topic entities", entity_list(ex.get("entities", []))),
+                  ("useful relations", ", ".join(ex.get("relations", [])) or "(none)"),
+                  ("critique", json.dumps(critique, ensure_ascii=False))]
+        out.append(P.COMMENTOR_EXAMPLE.format(n=i, block=data_block(fields, example=i)))
     return "\n\n".join(out) or "(none)"
 
 

@@ -7,7 +7,9 @@
   relation`` sentence quoting the wrong relation, ``incorrect relation`` or ``missing
   entity`` (which asks for "one more entity and relation") for a missing relation,
   ``incorrect retrieval module`` for the module, ``no entity`` or ``missing entity`` for a
-  missing entity. The sentences are recognised from the method's own feedback templates
+  missing entity; an extra entity (``types=extra_entity``) when the feedback quotes it as
+  incorrect or says the neighbourhoods do not intersect or miss the answer (both ask to
+  remove one entity). The sentences are recognised from the method's own feedback templates
   (:data:`prompts.hybgrag.FEEDBACK`), wherever the prompt puts them.
 - Validator: ``yes`` iff a shown reference's name is a gold answer (the references are
   answer candidates; an item that merely mentions the answer is not the answer).
@@ -48,6 +50,8 @@ def corrupt(action: dict, inj: Injected, rec: GoldRecord) -> dict:
     match inj.type:
         case "wrong_entity":
             out["entities"] = [(inj.entity, rec.topic_type)]
+        case "extra_entity":
+            out["entities"] = [*action["entities"], (inj.entity, rec.topic_type)]
         case "wrong_relation":
             out["relations"] = [inj.relation if r == gold_rel else r for r in rels]
         case "missing_relation":
@@ -84,6 +88,9 @@ def names_error(inj: Injected, items: list[tuple[str, list[str]]]) -> bool:
     match inj.type:
         case "wrong_entity":
             return norm(inj.entity) in quoted.get("incorrect_entity", set())
+        case "extra_entity":  # naming it, or asking to drop one of the entities
+            return norm(inj.entity) in quoted.get("incorrect_entity", set()) or \
+                bool(keys & {"no_intersection", "incorrect_intersection"})
         case "wrong_relation":
             return norm(inj.relation) in quoted.get("incorrect_relation", set())
         case "missing_relation":

@@ -70,10 +70,10 @@ def test_reject_feedback_accept_at_two(tiny_kb, fake_llm):
 
 
 def test_never_accepted_stops_at_max_iterations(tiny_kb, fake_llm):
-    fake_llm(act(), NO, crit("missing_entity"), act(module="text"), NO, act(), NO)
+    fake_llm(act(), NO, crit("missing_entity"), act(module="text"), NO, crit("incorrect_retrieval_module"), act(), NO)
     out = run(tiny_kb, max_iterations=3)
-    # 3 + 2 (text-module rejection is diagnosed by rule) + 2 (no commentor after the last iteration)
-    assert out["usage"]["llm_calls"] == 7
+    # 3 + 3 (the LLM commentor judges the text-module rejection too) + 2 (no commentor after the last)
+    assert out["usage"]["llm_calls"] == 8
     assert len(steps(out, "route_question")) == 3
     assert out["trace"][-1]["decision"] == "reject" and out["trace"][-1]["iteration"] == 3
     assert steps(out, "retrieve_hybrid")[-1]["top"][0] == out["ranked"][0]["id"]  # the last retrieval
@@ -105,7 +105,7 @@ def _feedback_run(kb: str, fake_llm, first: RouterAction, critique: Critique | N
                   validated: bool = True) -> dict:
     script = [first] + ([NO] if validated else []) + ([critique] if critique else []) + [act(), YES]
     fake_llm(*script)
-    out = run(kb, max_iterations=2)
+    out = run(kb, max_iterations=2, commentor="rules")  # the rules option (the default asks the LLM)
     [comment] = steps(out, "comment_on_routing")
     return comment
 
@@ -119,8 +119,8 @@ def _feedback_run(kb: str, fake_llm, first: RouterAction, critique: Critique | N
     (act(entities=[("Tom Hanks", "person"), ("French", "language")],
          relations=["starred_actors", "in_language"]),
      None, "no_intersection", "rule", "do not intersect"),
-    (act(entities=[("Tom Hanks", "person"), ("Kevin Bacon", "person")]), crit("incorrect_intersection"),
-     "incorrect_intersection", "llm", "the answer is not in the intersection"),
+    (act(entities=[("Tom Hanks", "person"), ("Kevin Bacon", "person")]), None,
+     "incorrect_intersection", "rule", "the answer is not in the intersection"),
     (act(module="text"), None, "incorrect_retrieval_module", "rule", "may not help narrow down"),
 ])
 def test_each_feedback_type(tiny_kb, fake_llm, first, critique, decision, source, phrase):
@@ -137,8 +137,8 @@ def test_rule_names_relation_outside_schema(tiny_kb, fake_llm):
 
 def test_llm_names_wrong_entity_and_relation(tiny_kb, fake_llm):
     first = act(entities=[("Tom Hanks", "person"), ("Kevin Bacon", "person")])
-    comment = _feedback_run(tiny_kb, fake_llm, first, crit("incorrect_entity_relation", ["Kevin Bacon", "x"],
-                                                           ["starred_actors"]))
+    fake_llm(first, NO, crit("incorrect_entity_relation", ["Kevin Bacon", "x"], ["starred_actors"]), act(), YES)
+    [comment] = steps(run(tiny_kb, max_iterations=2), "comment_on_routing")  # the default: LLM commentor
     assert comment["source"] == "llm"
     assert 'Entity "Kevin Bacon" is incorrect' in comment["feedback"]
     assert 'Relation "starred_actors" is incorrect' in comment["feedback"]
