@@ -13,7 +13,9 @@ analysis decision of a question carries one error, its type drawn from the metho
   TEMPORAL route (SSRAG);
 - ``missing_entity``: no topic entity (HybGRAG, HydraRAG, SSRAG); a route without its
   anchor restriction (MoR);
-- ``wrong_category``: one node of MoR's plan gets another entity type.
+- ``wrong_category``: one node of MoR's plan gets another entity type;
+- ``extra_entity`` (HybGRAG, only when asked for with ``types=``): a word of the question taken
+  for a second topic entity, so the retrieval intersects two neighbourhoods.
 
 A later decision of the same question repeats the error unless the feedback the method
 produced, visible in that later prompt, names it; the role modules decide what names it.
@@ -37,7 +39,9 @@ METHOD_TYPES: dict[str, tuple[str, ...]] = {
     "hydrarag": ("wrong_entity", "wrong_relation", "missing_relation", "wrong_module", "missing_entity"),
     "ssrag": ("wrong_entity", "wrong_module", "missing_entity"),
 }
-ERROR_TYPES: tuple[str, ...] = tuple(dict.fromkeys(t for ts in METHOD_TYPES.values() for t in ts))
+OPT_IN_TYPES: dict[str, tuple[str, ...]] = {"hybgrag": ("extra_entity",)}  # drawn only when named in types
+ERROR_TYPES: tuple[str, ...] = tuple(dict.fromkeys(
+    t for ts in [*METHOD_TYPES.values(), *OPT_IN_TYPES.values()] for t in ts))
 TARGET_TYPE = {RELATION_OF[k]: TYPE_OF[k] for k in RELATION_OF}  # relation → type of its non-movie end
 TYPES: tuple[str, ...] = tuple(sorted(set(TYPE_OF.values())))
 _WORD = re.compile(r"[^\W_][\w'-]*")
@@ -83,12 +87,13 @@ class Noise:
         if self.p <= 0 or rng.random() >= self.p:
             return None
         allowed = [t for t in METHOD_TYPES[method] if not self.types or t in self.types]
+        allowed += [t for t in OPT_IN_TYPES.get(method, ()) if t in self.types]
         if not allowed:
             return None
         etype = rng.choice(allowed)
         hop = rng.randrange(record.hops)
         match etype:
-            case "wrong_entity":
+            case "wrong_entity" | "extra_entity":
                 return Injected(etype, hop, entity=wrong_word(record, rng))
             case "wrong_relation":
                 return Injected(etype, hop, relation=wrong_relation(record, hop, rng))
