@@ -54,7 +54,10 @@ def phrase(inner: str, relation: str, direction: str, reached: str) -> str:
     """Noun phrase for the entities one step from ``inner`` (template from relation words and types)."""
     words = _words(relation)
     first, last = words.split()[0].lower(), words.split()[-1].lower()
+    verb = len(words.split()) == 1 and first.endswith("s") and not first.endswith("ss")  # makes, owns
     if direction == "out":
+        if verb:
+            return f"the {reached} that {inner} {words}"
         if first == "has":
             return f"the {words[4:]} of {inner}"
         if last in _PREPOSITIONS or first in _PREPOSITIONS:
@@ -62,6 +65,8 @@ def phrase(inner: str, relation: str, direction: str, reached: str) -> str:
         return f"the {words} of {inner}"
     if first == "has":
         return f"the {reached} that has {words[4:]} {inner}"
+    if verb:
+        return f"the {reached} that {words} {inner}"
     if last in _PREPOSITIONS or first in _PREPOSITIONS:
         return f"the {reached} {words} {inner}"
     return f"the {reached} whose {words} is {inner}"

@@ -1,0 +1,140 @@
+"""Solved-example bank on a small NON-movie KB: masking, synthesis, nearest examples, bank_for."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from agents.shots import SolvedExample, bank_for, mask_question, synthesize
+from agents.shots.bank import Bank
+from agents.shots.walk import Walker
+
+TRIPLES = """\
+Acme|makes|Rocket Skates
+Acme|makes|Giant Magnet
+Acme|based_in|Springfield
+Globex|makes|Hammock
+Globex|makes|Doomsday Device
+Globex|based_in|Cypress Creek
+Initech|makes|TPS Report Software
+Initech|based_in|Austin
+Rocket Skates|made_of|Steel
+Giant Magnet|made_of|Steel
+Hammock|made_of|Cotton
+Doomsday Device|made_of|Steel
+Initech|supplies|Globex
+Globex|supplies|Acme
+"""
+TYPES = {"makes": ("company", "product"), "based_in": ("company", "city"),
+         "made_of": ("product", "material"), "supplies": ("company", "company")}
+RELATIONS = set(TYPES)
+ENTITY_TYPES = {"company", "product", "city", "material"}
+
+
+@pytest.fixture(scope="session")
+def company_kb_src(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A company / product KB built once with the real ingest (local MiniLM embeddings)."""
+    from kb.ingest import ingest
+
+    src = tmp_path_factory.mktemp("company-src")
+    (src / "triples.txt").write_text(TRIPLES, encoding="utf-8")
+    out = tmp_path_factory.mktemp("company-kb") / "kb"
+    ingest(out, [src / "triples.txt"], type_map=dict(TYPES), progress=False)
+    return str(out)
+
+
+@pytest.fixture
+def company_kb(company_kb_src, tmp_path):
+    """A private copy of the company KB (tests write bank files into it), opened."""
+    from kb.base import open_kb
+
+    copy = tmp_path / "kb"
+    shutil.copytree(company_kb_src, copy, symlinks=True)
+    return open_kb(copy)
+
+
+def test_mask_replaces_entity_spans_only(company_kb):
+    assert mask_question("what does Acme make", company_kb) == "what does <E> make"
+    assert mask_question("what is Rocket Skates made of?", company_kb) == "what is <E> made of?"
+    assert mask_question("who supplies [Globex]", company_kb) == "who supplies <E>"
+    assert mask_question("which companies supply the makers of steel things", company_kb) == \
+        "which companies supply the makers of <E> things"
+    assert mask_question("what does Umbrella Corp make", company_kb) == "what does Umbrella Corp make"
+
+
+def test_mask_keeps_type_and_question_words(company_kb):
+    # "product" and "company" are type words of this KB: never a mention on their own
+    assert mask_question("which product does the company Initech make", company_kb) == \
+        "which product does the company <E> make"
+
+
+def _walk_names(kb, ex: SolvedExample) -> set[str]:
+    walker = Walker(kb.graph)
+    topic = [e.id for e in kb.graph.lookup(ex.topic[0])]
+    end = walker.walk(topic, list(zip(ex.relations, ex.directions, strict=True)))
+    return {kb.name(i) for i in walker.ids(walker.of_type(end, ex.answer_type))}
+
+
+def test_synthesis_uses_only_this_kbs_schema_and_entities(company_kb):
+    examples = synthesize(company_kb, per_path=2, max_hops=3, seed=0)
+    assert {e.hops for e in examples} == {1, 2, 3}
+    for e in examples:
+        assert set(e.relations) <= RELATIONS
+        assert set(e.topic_types) <= ENTITY_TYPES and e.answer_type in ENTITY_TYPES
+        assert e.source == "schema" and "<E>" in e.masked and e.topic[0] not in e.masked
+        assert e.topic[0] in e.question
+        assert not {"movie", "directed", "film", "actor"} & set(e.question.lower().split())
+        assert set(e.answers) == _walk_names(company_kb, e)  # the answers are what the path reaches
+    assert synthesize(company_kb, seed=0) == examples  # seeded
+
+
+def test_synthesis_writes_questions_from_relation_words(company_kb):
+    examples = synthesize(company_kb, per_path=5, max_hops=1, seed=0)
+    made_by = [e for e in examples if e.relations == ("makes",) and e.directions == ("in",)]
+    assert made_by and all(e.masked == "which company that makes <E>" for e in made_by)
+    assert {e.answers for e in made_by} >= {("Acme",)} or {e.answers for e in made_by} >= {("Globex",)}
+
+
+def test_nearest_masked_neighbour_has_the_question_path(company_kb):
+    bank = Bank(company_kb, synthesize(company_kb, per_path=3, seed=0))
+    top = bank.nearest("which company makes Hammock", 1)[0]
+    assert top.relations == ("makes",)
+    top = bank.nearest("what materials are the products that Initech makes made of", 1)[0]
+    assert top.relations == ("makes", "made_of")
+    assert len(bank.nearest("what does Acme make", 4)) == 4
+    assert bank.nearest("what does Acme make", 0) == []
+
+
+def test_nearest_skips_the_asked_question_and_prefers_role_outputs(company_kb):
+    a = SolvedExample("what does Acme make", "what does <E> make", ("Acme",), ("company",), ("makes",),
+                      "product", ("Rocket Skates",), "user")
+    b = SolvedExample("where is Globex based", "where is <E> based", ("Globex",), ("company",), ("based_in",),
+                      "city", ("Cypress Creek",), "user", outputs={"router": {"relations": ["based_in"]}})
+    bank = Bank(company_kb, [a, b])
+    assert bank.nearest("what does Acme make", 2) == [b]  # itself never: it would leak the answer
+    assert bank.nearest("what does Initech make", 1) == [a]
+    assert bank.nearest("what does Initech make", 1, role="router") == [b]
+    assert bank.nearest("what does Initech make", 1, role="critic") == [a]  # no example has it: all
+
+
+def test_by_type_prefers_distinct_paths(company_kb):
+    by_type = Bank(company_kb, synthesize(company_kb, per_path=2, seed=0)).by_type(per_type=2)
+    assert set(by_type) <= ENTITY_TYPES and "product" in by_type
+    for examples in by_type.values():
+        assert len(examples) <= 2
+        if len(examples) == 2:
+            assert examples[0].relations != examples[1].relations
+
+
+def test_bank_for_synthesizes_once_without_a_bank_file(company_kb):
+    bank = bank_for(company_kb)
+    assert bank.examples and all(e.source == "schema" for e in bank.examples)
+    assert bank_for(company_kb) is bank
+
+
+def test_bank_leaves_out_examples_with_unknown_relations(company_kb):
+    good = SolvedExample("q1", "q1", (), (), ("makes",), "product", (), "user")
+    old = SolvedExample("q2", "q2", (), (), ("directed_by",), "person", (), "user")
+    bank = Bank(company_kb, [good, old])
+    assert bank.examples == [good] and bank.stale == 1
