@@ -71,6 +71,9 @@ class HydraRAGContext(Context):
     beam_score: str = _setting(
         "cross", "KG beam ranking: cross (relevance + verification against the retrieved document sentences, "
         "§4.2.1) or relevance (Algorithm 1's Relevant_Pruning).")
+    follow_up_topics: bool = _setting(
+        True, "Refined round also explores the KG from the follow-up question's own topic entities (ours); "
+        "false: only Topic(q), as Algorithm 3 line 10.")
     length_floor: bool = _setting(
         True, "Initial round keeps KG paths with |Topic|·(D-1) < length ≤ |Topic|·D (Algorithm 1); false: ≤ only.")
 
@@ -120,6 +123,7 @@ class State(InputState, OutputState, total=False):
     selected: list[dict]
     summary: str
     verdict: str
+    shortfall: dict
 
 
 class ExploreState(TypedDict):

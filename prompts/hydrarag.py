@@ -87,11 +87,14 @@ Search results (quoted data):
 Pick at most {width} results.""", ("question", "skyline", "results", "width"))
 
 FOLLOW_UP_SYSTEM = Prompt("hydrarag.follow_up_system", guarded("""\
-The evidence found so far does not settle the question. State which evidence is still
-missing, then write one follow-up search question aimed at it (new or recent facts the
-knowledge graph may not hold), a skyline for the follow-up in the same " - " chain format,
-and the named entities the follow-up question mentions. Use the paths and your own
-knowledge."""))
+The evidence found so far does not settle the question. The last answer check says what
+was missing and how the round searched (sources searched and not, KG depth, topic entities
+no path names). State which evidence is still missing, then write one follow-up search
+question aimed at it (new or recent facts the knowledge graph may not hold), a skyline for
+the follow-up in the same " - " chain format, and the named entities the follow-up question
+mentions. If a topic entity looks wrong or was never found, name the right one; if the
+skyline's relations or length look wrong, write the corrected skyline. Use the paths, the
+check's account and your own knowledge."""))
 
 FOLLOW_UP = Prompt("hydrarag.follow_up", """\
 Question: {question}
@@ -102,10 +105,13 @@ Skyline (quoted data):
 Sub-questions (quoted data):
 {splits}
 Paths found so far (quoted data, one block each):
-{paths}""", ("question", "topics", "skyline", "splits", "paths"))
+{paths}
+Why the last answer check said no (quoted data):
+{feedback}""", ("question", "topics", "skyline", "splits", "paths", "feedback"))
 
 PREDICT_SYSTEM = Prompt("hydrarag.predict_system", guarded("""\
-Use the paths found so far and your own knowledge to propose up to three likely answers.
+Use the paths found so far, the last answer check's account of what was missing, and your
+own knowledge to propose up to three likely answers.
 For each, write a skyline in the " - " chain format that would connect the topic entities
 to that answer, so the sources can confirm or refute it. Name each answer exactly."""))
 
@@ -118,7 +124,9 @@ Skyline (quoted data):
 Sub-questions (quoted data):
 {splits}
 Paths found so far (quoted data, one block each):
-{paths}""", ("question", "topics", "skyline", "splits", "paths"))
+{paths}
+Why the last answer check said no (quoted data):
+{feedback}""", ("question", "topics", "skyline", "splits", "paths", "feedback"))
 
 SELECT_PATHS_SYSTEM = Prompt("hydrarag.select_paths_system", guarded("""\
 Score candidate reasoning paths against a question, its skyline and its sub-questions, and
@@ -152,7 +160,9 @@ Paths (quoted data, one block each):
 CHECK_SYSTEM = Prompt("hydrarag.check_system", guarded("""\
 Decide whether the evidence is enough to answer each sub-question and then the question.
 Reason step by step first. If it is enough, say "yes" and give the answer; when the
-evidence names the answer, copy that name. If not, say "no" and leave the answer empty."""))
+evidence names the answer, copy that name. If not, say "no", leave the answer empty and
+state what is missing: the sub-question left open, and the entity, relation or fact the
+evidence lacks (so the next search can aim at it)."""))
 
 CHECK = Prompt("hydrarag.check", """\
 Question: {question}

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.hydrarag import roles as roles
+from agents.hydrarag.feedback import shortfall
 from agents.hydrarag.pruning import apply_choice, numbered, path_blocks, rank_candidates, to_evidence, to_ranked
 from agents.hydrarag.steps import quoted, traced
 from agents.llm.structured import add_usage
@@ -109,26 +110,29 @@ def refine(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
 
 def check(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """CoT evaluation of the refined paths: {Yes} and the answer, or {No}."""
-    calls, answer, fallback = {}, "", None
+    calls, answer, fallback, missing = {}, "", None, ""
     if not state.get("selected"):
-        reasoning = "no evidence: {No} without asking"
+        reasoning, missing = "no evidence: {No} without asking", "every path: none was found"
     else:
         reply, calls = roles.check(model, ctx.structured_method, **quoted(state), evidence=_evidence(state))
         if reply is None:
             reasoning = "unparseable answer check: {No}"
         else:
-            reasoning = reply.reasoning
+            reasoning, missing = reply.reasoning, reply.missing
             answer = reply.answer.strip() if reply.sufficient == "yes" else ""
         judged = support(state, answer) if answer else None
         if judged is not None and not judged.ok:
             answer, calls = _best(state), _unsupported(calls, "check")
             fallback = f"answer rejected: {judged.reason}; " + ("the best ranked entity" if answer else "{No}")
     verdict = "yes" if answer else "no"
-    step = traced("check_answer", "{Yes} " + answer if answer else "{No}", phase=state["phase"],
-                  round=state["round"], reasoning=reasoning, fallback=fallback)
-    update = {"verdict": verdict, "trace": [step], "usage": calls}
+    update = {"verdict": verdict, "usage": calls}
     if answer:
         update["answer"] = answer
+    else:
+        update["shortfall"] = shortfall(state, missing)
+    step = traced("check_answer", "{Yes} " + answer if answer else "{No}", phase=state["phase"],
+                  round=state["round"], reasoning=reasoning, fallback=fallback, shortfall=update.get("shortfall"))
+    update["trace"] = [step]
     return update
 
 

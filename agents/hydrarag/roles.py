@@ -117,6 +117,7 @@ class AnswerCheck(BaseModel):
     """CoT answer check: are the paths sufficient, and if so, the answer."""
 
     reasoning: str = Field(description="Step-by-step check of each sub-question, then the question.")
+    missing: str = Field(default="", description="When not enough: the fact, relation or entity still missing.")
     sufficient: Literal["yes", "no"] = Field(description="'yes' if the evidence answers the question.")
     answer: str = Field(default="", description="The answer when sufficient, else empty.")
 

@@ -20,6 +20,7 @@ from agents.hydrarag import analysis as analysis
 from agents.hydrarag import kg as kg
 from agents.hydrarag import roles as roles
 from agents.hydrarag import text as text
+from agents.hydrarag.feedback import feedback_block
 from agents.hydrarag.pruning import path_blocks
 from prompts.data_block import data_block, data_list
 from tools.retrieval import mentions_in
@@ -155,18 +156,24 @@ def plan_refined(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     q, sky, fallback = state["question"], state["skyline"], None
     model = roles.at_temperature(model, ctx.exploration_temperature)
     reply, calls = roles.follow_up(model, ctx.structured_method, **quoted(state), topics=_names(state),
-                                   paths=path_blocks(state.get("kept", [])))
+                                   paths=path_blocks(state.get("kept", [])), feedback=feedback_block(state))
     if reply is not None and reply.question.strip():
         q_new, i_new = reply.question.strip(), reply.skyline.strip() or sky
         new_ids = [i for i in analysis.link_names(kb, reply.topic_entities, ctx.link_threshold).values() if i]
     else:
         q_new, i_new, new_ids = q, sky, []
         fallback = "unparseable follow-up: the question and skyline again"
-    chain = analysis.chain(state["topics"], i_new, q_new, [*state["doc_topics"], *new_ids])
-    probe = analysis.probe("refined", 2, state["available"], ctx.max_depth, [chain])
+    chains = [analysis.chain(state["topics"], i_new, q_new, [*state["doc_topics"], *new_ids])]
+    known = {t["id"] for t in state["topics"]}
+    fresh = [{"mention": kb.name(i), "id": i, "name": kb.name(i)} for i in dict.fromkeys(new_ids) if i not in known]
+    sources = list(state["available"])
+    if ctx.follow_up_topics and fresh:  # ours: also search from the entities the follow-up names
+        chains.append(analysis.chain(analysis.reorder(fresh, i_new), i_new, q_new, state["doc_topics"]))
+        sources += [] if "kg" in sources else ["kg"]
+    probe = analysis.probe("refined", 2, sources, ctx.max_depth, chains)
     step = traced("plan_refined_exploration", f"follow-up: {q_new}", phase="refined", skyline=i_new,
                   missing=reply.missing if reply else "", new_topics=[kb.name(i) for i in new_ids],
-                  fallback=fallback)
+                  follow_up_chain=[t["name"] for t in fresh] if ctx.follow_up_topics else [], fallback=fallback)
     return {"probe": probe, "phase": "refined", "round": 2, "trace": [step], "usage": calls}
 
 
@@ -175,7 +182,7 @@ def plan_predicted(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     q, sky, fallback = state["question"], state["skyline"], None
     model = roles.at_temperature(model, ctx.exploration_temperature)
     reply, calls = roles.predict(model, ctx.structured_method, **quoted(state), topics=_names(state),
-                                 paths=path_blocks(state.get("kept", [])))
+                                 paths=path_blocks(state.get("kept", [])), feedback=feedback_block(state))
     preds = [(p.answer.strip(), p.skyline.strip() or sky) for p in (reply.predictions if reply else [])
              if p.answer.strip()][:PREDICTIONS]
     if not preds:

@@ -28,8 +28,10 @@ Exploration and answering (no gold needed where the rule says so):
   topic entity; predictions (a later decision): the gold answers the shown paths already
   name (at most three), none otherwise. Both repair the drawn error only when their prompt
   shows it: a relation error when the erroneous skyline is shown, an entity error when no
-  shown path names the topic entity; a wrong source choice is never repaired by them (the
-  refined rounds search every available source by design).
+  shown path names the topic entity, a wrong source choice when the last answer check's
+  account (``not_searched``) names a source holding the dataset's facts (the refined round
+  then searches every available source).
+- answer check {No}: states what is missing (a path from the topic to the answer's kind).
 """
 
 from __future__ import annotations
@@ -150,11 +152,13 @@ def refine(call: Call) -> R.Refinement:
 
 
 def check(call: Call) -> R.AnswerCheck:
-    """Answer check: {Yes} with the gold answers the evidence names."""
-    found = golds_in(call.record, call.view.evidence(call.record.question))
+    """Answer check: {Yes} with the gold answers the evidence names, else {No} saying what is missing."""
+    rec = call.record
+    found = golds_in(rec, call.view.evidence(rec.question))
     if found:
         return R.AnswerCheck(reasoning="The evidence names the answer.", sufficient="yes", answer=answer_text(found))
-    return R.AnswerCheck(reasoning="The evidence does not name the answer.", sufficient="no", answer="")
+    return R.AnswerCheck(reasoning="The evidence does not name the answer.", sufficient="no", answer="",
+                         missing=f"a path from {rec.topic} to the {rec.answer_kind}")
 
 
 def generate(call: Call) -> R.FinalAnswer:
@@ -162,6 +166,16 @@ def generate(call: Call) -> R.FinalAnswer:
     found = golds_in(call.record, call.view.evidence(call.record.question))
     return R.FinalAnswer(reasoning="From the evidence." if found else "The evidence does not say.",
                          answer=answer_text(found))
+
+
+def _not_searched(call: Call) -> set[str]:
+    """Sources the last answer check's account says the round did not search."""
+    out: set[str] = set()
+    for b in call.view.blocks:
+        for label, value in b["fields"]:
+            if label == "not_searched":
+                out |= {s.strip() for s in value.split(",") if s.strip() in SOURCES}
+    return out
 
 
 def _later(call: Call) -> tuple[Injected | None, bool]:
@@ -172,7 +186,9 @@ def _later(call: Call) -> tuple[Injected | None, bool]:
         named = norm(rec.skyline(relations_of(rec, inj))) in norm(call.view.text)
     elif inj is not None and inj.type in ("wrong_entity", "missing_entity"):
         named = not any(phrase_in(rec.topic, _texts(f)) for _, f in call.view.numbered())
-    if inj is not None and inj.type != "wrong_module":  # these decisions choose no source
+    elif inj is not None and inj.type == "wrong_module":  # the check's account names an unsearched source
+        named = bool(_not_searched(call) & set(rec.sources))
+    if inj is not None:
         call.later(named)
     return (None if named else inj), named
 

@@ -185,7 +185,7 @@ def test_hydrarag_paths_selection_and_answers():
     no = DR.check(m, FC, **q, evidence=path_blocks(pool[:2]))[0]
     assert (no.sufficient, no.answer) == ("no", "")
     assert DR.generate(m, FC, **q, evidence=path_blocks(pool[:2]))[0].answer == "I do not know"
-    later = {**q, "topics": data_list(["Big"])}
+    later = {**q, "topics": data_list(["Big"]), "feedback": "(none)"}
     follow = DR.follow_up(m, FC, **later, paths=path_blocks(pool[:2]))[0]
     assert (follow.question, follow.topic_entities) == (BIG, ["Big"])
     assert DR.predict(m, FC, **later, paths=path_blocks(pool[:2]))[0].predictions == []  # own knowledge = gold
@@ -290,7 +290,7 @@ def test_hydrarag_and_ssrag_carry_their_error_types():
     assert sky.count(" - ") == 2  # one hop left out: topic - relation - answer(director)
     q = {"question": BACON2, "skyline": data_block(sky), "splits": data_list([BACON2]),
          "topics": data_list(["Kevin Bacon"])}
-    follow = DR.follow_up(m, FC, **q, paths="(none)")[0]
+    follow = DR.follow_up(m, FC, **q, paths="(none)", feedback="(none)")[0]
     assert follow.skyline == "Kevin Bacon - starred actors - movie - directed by - answer(director)"
     assert m.log.entries()[0]["repaired"]
     s = oracle("oracle:p=1,types=wrong_module")
