@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.errors import UserInputError
 from app.runs import controlled_stream, current_request
-from app.schemas import MethodOutput, _output, client_fields, input_model, to_json
+from app.schemas import MethodOutput, _output, client_fields, input_model, plain, to_json
 from graphs.server_config import ServerConfig
 
 
@@ -69,7 +69,7 @@ class MethodRunnable(Runnable[dict, dict]):
 
     @property
     def config_specs(self) -> list[ConfigurableFieldSpec]:
-        return [ConfigurableFieldSpec(id=f, annotation=t | None, name=f, description=desc, default=None)
+        return [ConfigurableFieldSpec(id=f, annotation=plain(t), name=f, description=desc, default=None)
                 for f, t, desc in client_fields(self.method, self.server_config)]
 
     # -- request → (question, context) --
@@ -77,6 +77,11 @@ class MethodRunnable(Runnable[dict, dict]):
         """The question and the client's settings (configurable, then the input's settings)."""
         if isinstance(input, str):
             input = {"question": input}
+        elif isinstance(input, BaseModel):  # LangServe hands over its parsed input: unset settings are None
+            input = input.model_dump(exclude_none=True)
+        elif isinstance(input, dict) and isinstance(input.get("settings"), dict | None):
+            settings = {k: v for k, v in (input.get("settings") or {}).items() if v is not None}
+            input = {**input, "settings": settings}
         try:
             parsed = self._input_model.model_validate(input)
         except ValidationError as exc:

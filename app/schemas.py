@@ -53,20 +53,56 @@ def client_fields(name: str, config: ServerConfig) -> list[tuple[str, type, str]
         if rule is None:
             continue
         if rule.kind == "kb":
-            t, allowed = str, f"one of this server's KBs: {', '.join(config.kbs)} (default {config.kb_name()})"
+            t = choices(config.kbs)
+            allowed = f"one of this server's KBs: {', '.join(config.kbs)} (default {config.kb_name()})"
         elif rule.kind == "model":
-            t, allowed = str, (f"one of this server's models: {', '.join(config.models)} "
-                               f"(default {config.model_name()})" if config.models else "set by the operator")
+            t = choices(config.models)
+            allowed = (f"one of this server's models: {', '.join(config.models)} (default {config.model_name()})"
+                       if config.models else "set by the operator")
         elif rule.kind in ("int", "float"):
             lo, hi = bounds(f, rule, config)
             allowed = f"{lo:g} to {hi:g}; default {default!r}"
         elif rule.kind in ("choice", "subset"):
+            t = choices(rule.choices) if rule.kind == "choice" else t
             many = "comma-separated subset of" if rule.kind == "subset" else "one of"
             allowed = f"{many} {', '.join(rule.choices)}; default {default!r}"
         else:
             allowed = f"default {default!r}"
         out.append((f, t, f"{desc} ({allowed})"))
     return out
+
+
+class Choices(str):
+    """A string field whose JSON schema lists its values (the playground and /docs offer them);
+    the value is checked by ``graphs.policy`` (a 400 naming the field), not by the schema."""
+
+    values: tuple[str, ...] = ()
+
+
+def choices(names: Any) -> Any:
+    """A ``Choices`` type listing ``names`` (plain ``str`` when there are none)."""
+    names = tuple(names)
+    return type("Choices", (Choices,), {"values": names}) if names else str
+
+
+def plain(t: Any) -> Any:
+    """The Python type a field is validated as (``str`` for a ``Choices`` type)."""
+    return str if isinstance(t, type) and issubclass(t, Choices) else t
+
+
+def _field_schema(t: Any) -> Any:
+    def extra(schema: dict) -> None:
+        schema.pop("default", None)  # an unset setting is simply left out
+        if isinstance(t, type) and issubclass(t, Choices):
+            schema["enum"] = list(t.values)
+
+    return extra
+
+
+def optional(t: Any, description: str) -> tuple[Any, Any]:
+    """A field a client may leave out, typed ``t`` (not ``t | None``: no null type in the JSON schema,
+    which LangServe's playground cannot render)."""
+    return plain(t), Field(default=None, description=description, json_schema_extra=_field_schema(t))
 
 
 def _question_ok(value: str) -> str:
@@ -81,7 +117,7 @@ def _title(name: str, suffix: str) -> str:
 
 def settings_model(name: str, config: ServerConfig) -> type[BaseModel]:
     """Pydantic model of the settings a client may send: the allowed Context fields, optional."""
-    fields = {f: (t | None, Field(default=None, description=desc)) for f, t, desc in client_fields(name, config)}
+    fields = {f: optional(t, desc) for f, t, desc in client_fields(name, config)}
     return create_model(_title(name, "Settings"), __config__=ConfigDict(extra="forbid"), **fields)
 
 
@@ -100,10 +136,8 @@ def input_model(name: str, config: ServerConfig) -> type[BaseModel]:
                 description=f"The question (1 to {MAX_QUESTION_CHARS} characters).",
             ),
         ),
-        settings=(
-            settings_model(name, config) | None,
-            Field(default=None, description=f"Optional {name} settings a client may choose (docs/serving.md)."),
-        ),
+        settings=optional(settings_model(name, config),
+                          f"Optional {name} settings a client may choose (docs/serving.md)."),
     )
 
 

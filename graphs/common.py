@@ -7,8 +7,9 @@ import os
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
-from typing import Annotated, Any
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 from typing_extensions import TypedDict
 
@@ -76,14 +77,58 @@ class Context:
                 continue
             setattr(self, f.name, _parse(raw, f.default))
 
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> dict:
+        """The JSON schema Studio renders: each field's description, and its values for a fixed choice."""
+        from graphs.policy import RULES
+
+        schema = handler(core_schema)
+        target = handler.resolve_ref_schema(schema)
+        for f in fields(cls):
+            prop = target.get("properties", {}).get(f.name)
+            if prop is None:
+                continue
+            if f.metadata.get("description"):
+                prop.setdefault("description", f.metadata["description"])
+            rule = RULES.get(f.name)
+            if rule is not None and rule.kind == "choice" and prop.get("type") == "string":
+                prop["enum"] = sorted({*rule.choices, f.default} - {None})
+        return schema
+
+
+StructuredMethod = Literal["function_calling", "json_schema", "json_mode"]
+"""How a role asks for structured output: a choice field to annotate as this Literal (Studio lists it)."""
+
+
+class KBUnavailableError(ValueError):
+    """A served run's KB cannot be opened; the message names the KB by the operator's name, never its path."""
+
 
 def resolve_kb(ctx: Context) -> KnowledgeBase:
-    """Open (once per process) the KB named by the context."""
+    """Open (once per process) the KB named by the context.
+
+    In server mode a KB that cannot be opened is a :class:`KBUnavailableError` naming the KB
+    (the Agent Server shows a ``ValueError``'s message; any other error becomes "An internal
+    error occurred").
+    """
+    from graphs.policy import server_mode
+
     if ctx.kb in ("", "sample"):
         from kb.sample import sample_kb_dir
 
         return open_kb(sample_kb_dir())
-    return open_kb(ctx.kb)
+    if not server_mode():
+        return open_kb(ctx.kb)
+    from graphs.server_config import active_config
+    from kb.model import KBError
+
+    try:
+        return open_kb(ctx.kb)
+    except KBError:
+        name = next((n for n, d in active_config().kbs.items() if d == ctx.kb), "requested")
+        reason = "not built" if not (Path(ctx.kb) / "manifest.json").is_file() else "unreadable"
+        raise KBUnavailableError(f"kb: the {name!r} KB cannot be opened on this server ({reason}); "
+                                 f"the operator builds it with `hybridrag ingest`") from None
 
 
 def context_of(runtime: Any, default: type[Context]) -> Context:
@@ -98,11 +143,38 @@ def context_of(runtime: Any, default: type[Context]) -> Context:
     ctx = getattr(runtime, "context", None)
     if server_mode():
         return server_context(ctx, default)
+    return with_configurable(ctx, default, _run_configurable())
+
+
+def _run_configurable() -> dict:
+    """The ``configurable`` of the run being executed ({} outside a run)."""
+    try:
+        from langgraph.config import get_config
+
+        return dict(get_config().get("configurable") or {})
+    except RuntimeError:  # not inside a run
+        return {}
+
+
+def with_configurable(ctx: Any, cls: type[Context], configurable: dict) -> Context:
+    """A Python caller's context: ``context=`` (dataclass or dict), with ``config["configurable"]``
+    filling the fields the context leaves at their default (precedence: context, then
+    configurable, then the ``HYBRIDRAG_<FIELD>`` environment, then the field's default).
+
+    As over HTTP (``app/runnable.py``: the input's settings win over ``configurable``), an explicit
+    context value wins; ``configurable`` keys that are not fields of ``cls`` (LangGraph's own:
+    thread_id, checkpoint_ns, ...) are ignored here.
+    """
     if ctx is None:
-        return default()
-    if isinstance(ctx, dict):
-        return default(**ctx)
-    return ctx
+        ctx = cls()
+    elif isinstance(ctx, dict):
+        ctx = cls(**ctx)
+    if not hasattr(ctx, "__dataclass_fields__") or getattr(ctx, "_policy_checked", False):
+        return ctx  # a server built it from the client's checked settings (configurable included)
+    base = type(ctx)()  # defaults with the HYBRIDRAG_* environment applied
+    extra = {f.name: configurable[f.name] for f in fields(ctx)
+             if configurable.get(f.name) is not None and getattr(ctx, f.name) == getattr(base, f.name)}
+    return replace(ctx, **extra) if extra else ctx
 
 
 @contextmanager

@@ -82,13 +82,14 @@ RULES: dict[str, Rule] = {
     "hops": count(3), "seed_passages": count(1000, lo=0),
     # hybgrag
     "radius": count(3, lo=0), "num_references": count(10), "num_few_shot": count(20, lo=0),
-    "num_experiences": count(50, lo=0),
+    "validator_examples": count(10, lo=0), "examples": choice("kb", "bundled"),
+    "num_experiences": count(50, lo=0), "commentor": choice("llm", "rules"),
     # mor
     "planner": choice("paths", "triplets"), "max_hops": count(5), "ranking": choice("graph_first", "paper"),
     "retrieval": choice("mixed", "structural", "textual"), "text_matcher": choice("bm25", "dense"),
     "seed_k": count("max_top_k"), "layer_k": count("max_top_k"), "layer_match": choice("always", "restricted"),
     "max_frontier": count(10000), "num_candidates": count(500), "fill_with_text": FLAG,
-    "reranker": choice("structure", "none"), "fingerprint_length": count(5),
+    "reranker": choice("neural", "structure", "none"), "fingerprint_length": count(5),
     "reranker_features": subset("tf", "sf", "ti"),
     # hydrarag
     "max_depth": count(5), "max_width": count(10), "beam_width": count(200), "cross_width": count(50),
@@ -96,12 +97,14 @@ RULES: dict[str, Rule] = {
     "alpha_source": ratio(), "alpha_agreement": ratio(), "alpha_alignment": ratio(), "gamma": ratio(),
     "link_threshold": ratio(), "num_sentences": count(10), "doc_pool": count(20, lo=0), "web_results": count(10),
     "source_selector": FLAG, "path_refinement": FLAG, "variant": choice("hydrarag", "hydrarag-e"),
+    "exploration_temperature": ratio(0.0, 2.0), "beam_score": choice("cross", "relevance"),
+    "follow_up_topics": FLAG, "length_floor": FLAG,
     # ssrag
     "vector_k": count("max_top_k"), "graph_k": count("max_top_k"), "graph_hops": count(3),
     "max_node_facts": count(100), "graph_to_text": choice("llm", "template"), "routing": choice("llm", "rules"),
     "web_k": count(10), "local_min_score": ratio(), "link_min_score": ratio(), "max_query_tokens": count(200, lo=5),
     "rerank_query": choice("augmented", "original"), "dedup_threshold": ratio(), "llm_dedup": FLAG,
-    "context_budget": count(20000, lo=100),
+    "context_budget": count(20000, lo=100), "text_edges": FLAG,
 }
 
 

@@ -203,8 +203,18 @@ def _build(spec: str, base_url: str) -> BaseChatModel:
         raise ModelConfigError(f"cannot load model {spec!r}: {exc}") from exc
 
 
-def load_chat_model(spec: str | None = None, base_url: str = "") -> BaseChatModel:
-    """Return the chat model for ``spec`` (default ``$HYBRIDRAG_LLM``), cached per spec and URL."""
+def load_chat_model(spec: str | BaseChatModel | None = None, base_url: str = "") -> BaseChatModel:
+    """Return the chat model for ``spec`` (default ``$HYBRIDRAG_LLM``), cached per spec and URL.
+
+    ``spec`` may also be a chat model object (a Python caller's own model, passed as a context's
+    ``llm``): it is used as it is, never cached. Servers refuse objects before this point
+    (``graphs.policy``: a client names a model, never passes one).
+    """
+    if isinstance(spec, BaseChatModel):
+        return spec
+    if spec is not None and not isinstance(spec, str):
+        raise ModelConfigError(f"llm must be a 'provider:model' string or a LangChain chat model, "
+                               f"not {type(spec).__name__}")
     spec = spec or default_llm()
     key = (spec, base_url)
     with _LOCK:

@@ -1,0 +1,58 @@
+"""The graphs as the Agent Server (LangGraph Studio, ``langgraph dev``) loads them: one factory per method.
+
+langgraph.json names these factories (``./graphs/studio.py:fusion``, ...), not the compiled
+graphs, for one reason: the Agent Server drops the context keys its schema does not list
+before a graph sees them, so a misspelt setting (``{"topk": 3}``) would run silently with the
+default. A factory receives the run's context as the client sent it; an unknown key is refused
+here with a :class:`graphs.policy.PolicyError` naming it (the Agent Server shows a
+``ValueError``'s message in Studio). Everything else a client sends is checked by
+``graphs.policy`` inside the run (``graphs.common.context_of`` in server mode).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import fields
+from typing import Any
+
+from graphs import context_class, get_graph, list_graphs
+from graphs.policy import PolicyError, client_fields
+
+RUN_KEYS = frozenset({"thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "run_id", "assistant_id",
+                      "graph_id", "user_id", "cron_id", "run_attempt"})
+"""Keys the Agent Server itself may put beside a run's settings (never a Context field)."""
+
+
+def _own_key(key: str) -> bool:
+    return key in RUN_KEYS or key.startswith(("__", "langgraph_", "langsmith", "x-"))
+
+
+def check_context_keys(method: str, context: Any) -> None:
+    """Refuse a context key that is not a setting of ``method`` (PolicyError naming the key)."""
+    if not isinstance(context, Mapping):
+        return
+    cls = context_class(method)
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(k for k in context if isinstance(k, str) and k not in known and not _own_key(k))
+    if unknown:
+        raise PolicyError(unknown[0], f"unknown setting of {method}; a client may set: "
+                                      f"{', '.join(client_fields(cls))}")
+
+
+def factory(method: str) -> Callable[..., Any]:
+    """The Agent Server factory of ``method``: checks the run's context keys, returns the compiled graph."""
+
+    def make(runtime: ServerRuntime) -> Any:  # noqa: F821 - resolved by the Agent Server
+        check_context_keys(method, getattr(runtime, "context", None))
+        return get_graph(method)
+
+    make.__name__ = make.__qualname__ = method
+    return make
+
+
+fusion = factory("fusion")
+hybgrag = factory("hybgrag")
+mor = factory("mor")
+hydrarag = factory("hydrarag")
+ssrag = factory("ssrag")
+FACTORIES = {name: globals()[name] for name in list_graphs()}
