@@ -61,11 +61,14 @@ def _f1(reached: set[str], gold: set[str]) -> float:
     return 0.0 if not hit else 2 * hit / (len(reached) + len(gold))
 
 
-def best_path(walker: Walker, topic_ids: list[str], gold: set[str], hops: int | None = None
-              ) -> tuple[tuple[Step, ...], float, list[str]] | None:
-    """(steps, F1, reached ids) of the best path from the topic to ``gold``, or None."""
+def best_paths(walker: Walker, topic_ids: list[str], gold: set[str], hops: int | None = None
+               ) -> tuple[list[tuple[Step, ...]], list[str]]:
+    """(tied best paths, reached ids of the first) from the topic to ``gold``; ([], []) when none.
+
+    Best: highest F1 of the reached entities against ``gold``, then fewest hops.
+    """
     top = walker.start(topic_ids)
-    best: tuple[float, int, tuple[Step, ...], list[str]] | None = None
+    best_key, best, reached_ids = (0.0, 0), [], []
     layer: list[tuple[tuple[Step, ...], object]] = [((), top)]
     for depth in range(1, (hops or MAX_HOPS) + 1):
         nxt = []
@@ -80,11 +83,27 @@ def best_path(walker: Walker, topic_ids: list[str], gold: set[str], hops: int | 
                 nxt.append((path, reached))
                 if hops is None or depth == hops:
                     ids = walker.ids(reached)
-                    score = _f1(set(ids), gold)
-                    if score > 0 and (best is None or (score, -depth) > (best[0], -best[1])):
-                        best = (score, depth, path, ids)
+                    key = (_f1(set(ids), gold), -depth)
+                    if key[0] > 0 and key > best_key:
+                        best_key, best, reached_ids = key, [path], ids
+                    elif key[0] > 0 and key == best_key:
+                        best.append(path)
         layer = nxt
-    return None if best is None else (best[2], best[0], best[3])
+    return best, reached_ids
+
+
+def pick_by_words(kb: KnowledgeBase, question: str, paths: list[tuple[Step, ...]]) -> tuple[Step, ...]:
+    """Among paths reaching the answers equally well, the one whose relation words are closest to the question.
+
+    ("who is the author of X" reaches the same person by ``written_by`` and ``directed_by``
+    when one person did both; the question's words decide.)
+    """
+    if len({tuple(r for r, _ in p) for p in paths}) == 1:
+        return paths[0]
+    q = kb.embed(question)
+    rels = sorted({r for p in paths for r, _ in p})
+    vecs = {r: kb.embed(r.replace("_", " ")) for r in rels}
+    return max(paths, key=lambda p: sum(float(vecs[r] @ q) for r, _ in p) / len(p))
 
 
 def solve(kb: KnowledgeBase, walker: Walker, q: GoldQuestion, source: str = "run"
@@ -96,10 +115,10 @@ def solve(kb: KnowledgeBase, walker: Walker, q: GoldQuestion, source: str = "run
     gold = {e.id for a in q.answers for e in kb.graph.lookup(a)}
     if not gold:
         return None, "answers not in KB"
-    found = best_path(walker, [e.id for e in topics], gold, q.hops)
-    if found is None:
+    paths, reached = best_paths(walker, [e.id for e in topics], gold, q.hops)
+    if not paths:
         return None, f"no path of <= {q.hops or MAX_HOPS} hops to the answers"
-    steps, _, reached = found
+    steps = pick_by_words(kb, q.question, paths)
     kinds = Counter(e.type for e in kb.graph.get_many(set(reached) & gold).values())
     return SolvedExample(
         question=q.question, masked=mask_name(q.question, names, kb),

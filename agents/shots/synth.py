@@ -124,8 +124,11 @@ def synthesize(kb: KnowledgeBase, per_path: int = 2, max_hops: int = 3, seed: in
         paths = short + rng.sample([p for p in paths if len(p[1]) == max_hops], max(0, MAX_PATHS - len(short)))
     pools = entities_by_type(kb, walker)
     out: list[SolvedExample] = []
+    starters: dict[tuple[str, Step], list[str]] = {}
     for start, steps in paths:
-        pool = pools.get(start, [])
+        pool = starters.get((start, steps[0][0]))
+        if pool is None:
+            pool = starters[(start, steps[0][0])] = walker.has_step(pools.get(start, []), steps[0][0])
         found = 0
         for topic_id in rng.sample(pool, min(TRIES_PER_PATH, len(pool))):
             end = walker.walk([topic_id], [s for s, _ in steps], cap=MAX_FRONTIER)

@@ -52,13 +52,24 @@ class Walker:
             adj = self._adj.get((relation, direction))
             if adj is None or not len(frontier):
                 return np.zeros(0, np.int64)
-            return np.unique(adj[frontier].indices).astype(np.int64)
+            starts, ends = adj.indptr[frontier], adj.indptr[frontier + 1]
+            lens = ends - starts
+            total = int(lens.sum())
+            if not total:
+                return np.zeros(0, np.int64)
+            # positions of every neighbour in adj.indices, without a Python loop over the frontier
+            offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
+            return np.unique(adj.indices[offsets + np.arange(total)]).astype(np.int64)
         triples = self.graph.neighbors(frontier, [relation], direction)
         return frozenset(t.tail if direction == "out" else t.head for t in triples)
 
     def minus(self, frontier, other):
         """``frontier`` without the entities of ``other``."""
         if self.fast:
+            if len(other) <= 4:  # a topic: one or a few entities
+                for i in other.tolist():
+                    frontier = frontier[frontier != i]
+                return frontier
             return np.setdiff1d(frontier, other, assume_unique=True)
         return frontier - other
 
@@ -74,6 +85,15 @@ class Walker:
         if self.fast:
             return Counter(self._types[frontier].tolist())
         return Counter(e.type for e in self.graph.get_many(frontier).values())
+
+    def has_step(self, entity_ids: list[str], step: Step) -> list[str]:
+        """The entities of ``entity_ids`` with at least one edge for ``step`` (all of them when unknown)."""
+        adj = self._adj.get(step)
+        if not self.fast or adj is None:
+            return entity_ids
+        idx = np.array([self.graph.index_of[i] for i in entity_ids], dtype=np.int64)
+        keep = np.diff(adj.indptr)[idx] > 0
+        return [i for i, k in zip(entity_ids, keep.tolist(), strict=True) if k]
 
     def of_type(self, frontier, entity_type: str):
         """The entities of ``frontier`` that have type ``entity_type``."""

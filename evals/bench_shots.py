@@ -1,0 +1,148 @@
+"""Does the nearest solved example carry the question's relation path? Raw vs entity-masked.
+
+MetaQA dev, per hop count: the question file is shuffled (``dev_1hop.txt`` is sorted by
+question type), the first ``--bank`` questions build the bank with the real builder
+(:func:`agents.shots.solve.solve_all`: topic from the brackets, relation path found in the KB
+from the gold answers) and the next ``--n`` questions, never in the bank, are asked. A
+question counts when its top neighbour's relations equal the gold path of its question type
+(:func:`evals.oracle_router.relation_path`). Rows:
+
+- raw: bank questions and the asked question embedded as written;
+- masked: topic replaced by ``<E>`` in the bank, mentions found and masked in the asked
+  question (:func:`agents.shots.mask_question`, no brackets: the text a method gets);
+- masked, gold bank paths: as masked, the neighbour's path taken from its question type instead
+  of the builder (retrieval alone, without the builder's path errors);
+- schema only: the masked asked question against examples synthesized from the KB schema
+  (:func:`agents.shots.synthesize`, what a KB without a built bank uses).
+
+Also reported: the builder's path agreeing with the gold path, and the asked question's mask
+equal to masking its gold topic. ``python -m evals.bench_shots`` rewrites the table in docs/bank.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents.shots import mask_question, synthesize
+from agents.shots.bank import Bank
+from agents.shots.mask import mask_name
+from agents.shots.solve import solve_all
+from agents.shots.walk import Walker
+from evals.datasets import load_metaqa
+from evals.hybrid import full_kb, metaqa_dir
+from evals.oracle_router import relation_path
+from kb.base import open_kb
+from kb.embeddings import embed_matrix
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "bank.md"
+START, END = "<!-- bench_shots:start -->", "<!-- bench_shots:end -->"
+
+
+def _split(hops: int, bank: int, n: int, seed: int):
+    qs = load_metaqa(metaqa_dir() / f"dev_{hops}hop.txt")
+    order = list(range(len(qs)))
+    random.Random(seed).shuffle(order)
+    shuffled = [qs[i] for i in order]
+    return shuffled[:bank], shuffled[bank:bank + n]
+
+
+def _top1(mat: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    return np.argmax(queries @ mat.T, axis=1)
+
+
+def _share(hits) -> str:
+    hits = list(hits)
+    return f"{100 * sum(hits) / max(len(hits), 1):.1f}%"
+
+
+def run(bank_size: int, n: int, seed: int) -> tuple[list[list[str]], dict]:
+    """Table rows (one per hop) and run facts."""
+    t0 = time.perf_counter()
+    kb = open_kb(full_kb())
+    walker = Walker(kb.graph)
+    splits = {h: _split(h, bank_size, n, seed) for h in (1, 2, 3)}
+    examples, agree, solved, skipped, gold_of = [], {}, 0, 0, {}
+    for h, (bank_qs, _) in splits.items():
+        got, tally = solve_all(kb, bank_qs, "run", True, walker)
+        gold = {q.question: tuple(relation_path(q.qtype)) for q in bank_qs}
+        gold_of.update(gold)
+        agree[h] = _share(e.relations == gold[e.question] for e in got)
+        examples += got
+        solved, skipped = solved + tally.solved, skipped + sum(tally.skipped.values())
+    bank = Bank(kb, examples)
+    masked_mat = bank.vectors(progress=True)
+    raw_mat = embed_matrix(kb.embeddings, [e.question for e in bank.examples], progress=True)
+    schema = Bank(kb, synthesize(kb, walker=walker, seed=seed))
+    schema_mat = schema.vectors(progress=True)
+    rows = []
+    for h, (_, asked) in splits.items():
+        gold = [tuple(relation_path(q.qtype)) for q in asked]
+        masked_q = [mask_question(q.question, kb) for q in asked]
+        raw_v = embed_matrix(kb.embeddings, [q.question for q in asked])
+        masked_v = embed_matrix(kb.embeddings, masked_q)
+        paths = [e.relations for e in bank.examples]
+        raw = [paths[i] == g for i, g in zip(_top1(raw_mat, raw_v), gold, strict=True)]
+        masked = [paths[i] == g for i, g in zip(_top1(masked_mat, masked_v), gold, strict=True)]
+        gpaths = [gold_of[e.question] for e in bank.examples]
+        masked_gold = [gpaths[i] == g for i, g in zip(_top1(masked_mat, masked_v), gold, strict=True)]
+        spaths = [e.relations for e in schema.examples]
+        synth = [spaths[i] == g for i, g in zip(_top1(schema_mat, masked_v), gold, strict=True)]
+        mask_ok = [m == mask_name(q.question, [q.topic]) for m, q in zip(masked_q, asked, strict=True)]
+        rows.append([f"{h}-hop", str(len(asked)), _share(raw), _share(masked), _share(masked_gold), _share(synth),
+                     _share(mask_ok), agree[h]])
+    facts = {"bank": len(bank), "solved": solved, "skipped": skipped, "schema": len(schema),
+             "seconds": round(time.perf_counter() - t0)}
+    return rows, facts
+
+
+def render(rows: list[list[str]], facts: dict, command: str) -> str:
+    """The markdown block written between the markers of docs/bank.md."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=DOC.parent).stdout.strip() or "unknown"
+    head = ["questions", "n", "top-1 path, raw", "top-1 path, masked", "top-1 gold path, masked", "top-1 path, schema-only bank",
+            "mask = gold topic mask", "builder path = gold path"]
+    lines = [f"`{command}` — {datetime.date.today().isoformat()}, commit {commit}, "
+             f"KB metaqa-full, bank of {facts['bank']} solved dev questions ({facts['skipped']} skipped), "
+             f"schema-only bank of {facts['schema']} synthesized examples, {facts['seconds']} s on 2 cores.",
+             "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def write_doc(block: str) -> None:
+    """Replace the table between the markers of docs/bank.md."""
+    text = DOC.read_text(encoding="utf-8")
+    if START not in text or END not in text:
+        raise ValueError(f"{DOC} has no {START} ... {END} markers")
+    before, rest = text.split(START, 1)
+    after = rest.split(END, 1)[1]
+    DOC.write_text(f"{before}{START}\n{block}\n{END}{after}", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark, print the table, rewrite docs/bank.md's table (unless --no-doc)."""
+    p = argparse.ArgumentParser(prog="python -m evals.bench_shots", description=__doc__.splitlines()[0])
+    p.add_argument("--bank", type=int, default=1000, help="dev questions per hop count in the bank")
+    p.add_argument("--n", type=int, default=300, help="asked questions per hop count (never in the bank)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-doc", action="store_true", help="print only; leave docs/bank.md alone")
+    args = p.parse_args(argv)
+    command = "python -m evals.bench_shots " + " ".join(argv if argv is not None else sys.argv[1:])
+    rows, facts = run(args.bank, args.n, args.seed)
+    block = render(rows, facts, command.strip())
+    print(block)  # noqa: T201 - a benchmark's report
+    if not args.no_doc:
+        write_doc(block)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
