@@ -1,4 +1,5 @@
 """``hybridrag bank``: build, extend and inspect a KB's bank of solved examples (docs/bank.md)."""
+# ruff: noqa: T201 - a CLI module: it prints its results, like app/cli.py
 
 from __future__ import annotations
 

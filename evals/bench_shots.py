@@ -107,11 +107,12 @@ def render(rows: list[list[str]], facts: dict, command: str) -> str:
     """The markdown block written between the markers of docs/bank.md."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=DOC.parent).stdout.strip() or "unknown"
-    head = ["questions", "n", "top-1 path, raw", "top-1 path, masked", "top-1 gold path, masked", "top-1 path, schema-only bank",
-            "mask = gold topic mask", "builder path = gold path"]
-    lines = [f"`{command}` — {datetime.date.today().isoformat()}, commit {commit}, "
-             f"KB metaqa-full, bank of {facts['bank']} solved dev questions ({facts['skipped']} skipped), "
-             f"schema-only bank of {facts['schema']} synthesized examples, {facts['seconds']} s on 2 cores.",
+    head = ["questions", "n", "top-1 path, raw", "top-1 path, masked", "top-1 gold path, masked",
+            "top-1 path, schema-only bank", "mask = gold topic mask", "builder path = gold path"]
+    lines = [f"`{command}` — {datetime.date.today().isoformat()}, commit {commit}, KB metaqa-full, "
+             f"bank of {facts['bank']} solved dev questions ({facts['skipped']} skipped), "
+             f"schema-only bank of {facts['schema']} synthesized examples, "
+             f"{facts['seconds']} s on 2 cores.",
              "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)

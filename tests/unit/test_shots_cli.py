@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import test_shots
+
 from agents.shots.bank import bank_path, read_bank_file
 from app.cli import main
-from test_shots import company_kb, company_kb_src  # noqa: F401 - fixtures
+
+company_kb_src, company_kb = test_shots.company_kb_src, test_shots.company_kb  # the fixtures, shared
 
 QUESTIONS = """\
 what does [Acme] make\tRocket Skates|Giant Magnet
