@@ -47,9 +47,11 @@ def _ask(args: argparse.Namespace) -> int:
     for flag, value in (("--top-k", args.top_k), ("--max-iterations", args.max_iterations)):
         if value is not None and value < 1:
             raise ValueError(f"{flag} must be at least 1, not {value}")
+    from app.setting_args import run_settings
+
     settings = {"kb": args.kb, "top_k": args.top_k, "llm": args.llm, "max_iterations": args.max_iterations}
-    ctx = context_for(args.method, **{k: v for k, v in settings.items()
-                                      if v is not None and k in _fields(args.method)})
+    settings = {k: v for k, v in settings.items() if v is not None and k in _fields(args.method)}
+    ctx = context_for(args.method, **{**settings, **run_settings(args.method, args.set)})
     with same_kb_build():  # one KB build for the whole question, even if a re-ingest swaps it
         check_mentions(resolve_kb(ctx), args.question)
         out = get_graph(args.method).invoke({"question": args.question}, context=ctx)
@@ -114,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--llm", help="chat model spec for LLM methods, e.g. openai:gpt-4o-mini or local:smollm2")
     ask.add_argument("--top-k", type=int, dest="top_k")
     ask.add_argument("--max-iterations", type=int, dest="max_iterations")
+    ask.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                     help="any setting of the method's context, e.g. --set mode=vector (repeatable; "
+                          "the fields: docs/serving.md); wins over --top-k and the others")
     ask.add_argument("--json", action="store_true", help="print the full output as JSON")
     ask.add_argument("--trace", action="store_true", help="print the trace after the ranking")
     ask.set_defaults(func=_ask)
@@ -136,13 +141,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; known errors print one line and exit 2."""
+    """Run the CLI; known errors print one line and exit 2.
+
+    Nothing heavy (torch, LangChain, LangGraph) is imported before the arguments are parsed:
+    ``hybridrag --help`` and argument errors answer at once.
+    """
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+    args = build_parser().parse_args(argv)
     from agents.llm.models import ModelConfigError
     from kb.model import KBError
     from tools.web import WebSearchError
 
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
-    args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except (KBError, ModelConfigError, WebSearchError, FileNotFoundError, ValueError, TypeError, KeyError) as exc:

@@ -42,6 +42,22 @@ def add_operator_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-iterations", type=int, help="largest max_iterations a client may ask (5)")
     p.add_argument("--max-batch", type=int, help="most inputs of one /batch request (8)")
     p.add_argument("--run-timeout", type=float, help="wall-clock seconds one run may take (120)")
+    p.add_argument("--set", action="append", default=[], metavar="[METHOD.]FIELD=VALUE",
+                   help="an operator setting of every method having FIELD, or of METHOD only, e.g. "
+                        "--set structured_method=json_mode --set hybgrag.few_shot=/srv/shots.json; repeatable")
+    p.add_argument("--bound", action="append", default=[], metavar="FIELD=LO:HI",
+                   help="bounds of a numeric client setting, e.g. --bound beam_width=1:50; repeatable")
+
+
+def _bound(raw: str) -> tuple[str, list[float]]:
+    name, value = _pair("--bound", raw)
+    lo, sep, hi = value.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return name, [float(lo), float(hi)]
+    except ValueError:
+        raise ValueError(f"--bound {raw!r}: expected FIELD=LO:HI, e.g. beam_width=1:50") from None
 
 
 def _read_file(path: Path | None) -> dict[str, Any]:
@@ -75,6 +91,14 @@ def operator_config(args: argparse.Namespace) -> ServerConfig:
                       ("max_batch", "max_batch"), ("run_timeout", "run_timeout")):
         if getattr(args, flag, None) is not None:
             data[key] = getattr(args, flag)
+    from app.setting_args import operator_settings
+
+    for scope, values in operator_settings(getattr(args, "set", [])).items():
+        data.setdefault("settings", {})
+        data["settings"] = {**data["settings"], scope: {**data["settings"].get(scope, {}), **values}}
+    bounds = dict(_bound(raw) for raw in getattr(args, "bound", []))
+    if bounds:
+        data["bounds"] = {**data.get("bounds", {}), **bounds}
     limits = {k: getattr(args, k) for k in ("max_top_k", "max_iterations") if getattr(args, k, None) is not None}
     if limits:
         data["limits"] = {**data.get("limits", {}), **limits}

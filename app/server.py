@@ -11,6 +11,7 @@ starts (so also for ``/stream``) each request is admitted:
 4. a value out of bounds, an unknown KB or model name, an unknown entity is a 400;
 5. the KB is opened and the model loaded (a failure there is the server's: 5xx).
 
+``/health`` is 503 ``warming up`` until the operator's KBs and models are loaded (``app/readiness.py``).
 Runs have the operator's wall-clock budget (504) and stop when the client disconnects
 (``app/runs.py``); failures map to statuses as ``app/errors.py`` says, with the same
 ``{"status_code", "message"}`` as the ``error`` event of ``/stream``. ``/stream`` sends
@@ -31,9 +32,11 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import HTTPException, RequestValidationError
+from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
 from app.errors import UserInputError, classify, install_handlers
+from app.readiness import Readiness
 from app.runnable import MethodRunnable
 from app.runs import CURRENT_REQUEST
 from app.schemas import MAX_QUESTION_CHARS  # noqa: F401 - part of this module's API
@@ -143,6 +146,7 @@ def _add_stream_route(app: FastAPI, runnable: MethodRunnable) -> None:
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     asyncio.get_running_loop().set_default_executor(
         ThreadPoolExecutor(max_workers=WORKER_THREADS, thread_name_prefix="hybridrag"))
+    app.state.readiness.start()
     yield
 
 
@@ -165,9 +169,13 @@ def create_app(methods: list[str] | None = None, config: ServerConfig | None = N
     )
     install_handlers(app)
 
+    app.state.readiness = readiness = Readiness(config)
+
     @app.get("/health")
-    def health() -> dict:
-        return {"status": "ok", "methods": names}
+    def health() -> JSONResponse:
+        """200 ``{"status": "ok", "methods"}`` once warm (app/readiness.py); 503 while warming up or failed."""
+        status, body = readiness.body()
+        return JSONResponse(status_code=status, content={**body, "methods": names})
 
     for name in names:
         runnable = MethodRunnable(name, config)

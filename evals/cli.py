@@ -167,7 +167,7 @@ def _eval_set(args: argparse.Namespace) -> EvalSet:
         kb_dir = stark_kb(args.skb, cache_root(), progress) if args.skb else None
         es = EvalSet(args.questions.stem, load_questions(args.questions), kb_dir)
     if args.kb:
-        es.kb_dir = Path(args.kb)
+        es.kb_dir = None if args.kb == "sample" else Path(args.kb)  # as `ask --kb sample`: the bundled KB
     return es
 
 

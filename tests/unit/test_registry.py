@@ -98,7 +98,10 @@ def test_langserve_app_routes_every_method():
     from app.server import MAX_QUESTION_CHARS, create_app
     from graphs.policy import RULES
 
-    client = TestClient(create_app())
+    app = create_app()
+    client = TestClient(app)
+    client.get("/health")  # starts the warm-up (a served app starts it at startup); ok once it ended
+    assert app.state.readiness.wait(120)
     health = client.get("/health")
     assert health.status_code == 200 and health.json() == {"status": "ok", "methods": list_graphs()}
     for name in list_graphs():

@@ -1,0 +1,64 @@
+"""Cold start: /health says ok only once the operator's KBs and models are loaded."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from fastapi.testclient import TestClient
+
+from graphs.server_config import ModelChoice, ServerConfig
+
+
+def test_health_is_503_warming_up_until_the_kb_is_loaded(monkeypatch):
+    import app.readiness as readiness
+    from app.server import create_app
+
+    gate, seen = threading.Event(), []
+    real = readiness.warm_up
+
+    def slow_warm_up(config):
+        gate.wait(30)
+        real(config)
+        seen.append(config)
+
+    monkeypatch.setattr(readiness, "warm_up", slow_warm_up)
+    app = create_app(methods=["fusion"])
+    with TestClient(app) as client:  # the lifespan starts the warm-up
+        r = client.get("/health")
+        assert r.status_code == 503 and r.json() == {"status": "warming up", "methods": ["fusion"]}
+        gate.set()
+        assert app.state.readiness.wait(120)
+        r = client.get("/health")
+        assert r.status_code == 200 and r.json()["status"] == "ok", r.text
+    assert seen, "the warm-up ran"
+
+
+def test_warm_up_opens_each_kb_and_loads_the_embedding_model():
+    from app.readiness import warm_up
+    from graphs.common import resolve_kb
+
+    warm_up(ServerConfig())
+    kb = resolve_kb(type("Ctx", (), {"kb": "sample"})())
+    assert kb.dense_search("Forrest Gump", k=1), "the sample KB answers a dense search"
+
+
+def test_a_failed_warm_up_keeps_health_at_503_with_one_line(tmp_path):
+    from app.readiness import Readiness
+
+    gone = tmp_path / "gone"
+    config = ServerConfig(kbs={"movies": str(gone)}, models={"smol": ModelChoice("local:nope")})
+    ready = Readiness(config)
+    status, body = ready.body()
+    assert ready.wait(60) and status == 503
+    status, body = ready.body()
+    assert status == 503 and body["status"] == "failed" and "\n" not in body["error"], body
+    assert str(tmp_path) not in body["error"], "the health body names no server path"
+
+
+def test_warm_up_loads_the_named_models():
+    from agents.llm.models import ModelConfigError
+    from app.readiness import warm_up
+
+    with pytest.raises(ModelConfigError, match="unknown local model 'nope'"):
+        warm_up(ServerConfig(models={"x": ModelChoice("local:nope")}))
