@@ -8,7 +8,9 @@ once per commentor setting in ``--commentors``. A run's feedback at iteration t 
 iteration t + 1 was accepted by the validator and its top reference is a gold answer; the
 entry holds the rejected action (module, entities, relations), the commentor's error type
 and named items, its feedback, and where it came from. At most ``--per-type`` entries per
-error type are kept, interleaved by type so any prefix of the bank mixes the types.
+error type are kept, interleaved by type so any prefix of the bank mixes the types. An
+error type no run verified is filled with entries made from the KB's solved examples,
+marked as such in their ``commentor`` field (``--no-fill-from-kb`` leaves them out).
 
 With ``--llm oracle:...`` every role is the perfect-LLM stand-in and its noise makes the
 router's first decision wrong (p=1 and every error type by default, including
@@ -95,6 +97,25 @@ def interleave(entries: list[dict], per_type: int) -> list[dict]:
     return [by_type[t][i] for i in range(per_type) for t in order if i < len(by_type[t])]
 
 
+def fill_from_kb(bank: list[dict], kb_dir: str, per_type: int) -> list[dict]:
+    """Entries of the error types no run verified, made from the KB's solved examples
+    (:func:`agents.hybgrag.shots.commentor_shots`: the intersection types labelled by the
+    intersection the KB gives), marked as such; appended after the run-verified entries."""
+    from agents.hybgrag.critic import render_feedback
+    from agents.hybgrag.shots import commentor_shots
+    from kb.base import open_kb
+
+    missing = [t for t in ERROR_TYPES if t not in {e["error_type"] for e in bank}]
+    if not missing:
+        return bank
+    made = [e for e in commentor_shots(open_kb(kb_dir), 36) if e["error_type"] in missing]
+    for e in made:
+        names = [f"entity:{n}" for n in e["wrong_entities"]] + [f"relation:{r}" for r in e["wrong_relations"]]
+        e.update(feedback=render_feedback([(e["error_type"], names)]), reasoning=REASONS[e["error_type"]],
+                 source_id="", router="", commentor="kb-made (no run verified this type; label from the KB)")
+    return interleave(bank + made, per_type)
+
+
 def questions(data: Path, hops: list[int], skip: int, limit: int, name_of) -> list[Question]:
     """Per hop count, dev questions ``skip`` .. ``skip + limit`` of the seed-0 shuffle."""
     out = []
@@ -146,11 +167,23 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--top-k", type=int, default=10)
     ap.add_argument("--per-type", type=int, default=5, help="entries kept per error type")
     ap.add_argument("--out", default=str(examples_path("hybgrag_experience")))
+    ap.add_argument("--no-fill-from-kb", dest="fill_from_kb", action="store_false",
+                    help="leave out KB-made entries for error types no run verified")
+    ap.add_argument("--merge", default="", help="an earlier collected bank whose entries are kept first")
     args = ap.parse_args(argv)
     args.kb = args.kb or str(full_kb(progress=False))
     bank, counts = collect(args)
+    if args.merge:
+        old = json.loads(Path(args.merge).read_text(encoding="utf-8"))
+        bank = interleave(old["examples"] + bank, args.per_type)
+        cmd_before = old["command"]
+        counts = {"earlier": old.get("verified_per_commentor", {}), "this run": counts}
+    if args.fill_from_kb:
+        bank = fill_from_kb(bank, args.kb, args.per_type)
     missing = [t for t in ERROR_TYPES if t not in {e["error_type"] for e in bank}]
     cmd = "python -m evals.collect_experience " + " ".join(argv if argv is not None else sys.argv[1:])
+    if args.merge:
+        cmd = f"{cmd_before} && {cmd}"
     doc = {"description": DESCRIPTION, "command": cmd, "verified_per_commentor": counts,
            "examples": bank}
     Path(args.out).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -4,9 +4,9 @@ route_question → retrieve_text | retrieve_hybrid → validate_retrieval → ac
 generate_answer in QA mode); reject: comment_on_routing → route_question, at most
 ``max_iterations`` times, after which the last retrieval is returned. LLM calls per
 iteration: router 1, validator 1, commentor 0-1 (none after the last iteration, whose
-feedback would go unused, and none when ``commentor="rules"`` decides it by rule); at most 3. The hybrid module
-follows the router's relation path (:mod:`agents.hybgrag.paths`) unless ``radius`` fixes the
-paper's ego-graph radius.
+feedback would go unused, and none when ``commentor="rules"`` decides it by rule); at most 3.
+The hybrid module follows the router's relation path (:mod:`agents.hybgrag.paths`) unless
+``radius`` fixes the paper's ego-graph radius.
 """
 
 from __future__ import annotations
@@ -20,16 +20,9 @@ from langgraph.runtime import Runtime
 from agents.hybgrag import critic as critic
 from agents.hybgrag import roles as roles
 from agents.hybgrag.paths import action_key, next_hops, path_retrieve
+from agents.hybgrag.report import evidence_of, format_references, reference_dicts, render_trace  # noqa: F401
+from agents.hybgrag.retrieval import Retrieval, hybrid_retrieve, link_entity, text_retrieve
 from agents.hybgrag.shots import examples_for
-from agents.hybgrag.report import format_references, render_trace  # noqa: F401 - render_trace re-exported
-from agents.hybgrag.retrieval import (
-    Reference,
-    Retrieval,
-    hybrid_retrieve,
-    link_entity,
-    reference_paths,
-    text_retrieve,
-)
 from agents.llm.models import DEFAULT_LLM, load_chat_model
 from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
 
@@ -52,6 +45,9 @@ class HybGRAGContext(Context):
         "description": "Hybrid module hops: 0 follows the router's relation path (as many hops as relations, "
                        "one more when the same action was rejected, at most 3); N >= 1 is the paper's "
                        "ego-graph of radius N (paper: 2)."})
+    text_hops: bool = field(default=True, metadata={
+        "description": "Hybrid module (radius 0): also follow a relation through passages where the graph lacks "
+                       "the edge; acts only on KBs with passages (ours, for facts held in text)."})
     num_references: int = field(default=1, metadata={
         "description": "How many top references the validator sees (the paper shows one)."})
     examples: str = field(default="kb", metadata={
@@ -138,26 +134,15 @@ def route_after_routing(state: State) -> Literal["retrieve_hybrid", "retrieve_te
 
 
 def _outputs(kb: Any, res: Retrieval, t: int, **extra: Any) -> dict:
-    refs = [_ref_dict(kb, r) for r in res.references]
-    evidence = []
-    for r in refs:
-        evidence.append({"source": "doc", "text": r["text"], "score": r["score"], "path": None})
-        evidence += [{"source": "kg", "text": p, "score": r["score"], "path": trip}
-                     for p, trip in zip(r["paths"], r["triples"], strict=True)]
+    refs = reference_dicts(kb, res.references)
     facts = {"module": res.module, "intersection": res.intersection, "ego_sizes": res.ego_sizes,
              "unused_relations": res.unused_relations, **extra}
     step = traced(f"retrieve_{res.module}", f"{len(refs)} references", iteration=t,
                   top=[r["id"] for r in refs[:5]], ego_sizes=res.ego_sizes, intersection=res.intersection,
                   hops=extra.get("hops"))
-    return {"references": refs, "retrieval": facts, "evidence": evidence, "trace": [step],
+    return {"references": refs, "retrieval": facts, "evidence": evidence_of(refs), "trace": [step],
             "ranked": [{k: r[k] for k in ("id", "kind", "name", "score", "source")} for r in refs],
             "answer": refs[0]["name"] if refs else ""}
-
-
-def _ref_dict(kb: Any, r: Reference) -> dict:
-    return {"id": r.id, "kind": r.kind, "name": r.name, "score": r.score, "source": r.source,
-            "text": r.text, "paths": reference_paths(kb, r),
-            "triples": [[[x.head, x.type, x.tail] for x in p] for p in r.paths if p]}
 
 
 def retrieve_text(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
@@ -182,7 +167,7 @@ def retrieve_hybrid(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
         else:
             key = action_key(ids, rels)
             hops = next_hops(state.get("retrieval"), key, rels, len(ids))
-            res = path_retrieve(kb, state["question"], ids, rels, hops, ctx.top_k)
+            res = path_retrieve(kb, state["question"], ids, rels, hops, ctx.top_k, ctx.text_hops)
             out = _outputs(kb, res, state["iteration"], hops=hops, key=key)
     return {**out, "usage": usage}
 
@@ -214,8 +199,7 @@ def route_after_validation(state: State, runtime: Runtime[HybGRAGContext]) -> st
 
 
 def comment_on_routing(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
-    """Commentor: the LLM's corrective feedback (default), or by rule where the retrieval shows the
-    error under ``commentor="rules"``."""
+    """Commentor: the LLM's corrective feedback, or (``commentor="rules"``) rules where they apply."""
     ctx, kb, model = _setup(runtime, "commentor")
     action, usage, calls, bank = state["action"], {}, {}, []
     if ctx.commentor not in ("llm", "rules"):

@@ -18,6 +18,9 @@ intermediate entities as candidates. With ``radius = 0`` (our default) the modul
 - several topic entities, or no useful relation: the paper's ego-graph intersection
   (:func:`agents.hybgrag.retrieval.hybrid_retrieve`), the radius being the relations per
   entity (at least 1), lengthened the same way.
+
+On a KB with passages, a hop may also go through a passage where the graph lacks the edge
+(:mod:`agents.hybgrag.text_hops`; ``text_hops`` setting).
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ import math
 from itertools import combinations
 
 from agents.hybgrag.retrieval import Reference, Retrieval, hybrid_retrieve, rank_entities
+from agents.hybgrag.text_hops import TEXT, has_passages, text_steps
 from kb.base import KnowledgeBase
 from kb.model import Triple
 
 MAX_HOPS = 3  # longest path or radius the widening reaches (MetaQA's deepest questions)
+MAX_TEXT_FRONTIER = 100  # frontier entities per hop that take text hops (a bound on lexical searches)
 
 
 def base_hops(relations: list[str], n_topics: int) -> int:
@@ -70,16 +75,20 @@ def stretched_paths(relations: list[str], hops: int) -> list[tuple[str, ...]]:
     return out
 
 
-def follow_path(kb: KnowledgeBase, topic: str, path: tuple[str, ...]) -> dict[str, list[Triple]]:
+def follow_path(kb: KnowledgeBase, topic: str, path: tuple[str, ...], text: bool = False) -> dict[str, list[Triple]]:
     """Entities reached by walking ``path`` from ``topic`` (either direction, never back onto
-    ``topic``), with one path each."""
+    ``topic``), with one path each; with ``text``, also through passages
+    (:mod:`agents.hybgrag.text_hops`, for at most ``MAX_TEXT_FRONTIER`` entities per hop)."""
     frontier: dict[str, list[Triple]] = {topic: []}
     for rel in path:
         nxt: dict[str, list[Triple]] = {}
-        for t in kb.graph.neighbors(list(frontier), relations=[rel], direction="both"):
-            for parent, child in ((t.head, t.tail), (t.tail, t.head)):
-                if parent in frontier and child not in (parent, topic) and child not in nxt:
-                    nxt[child] = [*frontier[parent], t]
+        steps = [(p, c, t) for t in kb.graph.neighbors(list(frontier), relations=[rel], direction="both")
+                 for p, c in ((t.head, t.tail), (t.tail, t.head)) if p in frontier]
+        if text:
+            steps += text_steps(kb, list(frontier)[:MAX_TEXT_FRONTIER], rel)
+        for parent, child, t in steps:
+            if child not in (parent, topic) and child not in nxt:
+                nxt[child] = [*frontier[parent], t]
         frontier = nxt
         if not frontier:
             break
@@ -87,17 +96,18 @@ def follow_path(kb: KnowledgeBase, topic: str, path: tuple[str, ...]) -> dict[st
 
 
 def path_retrieve(kb: KnowledgeBase, question: str, topic_ids: list[str], relations: list[str],
-                  hops: int, k: int = 10) -> Retrieval:
-    """Hybrid module along the relation path (one topic), else the ego-graph intersection."""
+                  hops: int, k: int = 10, text: bool = True) -> Retrieval:
+    """Hybrid module along the relation path (one topic), else the ego-graph intersection;
+    ``text``: text hops too when the KB holds passages."""
     if len(topic_ids) != 1 or not relations:
         return hybrid_retrieve(kb, question, topic_ids, relations, hops, k)
     topic = topic_ids[0]
     reached: dict[str, list[Triple]] = {}
     for path in stretched_paths(relations, hops):
-        for eid, trail in follow_path(kb, topic, path).items():
+        for eid, trail in follow_path(kb, topic, path, text and has_passages(kb)).items():
             if eid != topic and eid not in reached:
                 reached[eid] = trail
-    used = {t.type for trail in reached.values() for t in trail}
+    used = {t.type.removesuffix(TEXT) for trail in reached.values() for t in trail}
     out = Retrieval("hybrid", [], {topic: len(reached)}, len(reached), [r for r in relations if r not in used])
     for eid, score, row in rank_entities(kb, question, sorted(reached), k):
         text = kb.docs[row].text if row >= 0 else kb.name(eid)

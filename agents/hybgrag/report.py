@@ -1,7 +1,10 @@
-"""HybGRAG text views: references as prompt data, and the refinement path as in the paper's figures."""
+"""HybGRAG views: references as output dicts, evidence and prompt data; the refinement path as in
+the paper's figures."""
 
 from __future__ import annotations
 
+from agents.hybgrag.retrieval import Reference, reference_paths
+from kb.base import KnowledgeBase
 from prompts.data_block import data_block
 
 TEXT_CHARS = 600  # characters of a reference's text shown to the validator and the answerer
@@ -35,3 +38,20 @@ def render_trace(trace: list[dict]) -> str:
         elif s["node"] == "validate_retrieval" and s is trace[-1]:
             lines.append(f"Feedback {t}: rejected; iteration limit reached, returning the last retrieval")
     return "\n".join(lines)
+
+
+def reference_dicts(kb: KnowledgeBase, refs: list[Reference]) -> list[dict]:
+    """References as state/output dicts with their verbalised paths and their triples."""
+    return [{"id": r.id, "kind": r.kind, "name": r.name, "score": r.score, "source": r.source,
+             "text": r.text, "paths": reference_paths(kb, r),
+             "triples": [[[x.head, x.type, x.tail] for x in p] for p in r.paths if p]} for r in refs]
+
+
+def evidence_of(refs: list[dict]) -> list[dict]:
+    """The output evidence: each reference's text, then its reasoning paths as graph evidence."""
+    evidence = []
+    for r in refs:
+        evidence.append({"source": "doc", "text": r["text"], "score": r["score"], "path": None})
+        evidence += [{"source": "kg", "text": p, "score": r["score"], "path": trip}
+                     for p, trip in zip(r["paths"], r["triples"], strict=True)]
+    return evidence

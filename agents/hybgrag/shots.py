@@ -16,9 +16,8 @@ KB's entity types and relations:
 
 from __future__ import annotations
 
-from typing import Any
-
 from functools import lru_cache
+from typing import Any
 
 from agents.hybgrag.paths import follow_path
 from agents.hybgrag.retrieval import hybrid_retrieve, link_entity, verbalise_path
@@ -99,6 +98,21 @@ def _intersection_type(kb: KnowledgeBase, ex: Any, ids: list[str], relations: li
     return None if any(r.name.casefold() in answers for r in res.references) else "incorrect_intersection"
 
 
+def _second_entity(kb: KnowledgeBase, ex: Any, other: Any, etype: str) -> dict | None:
+    """A second topic entity: for ``incorrect_intersection`` one sharing a neighbour with the topic
+    along the first relation (so the neighbourhoods meet), else another example's topic."""
+    if etype == "incorrect_intersection":
+        topic = _topic_id(kb, ex)
+        reached = follow_path(kb, topic, (ex.relations[0], ex.relations[0])) if topic else {}
+        for eid in sorted(reached):
+            if kb.name(eid).casefold() not in {a.casefold() for a in ex.answers}:
+                ent = kb.graph.get(eid)
+                return {"id": eid, "name": kb.name(eid), "type": ent.type if ent else None}
+        return None
+    oid = _topic_id(kb, other)
+    return {"id": oid, "name": other.topic[0], "type": other.topic_types[0]} if oid else None
+
+
 def commentor_shots(kb: KnowledgeBase, count: int) -> list[dict]:
     """Up to ``count`` experience entries (the six error types in turn) made from the KB's examples."""
     bank, relations = _bank(kb), sorted(kb.graph.schema().relation_types)
@@ -122,14 +136,15 @@ def commentor_shots(kb: KnowledgeBase, count: int) -> list[dict]:
             entry["relations"], entry["wrong_relations"] = [wrong, *rels[1:]], [wrong]
         elif etype == "missing_entity":
             entry["relations"] = rels[:-1]
-        else:  # a second topic entity from another example: which intersection error the KB shows
-            other = examples[(i + 1) % len(examples)]
-            ids = [x for x in (_topic_id(kb, ex), _topic_id(kb, other)) if x]
-            found = _intersection_type(kb, ex, ids, rels + list(other.relations)) if len(set(ids)) == 2 else None
+        else:  # a second topic entity; which intersection error the KB shows decides the label
+            second = _second_entity(kb, ex, examples[(i + 1) % len(examples)], etype)
+            topic = _topic_id(kb, ex)
+            if second is None or topic is None or second["id"] == topic:
+                continue
+            found = _intersection_type(kb, ex, [topic, second["id"]], rels)
             if found is None:
                 continue
-            entry.update(entities=ents + _entities(other)[:1], relations=list(dict.fromkeys(rels + list(other.relations))),
-                         error_type=found)
+            entry.update(entities=[*ents, {"name": second["name"], "type": second["type"]}], error_type=found)
         out.append(entry)
     return out
 

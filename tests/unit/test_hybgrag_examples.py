@@ -178,3 +178,27 @@ def test_bundled_examples_stay_one_setting_away(tiny_kb, fake_llm):
     bundled = json.loads((EXAMPLES_DIR / "hybgrag_router.json").read_text(encoding="utf-8"))
     first_q = (bundled["examples"] if isinstance(bundled, dict) else bundled)[0]["question"]
     assert first_q in fake.calls[0]["messages"][-1].content
+
+
+def test_oracle_extra_entity_is_opt_in_carried_and_repaired_by_an_intersection_feedback(tiny_kb):
+    from agents.hybgrag import roles as R
+    from agents.hybgrag.critic import render_feedback
+    from evals.datasets import Question
+    from evals.oracle import GoldSet, build_oracle, parse_spec
+    from kb.base import open_kb
+
+    q = Question("bacon2", "who directed the movies Kevin Bacon acted in", ("Ron Howard",),
+                 qtype="actor_to_movie_to_director", topic="Kevin Bacon", hops=2)
+    gold = GoldSet.from_questions([q])
+    assert parse_spec("oracle:p=1").draw(gold.records()[0], "hybgrag").type != "extra_entity"  # not by default
+    m = build_oracle("oracle:p=1,types=extra_entity", gold)
+    schema = open_kb(tiny_kb).graph.schema()
+    first = R.router_first_messages(q.question, schema, [])
+    wrong, _ = R.route(m, first, "function_calling")
+    assert [e.name for e in wrong.entities][0] == "Kevin Bacon" and len(wrong.entities) == 2
+    later = R.router_reflect_messages(first, wrong.model_dump(), render_feedback([("no_intersection", [])]),
+                                      q.question)
+    fixed, _ = R.route(m, later, "function_calling")
+    assert [e.name for e in fixed.entities] == ["Kevin Bacon"]
+    [entry] = m.log.entries()
+    assert entry["type"] == "extra_entity" and entry["repaired"]

@@ -1,0 +1,62 @@
+"""HybGRAG's text hops: a relation followed through passages where the graph lacks the edge."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.hybgrag.paths import path_retrieve
+from agents.hybgrag.roles import RouterAction, TopicEntity, Validation
+from graphs.hybgrag import HybGRAGContext, graph
+
+TRIPLES = """\
+Big|starred_actors|Tom Hanks
+Awakenings|directed_by|Penny Marshall
+Pleasantville|written_by|Gary Ross
+Splash|starred_actors|Tom Hanks
+"""
+PASSAGES = [
+    {"id": "p:Big", "entity_id": "Big",
+     "text": "Big was directed by Penny Marshall. Big was written by Gary Ross."},
+]
+
+
+@pytest.fixture(scope="module")
+def half_kb(tmp_path_factory) -> str:
+    from kb.ingest import ingest
+    from kb.sample import TYPE_MAP
+
+    src = tmp_path_factory.mktemp("half-src")
+    (src / "triples.txt").write_text(TRIPLES, encoding="utf-8")
+    (src / "passages.jsonl").write_text("\n".join(json.dumps(p) for p in PASSAGES), encoding="utf-8")
+    out = tmp_path_factory.mktemp("half-kb") / "kb"
+    ingest(out, [src / "triples.txt"], passages=src / "passages.jsonl", type_map=TYPE_MAP, progress=False)
+    return str(out)
+
+
+def test_forward_text_hop_takes_the_sentence_with_the_relation(half_kb):
+    from kb.base import open_kb
+
+    kb = open_kb(half_kb)
+    res = path_retrieve(kb, "who directed Big", ["Big"], ["directed_by"], 1)
+    assert [r.name for r in res.references] == ["Penny Marshall"]  # not the writer named in the same passage
+    assert res.references[0].paths[0][0].type == "directed_by (text)"
+    assert res.unused_relations == []
+    assert path_retrieve(kb, "who directed Big", ["Big"], ["directed_by"], 1, text=False).references == []
+
+
+def test_backward_text_hop_joins_the_graph_edge(half_kb):
+    from kb.base import open_kb
+
+    kb = open_kb(half_kb)
+    res = path_retrieve(kb, "which films did Penny Marshall direct", ["Penny Marshall"], ["directed_by"], 1)
+    assert {r.name for r in res.references} == {"Big", "Awakenings"}
+
+
+def test_graph_accepts_a_text_hop_and_shows_it_in_the_path(half_kb, fake_llm):
+    fake_llm(RouterAction(module="hybrid", entities=[TopicEntity(name="Big", type="movie")], relations=["directed_by"]),
+             Validation(reasoning="fits", verdict="yes"))
+    out = graph.invoke({"question": "who directed Big"}, context=HybGRAGContext(kb=half_kb, llm="fake:test"))
+    assert out["ranked"][0]["name"] == "Penny Marshall"
+    assert any(e["text"] == "Big → directed_by (text) → Penny Marshall" for e in out["evidence"])
