@@ -95,6 +95,7 @@ class State(InputState, OutputState, total=False):
     plans_seen: list[str]
     attempts: list[dict]
     replan: bool
+    repeated: bool
 
 
 class RouteTask(TypedDict):
@@ -134,7 +135,7 @@ def plan_question(state: State, runtime: Runtime[MoRContext]) -> dict:
                   problems=checked["problems"], raw=raw, repeated=repeated,
                   **({"examples": shown} if t == 1 else {}))
     return {"iteration": t, "planner_messages": messages, "raw_plan": raw, "plan": checked,
-            "feedback": checked["problems"], "replan": retry, "plans_seen": [*state.get("plans_seen", []), key],
+            "feedback": checked["problems"], "replan": retry, "repeated": repeated, "plans_seen": [*state.get("plans_seen", []), key],
             "trace": [step], "usage": {**calls, **usage}}
 
 
@@ -189,8 +190,8 @@ def intersect_routes(state: State, runtime: Runtime[MoRContext]) -> dict:
         cands = select(kb, qvec, pool, ctx.num_candidates)
         fill = trav.fillers(kb, q, qvec, set(pool) | topics, [state["plan"]["target"]], missing,
                             ctx.text_matcher)
-        problems = critique(kb, state["plan"], results, mode)
-    replan = bool(problems) and t < ctx.max_iterations
+        problems = critique(kb, state["plan"], results, mode, ctx.retrieval != "textual")
+    replan = bool(problems) and t < ctx.max_iterations and not state.get("repeated")  # a repeat ends the loop
     step = traced("intersect_routes", mode + (": re-plan" if replan else ""),
                   route_sizes=[len(r["candidates"]) for r in results], merged=len(pool), selected=len(cands),
                   fillers=len(fill), text_only=sum(c.get("tier", 0) > 0 for c in cands), problems=problems)

@@ -75,7 +75,8 @@ def unnamed_hops(route: dict, named: list[bool]) -> list[str]:
     return out
 
 
-def critique(kb: KnowledgeBase, plan: dict, results: list[dict], merge_mode: str) -> list[str]:
+def critique(kb: KnowledgeBase, plan: dict, results: list[dict], merge_mode: str,
+             structure: bool = True) -> list[str]:
     """Problems of a followed plan: the validation's, then what the traversal shows.
 
     Args:
@@ -84,13 +85,14 @@ def critique(kb: KnowledgeBase, plan: dict, results: list[dict], merge_mode: str
         results: one traversal result per route (``layers`` with ``struct`` / ``anchored``
             counts, ``seeds``, ``topics``), in route order.
         merge_mode: how :func:`agents.mor.traversal.merge_routes` merged them.
+        structure: whether neighbours were fetched (False: the textual ablation, no hop checks).
     """
     problems = list(plan.get("problems", []))
     for route, res in zip(plan["routes"], results, strict=False):
         problems += unnamed_hops(route, route.get("named", [True] * len(route["relations"])))
         restricted = restriction_problem(kb, route, res.get("seeds", []))
         problems += [restricted] if restricted else []
-        problems += hop_problems(kb, route, res)
+        problems += hop_problems(kb, route, res) if structure else []
     if merge_mode.startswith("union"):
         problems.append("the routes " + " and ".join(render_route(r) for r in plan["routes"])
                         + " share no candidate; check which condition the answer really meets")

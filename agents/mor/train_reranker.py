@@ -108,7 +108,7 @@ def train(queries: list[Query], length: int, config: TrainConfig, meta: dict | N
             loss = eq7_loss(model(tf, sf, ti), y)
             loss.backward()
             opt.step()
-            total += float(loss)
+            total += loss.item()
         curve.append(total / len(data))
         bar.set_postfix(loss=f"{curve[-1]:.4f}")
         if snapshot:  # e.g. the held-out loss of this epoch's network

@@ -8,10 +8,11 @@
   relation replaced (wrong relation) or left out (missing relation: every relation linking
   the two types is then traversed), one node's type replaced (wrong category), no
   restriction on the first node (missing entity). A re-plan (the prompt holds the earlier
-  plan and the method's problems) repairs the error only when the problems name it: the
-  wrong type's name for a wrong category, "restriction" for a missing anchor, the wrong
-  name itself for a wrong entity or relation. MoR's problems never name a missing
-  relation.
+  plan and the method's problems, :mod:`agents.mor.critique`) repairs the error only when a
+  problem names the wrong part the way MoR's problems name parts: ``type <wrong type>`` for a
+  wrong category, ``no restriction`` for a missing anchor, ``restriction "<wrong words>"`` for
+  a wrong entity, ``relation <wrong relation>`` for a wrong relation, a hop that ``names no
+  relation`` for a missing relation. A route merely rendered in a problem names nothing.
 - Answerer (QA mode): the gold answers the retrieved entities' data blocks name, else
   "I do not know".
 """
@@ -56,13 +57,15 @@ def names_error(inj: Injected, feedback: str) -> bool:
     """Whether the re-plan problems name the drawn error (see the module docstring)."""
     match inj.type:
         case "wrong_category":
-            return phrase_in(inj.category, feedback)
+            return phrase_in(f"type {inj.category}", feedback)
         case "missing_entity":
-            return phrase_in("restriction", feedback)
+            return phrase_in("no restriction", feedback)
         case "wrong_entity":
-            return phrase_in(inj.entity, feedback)
+            return phrase_in(f'restriction "{inj.entity}"', feedback)
         case "wrong_relation":
-            return phrase_in(inj.relation, feedback)
+            return phrase_in(f"relation {inj.relation}", feedback) or phrase_in(f"relations {inj.relation}", feedback)
+        case "missing_relation":
+            return phrase_in("names no relation", feedback)
     return False
 
 
