@@ -132,7 +132,7 @@ def _build(args: argparse.Namespace) -> int:
     user = [e for e in _existing(kb) if e.source == "user"]
     run = []
     if args.questions:
-        run, tally = solve_all(kb, _questions(args.questions, args.limit, args.seed), "run", True, walker)
+        run, tally = solve_all(kb, _questions(args.questions, args.limit, args.seed), "run", True, walker, user)
         print(f"questions {args.questions}: {tally.line()}")
     schema = synthesize(kb, per_path=args.synth, seed=args.seed, walker=walker) if args.synth else []
     print(f"schema: {len(schema)} examples synthesized")
@@ -146,10 +146,10 @@ def _add(args: argparse.Namespace) -> int:
 
     kb = _open(args.kb)
     given, to_solve = _user_rows(kb, args.file)
-    solved, tally = solve_all(kb, to_solve, "user", True) if to_solve else ([], None)
+    old = _existing(kb) or synthesize(kb)
+    solved, tally = solve_all(kb, to_solve, "user", True, voters=given + old) if to_solve else ([], None)
     if tally is not None:
         print(f"{args.file}: {tally.line()}")
-    old = _existing(kb) or synthesize(kb)
     _save(kb, given + solved + old)
     return 0
 

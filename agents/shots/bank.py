@@ -56,6 +56,24 @@ def write_bank_file(path: Path, examples: Iterable[SolvedExample]) -> int:
     return len(lines)
 
 
+_MEMO: dict[tuple[str, str], np.ndarray] = {}
+MEMO_MAX = 200_000
+
+
+def embed_texts(kb: KnowledgeBase, texts: list[str], progress: bool = False) -> np.ndarray:
+    """Normalised vectors of ``texts`` in the KB's model; each text is embedded once per process."""
+    spec = kb.embeddings_spec or ""
+    todo = list(dict.fromkeys(t for t in texts if (spec, t) not in _MEMO))
+    if todo:
+        if len(_MEMO) + len(todo) > MEMO_MAX:
+            _MEMO.clear()
+        for t, v in zip(todo, embed_matrix(kb.embeddings, todo, progress=progress), strict=True):
+            _MEMO[(spec, t)] = v
+    if not texts:
+        return np.zeros((0, 1), np.float32)
+    return np.stack([_MEMO[(spec, t)] for t in texts])
+
+
 def _normalise(text: str) -> str:
     return " ".join(text.replace("[", "").replace("]", "").casefold().split())
 
@@ -103,7 +121,7 @@ class Bank:
                         return npz["vectors"]
             except (OSError, ValueError, KeyError):
                 pass  # a damaged cache is re-embedded
-        mat = embed_matrix(self.kb.embeddings, [e.masked for e in self.examples], progress=progress)
+        mat = embed_texts(self.kb, [e.masked for e in self.examples], progress=progress)
         if cache is not None:
             try:
                 import io

@@ -19,6 +19,7 @@ from kb.model import Entity
 
 MAX_SPAN_WORDS = 8
 _WORD = re.compile(r"[\w'’.&-]*\w|\w", re.UNICODE)
+_EDGE_PUNCT = set("!?.()'’")
 _EXPLICIT = re.compile(r"\[([^\[\]]+)\]|\"([^\"]+)\"")
 COMMON = frozenset("""
 a an the this that these those who whom whose what which when where why how whats
@@ -41,6 +42,7 @@ class Mention:
     end: int
     text: str
     entities: tuple[Entity, ...]
+    explicit: bool = False  # [bracketed] or "quoted" by the asker
 
 
 @lru_cache(maxsize=64)
@@ -71,7 +73,7 @@ def find_mentions(question: str, kb: KnowledgeBase) -> list[Mention]:
     taken = [False] * (len(question) + 1)
     for m in _EXPLICIT.finditer(question):
         text = (m.group(1) or m.group(2)).strip()
-        found.append(Mention(m.start(), m.end(), text, tuple(kb.graph.lookup(text))))
+        found.append(Mention(m.start(), m.end(), text, tuple(kb.graph.lookup(text)), explicit=True))
         taken[m.start():m.end()] = [True] * (m.end() - m.start())
     toks = [t for t in _WORD.finditer(question) if not taken[t.start()]]
     used = [False] * len(toks)
@@ -83,13 +85,43 @@ def find_mentions(question: str, kb: KnowledgeBase) -> list[Mention]:
             if all(_common(t, j == 0 and i == 0, stop) for j, t in enumerate(toks[i:i + n])):
                 continue
             start, end = toks[i].start(), toks[i + n - 1].end()
-            text = question[start:end]
-            if "\n" in text:
-                continue
-            ents = kb.graph.lookup(text)
-            if ents:
-                found.append(Mention(start, end, text, tuple(ents)))
+            hit = _lookup_span(question, start, end, kb)
+            if hit is not None:
+                found.append(hit)
                 used[i:i + n] = [True] * n
+    return sorted(_prefer_names(found), key=lambda m: m.start)
+
+
+def _lookup_span(question: str, start: int, end: int, kb: KnowledgeBase) -> Mention | None:
+    """The entities a span names, trying it with the punctuation around it first ("Zero Hour!", "(Untitled)")."""
+    s2, e2 = start, end
+    while s2 > 0 and question[s2 - 1] in _EDGE_PUNCT:
+        s2 -= 1
+    while e2 < len(question) and question[e2] in _EDGE_PUNCT:
+        e2 += 1
+    for a, b in dict.fromkeys([(s2, e2), (start, e2), (s2, end), (start, end)]):
+        text = question[a:b]
+        if "\n" in text:
+            continue
+        ents = kb.graph.lookup(text)
+        if ents:
+            return Mention(a, b, text, tuple(ents))
+    return None
+
+
+def _prefer_names(found: list[Mention]) -> list[Mention]:
+    """Drop all-lower-case mentions ("the story", "fall") when the question also names a capitalised or
+    bracketed one.
+
+    A question without a capitalised mention keeps only its longest lower-case one (a tag
+    such as "ww2" or "family"), never several common-looking words.
+    """
+    named = [m for m in found if m.explicit or m.text != m.text.lower()]
+    if named:
+        return named
+    return [max(found, key=lambda m: (len(m.text), -m.start))] if found else []
+
+
     return sorted(found, key=lambda m: m.start)
 
 

@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import numpy as np
+
 from agents.shots.example import SolvedExample
 from agents.shots.mask import find_mentions, mask_name
 from agents.shots.walk import Step, Walker
@@ -24,6 +26,7 @@ from kb.model import Entity
 
 MAX_HOPS = 3
 EXPAND_CAP = 5000  # a frontier wider than this is scored but not walked further
+VOTERS = 10  # nearest unambiguous examples that settle a tie
 
 
 class GoldQuestion(Protocol):
@@ -106,9 +109,36 @@ def pick_by_words(kb: KnowledgeBase, question: str, paths: list[tuple[Step, ...]
     return max(paths, key=lambda p: sum(float(vecs[r] @ q) for r, _ in p) / len(p))
 
 
-def solve(kb: KnowledgeBase, walker: Walker, q: GoldQuestion, source: str = "run"
-          ) -> tuple[SolvedExample | None, str]:
-    """(example, "") for a solvable question, else (None, reason it was skipped)."""
+@dataclass
+class _Found:
+    """A question with its topic and the equally good paths to its answers."""
+
+    q: GoldQuestion
+    topics: list[Entity]
+    names: list[str]
+    paths: list[tuple[Step, ...]]
+    reached: list[str]
+    gold: set[str]
+
+    @property
+    def tied(self) -> bool:
+        return len({tuple(r for r, _ in p) for p in self.paths}) > 1
+
+    def example(self, kb: KnowledgeBase, steps: tuple[Step, ...], source: str) -> SolvedExample:
+        kinds = Counter(e.type for e in kb.graph.get_many(set(self.reached) & self.gold).values())
+        return SolvedExample(
+            question=self.q.question, masked=self.masked(kb),
+            topic=tuple(dict.fromkeys(e.name for e in self.topics)),
+            topic_types=tuple(dict.fromkeys(e.type for e in self.topics)),
+            relations=tuple(r for r, _ in steps), answer_type=kinds.most_common(1)[0][0] if kinds else "",
+            answers=tuple(self.q.answers), source=source, directions=tuple(d for _, d in steps))
+
+    def masked(self, kb: KnowledgeBase) -> str:
+        return mask_name(self.q.question, self.names, kb)
+
+
+def find(kb: KnowledgeBase, walker: Walker, q: GoldQuestion) -> tuple[_Found | None, str]:
+    """(topic and best paths, "") for a solvable question, else (None, reason it is skipped)."""
     topics, names = topic_entities(kb, q)
     if not topics:
         return None, "topic not in KB" if q.topic else "no entity of the KB named"
@@ -118,28 +148,64 @@ def solve(kb: KnowledgeBase, walker: Walker, q: GoldQuestion, source: str = "run
     paths, reached = best_paths(walker, [e.id for e in topics], gold, q.hops)
     if not paths:
         return None, f"no path of <= {q.hops or MAX_HOPS} hops to the answers"
-    steps = pick_by_words(kb, q.question, paths)
-    kinds = Counter(e.type for e in kb.graph.get_many(set(reached) & gold).values())
-    return SolvedExample(
-        question=q.question, masked=mask_name(q.question, names, kb),
-        topic=tuple(dict.fromkeys(e.name for e in topics)), topic_types=tuple(dict.fromkeys(e.type for e in topics)),
-        relations=tuple(r for r, _ in steps), answer_type=kinds.most_common(1)[0][0] if kinds else "",
-        answers=tuple(q.answers), source=source, directions=tuple(d for _, d in steps)), ""
+    return _Found(q, topics, names, paths, reached, gold), ""
+
+
+def solve(kb: KnowledgeBase, walker: Walker, q: GoldQuestion, source: str = "run"
+          ) -> tuple[SolvedExample | None, str]:
+    """(example, "") for a solvable question, else (None, reason it was skipped); ties by relation words."""
+    found, why = find(kb, walker, q)
+    if found is None:
+        return None, why
+    return found.example(kb, pick_by_words(kb, q.question, found.paths), source), ""
+
+
+def vote(kb: KnowledgeBase, tied: list[_Found], voters: list[SolvedExample]) -> list[tuple[Step, ...] | None]:
+    """For each tied question, the tied path its nearest unambiguous examples (masked) follow most, or None."""
+    from agents.shots.bank import embed_texts
+
+    if not tied or not voters:
+        return [None] * len(tied)
+    mat = embed_texts(kb, [v.masked for v in voters])
+    asked = embed_texts(kb, [f.masked(kb) for f in tied])
+    out: list[tuple[Step, ...] | None] = []
+    for f, scores in zip(tied, asked @ mat.T, strict=True):
+        near = np.argsort(-scores)[:VOTERS]
+        weight = {p: sum(float(scores[i]) for i in near if voters[i].relations == tuple(r for r, _ in p))
+                  for p in f.paths}
+        best = max(weight, key=weight.get)
+        out.append(best if weight[best] > 0 else None)
+    return out
 
 
 def solve_all(kb: KnowledgeBase, questions: Iterable[GoldQuestion], source: str = "run",
-              progress: bool = False, walker: Walker | None = None) -> tuple[list[SolvedExample], SolveTally]:
-    """Solve every question; skipped ones are counted by reason, never dropped silently."""
+              progress: bool = False, walker: Walker | None = None, voters: Iterable[SolvedExample] = ()
+              ) -> tuple[list[SolvedExample], SolveTally]:
+    """Solve every question; skipped ones are counted by reason, never dropped silently.
+
+    A question whose answers several paths reach equally well (a person who wrote and directed
+    the film) takes the path of its nearest unambiguous examples, entity masked: this batch's
+    and ``voters`` (e.g. the bank's); without any, the path closest to its words.
+    """
     from tqdm import tqdm
 
     walker = walker or Walker(kb.graph)
-    out, tally = [], SolveTally()
-    questions = list(questions)
-    for q in tqdm(questions, desc="solve questions", unit=" q", disable=not progress):
-        ex, why = solve(kb, walker, q, source)
-        if ex is None:
+    tally = SolveTally()
+    done: list[SolvedExample | _Found] = []
+    for q in tqdm(list(questions), desc="solve questions", unit=" q", disable=not progress):
+        found, why = find(kb, walker, q)
+        if found is None:
             tally.skipped[why] += 1
-        else:
-            out.append(ex)
-            tally.solved += 1
+            continue
+        tally.solved += 1
+        done.append(found if found.tied else found.example(kb, found.paths[0], source))
+    tied = [f for f in done if isinstance(f, _Found)]
+    clear = [e for e in done if isinstance(e, SolvedExample)]
+    picks = dict(zip(map(id, tied), vote(kb, tied, clear + [v for v in voters if v.source != "schema"]),
+                     strict=True))
+    out = []
+    for item in done:
+        if isinstance(item, _Found):
+            item = item.example(kb, picks[id(item)] or pick_by_words(kb, item.q.question, item.paths), source)
+        out.append(item)
     return out, tally

@@ -17,7 +17,8 @@ from agents.shots.mask import mask_spans
 from agents.shots.walk import Step, Walker
 from kb.base import KnowledgeBase
 
-MAX_ANSWERS = 30
+MAX_ANSWERS = 60
+HUB_DEGREE = 20.0  # a step reaching this many entities on average (year -> its movies) is a hub
 MAX_FRONTIER = 2000  # an intermediate hop wider than this goes through a hub: not a question
 TRIES_PER_PATH = 25
 MAX_PATHS = 1500
@@ -36,6 +37,8 @@ def schema_paths(walker: Walker, max_hops: int = 3) -> list[SchemaPath]:
         if len(steps) == max_hops:
             return
         for step, reached in walker.steps_from(at):
+            if steps and walker.mean_degree(step) > HUB_DEGREE:
+                continue  # through a hub (all movies of a year or genre) only from the topic itself
             if len(steps) >= 2 and steps[-2][0] == step and steps[-1][0][0] == step[0]:
                 continue  # there and back and there again: the same entities as one step
             for t in reached:
@@ -76,9 +79,16 @@ def write_question(name: str, steps: tuple[tuple[Step, str], ...]) -> tuple[str,
     """(question, masked question) for a topic name and a typed path."""
     texts = []
     for inner in (name, "\0"):
-        np_ = inner
-        for (rel, direction), reached in steps:
+        np_, i = inner, 0
+        while i < len(steps):
+            (rel, direction), reached = steps[i]
+            if i + 1 < len(steps) and steps[i + 1][0] == (rel, "in" if direction == "out" else "out"):
+                # there and back along one relation: entities sharing a neighbour with the inner ones
+                np_ = f"the {steps[i + 1][1]} that shares a {reached} ({_words(rel)}) with {np_}"
+                i += 2
+                continue
             np_ = phrase(np_, rel, direction, reached)
+            i += 1
         texts.append("which " + np_.removeprefix("the "))
     question, marked = texts
     at = marked.index("\0")

@@ -86,6 +86,14 @@ class Walker:
             return Counter(self._types[frontier].tolist())
         return Counter(e.type for e in self.graph.get_many(frontier).values())
 
+    def mean_degree(self, step: Step) -> float:
+        """Mean number of neighbours one ``step`` reaches from an entity that has the step (0 when unknown)."""
+        adj = self._adj.get(step)
+        if adj is None:
+            return 0.0
+        deg = np.diff(adj.indptr)
+        return float(deg[deg > 0].mean()) if (deg > 0).any() else 0.0
+
     def has_step(self, entity_ids: list[str], step: Step) -> list[str]:
         """The entities of ``entity_ids`` with at least one edge for ``step`` (all of them when unknown)."""
         adj = self._adj.get(step)
