@@ -30,6 +30,7 @@ from graphs.common import Context, InputState, OutputState, context_of, merge_us
 
 PHASES = ("initial", "refined", "predicted")
 BEAM_SCORES = ("cross", "relevance")
+BEAM_TEXTS = ("relations", "path")
 VARIANTS = ("hydrarag", "hydrarag-e")
 
 
@@ -74,6 +75,9 @@ class HydraRAGContext(Context):
     follow_up_topics: bool = _setting(
         True, "Refined round also explores the KG from the follow-up question's own topic entities (ours); "
         "false: only Topic(q), as Algorithm 3 line 10.")
+    beam_text: str = _setting(
+        "relations", "What the KG beam's semantic score embeds: relations (the path's relation signature, ours: "
+        "shared across questions, far cheaper) or path (the whole verbalised path, the paper).")
     length_floor: bool = _setting(
         True, "Initial round keeps KG paths with |Topic|·(D-1) < length ≤ |Topic|·D (Algorithm 1); false: ≤ only.")
 
@@ -82,6 +86,8 @@ class HydraRAGContext(Context):
         super().__post_init__()
         if self.beam_score not in BEAM_SCORES:
             raise ValueError(f"beam_score must be one of {', '.join(BEAM_SCORES)}, not {self.beam_score!r}")
+        if self.beam_text not in BEAM_TEXTS:
+            raise ValueError(f"beam_text must be one of {', '.join(BEAM_TEXTS)}, not {self.beam_text!r}")
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, not {self.variant!r}")
 

@@ -191,6 +191,13 @@ def verbalise(kb: KnowledgeBase, chain: Chain) -> str:
     return " ".join(parts)
 
 
+def signature(chain: Chain) -> str:
+    """The path's relations in order with their directions, entities left out (``← starred_actors ← ·
+    → directed_by → ·``): the beam's cheap semantic text, shared by every question with that shape."""
+    return " ".join(f"← {' | '.join(rels)} ← ·" if inverse else f"→ {' | '.join(rels)} → ·"
+                    for rels, inverse in chain.edges)
+
+
 def to_candidate(kb: KnowledgeBase, chain: Chain, phase: str, n: int) -> dict:
     """A KG chain as a candidate path for pruning."""
     steps = [{"ids": sorted(chain.nodes[0])}]
@@ -202,12 +209,16 @@ def to_candidate(kb: KnowledgeBase, chain: Chain, phase: str, n: int) -> dict:
 
 
 def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[str], s: PruneSettings,
-               variant: str = "hydrarag", doc_sentences: Callable[[dict], list[str]] | None = None
-               ) -> tuple[list[dict], list[str]]:
+               variant: str = "hydrarag", doc_sentences: Callable[[dict], list[str]] | None = None,
+               beam_text: str = "relations") -> tuple[list[dict], list[str]]:
     """Structured retrieval for every chain of a probe; returns candidates and notes.
 
     The beam ranks by cross-score against the chain's retrieved document sentences when
     ``doc_sentences`` is given (§4.2.1), else by relevance alone (Algorithm 1's Relevant_Pruning).
+    Its semantic term compares the skyline with the path's relation :func:`signature`
+    (``beam_text="relations"``, ours: the embeddings are shared across questions) or with the
+    whole verbalised path (``"path"``, the paper; one embedding per path per hop). Corroboration
+    by document sentences always reads the whole path.
     """
     rng = random.Random(zlib.crc32(question.encode())) if variant == "hydrarag-e" else None
     cands: list[dict] = []
@@ -220,9 +231,10 @@ def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[s
 
         def score(chains: list[Chain], indicator: str = ch["indicator"], docs: list[str] | None = docs
                   ) -> list[float]:
-            texts = [verbalise(kb, c) for c in chains]
+            texts = [verbalise(kb, c) for c in chains] if beam_text == "path" or docs else []
+            sem = [signature(c) for c in chains] if beam_text == "relations" else texts
             keys = [[f"id:{i}" for i in c.entity_ids()] for c in chains]
-            rel = relevance(kb, indicator, topic_keys, texts, keys, s.lambda_sem)
+            rel = relevance(kb, indicator, topic_keys, sem, keys, s.lambda_sem)
             return (rel if docs is None else beam_cross_scores(kb, rel, texts, docs, s)).tolist()
 
         chains, joined = explore(kb, ch["topics"], probe["depth"], s.beam_width, score, rng,

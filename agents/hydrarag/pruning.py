@@ -100,11 +100,10 @@ def beam_cross_scores(kb: KnowledgeBase, rel: np.ndarray, texts: list[str], doc_
     """Cross-score of KG paths inside the beam (§4.2.1): relevance plus verification, where a
     path is corroborated by the retrieved document sentences within cosine ``γ`` (f2), its
     source prior is ρ_KG (f1) and its alignment is 1 (f3: a beam path starts at a topic entity
-    and stays within D_max hops, i.e. inside E_q by construction)."""
-    if not texts:
-        return np.zeros(0, dtype=np.float32)
-    sources = np.ones(len(texts), dtype=np.float32)  # kg itself
-    if doc_sentences:
+    and stays within D_max hops, i.e. inside E_q by construction). ``texts`` (the verbalised
+    paths) are read only when there are document sentences."""
+    sources = np.ones(len(rel), dtype=np.float32)  # kg itself
+    if doc_sentences and len(rel):
         sims = embed_texts(kb, texts) @ embed_texts(kb, doc_sentences).T
         sources += (sims.max(axis=1) >= s.gamma).astype(np.float32)
     f2 = np.minimum(sources, s.max_width) / s.max_width

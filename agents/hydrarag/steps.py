@@ -131,7 +131,7 @@ def explore(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     match src:
         case "kg":
             cands, notes = kg.explore_kg(kb, q, probe, state["topic_keys"], ctx.pruning(), ctx.variant,
-                                         _beam_documents(kb, ctx, probe))
+                                         _beam_documents(kb, ctx, probe), ctx.beam_text)
             if not state["has_subgraph"]:
                 topic_ids = list(dict.fromkeys(t for ch in probe["chains"] for t in ch["topics"]))
                 out["subgraph"] = kg.detect_subgraph(kb, topic_ids, ctx.max_depth)
