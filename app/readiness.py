@@ -13,9 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from types import SimpleNamespace
-
-from graphs.server_config import ServerConfig
+from graphs.server_config import ServerConfig, warm_up
 
 log = logging.getLogger("hybridrag.server")
 
@@ -68,17 +66,3 @@ class Readiness:
         if self.status == "failed":
             return 503, {"status": "failed", "error": self.error}
         return 503, {"status": "warming up"}
-
-
-def warm_up(config: ServerConfig) -> None:
-    """Open every named KB with one dense search, and load every named chat model."""
-    from graphs.common import resolve_kb
-
-    for directory in dict.fromkeys(config.kbs.values()):
-        kb = resolve_kb(SimpleNamespace(kb=directory))
-        kb.dense_search("warm-up", k=1)
-    if config.models:
-        from agents.llm.models import load_chat_model
-
-        for model in config.models.values():
-            load_chat_model(model.spec, model.base_url)

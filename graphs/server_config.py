@@ -20,6 +20,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from functools import cache
+from types import SimpleNamespace
 from typing import Any
 
 SERVER_CONFIG_ENV = "HYBRIDRAG_SERVER_CONFIG"
@@ -114,3 +115,17 @@ def _config_from(path: str) -> ServerConfig:
 def active_config() -> ServerConfig:
     """The server config named by ``HYBRIDRAG_SERVER_CONFIG`` (a JSON file), else the defaults."""
     return _config_from(os.environ.get(SERVER_CONFIG_ENV, ""))
+
+
+def warm_up(config: ServerConfig) -> None:
+    """Load what a served run needs before the first question: every named KB (one dense search
+    loads its vector index and embedding model) and every named chat model."""
+    from graphs.common import resolve_kb
+
+    for directory in dict.fromkeys(config.kbs.values()):
+        resolve_kb(SimpleNamespace(kb=directory)).dense_search("warm-up", k=1)
+    if config.models:
+        from agents.llm.models import load_chat_model
+
+        for model in config.models.values():
+            load_chat_model(model.spec, model.base_url)

@@ -6,7 +6,9 @@ before a graph sees them, so a misspelt setting (``{"topk": 3}``) would run sile
 default. A factory receives the run's context as the client sent it; an unknown key is refused
 here with a :class:`graphs.policy.PolicyError` naming it (the Agent Server shows a
 ``ValueError``'s message in Studio). Everything else a client sends is checked by
-``graphs.policy`` inside the run (``graphs.common.context_of`` in server mode).
+``graphs.policy`` inside the run (``graphs.common.context_of`` in server mode). Importing this
+module in server mode also starts warming up the operator's KBs and models (as ``hybridrag
+serve`` does before its ``/health`` says ok).
 """
 
 from __future__ import annotations
@@ -50,6 +52,26 @@ def factory(method: str) -> Callable[..., Any]:
     return make
 
 
+def _warm_up_in_background() -> None:
+    """In the Agent Server (server mode), load the operator's KBs and models as the graphs are
+    imported at startup, not in the first run (whose budget the loading would spend)."""
+    import logging
+    import threading
+
+    from graphs.policy import server_mode
+    from graphs.server_config import active_config, warm_up
+
+    def run() -> None:
+        try:
+            warm_up(active_config())
+        except Exception as exc:  # noqa: BLE001 - the first run reports it (e.g. the KB named)
+            logging.getLogger("hybridrag.studio").warning("warm-up failed: %s", exc)
+
+    if server_mode():
+        threading.Thread(target=run, name="hybridrag-warm-up", daemon=True).start()
+
+
+_warm_up_in_background()
 fusion = factory("fusion")
 hybgrag = factory("hybgrag")
 mor = factory("mor")

@@ -177,6 +177,8 @@ def test_streamed_run_sends_node_updates(dev_server):
     ("fusion", {"kb": "/tmp"}, "kb"),
     ("fusion", {"top_k": 100000}, "top_k"),
     ("fusion", {"k1": -5}, "k1"),
+    ("fusion", {"top_k": 3, "topk": 3}, "topk"),  # a misspelt setting: refused by graphs/studio.py, not dropped
+    ("mor", {"planer": "paths"}, "planer"),
 ])
 @pytest.mark.parametrize("where", ["context", "configurable"])
 def test_a_context_a_client_may_not_set_is_refused(dev_server, graph, context, field, where):

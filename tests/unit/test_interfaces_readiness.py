@@ -15,7 +15,7 @@ def test_health_is_503_warming_up_until_the_kb_is_loaded(monkeypatch):
     from app.server import create_app
 
     gate, seen = threading.Event(), []
-    real = readiness.warm_up
+    real = readiness.warm_up  # graphs.server_config.warm_up, as app/readiness.py uses it
 
     def slow_warm_up(config):
         gate.wait(30)
