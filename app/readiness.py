@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+
 from graphs.server_config import ServerConfig, warm_up
 
 log = logging.getLogger("hybridrag.server")
