@@ -84,6 +84,7 @@ RULES: dict[str, Rule] = {
     "radius": count(3, lo=0), "num_references": count(10), "num_few_shot": count(20, lo=0),
     "validator_examples": count(10, lo=0), "examples": choice("kb", "bundled"),
     "num_experiences": count(50, lo=0), "commentor": choice("llm", "rules"),
+    "text_hops": FLAG,
     # mor
     "planner": choice("paths", "triplets"), "max_hops": count(5), "ranking": choice("graph_first", "paper"),
     "retrieval": choice("mixed", "structural", "textual"), "text_matcher": choice("bm25", "dense"),
@@ -98,7 +99,7 @@ RULES: dict[str, Rule] = {
     "link_threshold": ratio(), "num_sentences": count(10), "doc_pool": count(20, lo=0), "web_results": count(10),
     "source_selector": FLAG, "path_refinement": FLAG, "variant": choice("hydrarag", "hydrarag-e"),
     "exploration_temperature": ratio(0.0, 2.0), "beam_score": choice("cross", "relevance"),
-    "follow_up_topics": FLAG, "length_floor": FLAG,
+    "follow_up_topics": FLAG, "length_floor": FLAG, "beam_text": choice("relations", "path"),
     # ssrag
     "vector_k": count("max_top_k"), "graph_k": count("max_top_k"), "graph_hops": count(3),
     "max_node_facts": count(100), "graph_to_text": choice("llm", "template"), "routing": choice("llm", "rules"),
