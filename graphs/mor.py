@@ -135,17 +135,16 @@ def plan_question(state: State, runtime: Runtime[MoRContext]) -> dict:
                   problems=checked["problems"], raw=raw, repeated=repeated,
                   **({"examples": shown} if t == 1 else {}))
     return {"iteration": t, "planner_messages": messages, "raw_plan": raw, "plan": checked,
-            "feedback": checked["problems"], "replan": retry, "repeated": repeated, "plans_seen": [*state.get("plans_seen", []), key],
-            "trace": [step], "usage": {**calls, **usage}}
+            "feedback": checked["problems"], "replan": retry, "repeated": repeated,
+            "plans_seen": [*state.get("plans_seen", []), key], "trace": [step], "usage": {**calls, **usage}}
 
 
 def route_after_planning(state: State, runtime: Runtime[MoRContext]) -> list[Send] | str:
     """Valid plan: one traversal per route, in parallel; invalid: re-plan or textual matching."""
-    ctx, plan = context_of(runtime, MoRContext), state["plan"]
-    if plan["valid"]:
+    if state["plan"]["valid"]:
         return [Send("traverse_route", {"question": state["question"], "route": r, "index": i,
                                         "iteration": state["iteration"]})
-                for i, r in enumerate(plan["routes"])]
+                for i, r in enumerate(state["plan"]["routes"])]
     return "plan_question" if state.get("replan") else "match_text"
 
 

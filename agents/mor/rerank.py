@@ -92,10 +92,10 @@ def rerank(candidates: list[dict], weights: dict[str, float], length: int = 3,
     """Score candidates ``{"id", "semantic", "trajectory"[, "filler"]}``, best first.
 
     Adds ``features`` and ``score``; ``scores`` (one per candidate, e.g. the trained network's,
-    :mod:`agents.mor.neural`) replace the linear score of ``weights``. Candidates rank by tier, then score: tier ``c["tier"]``
-    (0 when absent; the graph-first pool puts text-only matches in tier 1), fillers (textual
-    top-ups of a short list) last. Each later tier's scores are shifted below the last score
-    of the tiers before it, so scores fall down the list.
+    :mod:`agents.mor.neural`) replace the linear score of ``weights``. Candidates rank by tier,
+    then score: tier ``c["tier"]`` (0 when absent; the graph-first pool puts text-only matches
+    in tier 1), fillers (textual top-ups of a short list) last. Each later tier's scores are
+    shifted below the last score of the tiers before it, so scores fall down the list.
     """
     tiers: dict[int, list[dict]] = {}
     for i, c in enumerate(candidates):

@@ -21,8 +21,8 @@ import logging
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.mor.plan import Plan, TripletPlan, plan_from_triplets
 from agents.llm.structured import add_usage, call_structured
+from agents.mor.plan import Plan, TripletPlan, plan_from_triplets
 from kb.model import Schema
 from prompts import mor as P
 from prompts.grounding import check_answer, evidence_from_prompt
