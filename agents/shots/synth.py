@@ -21,7 +21,7 @@ MAX_ANSWERS = 60
 HUB_DEGREE = 20.0  # a step reaching this many entities on average (year -> its movies) is a hub
 MAX_FRONTIER = 2000  # an intermediate hop wider than this goes through a hub: not a question
 TRIES_PER_PATH = 25
-MAX_PATHS = 1500
+MAX_PATHS_PER_HOP = 150
 _PREPOSITIONS = {"by", "in", "of", "to", "at", "on", "for", "with", "from", "into", "as", "about"}
 
 SchemaPath = tuple[str, tuple[tuple[Step, str], ...]]  # start type, ((step, type reached), ...)
@@ -128,10 +128,10 @@ def synthesize(kb: KnowledgeBase, per_path: int = 2, max_hops: int = 3, seed: in
     """Up to ``per_path`` solved examples per schema path of 1..``max_hops`` steps (seeded)."""
     walker = walker or Walker(kb.graph)
     rng = random.Random(seed)
-    paths = schema_paths(walker, max_hops)
-    if len(paths) > MAX_PATHS:  # keep every short path, sample the longest ones
-        short = [p for p in paths if len(p[1]) < max_hops]
-        paths = short + rng.sample([p for p in paths if len(p[1]) == max_hops], max(0, MAX_PATHS - len(short)))
+    every, paths = schema_paths(walker, max_hops), []
+    for hops in range(1, max_hops + 1):  # a cap per length: the many long paths would swamp the short ones
+        level = [p for p in every if len(p[1]) == hops]
+        paths += level if len(level) <= MAX_PATHS_PER_HOP else rng.sample(level, MAX_PATHS_PER_HOP)
     pools = entities_by_type(kb, walker)
     out: list[SolvedExample] = []
     starters: dict[tuple[str, Step], list[str]] = {}

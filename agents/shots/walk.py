@@ -18,6 +18,7 @@ from kb.model import Schema
 from kb.store import GraphStore
 
 Step = tuple[str, str]  # (relation, "out" | "in")
+MIN_SHARE = 0.10
 
 
 class Walker:
@@ -29,6 +30,7 @@ class Walker:
         self.schema: Schema = graph.schema()
         self.fast = all(hasattr(graph, a) for a in ("heads", "rels", "tails", "entities", "index_of"))
         self._adj: dict[Step, sparse.csr_matrix] = {}
+        self._ends: dict[Step, tuple[str, ...]] = {}
         if self.fast:
             n = len(graph.entities)
             self._types = np.array([e.type for e in graph.entities], dtype=object)
@@ -38,6 +40,18 @@ class Walker:
                 ones = np.ones(len(h), dtype=np.int8)
                 self._adj[(name, "out")] = sparse.csr_matrix((ones, (h, t)), shape=(n, n))
                 self._adj[(name, "in")] = sparse.csr_matrix((ones, (t, h)), shape=(n, n))
+                self._ends[(name, "out")] = self._main_types(h, t)
+                self._ends[(name, "in")] = self._main_types(t, h)
+
+    def _main_types(self, src: np.ndarray, dst: np.ndarray) -> tuple[str, ...]:
+        """Encoded (source type, target type) pairs covering at least MIN_SHARE of a relation's edges.
+
+        Entity ids are names, so a movie called "1984" makes ``release_year`` look like it
+        reaches movies too; such rare pairs are no schema step.
+        """
+        pairs = Counter(zip(self._types[src].tolist(), self._types[dst].tolist(), strict=True))
+        total = max(sum(pairs.values()), 1)
+        return tuple(f"{a}\t{b}" for (a, b), c in pairs.items() if c / total >= MIN_SHARE)
 
     def start(self, entity_ids: Iterable[str]):
         """The frontier holding these entities (unknown ids left out)."""
@@ -113,10 +127,15 @@ class Walker:
         """Schema steps leaving ``entity_type``: ((relation, direction), types reached)."""
         out = []
         for rel in self.schema.relation_types.values():
-            if entity_type in rel.head_types:
-                out.append(((rel.name, "out"), rel.tail_types))
-            if entity_type in rel.tail_types:
-                out.append(((rel.name, "in"), rel.head_types))
+            for direction, here, there in (("out", rel.head_types, rel.tail_types),
+                                           ("in", rel.tail_types, rel.head_types)):
+                ends = self._ends.get((rel.name, direction))
+                if ends is not None:  # the types the edges really join, rare pairs left out
+                    reached = tuple(e.split("\t")[1] for e in ends if e.split("\t")[0] == entity_type)
+                else:
+                    reached = tuple(there) if entity_type in here else ()
+                if reached:
+                    out.append(((rel.name, direction), reached))
         return out
 
     def walk(self, topic_ids: Iterable[str], steps: Iterable[Step], cap: int | None = None):
