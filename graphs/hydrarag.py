@@ -78,6 +78,10 @@ class HydraRAGContext(Context):
     beam_text: str = _setting(
         "relations", "What the KG beam's semantic score embeds: relations (the path's relation signature, ours: "
         "shared across questions, far cheaper) or path (the whole verbalised path, the paper).")
+    examples: str = _setting(
+        "kb", "Few-shot examples: kb (the KB's solved-example bank, nearest by masked question) or bundled "
+        "(the project's movie examples).")
+    num_examples: int = _setting(2, "Few-shot examples per role (topics, analysis, paragraph → paths, check); 0: none.")
     length_floor: bool = _setting(
         True, "Initial round keeps KG paths with |Topic|·(D-1) < length ≤ |Topic|·D (Algorithm 1); false: ≤ only.")
 
@@ -88,6 +92,8 @@ class HydraRAGContext(Context):
             raise ValueError(f"beam_score must be one of {', '.join(BEAM_SCORES)}, not {self.beam_score!r}")
         if self.beam_text not in BEAM_TEXTS:
             raise ValueError(f"beam_text must be one of {', '.join(BEAM_TEXTS)}, not {self.beam_text!r}")
+        if self.examples not in ("kb", "bundled"):
+            raise ValueError(f"examples must be kb or bundled, not {self.examples!r}")
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, not {self.variant!r}")
 
@@ -111,6 +117,7 @@ class HydraRAGContext(Context):
 class State(InputState, OutputState, total=False):
     """Full HydraRAG state: initialization results, the current probe, paths and verdicts."""
 
+    shots: list[dict]
     mentions: list[str]
     topics: list[dict]
     topic_keys: list[str]

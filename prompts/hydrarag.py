@@ -17,7 +17,7 @@ TOPICS_SYSTEM = Prompt("hydrarag.topics_system", """\
 List the topic entities of a question: the specific named things it mentions (people,
 works, places, organisations, dates, titles) that a search would start from. Copy each
 name as written in the question. Do not list the answer, generic nouns or descriptions.
-Example: "Which country is the director of Amelie from?" -> ["Amelie"].""")
+{examples}""", ("examples",))
 
 TOPICS = Prompt("hydrarag.topics", "Question: {question}", ("question",))
 
@@ -28,9 +28,7 @@ Analyse a multi-hop question before any search.
 2. Write a skyline: one chain that lists every topic entity and the answer in reasoning
    order, alternating entity and relation, separated by " - ". Mark the answer as
    answer(kind).
-Example: question "Which country is the director of Amelie from?", topic entities
-["Amelie"]: sub-questions ["Who directed Amelie?", "Which country is that director
-from?"]; skyline "Amelie - directed by - director - citizen of - answer(country)"."""))
+{examples}"""), ("examples",))
 
 ANALYSIS = Prompt("hydrarag.analysis", """\
 Question: {question}
@@ -60,9 +58,7 @@ entity - relation - entity" that restates facts from one paragraph; never add fa
 paragraph does not state. Paragraphs are numbered data blocks (n="1", n="2"...); give the
 paragraph number of each path. When a paragraph mentions a topic entity, at least one of
 its paths should start or end at it.
-Example: paragraph 1 "Apollo 13 is a 1995 film directed by Ron Howard, who was born in
-Duncan, Oklahoma." -> paragraph 1, "Apollo 13 - directed by - Ron Howard - born in -
-Duncan, Oklahoma"."""))
+{examples}"""), ("examples",))
 
 TEXT_PATHS = Prompt("hydrarag.text_paths", """\
 Question: {question}
@@ -162,7 +158,8 @@ Decide whether the evidence is enough to answer each sub-question and then the q
 Reason step by step first. If it is enough, say "yes" and give the answer; when the
 evidence names the answer, copy that name. If not, say "no", leave the answer empty and
 state what is missing: the sub-question left open, and the entity, relation or fact the
-evidence lacks (so the next search can aim at it)."""))
+evidence lacks (so the next search can aim at it).
+{examples}"""), ("examples",))
 
 CHECK = Prompt("hydrarag.check", """\
 Question: {question}
@@ -185,6 +182,26 @@ Sub-questions (quoted data):
 {splits}
 Evidence (quoted data):
 {evidence}""", ("question", "skyline", "splits", "evidence"))
+
+BUNDLED: dict[str, list[str]] = {  # the project's movie examples (examples="bundled")
+    "topics": ['Example: "Which country is the director of Amelie from?" -> ["Amelie"]',
+               'Example: "what films did Kevin Bacon and Tom Hanks both star in" -> ["Kevin Bacon", "Tom Hanks"]'],
+    "analysis": ['Example: question "Which country is the director of Amelie from?", topic entities ["Amelie"]: '
+                 'sub-questions ["Who directed Amelie?", "Which country is that director from?"]; '
+                 'skyline "Amelie - directed by - director - citizen of - answer(country)"',
+                 'Example: question "what genre are the films Kevin Bacon acted in", topic entities '
+                 '["Kevin Bacon"]: sub-questions ["Which films did Kevin Bacon act in?", "What genre are '
+                 'those films?"]; skyline "Kevin Bacon - starred actors - movie - has genre - answer(genre)"'],
+    "text_paths": ['Example: paragraph 1 "Apollo 13 is a 1995 film directed by Ron Howard, who was born in '
+                   'Duncan, Oklahoma." -> paragraph 1, "Apollo 13 - directed by - Ron Howard - born in - '
+                   'Duncan, Oklahoma"',
+                   'Example: paragraph 2 "Tremors stars Kevin Bacon." -> paragraph 2, "Tremors - starred actors - '
+                   'Kevin Bacon"'],
+    "check": ['Example: question "who directed Big", evidence "{Big} → directed_by → {Penny Marshall}" -> yes, '
+              'answer "Penny Marshall"',
+              'Example: question "who directed Big", evidence "{Big} → release_year → {1988}" -> no, missing '
+              '"the director of Big"'],
+}
 
 ALL = [TOPICS_SYSTEM, TOPICS, ANALYSIS_SYSTEM, ANALYSIS, SELECTOR_SYSTEM, SELECTOR, TEXT_PATHS_SYSTEM,
        TEXT_PATHS, WEB_SELECT_SYSTEM, WEB_SELECT, FOLLOW_UP_SYSTEM, FOLLOW_UP, PREDICT_SYSTEM, PREDICT,

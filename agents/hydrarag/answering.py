@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.hydrarag import roles as roles
+from agents.hydrarag import shots as shots
 from agents.hydrarag.feedback import shortfall
 from agents.hydrarag.pruning import apply_choice, numbered, path_blocks, rank_candidates, to_evidence, to_ranked
 from agents.hydrarag.steps import quoted, traced
@@ -114,7 +115,8 @@ def check(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     if not state.get("selected"):
         reasoning, missing = "no evidence: {No} without asking", "every path: none was found"
     else:
-        reply, calls = roles.check(model, ctx.structured_method, **quoted(state), evidence=_evidence(state))
+        examples = shots.lines(state.get("shots", []), "check", ctx.examples, ctx.num_examples)
+        reply, calls = roles.check(model, ctx.structured_method, examples, **quoted(state), evidence=_evidence(state))
         if reply is None:
             reasoning = "unparseable answer check: {No}"
         else:

@@ -130,20 +130,22 @@ class FinalAnswer(BaseModel):
 
 
 def _ask(model: BaseChatModel, schema: type[T], system: Prompt, human: Prompt, role: str, method: str,
-         **values: str) -> tuple[T | None, dict]:
-    messages = [("system", system.template), ("human", human.format(**values))]
+         examples: str = "", **values: str) -> tuple[T | None, dict]:
+    text = system.format(examples=examples).rstrip() if "examples" in system.inputs else system.template
+    messages = [("system", text), ("human", human.format(**values))]
     return call_structured(model, schema, messages, role=role, method=method)
 
 
-def extract_topics(model: BaseChatModel, question: str, method: str) -> tuple[TopicEntities | None, dict]:
+def extract_topics(model: BaseChatModel, question: str, method: str,
+                   examples: str = "") -> tuple[TopicEntities | None, dict]:
     """Available-evidence detection, step 1: potential topic entities of the question."""
-    return _ask(model, TopicEntities, P.TOPICS_SYSTEM, P.TOPICS, "topics", method, question=question)
+    return _ask(model, TopicEntities, P.TOPICS_SYSTEM, P.TOPICS, "topics", method, examples, question=question)
 
 
-def analyse(model: BaseChatModel, question: str, topics: str,
-            method: str) -> tuple[QuestionAnalysis | None, dict]:
+def analyse(model: BaseChatModel, question: str, topics: str, method: str,
+            examples: str = "") -> tuple[QuestionAnalysis | None, dict]:
     """Question analysis: sub-questions and the skyline indicator in one call."""
-    return _ask(model, QuestionAnalysis, P.ANALYSIS_SYSTEM, P.ANALYSIS, "analysis", method,
+    return _ask(model, QuestionAnalysis, P.ANALYSIS_SYSTEM, P.ANALYSIS, "analysis", method, examples,
                 question=question, topics=topics)
 
 
@@ -155,9 +157,9 @@ def choose_sources(model: BaseChatModel, question: str, available: str, analysis
 
 
 def paths_from_text(model: BaseChatModel, question: str, topics: str, skyline: str, paragraphs: str,
-                    method: str) -> tuple[TextPaths | None, dict]:
+                    method: str, examples: str = "") -> tuple[TextPaths | None, dict]:
     """Paragraph → knowledge path construction (documents and web)."""
-    return _ask(model, TextPaths, P.TEXT_PATHS_SYSTEM, P.TEXT_PATHS, "text_paths", method,
+    return _ask(model, TextPaths, P.TEXT_PATHS_SYSTEM, P.TEXT_PATHS, "text_paths", method, examples,
                 question=question, topics=topics, skyline=skyline, paragraphs=paragraphs)
 
 
@@ -188,9 +190,9 @@ def refine(model: BaseChatModel, method: str, **values: str) -> tuple[Refinement
     return _ask(model, Refinement, P.REFINE_SYSTEM, P.REFINE, "refine", method, **values)
 
 
-def check(model: BaseChatModel, method: str, **values: str) -> tuple[AnswerCheck | None, dict]:
+def check(model: BaseChatModel, method: str, examples: str = "", **values: str) -> tuple[AnswerCheck | None, dict]:
     """CoT answering evaluation: {Yes} with the answer, or {No}."""
-    return _ask(model, AnswerCheck, P.CHECK_SYSTEM, P.CHECK, "check", method, **values)
+    return _ask(model, AnswerCheck, P.CHECK_SYSTEM, P.CHECK, "check", method, examples, **values)
 
 
 def generate(model: BaseChatModel, method: str, **values: str) -> tuple[FinalAnswer | None, dict]:

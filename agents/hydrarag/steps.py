@@ -19,6 +19,7 @@ from typing import Any
 from agents.hydrarag import analysis as analysis
 from agents.hydrarag import kg as kg
 from agents.hydrarag import roles as roles
+from agents.hydrarag import shots as shots
 from agents.hydrarag import text as text
 from agents.hydrarag.feedback import feedback_block
 from agents.hydrarag.pruning import path_blocks
@@ -48,10 +49,17 @@ def quoted(state: dict) -> dict:
     return {"question": state["question"], "skyline": data_block(state["skyline"]), "splits": _splits(state)}
 
 
+def _shown(state: dict, ctx: Any, probe: dict) -> dict:
+    """A probe with the paragraph → path example lines its text exploration shows."""
+    return {**probe, "examples": shots.lines(state.get("shots", []), "text_paths", ctx.examples, ctx.num_examples)}
+
+
 def detect(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Topic entities from the LLM, aligned per source; S_t."""
     q = state["question"]
-    reply, calls = roles.extract_topics(model, q, ctx.structured_method)
+    chosen = shots.to_state(shots.choose(kb, q, ctx.examples, ctx.num_examples))
+    reply, calls = roles.extract_topics(model, q, ctx.structured_method,
+                                        shots.lines(chosen, "topics", ctx.examples, ctx.num_examples))
     mentions = list(dict.fromkeys(m.strip() for m in (reply.entities if reply else []) if m.strip()))
     found = analysis.detect_sources(kb, mentions, ctx.link_threshold, ctx.use_web)
     notes = ([] if reply else ["unparseable topic extraction"]) + found["notes"]
@@ -61,8 +69,9 @@ def detect(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
         notes.append("no topic entity aligned: KB names found in the question used")
     step = traced("detect_sources", "S_t = " + (", ".join(found["available"]) or "(none)"), mentions=mentions,
                   topics=[f"{t['mention']} → {t['id']}" for t in found["topics"]],
-                  unlinked=found["unlinked"], notes=notes)
-    return {"mentions": mentions, "topics": found["topics"], "topic_keys": found["topic_keys"],
+                  unlinked=found["unlinked"], notes=notes,
+                  examples=[e["question"] for e in chosen] if ctx.examples == "kb" else f"bundled ({ctx.examples})")
+    return {"shots": chosen, "mentions": mentions, "topics": found["topics"], "topic_keys": found["topic_keys"],
             "doc_topics": found["doc_topics"], "available": found["available"], "trace": [step],
             "usage": calls}
 
@@ -72,7 +81,8 @@ def analyse(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     q, fallback = state["question"], None
     names = [t["name"] for t in state["topics"]] + [m for m in state.get("mentions", [])
                                                     if m not in {t["mention"] for t in state["topics"]}]
-    reply, calls = roles.analyse(model, q, data_list(names), ctx.structured_method)
+    reply, calls = roles.analyse(model, q, data_list(names), ctx.structured_method,
+                                 shots.lines(state.get("shots", []), "analysis", ctx.examples, ctx.num_examples))
     if reply is not None and reply.skyline.strip():
         skyline = reply.skyline.strip()
         splits = [s.strip() for s in reply.split_questions if s.strip()] or [q]
@@ -105,7 +115,7 @@ def select(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
             "unparseable selection" if reply is None else "no available source chosen") + ": every source"
         chosen = chosen or available
     chain = analysis.chain(state["topics"], state["skyline"], q, state["doc_topics"])
-    probe = analysis.probe("initial", 1, chosen, state["depth"], [chain], floor=ctx.length_floor)
+    probe = _shown(state, ctx, analysis.probe("initial", 1, chosen, state["depth"], [chain], floor=ctx.length_floor))
     step = traced("select_sources", "S_a = " + (", ".join(chosen) or "(none)"), phase="initial",
                   reasoning=why)
     return {"sources": chosen, "probe": probe, "phase": "initial", "round": 1, "trace": [step],
@@ -170,7 +180,7 @@ def plan_refined(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     if ctx.follow_up_topics and fresh:  # ours: also search from the entities the follow-up names
         chains.append(analysis.chain(analysis.reorder(fresh, i_new), i_new, q_new, state["doc_topics"]))
         sources += [] if "kg" in sources else ["kg"]
-    probe = analysis.probe("refined", 2, sources, ctx.max_depth, chains)
+    probe = _shown(state, ctx, analysis.probe("refined", 2, sources, ctx.max_depth, chains))
     step = traced("plan_refined_exploration", f"follow-up: {q_new}", phase="refined", skyline=i_new,
                   missing=reply.missing if reply else "", new_topics=[kb.name(i) for i in new_ids],
                   follow_up_chain=[t["name"] for t in fresh] if ctx.follow_up_topics else [], fallback=fallback)
@@ -198,7 +208,8 @@ def plan_predicted(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
             aligned.append(kb.name(eid))
         topics = analysis.reorder(state["topics"] + extra, indicator)
         chains.append(analysis.chain(topics, indicator, q, state["doc_topics"]))
-    probe = analysis.probe("predicted", 3, state["available"] if chains else [], ctx.max_depth, chains)
+    probe = _shown(state, ctx, analysis.probe("predicted", 3, state["available"] if chains else [], ctx.max_depth,
+                                              chains))
     step = traced("plan_predicted_exploration", "predicted: " + (", ".join(a for a, _ in preds) or "(none)"),
                   phase="predicted", aligned=aligned, fallback=fallback)
     return {"probe": probe, "phase": "predicted", "round": 3, "trace": [step], "usage": calls}

@@ -135,7 +135,7 @@ def _build_paths(kb, model, question: str, probe: dict, sents: list[dict], sourc
     names = sorted({n for ch in probe["chains"] for n in ch["names"]})
     skyline = data_list(dict.fromkeys(ch["indicator"] for ch in probe["chains"]))
     reply, usage = roles.paths_from_text(model, question, data_list(names), skyline, _paragraphs(sents),
-                                         s.method)
+                                         s.method, probe.get("examples", ""))
     cands, note = to_candidates(kb, reply, sents, source, probe["phase"], s.link_threshold)
     return cands, usage, note
 

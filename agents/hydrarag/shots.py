@@ -1,0 +1,100 @@
+"""HydraRAG's few-shot examples (paper App. E: every role's prompt is "in-context few-shot").
+
+``examples = "kb"`` (default): the solved examples of the KB at hand nearest to the masked
+question (:func:`agents.shots.bank_for`), rendered per role from their topic entities, types,
+relation path and answers, so every prompt names only that KB's entity types and relations.
+``examples = "bundled"``: the project's own movie examples (:data:`prompts.hydrarag.BUNDLED`),
+for the MetaQA evaluations or as an explicit choice. ``num_examples = 0``: no examples.
+
+An example is a plain line in the system prompt (never a data block: it is not evidence) with
+its values neutralised (no angle brackets, no line breaks). Roles with examples: topic
+extraction, question analysis, paragraph → paths, answer check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.shots import SolvedExample, bank_for
+from prompts import hydrarag as P
+from prompts.data_block import neutralise
+
+ROLES = ("topics", "analysis", "text_paths", "check")
+SHOWN_ANSWERS = 3
+
+
+def _words(relation: str) -> str:
+    return relation.replace("_", " ")
+
+
+def skyline(ex: SolvedExample) -> str:
+    """``topic - relation words - type - ... - answer(answer type)`` of an example."""
+    parts = [ex.topic[0] if ex.topic else "topic"]
+    for i, rel in enumerate(ex.relations):
+        last = i == len(ex.relations) - 1
+        parts += [_words(rel), f"answer({ex.answer_type})" if last else "entity"]  # middle types unknown
+    return " - ".join(parts)
+
+
+def _sub_questions(ex: SolvedExample) -> list[str]:
+    out, subject = [], ex.topic[0] if ex.topic else "it"
+    for i, rel in enumerate(ex.relations):
+        kind = ex.answer_type if i == len(ex.relations) - 1 else "entities"
+        out.append(f"What {kind} is linked to {subject} by {_words(rel)}?")
+        subject = "those entities"
+    return out
+
+
+def _path(ex: SolvedExample) -> str:
+    answers = ", ".join(ex.answers[:SHOWN_ANSWERS])
+    arrows = " → ".join(_words(r) for r in ex.relations)
+    return f"{{{', '.join(ex.topic)}}} → {arrows} → {{{answers}}}"
+
+
+def render(ex: SolvedExample, role: str) -> str:
+    """One example line for ``role`` ("" when the example cannot illustrate it)."""
+    q, topics = ex.question, list(ex.topic)
+    match role:
+        case "topics":
+            line = f'"{q}" -> {topics}'
+        case "analysis":
+            line = (f'question "{q}", topic entities {topics}: sub-questions {_sub_questions(ex)}; '
+                    f'skyline "{skyline(ex)}"')
+        case "text_paths":
+            if ex.hops != 1 or not ex.answers or not topics:
+                return ""
+            fact = f"{topics[0]} {_words(ex.relations[0])} {ex.answers[0]}."
+            line = f'paragraph 1 "{fact}" -> paragraph 1, "{topics[0]} - {_words(ex.relations[0])} - {ex.answers[0]}"'
+        case "check":
+            if not ex.answers:
+                return ""
+            line = f'question "{q}", evidence "{_path(ex)}" -> yes, answer "{ex.answers[0]}"'
+        case _:
+            raise ValueError(f"unknown HydraRAG example role {role!r}")
+    return "Example: " + neutralise(line)
+
+
+def choose(kb: Any, question: str, source: str, k: int) -> list[SolvedExample]:
+    """The examples of one question: the KB bank's nearest ``k`` (``kb``), none for ``bundled``."""
+    if source not in ("kb", "bundled"):
+        raise ValueError(f"examples must be kb or bundled, not {source!r}")
+    if source == "bundled" or k <= 0:
+        return []
+    return bank_for(kb).nearest(question, k)
+
+
+def lines(examples: list[dict], role: str, source: str, k: int) -> str:
+    """The example lines of ``role`` for a system prompt (examples as stored in the state)."""
+    if k <= 0:
+        return ""
+    if source == "bundled":
+        return "\n".join(P.BUNDLED[role][:k])
+    rendered = [render(SolvedExample(**{**e, "outputs": {}}), role) for e in examples]
+    return "\n".join(r for r in rendered if r)
+
+
+def to_state(examples: list[SolvedExample]) -> list[dict]:
+    """Examples as plain dicts for the graph state (tuples kept as lists)."""
+    keys = ("question", "masked", "topic", "topic_types", "relations", "answer_type", "answers", "source")
+    return [{k: (list(v) if isinstance(v, tuple) else v) for k, v in
+             ((k, getattr(e, k)) for k in keys)} for e in examples]
