@@ -62,11 +62,18 @@ def _positive(kb: KnowledgeBase, ex: Any, topic: str) -> dict | None:
 
 
 def _negative(kb: KnowledgeBase, ex: Any, topic: str) -> dict | None:
+    """A reference that misses the question: a neighbour through another relation, else an entity
+    the path reaches one hop short or one hop too far (never an answer)."""
     answers = {a.casefold() for a in ex.answers}
     for t in kb.graph.neighbors([topic], direction="both"):
         other = t.tail if t.head == topic else t.head
         if t.type not in ex.relations and other != topic and kb.name(other).casefold() not in answers:
             return {"name": kb.name(other), "path": verbalise_path(kb, topic, [t])}
+    rels = tuple(ex.relations)
+    for path in (rels[:-1], (*rels, rels[-1])):
+        for eid, trail in sorted(follow_path(kb, topic, path).items()) if path else []:
+            if kb.name(eid).casefold() not in answers:
+                return {"name": kb.name(eid), "path": verbalise_path(kb, topic, trail)}
     return None
 
 
@@ -75,7 +82,7 @@ def validator_shots(kb: KnowledgeBase, per_type: int = 2) -> list[dict]:
     if per_type <= 0:
         return []
     out = []
-    for etype, examples in sorted(_bank(kb).by_type(per_type).items()):
+    for etype, examples in sorted(_bank(kb).by_type(2 * per_type).items()):
         made = 0
         for ex in examples:
             topic = _topic_id(kb, ex)
