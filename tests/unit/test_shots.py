@@ -25,9 +25,16 @@ Hammock|made_of|Cotton
 Doomsday Device|made_of|Steel
 Initech|supplies|Globex
 Globex|supplies|Acme
+Globex|makes|Zoom!
+Zoom!|made_of|plutonium
+Acme|sells|Hammock
+Globex|sells|Hammock
+Globex|sells|Doomsday Device
+Globex|sells|Zoom!
 """
 TYPES = {"makes": ("company", "product"), "based_in": ("company", "city"),
-         "made_of": ("product", "material"), "supplies": ("company", "company")}
+         "made_of": ("product", "material"), "supplies": ("company", "company"),
+         "sells": ("company", "product")}
 RELATIONS = set(TYPES)
 ENTITY_TYPES = {"company", "product", "city", "material"}
 
@@ -61,6 +68,13 @@ def test_mask_replaces_entity_spans_only(company_kb):
     assert mask_question("which companies supply the makers of steel things", company_kb) == \
         "which companies supply the makers of <E> things"
     assert mask_question("what does Umbrella Corp make", company_kb) == "what does Umbrella Corp make"
+
+
+def test_mask_keeps_punctuation_of_names_and_prefers_capitalised_mentions(company_kb):
+    assert mask_question("who makes Zoom!", company_kb) == "who makes <E>"
+    assert mask_question("which products are made of plutonium", company_kb) == "which products are made of <E>"
+    # a lower-case mention beside a capitalised one is taken for an ordinary word
+    assert mask_question("does Acme make plutonium things", company_kb) == "does <E> make plutonium things"
 
 
 def test_mask_keeps_type_and_question_words(company_kb):
@@ -138,3 +152,18 @@ def test_bank_leaves_out_examples_with_unknown_relations(company_kb):
     old = SolvedExample("q2", "q2", (), (), ("directed_by",), "person", (), "user")
     bank = Bank(company_kb, [good, old])
     assert bank.examples == [good] and bank.stale == 1
+
+
+def test_a_tie_between_paths_follows_the_nearest_unambiguous_examples(company_kb):
+    from agents.shots.solve import solve_all
+    from evals.datasets import Question
+
+    make = SolvedExample("what does Initech make", "what does <E> make", ("Initech",), ("company",), ("makes",),
+                         "product", ("TPS Report Software",), "user")
+    sell = SolvedExample("what does Acme sell", "what does <E> sell", ("Acme",), ("company",), ("sells",),
+                         "product", ("Hammock",), "user")
+    asked = [Question("1", "what does Globex make", ("Hammock", "Doomsday Device", "Zoom!"), topic="Globex"),
+             Question("2", "what does Globex sell", ("Hammock", "Doomsday Device", "Zoom!"), topic="Globex")]
+    got, tally = solve_all(company_kb, asked, voters=[make, sell])
+    assert tally.solved == 2  # makes and sells reach the same three products from Globex
+    assert [e.relations for e in got] == [("makes",), ("sells",)]
