@@ -27,6 +27,7 @@ from kb.base import KnowledgeBase
 
 MAX_EXPAND = 100  # entities of one set expanded per hop (bounds the cost on hub sets)
 SHOWN_NAMES = 6  # entity names shown per set in a verbalised path
+EMBEDDED_NAMES = 2  # entity names per set in the text pruning embeds (ours: shorter, same relations)
 
 Edge = tuple[tuple[str, ...], bool]  # (relations, inverse)
 Scorer = Callable[[list["Chain"]], list[float]]
@@ -176,18 +177,19 @@ def explore(kb: KnowledgeBase, topics: list[str], depth: int, width: int, score:
     return within(chains, len(order), depth, floor), True
 
 
-def _names(kb: KnowledgeBase, ids: frozenset[str]) -> str:
+def _names(kb: KnowledgeBase, ids: frozenset[str], shown: int = SHOWN_NAMES) -> str:
     names = sorted(kb.name(i) for i in ids)
-    more = f", +{len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else ""
-    return "{" + ", ".join(names[:SHOWN_NAMES]) + more + "}"
+    more = f", +{len(names) - shown} more" if len(names) > shown else ""
+    return "{" + ", ".join(names[:shown]) + more + "}"
 
 
-def verbalise(kb: KnowledgeBase, chain: Chain) -> str:
-    """``{A} → r → {B, C} ← r2 ← {D}`` (an arrow pointing left marks an inverse edge)."""
-    parts = [_names(kb, chain.nodes[0])]
+def verbalise(kb: KnowledgeBase, chain: Chain, shown: int = SHOWN_NAMES) -> str:
+    """``{A} → r → {B, C} ← r2 ← {D}`` (an arrow pointing left marks an inverse edge); ``shown``
+    names per set."""
+    parts = [_names(kb, chain.nodes[0], shown)]
     for (rels, inverse), node in zip(chain.edges, chain.nodes[1:], strict=True):
         rel = " | ".join(rels)
-        parts += [f"← {rel} ←" if inverse else f"→ {rel} →", _names(kb, node)]
+        parts += [f"← {rel} ←" if inverse else f"→ {rel} →", _names(kb, node, shown)]
     return " ".join(parts)
 
 
@@ -204,6 +206,7 @@ def to_candidate(kb: KnowledgeBase, chain: Chain, phase: str, n: int) -> dict:
     steps += [{"relations": list(rels), "inverse": inv, "ids": sorted(node)[:50]}
               for (rels, inv), node in zip(chain.edges, chain.nodes[1:], strict=True)]
     return {"id": f"kg:{phase}:{n}", "source": "kg", "phase": phase, "text": verbalise(kb, chain),
+            "embedded": verbalise(kb, chain, EMBEDDED_NAMES),
             "keys": [f"id:{i}" for i in sorted(chain.entity_ids())], "answers": sorted(chain.answers())[:50],
             "doc_id": None, "doc_name": None, "path": steps}
 
@@ -218,7 +221,7 @@ def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[s
     Its semantic term compares the skyline with the path's relation :func:`signature`
     (``beam_text="relations"``, ours: the embeddings are shared across questions) or with the
     whole verbalised path (``"path"``, the paper; one embedding per path per hop). Corroboration
-    by document sentences always reads the whole path.
+    by document sentences reads the path with ``EMBEDDED_NAMES`` names per set.
     """
     rng = random.Random(zlib.crc32(question.encode())) if variant == "hydrarag-e" else None
     cands: list[dict] = []
@@ -231,8 +234,8 @@ def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[s
 
         def score(chains: list[Chain], indicator: str = ch["indicator"], docs: list[str] | None = docs
                   ) -> list[float]:
-            texts = [verbalise(kb, c) for c in chains] if beam_text == "path" or docs else []
-            sem = [signature(c) for c in chains] if beam_text == "relations" else texts
+            sem = [signature(c) if beam_text == "relations" else verbalise(kb, c) for c in chains]
+            texts = [verbalise(kb, c, EMBEDDED_NAMES) for c in chains] if docs else []
             keys = [[f"id:{i}" for i in c.entity_ids()] for c in chains]
             rel = relevance(kb, indicator, topic_keys, sem, keys, s.lambda_sem)
             return (rel if docs is None else beam_cross_scores(kb, rel, texts, docs, s)).tolist()

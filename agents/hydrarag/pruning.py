@@ -54,6 +54,11 @@ def embed_texts(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
     return np.vstack([_VECTORS[(spec, t)] for t in texts])
 
 
+def embedded(c: dict) -> str:
+    """The text a candidate is embedded by: a KG path with fewer names per set (``embedded``), else its text."""
+    return c.get("embedded") or c["text"]
+
+
 def jaccard(a: set[str], b: set[str]) -> float:
     """|a ∩ b| / |a ∪ b| (0 for two empty sets)."""
     union = a | b
@@ -81,7 +86,7 @@ def verification(kb: KnowledgeBase, cands: list[dict], subgraph: set[str], s: Pr
     """Tri-factor features and ``s_ver`` per candidate: source prior, agreement, alignment."""
     if not cands:
         return []
-    vecs = embed_texts(kb, [c["text"] for c in cands])
+    vecs = embed_texts(kb, [embedded(c) for c in cands])
     sims = vecs @ vecs.T
     sources = np.array([c["source"] for c in cands])
     out = []
@@ -114,7 +119,7 @@ def beam_cross_scores(kb: KnowledgeBase, rel: np.ndarray, texts: list[str], doc_
 def rank_candidates(kb: KnowledgeBase, cands: list[dict], indicator: str, topic_keys: list[str],
                     subgraph: set[str], s: PruneSettings) -> list[dict]:
     """Steps 1 and 2: the top-W2 candidates by cross-score, each with its scores attached."""
-    rel = relevance(kb, indicator, topic_keys, [c["text"] for c in cands], [c["keys"] for c in cands],
+    rel = relevance(kb, indicator, topic_keys, [embedded(c) for c in cands], [c["keys"] for c in cands],
                     s.lambda_sem)
     order = np.argsort(-rel, kind="stable")[: s.beam_width]
     pool = [{**cands[i], "rel": float(rel[i])} for i in order]
