@@ -10,6 +10,9 @@ that part (the problems go back to it in the re-planning turn, :data:`prompts.mo
   no type person entity`` (from the route's topic entity when it has one, else from any seed);
 - a hop with several relation types between its two types and none named (``hop movie → person
   names no relation ...``): every one of them was traversed;
+- a planned type most reached entities do not have (``type movie at step 1 ...: the entities
+  reached there along starred_actors are mostly person``): the schema admits them only because
+  some entity of that type plays the relation's end;
 - routes whose candidates do not intersect.
 
 Schema problems of the plan itself (a relation that does not link its two types, a type that
@@ -38,11 +41,34 @@ def restriction_problem(kb: KnowledgeBase, route: dict, seeds: list[str]) -> str
     text = first["restriction"]
     if len(route["nodes"]) < 2 or not text:
         return None
-    names = [kb.name(s) for s in seeds]
-    if any(_named(n, text) or _named(text, n) for n in names):
+    if any(_named(kb.name(s), text) for s in seeds):  # as the topic entities are found (graph_first)
         return None
     return (f'restriction "{text}" names no {first["type"]} entity in the knowledge graph '
             f"(route {render_route(route)}); copy the name the question gives")
+
+
+def type_problems(kb: KnowledgeBase, route: dict, candidates: dict[str, list[dict]], sample: int = 50) -> list[str]:
+    """Positions whose structurally reached entities mostly have another KB type than the planned
+    one: they were admitted only because the relation's schema allows the planned type at that end
+    (:func:`agents.mor.traversal._structural`), so the planned type is probably wrong."""
+    seen: dict[int, dict[str, str]] = {}
+    full = [t for t in candidates.values() if len(t) == len(route["nodes"])]  # started at the first node
+    for traj in full[:sample]:
+        for i, s in enumerate(traj[1:], start=1):
+            if s["via"] == "struct":
+                seen.setdefault(i, {})[s["id"]] = s["type"]
+    out = []
+    for i, found in sorted(seen.items()):
+        planned = route["nodes"][i]["type"] if i < len(route["nodes"]) else None
+        actual = [kb.graph.get(e) for e in found]
+        kinds = [a.type for a in actual if a is not None]
+        if planned is None or not kinds:
+            continue
+        top = max(set(kinds), key=kinds.count)
+        if top != planned and kinds.count(top) > len(kinds) / 2:
+            out.append(f"type {planned} at step {i} of route {render_route(route)}: the entities reached "
+                       f"there along {', '.join(route['relations'][i - 1])} are mostly {top}")
+    return out
 
 
 def _relations(rels: list[str]) -> str:
@@ -92,7 +118,8 @@ def critique(kb: KnowledgeBase, plan: dict, results: list[dict], merge_mode: str
         problems += unnamed_hops(route, route.get("named", [True] * len(route["relations"])))
         restricted = restriction_problem(kb, route, res.get("seeds", []))
         problems += [restricted] if restricted else []
-        problems += hop_problems(kb, route, res) if structure else []
+        if structure:
+            problems += hop_problems(kb, route, res) + type_problems(kb, route, res.get("candidates", {}))
     if merge_mode.startswith("union"):
         problems.append("the routes " + " and ".join(render_route(r) for r in plan["routes"])
                         + " share no candidate; check which condition the answer really meets")
