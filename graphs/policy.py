@@ -100,6 +100,7 @@ RULES: dict[str, Rule] = {
     "source_selector": FLAG, "path_refinement": FLAG, "variant": choice("hydrarag", "hydrarag-e"),
     "exploration_temperature": ratio(0.0, 2.0), "beam_score": choice("cross", "relevance"),
     "follow_up_topics": FLAG, "length_floor": FLAG, "beam_text": choice("relations", "path"),
+    "num_examples": count(5, lo=0),
     # ssrag
     "vector_k": count("max_top_k"), "graph_k": count("max_top_k"), "graph_hops": count(3),
     "max_node_facts": count(100), "graph_to_text": choice("llm", "template"), "routing": choice("llm", "rules"),
