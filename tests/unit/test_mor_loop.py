@@ -150,3 +150,20 @@ def test_bundled_examples_stay_one_setting_away(tiny_kb):
     assert len(bundled) == 3 and bundled[0]["question"] == "what movies did Meryl Streep act in"
     with pytest.raises(ValueError, match="unknown examples source"):
         planner_shots(kb, "who directed Big", "web", 3)
+
+
+def test_planned_type_the_reached_entities_do_not_have_is_named(tiny_kb):
+    from agents.mor.critique import type_problems
+
+    kb = resolve_kb(MoRContext(kb=tiny_kb))
+    route = {"nodes": [{"type": "movie", "restriction": "Big"}, {"type": "genre", "restriction": ""}],
+             "relations": [["starred_actors"]]}
+    seed = {"id": "Big", "type": "movie", "via": "text", "tf": 1.0, "edge": None, "topic": True}
+    reached = {"Tom Hanks": [seed, {"id": "Tom Hanks", "type": "genre", "via": "struct", "tf": 0.0,
+                                    "edge": ["Big", "starred_actors", "Tom Hanks"]}]}
+    [problem] = type_problems(kb, route, reached)
+    assert problem.startswith("type genre at step 1") and problem.endswith("are mostly person")
+    assert names_error(Injected("wrong_category", category="genre"), problem)
+    reached["Tom Hanks"][1]["type"] = "person"
+    assert type_problems(kb, route | {"nodes": [route["nodes"][0], {"type": "person", "restriction": ""}]},
+                         reached) == []
