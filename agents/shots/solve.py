@@ -26,7 +26,7 @@ from kb.model import Entity
 
 MAX_HOPS = 3
 EXPAND_CAP = 5000  # a frontier wider than this is scored but not walked further
-VOTERS = 10  # nearest unambiguous examples that settle a tie
+VOTERS = 30  # nearest unambiguous examples that settle a tie
 
 
 class GoldQuestion(Protocol):
@@ -171,8 +171,9 @@ def vote(kb: KnowledgeBase, tied: list[_Found], voters: list[SolvedExample]) -> 
     out: list[tuple[Step, ...] | None] = []
     for f, scores in zip(tied, asked @ mat.T, strict=True):
         near = np.argsort(-scores)[:VOTERS]
-        weight = {p: sum(float(scores[i]) for i in near if voters[i].relations == tuple(r for r, _ in p))
-                  for p in f.paths}
+        # the closest example following each tied path decides (a paraphrase beats a crowd of look-alikes)
+        weight = {p: max((float(scores[i]) for i in near if voters[i].relations == tuple(r for r, _ in p)),
+                         default=0.0) for p in f.paths}
         best = max(weight, key=weight.get)
         out.append(best if weight[best] > 0 else None)
     return out
