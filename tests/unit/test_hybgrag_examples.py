@@ -202,3 +202,25 @@ def test_oracle_extra_entity_is_opt_in_carried_and_repaired_by_an_intersection_f
     assert [e.name for e in fixed.entities] == ["Kevin Bacon"]
     [entry] = m.log.entries()
     assert entry["type"] == "extra_entity" and entry["repaired"]
+
+
+def test_kb_made_commentor_examples_are_labelled_by_construction_and_by_the_kb(tiny_kb):
+    from agents.hybgrag.retrieval import hybrid_retrieve, link_entity
+    from agents.hybgrag.shots import commentor_shots
+    from kb.base import open_kb
+
+    kb = open_kb(tiny_kb)
+    shots = commentor_shots(kb, 12)
+    kinds = {e["error_type"] for e in shots}
+    assert {"incorrect_retrieval_module", "no_entity", "incorrect_entity_relation"} <= kinds <= set(ERROR_TYPES)
+    relations = set(kb.graph.schema().relation_types)
+    for e in shots:
+        assert set(e["relations"]) <= relations and set(e["wrong_relations"]) <= set(e["relations"])
+        if e["error_type"] == "no_entity":
+            assert e["entities"] == []
+        if e["error_type"] == "incorrect_retrieval_module":
+            assert e["module"] == "text"
+        if e["error_type"] in ("no_intersection", "incorrect_intersection"):
+            ids = [link_entity(kb, x["name"], x["type"]).id for x in e["entities"]]
+            res = hybrid_retrieve(kb, e["question"], ids, e["relations"], 1, 5)
+            assert bool(res.intersection) == (e["error_type"] == "incorrect_intersection")
