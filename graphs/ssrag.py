@@ -4,9 +4,11 @@ decompose_query → extract_entities → detect_intent → enhance_query (Algori
 route_query (Algorithm 2: TEMPORAL → web, FACTUAL → local corpus, nothing local → web) →
 retrieve_vectors ∥ retrieve_graph → convert_graph_to_text → rerank_jointly (top 2k) →
 deduplicate_contexts (exact, cosine, LLM filter; top k) (Algorithm 3) → generate_answer.
-A single pass: the paper has no feedback loop, so ``max_iterations`` is unused. LLM calls:
-4 (augmentation) + 1 (router) + one per graph node + 1 (filter) + 1 (answer), each retried
-once on an unparseable reply before its fallback.
+Corrective edges (ours; ``max_iterations=1`` is the paper's single pass, see
+:mod:`agents.ssrag.correct`): the entity check re-asks the extractor, the route check the
+router, and a failed answer (``verify_answer``) re-runs the run from the entities, each with
+the reason in the next prompt. LLM calls per pass: 4 (augmentation) + 1 (router) + one per
+graph node + 1 (filter) + 1 (answer), each retried once on an unparseable reply.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agents.ssrag import augment as aug
+from agents.ssrag import correct as fix
 from agents.ssrag import retrieval as ret
 from agents.ssrag import routing as rt
 from agents.ssrag import unify as uni
+from agents.ssrag import web_graph as wg
 from agents.llm.models import DEFAULT_LLM, load_chat_model
 from agents.llm.structured import add_usage
 from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
@@ -40,7 +44,12 @@ class SSRAGContext(Context):
         "description": "k: contexts kept after dedup (N=20 was best in Table V); 2k are reranked."})
     vector_k: int = field(default=20, metadata={"description": "Texts from the vector branch (topkEmbeds)."})
     graph_k: int = field(default=20, metadata={"description": "Graph nodes made into text (relevantNodes)."})
-    graph_hops: int = field(default=1, metadata={"description": "Neighbourhood radius of the graph branch."})
+    graph_hops: int = field(default=2, metadata={
+        "description": "Hops of the graph branch's walk from the linked entities (1: the paper's one-hop "
+                       "neighbourhood, which reaches answers two edges away; 2 reaches three)."})
+    text_edges: bool = field(default=True, metadata={
+        "description": "Count sentences of passages about or naming a node among its facts and walk to the "
+                       "entities they name (false: KG triples only)."})
     max_node_facts: int = field(default=25, metadata={"description": "Most question-relevant facts per node."})
     graph_to_text: str = field(default="llm", metadata={
         "description": "'llm' (the paper: one LLM call per node) or 'template' (facts as sentences)."})
@@ -56,6 +65,12 @@ class SSRAGContext(Context):
         "description": "Characters of whole context texts shown to the dedup filter and the answerer."})
     rerank_query: str = field(default="augmented", metadata={
         "description": "Query embedded as Qv for the joint rerank: 'augmented' (Q_aug) or 'original'."})
+    bare_contexts_last: bool = field(default=True, metadata={
+        "description": "Rank contexts that state nothing but their name after the others (false: the paper's "
+                       "single cosine order)."})
+    max_iterations: int = field(default=3, metadata={
+        "description": "Decisions per role with the corrective loop (entities, route, answer → re-augment); "
+                       "1 is the paper's single pass."})
     dedup_threshold: float = field(default=0.95, metadata={
         "description": "Cosine at or above which a lower-ranked context is a near-duplicate."})
     llm_dedup: bool = field(default=True, metadata={"description": "Run the LLM redundancy filter too."})
@@ -73,10 +88,17 @@ class State(InputState, OutputState, total=False):
     route: str
     source: str
     vector: list[dict]
+    vector_source: str
     nodes: list[dict]
     graph: list[dict]
     pool: list[dict]
     context: list[dict]
+    entity_rounds: int
+    entity_reply: str
+    feedback: str
+    answer_note: str
+    answer_rounds: int
+    stalled: bool
 
 
 def _setup(runtime: Runtime[SSRAGContext]) -> tuple[SSRAGContext, Any, Any]:
@@ -99,17 +121,32 @@ def decompose_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
 
 
 def extract_entities(state: State, runtime: Runtime[SSRAGContext]) -> dict:
-    """ExtractKeyEntities, then alias canonicalisation through the KB (longest surface kept)."""
+    """ExtractKeyEntities, alias canonicalisation (longest surface kept), and the entity check."""
     ctx, kb, model = _setup(runtime)
     usage: dict = {}
+    question, rounds, feedback = state["question"], state.get("entity_rounds", 0), state.get("feedback", "")
+    follow = fix.follow_up(state["entity_reply"], feedback, question) if feedback else ()
     with timed("extract_entities", usage):
-        found, calls, note = aug.extract_entities(model, kb, state["question"], state["sub_questions"],
-                                                  ctx.structured_method)
+        found, calls, note = aug.extract_entities(model, kb, question, state["sub_questions"],
+                                                  ctx.structured_method, follow)
         entities = aug.canonicalise(kb, found)
-    names = [e["name"] for e in entities]
-    linked = [e["id"] for e in entities if e["id"]]
-    return {"entities": entities,
-            **_out("extract_entities", ", ".join(names) or "no entity", usage, calls, note, linked=linked)}
+        problem = fix.entity_problems(entities, fix.known_names(kb, question))
+    reply = ", ".join(e["name"] for e in found) or "(no entity)"
+    again = bool(problem) and rounds + 1 < ctx.max_iterations and reply != state.get("entity_reply")
+    # re-augmented after a failed answer but the same entities again: a new pass would repeat the last one
+    stalled = bool(feedback) and state.get("answer_rounds", 0) > 0 and reply == state.get("entity_reply")
+    names, linked = [e["name"] for e in entities], [e["id"] for e in entities if e["id"]]
+    return {"entities": entities, "entity_rounds": rounds + 1, "entity_reply": reply,
+            "feedback": problem if again else "", "stalled": stalled and not again,
+            **_out("extract_entities", ", ".join(names) or "no entity", usage, calls, note, linked=linked,
+                   feedback=feedback or None, problem=problem or None)}
+
+
+def after_entities(state: State) -> Literal["extract_entities", "detect_intent", "__end__"]:
+    """Ask the extractor again while the entity check has feedback; stop when re-augmenting changed nothing."""
+    if state.get("feedback"):
+        return "extract_entities"
+    return END if state.get("stalled") else "detect_intent"
 
 
 def detect_intent(state: State, runtime: Runtime[SSRAGContext]) -> dict:
@@ -138,15 +175,20 @@ def route_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     calls, note, rule = {}, None, rt.rule_label(state["cues"])
     usage: dict = {}
     with timed("route", usage):
-        label = rule
+        label, problem = rule, ""
+        local = rt.probe_local(kb, state["query"], state["entities"], ctx.local_min_score)
         if ctx.routing == "llm":
             reply, calls = rt.classify(model, state["query"], ctx.structured_method)
             label, note = (reply.label, None) if reply else (rule, "unparseable label: temporal-cue rule")
-        local = rt.probe_local(kb, state["query"], state["entities"], ctx.local_min_score)
+            web = "the local corpus has results for it" if local["found"] else ""
+            problem = fix.route_problem(label, rule, state["cues"], web) if reply and ctx.max_iterations > 1 else ""
+            if problem:  # the corrective edge of the router: asked once more, with the reason
+                again, more = rt.classify(model, state["query"], ctx.structured_method, feedback=(label, problem))
+                calls, label = add_usage(calls, more), again.label if again else label
         source, reason = rt.choose_source(label, local)
     return {"route": label, "source": source,
             **_out("route_query", f"{label} → {source}", usage, calls, note, reason=reason, rule_label=rule,
-                   local=local)}
+                   local=local, feedback=problem or None)}
 
 
 def retrieve_vectors(state: State, runtime: Runtime[SSRAGContext]) -> dict:
@@ -156,21 +198,41 @@ def retrieve_vectors(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     with timed("vector_retrieval", usage):
         items, used, note = ret.vector_branch(resolve_kb(ctx), state["query"], state["source"], ctx.vector_k,
                                               ctx.web_k)
-    return {"vector": items, **_out("retrieve_vectors", f"{len(items)} texts from {used}", usage, {}, note,
-                                    source=used, top=[i["id"] for i in items[:5]])}
+    return {"vector": items, "vector_source": used,
+            **_out("retrieve_vectors", f"{len(items)} texts from {used}", usage, {}, note, source=used,
+                   top=[i["id"] for i in items[:5]])}
 
 
 def retrieve_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:
-    """Graph branch: linked entities and their neighbourhood, each node with its relations."""
-    ctx = context_of(runtime, SSRAGContext)
-    kb = resolve_kb(ctx)
+    """Graph branch: the local graph around the linked entities, or the graph built from the web results."""
+    ctx, kb, model = _setup(runtime)
     usage: dict = {}
+    if state["source"] == "web" and state.get("vector_source") == "web":
+        with timed("graph_retrieval", usage):
+            web = [i for i in state.get("vector", []) if i["source"] == "web"]
+            triples, calls, note = wg.extract(model if ctx.graph_to_text == "llm" else None, web,
+                                              ctx.structured_method)
+            nodes = wg.web_nodes(kb, triples, [e["name"] for e in state["entities"]], kb.embed(state["question"]),
+                                 ctx.graph_k, ctx.max_node_facts)
+        return {"nodes": nodes, **_out("retrieve_graph", f"{len(nodes)} nodes from {len(triples)} web triples",
+                                       usage, calls, note, source="web", nodes=[n["id"] for n in nodes])}
     with timed("graph_retrieval", usage):
         seeds = ret.seed_entities(kb, state["query"], state["entities"], ctx.link_min_score)
         nodes = ret.relevant_nodes(kb, seeds, kb.embed(state["query"]), ctx.graph_hops, ctx.graph_k,
-                                   ctx.max_node_facts, fact_qv=kb.embed(state["question"]))
+                                   ctx.max_node_facts, fact_qv=kb.embed(state["question"]),
+                                   text_edges=ctx.text_edges)
     return {"nodes": nodes, **_out("retrieve_graph", f"{len(nodes)} nodes from {len(seeds)} seeds", usage, {},
-                                   None, seeds=seeds[:10], nodes=[n["id"] for n in nodes])}
+                                   None, source="local", seeds=seeds[:10], nodes=[n["id"] for n in nodes])}
+
+
+def branches(state: State) -> list[str]:
+    """Local route: both branches in parallel; web route: the graph branch waits for the web results."""
+    return ["retrieve_vectors"] if state["source"] == "web" else ["retrieve_vectors", "retrieve_graph"]
+
+
+def after_vectors(state: State) -> list[str]:
+    """On the web route the graph branch follows, reading what the vector branch fetched."""
+    return ["retrieve_graph"] if state["source"] == "web" else []
 
 
 def convert_graph_to_text(state: State, runtime: Runtime[SSRAGContext]) -> dict:
@@ -196,7 +258,8 @@ def rerank_jointly(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     usage: dict = {}
     with timed("rerank", usage):
         qv = kb.embed(state["query"] if ctx.rerank_query == "augmented" else state["question"])
-        pool = uni.joint_rerank(kb, state.get("vector", []) + state.get("graph", []), qv, 2 * ctx.top_k)
+        pool = uni.joint_rerank(kb, state.get("vector", []) + state.get("graph", []), qv, 2 * ctx.top_k,
+                                ctx.bare_contexts_last)
     kg = sum(i["source"] == "kg" for i in pool)
     decision = f"top {len(pool)}: {kg} graph, {len(pool) - kg} text"
     return {"pool": pool, **_out("rerank_jointly", decision, usage, {}, None)}
@@ -232,24 +295,44 @@ def generate_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     with timed("answer", usage):
         text, calls, note = uni.generate(model, state["question"], state.get("context", []),
                                          ctx.structured_method, ctx.context_budget)
-    return {"answer": text, **_out("generate_answer", text, usage, calls, note)}
+    return {"answer": text, "answer_note": note or "", **_out("generate_answer", text, usage, calls, note)}
+
+
+def verify_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """The answer check: a failed answer sends the run back to the entities, with the reason."""
+    ctx = context_of(runtime, SSRAGContext)
+    problem = fix.answer_problem(state.get("answer", ""), state.get("answer_note"), state["question"])
+    rounds = state.get("answer_rounds", 0) + 1
+    again = bool(problem) and rounds < ctx.max_iterations and state.get("entity_rounds", 0) < ctx.max_iterations
+    found = [c["name"] for c in state.get("context", [])]
+    feedback = fix.answer_feedback(state.get("entities", []), problem, found) if again else ""
+    decision = "accepted" if not problem else f"re-augment: {problem}" if again else f"kept: {problem}"
+    return {"answer_rounds": rounds, "feedback": feedback,
+            "trace": [traced("verify_answer", decision, fallback=None, round=rounds)]}
+
+
+def after_verify(state: State) -> Literal["extract_entities", "__end__"]:
+    """Back to the entities while the answer check has feedback, else the end."""
+    return "extract_entities" if state.get("feedback") else END
 
 
 builder = StateGraph(State, context_schema=SSRAGContext, input_schema=InputState, output_schema=OutputState)
 for _node in (decompose_query, extract_entities, detect_intent, enhance_query, route_query, retrieve_vectors,
-              retrieve_graph, convert_graph_to_text, rerank_jointly, deduplicate_contexts, generate_answer):
+              retrieve_graph, convert_graph_to_text, rerank_jointly, deduplicate_contexts, generate_answer,
+              verify_answer):
     builder.add_node(_node)
 builder.add_edge(START, "decompose_query")  # Algorithm 1 starts by decomposing the question
 builder.add_edge("decompose_query", "extract_entities")  # entities come from the sub-questions
-builder.add_edge("extract_entities", "detect_intent")  # intent reads the sub-questions and entities
+builder.add_conditional_edges("extract_entities", after_entities)  # re-asked with the reason, or on
 builder.add_edge("detect_intent", "enhance_query")  # the rewrite uses entities, time hints and intent
 builder.add_edge("enhance_query", "route_query")  # Algorithm 2 routes the augmented query
-builder.add_edge("route_query", "retrieve_vectors")  # both branches run in parallel ...
-builder.add_edge("route_query", "retrieve_graph")
+builder.add_conditional_edges("route_query", branches, ["retrieve_vectors", "retrieve_graph"])  # in parallel
+builder.add_conditional_edges("retrieve_vectors", after_vectors, ["retrieve_graph"])  # ... or web first
 builder.add_edge("retrieve_graph", "convert_graph_to_text")  # graph nodes become text
 builder.add_edge(["retrieve_vectors", "convert_graph_to_text"], "rerank_jointly")  # ... and join here
 builder.add_edge("rerank_jointly", "deduplicate_contexts")  # top 2k → dedup → top k
 builder.add_conditional_edges("deduplicate_contexts", route_after_dedup)  # answer, or retrieval only
-builder.add_edge("generate_answer", END)
+builder.add_edge("generate_answer", "verify_answer")
+builder.add_conditional_edges("verify_answer", after_verify)  # a failed answer re-augments, with the reason
 
 graph = builder.compile(name="ssrag")

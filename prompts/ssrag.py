@@ -85,6 +85,16 @@ Entity (quoted data):
 Facts, one "subject relation object" sentence a line (quoted data):
 {facts}""", ("entity", "facts"))
 
+WEB_TRIPLES_SYSTEM = Prompt("ssrag.web_triples_system", guarded("""\
+You build a small knowledge graph from web search results. For each fact a result states,
+give the subject, the relation in a few words, the object, and the number of the result.
+Copy the subject and the object exactly as the result writes them. State only facts the
+results say."""))
+
+WEB_TRIPLES = Prompt("ssrag.web_triples", """\
+Web results (quoted data, one block each):
+{results}""", ("results",))
+
 DEDUP_SYSTEM = Prompt("ssrag.dedup_system", guarded("""\
 You clean up the context given to a question-answering model. Contexts are numbered data
 blocks (n="1", n="2"...) sorted from most to least relevant. A context is redundant when an
@@ -107,6 +117,40 @@ Question: {question}
 Contexts (quoted data, one block each):
 {contexts}""", ("question", "contexts"))
 
+# Corrective feedback (ours: the paper is a single pass). Each is sent as a user turn after the
+# role's earlier reply, so the role sees what it said and why it is asked again.
+ENTITY_UNLINKED = Prompt("ssrag.entity_unlinked", """\
+The knowledge base has no entity named {names}.""", ("names",))
+
+ENTITY_NONE = Prompt("ssrag.entity_none", """\
+No entity was extracted, but the question must name at least one.""")
+
+ENTITY_KNOWN = Prompt("ssrag.entity_known", """\
+Names in the question that the knowledge base knows: {names}.""", ("names",))
+
+ANSWER_FAILED = Prompt("ssrag.answer_failed", """\
+The search with the entities {names} gave no supported answer ({why}); the contexts found were
+about {found}.""", ("names", "why", "found"))
+
+ENTITY_RETRY = Prompt("ssrag.entity_retry", """\
+{feedback}
+Question: {question}
+Extract the named entities again, copied exactly as written in the question.""", ("feedback", "question"))
+
+ROUTE_NO_CUE = Prompt("ssrag.route_no_cue", """\
+The query was labelled TEMPORAL, but it holds no time cue (today, latest, currently, this year, a recent
+year); {web}.""", ("web",))
+
+ROUTE_CUE = Prompt("ssrag.route_cue", """\
+The query was labelled FACTUAL, but it holds the time cue(s) {cues}.""", ("cues",))
+
+ROUTE_RETRY = Prompt("ssrag.route_retry", """\
+{feedback}
+Query (quoted data):
+{query}
+Give the label again.""", ("feedback", "query"))
+
 ALL = [DECOMPOSE_SYSTEM, DECOMPOSE, ENTITIES_SYSTEM, ENTITIES, INTENT_SYSTEM, INTENT, REWRITE_SYSTEM,
-       REWRITE, ROUTER_SYSTEM, ROUTER, GRAPH_TEXT_SYSTEM, GRAPH_TEXT, DEDUP_SYSTEM, DEDUP, ANSWER_SYSTEM,
-       ANSWER]
+       REWRITE, ROUTER_SYSTEM, ROUTER, GRAPH_TEXT_SYSTEM, GRAPH_TEXT, WEB_TRIPLES_SYSTEM, WEB_TRIPLES, DEDUP_SYSTEM, DEDUP, ANSWER_SYSTEM,
+       ANSWER, ENTITY_UNLINKED, ENTITY_NONE, ENTITY_KNOWN, ANSWER_FAILED, ENTITY_RETRY, ROUTE_NO_CUE, ROUTE_CUE,
+       ROUTE_RETRY]

@@ -134,9 +134,10 @@ def _in(text: str, phrase: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(phrase.strip())}(?!\w)", text, re.IGNORECASE) is not None
 
 
-def decompose(model: BaseChatModel, question: str, method: str) -> tuple[list[str], dict, str | None]:
+def decompose(model: BaseChatModel, question: str, method: str,
+              shots: str = "") -> tuple[list[str], dict, str | None]:
     """DecomposeQuery; returns (sub-questions, usage, fallback note or None)."""
-    messages = [("system", P.DECOMPOSE_SYSTEM.template), ("human", P.DECOMPOSE.format(question=question))]
+    messages = [("system", P.DECOMPOSE_SYSTEM.template + shots), ("human", P.DECOMPOSE.format(question=question))]
     reply, usage = call_structured(model, SubQuestions, messages, role="decomposer", method=method)
     if reply is None:
         return [question], usage, "unparseable decomposition: the question itself"
@@ -153,10 +154,14 @@ def _content(text: str) -> set[str]:
 
 
 def extract_entities(model: BaseChatModel, kb: KnowledgeBase, question: str, subs: list[str],
-                     method: str) -> tuple[list[dict], dict, str | None]:
-    """ExtractKeyEntities; entities not found in the question are dropped as hallucinated."""
-    messages = [("system", P.ENTITIES_SYSTEM.template),
-                ("human", P.ENTITIES.format(question=question, sub_questions=" | ".join(subs)))]
+                     method: str, follow_up: tuple = (), shots: str = "") -> tuple[list[dict], dict, str | None]:
+    """ExtractKeyEntities; entities not found in the question are dropped as hallucinated.
+
+    ``follow_up``: the earlier reply and the feedback on it (the corrective loop); ``shots``:
+    rendered examples from the KB at hand, put before the question.
+    """
+    messages = [("system", P.ENTITIES_SYSTEM.template + shots),
+                ("human", P.ENTITIES.format(question=question, sub_questions=" | ".join(subs))), *follow_up]
     reply, usage = call_structured(model, KeyEntities, messages, role="entity_extractor", method=method)
     if reply is None:
         names = explicit_mentions(question) + [kb.name(i) for i in mentions_in(kb, question)]

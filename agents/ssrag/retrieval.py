@@ -5,14 +5,10 @@
   web is unavailable (no TAVILY_API_KEY, a failed call) or returns nothing, the branch falls
   back to the local corpus and says so.
 - Graph branch: the query's entities linked to the KB graph (the paper runs Cypher over
-  Neo4j; here the graph-store protocol), their neighbourhood up to ``hops``, and for each
-  relevant node its relations (``GetRelation``). Seeds come first; other nodes are kept by the
-  cosine of their facts to the query (our pre-selection, so at most ``graph_k`` nodes are sent
-  to the LLM; a neighbour is scored on its first ``max_facts`` facts in storage order). Each
-  kept node then keeps its ``max_facts`` facts most relevant to the question (cosine of the
-  fact's sentence to the question vector; the first ``FACT_POOL`` in storage order are scored),
-  most relevant first. On the web route the graph branch still reads the local KG: no graph is built
-  from web snippets.
+  Neo4j; here the graph-store protocol) and the relevant nodes around them with their
+  relations (``GetRelation``), chosen hop by hop in :mod:`agents.ssrag.nodes`. On the web
+  route the graph branch reads the knowledge built from the web results instead
+  (:mod:`agents.ssrag.web_graph`).
 - Graph-to-text (``LLM_Convert``): one LLM call per node writes its facts as prose; an
   unparseable or empty reply, or one that drops the node's name, keeps the facts as text.
 
@@ -23,21 +19,19 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agents.llm.structured import call_structured
+from agents.ssrag.nodes import node_facts, relevant_nodes, template_text
 from kb.base import Hit, KnowledgeBase
-from kb.embeddings import embed_matrix
-from kb.model import Triple
 from prompts import ssrag as P
 from prompts.data_block import data_block, data_list
 from tools import web
 from tools.retrieval import mentions_in
 
-MAX_NEIGHBOURS = 300  # neighbourhood nodes scored for pre-selection (bounds embedding work)
-FACT_POOL = 500  # facts of one kept node scored for relevance (bounds embedding work on hub nodes)
+__all__ = ["node_facts", "relevant_nodes", "template_text", "vector_branch", "seed_entities", "node_to_text",
+           "graph_item", "GraphText"]
 
 
 class GraphText(BaseModel):
@@ -79,55 +73,6 @@ def seed_entities(kb: KnowledgeBase, query: str, entities: list[dict], min_score
         exact = [x.id for s in e.get("surfaces") or [e["name"]] for x in kb.graph.lookup(s)]
         ids += exact or [x.id for x in kb.link(e["name"], k=1, min_score=min_score)]
     return list(dict.fromkeys(ids + mentions_in(kb, query)))
-
-
-def _sentence(kb: KnowledgeBase, t: Triple) -> str:
-    return f"{kb.name(t.head)} {t.type.replace('_', ' ')} {kb.name(t.tail)}"
-
-
-def node_facts(kb: KnowledgeBase, node: str, max_facts: int, qv: np.ndarray | None = None) -> dict:
-    """GetRelation(node): the node with up to ``max_facts`` of its relations, verbalised.
-
-    With a question vector ``qv`` the facts kept are the most relevant ones (cosine of each
-    sentence to ``qv``, ties in storage order), most relevant first; without, the first ones.
-    """
-    triples = kb.graph.neighbors([node])[: FACT_POOL if qv is not None else max_facts]
-    facts = [_sentence(kb, t) for t in triples]
-    order = list(range(len(triples)))
-    if qv is not None and len(triples) > 1:
-        order = [int(i) for i in np.argsort(-(embed_matrix(kb.embeddings, facts) @ qv), kind="stable")]
-    order = order[:max_facts]
-    return {"id": node, "name": kb.name(node), "facts": [facts[i] for i in order],
-            "triples": [[triples[i].head, triples[i].type, triples[i].tail] for i in order]}
-
-
-def template_text(node: dict) -> str:
-    """The facts of a node as plain sentences (no LLM)."""
-    return ". ".join(node["facts"]) + "." if node["facts"] else node["name"]
-
-
-def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: int, k: int,
-                   max_facts: int, fact_qv: np.ndarray | None = None) -> list[dict]:
-    """Seeds, then their neighbourhood ranked by the cosine of each node's facts to the query.
-
-    Each kept node's facts are then the ``max_facts`` most relevant to ``fact_qv`` (the
-    question's vector; ``qv`` when not given).
-    """
-    if not seeds or k <= 0:
-        return []
-    fact_qv = qv if fact_qv is None else fact_qv
-    nodes = [{**node_facts(kb, s, max_facts, fact_qv), "prior": None} for s in seeds[:k]]
-    room = k - len(nodes)
-    if room > 0 and hops > 0:
-        ego = kb.graph.ego_graph(seeds, radius=hops)
-        others = [n for n in ego.distance if n not in set(seeds)][:MAX_NEIGHBOURS]
-        sheets = [node_facts(kb, n, max_facts) for n in others]
-        if sheets:
-            scores = embed_matrix(kb.embeddings, [template_text(s) for s in sheets]) @ qv
-            for i in np.argsort(-scores, kind="stable")[:room]:
-                nodes.append({**node_facts(kb, sheets[i]["id"], max_facts, fact_qv),
-                              "prior": round(float(scores[i]), 4)})
-    return nodes
 
 
 def _mentions(text: str, name: str) -> bool:

@@ -33,9 +33,17 @@ class RouteLabel(BaseModel):
     label: Label = Field(description="TEMPORAL if the query needs recent information, else FACTUAL.")
 
 
-def classify(model: BaseChatModel, query: str, method: str) -> tuple[RouteLabel | None, dict]:
-    """Ask the LLM for TEMPORAL or FACTUAL given the augmented query only (quoted: it holds KB names)."""
+def classify(model: BaseChatModel, query: str, method: str,
+             feedback: tuple[str, str] | None = None) -> tuple[RouteLabel | None, dict]:
+    """Ask the LLM for TEMPORAL or FACTUAL given the augmented query only (quoted: it holds KB names).
+
+    ``feedback``: (earlier label, why it is doubted): the router is asked again with its
+    earlier label as the assistant turn and the reason after it (the corrective loop).
+    """
     messages = [("system", P.ROUTER_SYSTEM.template), ("human", P.ROUTER.format(query=data_block(query)))]
+    if feedback:
+        messages += [("ai", feedback[0]),
+                     ("human", P.ROUTE_RETRY.format(feedback=feedback[1], query=data_block(query)))]
     return call_structured(model, RouteLabel, messages, role="router", method=method)
 
 

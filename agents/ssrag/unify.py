@@ -2,6 +2,8 @@
 
 - Joint rerank: vector items and graph-to-text items are embedded with the KB's embedding
   model and scored by cosine similarity to the query vector Qv; the top ``2k`` are kept.
+  Ours (``bare_last``): a context whose text is only its name (MetaQA's entity documents
+  are bare names) states no fact, and ranks after every context that states one.
 - TextDedup: exact-match removal (case and whitespace folded), then a cosine tie-break that
   drops an item at least ``threshold`` similar to a higher-ranked kept one, then the LLM filter
   (§III-D "LLM-based filtering"), which names the items an earlier item already covers. An
@@ -24,13 +26,14 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agents.llm.structured import add_usage, call_structured
+from agents.ssrag.nodes import vectors
 from kb.base import KnowledgeBase
-from kb.embeddings import embed_matrix
 from prompts import ssrag as P
 from prompts.data_block import data_block
 from prompts.grounding import check_answer
 
 DEFAULT_BUDGET = 8000  # characters of context text shown to the filter and the answerer
+EMBED_CHARS = 2000  # characters of a context embedded (MiniLM reads 256 tokens)
 
 
 class Redundancy(BaseModel):
@@ -48,18 +51,29 @@ class Answer(BaseModel):
 
 
 def _vectors(kb: KnowledgeBase, items: list[dict]) -> np.ndarray:
-    if not items:
-        return np.zeros((0, 1), dtype=np.float32)
-    return embed_matrix(kb.embeddings, [i["text"] or i["name"] for i in items])
+    # the embedding model reads at most a few hundred tokens: a longer text gives the same vector
+    return vectors(kb, [(i["text"] or i["name"])[:EMBED_CHARS] for i in items])
 
 
-def joint_rerank(kb: KnowledgeBase, items: list[dict], qv: np.ndarray, keep: int) -> list[dict]:
-    """GetTop2k: every item scored by cosine to Qv, best ``keep`` returned (ties: earlier first)."""
+def states_nothing(item: dict) -> bool:
+    """Whether a context's text is only its own name (e.g. an entity document that is a bare name)."""
+    return " ".join((item["text"] or "").lower().split()) == " ".join(item["name"].lower().split())
+
+
+def joint_rerank(kb: KnowledgeBase, items: list[dict], qv: np.ndarray, keep: int,
+                 bare_last: bool = True) -> list[dict]:
+    """GetTop2k: every item scored by cosine to Qv, best ``keep`` returned (ties: earlier first).
+
+    ``bare_last`` (ours): contexts stating nothing but their name rank after those that state
+    something, each group by cosine; false is the paper's single cosine order.
+    """
     if not items:
         return []
     scores = _vectors(kb, items) @ qv
-    order = np.argsort(-scores, kind="stable")[:keep]
-    return [{**items[i], "score": round(float(scores[i]), 6)} for i in order]
+    order = list(np.argsort(-scores, kind="stable"))
+    if bare_last:
+        order = [i for i in order if not states_nothing(items[i])] + [i for i in order if states_nothing(items[i])]
+    return [{**items[i], "score": round(float(scores[i]), 6)} for i in order[:keep]]
 
 
 def text_dedup(kb: KnowledgeBase, items: list[dict], threshold: float) -> tuple[list[dict], list[dict]]:

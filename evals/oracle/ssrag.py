@@ -20,8 +20,18 @@ Neither needs gold (and neither looks a question up; their prompts hold none):
 - filter: a context is redundant when its text (name and text, normalised) is contained in
   an earlier context's.
 
-Answer: the gold answers the contexts name, else "I do not know". SSRAG makes no later
-decision, so a drawn error is never repaired.
+Answer: the gold answers the contexts name, else "I do not know".
+
+Later decisions (SSRAG's corrective loop: the role's earlier reply is an assistant turn and
+the method's feedback follows it) repair the drawn error only when the feedback names it,
+recognised from the method's own templates (:mod:`prompts.ssrag`):
+
+- wrong entity: the wrong name quoted as unknown to the KB (``ENTITY_UNLINKED``) or as the
+  entity of a failed search (``ANSWER_FAILED``), or the topic quoted among the question's
+  names the KB knows (``ENTITY_KNOWN``): a perfect model told so extracts the topic;
+- missing entity: the no-entity sentence (``ENTITY_NONE``), or a failed search with no
+  entity quoted;
+- wrong module: the router told that its TEMPORAL query holds no time cue (``ROUTE_NO_CUE``).
 """
 
 from __future__ import annotations
@@ -34,7 +44,9 @@ from agents.ssrag import routing as RO
 from agents.ssrag import unify as U
 from evals.oracle.call import Call, Rule
 from evals.oracle.gold import PERSON_KINDS, norm
+from evals.oracle.noise import Injected
 from evals.oracle.prompt import answer_text, golds_in
+from prompts import ssrag as P
 
 METHOD = "ssrag"
 _WH = re.compile(r"\b(who|whom|whose|what|when|where|which|why|how)\b", re.IGNORECASE)
@@ -46,9 +58,41 @@ def decompose(call: Call) -> A.SubQuestions:
     return A.SubQuestions(sub_questions=[call.record.question])
 
 
+def _after(prefix: str) -> re.Pattern:
+    """A feedback sentence of the method (normalised template start) and the quoted names after it."""
+    return re.compile(re.escape(norm(prefix)) + r'((?:\s*,?\s*"[^"]*")*)')
+
+
+_UNLINKED = _after(P.ENTITY_UNLINKED.template.split("{")[0])
+_KNOWN = _after(P.ENTITY_KNOWN.template.split("{")[0])
+_FAILED = _after(P.ANSWER_FAILED.template.split("{")[0])
+_NONE = norm(P.ENTITY_NONE.template)
+_NO_CUE = norm(P.ROUTE_NO_CUE.template.split("(")[0])
+
+
+def _quoted(rx: re.Pattern, text: str) -> set[str]:
+    return {norm(n) for m in rx.finditer(text) for n in re.findall(r'"([^"]*)"', m.group(1))}
+
+
+def names_entity_error(inj: Injected, feedback: str, rec) -> bool:
+    """Whether the method's entity feedback names the drawn error (see the module docstring)."""
+    failed = _quoted(_FAILED, feedback)
+    match inj.type:
+        case "wrong_entity":
+            wrong = norm(inj.entity)
+            return wrong in _quoted(_UNLINKED, feedback) | failed or norm(rec.topic) in _quoted(_KNOWN, feedback)
+        case "missing_entity":
+            return _NONE in feedback or (_FAILED.search(feedback) is not None and not failed)
+    return False
+
+
 def entities(call: Call) -> A.KeyEntities:
-    """Entities: the gold topic entity."""
+    """Entities: the gold topic entity; the drawn error on the first decision, kept until named."""
     rec, inj = call.record, call.injected(METHOD)
+    if call.view.has_ai_turn:
+        named = inj is not None and names_entity_error(inj, call.view.feedback(rec.question), rec)
+        call.later(named)
+        inj = None if named else inj
     if inj is not None and inj.type in ("wrong_entity", "missing_entity"):
         call.carried("entities")
         found = [A.NamedEntity(name=inj.entity, type=rec.topic_type)] if inj.type == "wrong_entity" else []
@@ -75,8 +119,12 @@ def rewrite(call: Call) -> A.AugmentedQuery:
 
 
 def route(call: Call) -> RO.RouteLabel:
-    """Routing: FACTUAL (TEMPORAL when the drawn error is the wrong module)."""
+    """Routing: FACTUAL (TEMPORAL when the drawn error is the wrong module, until feedback names it)."""
     inj = call.injected(METHOD)
+    if call.view.has_ai_turn:
+        named = inj is not None and inj.type == "wrong_module" and _NO_CUE in call.view.feedback()
+        call.later(named)
+        inj = None if named else inj
     if inj is not None and inj.type == "wrong_module":
         call.carried("router")
         return RO.RouteLabel(label="TEMPORAL")

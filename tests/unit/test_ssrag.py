@@ -14,6 +14,7 @@ from agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedE
 from agents.ssrag.retrieval import GraphText
 from agents.ssrag.routing import RouteLabel
 from agents.ssrag.unify import Answer, Redundancy
+from agents.ssrag.web_graph import WebTriple, WebTriples
 from graphs.common import resolve_kb
 from graphs.ssrag import SSRAGContext, builder, graph
 from kb.model import Entity
@@ -56,7 +57,8 @@ def fake_web(monkeypatch, hits):
 
 
 def run(kb: str, question: str = QUESTION, **kw) -> dict:
-    settings = {"top_k": 3, "vector_k": 3, "graph_k": 1, **kw}
+    """One run; the paper's single pass (``max_iterations=1``) unless a test asks for the loop."""
+    settings = {"top_k": 3, "vector_k": 3, "graph_k": 1, "max_iterations": 1, **kw}
     return graph.invoke({"question": question}, context=SSRAGContext(kb=kb, llm="fake:test", **settings))
 
 
@@ -84,7 +86,8 @@ def test_factual_question_local_corpus_happy_path(tiny_kb, fake_llm):
     augment = ["decompose_query", "extract_entities", "detect_intent", "enhance_query"]
     assert nodes[:5] == [*augment, "route_query"]
     assert set(nodes[5:7]) == {"retrieve_vectors", "retrieve_graph"}
-    assert nodes[7:] == ["convert_graph_to_text", "rerank_jointly", "deduplicate_contexts", "generate_answer"]
+    assert nodes[7:] == ["convert_graph_to_text", "rerank_jointly", "deduplicate_contexts", "generate_answer",
+                         "verify_answer"]
     assert step(out, "route_query")["decision"] == "FACTUAL → local"
     assert step(out, "enhance_query")["decision"] == REWRITE.query
     assert all(s["fallback"] is None for s in out["trace"])
@@ -111,12 +114,17 @@ def test_temporal_route_without_web_key_uses_local_corpus(tiny_kb, fake_llm):
 
 def test_temporal_route_with_web_reranks_snippets(tiny_kb, fake_llm, monkeypatch):
     seen = fake_web(monkeypatch, WEB_HITS)
-    fake_llm(*AUGMENT, TEMPORAL, TOM_TEXT, KEEP, ANSWER)
+    triples = WebTriples(triples=[WebTriple(subject="Tom Hanks", relation="announced", object="a new film",
+                                            source=1)])
+    fake_llm(*AUGMENT, TEMPORAL, triples, GraphText(text="Tom Hanks announced a new film."), KEEP, ANSWER)
     out = run(tiny_kb, web_k=4)
-    assert seen == [(REWRITE.query, 4)]
+    assert seen == [(REWRITE.query, 4)]  # one web search: the graph branch reads its results
     assert step(out, "retrieve_vectors")["source"] == "web"
+    graph_step = step(out, "retrieve_graph")
+    assert graph_step["source"] == "web" and graph_step["nodes"] == ["web:Tom Hanks"]
     sources = {r["source"] for r in out["ranked"]}
-    assert "web" in sources and "kg" in sources  # the graph branch still reads the local KG
+    assert "web" in sources and "kg" in sources
+    assert all(e["path"] == ["Tom Hanks announced a new film"] for e in out["evidence"] if e["source"] == "kg")
     assert out["ranked"][0]["id"] == "https://news.example/hanks"  # cosine to Q_aug, not Tavily's score
 
 
@@ -126,11 +134,11 @@ def test_factual_with_nothing_local_goes_to_web(tiny_kb, fake_llm, monkeypatch):
     fake_llm(SubQuestions(sub_questions=[einstein]),
              KeyEntities(entities=[NamedEntity(name="Albert Einstein", type="person")]),
              IntentCues(intent="where"), AugmentedQuery(query="Where was Albert Einstein born?"), FACTUAL,
-             KEEP, Answer(reasoning="none of the contexts say", answer="I do not know"))
+             WebTriples(triples=[]), KEEP, Answer(reasoning="none of the contexts say", answer="I do not know"))
     out = run(tiny_kb, question=einstein, local_min_score=0.99)
     route = step(out, "route_query")
     assert route["decision"] == "FACTUAL → web" and "nothing local" in route["reason"]
-    assert not route["local"]["linked"] and step(out, "retrieve_graph")["seeds"] == []
+    assert not route["local"]["linked"] and step(out, "retrieve_graph")["nodes"] == []
     assert "graph_to_text" not in calls_by_role(out)  # no node, no conversion call
     assert {r["source"] for r in out["ranked"]} == {"web"}
 

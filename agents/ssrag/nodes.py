@@ -1,0 +1,163 @@
+"""SSRAG graph branch: the relevant nodes and their relations (Algorithm 3's relevantNodes, GetRelation).
+
+A node's knowledge is its facts as "subject relation object" sentences: the KG triples that
+touch it and, with ``text_edges`` (ours; the paper builds its graph from documents, so a fact
+held only in text is still a relation), the sentences of passages about it or naming it.
+Nodes are chosen hop by hop from the seeds (the query's linked entities): at each hop the
+unvisited neighbours of the last hop's nodes (KG neighbours, and entities named in their
+text facts) are scored by the best cosine to the question of a fact leading to them, and
+the best of them become the next hop (a beam). The seeds come first, then each hop's nodes, best first, at
+most ``k`` in all; the room left after the seeds is shared equally by the hops.
+
+``hops=1`` is the paper's reading (the seeds' one-hop neighbourhood): a node's facts already
+reach one edge further, so a one-hop neighbourhood covers answers two edges from the topic
+and no further. ``hops=2`` (the default) reaches three edges.
+
+Each kept node keeps its ``max_facts`` facts most relevant to the question (cosine of the
+fact's sentence to the question vector; the first ``FACT_POOL`` KG facts and the text facts
+are scored), most relevant first. Sentence vectors are cached per process.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import weakref
+from collections import OrderedDict
+
+import numpy as np
+
+from kb.base import KnowledgeBase
+from kb.embeddings import embed_matrix
+from kb.model import Triple
+from tools.retrieval import mentions_in
+
+FACT_POOL = 500  # KG facts of one kept node scored for relevance (bounds embedding work on hub nodes)
+TEXT_HITS = 20  # passages naming a kept node looked up by BM25
+CACHE_SIZE = 60_000  # sentence vectors kept per process
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+_cache_lock = threading.Lock()
+_about: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def vectors(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
+    """Normalised vectors of ``texts`` with the KB's embedding model, through the sentence cache."""
+    if not texts:
+        return np.zeros((0, 1), dtype=np.float32)
+    with _cache_lock:
+        missing = list(dict.fromkeys(t for t in texts if t not in _cache))
+    if missing:
+        mat = embed_matrix(kb.embeddings, missing)
+        with _cache_lock:
+            for t, v in zip(missing, mat, strict=True):
+                _cache[t] = v
+            while len(_cache) > CACHE_SIZE:
+                _cache.popitem(last=False)
+    with _cache_lock:
+        found = {t: _cache.get(t) for t in set(texts)}
+    missed = [t for t, v in found.items() if v is None]  # evicted meanwhile by another thread
+    if missed:
+        found.update(zip(missed, embed_matrix(kb.embeddings, missed), strict=True))
+    return np.stack([found[t] for t in texts])
+
+
+def sentence(kb: KnowledgeBase, t: Triple) -> str:
+    """A triple as "subject relation object" (underscores as spaces)."""
+    return f"{kb.name(t.head)} {t.type.replace('_', ' ')} {kb.name(t.tail)}"
+
+
+def _passages_about(kb: KnowledgeBase) -> dict[str, list[str]]:
+    index = _about.get(kb)
+    if index is None:
+        index = {}
+        for d in kb.docs:
+            if d.kind == "passage" and d.entity_id:
+                index.setdefault(d.entity_id, []).append(d.text)
+        _about[kb] = index
+    return index
+
+
+def _names(text: str, name: str) -> bool:
+    return bool(name) and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+def text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
+    """Sentences of passages about ``node``, and (``search``) of passages naming it (BM25)."""
+    name = kb.name(node)
+    texts = list(_passages_about(kb).get(node, []))
+    if search and _passages_about(kb):  # a KB without passages has no text naming the node
+        texts += [h.doc.text for h in kb.lexical_search(name, TEXT_HITS, kind="passage")
+                  if h.doc.entity_id != node]
+    out = [s.strip().rstrip(".") for t in texts for s in _SENTENCE.split(t)]
+    return list(dict.fromkeys(s for s in out if s and _names(s, name)))
+
+
+def node_facts(kb: KnowledgeBase, node: str, max_facts: int, qv: np.ndarray | None = None,
+               text_edges: bool = False, search: bool = True) -> dict:
+    """GetRelation(node): the node with up to ``max_facts`` of its relations, verbalised.
+
+    With a question vector ``qv`` the facts kept are the most relevant ones (cosine of each
+    sentence to ``qv``, ties in storage order, KG facts before text facts), most relevant
+    first; without, the first ones. ``triples`` holds ``[head, relation, tail]`` for a KG
+    fact and ``None`` for a text fact; ``links`` maps every neighbour a scored fact leads to
+    onto the best score of such a fact (the walk's next candidates).
+    """
+    triples = kb.graph.neighbors([node])[: FACT_POOL if qv is not None else max_facts]
+    facts = [sentence(kb, t) for t in triples]
+    rows: list[list[str] | None] = [[t.head, t.type, t.tail] for t in triples]
+    if text_edges:
+        extra = [s for s in text_facts(kb, node, search) if s not in set(facts)]
+        facts, rows = facts + extra, rows + [None] * len(extra)
+    order, scores = list(range(len(facts))), np.zeros(len(facts))
+    if qv is not None and len(facts) > 1:
+        scores = vectors(kb, facts) @ qv
+        order = [int(i) for i in np.argsort(-scores, kind="stable")]
+    links: dict[str, float] = {}
+    for rank, i in enumerate(order):
+        ends = [rows[i][0], rows[i][2]] if rows[i] else (mentions_in(kb, facts[i]) if rank < max_facts else [])
+        for e in ends:
+            if e != node and e not in links:
+                links[e] = round(float(scores[i]), 4)
+    order = order[:max_facts]
+    return {"id": node, "name": kb.name(node), "facts": [facts[i] for i in order],
+            "triples": [rows[i] for i in order], "links": links}
+
+
+def template_text(node: dict) -> str:
+    """The facts of a node as plain sentences (no LLM)."""
+    return ". ".join(node["facts"]) + "." if node["facts"] else node["name"]
+
+
+def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: int, k: int,
+                   max_facts: int, fact_qv: np.ndarray | None = None, text_edges: bool = False) -> list[dict]:
+    """Seeds, then hop by hop the neighbours reached by the facts most relevant to the question.
+
+    A candidate's score is the best cosine to the question of a kept node's fact that leads to
+    it (the facts are scored anyway to rank each node's facts, so the walk costs no extra
+    embedding). Each kept node's facts are the ``max_facts`` most relevant to ``fact_qv`` (the
+    question's vector; ``qv`` when not given). A node's ``hop`` is its distance in the walk,
+    ``prior`` the score it was chosen with (None for a seed).
+    """
+    if not seeds or k <= 0:
+        return []
+    fact_qv = qv if fact_qv is None else fact_qv
+    nodes = [{**node_facts(kb, s, max_facts, fact_qv, text_edges), "prior": None, "hop": 0} for s in seeds[:k]]
+    seen, frontier = {n["id"] for n in nodes}, list(nodes)
+    for hop in range(1, max(hops, 0) + 1):
+        room = k - len(nodes)
+        if room <= 0 or not frontier:
+            break
+        beam = -(-room // (hops - hop + 1))  # an equal share of what is left for this and later hops
+        best: dict[str, float] = {}
+        for n in frontier:
+            for e, score in n["links"].items():
+                if e not in seen and score > best.get(e, -2.0):
+                    best[e] = score
+        chosen = sorted(best, key=lambda e: -best[e])[:beam]
+        seen.update(chosen)
+        frontier = [{**node_facts(kb, e, max_facts, fact_qv, text_edges), "prior": best[e], "hop": hop}
+                    for e in chosen]
+        nodes += frontier
+    return nodes
