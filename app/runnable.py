@@ -15,17 +15,17 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig
 from langchain_core.runnables.config import ensure_config
 from langchain_core.runnables.utils import ConfigurableFieldSpec
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from app.errors import UserInputError
 from app.runs import controlled_stream, current_request
-from app.schemas import MethodOutput, _output, client_fields, input_model, plain, to_json
+from app.schemas import MethodOutput, _output, client_fields, input_model, plain, settings_fields_model, to_json
 from graphs.server_config import ServerConfig
 
 
@@ -36,6 +36,11 @@ def validation_message(exc: ValidationError) -> str:
         loc = ".".join(str(x) for x in err.get("loc", ()))
         parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
     return "; ".join(parts)
+
+
+def _no_nulls(schema: dict) -> None:
+    """The config's schema: ``configurable`` starts empty in the playground, not as a dict of nulls."""
+    schema.get("properties", {}).get("configurable", {}).pop("default", None)
 
 
 class MethodRunnable(Runnable[dict, dict]):
@@ -66,6 +71,23 @@ class MethodRunnable(Runnable[dict, dict]):
 
     def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
         return MethodOutput
+
+    def config_schema(self, *, include: Sequence[str] | None = None) -> type[BaseModel]:
+        """The request's ``config``: the client settings (no null type, no null default: the
+        playground's form starts empty and valid), then ``tags`` / ``metadata`` when included."""
+        configurable = settings_fields_model("Configurable", client_fields(self.method, self.server_config))
+        fields: dict[str, Any] = {"configurable": (configurable, Field(configurable()))}
+        if include and "tags" in include:
+            fields["tags"] = (list[str], Field([]))
+        if include and "metadata" in include:
+            fields["metadata"] = (dict[str, Any], Field({}))
+        return create_model(f"{self.method.capitalize()}Config", __config__=ConfigDict(json_schema_extra=_no_nulls),
+                            **fields)
+
+    def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> Runnable[dict, dict]:
+        """Bound to ``config``, keeping this runnable's config schema (LangServe's playground and
+        ``/config_schema`` read it through ``with_config``)."""
+        return _Bound(bound=self, config={**(config or {}), **kwargs}, kwargs={})
 
     @property
     def config_specs(self) -> list[ConfigurableFieldSpec]:
@@ -168,3 +190,10 @@ class MethodRunnable(Runnable[dict, dict]):
         for chunk in self.stream(input, config):
             output = chunk.get("output", output)
         return output
+
+
+class _Bound(RunnableBinding):
+    """A :class:`MethodRunnable` bound to a config, with the method's own config schema."""
+
+    def config_schema(self, *, include: Sequence[str] | None = None) -> type[BaseModel]:
+        return self.bound.config_schema(include=include)

@@ -90,19 +90,34 @@ def plain(t: Any) -> Any:
     return str if isinstance(t, type) and issubclass(t, Choices) else t
 
 
-def _field_schema(t: Any) -> Any:
-    def extra(schema: dict) -> None:
-        schema.pop("default", None)  # an unset setting is simply left out
-        if isinstance(t, type) and issubclass(t, Choices):
-            schema["enum"] = list(t.values)
-
-    return extra
-
-
 def optional(t: Any, description: str) -> tuple[Any, Any]:
     """A field a client may leave out, typed ``t`` (not ``t | None``: no null type in the JSON schema,
     which LangServe's playground cannot render)."""
-    return plain(t), Field(default=None, description=description, json_schema_extra=_field_schema(t))
+    return plain(t), Field(default=None, description=description)
+
+
+def settings_fields_model(title: str, fields: list[tuple[str, Any, str]], **config: Any) -> type[BaseModel]:
+    """A model of optional client settings whose JSON schema has no ``"default": null`` (the form
+    starts empty: an unset setting is left out) and lists a ``Choices`` field's values as ``enum``.
+
+    The schema is fixed at the model level (``json_schema_extra`` of its config), which survives
+    LangServe's copy of the config model (it keeps field types and defaults, not field extras).
+    """
+    enums = {f: list(t.values) for f, t, _ in fields if isinstance(t, type) and issubclass(t, Choices)}
+
+    def extra(schema: dict) -> None:
+        for name, prop in schema.get("properties", {}).items():
+            if prop.get("default", 0) is None:
+                del prop["default"]
+            if name in enums:
+                prop["enum"] = enums[name]
+
+    return create_model(title, __config__=ConfigDict(json_schema_extra=extra, **config),
+                        **{f: optional(t, desc) for f, t, desc in fields})
+
+
+def _no_default(schema: dict) -> None:
+    schema.pop("default", None)
 
 
 def _question_ok(value: str) -> str:
@@ -117,8 +132,7 @@ def _title(name: str, suffix: str) -> str:
 
 def settings_model(name: str, config: ServerConfig) -> type[BaseModel]:
     """Pydantic model of the settings a client may send: the allowed Context fields, optional."""
-    fields = {f: optional(t, desc) for f, t, desc in client_fields(name, config)}
-    return create_model(_title(name, "Settings"), __config__=ConfigDict(extra="forbid"), **fields)
+    return settings_fields_model(_title(name, "Settings"), client_fields(name, config), extra="forbid")
 
 
 def input_model(name: str, config: ServerConfig) -> type[BaseModel]:
@@ -136,8 +150,9 @@ def input_model(name: str, config: ServerConfig) -> type[BaseModel]:
                 description=f"The question (1 to {MAX_QUESTION_CHARS} characters).",
             ),
         ),
-        settings=optional(settings_model(name, config),
-                          f"Optional {name} settings a client may choose (docs/serving.md)."),
+        settings=(settings_model(name, config),
+                  Field(default=None, json_schema_extra=_no_default,
+                        description=f"Optional {name} settings a client may choose (docs/serving.md).")),
     )
 
 
