@@ -13,7 +13,7 @@ graph node + 1 (filter) + 1 (answer), each retried once on an unparseable reply.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -23,65 +23,25 @@ from agents.ssrag import augment as aug
 from agents.ssrag import correct as fix
 from agents.ssrag import retrieval as ret
 from agents.ssrag import routing as rt
+from agents.ssrag import shots
 from agents.ssrag import unify as uni
 from agents.ssrag import web_graph as wg
-from agents.llm.models import DEFAULT_LLM, load_chat_model
+from agents.llm.models import load_chat_model
+from agents.ssrag.settings import SSRAGSettings
 from agents.llm.structured import add_usage
 from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
 
 
 @dataclass(kw_only=True)
-class SSRAGContext(Context):
-    """SSRAG settings (paper defaults where it gives them); each falls back to ``HYBRIDRAG_<FIELD>``."""
-
-    llm: str = field(default=DEFAULT_LLM, metadata={
-        "description": "Chat model of every role, 'provider:model' (openai:gpt-4o-mini, local:smollm2...)."})
-    llm_base_url: str = field(default="", metadata={
-        "description": "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); empty for none."})
-    structured_method: str = field(default="function_calling", metadata={
-        "description": "Structured output method: function_calling, json_schema or json_mode."})
-    top_k: int = field(default=20, metadata={
-        "description": "k: contexts kept after dedup (N=20 was best in Table V); 2k are reranked."})
-    vector_k: int = field(default=20, metadata={"description": "Texts from the vector branch (topkEmbeds)."})
-    graph_k: int = field(default=20, metadata={"description": "Graph nodes made into text (relevantNodes)."})
-    graph_hops: int = field(default=2, metadata={
-        "description": "Hops of the graph branch's walk from the linked entities (1: the paper's one-hop "
-                       "neighbourhood, which reaches answers two edges away; 2 reaches three)."})
-    text_edges: bool = field(default=True, metadata={
-        "description": "Count sentences of passages about or naming a node among its facts and walk to the "
-                       "entities they name (false: KG triples only)."})
-    max_node_facts: int = field(default=25, metadata={"description": "Most question-relevant facts per node."})
-    graph_to_text: str = field(default="llm", metadata={
-        "description": "'llm' (the paper: one LLM call per node) or 'template' (facts as sentences)."})
-    routing: str = field(default="llm", metadata={
-        "description": "'llm' (TEMPORAL/FACTUAL label by the LLM) or 'rules' (temporal cue → TEMPORAL)."})
-    web_k: int = field(default=5, metadata={"description": "Web snippets fetched on the web route (Tavily)."})
-    local_min_score: float = field(default=0.5, metadata={
-        "description": "Best dense score under which, with no linked entity, the local corpus is empty."})
-    link_min_score: float = field(default=0.8, metadata={
-        "description": "Minimum dense score to link an entity without an exact name/alias match."})
-    max_query_tokens: int = field(default=40, metadata={"description": "Token limit of the augmented query."})
-    context_budget: int = field(default=8000, metadata={
-        "description": "Characters of whole context texts shown to the dedup filter and the answerer."})
-    rerank_query: str = field(default="augmented", metadata={
-        "description": "Query embedded as Qv for the joint rerank: 'augmented' (Q_aug) or 'original'."})
-    bare_contexts_last: bool = field(default=True, metadata={
-        "description": "Rank contexts that state nothing but their name after the others (false: the paper's "
-                       "single cosine order)."})
-    max_iterations: int = field(default=3, metadata={
-        "description": "Decisions per role with the corrective loop (entities, route, answer → re-augment); "
-                       "1 is the paper's single pass."})
-    dedup_threshold: float = field(default=0.95, metadata={
-        "description": "Cosine at or above which a lower-ranked context is a near-duplicate."})
-    llm_dedup: bool = field(default=True, metadata={"description": "Run the LLM redundancy filter too."})
-    answer: bool = field(default=True, metadata={
-        "description": "Generate the answer with the LLM; false answers with the top context's name."})
+class SSRAGContext(SSRAGSettings, Context):
+    """SSRAG settings (:class:`agents.ssrag.settings.SSRAGSettings`); each falls back to ``HYBRIDRAG_<FIELD>``."""
 
 
 class State(InputState, OutputState, total=False):
     """Full SSRAG state: the augmentation, the route, both branches and the common output."""
 
     sub_questions: list[str]
+    examples: list[str]
     entities: list[dict]
     cues: dict
     query: str
@@ -111,13 +71,16 @@ def _out(node: str, decision: str, usage: dict, calls: dict, fallback: str | Non
 
 
 def decompose_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
-    """DecomposeQuery: the question as self-contained sub-questions."""
-    ctx, _, model = _setup(runtime)
+    """DecomposeQuery: the question as self-contained sub-questions (examples from the KB's bank)."""
+    ctx, kb, model = _setup(runtime)
     usage: dict = {}
     with timed("decompose", usage):
-        subs, calls, note = aug.decompose(model, state["question"], ctx.structured_method)
-    out = _out("decompose_query", f"{len(subs)} sub-question(s)", usage, calls, note, sub_questions=subs)
-    return {"sub_questions": subs, **out}
+        shown = shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples)
+        subs, calls, note = aug.decompose(model, state["question"], ctx.structured_method, shots.decompose_shots(shown))
+    examples = [e.question for e in shown]
+    out = _out("decompose_query", f"{len(subs)} sub-question(s)", usage, calls, note, sub_questions=subs,
+               examples=examples)
+    return {"sub_questions": subs, "examples": examples, **out}
 
 
 def extract_entities(state: State, runtime: Runtime[SSRAGContext]) -> dict:
@@ -127,8 +90,10 @@ def extract_entities(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     question, rounds, feedback = state["question"], state.get("entity_rounds", 0), state.get("feedback", "")
     follow = fix.follow_up(state["entity_reply"], feedback, question) if feedback else ()
     with timed("extract_entities", usage):
+        shown = shots.nearest(kb, question, ctx.n_examples, ctx.examples)
         found, calls, note = aug.extract_entities(model, kb, question, state["sub_questions"],
-                                                  ctx.structured_method, follow)
+                                                  ctx.structured_method, follow,
+                                                  shots.kinds(kb) + shots.entity_shots(shown))
         entities = aug.canonicalise(kb, found)
         problem = fix.entity_problems(entities, fix.known_names(kb, question))
     reply = ", ".join(e["name"] for e in found) or "(no entity)"

@@ -23,10 +23,16 @@ Question: {question}
 List its sub-questions.""", ("question",))
 
 ENTITIES_SYSTEM = Prompt("ssrag.entities_system", """\
-You pick out the named entities of a question: people, organisations, places, works
-(films, books, songs), products, events, dates and other proper names. Copy each one
-exactly as it is written in the question and give its kind in one word. Do not add
-entities the question does not mention.""")
+You pick out the named entities of a question: people, organisations, places, works,
+products, events, dates and other proper names. Copy each one exactly as it is written in
+the question and give its kind in one word. Do not add entities the question does not
+mention.""")
+
+ENTITY_KINDS = Prompt("ssrag.entity_kinds", """\
+The knowledge base holds entities of these kinds: {kinds}.""", ("kinds",))
+
+EXAMPLES_HEAD = Prompt("ssrag.examples_head", """\
+Solved examples from the same knowledge base:""")
 
 ENTITIES = Prompt("ssrag.entities", """\
 Question: {question}
@@ -152,5 +158,5 @@ Give the label again.""", ("feedback", "query"))
 
 ALL = [DECOMPOSE_SYSTEM, DECOMPOSE, ENTITIES_SYSTEM, ENTITIES, INTENT_SYSTEM, INTENT, REWRITE_SYSTEM,
        REWRITE, ROUTER_SYSTEM, ROUTER, GRAPH_TEXT_SYSTEM, GRAPH_TEXT, WEB_TRIPLES_SYSTEM, WEB_TRIPLES, DEDUP_SYSTEM, DEDUP, ANSWER_SYSTEM,
-       ANSWER, ENTITY_UNLINKED, ENTITY_NONE, ENTITY_KNOWN, ANSWER_FAILED, ENTITY_RETRY, ROUTE_NO_CUE, ROUTE_CUE,
+       ANSWER, ENTITY_KINDS, EXAMPLES_HEAD, ENTITY_UNLINKED, ENTITY_NONE, ENTITY_KNOWN, ANSWER_FAILED, ENTITY_RETRY, ROUTE_NO_CUE, ROUTE_CUE,
        ROUTE_RETRY]
