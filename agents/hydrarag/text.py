@@ -1,7 +1,8 @@
 """HydraRAG unstructured retrieval (paper §4.2.1, Algorithm 2): documents and web → paths.
 
-- Documents: the topic entities' own documents plus the ``doc_pool`` best corpus passages
-  for the query (our addition: a KB's passages need not be attached to an entity), split
+- Documents: the topic entities' own documents (attached to them, or naming them: a KB's
+  passages need not be attached to every entity they mention) plus the ``doc_pool`` best
+  corpus passages for the query (our addition), split
   into sentences; the dense retrieval model keeps the top sentences by similarity to the
   skyline indicator (not the question), and one LLM call turns them into knowledge paths.
 - Web: the query goes to the search engine (:func:`tools.web.web_search`), the LLM picks
@@ -52,8 +53,13 @@ def sentences(text: str) -> list[str]:
 
 
 def gather_docs(kb: KnowledgeBase, topic_ids: list[str], query: str, pool: int) -> list[tuple[str, str, str]]:
-    """(id, name, text) of the topic entities' documents and the best corpus passages."""
+    """(id, name, text) of the topic entities' documents (Doc(e): the passages attached to e and, ours,
+    up to ``pool`` passages naming e, found lexically) and the ``pool`` best corpus passages."""
     docs = [d for d in kb.passages_of(set(topic_ids)) if d.kind == "passage" or d.text != kb.name(d.id)]
+    for tid in dict.fromkeys(topic_ids) if pool > 0 else ():
+        name = kb.name(tid)
+        docs += [h.doc for h in kb.lexical_search(name, k=pool, kind="passage")
+                 if name.casefold() in h.doc.text.casefold()]
     docs += [h.doc for h in kb.dense_search(query, k=pool, kind="passage")] if pool > 0 else []
     out = {}
     for d in docs:

@@ -90,3 +90,13 @@ def test_bundled_examples_and_none():
         shots.choose(None, Q, "movies", 2)
     with pytest.raises(ValueError, match="examples must be kb or bundled"):
         HydraRAGContext(examples="movies")
+
+
+def test_documents_of_an_entity_include_passages_naming_it(company_kb, monkeypatch):
+    from agents.hydrarag.text import gather_docs
+    from kb.base import open_kb
+
+    kb = open_kb(company_kb)
+    monkeypatch.setattr(kb, "dense_search", lambda *a, **k: [])  # only the lexical lookup can find it
+    assert [d[0] for d in gather_docs(kb, ["Rocket Skates"], "zzz", 1)] == ["p:acme"]  # attached to Acme Corp
+    assert gather_docs(kb, ["Rocket Skates"], "zzz", 0) == []  # pool 0: attached passages only
