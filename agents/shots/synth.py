@@ -22,6 +22,7 @@ HUB_DEGREE = 20.0  # a step reaching this many entities on average (year -> its 
 MAX_FRONTIER = 2000  # an intermediate hop wider than this goes through a hub: not a question
 TRIES_PER_PATH = 25
 MAX_PATHS_PER_HOP = 150
+STYLES = (0, 1)  # every solved path is written as a noun phrase and as a direct question
 _PREPOSITIONS = {"by", "in", "of", "to", "at", "on", "for", "with", "from", "into", "as", "about"}
 
 SchemaPath = tuple[str, tuple[tuple[Step, str], ...]]  # start type, ((step, type reached), ...)
@@ -75,21 +76,59 @@ def phrase(inner: str, relation: str, direction: str, reached: str) -> str:
     return f"the {reached} whose {words} is {inner}"
 
 
-def write_question(name: str, steps: tuple[tuple[Step, str], ...]) -> tuple[str, str]:
-    """(question, masked question) for a topic name and a typed path."""
-    texts = []
-    for inner in (name, "\0"):
-        np_, i = inner, 0
-        while i < len(steps):
-            (rel, direction), reached = steps[i]
-            if i + 1 < len(steps) and steps[i + 1][0] == (rel, "in" if direction == "out" else "out"):
-                # there and back along one relation: entities sharing a neighbour with the inner ones
-                np_ = f"the {steps[i + 1][1]} that shares a {reached} ({_words(rel)}) with {np_}"
-                i += 2
-                continue
-            np_ = phrase(np_, rel, direction, reached)
+def ask(inner: str, relation: str, direction: str, reached: str) -> str:
+    """A direct question for the entities one step from ``inner`` ("what movie is directed by <E>")."""
+    words = _words(relation)
+    first, last = words.split()[0].lower(), words.split()[-1].lower()
+    verb = len(words.split()) == 1 and first.endswith("s") and not first.endswith("ss")
+    prep = last in _PREPOSITIONS or first in _PREPOSITIONS
+    if direction == "out":
+        if first == "has":
+            return f"what is the {words[4:]} of {inner}"
+        if verb:
+            return f"{inner} {words} what {reached}"
+        return f"what {reached} is {inner} {words}" if prep else f"what is the {words} of {inner}"
+    if first == "has":
+        return f"what {reached} has {inner} as {words[4:]}"
+    if verb:
+        return f"what {reached} {words} {inner}"
+    return f"what {reached} is {words} {inner}" if prep else f"what {reached} has {inner} as {words}"
+
+
+def _units(steps: tuple[tuple[Step, str], ...]) -> list[tuple[str, Step, str, str]]:
+    """Steps grouped for writing: ("share", step, middle type, reached) for there-and-back pairs, else ("step", ...)."""
+    out, i = [], 0
+    while i < len(steps):
+        (rel, direction), reached = steps[i]
+        if i + 1 < len(steps) and steps[i + 1][0] == (rel, "in" if direction == "out" else "out"):
+            out.append(("share", (rel, direction), reached, steps[i + 1][1]))
+            i += 2
+        else:
+            out.append(("step", (rel, direction), "", reached))
             i += 1
-        texts.append("which " + np_.removeprefix("the "))
+    return out
+
+
+def write_question(name: str, steps: tuple[tuple[Step, str], ...], style: int = 0) -> tuple[str, str]:
+    """(question, masked question) for a topic name and a typed path.
+
+    ``style`` 0 writes one noun phrase (``which person that <E> is directed by``), 1 a direct
+    question on the last step (``what person is <E> directed by``).
+    """
+    texts = []
+    units = _units(steps)
+    for inner in (name, "\0"):
+        np_ = inner
+        for n, (kind, (rel, direction), mid, reached) in enumerate(units):
+            last = n == len(units) - 1
+            if kind == "share":
+                head = f"what {reached} shares" if last and style else f"the {reached} that shares"
+                np_ = f"{head} a {mid} ({_words(rel)}) with {np_}"
+            elif last and style:
+                np_ = ask(np_, rel, direction, reached)
+            else:
+                np_ = phrase(np_, rel, direction, reached)
+        texts.append(np_ if style else "which " + np_.removeprefix("the "))
     question, marked = texts
     at = marked.index("\0")
     return question, mask_spans(marked, [(at, at + 1)])
@@ -112,15 +151,19 @@ def entities_by_type(kb: KnowledgeBase, walker: Walker) -> dict[str, list[str]]:
     return cache
 
 
-def _example(kb: KnowledgeBase, walker: Walker, topic_id: str, start: str,
-             steps: tuple[tuple[Step, str], ...], answers) -> SolvedExample:
+def _examples(kb: KnowledgeBase, walker: Walker, topic_id: str, start: str,
+              steps: tuple[tuple[Step, str], ...], answers) -> list[SolvedExample]:
+    """The solved path written in both styles (a noun phrase and a direct question)."""
     name = kb.name(topic_id)
-    question, masked = write_question(name, steps)
-    return SolvedExample(
-        question=question, masked=masked, topic=(name,), topic_types=(start,),
-        relations=tuple(s[0][0] for s in steps), answer_type=steps[-1][1],
-        answers=tuple(sorted(kb.name(i) for i in walker.ids(answers))), source="schema",
-        directions=tuple(s[0][1] for s in steps))
+    names = tuple(sorted(kb.name(i) for i in walker.ids(answers)))
+    out = []
+    for style in STYLES:
+        question, masked = write_question(name, steps, style)
+        out.append(SolvedExample(
+            question=question, masked=masked, topic=(name,), topic_types=(start,),
+            relations=tuple(s[0][0] for s in steps), answer_type=steps[-1][1], answers=names,
+            source="schema", directions=tuple(s[0][1] for s in steps)))
+    return out
 
 
 def synthesize(kb: KnowledgeBase, per_path: int = 2, max_hops: int = 3, seed: int = 0,
@@ -146,7 +189,7 @@ def synthesize(kb: KnowledgeBase, per_path: int = 2, max_hops: int = 3, seed: in
                 continue
             answers = walker.of_type(end, steps[-1][1])
             if 1 <= len(answers) <= MAX_ANSWERS:
-                out.append(_example(kb, walker, topic_id, start, steps, answers))
+                out += _examples(kb, walker, topic_id, start, steps, answers)
                 found += 1
                 if found >= per_path:
                     break
