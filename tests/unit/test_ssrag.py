@@ -92,8 +92,11 @@ def test_factual_question_local_corpus_happy_path(tiny_kb, fake_llm):
     assert step(out, "enhance_query")["decision"] == REWRITE.query
     assert all(s["fallback"] is None for s in out["trace"])
     assert len(out["ranked"]) <= 3 and {e["source"] for e in out["evidence"]} <= {"kg", "doc"}
-    scores = [r["score"] for r in out["ranked"]]
-    assert scores == sorted(scores, reverse=True)
+    bare = [e["text"] == r["name"] for e, r in zip(out["evidence"], out["ranked"], strict=True)]
+    assert bare == sorted(bare)  # contexts stating only their name come last (bare_contexts_last) ...
+    for group in (False, True):  # ... and each group is in cosine order
+        scores = [r["score"] for r, b in zip(out["ranked"], bare, strict=True) if b == group]
+        assert scores == sorted(scores, reverse=True)
     kg = [e for e in out["evidence"] if e["source"] == "kg"]
     assert kg and kg[0]["text"] == TOM_TEXT.text and any("Tom Hanks" in f for f in kg[0]["path"])
     rewrite_prompt = fake.calls[3]["messages"][-1].content
@@ -125,7 +128,10 @@ def test_temporal_route_with_web_reranks_snippets(tiny_kb, fake_llm, monkeypatch
     sources = {r["source"] for r in out["ranked"]}
     assert "web" in sources and "kg" in sources
     assert all(e["path"] == ["Tom Hanks announced a new film"] for e in out["evidence"] if e["source"] == "kg")
-    assert out["ranked"][0]["id"] == "https://news.example/hanks"  # cosine to Q_aug, not Tavily's score
+    scores = [r["score"] for r in out["ranked"]]
+    assert scores == sorted(scores, reverse=True)  # one cosine order over web texts and web-graph nodes
+    web_ids = [r["id"] for r in out["ranked"] if r["source"] == "web"]
+    assert web_ids[0] == "https://news.example/hanks"  # cosine to Q_aug, not Tavily's score
 
 
 def test_factual_with_nothing_local_goes_to_web(tiny_kb, fake_llm, monkeypatch):
