@@ -32,7 +32,9 @@ from prompts.grounding import is_instruction
 from tools import web
 from tools.retrieval import mentions_in
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# a sentence ends at . ! ? and a space, but not after an initial ("Albert S. Rogell") or a title
+_SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bJr\.)(?<!\bSr\.)"
+                       r"(?<!\bMrs\.)\s+")
 
 
 @dataclass(frozen=True)

@@ -100,3 +100,11 @@ def test_documents_of_an_entity_include_passages_naming_it(company_kb, monkeypat
     monkeypatch.setattr(kb, "dense_search", lambda *a, **k: [])  # only the lexical lookup can find it
     assert [d[0] for d in gather_docs(kb, ["Rocket Skates"], "zzz", 1)] == ["p:acme"]  # attached to Acme Corp
     assert gather_docs(kb, ["Rocket Skates"], "zzz", 0) == []  # pool 0: attached passages only
+
+
+def test_sentences_do_not_end_at_initials_or_titles():
+    from agents.hydrarag.text import sentences
+
+    text = "In Old Oklahoma was directed by Albert S. Rogell. Dr. No stars Sean Connery! Is it? Yes."
+    assert sentences(text) == ["In Old Oklahoma was directed by Albert S. Rogell.", "Dr. No stars Sean Connery!",
+                               "Is it?", "Yes."]
