@@ -9,9 +9,10 @@ then also steps along the relation through the text, one sentence at a time:
   sentence; the step goes to the passage's owner.
 
 A step is kept when the entity reached has a type the relation's schema gives for its other
-end; when some sentence of a frontier entity also carries a word of the relation's name
-(its first five letters, "directed" for directed_by), only such steps are kept for it, so
-that a film's director is not taken for its writer. The step's triple is the relation with
+end and its sentence carries a word of the relation's name (its first five letters:
+"directed" for directed_by), so that a film's director is not taken for its writer. Without
+such a word (in_language: "X is in French") the type alone decides, but only for a relation
+that is the schema's only one between its two types. The step's triple is the relation with
 the ``TEXT`` mark, so reasoning paths show that it came from a passage.
 """
 
@@ -27,7 +28,7 @@ from tools.retrieval import mentions_in
 
 TEXT = " (text)"
 SEARCH_K = 50  # passages looked at per frontier entity for backward steps
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE = re.compile(r"(?<=[^\s.]{2}[.!?])\s+")  # not after an initial ("Albert S. Rogell")
 _STOP = {"by", "has", "in", "of", "the", "is", "to", "a", "an"}
 
 
@@ -44,6 +45,13 @@ def _stems(relation: str) -> list[str]:
 def _carries(sentence: str, stems: list[str]) -> bool:
     low = sentence.lower()
     return any(re.search(rf"\b{re.escape(s)}", low) for s in stems)
+
+
+def _sole_link(kb: KnowledgeBase, relation: str) -> bool:
+    """Whether no other relation of the schema joins the same entity types."""
+    types = kb.graph.schema().relation_types
+    ends = {r: set(t.head_types) | set(t.tail_types) for r, t in types.items()}
+    return relation in ends and all(e != ends[relation] for r, e in ends.items() if r != relation)
 
 
 def _other_types(kb: KnowledgeBase, relation: str, own: str | None) -> set[str]:
@@ -78,7 +86,7 @@ def _sentences_naming(kb: KnowledgeBase, eid: str) -> list[tuple[str, str]]:
 
 def text_steps(kb: KnowledgeBase, frontier: list[str], relation: str) -> list[tuple[str, str, Triple]]:
     """(parent, child, marked triple) of the text steps along ``relation`` from ``frontier``."""
-    stems, out = _stems(relation), []
+    stems, out, sole = _stems(relation), [], _sole_link(kb, relation)
     for eid in frontier:
         ent = kb.graph.get(eid)
         want = _other_types(kb, relation, ent.type if ent else None)
@@ -92,6 +100,5 @@ def text_steps(kb: KnowledgeBase, frontier: list[str], relation: str) -> list[tu
             c = kb.graph.get(owner)
             if c is not None and c.type in want:
                 found.append((owner, _carries(sentence, stems), Triple(owner, relation + TEXT, eid)))
-        strong = any(s for _, s, _ in found)
-        out += [(eid, child, t) for child, s, t in found if s or not strong]
+        out += [(eid, child, t) for child, strong, t in found if strong or sole]
     return out
