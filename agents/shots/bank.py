@@ -6,7 +6,8 @@ so a bank inside a build would be lost with it (and with it the user's own examp
 top it survives re-ingest. Examples naming a relation the live build no longer has are left
 out when the bank is opened and counted in :attr:`Bank.stale` (``hybridrag bank show``
 prints the count; ``hybridrag bank build`` rebuilds). The masked-question vectors are cached
-beside it in ``bank.vectors.npz``, keyed by the bank file's hash and the embedding model.
+beside it in ``bank.vectors.npz``, keyed by a hash of the masked questions and the embedding
+model (``schema-bank.vectors.npz`` for the synthesized bank of a KB without a bank file).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from kb.embeddings import embed_matrix
 from kb.loaders import json_lines
 from kb.model import KBError
 
-BANK_FILE, VECTORS_FILE = "bank.jsonl", "bank.vectors.npz"
+BANK_FILE, VECTORS_FILE, SCHEMA_VECTORS_FILE = "bank.jsonl", "bank.vectors.npz", "schema-bank.vectors.npz"
 log = logging.getLogger(__name__)
 
 
@@ -81,10 +82,15 @@ def _normalise(text: str) -> str:
 class Bank:
     """Solved examples of one KB with nearest-neighbour search over their masked questions."""
 
-    def __init__(self, kb: KnowledgeBase, examples: list[SolvedExample], path: Path | None = None) -> None:
-        """Keep the examples whose relations the KB has; the others are counted in ``stale``."""
+    def __init__(self, kb: KnowledgeBase, examples: list[SolvedExample], path: Path | None = None,
+                 cache: Path | None = None) -> None:
+        """Keep the examples whose relations the KB has; the others are counted in ``stale``.
+
+        ``cache`` is where the vectors are kept between processes (beside ``path`` by default).
+        """
         rels = set(kb.graph.schema().relation_types)
         self.kb, self.path = kb, path
+        self.cache = cache or (path.with_name(VECTORS_FILE) if path else None)
         self.examples = [e for e in examples if set(e.relations) <= rels]
         self.stale = len(examples) - len(self.examples)
         if self.stale:
@@ -113,7 +119,7 @@ class Bank:
         if not self.examples:
             return np.zeros((0, 1), np.float32)
         key = self._cache_key()
-        cache = self.path.with_name(VECTORS_FILE) if self.path else None
+        cache = self.cache
         if cache is not None and cache.exists():
             try:
                 with np.load(cache) as npz:
@@ -198,6 +204,6 @@ def bank_for(kb: KnowledgeBase) -> Bank:
     with _BANKS_LOCK:
         bank = _BANKS.get(key)
         if bank is None:
-            bank = open_bank(kb) or Bank(kb, synthesize(kb))
+            bank = open_bank(kb) or Bank(kb, synthesize(kb), cache=Path(kb.directory) / SCHEMA_VECTORS_FILE)
             _BANKS[key] = bank
         return bank

@@ -141,10 +141,19 @@ def test_by_type_prefers_distinct_paths(company_kb):
             assert examples[0].relations != examples[1].relations
 
 
-def test_bank_for_synthesizes_once_without_a_bank_file(company_kb):
+def test_bank_for_synthesizes_once_without_a_bank_file(company_kb, monkeypatch):
+    import agents.shots.bank as bank_mod
+
     bank = bank_for(company_kb)
     assert bank.examples and all(e.source == "schema" for e in bank.examples)
     assert bank_for(company_kb) is bank
+    bank.nearest("what does Acme make", 1)
+    assert (company_kb.directory / "schema-bank.vectors.npz").exists()
+    # another process: the vectors come from the cache file, nothing is embedded again
+    monkeypatch.setattr(bank_mod, "_MEMO", {})
+    monkeypatch.setattr(bank_mod, "embed_matrix", lambda *a, **k: (_ for _ in ()).throw(AssertionError("embedded")))
+    again = Bank(company_kb, list(bank.examples), cache=company_kb.directory / "schema-bank.vectors.npz")
+    assert again.vectors().shape == bank.vectors().shape
 
 
 def test_bank_leaves_out_examples_with_unknown_relations(company_kb):
