@@ -15,10 +15,13 @@ Big|starred_actors|Tom Hanks
 Awakenings|directed_by|Penny Marshall
 Pleasantville|written_by|Gary Ross
 Splash|starred_actors|Tom Hanks
+Cocoon|directed_by|Albert S. Rogell
+Amelie|in_language|French
 """
 PASSAGES = [
     {"id": "p:Big", "entity_id": "Big",
      "text": "Big was directed by Penny Marshall. Big was written by Gary Ross."},
+    {"id": "p:Splash", "entity_id": "Splash", "text": "Splash was directed by Albert S. Rogell. Splash is in French."},
 ]
 
 
@@ -60,3 +63,16 @@ def test_graph_accepts_a_text_hop_and_shows_it_in_the_path(half_kb, fake_llm):
     out = graph.invoke({"question": "who directed Big"}, context=HybGRAGContext(kb=half_kb, llm="fake:test"))
     assert out["ranked"][0]["name"] == "Penny Marshall"
     assert any(e["text"] == "Big → directed_by (text) → Penny Marshall" for e in out["evidence"])
+
+
+def test_initials_do_not_end_a_sentence_and_a_sole_relation_needs_no_word(half_kb):
+    from kb.base import open_kb
+
+    kb = open_kb(half_kb)
+    res = path_retrieve(kb, "which films did Albert S. Rogell direct", ["Albert S. Rogell"], ["directed_by"], 1)
+    assert {r.name for r in res.references} == {"Splash", "Cocoon"}
+    # in_language is the only movie-language relation: "Splash is in French" counts without the word
+    assert [r.name for r in path_retrieve(kb, "what language is Splash in", ["Splash"], ["in_language"], 1).references] \
+        == ["French"]
+    # starred_actors shares its types with directed_by: no "starred" word, no step
+    assert path_retrieve(kb, "who starred in Splash", ["Splash"], ["starred_actors"], 1).references[0].name == "Tom Hanks"
