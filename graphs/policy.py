@@ -107,6 +107,7 @@ RULES: dict[str, Rule] = {
     "web_k": count(10), "local_min_score": ratio(), "link_min_score": ratio(), "max_query_tokens": count(200, lo=5),
     "rerank_query": choice("augmented", "original"), "dedup_threshold": ratio(), "llm_dedup": FLAG,
     "context_budget": count(20000, lo=100), "text_edges": FLAG,
+    "n_examples": count(10, lo=0), "bare_contexts_last": FLAG,
 }
 
 
