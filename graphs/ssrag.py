@@ -242,7 +242,8 @@ def deduplicate_contexts(state: State, runtime: Runtime[SSRAGContext]) -> dict:
                                                         ctx.context_budget)
             removed += dropped
         top = kept[: ctx.top_k]
-    return {"context": top, "answer": uni.fallback_answer(top), "ranked": [uni.as_ranked(i) for i in top],
+    order = uni.candidates_first(top, {e["id"] for e in state.get("entities", []) if e["id"]})
+    return {"context": top, "answer": uni.fallback_answer(order), "ranked": [uni.as_ranked(i) for i in order],
             "evidence": [uni.as_evidence(i) for i in top],
             **_out("deduplicate_contexts", f"kept {len(top)}, removed {len(removed)}", usage, calls, note,
                    removed=removed)}
@@ -260,6 +261,9 @@ def generate_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     with timed("answer", usage):
         text, calls, note = uni.generate(model, state["question"], state.get("context", []),
                                          ctx.structured_method, ctx.context_budget)
+        if note:  # the non-LLM answer: the best context that is not one of the question's entities
+            asked = {e["id"] for e in state.get("entities", []) if e["id"]}
+            text = uni.fallback_answer(uni.candidates_first(state.get("context", []), asked))
     return {"answer": text, "answer_note": note or "", **_out("generate_answer", text, usage, calls, note)}
 
 

@@ -178,6 +178,15 @@ def support_evidence(items: list[dict]) -> tuple[list[str], list[str]]:
     return names, texts
 
 
+def candidates_first(items: list[dict], asked: set[str]) -> list[dict]:
+    """The contexts in rank order with the question's own entities last (ours: an entity the
+    question names is not its answer). Used for ``ranked`` and the non-LLM answer; the
+    contexts shown to the answerer keep their order."""
+    def own(i: dict) -> bool:
+        return i["kind"] == "entity" and (i.get("entity_id") or i["id"]) in asked
+    return [i for i in items if not own(i)] + [i for i in items if own(i)]
+
+
 def as_ranked(item: dict) -> dict:
     """The common ``ranked`` entry."""
     return {k: item[k] for k in ("id", "kind", "name", "score", "source")}

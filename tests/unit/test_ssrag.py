@@ -92,11 +92,13 @@ def test_factual_question_local_corpus_happy_path(tiny_kb, fake_llm):
     assert step(out, "enhance_query")["decision"] == REWRITE.query
     assert all(s["fallback"] is None for s in out["trace"])
     assert len(out["ranked"]) <= 3 and {e["source"] for e in out["evidence"]} <= {"kg", "doc"}
-    bare = [e["text"] == r["name"] for e, r in zip(out["evidence"], out["ranked"], strict=True)]
+    bare = [e["text"] == e["id"] for e in out["evidence"]]
     assert bare == sorted(bare)  # contexts stating only their name come last (bare_contexts_last) ...
     for group in (False, True):  # ... and each group is in cosine order
-        scores = [r["score"] for r, b in zip(out["ranked"], bare, strict=True) if b == group]
+        scores = [e["score"] for e, b in zip(out["evidence"], bare, strict=True) if b == group]
         assert scores == sorted(scores, reverse=True)
+    own = [r["kind"] == "entity" and r["id"] == "Tom Hanks" for r in out["ranked"]]
+    assert own == sorted(own)  # ranked: the question's own entity last
     kg = [e for e in out["evidence"] if e["source"] == "kg"]
     assert kg and kg[0]["text"] == TOM_TEXT.text and any("Tom Hanks" in f for f in kg[0]["path"])
     rewrite_prompt = fake.calls[3]["messages"][-1].content
