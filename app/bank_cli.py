@@ -76,6 +76,9 @@ def _user_rows(kb, path: Path) -> tuple[list, list]:
                                  f"(known: {', '.join(sorted(rels))})")
             if "masked" not in row:
                 ex = replace(ex, masked=mask_name(ex.question, ex.topic, kb))
+            if not ex.topic_types:  # the KB knows them: nearest() matches examples by topic type
+                types = [e.type for name in ex.topic for e in kb.graph.lookup(name)]
+                ex = replace(ex, topic_types=tuple(dict.fromkeys(types)))
             given.append(ex)
         else:
             to_solve.append(_plain_question(row, where))

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.shots.example import SolvedExample, example_from_dict
-from agents.shots.mask import mask_question
+from agents.shots.mask import find_mentions, mask_spans
 from kb.base import KnowledgeBase
 from kb.embeddings import embed_matrix
 from kb.loaders import json_lines
@@ -142,15 +142,23 @@ class Bank:
     def nearest(self, question: str, k: int, role: str | None = None) -> list[SolvedExample]:
         """The ``k`` examples whose masked questions are closest to the masked ``question``.
 
-        With ``role``, only examples carrying outputs for that role are candidates (all of them
-        when none does). An example whose question is the asked question itself is never returned.
+        Only examples whose topic type is one of the question's mentioned entity types (or is
+        unknown) are candidates, and with ``role`` only examples carrying outputs for that role (each filter
+        dropped when no example passes it). An example whose question is the asked question
+        itself is never returned.
         """
         if k <= 0 or not self.examples:
             return []
         mat = self.vectors()
-        scores = mat @ self.kb.embed(mask_question(question, self.kb))
+        mentions = find_mentions(question, self.kb)
+        scores = mat @ self.kb.embed(mask_spans(question, [(m.start, m.end) for m in mentions]))
         asked = _normalise(question)
         keep = np.array([_normalise(e.question) != asked for e in self.examples])
+        types = {e.type for m in mentions for e in m.entities}
+        if types:  # examples about the same kind of topic (a person's films, not a genre's) when there are any
+            same = np.array([not e.topic_types or bool(types.intersection(e.topic_types)) for e in self.examples])
+            if (same & keep).any():
+                keep &= same
         if role is not None:
             has_role = np.array([role in e.outputs for e in self.examples])
             if (has_role & keep).any():

@@ -114,6 +114,8 @@ def test_nearest_masked_neighbour_has_the_question_path(company_kb):
     bank = Bank(company_kb, synthesize(company_kb, per_path=3, seed=0))
     top = bank.nearest("which company makes Hammock", 1)[0]
     assert top.relations == ("makes",)
+    # examples about the same kind of topic: a product here, never a company's products
+    assert {e.topic_types for e in bank.nearest("which company makes Hammock", 6)} == {("product",)}
     top = bank.nearest("what materials are the products that Initech makes made of", 1)[0]
     assert top.relations == ("makes", "made_of")
     assert len(bank.nearest("what does Acme make", 4)) == 4

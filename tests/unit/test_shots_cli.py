@@ -50,6 +50,7 @@ def test_add_keeps_user_examples_and_show_finds_them(company_kb, tmp_path, capsy
     user = {e.question: e for e in bank if e.source == "user"}
     assert user["which city hosts Globex"].masked == "which city hosts <E>"
     assert user["which city hosts Globex"].outputs == {"router": {"relations": ["based_in"]}}
+    assert user["which city hosts Globex"].topic_types == ("company",)  # filled in from the KB
     assert user["what does Initech make"].relations == ("makes",)
     assert any(e.source == "schema" for e in bank)  # the synthesized examples stay
     capsys.readouterr()
