@@ -8,8 +8,9 @@ question counts when its top neighbour's relations equal the gold path of its qu
 (:func:`evals.oracle_router.relation_path`). Rows:
 
 - raw: bank questions and the asked question embedded as written;
-- masked: topic replaced by ``<E>`` in the bank, mentions found and masked in the asked
-  question (:func:`agents.shots.mask_question`, no brackets: the text a method gets);
+- masked: topic replaced by ``<E>`` in the bank; the asked question (no brackets: the text a
+  method gets) goes through :meth:`agents.shots.Bank.nearest` as a method calls it (mentions
+  found and masked, examples about the same kind of topic);
 - masked, gold bank paths: as masked, the neighbour's path taken from its question type instead
   of the builder (retrieval alone, without the builder's path errors);
 - schema only: the masked asked question against examples synthesized from the KB schema
@@ -78,23 +79,22 @@ def run(bank_size: int, n: int, seed: int) -> tuple[list[list[str]], dict]:
         examples += got
         solved, skipped = solved + tally.solved, skipped + sum(tally.skipped.values())
     bank = Bank(kb, examples)
-    masked_mat = bank.vectors(progress=True)
+    bank.vectors(progress=True)
     raw_mat = embed_matrix(kb.embeddings, [e.question for e in bank.examples], progress=True)
     schema = Bank(kb, synthesize(kb, walker=walker, seed=seed))
-    schema_mat = schema.vectors(progress=True)
+    schema.vectors(progress=True)
     rows = []
     for h, (_, asked) in splits.items():
         gold = [tuple(relation_path(q.qtype)) for q in asked]
         masked_q = [mask_question(q.question, kb) for q in asked]
         raw_v = embed_matrix(kb.embeddings, [q.question for q in asked])
-        masked_v = embed_matrix(kb.embeddings, masked_q)
         paths = [e.relations for e in bank.examples]
         raw = [paths[i] == g for i, g in zip(_top1(raw_mat, raw_v), gold, strict=True)]
-        masked = [paths[i] == g for i, g in zip(_top1(masked_mat, masked_v), gold, strict=True)]
-        gpaths = [gold_of[e.question] for e in bank.examples]
-        masked_gold = [gpaths[i] == g for i, g in zip(_top1(masked_mat, masked_v), gold, strict=True)]
-        spaths = [e.relations for e in schema.examples]
-        synth = [spaths[i] == g for i, g in zip(_top1(schema_mat, masked_v), gold, strict=True)]
+        near = [bank.nearest(q.question, 1) for q in asked]  # what a method gets
+        masked = [bool(n) and n[0].relations == g for n, g in zip(near, gold, strict=True)]
+        masked_gold = [bool(n) and gold_of[n[0].question] == g for n, g in zip(near, gold, strict=True)]
+        synth = [bool(n) and n[0].relations == g
+                 for n, g in zip((schema.nearest(q.question, 1) for q in asked), gold, strict=True)]
         mask_ok = [m == mask_name(q.question, [q.topic]) for m, q in zip(masked_q, asked, strict=True)]
         rows.append([f"{h}-hop", str(len(asked)), _share(raw), _share(masked), _share(masked_gold), _share(synth),
                      _share(mask_ok), agree[h]])
