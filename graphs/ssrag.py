@@ -2,7 +2,9 @@
 
 decompose_query → extract_entities → detect_intent → enhance_query (Algorithm 1) →
 route_query (Algorithm 2: TEMPORAL → web, FACTUAL → local corpus, nothing local → web) →
-retrieve_vectors ∥ retrieve_graph → convert_graph_to_text → rerank_jointly (top 2k) →
+retrieve_vectors ∥ retrieve_graph (local route: the KB graph walked from the linked entities; web
+route: the vector branch fetches first and the graph branch reads triples extracted from those
+results) → convert_graph_to_text → rerank_jointly (top 2k) →
 deduplicate_contexts (exact, cosine, LLM filter; top k) (Algorithm 3) → generate_answer.
 Corrective edges (ours; ``max_iterations=1`` is the paper's single pass, see
 :mod:`agents.ssrag.correct`): the entity check re-asks the extractor, the route check the
