@@ -224,3 +224,23 @@ def test_kb_made_commentor_examples_are_labelled_by_construction_and_by_the_kb(t
             ids = [link_entity(kb, x["name"], x["type"]).id for x in e["entities"]]
             res = hybrid_retrieve(kb, e["question"], ids, e["relations"], 1, 5)
             assert bool(res.intersection) == (e["error_type"] == "incorrect_intersection")
+
+
+@pytest.mark.parametrize("etype", ["wrong_entity", "wrong_relation", "wrong_module", "missing_entity"])
+def test_llm_commentor_feedback_names_the_error_so_the_stand_in_repairs_it(tiny_kb, etype):
+    from agents.llm.models import forget_model, register_model
+    from evals.datasets import Question
+    from evals.oracle import GoldSet, build_oracle
+
+    q = Question("big", "who directed Big", ("Penny Marshall",), qtype="movie_to_director", topic="Big", hops=1)
+    spec = f"oracle:p=1,types={etype}"
+    m = build_oracle(spec, GoldSet.from_questions([q]))
+    register_model(spec, m)
+    try:
+        out = graph.invoke({"question": q.question}, context=HybGRAGContext(kb=tiny_kb, llm=spec))
+    finally:
+        forget_model(spec)
+    [entry] = m.log.entries()
+    assert entry["applied"] and entry["repaired"] and entry["repaired_at"] == 1
+    assert comments(out)[0]["source"] == "llm"
+    assert out["ranked"][0]["name"] == "Penny Marshall"
