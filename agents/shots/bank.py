@@ -13,6 +13,7 @@ model (``schema-bank.vectors.npz`` for the synthesized bank of a KB without a ba
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import os
 import secrets
@@ -98,6 +99,8 @@ class Bank:
                         "(rebuild with `hybridrag bank build`)", path, self.stale)
         self._matrix: np.ndarray | None = None
         self._lock = threading.Lock()
+        self._questions = [_normalise(e.question) for e in self.examples]
+        self._topic_types = [frozenset(e.topic_types) for e in self.examples]
 
     def __len__(self) -> int:
         return len(self.examples)
@@ -130,8 +133,6 @@ class Bank:
         mat = embed_texts(self.kb, [e.masked for e in self.examples], progress=progress)
         if cache is not None:
             try:
-                import io
-
                 buf = io.BytesIO()
                 np.savez(buf, key=np.array(key), vectors=mat)
                 _atomic_write(cache, buf.getvalue())
@@ -142,10 +143,10 @@ class Bank:
     def nearest(self, question: str, k: int, role: str | None = None) -> list[SolvedExample]:
         """The ``k`` examples whose masked questions are closest to the masked ``question``.
 
-        Only examples whose topic type is one of the question's mentioned entity types (or is
-        unknown) are candidates, and with ``role`` only examples carrying outputs for that role (each filter
-        dropped when no example passes it). An example whose question is the asked question
-        itself is never returned.
+        Candidates: examples whose topic type is one of the types of the entities the question
+        mentions (or unknown), and with ``role`` examples carrying outputs for that role; each
+        filter is dropped when no example passes it. An example whose question is the asked
+        question itself is never returned.
         """
         if k <= 0 or not self.examples:
             return []
@@ -153,10 +154,10 @@ class Bank:
         mentions = find_mentions(question, self.kb)
         scores = mat @ self.kb.embed(mask_spans(question, [(m.start, m.end) for m in mentions]))
         asked = _normalise(question)
-        keep = np.array([_normalise(e.question) != asked for e in self.examples])
+        keep = np.array([q != asked for q in self._questions])
         types = {e.type for m in mentions for e in m.entities}
         if types:  # examples about the same kind of topic (a person's films, not a genre's) when there are any
-            same = np.array([not e.topic_types or bool(types.intersection(e.topic_types)) for e in self.examples])
+            same = np.array([not t or bool(types & t) for t in self._topic_types])
             if (same & keep).any():
                 keep &= same
         if role is not None:

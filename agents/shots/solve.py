@@ -1,12 +1,12 @@
 """Solved examples from questions with gold answers: the KB relation path that connects them.
 
-The topic entity is the question's [bracketed] or given topic, looked up exactly (id, name
-or alias) and only as a span of the question; without one, the entity mentions of the
-question (:func:`agents.shots.mask.find_mentions`). The path is searched breadth-first over
-the schema's typed steps (each relation forwards or backwards) up to :data:`MAX_HOPS`; the
-path whose end entities match the gold answers best (F1, the topic excluded) wins, the
-shorter one on a tie. A question's known hop count (MetaQA's ``<k>hop`` files) restricts the
-search to that length.
+The topic entity is the question's [bracketed] or given topic name, looked up exactly (id,
+name or alias; never a fuzzy match); without one, the entities named by spans of the question
+(:func:`agents.shots.mask.find_mentions`). The path is searched breadth-first over the
+schema's typed steps (each relation forwards or backwards) up to :data:`MAX_HOPS`; the path
+whose end entities match the gold answers best (F1, the topic excluded) wins, the shorter one
+on a tie. Paths still tied are settled by the nearest unambiguous examples (:func:`vote`). A
+question's known hop count (MetaQA's ``<k>hop`` files) restricts the search to that length.
 """
 
 from __future__ import annotations
