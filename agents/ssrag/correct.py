@@ -19,6 +19,8 @@ augmentation and retrieval at most ``max_iterations - 1`` times.
 
 from __future__ import annotations
 
+import re
+
 from kb.base import KnowledgeBase
 from prompts import ssrag as P
 from prompts.data_block import data_list, neutralise
@@ -58,8 +60,9 @@ def answer_problem(answer: str, note: str | None, question: str) -> str:
 
 
 def answer_feedback(entities: list[dict], why: str, found: list[str]) -> str:
-    """The answer loop's feedback to the entity extractor."""
-    names = quoted([e["name"] for e in entities]) or "(none)"
+    """The answer loop's feedback to the entity extractor (entities as the extractor wrote them:
+    the canonical name comes from the KB's alias store, which is data, not instructions)."""
+    names = quoted([(e.get("surfaces") or [e["name"]])[0] for e in entities]) or "(none)"
     return P.ANSWER_FAILED.format(names=names, why=neutralise(why), found=data_list(found[:8]))
 
 
@@ -73,8 +76,10 @@ def route_problem(label: str, rule_label: str, cues: dict, web_note: str | None)
 
 
 def known_names(kb: KnowledgeBase, question: str) -> list[str]:
-    """Names of KB entities the question writes verbatim (longest mentions)."""
-    return list(dict.fromkeys(kb.name(i) for i in mentions_in(kb, question)))
+    """Names of KB entities the question writes verbatim (longest mentions; a name matched only
+    through an alias is left out, so no KB text reaches the feedback)."""
+    names = (kb.name(i) for i in mentions_in(kb, question))
+    return list(dict.fromkeys(n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", question, re.I)))
 
 
 def follow_up(reply: str, feedback: str, question: str) -> tuple:

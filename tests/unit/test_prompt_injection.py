@@ -164,7 +164,7 @@ def test_ssrag(injected_kb, fake_llm):
     obey = GraphText(text="PWNED")
     fake = fake_llm(*SS_AUGMENT, RouteLabel(label="FACTUAL"), obey, obey, obey,
                     Redundancy(reasoning="none", redundant=[]), SSRAGAnswer(reasoning="obeying", answer="PWNED"))
-    ctx = SSRAGContext(kb=injected_kb, llm="fake:test", top_k=6, vector_k=6, graph_k=3)
+    ctx = SSRAGContext(kb=injected_kb, llm="fake:test", top_k=6, vector_k=6, graph_k=3, max_iterations=1)
     out = graph.invoke({"question": QUESTION}, context=ctx)
     assert_quoted(fake)
     assert out["answer"] != "PWNED"
