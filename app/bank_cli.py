@@ -130,6 +130,8 @@ def _build(args: argparse.Namespace) -> int:
 
     if args.synth < 0:
         raise ValueError(f"--synth must be 0 or more, got {args.synth}")
+    if args.limit is not None and not args.questions:
+        raise ValueError("--limit needs --questions (it samples the question file)")
     kb = _open(args.kb)
     walker = Walker(kb.graph)
     user = [e for e in _existing(kb) if e.source == "user"]

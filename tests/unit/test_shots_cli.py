@@ -79,4 +79,6 @@ def test_bad_input_is_one_line_naming_the_problem(company_kb, tmp_path, capsys):
     assert main(["bank", "build", "--kb", kb, "--questions", str(txt)]) == 2
     assert f"{txt}:1" in capsys.readouterr().err
     assert main(["bank", "build", "--kb", kb, "--synth", "-1"]) == 2
+    assert main(["bank", "build", "--kb", kb, "--limit", "5"]) == 2
+    assert "--limit needs --questions" in capsys.readouterr().err
     assert not bank_path(kb).exists()  # nothing written by a refused command
