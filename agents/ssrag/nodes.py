@@ -5,8 +5,9 @@ touch it and, with ``text_edges`` (ours; the paper builds its graph from documen
 held only in text is still a relation), the sentences of passages about it or naming it.
 Nodes are chosen hop by hop from the seeds (the query's linked entities): at each hop the
 unvisited neighbours of the last hop's nodes (KG neighbours, and entities named in their
-text facts) are scored by the best cosine to the question of a fact leading to them, and
-the best of them become the next hop (a beam). The seeds come first, then each hop's nodes, best first, at
+text facts) are scored by the relevance of the path to them (the sum of the cosines to the
+question of the facts walked, so a neighbour of a hub reached by an irrelevant fact ranks
+low), and the best of them become the next hop (a beam). The seeds come first, then each hop's nodes, best first, at
 most ``k`` in all; the room left after the seeds is shared equally by the hops.
 
 ``hops=1`` is the paper's reading (the seeds' one-hop neighbourhood): a node's facts already
@@ -134,30 +135,31 @@ def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: in
                    max_facts: int, fact_qv: np.ndarray | None = None, text_edges: bool = False) -> list[dict]:
     """Seeds, then hop by hop the neighbours reached by the facts most relevant to the question.
 
-    A candidate's score is the best cosine to the question of a kept node's fact that leads to
-    it (the facts are scored anyway to rank each node's facts, so the walk costs no extra
-    embedding). Each kept node's facts are the ``max_facts`` most relevant to ``fact_qv`` (the
+    A candidate's score is its best path sum: the cosines to the question of the facts walked
+    from a seed to it (the facts are scored anyway to rank each node's facts, so the walk
+    costs no extra embedding); ``prior`` is that sum per hop. Each kept node's facts are the ``max_facts`` most relevant to ``fact_qv`` (the
     question's vector; ``qv`` when not given). A node's ``hop`` is its distance in the walk,
     ``prior`` the score it was chosen with (None for a seed).
     """
     if not seeds or k <= 0:
         return []
     fact_qv = qv if fact_qv is None else fact_qv
-    nodes = [{**node_facts(kb, s, max_facts, fact_qv, text_edges), "prior": None, "hop": 0} for s in seeds[:k]]
+    nodes = [{**node_facts(kb, s, max_facts, fact_qv, text_edges), "prior": None, "hop": 0, "path": 0.0}
+             for s in seeds[:k]]
     seen, frontier = {n["id"] for n in nodes}, list(nodes)
     for hop in range(1, max(hops, 0) + 1):
         room = k - len(nodes)
         if room <= 0 or not frontier:
             break
         beam = -(-room // (hops - hop + 1))  # an equal share of what is left for this and later hops
-        best: dict[str, float] = {}
+        best: dict[str, float] = {}  # candidate → best path sum (the facts' scores along the walk)
         for n in frontier:
             for e, score in n["links"].items():
-                if e not in seen and score > best.get(e, -2.0):
-                    best[e] = score
+                if e not in seen and n["path"] + score > best.get(e, -1e9):
+                    best[e] = n["path"] + score
         chosen = sorted(best, key=lambda e: -best[e])[:beam]
         seen.update(chosen)
-        frontier = [{**node_facts(kb, e, max_facts, fact_qv, text_edges), "prior": best[e], "hop": hop}
-                    for e in chosen]
+        frontier = [{**node_facts(kb, e, max_facts, fact_qv, text_edges), "prior": round(best[e] / hop, 4),
+                     "hop": hop, "path": best[e]} for e in chosen]
         nodes += frontier
     return nodes

@@ -67,12 +67,13 @@ def vector_branch(kb: KnowledgeBase, query: str, source: str, k: int,
 
 
 def seed_entities(kb: KnowledgeBase, query: str, entities: list[dict], min_score: float) -> list[str]:
-    """Entity ids of the query: every exact alias match, else a dense link, plus verbatim mentions."""
+    """Entity ids of the query: every exact alias match, else a dense link; the query's verbatim
+    KB mentions only when no extracted entity links (they include titles that are common words)."""
     ids: list[str] = []
     for e in entities:
         exact = [x.id for s in e.get("surfaces") or [e["name"]] for x in kb.graph.lookup(s)]
         ids += exact or [x.id for x in kb.link(e["name"], k=1, min_score=min_score)]
-    return list(dict.fromkeys(ids + mentions_in(kb, query)))
+    return list(dict.fromkeys(ids or mentions_in(kb, query)))
 
 
 def _mentions(text: str, name: str) -> bool:
