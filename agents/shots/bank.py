@@ -59,7 +59,7 @@ def write_bank_file(path: Path, examples: Iterable[SolvedExample]) -> int:
 
 
 _MEMO: dict[tuple[str, str], np.ndarray] = {}
-MEMO_MAX = 200_000
+MEMO_MAX = 20_000  # about 30 MB of MiniLM vectors
 
 
 def embed_texts(kb: KnowledgeBase, texts: list[str], progress: bool = False) -> np.ndarray:
