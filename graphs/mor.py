@@ -64,6 +64,8 @@ class MoRContext(Context):
     seed_k: int = _setting(5, "Textual seeds of a route's first layer (§4.1: 5).")
     layer_k: int = _setting(10, "Textual matches added at each later layer (§4.1: 10).")
     layer_match: str = _setting("always", "Text matches at every layer (paper) or 'restricted' nodes only.")
+    text_edges: bool = _setting(True, "When a hop reaches nothing along edges, entities the previous node's "
+                                "texts name become neighbours (ours: facts held as passages); False: the paper.")
     max_frontier: int = _setting(5000, "Most candidates one layer keeps (ours; bounds hubs).")
     num_candidates: int = _setting(100, "Candidates kept for reranking, by semantic score (ours).")
     fill_with_text: bool = _setting(True, "Top up lists shorter than top_k with text matches, ranked last.")
@@ -157,7 +159,7 @@ def traverse_route(task: RouteTask, runtime: Runtime[MoRContext]) -> dict:
             kb, task["question"], task["route"], seed_k=ctx.seed_k,
             layer_k=ctx.layer_k, matcher=ctx.text_matcher, max_frontier=ctx.max_frontier,
             layer_match="never" if ctx.retrieval == "structural" else ctx.layer_match,
-            structure=ctx.retrieval != "textual",
+            structure=ctx.retrieval != "textual", text_edges=ctx.text_edges,
             topic_rule=(lambda seeds: topic_entities(kb, task["route"], seeds))
             if ctx.ranking == "graph_first" else None)
     step = traced("traverse_route", f"route {task['index'] + 1}: {len(res['candidates'])} candidates",

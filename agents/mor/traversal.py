@@ -24,9 +24,11 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.mor.matching import LayerScores, semantic_scores
+from agents.mor.mentions import mentioned
 from kb.base import KnowledgeBase
 
 Trajectory = list[dict]
+EDGES = ("struct", "mention")  # steps along an edge: a graph edge, or a textual edge (agents.mor.mentions)
 
 
 def expand_query(question: str, restriction: str) -> str:
@@ -36,7 +38,7 @@ def expand_query(question: str, restriction: str) -> str:
 
 def anchored(traj: Trajectory) -> bool:
     """Reached along edges all the way from a topic entity (a seed marked ``topic``)."""
-    return len(traj) > 1 and bool(traj[0].get("topic")) and all(s["via"] == "struct" for s in traj[1:])
+    return len(traj) > 1 and bool(traj[0].get("topic")) and all(s["via"] in EDGES for s in traj[1:])
 
 
 def _key(traj: Trajectory) -> tuple[bool, int, float]:
@@ -79,6 +81,22 @@ def _structural(kb: KnowledgeBase, current: dict[str, Trajectory], category: str
     return out
 
 
+def _textual_edges(kb: KnowledgeBase, current: dict[str, Trajectory], category: str, relations: list[str],
+                   scores: LayerScores, nxt: dict[str, Trajectory], parents_k: int = 5) -> int:
+    """Add to ``nxt`` the entities of ``category`` the texts of the layer's anchored entities (else its
+    first ``parents_k``) name; returns how many were added."""
+    rooted = [e for e, t in current.items() if t[0].get("topic") and all(s["via"] in EDGES for s in t[1:])]
+    added = 0
+    for parent, children in mentioned(kb, rooted or list(current)[:parents_k], category, relations).items():
+        for child in children:
+            traj = [*current[parent], _step(child, category, "mention", scores.of(child),
+                                            [parent, "mentions", child])]
+            if child not in nxt or _key(traj) > _key(nxt[child]):
+                added += child not in nxt
+                nxt[child] = traj
+    return added
+
+
 def _cap(layer: dict[str, Trajectory], limit: int) -> dict[str, Trajectory]:
     """Keep the ``limit`` best trajectories of a layer (ours: bounds hub explosions)."""
     if len(layer) <= limit:
@@ -89,7 +107,8 @@ def _cap(layer: dict[str, Trajectory], limit: int) -> dict[str, Trajectory]:
 
 def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int = 5, layer_k: int = 10,
                    matcher: str = "bm25", layer_match: str = "always", max_frontier: int = 5000,
-                   structure: bool = True, topic_rule: Callable[[list[str]], set[str]] | None = None) -> dict:
+                   structure: bool = True, topic_rule: Callable[[list[str]], set[str]] | None = None,
+                   text_edges: bool = False) -> dict:
     """Mixed traversal of one validated route.
 
     Args:
@@ -103,6 +122,8 @@ def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int
             ``never`` (the paper's ablation without textual retrieval after seeding).
         max_frontier: most candidates a layer keeps.
         structure: fetch neighbours; False is the ablation without structural retrieval.
+        text_edges: when structure reached nothing at a layer, take the entities of its category
+            that the previous layer's texts name (:mod:`agents.mor.mentions`; ours).
         topic_rule: layer-0 seeds (best first) → the route's topic entities (graph-first ranking):
             their seed steps are marked ``topic``, a trajectory from one is preferred over any
             other reaching the same node, and no later layer holds them (a route never walks
@@ -125,14 +146,17 @@ def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int
     for i, (node, rels) in enumerate(zip(nodes[1:], hops, strict=True), start=1):
         scores = LayerScores(kb, expand_query(question, node["restriction"]), matcher)
         nxt = _structural(kb, current, node["type"], rels, scores) if current and structure else {}
-        n_struct = len(nxt)
+        n_struct, n_mention = len(nxt), 0
+        if text_edges and structure and current and not any(anchored(t) for t in nxt.values()):
+            n_mention = _textual_edges(kb, current, node["type"], rels, scores, nxt)
         wanted = layer_match == "always" or (layer_match == "restricted" and node["restriction"])
         matched = scores.top([node["type"]], layer_k) if wanted else []
         for e, s in matched:
             nxt.setdefault(e, [_step(e, node["type"], "text", s)])
         current = _cap({e: t for e, t in nxt.items() if e not in topics}, max_frontier)  # never walk back
         layers.append({"layer": i, "type": node["type"], "struct": n_struct, "text": len(matched),
-                       "kept": len(current), "anchored": sum(anchored(t) for t in current.values())})
+                       "kept": len(current), "anchored": sum(anchored(t) for t in current.values()),
+                       "mention": n_mention})
     return {"candidates": current, "layers": layers, "seeds": seeds, "topics": sorted(topics)}
 
 
