@@ -1,0 +1,55 @@
+"""MoR's textual edges: entities a node's own texts name become neighbours when no graph edge reaches any."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.mor.graph_first import topic_entities
+from agents.mor.mentions import mentioned
+from agents.mor.traversal import anchored, traverse_route
+from graphs.common import resolve_kb
+from graphs.mor import MoRContext
+
+TRIPLES = """\
+Big|starred_actors|Tom Hanks
+A League of Their Own|directed_by|Penny Marshall
+A League of Their Own|starred_actors|Geena Davis
+"""
+PASSAGES = [{"id": "p:Big", "entity_id": "Big",
+             "text": "Big was directed by Penny Marshall. Geena Davis did not star in Big."}]
+
+
+@pytest.fixture(scope="module")
+def held_out_kb(tmp_path_factory) -> str:
+    """Big's director is only in Big's passage (the edge is held out of the graph)."""
+    from kb.ingest import ingest
+    from kb.sample import TYPE_MAP
+
+    src = tmp_path_factory.mktemp("mention-src")
+    (src / "triples.txt").write_text(TRIPLES, encoding="utf-8")
+    (src / "passages.jsonl").write_text("\n".join(json.dumps(p) for p in PASSAGES), encoding="utf-8")
+    out = tmp_path_factory.mktemp("mention-kb") / "kb"
+    ingest(out, [src / "triples.txt"], passages=src / "passages.jsonl", type_map=TYPE_MAP, progress=False)
+    return str(out)
+
+
+def test_sentences_naming_the_relation_are_read_first(held_out_kb):
+    kb = resolve_kb(MoRContext(kb=held_out_kb))
+    assert mentioned(kb, ["Big"], "person", ["directed_by"]) == {"Big": ["Penny Marshall"]}
+    assert mentioned(kb, ["Big"], "person", ["has_tags"]) == {"Big": ["Penny Marshall", "Geena Davis"]}
+    assert mentioned(kb, ["Big"], "year", ["release_year"]) == {}
+
+
+def test_a_missing_edge_is_crossed_by_the_text_only_when_enabled(held_out_kb):
+    kb = resolve_kb(MoRContext(kb=held_out_kb))
+    route = {"nodes": [{"type": "movie", "restriction": "Big"}, {"type": "person", "restriction": ""}],
+             "relations": [["directed_by"]]}
+    rule = lambda seeds: topic_entities(kb, route, seeds)  # noqa: E731
+    on = traverse_route(kb, "who directed Big", route, topic_rule=rule, text_edges=True)
+    traj = on["candidates"]["Penny Marshall"]
+    assert traj[-1]["via"] == "mention" and traj[-1]["edge"] == ["Big", "mentions", "Penny Marshall"]
+    assert anchored(traj) and on["layers"][1]["mention"] == 1 and on["layers"][1]["anchored"] >= 1
+    off = traverse_route(kb, "who directed Big", route, topic_rule=rule, text_edges=False)
+    assert off["layers"][1]["mention"] == 0 and not any(anchored(t) for t in off["candidates"].values())
