@@ -5,9 +5,11 @@ touch it and, with ``text_edges`` (ours; the paper builds its graph from documen
 held only in text is still a relation), the sentences of passages about it or naming it.
 Nodes are chosen hop by hop from the seeds (the query's linked entities): at each hop the
 unvisited neighbours of the last hop's nodes (KG neighbours, and entities named in their
-text facts) are scored by the relevance of the path to them (the sum of the cosines to the
-question of the facts walked, so a neighbour of a hub reached by an irrelevant fact ranks
-low), and the best of them become the next hop (a beam). The seeds come first, then each hop's nodes, best first, at
+text facts) are ranked per parent by the cosine to the question of the fact leading to
+them, and the next hop takes each parent's best candidate in turn, parents in order of
+their path relevance (the sum of the fact cosines walked), then each one's second, and so
+on (a diverse beam: one parent with many lexically similar neighbours, e.g. a genre hub,
+cannot fill the hop). The seeds come first, then each hop's nodes, best first, at
 most ``k`` in all; the room left after the seeds is shared equally by the hops.
 
 ``hops=1`` is the paper's reading (the seeds' one-hop neighbourhood): a node's facts already
@@ -131,6 +133,18 @@ def template_text(node: dict) -> str:
     return ". ".join(node["facts"]) + "." if node["facts"] else node["name"]
 
 
+def _round_robin(lists: list[list[str]], cap: int) -> list[str]:
+    """Each parent's best candidate in turn (parents best first), then each one's second... (no repeats)."""
+    out: list[str] = []
+    for rank in range(max(map(len, lists), default=0)):
+        for lst in lists:
+            if rank < len(lst) and lst[rank] not in out:
+                out.append(lst[rank])
+                if len(out) >= cap:
+                    return out
+    return out
+
+
 def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: int, k: int,
                    max_facts: int, fact_qv: np.ndarray | None = None, text_edges: bool = False) -> list[dict]:
     """Seeds, then hop by hop the neighbours reached by the facts most relevant to the question.
@@ -153,11 +167,13 @@ def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: in
             break
         beam = -(-room // (hops - hop + 1))  # an equal share of what is left for this and later hops
         best: dict[str, float] = {}  # candidate → best path sum (the facts' scores along the walk)
-        for n in frontier:
-            for e, score in n["links"].items():
-                if e not in seen and n["path"] + score > best.get(e, -1e9):
-                    best[e] = n["path"] + score
-        chosen = sorted(best, key=lambda e: -best[e])[:beam]
+        by_parent: list[list[str]] = []
+        for n in sorted(frontier, key=lambda n: -n["path"]):
+            mine = [e for e in n["links"] if e not in seen]
+            for e in mine:
+                best[e] = max(best.get(e, -1e9), n["path"] + n["links"][e])
+            by_parent.append(sorted(mine, key=lambda e: -n["links"][e]))
+        chosen = _round_robin(by_parent, beam)
         seen.update(chosen)
         frontier = [{**node_facts(kb, e, max_facts, fact_qv, text_edges), "prior": round(best[e] / hop, 4),
                      "hop": hop, "path": best[e]} for e in chosen]
