@@ -20,6 +20,7 @@ support check knows what the model may have been told (:mod:`prompts.grounding`)
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 
 from agents.hydrarag import roles as roles
@@ -54,14 +55,40 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text or "") if len(s.strip()) > 2]
 
 
+NAMING_PER_POOL = 4  # passages naming a topic entity: up to 4 x doc_pool
+_FOLDED: dict[int, tuple[KnowledgeBase, list]] = {}
+_FOLDED_LOCK = threading.Lock()
+
+
+def _folded(kb: KnowledgeBase) -> list:
+    """(passage, case-folded text) of every passage of ``kb`` (built once per opened KB)."""
+    with _FOLDED_LOCK:
+        if id(kb) not in _FOLDED or _FOLDED[id(kb)][0] is not kb:
+            _FOLDED[id(kb)] = (kb, [(d, d.text.casefold()) for d in kb.docs if d.kind == "passage"])
+        return _FOLDED[id(kb)][1]
+
+
+def naming(kb: KnowledgeBase, name: str, k: int) -> list:
+    """Up to ``k`` passages that name ``name`` as a whole phrase (case-insensitive, in KB order)."""
+    low = name.casefold().strip()
+    if len(low) < 3 or k <= 0:
+        return []
+    rx = re.compile(rf"(?<!\w){re.escape(low)}(?!\w)")
+    out = []
+    for d, text in _folded(kb):
+        if low in text and rx.search(text):
+            out.append(d)
+            if len(out) == k:
+                break
+    return out
+
+
 def gather_docs(kb: KnowledgeBase, topic_ids: list[str], query: str, pool: int) -> list[tuple[str, str, str]]:
     """(id, name, text) of the topic entities' documents (Doc(e): the passages attached to e and, ours,
-    up to ``pool`` passages naming e, found lexically) and the ``pool`` best corpus passages."""
+    up to ``4·pool`` passages naming e as a whole phrase) and the ``pool`` best corpus passages."""
     docs = [d for d in kb.passages_of(set(topic_ids)) if d.kind == "passage" or d.text != kb.name(d.id)]
     for tid in dict.fromkeys(topic_ids) if pool > 0 else ():
-        name = kb.name(tid)
-        docs += [h.doc for h in kb.lexical_search(name, k=pool, kind="passage")
-                 if name.casefold() in h.doc.text.casefold()]
+        docs += naming(kb, kb.name(tid), NAMING_PER_POOL * pool)
     docs += [h.doc for h in kb.dense_search(query, k=pool, kind="passage")] if pool > 0 else []
     out = {}
     for d in docs:
