@@ -35,7 +35,7 @@ from tools.retrieval import mentions_in
 
 # a sentence ends at . ! ? and a space, but not after an initial ("Albert S. Rogell") or a title
 _SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bJr\.)(?<!\bSr\.)"
-                       r"(?<!\bMrs\.)\s+")
+                       r"(?<!\bMrs\.)\s+(?=[^a-z])")  # and not before a lower-case word ("Railroaded! was")
 
 
 @dataclass(frozen=True)

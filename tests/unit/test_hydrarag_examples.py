@@ -105,6 +105,7 @@ def test_documents_of_an_entity_include_passages_naming_it(company_kb, monkeypat
 def test_sentences_do_not_end_at_initials_or_titles():
     from agents.hydrarag.text import sentences
 
-    text = "In Old Oklahoma was directed by Albert S. Rogell. Dr. No stars Sean Connery! Is it? Yes."
+    text = "In Old Oklahoma was directed by Albert S. Rogell. Dr. No stars Sean Connery! Is it? Yes. " \
+           "Railroaded! was released in 1947."
     assert sentences(text) == ["In Old Oklahoma was directed by Albert S. Rogell.", "Dr. No stars Sean Connery!",
-                               "Is it?", "Yes."]
+                               "Is it?", "Yes.", "Railroaded! was released in 1947."]
