@@ -45,9 +45,8 @@ class HybGRAGContext(Context):
         "description": "Hybrid module hops: 0 follows the router's relation path (as many hops as relations, "
                        "one more when the same action was rejected, at most 3); N >= 1 is the paper's "
                        "ego-graph of radius N (paper: 2)."})
-    text_hops: bool = field(default=True, metadata={
-        "description": "Hybrid module (radius 0): also follow a relation through passages where the graph lacks "
-                       "the edge; acts only on KBs with passages (ours, for facts held in text)."})
+    text_hops: bool = field(default=True, metadata={"description": "Hybrid module (radius 0): also follow a "
+                            "relation through passages where the graph lacks the edge (KBs with passages)."})
     num_references: int = field(default=1, metadata={
         "description": "How many top references the validator sees (the paper shows one)."})
     examples: str = field(default="kb", metadata={
@@ -59,10 +58,9 @@ class HybGRAGContext(Context):
     num_few_shot: int = field(default=10, metadata={"description": "Router few-shot examples used."})
     validator_examples: int = field(default=2, metadata={
         "description": "Validator examples per entity type, drawn from the KB at hand (paper: 2); 0 for none."})
-    commentor: str = field(default="llm", metadata={
-        "description": "Who writes the corrective feedback: 'llm' (the paper: the LLM commentor with the "
-                       "experience bank judges every rejection) or 'rules' (rules decide where the retrieval "
-                       "shows the error, the LLM commentor the rest)."})
+    commentor: str = field(default="llm", metadata={"description": "Who writes the corrective feedback: 'llm' "
+                           "(the paper: the LLM commentor with the experience bank judges every rejection) or "
+                           "'rules' (rules where the retrieval shows the error, the LLM commentor the rest)."})
     experience: str = field(default="", metadata={
         "description": "Experience bank JSON file (overrides `examples` for the commentor); empty for none."})
     num_experiences: int = field(default=30, metadata={"description": "Experience-bank examples shown."})
@@ -116,8 +114,9 @@ def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
         if reply is None:  # the paper's fallback: plain text retrieval
             reply, fallback = roles.RouterAction(module="text"), "unparseable router output: text module"
         action = _link(kb, roles.check_action(reply, kb.graph.schema()))
-    if action["module"] == "hybrid" and not action["linked"]:
-        fallback = fallback or "no topic entity linked: text module"
+    action["relational_kb"] = bool(kb.graph.schema().relation_types)
+    if action["module"] == "hybrid" and not (action["linked"] and action["relational_kb"]):
+        fallback = fallback or ("no topic entity linked" if action["relational_kb"] else "no KB relation") + ": text"
     step = traced("route_question", action["module"], iteration=t, module=action["module"],
                   entities=[f"{e['name']} ({e['type'] or 'unknown'})" for e in action["entities"]],
                   relations=action["relations"], linked=[e["id"] for e in action["linked"]],
@@ -128,9 +127,10 @@ def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
 
 
 def route_after_routing(state: State) -> Literal["retrieve_hybrid", "retrieve_text"]:
-    """Hybrid module when chosen and at least one topic entity linked, else the text module."""
-    action = state["action"]
-    return "retrieve_hybrid" if action["module"] == "hybrid" and action["linked"] else "retrieve_text"
+    """Hybrid module when chosen, a topic entity linked and the KB has relations, else text."""
+    a = state["action"]
+    ok = a["module"] == "hybrid" and a["linked"] and a.get("relational_kb", True)
+    return "retrieve_hybrid" if ok else "retrieve_text"
 
 
 def _outputs(kb: Any, res: Retrieval, t: int, **extra: Any) -> dict:

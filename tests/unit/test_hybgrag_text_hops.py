@@ -77,3 +77,21 @@ def test_initials_do_not_end_a_sentence_and_a_sole_relation_needs_no_word(half_k
     # starred_actors shares its types with directed_by: no "starred" word, no step
     stars = path_retrieve(kb, "who starred in Splash", ["Splash"], ["starred_actors"], 1)
     assert [r.name for r in stars.references] == ["Tom Hanks"]
+
+
+def test_a_kb_without_relations_takes_the_text_module(tmp_path, fake_llm):
+    from kb.ingest import ingest
+
+    ents = [{"id": "Big", "name": "Big", "type": "movie"}, {"id": "Penny Marshall", "name": "Penny Marshall",
+                                                             "type": "person"}]
+    (tmp_path / "e.jsonl").write_text("\n".join(json.dumps(e) for e in ents), encoding="utf-8")
+    (tmp_path / "p.jsonl").write_text(json.dumps(PASSAGES[0]), encoding="utf-8")
+    (tmp_path / "t.txt").write_text("", encoding="utf-8")
+    ingest(tmp_path / "kb", [tmp_path / "t.txt"], entities=tmp_path / "e.jsonl", passages=tmp_path / "p.jsonl",
+           progress=False)
+    fake_llm(RouterAction(module="hybrid", entities=[TopicEntity(name="Big", type="movie")], relations=[]),
+             Validation(reasoning="fits", verdict="yes"))
+    ctx = HybGRAGContext(kb=str(tmp_path / "kb"), llm="fake:test")
+    out = graph.invoke({"question": "who directed Big"}, context=ctx)
+    [route] = [s for s in out["trace"] if s["node"] == "route_question"]
+    assert route["fallback"] == "no KB relation: text" and [s["node"] for s in out["trace"]][1] == "retrieve_text"
