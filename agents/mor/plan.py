@@ -15,7 +15,9 @@ rules, written out because the paper gives none beyond "invalid":
 - a plan of one single-node route is no plan: textual matching answers it;
 - each problem names the part that is wrong (``type X``, ``relation R``, ``restriction``), so
   that a re-planning turn can repair it (:mod:`agents.mor.critique`);
-- routes longer than ``max_hops`` hops keep their last ``max_hops`` hops.
+- routes longer than ``max_hops`` hops keep their last ``max_hops`` hops;
+- in a KB without any relation type (facts only in texts) any two types may follow each other:
+  the hop is followed along textual edges (:mod:`agents.mor.mentions`), by its named relation.
 
 A relation named on an edge narrows that hop when it connects the two categories; otherwise
 every relation type connecting them is traversed (noted in ``problems``).
@@ -133,6 +135,10 @@ def _check_route(route: PlanRoute, schema: Schema, types: dict[str, str],
     hops, problems, said = [], [], []
     for a, b in zip(nodes, nodes[1:], strict=False):
         rels = hop_relations(schema, a["type"], b["type"])
+        if not rels and not schema.relation_types:  # a KB without graph edges: the hop is followed in texts
+            hops.append([b["relation"]] if b["relation"] else [])
+            said.append(bool(b["relation"]))
+            continue
         if not rels:
             return None, [f"route {shown}: no relation connects {a['type']} and {b['type']}: "
                           f"type {b['type']} cannot follow type {a['type']}"]

@@ -145,7 +145,7 @@ def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int
     layers = [{"layer": 0, "type": first["type"], "struct": 0, "text": len(current), "kept": len(current)}]
     for i, (node, rels) in enumerate(zip(nodes[1:], hops, strict=True), start=1):
         scores = LayerScores(kb, expand_query(question, node["restriction"]), matcher)
-        nxt = _structural(kb, current, node["type"], rels, scores) if current and structure else {}
+        nxt = _structural(kb, current, node["type"], rels, scores) if current and structure and rels else {}
         n_struct, n_mention = len(nxt), 0
         if text_edges and structure and current and not any(anchored(t) for t in nxt.values()):
             n_mention = _textual_edges(kb, current, node["type"], rels, scores, nxt)

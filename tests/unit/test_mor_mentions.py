@@ -53,3 +53,15 @@ def test_a_missing_edge_is_crossed_by_the_text_only_when_enabled(held_out_kb):
     assert anchored(traj) and on["layers"][1]["mention"] == 1 and on["layers"][1]["anchored"] >= 1
     off = traverse_route(kb, "who directed Big", route, topic_rule=rule, text_edges=False)
     assert off["layers"][1]["mention"] == 0 and not any(anchored(t) for t in off["candidates"].values())
+
+
+def test_a_kb_without_relation_types_follows_hops_in_texts():
+    from agents.mor.plan import Plan, PlanNode, PlanRoute, validate_plan
+    from kb.model import Schema
+
+    text_only = Schema(entity_types={"movie": 3, "person": 2})
+    plan = Plan(routes=[PlanRoute(nodes=[PlanNode(type="movie", restriction="Big"),
+                                         PlanNode(type="person", relation="directed_by")])])
+    checked = validate_plan(plan, text_only, [])
+    assert checked["valid"] and checked["routes"][0]["relations"] == [["directed_by"]]
+    assert not validate_plan(plan, Schema(entity_types={"movie": 3}), [])["valid"]  # unknown type still refused
