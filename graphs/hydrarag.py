@@ -60,7 +60,9 @@ class HydraRAGContext(Context):
     alpha_alignment: float = _setting(1 / 3, "α3: weight of entity-path alignment f3.")
     gamma: float = _setting(0.7, "γ: cosine at which two paths corroborate each other (ours).")
     link_threshold: float = _setting(0.75, "Cosine at which a name aligns to a KB entity (ours).")
-    num_sentences: int = _setting(3, "Sentences kept per source and chain by the dense model (W_max).")
+    num_sentences: int = _setting(
+        6, "Sentences kept per source and chain by the dense model (paper: W_max = 3; ours 6: with 3 the "
+        "sentence stating the fact was often ranked 4th, docs/benchmarks_hydrarag.md).")
     doc_pool: int = _setting(5, "Corpus passages added by dense search to the topics' documents (ours).")
     web_results: int = _setting(5, "Search results the LLM picks W_max from.")
     use_web: bool = _setting(True, "Offer web search (needs TAVILY_API_KEY).")
