@@ -137,7 +137,17 @@ def build_parser() -> argparse.ArgumentParser:
     from app.bank_cli import add_bank_arguments
 
     add_bank_arguments(sub)
+    sub.add_parser("train-reranker", add_help=False,
+                   help="train MoR's trajectory reranker on questions with gold answers "
+                        "(options: hybridrag train-reranker --help)")
     return p
+
+
+def _train_reranker(argv: list[str]) -> int:
+    """``hybridrag train-reranker ...``: the options are evals.train_reranker's own."""
+    from evals.train_reranker import main as train
+
+    return train(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,7 +157,11 @@ def main(argv: list[str] | None = None) -> int:
     ``hybridrag --help`` and argument errors answer at once.
     """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["train-reranker"]:  # its own parser; still one-line errors below
+        args = argparse.Namespace(func=lambda _: _train_reranker(argv[1:]))
+    else:
+        args = build_parser().parse_args(argv)
     from agents.llm.models import ModelConfigError
     from kb.model import KBError
     from tools.web import WebSearchError
