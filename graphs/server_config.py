@@ -119,11 +119,15 @@ def active_config() -> ServerConfig:
 
 def warm_up(config: ServerConfig) -> None:
     """Load what a served run needs before the first question: every named KB (one dense search
-    loads its vector index and embedding model) and every named chat model."""
+    loads its vector index and embedding model, one example lookup builds its solved-example
+    bank) and every named chat model."""
+    from agents.shots import bank_for
     from graphs.common import resolve_kb
 
     for directory in dict.fromkeys(config.kbs.values()):
-        resolve_kb(SimpleNamespace(kb=directory)).dense_search("warm-up", k=1)
+        kb = resolve_kb(SimpleNamespace(kb=directory))
+        kb.dense_search("warm-up", k=1)
+        bank_for(kb).nearest("warm-up", 1)
     if config.models:
         from agents.llm.models import load_chat_model
 
