@@ -102,7 +102,8 @@ RULES: dict[str, Rule] = {
     "follow_up_topics": FLAG, "length_floor": FLAG, "beam_text": choice("relations", "path"),
     "num_examples": count(5, lo=0),
     # ssrag
-    "vector_k": count("max_top_k"), "graph_k": count("max_top_k"), "graph_hops": count(3),
+    "vector_k": count("max_top_k"), "graph_k": count("max_top_k"), "llm_nodes": count("max_top_k", lo=0),
+    "graph_hops": count(3),
     "max_node_facts": count(100), "graph_to_text": choice("llm", "template"), "routing": choice("llm", "rules"),
     "web_k": count(10), "local_min_score": ratio(), "link_min_score": ratio(), "max_query_tokens": count(200, lo=5),
     "rerank_query": choice("augmented", "original"), "dedup_threshold": ratio(), "llm_dedup": FLAG,

@@ -21,6 +21,8 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from agents.llm.models import load_chat_model
+from agents.llm.structured import add_usage
 from agents.ssrag import augment as aug
 from agents.ssrag import correct as fix
 from agents.ssrag import retrieval as ret
@@ -28,9 +30,7 @@ from agents.ssrag import routing as rt
 from agents.ssrag import shots
 from agents.ssrag import unify as uni
 from agents.ssrag import web_graph as wg
-from agents.llm.models import load_chat_model
 from agents.ssrag.settings import SSRAGSettings
-from agents.llm.structured import add_usage
 from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
 
 
@@ -208,9 +208,11 @@ def convert_graph_to_text(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     items, calls, notes = [], {}, []
     usage: dict = {}
     with timed("graph_to_text", usage):
-        for node in state.get("nodes", []):
-            text, used, note = ret.node_to_text(model if ctx.graph_to_text == "llm" else None, node,
-                                                ctx.structured_method)
+        nodes = state.get("nodes", [])
+        by_relevance = sorted(range(len(nodes)), key=lambda i: (nodes[i].get("hop", 0), -(nodes[i].get("prior") or 0)))
+        converted = set(by_relevance[:ctx.llm_nodes]) if ctx.graph_to_text == "llm" else set()
+        for i, node in enumerate(nodes):
+            text, used, note = ret.node_to_text(model if i in converted else None, node, ctx.structured_method)
             calls = add_usage(calls, used)
             items.append(ret.graph_item(node, text))
             notes += [f"{node['id']}: {note}"] if note else []

@@ -36,6 +36,9 @@ class SSRAGSettings:
         "description": "Count sentences of passages about or naming a node among its facts and walk to the "
                        "entities they name (false: KG triples only)."})
     max_node_facts: int = field(default=25, metadata={"description": "Most question-relevant facts per node."})
+    llm_nodes: int = field(default=5, metadata={
+        "description": "Graph nodes the LLM converts to text, most relevant first; the others keep their facts "
+                       "as sentences (the paper converts every node: set it to graph_k). One call per node."})
     graph_to_text: str = field(default="llm", metadata={
         "description": "'llm' (the paper: one LLM call per node) or 'template' (facts as sentences)."})
     routing: str = field(default="llm", metadata={

@@ -180,3 +180,27 @@ def test_feedback_quotes_the_question_not_the_kbs_alias_text():
 def test_next_hop_takes_each_parents_best_in_turn():
     assert N._round_robin([["a1", "a2", "a3"], ["b1"], ["c1", "a1"]], 4) == ["a1", "b1", "c1", "a2"]
     assert N._round_robin([], 3) == []
+
+
+def test_only_the_most_relevant_nodes_cost_an_llm_call(monkeypatch):
+    """``llm_nodes`` bounds graph-to-text calls: seeds first, then by the walk's score; the rest keep their facts."""
+    from types import SimpleNamespace
+
+    import graphs.ssrag as g
+
+    nodes = [{"id": "far", "name": "Far", "facts": ["Far is x"], "prior": 0.2, "hop": 2},
+             {"id": "seed", "name": "Seed", "facts": ["Seed is y"], "prior": None, "hop": 0},
+             {"id": "near", "name": "Near", "facts": ["Near is z"], "prior": 0.9, "hop": 1}]
+    asked = []
+
+    def fake_convert(model, node, method):
+        if model is not None:
+            asked.append(node["id"])
+        return f"text of {node['name']}", {}, None
+
+    ctx = SimpleNamespace(llm_nodes=2, graph_to_text="llm", structured_method="function_calling")
+    monkeypatch.setattr(g, "_setup", lambda runtime: (ctx, None, object()))
+    monkeypatch.setattr(g.ret, "node_to_text", fake_convert)
+    out = g.convert_graph_to_text({"nodes": nodes}, None)
+    assert asked == ["seed", "near"]
+    assert [item["id"] for item in out["graph"]] == ["far", "seed", "near"]
