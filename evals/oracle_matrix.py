@@ -48,13 +48,13 @@ def goal(dataset: str) -> float:
     return GOAL.get(dataset.split(":")[0], 0.95)
 
 
-def parse_limits(items: list[str], default: int) -> dict[str, int]:
+def parse_limits(items: list[str], default: int, flag: str = "--method-limit") -> dict[str, int]:
     """``["hydrarag=300"]`` → per-method question limits (the rest get ``default``)."""
     limits = dict.fromkeys(METHODS, default)
     for item in items:
         method, sep, value = item.partition("=")
         if not sep or method not in METHODS or not value.isdigit() or int(value) < 1:
-            raise SystemExit(f"bad --method-limit {item!r}; use METHOD=N with METHOD in {', '.join(METHODS)}")
+            raise SystemExit(f"bad {flag} {item!r}; use METHOD=N with METHOD in {', '.join(METHODS)}")
         limits[method] = int(value)
     return limits
 
@@ -117,10 +117,12 @@ def table(head: list[str], rows: list[str]) -> list[str]:
     return ["| " + " | ".join(head) + " |", "|---" * len(head) + "|", *rows, ""]
 
 
-def render(ceiling: list[str], loops: list[str], info: dict, args: argparse.Namespace, limits: dict) -> str:
+def render(ceiling: list[str], loops: list[str], info: dict, args: argparse.Namespace, limits: dict,
+           noise_limits: dict) -> str:
     """The report."""
     m = info["machine"]
-    lim = ", ".join(f"{k} {v}" for k, v in limits.items())
+    lim = ", ".join(f"{k} {v}" for k, v in limits.items() if k in args.methods)
+    noise_lim = ", ".join(f"{k} {v}" for k, v in noise_limits.items() if k in args.methods)
     return "\n".join([
         "# Oracle matrix: the LLM methods' machinery against its ceiling (`python -m evals.oracle_matrix`)", "",
         "Every row is an **oracle** row: each LLM role of the method is the perfect-LLM stand-in"
@@ -131,7 +133,7 @@ def render(ceiling: list[str], loops: list[str], info: dict, args: argparse.Name
         f"- Reproduce: `{' '.join(['python -m evals.oracle_matrix', *sys.argv[1:]])}`"
         " (each row's own command is in its last column).",
         f"- Questions per cell: {lim} (the first N of MetaQA dev's seed-0 shuffle, the same questions for"
-        f" every method); noise cells: {args.noise_limit}.",
+        f" every method); noise cells: {noise_lim}.",
         "- Score: Hit@1 of the ranked list for hybgrag and mor; answer Hits@1 (a gold answer as a whole phrase"
         " of the `answer`) for hydrarag and ssrag. Ceiling: share of questions with a gold answer reachable"
         " along the gold relation path (in the complete MetaQA graph for the hybrid datasets). Goal (issue 9):"
@@ -152,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="another limit for one method (e.g. hydrarag=300 where 1000 is impractical)")
     p.add_argument("--noise", type=float, default=0.3, help="noise probability of the loop cells")
     p.add_argument("--noise-limit", type=int, default=300, help="questions per loop cell")
+    p.add_argument("--method-noise-limit", action="append", default=[], metavar="METHOD=N",
+                   help="another loop-cell limit for one method")
     p.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     p.add_argument("--datasets", nargs="+", default=list(DATASETS))
     p.add_argument("--noise-datasets", nargs="+", default=list(NOISE_DATASETS))
@@ -161,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     if not 0.0 < args.noise <= 1.0:
         p.error(f"--noise must lie in (0, 1], got {args.noise}")
     limits = parse_limits(args.method_limit, args.limit)
+    noise_limits = parse_limits(args.method_noise_limit, args.noise_limit, "--method-noise-limit")
     info = provenance()
     runs = args.runs or Path("eval-runs") / f"oracle-{info['commit']}"
     ceiling, loops = [], []
@@ -171,13 +176,13 @@ def main(argv: list[str] | None = None) -> int:
         spec = f"oracle:p={args.noise:g}"
         for dataset in args.noise_datasets:
             sys.stderr.write(f"[oracle-matrix] {method} on {dataset} at p={args.noise:g}, loop and single pass\n")
-            looped = _cell(method, dataset, args.noise_limit, runs, spec, [])
-            single = _cell(method, dataset, args.noise_limit, runs, spec, ["max_iterations=1"])
+            looped = _cell(method, dataset, noise_limits[method], runs, spec, [])
+            single = _cell(method, dataset, noise_limits[method], runs, spec, ["max_iterations=1"])
             tag = spec.replace(":", "-").replace("=", "")
             counts = noise_summary(runs / tag / f"{method}-default-{dataset}")
             loops.append(loop_row(method, dataset, looped, single, counts))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(render(ceiling, loops, info, args, limits), encoding="utf-8")
+    args.out.write_text(render(ceiling, loops, info, args, limits, noise_limits), encoding="utf-8")
     sys.stderr.write(f"[oracle-matrix] wrote {args.out}\n")
     return 0
 

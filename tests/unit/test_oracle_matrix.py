@@ -57,3 +57,5 @@ def test_method_limits():
     for bad in ("fusion=3", "hydrarag", "mor=0", "mor=x"):
         with pytest.raises(SystemExit, match="bad --method-limit"):
             om.parse_limits([bad], 1000)
+    with pytest.raises(SystemExit, match="bad --method-noise-limit"):
+        om.parse_limits(["ssrag"], 300, "--method-noise-limit")
