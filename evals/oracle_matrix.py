@@ -59,9 +59,21 @@ def parse_limits(items: list[str], default: int, flag: str = "--method-limit") -
     return limits
 
 
-def _cell(method: str, dataset: str, limit: int, runs: Path, llm: str, overrides: list[str]) -> dict:
+def _cell(method: str, dataset: str, limit: int, runs: Path, llm: str, overrides: list[str],
+          finished_only: bool = False) -> dict:
     tag = "oracle" if llm == "oracle" else llm.replace(":", "-").replace("=", "")
+    folder = runs / tag / f"{method}-{'-'.join(o.split('=', 1)[1] for o in overrides) or 'default'}-{dataset}"
+    if finished_only and not _finished(folder, limit):
+        extra = "".join(f" --set {o}" for o in overrides)
+        return {"failed": "not run to its limit (--finished-only)",
+                "command": f"hybridrag eval --method {method} --dataset {dataset} --llm {llm} --limit {limit}{extra}"}
     return run_cell(method, dataset, overrides, limit, runs / tag, None, llm)
+
+
+def _finished(folder: Path, limit: int) -> bool:
+    """A run folder holding a summary of ``limit`` questions."""
+    path = folder / "summary.json"
+    return path.exists() and json.loads(path.read_text(encoding="utf-8")).get("n", 0) >= limit
 
 
 def ceiling_row(method: str, dataset: str, s: dict) -> str:
@@ -161,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--noise-datasets", nargs="+", default=list(NOISE_DATASETS))
     p.add_argument("--runs", type=Path, help="folder of the runs (default eval-runs/oracle-<commit>)")
     p.add_argument("--out", type=Path, default=Path("docs") / "benchmarks_oracle_matrix.md")
+    p.add_argument("--finished-only", action="store_true",
+                   help="report the cells already run to their limit and list the others as not run")
     args = p.parse_args(argv)
     if not 0.0 < args.noise <= 1.0:
         p.error(f"--noise must lie in (0, 1], got {args.noise}")
@@ -172,12 +186,14 @@ def main(argv: list[str] | None = None) -> int:
     for method in args.methods:
         for dataset in args.datasets:
             sys.stderr.write(f"[oracle-matrix] {method} on {dataset}\n")
-            ceiling.append(ceiling_row(method, dataset, _cell(method, dataset, limits[method], runs, "oracle", [])))
+            cell = _cell(method, dataset, limits[method], runs, "oracle", [], args.finished_only)
+            ceiling.append(ceiling_row(method, dataset, cell))
         spec = f"oracle:p={args.noise:g}"
         for dataset in args.noise_datasets:
             sys.stderr.write(f"[oracle-matrix] {method} on {dataset} at p={args.noise:g}, loop and single pass\n")
-            looped = _cell(method, dataset, noise_limits[method], runs, spec, [])
-            single = _cell(method, dataset, noise_limits[method], runs, spec, ["max_iterations=1"])
+            looped = _cell(method, dataset, noise_limits[method], runs, spec, [], args.finished_only)
+            single = _cell(method, dataset, noise_limits[method], runs, spec, ["max_iterations=1"],
+                           args.finished_only)
             tag = spec.replace(":", "-").replace("=", "")
             counts = noise_summary(runs / tag / f"{method}-default-{dataset}")
             loops.append(loop_row(method, dataset, looped, single, counts))

@@ -59,3 +59,13 @@ def test_method_limits():
             om.parse_limits([bad], 1000)
     with pytest.raises(SystemExit, match="bad --method-noise-limit"):
         om.parse_limits(["ssrag"], 300, "--method-noise-limit")
+
+
+def test_finished_only_reports_unrun_cells_without_running_them(tmp_path, monkeypatch):
+    monkeypatch.setattr(om, "run_cell", lambda *a, **k: (_ for _ in ()).throw(AssertionError("ran a cell")))
+    done = tmp_path / "oracle" / "mor-default-metaqa-1hop"
+    done.mkdir(parents=True)
+    (done / "summary.json").write_text(json.dumps({"n": 10}))
+    cell = om._cell("mor", "metaqa-2hop", 10, tmp_path, "oracle", [], finished_only=True)
+    assert cell["failed"].startswith("not run") and "--dataset metaqa-2hop" in cell["command"]
+    assert om._finished(done, 10) and not om._finished(done, 11)
