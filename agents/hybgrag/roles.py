@@ -17,23 +17,22 @@ experience bank.
 from __future__ import annotations
 
 import json
-import logging
 from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.llm.structured import add_usage, call_structured
+from agents.llm.grounded import answer_decision as grounded_decision
+from agents.llm.grounded import grounded_answer
+from agents.llm.structured import call_structured
 from kb.model import Schema
 from prompts import hybgrag as P
 from prompts.data_block import data_block
-from prompts.grounding import check_answer, evidence_from_prompt
 
 ErrorType = Literal["incorrect_entity_relation", "missing_entity", "no_entity", "no_intersection",
                     "incorrect_intersection", "incorrect_retrieval_module"]
 ERROR_TYPES: tuple[str, ...] = ErrorType.__args__  # type: ignore[attr-defined]
 UNSUPPORTED = "answer not supported by the references"
-log = logging.getLogger(__name__)
 
 
 class TopicEntity(BaseModel):
@@ -194,19 +193,9 @@ def answer(model: BaseChatModel, question: str, references: str, method: str) ->
     """
     messages = [("system", P.ANSWER_SYSTEM.template),
                 ("human", P.ANSWER.format(question=question, references=references))]
-    reply, usage = call_structured(model, Answer, messages, role="answerer", method=method)
-    if reply is None:
-        return None, usage
-    verdict = check_answer(reply.answer, question, *evidence_from_prompt(references))
-    if verdict.ok:
-        return reply, usage
-    log.warning("hybgrag answerer: %s; answering with the top reference", verdict.reason)
-    return None, add_usage(usage, {"unsupported_answers": 1, "by_role": {"answerer": {"unsupported_answers": 1}}})
+    return grounded_answer(model, Answer, messages, question, references, method, "hybgrag answerer")
 
 
 def answer_decision(reply: Answer | None, usage: dict) -> str:
     """The trace decision of the answer step: answered, or which fallback and why."""
-    if reply is not None:
-        return "answered"
-    return f"fallback: top reference ({UNSUPPORTED})" if usage.get("unsupported_answers") else \
-        "fallback: top reference"
+    return grounded_decision(reply, usage, "top reference", UNSUPPORTED)

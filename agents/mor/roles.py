@@ -16,19 +16,18 @@ retrieved text: the question, the schema, its examples and the plan's problems.
 from __future__ import annotations
 
 import json
-import logging
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.llm.structured import add_usage, call_structured
+from agents.llm.grounded import answer_decision as grounded_decision
+from agents.llm.grounded import grounded_answer
+from agents.llm.structured import call_structured
 from agents.mor.plan import Plan, TripletPlan, plan_from_triplets
 from kb.model import Schema
 from prompts import mor as P
-from prompts.grounding import check_answer, evidence_from_prompt
 
 UNSUPPORTED = "answer not supported by the retrieved entities"
-log = logging.getLogger(__name__)
 
 
 class Answer(BaseModel):
@@ -104,18 +103,9 @@ def answer(model: BaseChatModel, question: str, references: str, method: str) ->
     """
     messages = [("system", P.ANSWER_SYSTEM.template),
                 ("human", P.ANSWER.format(question=question, references=references))]
-    reply, usage = call_structured(model, Answer, messages, role="answerer", method=method)
-    if reply is None:
-        return None, usage
-    verdict = check_answer(reply.answer, question, *evidence_from_prompt(references))
-    if verdict.ok:
-        return reply, usage
-    log.warning("mor answerer: %s; answering with the top entity", verdict.reason)
-    return None, add_usage(usage, {"unsupported_answers": 1, "by_role": {"answerer": {"unsupported_answers": 1}}})
+    return grounded_answer(model, Answer, messages, question, references, method, "mor answerer")
 
 
 def answer_decision(reply: Answer | None, usage: dict) -> str:
     """The trace decision of the answer step: answered, or which fallback and why."""
-    if reply is not None:
-        return "answered"
-    return f"fallback: top entity ({UNSUPPORTED})" if usage.get("unsupported_answers") else "fallback: top entity"
+    return grounded_decision(reply, usage, "top entity", UNSUPPORTED)

@@ -151,9 +151,10 @@ def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: in
 
     A candidate's score is its best path sum: the cosines to the question of the facts walked
     from a seed to it (the facts are scored anyway to rank each node's facts, so the walk
-    costs no extra embedding); ``prior`` is that sum per hop. Each kept node's facts are the ``max_facts`` most relevant to ``fact_qv`` (the
-    question's vector; ``qv`` when not given). A node's ``hop`` is its distance in the walk,
-    ``prior`` the score it was chosen with (None for a seed).
+    costs no extra embedding); ``prior`` is that sum per hop. Each kept node's facts are the
+    ``max_facts`` most relevant to ``fact_qv`` (the question's vector; ``qv`` when not given).
+    A node's ``hop`` is its distance in the walk, ``prior`` the score it was chosen with (None
+    for a seed).
     """
     if not seeds or k <= 0:
         return []

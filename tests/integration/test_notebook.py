@@ -5,10 +5,9 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import pytest
-
-import nbformat  # noqa: E402
 import nbclient  # noqa: E402,F401
+import nbformat  # noqa: E402
+import pytest
 
 pytestmark = pytest.mark.integration
 

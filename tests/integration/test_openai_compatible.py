@@ -13,9 +13,8 @@ import sys
 import time
 from collections.abc import Iterator
 
-import pytest
-
 import httpx  # noqa: E402
+import pytest
 
 pytestmark = pytest.mark.integration
 

@@ -7,19 +7,19 @@ import json
 import pytest
 
 from agents.hybgrag import roles as HR
+from agents.hybgrag.critic import render_feedback
+from agents.hybgrag.report import format_references
 from agents.hydrarag import roles as DR
+from agents.hydrarag.analysis import predicted_depth
+from agents.hydrarag.pruning import path_blocks
+from agents.llm.structured import call_structured
 from agents.mor import roles as MR
+from agents.mor.output import references_text
+from agents.mor.plan import validate_plan
 from agents.ssrag import augment as SA
 from agents.ssrag import retrieval as SR
 from agents.ssrag import routing as SRO
 from agents.ssrag import unify as SU
-from agents.hybgrag.critic import render_feedback
-from agents.hybgrag.report import format_references
-from agents.hydrarag.analysis import predicted_depth
-from agents.hydrarag.pruning import path_blocks
-from agents.mor.output import references_text
-from agents.mor.plan import validate_plan
-from agents.llm.structured import call_structured
 from evals.datasets import Question
 from evals.oracle import (
     GoldLeakError,

@@ -15,9 +15,9 @@ import re
 
 import pytest
 
-from agents.hydrarag import roles as H
 from agents.hybgrag.roles import Answer as HybAnswer
 from agents.hybgrag.roles import Critique, RouterAction, TopicEntity, Validation
+from agents.hydrarag import roles as H
 from agents.mor.plan import Plan, PlanNode, PlanRoute
 from agents.mor.roles import Answer as MoRAnswer
 from agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
