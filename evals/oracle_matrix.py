@@ -29,6 +29,7 @@ import sys
 from pathlib import Path
 
 from evals.cli import provenance
+from evals.oracle.outcome import outcome_repairs
 from evals.report import run_cell
 
 METHODS = ("hybgrag", "mor", "hydrarag", "ssrag")
@@ -99,20 +100,22 @@ def noise_summary(run_dir: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8")).get("summary", {}) if path.exists() else {}
 
 
-def loop_row(method: str, dataset: str, looped: dict, single: dict, counts: dict) -> str:
+def loop_row(method: str, dataset: str, looped: dict, single: dict, counts: dict, outcome: dict) -> str:
     """One row of the loops table."""
     if "failed" in looped or "failed" in single:
         bad = looped if "failed" in looped else single
-        return f"| {method} oracle | {dataset} | failed: {bad['failed']} |" + " |" * 8 + f" `{bad['command']}` |"
+        return f"| {method} oracle | {dataset} | failed: {bad['failed']} |" + " |" * 9 + f" `{bad['command']}` |"
     key = score_key(method)
     overall = counts.get("overall", counts)
     share = overall.get("repair_share")
     share_txt = "n/a" if share is None else f"{share:.1%}"
     met = "" if share is None else (" (goal 80 %: yes)" if share >= 0.8 else " (goal 80 %: **no**)")
+    o_share = outcome.get("share")
+    o_txt = "n/a" if o_share is None else f"{outcome['rescued']}/{outcome['harmful']} = {o_share:.1%}"
     by_type = ", ".join(f"{t} {c['repaired']}/{c['applied']}" for t, c in sorted(counts.get("by_type", {}).items()))
     return (f"| {method} oracle | {dataset} | {looped['n']} | {looped['metrics'][key]:.3f} "
             f"| {single['metrics'][key]:.3f} | {key} | {overall.get('applied', 0)} | {overall.get('looped', 0)} "
-            f"| {overall.get('repaired', 0)} | {share_txt}{met} | {by_type or '–'} "
+            f"| {overall.get('repaired', 0)} | {share_txt}{met} | {o_txt} | {by_type or '–'} "
             f"| {looped['usage'].get('llm_calls_per_question', 0):.2f} / "
             f"{single['usage'].get('llm_calls_per_question', 0):.2f} | `{looped['command']}` |")
 
@@ -120,7 +123,8 @@ def loop_row(method: str, dataset: str, looped: dict, single: dict, counts: dict
 CEILING_HEAD = ["method", "dataset", "n", "Hit@1", "MRR", "Hit@5", "Recall@20", "answer EM", "answer Hits@1",
                 "ceiling", "score / ceiling", "goal", "LLM calls / q", "latency p50 / p95 s", "errors", "command"]
 LOOP_HEAD = ["method", "dataset", "n", "score with loop", "score, max_iterations=1", "score", "errors applied",
-             "followed by a later decision", "repaired", "repaired / applied", "by type (repaired/applied)",
+             "followed by a later decision", "repaired", "repaired / applied",
+             "harmful errors rescued by the loop", "by type (repaired/applied)",
              "LLM calls / q (loop / single)", "command (loop; the single pass adds --set max_iterations=1)"]
 
 
@@ -155,7 +159,10 @@ def render(ceiling: list[str], loops: list[str], info: dict, args: argparse.Name
         "Each method with its default `max_iterations` and with `max_iterations=1` on the same questions and the"
         " same drawn errors. *Applied*: decisions that carried the injected error; *repaired*: a later decision"
         " of the same question in which the method's own feedback named the error, so the stand-in corrected it"
-        " (`evals/oracle/noise.py`).", "", *table(LOOP_HEAD, loops)])
+        " (`evals/oracle/noise.py`). *Harmful errors rescued*: questions whose applied error cost the single"
+        " pass its (reachable) answer, and of those the ones the run with the loop got right"
+        " (`evals/oracle/outcome.py`): an error a method's first round absorbs by itself is not counted as one"
+        " needing repair there.", "", *table(LOOP_HEAD, loops)])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -196,7 +203,9 @@ def main(argv: list[str] | None = None) -> int:
                            args.finished_only)
             tag = spec.replace(":", "-").replace("=", "")
             counts = noise_summary(runs / tag / f"{method}-default-{dataset}")
-            loops.append(loop_row(method, dataset, looped, single, counts))
+            outcome = outcome_repairs(runs / tag / f"{method}-default-{dataset}",
+                                      runs / tag / f"{method}-1-{dataset}", score_key(method))
+            loops.append(loop_row(method, dataset, looped, single, counts, outcome))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render(ceiling, loops, info, args, limits, noise_limits), encoding="utf-8")
     sys.stderr.write(f"[oracle-matrix] wrote {args.out}\n")

@@ -42,14 +42,17 @@ def test_loop_row_reports_both_scores_and_the_repair_share(tmp_path):
     counts = {"applied": 10, "looped": 9, "repaired": 8, "repair_share": 0.8,
               "by_type": {"wrong_entity": {"applied": 4, "repaired": 4}, "wrong_module": {"applied": 6, "repaired": 4}}}
     (tmp_path / "oracle_noise.json").write_text(json.dumps({"summary": counts}))
-    row = om.loop_row("hybgrag", "metaqa-1hop", summary(hit1=0.85), summary(hit1=0.7), om.noise_summary(tmp_path))
-    assert "| 0.850 | 0.700 | hit@1 | 10 | 9 | 8 | 80.0% (goal 80 %: yes) |" in row
+    outcome = {"harmful": 6, "rescued": 5, "share": 5 / 6}
+    row = om.loop_row("hybgrag", "metaqa-1hop", summary(hit1=0.85), summary(hit1=0.7), om.noise_summary(tmp_path),
+                      outcome)
+    assert "| 0.850 | 0.700 | hit@1 | 10 | 9 | 8 | 80.0% (goal 80 %: yes) | 5/6 = 83.3% |" in row
     assert "wrong_entity 4/4, wrong_module 4/6" in row
 
 
 def test_missing_noise_file_gives_no_share(tmp_path):
-    row = om.loop_row("mor", "metaqa-1hop", summary(), summary(), om.noise_summary(tmp_path))
-    assert "| n/a |" in row
+    row = om.loop_row("mor", "metaqa-1hop", summary(), summary(), om.noise_summary(tmp_path),
+                      {"harmful": 0, "rescued": 0, "share": None})
+    assert "| n/a | n/a |" in row
 
 
 def test_method_limits():
