@@ -16,7 +16,7 @@ import json
 import logging
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -104,11 +104,13 @@ def ingest(
     falkordb_uri: str | None = None,
     progress: bool = True,
     wait: float = 0,
+    attach: Callable[[Path], dict] | None = None,
 ) -> IngestReport:
     """Build a new KB build in ``directory`` and make it live atomically.
 
     Another ingest writing the same directory is a KBError (after ``wait`` seconds); a killed
-    run's embedding chunks are reused.
+    run's embedding chunks are reused. ``attach(build_dir)``, when given, writes extra parts into
+    the build before its manifest and returns extra manifest keys (document ingest: provenance).
     """
     root = Path(directory)
     if root.exists() and not root.is_dir():
@@ -119,7 +121,7 @@ def ingest(
         partial = new_build_dir(root)
         try:
             report = _build(root, partial, marker, triples, entities, passages, type_map, embeddings,
-                            neo4j_uri, falkordb_uri, progress)
+                            neo4j_uri, falkordb_uri, progress, attach)
         except Exception:  # a reported error (bad input, graph server down): drop the partial build,
             shutil.rmtree(partial, ignore_errors=True)  # keep the saved embedding chunks for the re-run
             raise
@@ -143,7 +145,8 @@ def _drop_graph(entry: dict, warnings: list[str]) -> None:
 
 
 def _build(root: Path, out: Path, marker: StageMarker, triples, entities, passages, type_map,
-           embeddings: str, neo4j_uri: str | None, falkordb_uri: str | None, progress: bool) -> IngestReport:
+           embeddings: str, neo4j_uri: str | None, falkordb_uri: str | None, progress: bool,
+           attach: Callable[[Path], dict] | None = None) -> IngestReport:
     """Write every part of one build into ``out`` (not yet live)."""
     secs: dict[str, float] = {}
     t = time.perf_counter()
@@ -188,7 +191,9 @@ def _build(root: Path, out: Path, marker: StageMarker, triples, entities, passag
         graph_cfg = export_graph(backend, uri, store, progress=progress)
         secs[backend] = time.perf_counter() - t
     counts = {**store.counts(), "passages": len(pas), "docs": len(docs), "relations": len(store.relation_names)}
+    extra = attach(out) if attach else {}
     manifest = {
+        **extra,
         "format_version": FORMAT_VERSION,
         "build_id": out.name.removesuffix(PARTIAL),
         "counts": counts,
