@@ -121,11 +121,15 @@ def _unavailable(exc: BaseException) -> bool:
     return bool(names & {"openai", "httpx", "httpcore", "anthropic", "requests", "urllib3"})
 
 
-def _attempt(model: BaseChatModel, runnable: Any, schema: type[T], messages: list) -> dict:
+def _attempt(model: BaseChatModel, runnable: Any, schema: type[T], messages: list,
+             choices: Any = None, method: str = "function_calling") -> dict:
     """One call; parse errors are returned in the result, a failed server is LLMUnavailableError."""
+    from agents.llm.constrained import constrained_call
     from agents.llm.models import LLMUnavailableError
 
     try:
+        if choices:
+            return constrained_call(model, schema, messages, choices, method)
         if runnable is None:
             return _invoke_plain(model, schema, messages)
         out = runnable.invoke(messages)
@@ -147,7 +151,8 @@ def _attempt(model: BaseChatModel, runnable: Any, schema: type[T], messages: lis
 
 
 def call_structured(model: BaseChatModel, schema: type[T], messages: Sequence[Any], *, role: str,
-                    method: str = "function_calling", retries: int = 1) -> tuple[T | None, dict]:
+                    method: str = "function_calling", retries: int = 1,
+                    choices: Any = None) -> tuple[T | None, dict]:
     """Call ``model`` for a ``schema`` object; return (object or None, usage record).
 
     Args:
@@ -157,6 +162,8 @@ def call_structured(model: BaseChatModel, schema: type[T], messages: Sequence[An
         role: name counted under ``usage["by_role"]``.
         method: ``function_calling``, ``json_schema`` or ``json_mode``.
         retries: extra attempts after a parse failure.
+        choices: ``{"field.path": [allowed names]}``: decode within the schema with these ``enum``s
+            where the backend can (:mod:`agents.llm.constrained`); a reply outside them is unparseable.
 
     Returns:
         The parsed object, or None after ``1 + retries`` failed parses; and the usage of all attempts.
@@ -168,7 +175,7 @@ def call_structured(model: BaseChatModel, schema: type[T], messages: Sequence[An
     msgs = list(messages)
     for attempt in range(1 + retries):
         t0 = time.perf_counter()
-        result = _attempt(model, runnable, schema, msgs)
+        result = _attempt(model, runnable, schema, msgs, choices, method)
         tokens_in, tokens_out = _tokens(msgs, result["raw"])
         usage = add_usage(usage, usage_record(role, 1, tokens_in, tokens_out, time.perf_counter() - t0))
         if result["parsed"] is not None and result["parsing_error"] is None:
