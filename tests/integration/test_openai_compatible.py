@@ -123,3 +123,31 @@ def test_hybgrag_runs_through_the_openai_compatible_server(openai_server):
     assert nodes[0] == "route_question" and "validate_retrieval" in nodes
     # the calls went over HTTP to the local server (its access log), not to a bundled in-process model
     assert log.read_text(errors="replace").count("POST /v1/chat/completions") >= usage["llm_calls"]
+
+
+def test_constrained_output_over_http_keeps_names_inside_the_kb_lists(openai_server):
+    """json_schema (or, where the server refuses it, llama.cpp's schema response_format) with KB enums."""
+    from pydantic import BaseModel
+
+    from agents.llm.constrained import constrained_call, question_spans
+    from agents.llm.models import load_chat_model
+
+    class Hop(BaseModel):
+        relation: str
+
+    class Route(BaseModel):
+        entity: str
+        hops: list[Hop]
+
+    base, log = openai_server
+    model = load_chat_model(f"openai:{ALIAS}", base)
+    question = "who directed the movie Forrest Gump"
+    relations = ["directed_by", "written_by", "starred_actors", "release_year"]
+    choices = {"entity": question_spans(question), "hops.relation": relations}
+    out = constrained_call(model, Route, [("system", "Give the topic entity and the relations to follow."),
+                                          ("human", question)], choices, method="json_schema")
+    assert out["mode"] in {"json_schema", "llama_grammar"}, out
+    route = out["parsed"]
+    assert route is not None, out["parsing_error"]
+    assert route.entity in choices["entity"] and route.hops
+    assert all(h.relation in relations for h in route.hops)
