@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -18,8 +18,8 @@ from typing_extensions import TypedDict
 
 from agents.fusion.paths import MAX_HOPS, score_graph
 from agents.fusion.scoring import (
-    SCORINGS,
     Candidate,
+    Scoring,
     answer_of,
     fuse,
     fuse_normalised,
@@ -30,9 +30,12 @@ from agents.fusion.scoring import (
     seeds_of,
 )
 from graphs.common import Context, InputState, OutputState, context_of, merge_usage, resolve_kb, timed, traced
+from tools.dice import Tokenizer
 from tools.retrieval import mentions_in
 
 Mode = Literal["hybrid", "vector", "graph", "bm25"]
+Route = Literal["has seeds", "no seeds"]
+ROUTES: dict[Route, str] = {"has seeds": "expand_seeds", "no seeds": "fuse_results"}  # labels in the drawing
 MAX_SEED_PASSAGES = 1000
 
 
@@ -40,16 +43,16 @@ MAX_SEED_PASSAGES = 1000
 class FusionContext(Context):
     """Settings of the fusion method (defaults from the paper, except ``scoring``)."""
 
-    mode: str = field(default="hybrid", metadata={
+    mode: Mode = field(default="hybrid", metadata={
         "description": "hybrid (the method), or a baseline: vector, graph, bm25."})
     k1: int = field(default=3, metadata={"description": (
         "K1: top dense hits kept as candidates and used as seeds (the paper gives no value; 3 was best "
         "of 2/3/5/10 on 300 MetaQA-hybrid-50 dev questions, see docs/benchmarks.md). Under 'evidence' "
         "scoring only the first seeds the graph, beside the entities the question names.")})
     epsilon: float = field(default=1e-6, metadata={"description": "ε bias in favour of graph results on ties."})
-    tokenizer: str = field(default="bigram", metadata={
+    tokenizer: Tokenizer = field(default="bigram", metadata={
         "description": "Dice token sets: 'bigram' (character bigrams, as APOC) or 'word'."})
-    scoring: str = field(default="evidence", metadata={"description": (
+    scoring: Scoring = field(default="evidence", metadata={"description": (
         "How the hybrid mode ranks (the baselines always keep the paper's scores). 'evidence' (default): "
         "seeds are the entities the question names plus the nearest dense hit's; each item is scored by "
         "the fact backing it on one Dice scale (a graph item by mean Dice of seed and relation labels, a "
@@ -83,9 +86,13 @@ class State(TypedDict, total=False):
     usage: Annotated[dict, merge_usage]
 
 
+CHOICES = {"mode": Mode, "tokenizer": Tokenizer, "scoring": Scoring}  # each choice field and its Literal
+
+
 def _check(ctx: FusionContext) -> None:
-    if ctx.scoring not in SCORINGS:
-        raise ValueError(f"unknown fusion scoring {ctx.scoring!r}; use {', '.join(SCORINGS)}")
+    for name, choice in CHOICES.items():
+        if getattr(ctx, name) not in get_args(choice):
+            raise ValueError(f"unknown fusion {name} {getattr(ctx, name)!r}; use {', '.join(get_args(choice))}")
     if not 1 <= ctx.hops <= MAX_HOPS:
         raise ValueError(f"fusion hops must be between 1 and {MAX_HOPS}, got {ctx.hops}")
     if not 0 <= ctx.seed_passages <= MAX_SEED_PASSAGES:
@@ -180,9 +187,13 @@ def fuse_results(state: State, runtime: Runtime[FusionContext]) -> dict:
     }
 
 
-def route_after_vectors(state: State, runtime: Runtime[FusionContext]) -> Literal["expand_seeds", "fuse_results"]:
-    """Expand into the graph only when there are seeds (hybrid and graph-only modes)."""
-    return "expand_seeds" if state.get("seeds") else "fuse_results"
+def route_after_vectors(state: State) -> Route:
+    """Expand into the graph only when there are seeds (hybrid and graph-only modes).
+
+    It reads the state only: LangGraph runs a conditional edge without a runtime context when a
+    caller writes a state as this node (``update_state``, forking a thread in Studio).
+    """
+    return "has seeds" if state.get("seeds") else "no seeds"
 
 
 builder = StateGraph(State, context_schema=FusionContext, input_schema=InputState, output_schema=OutputState)
@@ -190,7 +201,7 @@ builder.add_node(retrieve_vectors)
 builder.add_node(expand_seeds)
 builder.add_node(fuse_results)
 builder.add_edge(START, "retrieve_vectors")  # every run starts with the (dense or lexical) text branch
-builder.add_conditional_edges("retrieve_vectors", route_after_vectors)  # seeds → graph branch
+builder.add_conditional_edges("retrieve_vectors", route_after_vectors, ROUTES)  # seeds → graph branch
 builder.add_edge("expand_seeds", "fuse_results")  # graph results join the text results
 builder.add_edge("fuse_results", END)
 graph = builder.compile(name="fusion")

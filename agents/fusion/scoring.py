@@ -21,12 +21,13 @@ the answer is taken from the first fact-backed item that is not one of the quest
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from kb.base import KnowledgeBase
 from tools.dice import Tokenizer, phrase_pattern, text_facts, tokens
 from tools.retrieval import mentions_in
 
-SCORINGS = ("evidence", "paper", "normalised", "rrf")
+Scoring = Literal["evidence", "paper", "normalised", "rrf"]
 RRF_K = 60  # the constant of Cormack et al. (2009)
 
 
