@@ -1,4 +1,4 @@
-"""Benchmark for the fusion method on the full MetaQA KB; writes docs/benchmarks_fusion.md.
+"""Benchmark for the fusion method on the full MetaQA KB; writes its section of docs/benchmarks_fusion.md.
 
 Usage: python -m evals.bench_fusion [--questions 1000] [--out docs/benchmarks_fusion.md]
 Measures, each stage in a fresh subprocess so peak memory (ru_maxrss) is its own:
@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from evals.fusion_docs import DOC, write_section
 from evals.paths import datasets_dir, metaqa_kb_dir
 
 TYPE_MAP = Path(__file__).resolve().parents[1] / "kb" / "data" / "metaqa_types.json"
@@ -58,7 +59,7 @@ def _stage(name: str, args: argparse.Namespace) -> dict:
 
 
 def _latency(args: argparse.Namespace) -> dict:
-    from agents.fusion import scoring as fusion_scoring
+    from agents.fusion import paths as fusion_paths
     from graphs import context_for, get_graph
 
     lines = (datasets_dir() / "metaqa" / "dev_1hop.txt").read_text(encoding="utf-8").splitlines()
@@ -70,9 +71,9 @@ def _latency(args: argparse.Namespace) -> dict:
         python_dice = settings.pop("python_dice", False)
         ctx = context_for("fusion", kb=str(metaqa_kb_dir()), **settings)
         g.invoke({"question": "warm up"}, context=ctx)
-        orig = fusion_scoring.InMemoryGraphStore
+        orig = fusion_paths.InMemoryGraphStore
         if python_dice:  # force the generic store path that scores triple by triple in Python
-            fusion_scoring.InMemoryGraphStore = type("NotMemory", (), {})
+            fusion_paths.InMemoryGraphStore = type("NotMemory", (), {})
         times = []
         try:
             for q in qs:
@@ -80,7 +81,7 @@ def _latency(args: argparse.Namespace) -> dict:
                 g.invoke({"question": q}, context=ctx)
                 times.append((time.perf_counter() - t) * 1000)
         finally:
-            fusion_scoring.InMemoryGraphStore = orig
+            fusion_paths.InMemoryGraphStore = orig
         out[label] = {"p50_ms": float(np.percentile(times, 50)), "p95_ms": float(np.percentile(times, 95)),
                       "mean_ms": float(np.mean(times)), "n": len(times)}
     return out
@@ -101,7 +102,7 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--stage")
     p.add_argument("--questions", type=int, default=1000)
-    p.add_argument("--out", default="docs/benchmarks_fusion.md")
+    p.add_argument("--out", type=Path, default=DOC, help="markdown file whose speed section is rewritten")
     args = p.parse_args()
     if args.stage:
         print(json.dumps(_stage(args.stage, args)))  # noqa: T201
@@ -143,7 +144,7 @@ the paper reports < 50 ms on 20 cores + GPU):
 |---|---|---|---|---|
 {rows}
 """
-    Path(args.out).write_text(text, encoding="utf-8")
+    write_section(args.out, text)
     print(text)  # noqa: T201
 
 
