@@ -20,6 +20,10 @@ def _ingest(args: argparse.Namespace) -> int:
     from kb.model import KBError
 
     try:
+        if args.documents:  # documents -> passages (and an extracted graph): app/documents_cli.py
+            from app.documents_cli import run_document_ingest
+
+            return run_document_ingest(args)
         report = ingest(args.kb, args.triples, entities=args.entities, passages=args.passages,
                         type_map=args.type_map, embeddings=args.embeddings, neo4j_uri=args.neo4j,
                         falkordb_uri=args.falkordb, wait=args.wait)
@@ -96,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = argparse.ArgumentParser(prog="hybridrag", description="Hybrid RAG over knowledge graphs and text.")
     sub = p.add_subparsers(dest="command", required=True)
-    ing = sub.add_parser("ingest", help="build a KB directory from triples, entities and passages")
+    ing = sub.add_parser("ingest", help="build a KB directory from triples, entities and passages, or documents")
     ing.add_argument("--kb", required=True, type=Path, help="output KB directory")
     ing.add_argument("--triples", nargs="*", default=[], help="triple files: s|r|o, .tsv, .csv or .jsonl")
     ing.add_argument("--entities", help="JSONL entities {id, name, type, text, aliases}")
@@ -108,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     graph = ing.add_mutually_exclusive_group()
     graph.add_argument("--neo4j", help="also load the graph into Neo4j at this bolt:// URI and use it")
     graph.add_argument("--falkordb", help="also load the graph into FalkorDB at this redis:// URI and use it")
+    from app.documents_cli import add_document_arguments
+
+    add_document_arguments(ing)
     ing.set_defaults(func=_ingest)
     ask = sub.add_parser("ask", help="answer a question")
     ask.add_argument("question")

@@ -1,0 +1,164 @@
+"""Documents to chunks: text, Markdown, PDF and HTML files through LangChain loaders and splitters.
+
+Each file is read by a LangChain document loader (``TextLoader`` for text and Markdown,
+``PyPDFLoader`` for PDF, ``BSHTMLLoader`` with the standard-library HTML parser for HTML) and
+cut by a ``RecursiveCharacterTextSplitter`` (Markdown-aware for ``.md``). A chunk's id is
+``<document key>#<n>``, where the key is the file's name (or its path inside a directory given
+on the command line), so the passages of a KB name the document and place they came from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kb.model import KBError
+
+log = logging.getLogger(__name__)
+
+LOADERS = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown",
+           ".pdf": "pdf", ".html": "html", ".htm": "html"}
+MAX_FILES = 100_000  # a directory walk stops with an error beyond this many documents
+
+
+class DocumentError(KBError):
+    """A document cannot be used: unsupported, unreadable, malformed or empty (names the file)."""
+
+
+@dataclass(frozen=True)
+class SourceDocument:
+    """One input file: its key in the KB, where it was read, what it holds."""
+
+    key: str
+    path: Path
+    kind: str  # text | markdown | pdf | html
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a document that becomes one passage of the KB."""
+
+    id: str
+    doc: str
+    text: str
+    page: int | None = None
+    start: int | None = None
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _source(path: Path, key: str) -> SourceDocument:
+    kind = LOADERS.get(path.suffix.lower())
+    if kind is None:
+        raise DocumentError(f"{path}: unsupported document type {path.suffix or '(no suffix)'!r}; "
+                            f"supported: {', '.join(sorted(LOADERS))}")
+    return SourceDocument(key, path, kind, _digest(path))
+
+
+def find_documents(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], list[str]]:
+    """Expand files and directories into documents; return them and warnings.
+
+    A named file must have a supported suffix; inside a directory, other files are skipped
+    and counted in a warning. Two inputs with the same key are an error.
+    """
+    if not paths:
+        raise DocumentError("no documents given")
+    found: list[SourceDocument] = []
+    warnings: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+            usable = [p for p in files if p.suffix.lower() in LOADERS]
+            if len(files) > len(usable):
+                warnings.append(f"{path}: skipped {len(files) - len(usable)} files that are not "
+                                f"{'/'.join(sorted(LOADERS))} documents")
+            found += [_source(p, p.relative_to(path).as_posix()) for p in usable]
+        elif path.is_file():
+            found.append(_source(path, path.name))
+        else:
+            raise DocumentError(f"{path}: no such file or directory")
+        if len(found) > MAX_FILES:
+            raise DocumentError(f"more than {MAX_FILES} documents under {path}; ingest them in parts")
+    keys: dict[str, Path] = {}
+    for doc in found:
+        if doc.key in keys:
+            raise DocumentError(f"two documents share the key {doc.key!r}: {keys[doc.key]} and {doc.path}; "
+                                f"rename one")
+        keys[doc.key] = doc.path
+    return found, warnings
+
+
+def _loader(doc: SourceDocument):
+    from langchain_community.document_loaders import BSHTMLLoader, PyPDFLoader, TextLoader
+
+    if doc.kind == "pdf":
+        return PyPDFLoader(str(doc.path), mode="page")
+    if doc.kind == "html":
+        return BSHTMLLoader(doc.path, open_encoding="utf-8", bs_kwargs={"features": "html.parser"},
+                            get_text_separator="\n")
+    return TextLoader(str(doc.path), encoding="utf-8")
+
+
+def load_pages(doc: SourceDocument) -> list[tuple[int | None, str]]:
+    """The text of a document as (page or None, text) pieces; errors name the file and the problem."""
+    try:
+        loaded = _loader(doc).load()
+    except Exception as exc:  # noqa: BLE001 - loaders raise anything from RuntimeError to PdfReadError
+        cause = exc.__cause__ or exc
+        if isinstance(cause, UnicodeDecodeError):
+            raise DocumentError(f"{doc.path}: not UTF-8 text ({cause.reason} at byte {cause.start})") from None
+        detail = " ".join(str(cause).split())[:200] or type(cause).__name__
+        raise DocumentError(f"{doc.path}: cannot read as {doc.kind}: {type(cause).__name__}: {detail}") from None
+    pages = []
+    for n, piece in enumerate(loaded):
+        text = "\n".join(line.rstrip() for line in piece.page_content.splitlines())
+        page = piece.metadata.get("page", n) if doc.kind == "pdf" else None
+        if text.strip():
+            pages.append((page, text.strip()))
+    if not pages:
+        hint = " (a scanned PDF without a text layer? run OCR first)" if doc.kind == "pdf" else ""
+        raise DocumentError(f"{doc.path}: empty document, no text found{hint}")
+    return pages
+
+
+def _splitter(kind: str, chunk_size: int, chunk_overlap: int):
+    from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
+
+    options = {"chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "add_start_index": True}
+    if kind == "markdown":
+        return RecursiveCharacterTextSplitter.from_language(Language.MARKDOWN, **options)
+    return RecursiveCharacterTextSplitter(**options)
+
+
+def check_chunking(chunk_size: int, chunk_overlap: int) -> None:
+    """Chunk size at least 50 characters; overlap from 0 to below half the size."""
+    if chunk_size < 50:
+        raise ValueError(f"--chunk-size must be at least 50 characters, not {chunk_size}")
+    if not 0 <= chunk_overlap < chunk_size // 2:
+        raise ValueError(f"--chunk-overlap must be from 0 to below half the chunk size ({chunk_size // 2}), "
+                         f"not {chunk_overlap}")
+
+
+def chunk_document(doc: SourceDocument, chunk_size: int = 1000, chunk_overlap: int = 150) -> list[Chunk]:
+    """Load one document and split it into chunks with ids ``<key>#<n>``."""
+    check_chunking(chunk_size, chunk_overlap)
+    splitter = _splitter(doc.kind, chunk_size, chunk_overlap)
+    chunks: list[Chunk] = []
+    for page, text in load_pages(doc):
+        for piece in splitter.create_documents([text]):
+            body = piece.page_content.strip()
+            if body:
+                chunks.append(Chunk(f"{doc.key}#{len(chunks)}", doc.key, body, page,
+                                    piece.metadata.get("start_index")))
+    return chunks

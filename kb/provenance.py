@@ -1,0 +1,93 @@
+"""Where a document KB's facts come from: the chunk(s) each triple was extracted from.
+
+A build made from documents holds, beside the graph and indexes:
+
+- ``documents.jsonl``: one row per document (key, path, kind, sha256, chunk count, build);
+- ``provenance.jsonl``: one row per extracted triple, ``{"head", "relation", "tail",
+  "head_name", "tail_name", "chunks": [chunk ids]}``;
+- ``merges.jsonl``: one row per entity-resolution decision (:mod:`kb.resolve`).
+
+:func:`source_chunks` maps any method's evidence item back to chunk ids: a passage is a chunk
+itself; a graph fact (``head → relation → tail``, hops chained, ``(inverse)`` read backwards)
+names the chunks its triples came from.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kb.extract import name_key
+from kb.extract_schema import label
+from kb.model import Triple
+
+DOCUMENTS, PROVENANCE, MERGES = "documents.jsonl", "provenance.jsonl", "merges.jsonl"
+ARROW = " → "
+
+
+def write_jsonl(path: Path, rows) -> None:
+    """One JSON object per line."""
+    with open(path, "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """Rows of a JSONL part; an absent part is empty (a KB not made from documents)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return [json.loads(line) for line in f if line.strip()]
+    except FileNotFoundError:
+        return []
+
+
+def provenance_rows(provenance: dict[Triple, list[str]], names: dict[str, str]) -> list[dict]:
+    """Rows of ``provenance.jsonl``."""
+    return [{"head": t.head, "relation": t.type, "tail": t.tail, "head_name": names.get(t.head, t.head),
+             "tail_name": names.get(t.tail, t.tail), "chunks": chunks} for t, chunks in provenance.items()]
+
+
+@dataclass
+class Provenance:
+    """Triples and passages of a document KB, back to their chunks."""
+
+    triples: dict[Triple, list[str]] = field(default_factory=dict)
+    by_names: dict[tuple[str, str, str], list[str]] = field(default_factory=dict)
+    chunks: set[str] = field(default_factory=set)
+
+    @classmethod
+    def load(cls, build: str | Path) -> Provenance:
+        """Read a build folder, or the live build of a KB directory."""
+        path = Path(build)
+        if not (path / "manifest.json").is_file() or (path / "current").is_symlink():
+            from kb.kb_dir import resolve_build
+
+            path = resolve_build(path).path
+        out = cls()
+        for row in read_jsonl(path / PROVENANCE):
+            t = Triple(row["head"], row["relation"], row["tail"])
+            out.triples[t] = list(row["chunks"])
+            out.by_names[(name_key(row["head_name"]), label(row["relation"]), name_key(row["tail_name"]))] = t
+        out.by_names = {k: out.triples[t] for k, t in out.by_names.items()}
+        out.chunks = {c for row in read_jsonl(path / DOCUMENTS) for c in row.get("chunk_ids", [])}
+        return out
+
+    def fact_chunks(self, head: str, relation: str, tail: str) -> list[str]:
+        """Chunks of a fact given by names (either direction of an ``(inverse)`` reading)."""
+        rel = relation.strip()
+        if rel.endswith("(inverse)"):
+            head, tail, rel = tail, head, rel.removesuffix("(inverse)")
+        return self.by_names.get((name_key(head), label(rel), name_key(tail)), [])
+
+    def source_chunks(self, evidence: dict) -> list[str]:
+        """The chunk ids an evidence item (``{source, id, text, path}``) rests on; empty when none."""
+        if evidence.get("id") in self.chunks:
+            return [evidence["id"]]
+        found: list[str] = []
+        lines = [evidence.get("text", ""), *(p for p in evidence.get("path") or [] if isinstance(p, str))]
+        for line in lines:
+            parts = [p.strip() for p in str(line).split(ARROW)]
+            for i in range(0, len(parts) - 2, 2):
+                found += [c for c in self.fact_chunks(parts[i], parts[i + 1], parts[i + 2]) if c not in found]
+        return found
