@@ -13,6 +13,24 @@ from langchain_core.embeddings import Embeddings
 from kb.model import KBError
 
 DEFAULT_EMBEDDINGS = "local:all-MiniLM-L6-v2"
+SMALL_BATCH = 64  # encodes of at most this many texts are query-time work
+
+
+def encode_threads(n_texts: int) -> int:
+    """Torch threads for one encode of ``n_texts`` texts (0: leave torch's default).
+
+    Query-time encodes (one question, a few dozen candidate texts) run on
+    ``HYBRIDRAG_QUERY_THREADS`` threads (default 1): on a busy 2-core machine torch's default of
+    one thread per core made a single-query MiniLM encode 10x slower (threads spin waiting for a
+    core), and when idle one thread costs little on so small an input (docs/benchmarks.md). Bulk
+    encodes (ingest) use ``HYBRIDRAG_EMBED_THREADS`` (default: torch's default, all cores).
+    """
+    name = "HYBRIDRAG_QUERY_THREADS" if n_texts <= SMALL_BATCH else "HYBRIDRAG_EMBED_THREADS"
+    default = "1" if n_texts <= SMALL_BATCH else "0"
+    value = os.environ.get(name, default)
+    if not value.isdigit():
+        raise KBError(f"{name} must be a whole number of threads, not {value!r}")
+    return int(value)
 
 
 def bundled_minilm_path() -> Path:
@@ -39,6 +57,9 @@ class LocalSentenceEmbeddings(Embeddings):
         modules = [type(m).__name__ for m in self.model]
         pooling = getattr(self.model[1], "pooling_mode_mean_tokens", False) if len(modules) > 1 else False
         self._mean_pooling = modules[:2] == ["Transformer", "Pooling"] and pooling
+        import torch
+
+        self._default_threads = torch.get_num_threads()
 
     def _encode_one(self, text: str) -> np.ndarray:
         """One query straight through the transformer: same vector as encode(), less overhead."""
@@ -53,7 +74,12 @@ class LocalSentenceEmbeddings(Embeddings):
             return torch.nn.functional.normalize(vec, dim=-1)[0].numpy().astype(np.float32)
 
     def encode(self, texts: list[str], progress: bool = False) -> np.ndarray:
-        """Return a float32 matrix of normalised embeddings."""
+        """Return a float32 matrix of normalised embeddings (threads chosen by :func:`encode_threads`)."""
+        import torch
+
+        threads = encode_threads(len(texts)) or self._default_threads
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
         if len(texts) == 1 and self._mean_pooling:
             return self._encode_one(texts[0])[None, :]
         return self.model.encode(
