@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,7 +123,7 @@ def load_pages(doc: SourceDocument) -> list[tuple[int | None, str]]:
         raise DocumentError(f"{doc.path}: cannot read as {doc.kind}: {type(cause).__name__}: {detail}") from None
     pages = []
     for n, piece in enumerate(loaded):
-        text = "\n".join(line.rstrip() for line in piece.page_content.splitlines())
+        text = re.sub(r"\n{3,}", "\n\n", "\n".join(line.rstrip() for line in piece.page_content.splitlines()))
         page = piece.metadata.get("page", n) if doc.kind == "pdf" else None
         if text.strip():
             pages.append((page, text.strip()))
