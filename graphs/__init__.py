@@ -54,8 +54,11 @@ def get_graph(name: str) -> Any:
 
 
 def get_builder(name: str) -> Any:
-    """The uncompiled builder of a method, to compile with a checkpointer."""
-    return importlib.import_module(_info(name).module).builder
+    """The uncompiled builder of a method, to compile with a checkpointer: its state starts over
+    with each question asked on a thread (``graphs.threads.per_question``)."""
+    from graphs.threads import per_question
+
+    return per_question(importlib.import_module(_info(name).module).builder)
 
 
 def context_class(name: str) -> type:

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 from typing_extensions import TypedDict
 
+from graphs.threads import PerQuestion
 from kb.base import KnowledgeBase, open_kb
 
 
@@ -27,6 +28,12 @@ def merge_usage(left: dict | None, right: dict | None) -> dict:
     return out
 
 
+Trace = Annotated[list[dict], PerQuestion(list, operator.add)]
+"""The trace key of a state: steps appended by each node; a new question on a thread starts it over."""
+Usage = Annotated[dict, PerQuestion(dict, merge_usage)]
+"""The usage key of a state: counters summed by ``merge_usage``; a new question starts them over."""
+
+
 class InputState(TypedDict):
     """What a user sends: the question."""
 
@@ -39,8 +46,8 @@ class OutputState(TypedDict, total=False):
     answer: str
     ranked: list[dict]
     evidence: list[dict]
-    trace: Annotated[list[dict], operator.add]
-    usage: Annotated[dict, merge_usage]
+    trace: Trace
+    usage: Usage
 
 
 def _env(name: str) -> str | None:

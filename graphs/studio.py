@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import fields
+from functools import cache
 from typing import Any
 
-from graphs import context_class, get_graph, list_graphs
+from graphs import context_class, get_builder, list_graphs
 from graphs.policy import PolicyError, client_fields
 
 RUN_KEYS = frozenset({"thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "run_id", "assistant_id",
@@ -41,12 +42,19 @@ def check_context_keys(method: str, context: Any) -> None:
                                       f"{', '.join(client_fields(cls))}")
 
 
+@cache
+def served_graph(method: str) -> Any:
+    """The graph the Agent Server runs: the method's, with state that starts over with each question
+    asked on a thread (``graphs.threads.per_question``; the server keeps every thread checkpointed)."""
+    return get_builder(method).compile(name=method)
+
+
 def factory(method: str) -> Callable[..., Any]:
     """The Agent Server factory of ``method``: checks the run's context keys, returns the compiled graph."""
 
     def make(runtime: ServerRuntime) -> Any:  # noqa: F821 - resolved by the Agent Server
         check_context_keys(method, getattr(runtime, "context", None))
-        return get_graph(method)
+        return served_graph(method)
 
     make.__name__ = make.__qualname__ = method
     return make

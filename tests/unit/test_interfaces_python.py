@@ -78,13 +78,14 @@ def test_with_configurable_precedence(monkeypatch):
 
 @pytest.mark.parametrize("method", list_graphs())
 def test_studio_factory_refuses_an_unknown_context_key_by_name(method):
-    from graphs.studio import FACTORIES
+    from graphs.studio import FACTORIES, served_graph
 
     make = FACTORIES[method]
     with pytest.raises(PolicyError, match=r"^topk: unknown setting of .*a client may set: kb, top_k"):
         make(SimpleNamespace(context={"top_k": 3, "topk": 3}))
-    assert make(SimpleNamespace(context={"top_k": 3, "thread_id": "t", "__pregel_x": 1})) is get_graph(method)
-    assert make(SimpleNamespace()) is get_graph(method)  # schema reads carry no context
+    assert make(SimpleNamespace(context={"top_k": 3, "thread_id": "t", "__pregel_x": 1})) is served_graph(method)
+    assert make(SimpleNamespace()) is served_graph(method)  # schema reads carry no context
+    assert set(served_graph(method).nodes) == set(get_graph(method).nodes), "the method's graph, per question"
 
 
 def test_studio_factories_are_what_the_agent_server_loads():
