@@ -15,6 +15,7 @@ names the chunks its triples came from.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,14 +81,37 @@ class Provenance:
             head, tail, rel = tail, head, rel.removesuffix("(inverse)")
         return self.by_names.get((name_key(head), label(rel), name_key(tail)), [])
 
+    def _hop(self, left: str, arrow: str, relation: str, right: str) -> list[str]:
+        heads, tails = _names(left), _names(right)
+        if arrow == "←":
+            heads, tails = tails, heads
+        return [c for h in heads for t in tails for c in self.fact_chunks(h, relation, t)]
+
     def source_chunks(self, evidence: dict) -> list[str]:
-        """The chunk ids an evidence item (``{source, id, text, path}``) rests on; empty when none."""
+        """The chunk ids an evidence item (``{source, id, text, path}``) rests on; empty when none.
+
+        Graph facts are read as the methods write them: ``A → r → B`` (hops chained, ``(inverse)``
+        read backwards) and ``{A} ← r ← {B, C}`` (sets of names, the arrow giving the direction).
+        """
         if evidence.get("id") in self.chunks:
             return [evidence["id"]]
         found: list[str] = []
         lines = [evidence.get("text", ""), *(p for p in evidence.get("path") or [] if isinstance(p, str))]
         for line in lines:
-            parts = [p.strip() for p in str(line).split(ARROW)]
-            for i in range(0, len(parts) - 2, 2):
-                found += [c for c in self.fact_chunks(parts[i], parts[i + 1], parts[i + 2]) if c not in found]
+            parts = _HOP.split(str(line))
+            for i in range(0, len(parts) - 4, 4):
+                hop = self._hop(parts[i], parts[i + 1], parts[i + 2], parts[i + 4])
+                found += [c for c in dict.fromkeys(hop) if c not in found]
         return found
+
+
+_HOP = re.compile(r" (→|←) ")
+
+
+def _names(part: str) -> list[str]:
+    """The names of one path position: a name, or a ``{A, B}`` set (also tried whole)."""
+    part = part.strip()
+    if part.startswith("{") and part.endswith("}"):
+        inner = part[1:-1]
+        return list(dict.fromkeys([inner, *(n.strip() for n in inner.split(", "))]))
+    return [part]
