@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import json
 import operator
-from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from agents.llm.models import DEFAULT_LLM, load_chat_model
+from agents.llm.models import load_chat_model
 from agents.mor import rerank as rr
 from agents.mor import roles as roles
 from agents.mor import traversal as trav
@@ -34,54 +33,20 @@ from agents.mor.examples import planner_shots
 from agents.mor.graph_first import select_graph_first, topic_entities
 from agents.mor.matching import question_vector
 from agents.mor.organize import best_attempt, neural_scores
-from agents.mor.output import outputs, references_text, render_trace
+from agents.mor.output import is_own, outputs, references_text, render_trace
 from agents.mor.plan import validate_plan
-from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
+from graphs.common import InputState, OutputState, context_of, resolve_kb, timed, traced
+from graphs.mor_context import MoRContext
 
-
-def _setting(default: Any, description: str) -> Any:
-    return field(default=default, metadata={"description": description})
-
-
-@dataclass(kw_only=True)
-class MoRContext(Context):
-    """MoR settings (paper defaults where it gives them); each falls back to ``HYBRIDRAG_<FIELD>``."""
-
-    max_iterations: int = _setting(3, "Plans per question: a plan whose traversal shows a problem is re-planned "
-                                   "with the problem named (ours); 1: the paper's single pass.")
-    llm: str = _setting(DEFAULT_LLM, "Planner (and answerer) chat model, 'provider:model'.")
-    llm_base_url: str = _setting("", "OpenAI-compatible server URL; empty for none.")
-    structured_method: str = _setting("function_calling", "function_calling, json_schema or json_mode.")
-    planner: str = _setting("paths", "paths (reasoning paths, §3.1) or triplets (merged, PRIME §4.1).")
-    examples: str = _setting("kb", "Planner examples: kb (the KB's solved examples nearest to the question) "
-                             "or bundled (the movie JSON files, for MetaQA).")
-    few_shot: str = _setting("", "Planner few-shot JSON file (overrides examples); empty: none.")
-    num_few_shot: int = _setting(10, "Planner few-shot examples used.")
-    target_types: str = _setting("", "Comma-separated answer categories (STaRK-MAG: paper); empty: any.")
-    max_hops: int = _setting(3, "Longest route kept, in hops; longer routes keep their last hops.")
-    retrieval: str = _setting("mixed", "mixed (MoR), or the ablations structural / textual (§4.3.1).")
-    text_matcher: str = _setting("bm25", "Textual matching: bm25 (paper, Amazon/MAG) or dense.")
-    seed_k: int = _setting(5, "Textual seeds of a route's first layer (§4.1: 5).")
-    layer_k: int = _setting(10, "Textual matches added at each later layer (§4.1: 10).")
-    layer_match: str = _setting("always", "Text matches at every layer (paper) or 'restricted' nodes only.")
-    text_edges: bool = _setting(True, "When a hop reaches nothing along edges, entities the previous node's "
-                                "texts name become neighbours (ours: facts held as passages); False: the paper.")
-    max_frontier: int = _setting(5000, "Most candidates one layer keeps (ours; bounds hubs).")
-    num_candidates: int = _setting(100, "Candidates kept for reranking, by semantic score (ours).")
-    fill_with_text: bool = _setting(True, "Top up lists shorter than top_k with text matches, ranked last.")
-    ranking: str = _setting("graph_first", "graph_first (ours): the route's topic entity is never a candidate "
-                            "and structurally reached candidates rank above text-only matches; paper: one pool.")
-    reranker: str = _setting("neural", "neural (trained network, §3.3), structure (linear, training-free) "
-                             "or none (semantic only).")
-    reranker_weights: str = _setting("", "Reranker weights: .npz (neural) or .json (structure); empty: the "
-                                     "shipped MetaQA-dev network / the training-free linear weights.")
-    fingerprint_length: int = _setting(3, "Trajectory positions featurised (App. B.2: 3; 1: node-based).")
-    reranker_features: str = _setting("tf,sf,ti", "Reranker feature groups (Table 2 ablation): tf, sf, ti.")
-    answer: bool = _setting(False, "QA mode: generate an answer from the top entities (App. E).")
-
-    def targets(self) -> list[str]:
-        """The configured answer categories."""
-        return [t.strip() for t in self.target_types.split(",") if t.strip()]
+PlanRoute = Literal["valid plan: traverse each route", "invalid plan: re-plan", "invalid plan: textual matching"]
+IntersectRoute = Literal["problems named: re-plan", "no problem or no plan left: rerank"]
+RerankRoute = Literal["QA mode: answer", "retrieval mode: end"]
+PLAN_ROUTES: dict[PlanRoute, str] = {"valid plan: traverse each route": "traverse_route",
+                                     "invalid plan: re-plan": "plan_question",
+                                     "invalid plan: textual matching": "match_text"}  # labels in the drawing
+INTERSECT_ROUTES: dict[IntersectRoute, str] = {"problems named: re-plan": "plan_question",  # the corrective edge
+                                               "no problem or no plan left: rerank": "rerank_trajectories"}
+RERANK_ROUTES: dict[RerankRoute, str] = {"QA mode: answer": "generate_answer", "retrieval mode: end": END}
 
 
 class State(InputState, OutputState, total=False):
@@ -141,13 +106,13 @@ def plan_question(state: State, runtime: Runtime[MoRContext]) -> dict:
             "plans_seen": [*state.get("plans_seen", []), key], "trace": [step], "usage": {**calls, **usage}}
 
 
-def route_after_planning(state: State, runtime: Runtime[MoRContext]) -> list[Send] | str:
+def route_after_planning(state: State, runtime: Runtime[MoRContext]) -> list[Send] | PlanRoute:
     """Valid plan: one traversal per route, in parallel; invalid: re-plan or textual matching."""
     if state["plan"]["valid"]:
         return [Send("traverse_route", {"question": state["question"], "route": r, "index": i,
                                         "iteration": state["iteration"]})
                 for i, r in enumerate(state["plan"]["routes"])]
-    return "plan_question" if state.get("replan") else "match_text"
+    return "invalid plan: re-plan" if state.get("replan") else "invalid plan: textual matching"
 
 
 def traverse_route(task: RouteTask, runtime: Runtime[MoRContext]) -> dict:
@@ -159,7 +124,7 @@ def traverse_route(task: RouteTask, runtime: Runtime[MoRContext]) -> dict:
             kb, task["question"], task["route"], seed_k=ctx.seed_k,
             layer_k=ctx.layer_k, matcher=ctx.text_matcher, max_frontier=ctx.max_frontier,
             layer_match="never" if ctx.retrieval == "structural" else ctx.layer_match,
-            structure=ctx.retrieval != "textual", text_edges=ctx.text_edges,
+            structure=ctx.retrieval != "textual", text_edges=ctx.text_edges, mention_rows=ctx.mention_rows,
             topic_rule=(lambda seeds: topic_entities(kb, task["route"], seeds))
             if ctx.ranking == "graph_first" else None)
     step = traced("traverse_route", f"route {task['index'] + 1}: {len(res['candidates'])} candidates",
@@ -168,10 +133,11 @@ def traverse_route(task: RouteTask, runtime: Runtime[MoRContext]) -> dict:
             "usage": usage}
 
 
-def _attempt(state: State, kind: str, problems: list[str], candidates: list[dict]) -> list[dict]:
+def _attempt(state: State, kind: str, problems: list[str], candidates: list[dict],
+             topics: list[str] | None = None) -> list[dict]:
     """The attempts so far plus this one (the reranker takes the best)."""
-    return [*state.get("attempts", []), {"iteration": state["iteration"], "kind": kind,
-                                         "problems": problems, "candidates": candidates}]
+    return [*state.get("attempts", []), {"iteration": state["iteration"], "kind": kind, "problems": problems,
+                                         "candidates": candidates, "topics": topics or []}]
 
 
 def intersect_routes(state: State, runtime: Runtime[MoRContext]) -> dict:
@@ -197,12 +163,13 @@ def intersect_routes(state: State, runtime: Runtime[MoRContext]) -> dict:
                   route_sizes=[len(r["candidates"]) for r in results], merged=len(pool), selected=len(cands),
                   fillers=len(fill), text_only=sum(c.get("tier", 0) > 0 for c in cands), problems=problems)
     return {"candidates": cands + fill, "feedback": problems, "replan": replan,
-            "attempts": _attempt(state, "plan", problems, cands + fill), "trace": [step], "usage": usage}
+            "attempts": _attempt(state, "plan", problems, cands + fill, sorted(topics)), "trace": [step],
+            "usage": usage}
 
 
-def route_after_intersect(state: State, runtime: Runtime[MoRContext]) -> str:
+def route_after_intersect(state: State, runtime: Runtime[MoRContext]) -> IntersectRoute:
     """Problems and plans left: re-plan with them named; otherwise rerank."""
-    return "plan_question" if state.get("replan") else "rerank_trajectories"
+    return "problems named: re-plan" if state.get("replan") else "no problem or no plan left: rerank"
 
 
 def match_text(state: State, runtime: Runtime[MoRContext]) -> dict:
@@ -231,7 +198,7 @@ def rerank_trajectories(state: State, runtime: Runtime[MoRContext]) -> dict:
                    if linear else {"semantic": 1.0})
         groups = rr.parse_groups(ctx.reranker_features) if linear or scores is not None else ("tf",)
         top = rr.rerank(cands, weights, ctx.fingerprint_length, groups, scores)[: ctx.top_k]
-        out = outputs(kb, state["question"], top)
+        out = outputs(kb, state["question"], top, best.get("topics", []) if best else [])
     structural = sum(any(s["via"] == "struct" for s in c["trajectory"]) for c in top)
     step = traced("rerank_trajectories", f"top {len(top)} of {len(cands)}", reranker=used,
                   attempt=best["iteration"] if best else None, structural=structural,
@@ -239,9 +206,9 @@ def rerank_trajectories(state: State, runtime: Runtime[MoRContext]) -> dict:
     return {**out, "trace": [step], "usage": usage}
 
 
-def route_after_rerank(state: State, runtime: Runtime[MoRContext]) -> str:
+def route_after_rerank(state: State, runtime: Runtime[MoRContext]) -> RerankRoute:
     """QA mode answers from the top entities; retrieval mode ends."""
-    return "generate_answer" if context_of(runtime, MoRContext).answer else END
+    return "QA mode: answer" if context_of(runtime, MoRContext).answer else "retrieval mode: end"
 
 
 def generate_answer(state: State, runtime: Runtime[MoRContext]) -> dict:
@@ -251,8 +218,12 @@ def generate_answer(state: State, runtime: Runtime[MoRContext]) -> dict:
     with timed("answering", usage):
         refs = references_text(state.get("ranked", []), state.get("evidence", []), 5)
         reply, calls = roles.answer(model, state["question"], refs, ctx.structured_method)
-    text = reply.answer if reply else state.get("answer", "")
-    step = traced("generate_answer", roles.answer_decision(reply, calls), answer=text)
+    best = best_attempt(state.get("attempts", []))
+    topics = [resolve_kb(ctx).name(t) for t in (best.get("topics", []) if best else [])]
+    own = reply is not None and is_own(reply.answer, state["question"], topics)  # never the question's entity
+    text = reply.answer if reply and not own else state.get("answer", "")
+    decision = "the reply names the question's own entity: top entity" if own else roles.answer_decision(reply, calls)
+    step = traced("generate_answer", decision, answer=text)
     return {"answer": text, "trace": [step], "usage": {**calls, **usage}}
 
 
@@ -267,12 +238,12 @@ builder.add_node(rerank_trajectories)
 builder.add_node(generate_answer)
 builder.add_edge(START, "plan_question")  # every question is planned first
 builder.add_conditional_edges(  # valid plan → parallel traversals; invalid → re-plan or text matching
-    "plan_question", route_after_planning, ["traverse_route", "plan_question", "match_text"])
+    "plan_question", route_after_planning, PLAN_ROUTES)
 builder.add_edge("traverse_route", "intersect_routes")  # all routes join at the intersection
 builder.add_conditional_edges(  # corrective edge: problems → re-plan with them named; else rerank
-    "intersect_routes", route_after_intersect, ["plan_question", "rerank_trajectories"])
+    "intersect_routes", route_after_intersect, INTERSECT_ROUTES)
 builder.add_edge("match_text", "rerank_trajectories")  # textual candidates are reranked too
-builder.add_conditional_edges("rerank_trajectories", route_after_rerank, ["generate_answer", END])  # QA mode
+builder.add_conditional_edges("rerank_trajectories", route_after_rerank, RERANK_ROUTES)  # QA mode
 builder.add_edge("generate_answer", END)
 
 graph = builder.compile(name="mor")

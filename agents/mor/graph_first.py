@@ -39,16 +39,20 @@ def _named(name: str, question: str) -> bool:
 
 def topic_entities(kb: KnowledgeBase, route: dict, seeds: list[str]) -> set[str]:
     """The topic entities of one route (none for 0 hops): the layer-0 seeds named exactly as the
-    first node's restriction, else those the restriction names as a phrase and no longer named
-    seed contains ("Beauty and the Beast", not "The Beast"), else the best seed."""
-    restriction = route["nodes"][0].get("restriction", "").strip().lower()
+    first node's restriction, else the entities of the first node's type that have exactly that
+    name in the KB (textual matching can miss a short or common name: the film "Western" among
+    every western's passage), else the seeds the restriction names as a phrase and no longer
+    named seed contains ("Beauty and the Beast", not "The Beast"), else the best seed."""
+    first = route["nodes"][0]
+    restriction = first.get("restriction", "").strip().lower()
     if len(route["nodes"]) < 2 or not seeds:
         return set()
     names = {s: kb.name(s).strip().lower() for s in seeds}
     exact = {s for s, n in names.items() if n and n == restriction}
+    linked = {e.id for e in kb.graph.lookup(restriction) if e.type == first["type"]} if restriction else set()
     named = {s for s, n in names.items() if _named(n, restriction)}
     longest = {s for s in named if not any(names[s] != names[o] and _named(names[s], names[o]) for o in named)}
-    return exact or longest or {seeds[0]}
+    return exact or linked or longest or {seeds[0]}
 
 
 def select_graph_first(kb: KnowledgeBase, query_vec: np.ndarray, pool: dict[str, Trajectory],

@@ -1,42 +1,79 @@
-"""MoR textual edges (ours; ``text_edges=True``): entities a node's own texts name, as neighbours.
+"""MoR textual edges (ours; ``text_edges=True``): entities linked to a node through texts.
 
-In a KB whose facts are partly held as passages (MetaQA-hybrid keeps half of them as sentences
+In a KB whose facts are partly or wholly held as passages (MetaQA-hybrid keeps them as sentences
 of the head entity's text: "Wish You Were Here was written by David Leland."), a hop whose edge
 is missing reaches nothing structurally, and the paper's per-layer textual matching scores each
-candidate's *own* texts, which do not hold the fact. A textual edge reads the previous node's
-texts instead: the entities of the layer's category named in its sentences become neighbours.
-When a sentence names words of the hop's relation ("written" for ``written_by``), only such
-sentences count; otherwise every sentence does. Names are matched longest first against the KB's
-entity names (exact, case-insensitive). Used only when structure reached nothing at that layer.
+candidate's *own* texts, which need not hold the fact. A textual edge links two entities when a
+sentence of one entity's texts names the other, in both directions:
+
+- forward: the entities of the layer's category that the node's own texts name (the node is the
+  subject of its passage: "Heat was directed by Michael Mann" read from Heat);
+- backward: the entities of the layer's category whose texts name the node ("Tom Hanks starred
+  in Big", read from Big's passage, links the person Tom Hanks to the movie Big); the texts are
+  found through the BM25 index (every word of the node's name), at most ``max_rows`` of them,
+  best first, and a sentence counts only when it holds the node's name as a whole phrase.
+
+Sentences that state the hop's relation (a word starting with a root of the relation's name:
+"written" for ``written_by``, "tagged" for ``has_tags``) are preferred: when any of a node's
+linking sentences states it, only those count; otherwise all do. Names are matched longest
+first against all the KB's entity names (exact, case-insensitive), so a name inside a longer
+one ("Divine" inside the film "Divine Madness") is not a mention. An entity has one type in the
+KB, but a name can play several roles (the film "1941" is also a year): in a sentence that
+states the relation and names no entity of the layer's category, the other entities it names
+play that category, as a graph edge's schema lets them (:func:`agents.mor.traversal._structural`).
+Used only when structure reached nothing at that layer.
 """
 
 from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from agents.mor.matching import doc_table
 from kb.base import KnowledgeBase
+from kb.text_index import words
 
 MAX_NGRAM = 8
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+(?=[A-Z0-9\"'(\[])")  # not after an initial ("H.")
 _TOKEN = re.compile(r"\S+")
+_EDGE_CHARS = ".,;:!?\"'()"
 
 
-def _stems(relations: list[str]) -> set[str]:
-    words = {w for r in relations for w in r.lower().split("_") if len(w) > 3}
-    return {w[:6] for w in words}
+def relation_roots(relations: list[str]) -> set[str]:
+    """Roots of the words of the relation names: longer than 3 letters, a plural ``s`` dropped,
+    the first 6 letters (``written_by`` → {"writte"}, ``has_tags`` → {"tag"})."""
+    roots = set()
+    for r in relations:
+        for w in re.split(r"[_\W]+", r.lower()):
+            if len(w) > 3:
+                roots.add((w[:-1] if w.endswith("s") else w)[:6])
+    return roots
 
 
-def _mentions(kb: KnowledgeBase, sentence: str, category: str) -> list[str]:
-    """Entities of ``category`` named in ``sentence``, longest names first, no overlaps."""
-    tokens = [t.strip(".,;:!?\"'()") for t in _TOKEN.findall(sentence)]
+def states(sentence: str, roots: set[str]) -> bool:
+    """Whether a word of ``sentence`` starts with one of the relation ``roots``."""
+    return bool(roots) and any(w.startswith(r) for w in words(sentence) for r in roots)
+
+
+def _phrases(sentence: str, spans: list[tuple[int, int]], i: int, n: int) -> list[str]:
+    """The text of tokens ``i .. i+n-1`` as written (inner punctuation kept: "No Retreat, No
+    Surrender", "Joseph H. Lewis"), without its edge punctuation, and with a final period kept."""
+    raw = sentence[spans[i][0]:spans[i + n - 1][1]]
+    return list(dict.fromkeys(p for p in (raw.strip(_EDGE_CHARS), raw.lstrip(_EDGE_CHARS).rstrip(",;:!?\"')"))
+                              if p))
+
+
+def names(kb: KnowledgeBase, sentence: str) -> list[list]:
+    """The entities ``sentence`` names, longest names first, no overlaps: one list of KB entities
+    (all sharing that name) per mention, in sentence order."""
+    spans = [m.span() for m in _TOKEN.finditer(sentence)]
     out, i = [], 0
-    while i < len(tokens):
-        for n in range(min(MAX_NGRAM, len(tokens) - i), 0, -1):
-            phrase = " ".join(tokens[i:i + n])
-            hits = [e for e in kb.graph.lookup(phrase) if e.type == category] if phrase else []
+    while i < len(spans):
+        for n in range(min(MAX_NGRAM, len(spans) - i), 0, -1):
+            hits = next((h for p in _phrases(sentence, spans, i, n) if (h := kb.graph.lookup(p))), [])
             if hits:
-                out.append(hits[0].id)
+                out.append(hits)
                 i += n
                 break
         else:
@@ -44,13 +81,77 @@ def _mentions(kb: KnowledgeBase, sentence: str, category: str) -> list[str]:
     return out
 
 
-def mentioned(kb: KnowledgeBase, parents: list[str], category: str, relations: list[str]) -> dict[str, list[str]]:
-    """Parent id → entities of ``category`` its texts name (relation sentences first)."""
-    table, stems, out = doc_table(kb), _stems(relations), {}
+def _forward(kb: KnowledgeBase, parent: str, category: str, roots: set[str]) -> list[tuple[str, bool, bool]]:
+    """(entity, stated, forward) triples: entities of ``category`` the parent's own sentences name."""
+    table, out = doc_table(kb), []
+    for row in table.rows_of.get(parent, []):
+        for sentence in _SENTENCE.split(kb.docs[row].text):
+            stated = states(sentence, roots)
+            mentions = [hits for hits in names(kb, sentence) if all(h.id != parent for h in hits)]
+            typed = [next(h for h in hits if h.type == category) for hits in mentions
+                     if any(h.type == category for h in hits)]
+            if not typed and stated:  # a name playing the category in a sentence stating the relation
+                typed = [hits[0] for hits in mentions]
+            out += [(e.id, stated, True) for e in typed]
+    return out
+
+
+def rows_naming(kb: KnowledgeBase, name: str, category: str, max_rows: int) -> list[int]:
+    """Rows of texts owned by entities of ``category`` that hold every indexed word of ``name``,
+    best BM25 first, at most ``max_rows``."""
+    table, vocab = doc_table(kb), kb.bm25.vocab
+    toks = [t for t in dict.fromkeys(words(name)) if t in vocab]  # words the index keeps
+    if not toks or max_rows <= 0:
+        return []
+    sub = kb.bm25.weights[:, [vocab[t] for t in toks]]
+    hits = np.asarray((sub > 0).sum(axis=1)).ravel() == len(toks)
+    hits &= table.row_type == category
+    rows = np.nonzero(hits)[0]
+    if rows.size > max_rows:
+        scores = np.asarray(sub[rows].sum(axis=1)).ravel()
+        rows = rows[np.argsort(-scores, kind="stable")[:max_rows]]
+    return rows.tolist()
+
+
+def _backward(kb: KnowledgeBase, parent: str, category: str, roots: set[str],
+              max_rows: int) -> list[tuple[str, bool, bool]]:
+    """(entity, stated, forward) triples: entities of ``category`` whose texts name the parent (a
+    mention of it, not a part of a longer name: "Me and Orson Welles" does not name Orson Welles)."""
+    table, name = doc_table(kb), kb.name(parent).strip()
+    if not name:
+        return []
+    phrase, out = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE), []
+    for row in rows_naming(kb, name, category, max_rows):
+        owner = table.row_entity[row]
+        if owner is None or owner == parent:
+            continue
+        for sentence in _SENTENCE.split(kb.docs[row].text):
+            if phrase.search(sentence) and any(h.id == parent for hits in names(kb, sentence) for h in hits):
+                out.append((owner, states(sentence, roots), False))
+    return out
+
+
+def mentioned(kb: KnowledgeBase, parents: list[str], category: str, relations: list[str],
+              max_rows: int = 200, backward: bool = True) -> dict[str, list[tuple[str, bool]]]:
+    """Parent id → ``(entity, forward)`` for the entities of ``category`` linked to it by texts (see
+    the module docstring; ``forward``: the parent's text names it), forward links first; only
+    relation-stating links when the parent has any.
+
+    Args:
+        kb: the knowledge base.
+        parents: the nodes to link from.
+        category: the layer's entity category.
+        relations: the hop's relation names (their roots mark the stating sentences).
+        max_rows: most texts read per parent for backward links.
+        backward: also link entities whose texts name the parent (False: forward only).
+    """
+    roots, out = relation_roots(relations), {}
     for parent in parents:
-        sentences = [s for r in table.rows_of.get(parent, []) for s in _SENTENCE.split(kb.docs[r].text)]
-        about = [s for s in sentences if stems and any(w[:6] in stems for w in s.lower().split())]
-        found = [e for s in (about or sentences) for e in _mentions(kb, s, category) if e != parent]
+        pairs = _forward(kb, parent, category, roots)
+        if backward:
+            pairs += _backward(kb, parent, category, roots, max_rows)
+        kept = [p for p in pairs if p[1]] or pairs
+        found = {e: fwd for e, _, fwd in reversed(kept) if e != parent}  # the first link of each wins
         if found:
-            out[parent] = list(dict.fromkeys(found))
+            out[parent] = [(e, found[e]) for e in dict.fromkeys(e for e, _, _ in kept if e in found)]
     return out

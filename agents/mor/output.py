@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from agents.mor.matching import best_text, question_vector
 from kb.base import KnowledgeBase
 from prompts.data_block import data_block
@@ -22,11 +24,31 @@ def verbalise_trajectory(kb: KnowledgeBase, trajectory: list[dict]) -> str:
     return " → ".join(parts)
 
 
-def outputs(kb: KnowledgeBase, question: str, top: list[dict]) -> dict:
+def _named(name: str, question: str) -> bool:
+    """Whether ``name`` occurs in ``question`` as a whole phrase (case-insensitive)."""
+    name = name.strip().lower()
+    return bool(name) and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", question.lower()) is not None
+
+
+def is_own(text: str, question: str, topic_names: list[str] | tuple = ()) -> bool:
+    """Whether an answer ``text`` is the question's own entity: a topic entity's name, or a phrase
+    the question holds whole."""
+    key = text.strip().lower()
+    return bool(key) and (key in {n.strip().lower() for n in topic_names} or _named(key, question))
+
+
+def answer_of(ranked: list[dict], question: str, topics: list[str] | tuple = ()) -> str:
+    """The name of the best ranked entity that is not the question's own: neither a topic entity of
+    the plan's routes nor a name the question holds as a whole phrase; empty when every one is."""
+    own = set(topics)
+    return next((r["name"] for r in ranked if r["id"] not in own and not _named(r["name"], question)), "")
+
+
+def outputs(kb: KnowledgeBase, question: str, top: list[dict], topics: list[str] | tuple = ()) -> dict:
     """``answer``, ``ranked`` and ``evidence`` of the reranked top-K.
 
-    The answer is the name of the best entity the question does not name itself (retrieval,
-    not generation; QA mode generates one instead).
+    The answer is the name of the best entity that is not the question's own (:func:`answer_of`;
+    retrieval, not generation; QA mode generates one instead).
 
     Each candidate gives a ``kg`` evidence item (its traversal path) when structure reached it,
     and a ``doc`` item (its text closest to the question).
@@ -43,10 +65,7 @@ def outputs(kb: KnowledgeBase, question: str, top: list[dict]) -> dict:
                              "score": c["score"], "path": [s["edge"] for s in traj[1:]]})
         evidence.append({"source": "doc", "id": eid, "text": best_text(kb, qvec, eid), "score": c["score"],
                          "path": None})
-    q = question.lower()  # the answer names the best entity the question does not already name
-    names = [r["name"] for r in ranked]
-    answer = next((n for n in names if n.lower() not in q), names[0] if names else "")
-    return {"answer": answer, "ranked": ranked, "evidence": evidence}
+    return {"answer": answer_of(ranked, question, topics), "ranked": ranked, "evidence": evidence}
 
 
 def references_text(ranked: list[dict], evidence: list[dict], n: int = 5) -> str:

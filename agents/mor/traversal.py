@@ -82,15 +82,18 @@ def _structural(kb: KnowledgeBase, current: dict[str, Trajectory], category: str
 
 
 def _textual_edges(kb: KnowledgeBase, current: dict[str, Trajectory], category: str, relations: list[str],
-                   scores: LayerScores, nxt: dict[str, Trajectory], parents_k: int = 5) -> int:
-    """Add to ``nxt`` the entities of ``category`` the texts of the layer's anchored entities (else its
-    first ``parents_k``) name; returns how many were added."""
+                   scores: LayerScores, nxt: dict[str, Trajectory], parents_k: int = 5,
+                   mention_rows: int = 200) -> int:
+    """Add to ``nxt`` the entities of ``category`` linked by texts (:func:`agents.mor.mentions.mentioned`)
+    to the layer's anchored entities (else its first ``parents_k``); returns how many were added.
+    The step's edge is ``[names, "mentions", named]``: whose text names whom."""
     rooted = [e for e, t in current.items() if t[0].get("topic") and all(s["via"] in EDGES for s in t[1:])]
     added = 0
-    for parent, children in mentioned(kb, rooted or list(current)[:parents_k], category, relations).items():
-        for child in children:
-            traj = [*current[parent], _step(child, category, "mention", scores.of(child),
-                                            [parent, "mentions", child])]
+    linked = mentioned(kb, rooted or list(current)[:parents_k], category, relations, mention_rows)
+    for parent, children in linked.items():
+        for child, forward in children:
+            edge = [parent, "mentions", child] if forward else [child, "mentions", parent]
+            traj = [*current[parent], _step(child, category, "mention", scores.of(child), edge)]
             if child not in nxt or _key(traj) > _key(nxt[child]):
                 added += child not in nxt
                 nxt[child] = traj
@@ -108,7 +111,7 @@ def _cap(layer: dict[str, Trajectory], limit: int) -> dict[str, Trajectory]:
 def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int = 5, layer_k: int = 10,
                    matcher: str = "bm25", layer_match: str = "always", max_frontier: int = 5000,
                    structure: bool = True, topic_rule: Callable[[list[str]], set[str]] | None = None,
-                   text_edges: bool = False) -> dict:
+                   text_edges: bool = False, mention_rows: int = 200) -> dict:
     """Mixed traversal of one validated route.
 
     Args:
@@ -123,11 +126,13 @@ def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int
         max_frontier: most candidates a layer keeps.
         structure: fetch neighbours; False is the ablation without structural retrieval.
         text_edges: when structure reached nothing at a layer, take the entities of its category
-            that the previous layer's texts name (:mod:`agents.mor.mentions`; ours).
+            linked by texts to the previous layer's nodes, both ways (:mod:`agents.mor.mentions`; ours).
+        mention_rows: most texts naming one node read for a backward textual edge.
         topic_rule: layer-0 seeds (best first) → the route's topic entities (graph-first ranking):
             their seed steps are marked ``topic``, a trajectory from one is preferred over any
             other reaching the same node, and no later layer holds them (a route never walks
-            back through its topic entity, which is never a candidate). None: the paper.
+            back through its topic entity, which is never a candidate); a topic entity that is
+            not a seed joins layer 0 (and the seeds). None: the paper.
 
     Returns:
         ``{"candidates": {id: trajectory}, "layers": [{"layer", "type", "struct", "text", "kept"[,
@@ -140,6 +145,9 @@ def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int
     current = {e: [_step(e, first["type"], "text", s)] for e, s in scores.top([first["type"]], seed_k)}
     seeds = list(current)  # best first
     topics = topic_rule(seeds) if topic_rule else set()
+    for t in sorted(topics - set(current)):  # a topic entity textual matching missed, linked by name
+        current[t] = [_step(t, first["type"], "text", scores.of(t))]
+        seeds.append(t)
     for t in topics:
         current[t][0]["topic"] = True
     layers = [{"layer": 0, "type": first["type"], "struct": 0, "text": len(current), "kept": len(current)}]
@@ -148,7 +156,7 @@ def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int
         nxt = _structural(kb, current, node["type"], rels, scores) if current and structure and rels else {}
         n_struct, n_mention = len(nxt), 0
         if text_edges and structure and current and not any(anchored(t) for t in nxt.values()):
-            n_mention = _textual_edges(kb, current, node["type"], rels, scores, nxt)
+            n_mention = _textual_edges(kb, current, node["type"], rels, scores, nxt, mention_rows=mention_rows)
         wanted = layer_match == "always" or (layer_match == "restricted" and node["restriction"])
         matched = scores.top([node["type"]], layer_k) if wanted else []
         for e, s in matched:

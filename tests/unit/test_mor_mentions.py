@@ -1,4 +1,5 @@
-"""MoR's textual edges: entities a node's own texts name become neighbours when no graph edge reaches any."""
+"""MoR's textual edges: entities a node's texts name (or whose texts name it) become neighbours when no graph
+edge reaches any; a text-only KB of another domain in tests/unit/test_mor_text_kb.py."""
 
 from __future__ import annotations
 
@@ -37,8 +38,8 @@ def held_out_kb(tmp_path_factory) -> str:
 
 def test_sentences_naming_the_relation_are_read_first(held_out_kb):
     kb = resolve_kb(MoRContext(kb=held_out_kb))
-    assert mentioned(kb, ["Big"], "person", ["directed_by"]) == {"Big": ["Penny Marshall"]}
-    assert mentioned(kb, ["Big"], "person", ["has_tags"]) == {"Big": ["Penny Marshall", "Geena Davis"]}
+    assert mentioned(kb, ["Big"], "person", ["directed_by"]) == {"Big": [("Penny Marshall", True)]}
+    assert mentioned(kb, ["Big"], "person", ["has_tags"]) == {"Big": [("Penny Marshall", True), ("Geena Davis", True)]}
     assert mentioned(kb, ["Big"], "year", ["release_year"]) == {}
 
 

@@ -1,0 +1,79 @@
+"""MoR's settings (the LangGraph ``context_schema`` of :mod:`graphs.mor`) and its fixed choices.
+
+Each choice field is annotated with its ``Literal`` (the JSON schema lists the values as an enum,
+Studio offers them) and an unknown value is refused with a one-line error naming the field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from agents.llm.models import DEFAULT_LLM
+from graphs.common import Context, StructuredMethod
+
+Planner = Literal["paths", "triplets"]
+Examples = Literal["kb", "bundled"]
+Retrieval = Literal["mixed", "structural", "textual"]
+TextMatcher = Literal["bm25", "dense"]
+LayerMatch = Literal["always", "restricted"]
+Ranking = Literal["graph_first", "paper"]
+Reranker = Literal["neural", "structure", "none"]
+CHOICES = {"structured_method": StructuredMethod, "planner": Planner, "examples": Examples,
+           "retrieval": Retrieval, "text_matcher": TextMatcher, "layer_match": LayerMatch,
+           "ranking": Ranking, "reranker": Reranker}  # each choice field and its Literal
+
+
+def _setting(default: Any, description: str) -> Any:
+    return field(default=default, metadata={"description": description})
+
+
+@dataclass(kw_only=True)
+class MoRContext(Context):
+    """MoR settings (paper defaults where it gives them); each falls back to ``HYBRIDRAG_<FIELD>``."""
+
+    max_iterations: int = _setting(3, "Plans per question: a plan whose traversal shows a problem is re-planned "
+                                   "with the problem named (ours); 1: the paper's single pass.")
+    llm: str = _setting(DEFAULT_LLM, "Planner (and answerer) chat model, 'provider:model'.")
+    llm_base_url: str = _setting("", "OpenAI-compatible server URL; empty for none.")
+    structured_method: StructuredMethod = _setting("function_calling", "function_calling, json_schema or json_mode.")
+    planner: Planner = _setting("paths", "paths (reasoning paths, §3.1) or triplets (merged, PRIME §4.1).")
+    examples: Examples = _setting("kb", "Planner examples: kb (the KB's solved examples nearest to the question) "
+                                  "or bundled (the movie JSON files, for MetaQA).")
+    few_shot: str = _setting("", "Planner few-shot JSON file (overrides examples); empty: none.")
+    num_few_shot: int = _setting(10, "Planner few-shot examples used.")
+    target_types: str = _setting("", "Comma-separated answer categories (STaRK-MAG: paper); empty: any.")
+    max_hops: int = _setting(3, "Longest route kept, in hops; longer routes keep their last hops.")
+    retrieval: Retrieval = _setting("mixed", "mixed (MoR), or the ablations structural / textual (§4.3.1).")
+    text_matcher: TextMatcher = _setting("bm25", "Textual matching: bm25 (paper, Amazon/MAG) or dense.")
+    seed_k: int = _setting(5, "Textual seeds of a route's first layer (§4.1: 5).")
+    layer_k: int = _setting(10, "Textual matches added at each later layer (§4.1: 10).")
+    layer_match: LayerMatch = _setting("always", "Text matches at every layer (paper) or 'restricted' nodes only.")
+    text_edges: bool = _setting(True, "When a hop reaches nothing along edges, entities linked to the previous "
+                                "node by texts (its texts name them, or theirs name it) become neighbours "
+                                "(ours: facts held as passages); False: the paper.")
+    mention_rows: int = _setting(200, "Most texts naming a node read for one textual edge (ours; bounds "
+                                 "popular names).")
+    max_frontier: int = _setting(5000, "Most candidates one layer keeps (ours; bounds hubs).")
+    num_candidates: int = _setting(100, "Candidates kept for reranking, by semantic score (ours).")
+    fill_with_text: bool = _setting(True, "Top up lists shorter than top_k with text matches, ranked last.")
+    ranking: Ranking = _setting("graph_first", "graph_first (ours): the route's topic entity is never a candidate "
+                                "and structurally reached candidates rank above text-only matches; paper: one pool.")
+    reranker: Reranker = _setting("neural", "neural (trained network, §3.3), structure (linear, training-free) "
+                                  "or none (semantic only).")
+    reranker_weights: str = _setting("", "Reranker weights: .npz (neural) or .json (structure); empty: the "
+                                     "shipped MetaQA-dev network / the training-free linear weights.")
+    fingerprint_length: int = _setting(3, "Trajectory positions featurised (App. B.2: 3; 1: node-based).")
+    reranker_features: str = _setting("tf,sf,ti", "Reranker feature groups (Table 2 ablation): tf, sf, ti.")
+    answer: bool = _setting(False, "QA mode: generate an answer from the top entities (App. E).")
+
+    def __post_init__(self) -> None:
+        """Environment overrides, then one-line refusals of unknown choices."""
+        super().__post_init__()
+        for name, choice in CHOICES.items():
+            if getattr(self, name) not in get_args(choice):
+                raise ValueError(f"{name} must be one of {', '.join(get_args(choice))}, not {getattr(self, name)!r}")
+
+    def targets(self) -> list[str]:
+        """The configured answer categories."""
+        return [t.strip() for t in self.target_types.split(",") if t.strip()]
