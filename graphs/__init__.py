@@ -55,10 +55,12 @@ def get_graph(name: str) -> Any:
 
 def get_builder(name: str) -> Any:
     """The uncompiled builder of a method, to compile with a checkpointer: its state starts over
-    with each question asked on a thread (``graphs.threads.per_question``)."""
+    with each question asked on a thread (``graphs.threads.per_question``), and it can pause for a
+    human's approval before retrieval (``approve=True``, ``graphs.approval``)."""
+    from graphs.approval import with_approval
     from graphs.threads import per_question
 
-    return per_question(importlib.import_module(_info(name).module).builder)
+    return per_question(with_approval(importlib.import_module(_info(name).module).builder, name))
 
 
 def context_class(name: str) -> type:

@@ -75,6 +75,11 @@ class Context:
     top_k: int = field(default=10, metadata={"description": "Number of ranked results returned."})
     max_iterations: int = field(default=4, metadata={
         "description": "Upper bound on corrective feedback loops (LLM methods)."})
+    approve: bool = field(default=False, metadata={
+        "description": "Pause before retrieval for a human to approve or edit the method's decision (hybgrag: the "
+                       "router's action; mor: the plan; hydrarag: the sources; ssrag: the route); resume with true "
+                       "or {key: edited value}. Needs a checkpointed thread (Studio, or graphs.get_builder(name) "
+                       "compiled with a checkpointer)."})
 
     def __post_init__(self) -> None:
         """Apply ``HYBRIDRAG_*`` environment overrides to fields left at their default."""
@@ -148,9 +153,24 @@ def context_of(runtime: Any, default: type[Context]) -> Context:
     from graphs.policy import server_context, server_mode
 
     ctx = getattr(runtime, "context", None)
-    if server_mode():
-        return server_context(ctx, default)
-    return with_configurable(ctx, default, _run_configurable())
+    ctx = server_context(ctx, default) if server_mode() else with_configurable(ctx, default, _run_configurable())
+    if getattr(ctx, "approve", False):
+        _check_approvable(type(ctx))
+    return ctx
+
+
+def _check_approvable(cls: type) -> None:
+    """``approve=True`` on a method that cannot pause, or on a run without a checkpointer, is an error."""
+    from langgraph.config import get_config
+
+    from graphs.approval import check_approvable
+    from graphs.policy import method_of
+
+    try:
+        checkpointer = (get_config().get("configurable") or {}).get("__pregel_checkpointer")
+    except RuntimeError:  # not inside a run
+        return
+    check_approvable(method_of(cls), checkpointer)
 
 
 def _run_configurable() -> dict:

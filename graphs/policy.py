@@ -75,7 +75,7 @@ STRUCTURED = choice("function_calling", "json_schema", "json_mode")
 RULES: dict[str, Rule] = {
     # every method
     "kb": Rule("kb"), "llm": Rule("model"), "top_k": count("max_top_k"), "max_iterations": count("max_iterations"),
-    "structured_method": STRUCTURED, "answer": FLAG,
+    "structured_method": STRUCTURED, "answer": FLAG, "approve": FLAG,
     # fusion
     "mode": choice("hybrid", "vector", "graph", "bm25"), "k1": count("max_top_k"), "epsilon": ratio(),
     "tokenizer": choice("bigram", "word"), "scoring": choice("evidence", "paper", "normalised", "rrf"),
@@ -181,7 +181,8 @@ def check_settings(cls: type, settings: Mapping[str, Any], config: ServerConfig)
     return out
 
 
-def _method_of(cls: type) -> str:
+def method_of(cls: type) -> str:
+    """The registered method whose Context class is ``cls`` ('' for none)."""
     from graphs import REGISTRY
 
     return next((n for n, info in REGISTRY.items() if info.context == cls.__name__), "")
@@ -191,7 +192,7 @@ def operator_values(cls: type, config: ServerConfig) -> dict[str, Any]:
     """The operator's values for a method's context: settings ("*" then the method's), KB, model."""
     known = {f.name for f in fields(cls)}
     values = {k: v for k, v in config.settings.get("*", {}).items() if k in known}
-    values.update(config.settings.get(_method_of(cls), {}))
+    values.update(config.settings.get(method_of(cls), {}))
     values["kb"] = config.kbs[config.kb_name()]
     if "llm" in known and config.model_name():
         model = config.models[config.model_name()]

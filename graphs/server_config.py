@@ -9,7 +9,7 @@ the Agent Server deployment reads the JSON file named by ``HYBRIDRAG_SERVER_CONF
                 "qwen": {"spec": "openai:qwen2.5", "base_url": "http://10.0.0.5:8000/v1"}},
      "limits": {"max_top_k": 20, "max_iterations": 3}, "bounds": {"beam_width": [1, 50]},
      "settings": {"*": {"structured_method": "json_mode"}, "hybgrag": {"few_shot": "/srv/shots.json"}},
-     "run_timeout": 120, "max_batch": 8}
+     "run_timeout": 120, "max_batch": 8, "max_edit_chars": 20000}
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ class ServerConfig:
     settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # "*" or a method → fields
     run_timeout: float = 120.0
     max_batch: int = 8
+    max_edit_chars: int = 20_000  # largest edited decision (as JSON) a human's approval may send
 
     def __post_init__(self) -> None:
         for kind, names in (("KB", self.kbs), ("model", self.models)):
@@ -67,8 +68,8 @@ class ServerConfig:
         low = sorted(k for k, v in self.limits.items() if not v >= 1)
         if low:
             raise ValueError(f"limit {low[0]} must be at least 1, not {self.limits[low[0]]!r}")
-        if not self.run_timeout > 0 or not self.max_batch >= 1:
-            raise ValueError("run_timeout must be > 0 and max_batch >= 1")
+        if not self.run_timeout > 0 or not self.max_batch >= 1 or not self.max_edit_chars >= 1:
+            raise ValueError("run_timeout must be > 0, max_batch and max_edit_chars >= 1")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> ServerConfig:

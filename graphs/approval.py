@@ -1,0 +1,146 @@
+"""Human in the loop: a pause before a method retrieves, to approve or edit what it decided.
+
+Each LLM method has one decision that steers its retrieval (:data:`POINTS`): HybGRAG's router
+action, MoR's plan, HydraRAG's source selection, SSRAG's route. :func:`with_approval` puts an
+``approve_<key>`` node right after the node that makes it; the node does nothing unless the run's
+context says ``approve=True``, and then calls LangGraph's ``interrupt()`` with the proposal. The
+run resumes with ``Command(resume=True)`` (approved as proposed) or ``Command(resume={key: value})``
+(the edited value; an edited dict is merged into the proposed one), and the method's edges read
+the approved value. A pause needs a checkpointed thread: ``graphs.get_builder(name)`` (which
+includes these nodes) compiled with a checkpointer, or the Agent Server / LangGraph Studio.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+
+from graphs.common import context_of, traced
+
+
+@dataclass(frozen=True)
+class ApprovalPoint:
+    """Where a method pauses: after ``after``, showing the state keys ``keys``."""
+
+    after: str
+    keys: tuple[str, ...]
+    what: str
+
+    @property
+    def node(self) -> str:
+        """Name of the approval node in the graph."""
+        return f"approve_{self.keys[0]}"
+
+
+POINTS: dict[str, ApprovalPoint] = {
+    "hybgrag": ApprovalPoint("route_question", ("action",), "the router's action: module, entities, relations"),
+    "mor": ApprovalPoint("plan_question", ("plan",), "the planning graph the traversal follows"),
+    "hydrarag": ApprovalPoint("select_sources", ("probe",), "the sources to explore and their plan"),
+    "ssrag": ApprovalPoint("route_query", ("route", "source"), "the route: TEMPORAL or FACTUAL, web or local"),
+}
+"""The decision each method may pause on before it retrieves (fusion makes none: no LLM)."""
+
+MAX_EDIT_CHARS = 20_000
+"""Largest edited value (as JSON) an approval takes when the run has no operator config."""
+
+
+class ApprovalError(ValueError):
+    """An approval that cannot be applied; the message names the key and the problem."""
+
+
+def check_approvable(method: str, checkpointer: Any) -> None:
+    """Refuse ``approve=True`` where no pause can happen (a method without a point, or no checkpointer)."""
+    if method not in POINTS:
+        raise ApprovalError(f"approve: {method or 'this method'} has no decision to approve "
+                            f"(methods that pause: {', '.join(POINTS)})")
+    if not checkpointer:
+        raise ApprovalError("approve: a pause needs a checkpointed thread: compile graphs.get_builder(name) "
+                            "with a checkpointer, or run it in LangGraph Studio / the Agent Server")
+
+
+def _edit_limit() -> int:
+    from graphs.policy import server_mode
+
+    if not server_mode():
+        return MAX_EDIT_CHARS
+    from graphs.server_config import active_config
+
+    return active_config().max_edit_chars
+
+
+def apply_answer(proposal: dict[str, Any], answer: Any, limit: int = MAX_EDIT_CHARS) -> dict[str, Any]:
+    """The state update a human's answer makes: {} when approved as proposed, else the edited keys.
+
+    ``answer`` is True / "approve" / None (approve) or a dict ``{key: value}`` over the proposal's
+    keys; a dict value is merged into the proposed dict, any other value replaces it and must be
+    of the proposed value's JSON kind.
+    """
+    if answer is None or answer is True or answer == "approve":
+        return {}
+    if not isinstance(answer, dict):
+        raise ApprovalError(f"resume with true (approve) or an edit {{key: value}} over {', '.join(proposal)}; "
+                            f"got {type(answer).__name__}")
+    size = len(json.dumps(answer, default=str))
+    if size > limit:
+        raise ApprovalError(f"the edit is {size} characters as JSON; at most {limit}")
+    update = {}
+    for key, value in answer.items():
+        if key not in proposal:
+            raise ApprovalError(f"{key}: not an approvable key here; edit {', '.join(proposal)}")
+        old = proposal[key]
+        if isinstance(old, dict) and isinstance(value, dict):
+            unknown = sorted(set(value) - set(old))
+            if unknown:
+                raise ApprovalError(f"{key}.{unknown[0]}: not a field of the proposed {key} ({', '.join(old)})")
+            value = {**old, **value}
+        elif old is not None and type(value) is not type(old) and not (
+                isinstance(old, int | float) and isinstance(value, int | float)):
+            raise ApprovalError(f"{key}: expected a {type(old).__name__} like the proposal, got {type(value).__name__}")
+        if value != old:
+            update[key] = value
+    return update
+
+
+def approval_node(method: str, point: ApprovalPoint) -> Any:
+    """The node that pauses for ``point`` when the run's context says ``approve=True``."""
+    from graphs import context_class
+
+    cls = context_class(method)
+
+    def approve(state: dict, runtime: Runtime) -> dict:
+        if not context_of(runtime, cls).approve:
+            return {}
+        proposal = {key: state.get(key) for key in point.keys}
+        answer = interrupt({"method": method, "approve": point.what, "proposal": proposal,
+                            "resume": f"true to approve, or {{key: edited value}} over {', '.join(point.keys)}"})
+        update = apply_answer(proposal, answer, _edit_limit())
+        step = traced(point.node, f"edited {', '.join(update)}" if update else "approved", **update)
+        return {**update, "trace": [step]}
+
+    approve.__name__ = approve.__qualname__ = point.node
+    return approve
+
+
+def with_approval(builder: Any, method: str) -> Any:
+    """A copy of a method's builder with its approval node after the deciding node (``builder`` as is
+    for a method without one): the deciding node's edges and branches now leave the approval node."""
+    point = POINTS.get(method)
+    if point is None:
+        return builder
+    after, node = point.after, point.node
+    out = copy.copy(builder)
+    out.nodes, out.compiled = dict(builder.nodes), False
+    out.edges = {(node if start == after else start, end) for start, end in builder.edges}
+    out.waiting_edges = {(tuple(node if s == after else s for s in starts), end)
+                         for starts, end in builder.waiting_edges}
+    out.branches = defaultdict(dict, {node if start == after else start: dict(spec)
+                                      for start, spec in builder.branches.items()})
+    out.add_node(node, approval_node(method, point))
+    out.add_edge(after, node)  # the decision goes to a human (when approve=True) before its edges run
+    return out
