@@ -30,7 +30,8 @@ from agents.ssrag import routing as rt
 from agents.ssrag import shots
 from agents.ssrag import unify as uni
 from agents.ssrag import web_graph as wg
-from agents.ssrag.settings import SSRAGSettings
+from agents.ssrag.settings import SSRAGSettings, check_choices
+from agents.ssrag.vectors import query_vector
 from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
 
 
@@ -61,11 +62,27 @@ class State(InputState, OutputState, total=False):
     answer_note: str
     answer_rounds: int
     stalled: bool
+    answering: bool
+
+
+def _ctx(runtime: Runtime[SSRAGContext]) -> SSRAGContext:
+    ctx = context_of(runtime, SSRAGContext)
+    check_choices(ctx)
+    return ctx
 
 
 def _setup(runtime: Runtime[SSRAGContext]) -> tuple[SSRAGContext, Any, Any]:
-    ctx = context_of(runtime, SSRAGContext)
+    ctx = _ctx(runtime)
     return ctx, resolve_kb(ctx), load_chat_model(ctx.llm, ctx.llm_base_url)
+
+
+def _asked(state: State) -> set[str]:
+    """KB ids of the question's own entities (never its answer)."""
+    return {e["id"] for e in state.get("entities", []) if e.get("id")}
+
+
+def _nodes(state: State) -> dict[str, dict]:
+    return {n["id"]: n for n in state.get("nodes", [])}
 
 
 def _out(node: str, decision: str, usage: dict, calls: dict, fallback: str | None, **facts: Any) -> dict:
@@ -109,11 +126,11 @@ def extract_entities(state: State, runtime: Runtime[SSRAGContext]) -> dict:
                    feedback=feedback or None, problem=problem or None)}
 
 
-def after_entities(state: State) -> Literal["extract_entities", "detect_intent", "__end__"]:
+def after_entities(state: State) -> Literal["entities unknown: ask again", "entities linked", "stalled"]:
     """Ask the extractor again while the entity check has feedback; stop when re-augmenting changed nothing."""
     if state.get("feedback"):
-        return "extract_entities"
-    return END if state.get("stalled") else "detect_intent"
+        return "entities unknown: ask again"
+    return "stalled" if state.get("stalled") else "entities linked"
 
 
 def detect_intent(state: State, runtime: Runtime[SSRAGContext]) -> dict:
@@ -143,7 +160,8 @@ def route_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     usage: dict = {}
     with timed("route", usage):
         label, problem = rule, ""
-        local = rt.probe_local(kb, state["query"], state["entities"], ctx.local_min_score)
+        local = rt.probe_local(kb, query_vector(kb, state["query"]), state["query"], state["entities"],
+                               ctx.local_min_score)
         if ctx.routing == "llm":
             reply, calls = rt.classify(model, state["query"], ctx.structured_method)
             label, note = (reply.label, None) if reply else (rule, "unparseable label: temporal-cue rule")
@@ -160,7 +178,7 @@ def route_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
 
 def retrieve_vectors(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     """Vector branch: FAISS over the local corpus, or web snippets (local when the web is unavailable)."""
-    ctx = context_of(runtime, SSRAGContext)
+    ctx = _ctx(runtime)
     usage: dict = {}
     with timed("vector_retrieval", usage):
         items, used, note = ret.vector_branch(resolve_kb(ctx), state["query"], state["source"], ctx.vector_k,
@@ -171,35 +189,53 @@ def retrieve_vectors(state: State, runtime: Runtime[SSRAGContext]) -> dict:
 
 
 def retrieve_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:
-    """Graph branch: the local graph around the linked entities, or the graph built from the web results."""
-    ctx, kb, model = _setup(runtime)
+    """Graph branch, local corpus: the KB graph walked from the query's linked entities."""
+    ctx, kb, _ = _setup(runtime)
     usage: dict = {}
-    if state["source"] == "web" and state.get("vector_source") == "web":
-        with timed("graph_retrieval", usage):
-            web = [i for i in state.get("vector", []) if i["source"] == "web"]
-            triples, calls, note = wg.extract(model if ctx.graph_to_text == "llm" else None, web,
-                                              ctx.structured_method)
-            nodes = wg.web_nodes(kb, triples, [e["name"] for e in state["entities"]], kb.embed(state["question"]),
-                                 ctx.graph_k, ctx.max_node_facts)
-        return {"nodes": nodes, **_out("retrieve_graph", f"{len(nodes)} nodes from {len(triples)} web triples",
-                                       usage, calls, note, source="web", nodes=[n["id"] for n in nodes])}
     with timed("graph_retrieval", usage):
         seeds = ret.seed_entities(kb, state["query"], state["entities"], ctx.link_min_score)
-        nodes = ret.relevant_nodes(kb, seeds, kb.embed(state["query"]), ctx.graph_hops, ctx.graph_k,
-                                   ctx.max_node_facts, fact_qv=kb.embed(state["question"]),
-                                   text_edges=ctx.text_edges)
+        nodes = ret.relevant_nodes(kb, seeds, query_vector(kb, state["query"]), ctx.graph_hops, ctx.graph_k,
+                                   ctx.max_node_facts, fact_qv=query_vector(kb, state["question"]),
+                                   text_edges=ctx.text_edges, scoring=ctx.fact_scoring)
     return {"nodes": nodes, **_out("retrieve_graph", f"{len(nodes)} nodes from {len(seeds)} seeds", usage, {},
                                    None, source="local", seeds=seeds[:10], nodes=[n["id"] for n in nodes])}
 
 
-def branches(state: State) -> list[str]:
-    """Local route: both branches in parallel; web route: the graph branch waits for the web results."""
-    return ["retrieve_vectors"] if state["source"] == "web" else ["retrieve_vectors", "retrieve_graph"]
+def retrieve_web_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """Graph branch, web route: a graph of the triples extracted from the web results."""
+    ctx, kb, model = _setup(runtime)
+    usage: dict = {}
+    with timed("graph_retrieval", usage):
+        web = [i for i in state.get("vector", []) if i["source"] == "web"]
+        triples, calls, note = wg.extract(model if ctx.graph_to_text == "llm" else None, web, ctx.structured_method)
+        nodes = wg.web_nodes(kb, triples, [e["name"] for e in state["entities"]],
+                             query_vector(kb, state["question"]), ctx.graph_k, ctx.max_node_facts)
+    return {"nodes": nodes, **_out("retrieve_web_graph", f"{len(nodes)} nodes from {len(triples)} web triples",
+                                   usage, calls, note, source="web", nodes=[n["id"] for n in nodes])}
 
 
-def after_vectors(state: State) -> list[str]:
-    """On the web route the graph branch follows, reading what the vector branch fetched."""
-    return ["retrieve_graph"] if state["source"] == "web" else []
+Route = Literal["texts (local or web)", "local: graph walk"]
+ROUTES: dict[str, str] = {"texts (local or web)": "retrieve_vectors", "local: graph walk": "retrieve_graph"}
+
+
+def branches(state: State) -> list[Route]:
+    """Local route: both branches in parallel; web route: the vector branch fetches first (its graph
+    branch follows from :func:`after_vectors`)."""
+    return ["texts (local or web)"] + ([] if state["source"] == "web" else ["local: graph walk"])
+
+
+WebGraph = Literal["web route: graph of the results", "web route, web unavailable: local graph"]
+WEB_GRAPH: dict[str, str] = {"web route: graph of the results": "retrieve_web_graph",
+                             "web route, web unavailable: local graph": "retrieve_graph"}
+
+
+def after_vectors(state: State) -> list[WebGraph]:
+    """On the web route the graph branch follows: the web results' graph, or the local graph when the
+    vector branch fell back to the local corpus. On the local route the graph branch already runs."""
+    if state["source"] != "web":
+        return []
+    web = state.get("vector_source") == "web"
+    return ["web route: graph of the results" if web else "web route, web unavailable: local graph"]
 
 
 def convert_graph_to_text(state: State, runtime: Runtime[SSRAGContext]) -> dict:
@@ -222,13 +258,14 @@ def convert_graph_to_text(state: State, runtime: Runtime[SSRAGContext]) -> dict:
 
 def rerank_jointly(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     """Joint rerank: vector and graph texts by cosine to Qv, top 2k."""
-    ctx = context_of(runtime, SSRAGContext)
+    ctx = _ctx(runtime)
     kb = resolve_kb(ctx)
     usage: dict = {}
     with timed("rerank", usage):
-        qv = kb.embed(state["query"] if ctx.rerank_query == "augmented" else state["question"])
-        pool = uni.joint_rerank(kb, state.get("vector", []) + state.get("graph", []), qv, 2 * ctx.top_k,
-                                ctx.bare_contexts_last)
+        qv = query_vector(kb, state["query"] if ctx.rerank_query == "augmented" else state["question"])
+        items = state.get("vector", []) + state.get("graph", [])
+        vecs = uni.item_vectors(kb, items, _nodes(state), ctx.graph_vectors, ctx.fact_scoring)
+        pool = uni.joint_rerank(kb, items, qv, 2 * ctx.top_k, ctx.bare_contexts_last, vecs)
     kg = sum(i["source"] == "kg" for i in pool)
     decision = f"top {len(pool)}: {kg} graph, {len(pool) - kg} text"
     return {"pool": pool, **_out("rerank_jointly", decision, usage, {}, None)}
@@ -240,22 +277,26 @@ def deduplicate_contexts(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     calls, note = {}, None
     usage: dict = {}
     with timed("dedup", usage):
-        kept, removed = uni.text_dedup(kb, state.get("pool", []), ctx.dedup_threshold)
+        pool = state.get("pool", [])
+        vecs = uni.item_vectors(kb, pool, _nodes(state), ctx.graph_vectors, ctx.fact_scoring)
+        kept, removed = uni.text_dedup(kb, pool, ctx.dedup_threshold, vecs)
         if ctx.llm_dedup:
             kept, dropped, calls, note = uni.llm_filter(model, state["query"], kept, ctx.structured_method,
                                                         ctx.context_budget)
             removed += dropped
         top = kept[: ctx.top_k]
-    order = uni.candidates_first(top, {e["id"] for e in state.get("entities", []) if e["id"]})
-    return {"context": top, "answer": uni.fallback_answer(order), "ranked": [uni.as_ranked(i) for i in order],
-            "evidence": [uni.as_evidence(i) for i in top],
+    asked = _asked(state)
+    order = uni.candidates_first(top, asked)
+    return {"context": top, "answer": uni.fallback_answer(order, asked), "ranked": [uni.as_ranked(i) for i in order],
+            "evidence": [uni.as_evidence(i) for i in top], "answering": ctx.answer,
             **_out("deduplicate_contexts", f"kept {len(top)}, removed {len(removed)}", usage, calls, note,
                    removed=removed)}
 
 
-def route_after_dedup(state: State, runtime: Runtime[SSRAGContext]) -> Literal["generate_answer", "__end__"]:
-    """Generate the answer unless the run is retrieval-only."""
-    return "generate_answer" if context_of(runtime, SSRAGContext).answer else END
+def route_after_dedup(state: State) -> Literal["answer", "retrieval only"]:
+    """Generate the answer unless the run is retrieval-only (read from the state: LangGraph runs a
+    conditional edge without a context when a caller writes the state as the node before it)."""
+    return "answer" if state.get("answering", True) else "retrieval only"
 
 
 def generate_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
@@ -263,17 +304,17 @@ def generate_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     ctx, _, model = _setup(runtime)
     usage: dict = {}
     with timed("answer", usage):
+        asked, own = _asked(state), [s for e in state.get("entities", []) for s in e.get("surfaces") or [e["name"]]]
         text, calls, note = uni.generate(model, state["question"], state.get("context", []),
-                                         ctx.structured_method, ctx.context_budget)
+                                         ctx.structured_method, ctx.context_budget, own)
         if note:  # the non-LLM answer: the best context that is not one of the question's entities
-            asked = {e["id"] for e in state.get("entities", []) if e["id"]}
-            text = uni.fallback_answer(uni.candidates_first(state.get("context", []), asked))
+            text = uni.fallback_answer(uni.candidates_first(state.get("context", []), asked), asked)
     return {"answer": text, "answer_note": note or "", **_out("generate_answer", text, usage, calls, note)}
 
 
 def verify_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     """The answer check: a failed answer sends the run back to the entities, with the reason."""
-    ctx = context_of(runtime, SSRAGContext)
+    ctx = _ctx(runtime)
     problem = fix.answer_problem(state.get("answer", ""), state.get("answer_note"), state["question"])
     rounds = state.get("answer_rounds", 0) + 1
     again = bool(problem) and rounds < ctx.max_iterations and state.get("entity_rounds", 0) < ctx.max_iterations
@@ -284,28 +325,32 @@ def verify_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
             "trace": [traced("verify_answer", decision, fallback=None, round=rounds)]}
 
 
-def after_verify(state: State) -> Literal["extract_entities", "__end__"]:
-    """Back to the entities while the answer check has feedback, else the end."""
-    return "extract_entities" if state.get("feedback") else END
+def after_verify(state: State) -> Literal["answer failed: re-augment", "accepted"]:
+    """Back to the entities while the answer check has feedback (the corrective edge), else the end."""
+    return "answer failed: re-augment" if state.get("feedback") else "accepted"
 
 
 builder = StateGraph(State, context_schema=SSRAGContext, input_schema=InputState, output_schema=OutputState)
 for _node in (decompose_query, extract_entities, detect_intent, enhance_query, route_query, retrieve_vectors,
-              retrieve_graph, convert_graph_to_text, rerank_jointly, deduplicate_contexts, generate_answer,
-              verify_answer):
+              retrieve_graph, retrieve_web_graph, convert_graph_to_text, rerank_jointly, deduplicate_contexts,
+              generate_answer, verify_answer):
     builder.add_node(_node)
 builder.add_edge(START, "decompose_query")  # Algorithm 1 starts by decomposing the question
 builder.add_edge("decompose_query", "extract_entities")  # entities come from the sub-questions
-builder.add_conditional_edges("extract_entities", after_entities)  # re-asked with the reason, or on
+builder.add_conditional_edges("extract_entities", after_entities, {  # re-asked with the reason, or on
+    "entities unknown: ask again": "extract_entities", "entities linked": "detect_intent", "stalled": END})
 builder.add_edge("detect_intent", "enhance_query")  # the rewrite uses entities, time hints and intent
 builder.add_edge("enhance_query", "route_query")  # Algorithm 2 routes the augmented query
-builder.add_conditional_edges("route_query", branches, ["retrieve_vectors", "retrieve_graph"])  # in parallel
-builder.add_conditional_edges("retrieve_vectors", after_vectors, ["retrieve_graph"])  # ... or web first
+builder.add_conditional_edges("route_query", branches, ROUTES)  # local: both branches in parallel; web: texts first
+builder.add_conditional_edges("retrieve_vectors", after_vectors, WEB_GRAPH)  # web: the results' graph follows
 builder.add_edge("retrieve_graph", "convert_graph_to_text")  # graph nodes become text
+builder.add_edge("retrieve_web_graph", "convert_graph_to_text")
 builder.add_edge(["retrieve_vectors", "convert_graph_to_text"], "rerank_jointly")  # ... and join here
 builder.add_edge("rerank_jointly", "deduplicate_contexts")  # top 2k → dedup → top k
-builder.add_conditional_edges("deduplicate_contexts", route_after_dedup)  # answer, or retrieval only
+builder.add_conditional_edges("deduplicate_contexts", route_after_dedup,
+                              {"answer": "generate_answer", "retrieval only": END})
 builder.add_edge("generate_answer", "verify_answer")
-builder.add_conditional_edges("verify_answer", after_verify)  # a failed answer re-augments, with the reason
+builder.add_conditional_edges("verify_answer", after_verify,  # the corrective edge: a failed answer re-augments
+                              {"answer failed: re-augment": "extract_entities", "accepted": END})
 
 graph = builder.compile(name="ssrag")

@@ -18,7 +18,9 @@ and no further. ``hops=2`` (the default) reaches three edges.
 
 Each kept node keeps its ``max_facts`` facts most relevant to the question (cosine of the
 fact's sentence to the question vector; the first ``FACT_POOL`` KG facts and the text facts
-are scored), most relevant first. Sentence vectors are cached per process.
+are scored), most relevant first. A fact's vector is the sum of its parts by default
+(:func:`agents.ssrag.vectors.fact_vectors`, ``scoring="parts"``); ``"sentence"`` encodes it
+whole. A node's first ``FACT_POOL`` triples are cached per process (hubs recur).
 """
 
 from __future__ import annotations
@@ -31,39 +33,32 @@ from collections import OrderedDict
 import numpy as np
 
 from kb.base import KnowledgeBase
-from kb.embeddings import embed_matrix
+from agents.ssrag.vectors import fact_vectors
 from kb.model import Triple
 from tools.retrieval import mentions_in
 
-FACT_POOL = 500  # KG facts of one kept node scored for relevance (bounds embedding work on hub nodes)
+FACT_POOL = 500  # KG facts of one kept node scored for relevance (bounds the work on hub nodes)
 TEXT_HITS = 20  # passages naming a kept node looked up by BM25
-CACHE_SIZE = 60_000  # sentence vectors kept per process
+FACT_CACHE = 2_000  # nodes whose first FACT_POOL triples are kept per process (hubs recur across questions)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
-_cache: OrderedDict[str, np.ndarray] = OrderedDict()
-_cache_lock = threading.Lock()
 _about: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_triples: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_triples_lock = threading.Lock()
 
 
-def vectors(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
-    """Normalised vectors of ``texts`` with the KB's embedding model, through the sentence cache."""
-    if not texts:
-        return np.zeros((0, 1), dtype=np.float32)
-    with _cache_lock:
-        missing = list(dict.fromkeys(t for t in texts if t not in _cache))
-    if missing:
-        mat = embed_matrix(kb.embeddings, missing)
-        with _cache_lock:
-            for t, v in zip(missing, mat, strict=True):
-                _cache[t] = v
-            while len(_cache) > CACHE_SIZE:
-                _cache.popitem(last=False)
-    with _cache_lock:
-        found = {t: _cache.get(t) for t in set(texts)}
-    missed = [t for t, v in found.items() if v is None]  # evicted meanwhile by another thread
-    if missed:
-        found.update(zip(missed, embed_matrix(kb.embeddings, missed), strict=True))
-    return np.stack([found[t] for t in texts])
+def _node_triples(kb: KnowledgeBase, node: str) -> list[Triple]:
+    """The first ``FACT_POOL`` triples touching ``node`` (cached per KB and process)."""
+    with _triples_lock:
+        cache = _triples.setdefault(kb, OrderedDict())
+        found = cache.get(node)
+    if found is None:
+        found = kb.graph.neighbors([node])[:FACT_POOL]
+        with _triples_lock:
+            cache[node] = found
+            while len(cache) > FACT_CACHE:
+                cache.popitem(last=False)
+    return found
 
 
 def sentence(kb: KnowledgeBase, t: Triple) -> str:
@@ -98,7 +93,7 @@ def text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
 
 
 def node_facts(kb: KnowledgeBase, node: str, max_facts: int, qv: np.ndarray | None = None,
-               text_edges: bool = False, search: bool = True) -> dict:
+               text_edges: bool = False, search: bool = True, scoring: str = "parts") -> dict:
     """GetRelation(node): the node with up to ``max_facts`` of its relations, verbalised.
 
     With a question vector ``qv`` the facts kept are the most relevant ones (cosine of each
@@ -107,7 +102,7 @@ def node_facts(kb: KnowledgeBase, node: str, max_facts: int, qv: np.ndarray | No
     fact and ``None`` for a text fact; ``links`` maps every neighbour a scored fact leads to
     onto the best score of such a fact (the walk's next candidates).
     """
-    triples = kb.graph.neighbors([node])[: FACT_POOL if qv is not None else max_facts]
+    triples = _node_triples(kb, node)[: FACT_POOL if qv is not None else max_facts]
     facts = [sentence(kb, t) for t in triples]
     rows: list[list[str] | None] = [[t.head, t.type, t.tail] for t in triples]
     if text_edges:
@@ -115,7 +110,7 @@ def node_facts(kb: KnowledgeBase, node: str, max_facts: int, qv: np.ndarray | No
         facts, rows = facts + extra, rows + [None] * len(extra)
     order, scores = list(range(len(facts))), np.zeros(len(facts))
     if qv is not None and len(facts) > 1:
-        scores = vectors(kb, facts) @ qv
+        scores = fact_vectors(kb, facts, rows, scoring) @ qv
         order = [int(i) for i in np.argsort(-scores, kind="stable")]
     links: dict[str, float] = {}
     for rank, i in enumerate(order):
@@ -146,7 +141,8 @@ def _round_robin(lists: list[list[str]], cap: int) -> list[str]:
 
 
 def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: int, k: int,
-                   max_facts: int, fact_qv: np.ndarray | None = None, text_edges: bool = False) -> list[dict]:
+                   max_facts: int, fact_qv: np.ndarray | None = None, text_edges: bool = False,
+                   scoring: str = "parts") -> list[dict]:
     """Seeds, then hop by hop the neighbours reached by the facts most relevant to the question.
 
     A candidate's score is its best path sum: the cosines to the question of the facts walked
@@ -159,7 +155,7 @@ def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: in
     if not seeds or k <= 0:
         return []
     fact_qv = qv if fact_qv is None else fact_qv
-    nodes = [{**node_facts(kb, s, max_facts, fact_qv, text_edges), "prior": None, "hop": 0, "path": 0.0}
+    nodes = [{**node_facts(kb, s, max_facts, fact_qv, text_edges, scoring=scoring), "prior": None, "hop": 0, "path": 0.0}
              for s in seeds[:k]]
     seen, frontier = {n["id"] for n in nodes}, list(nodes)
     for hop in range(1, max(hops, 0) + 1):
@@ -176,7 +172,8 @@ def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: in
             by_parent.append(sorted(mine, key=lambda e: -n["links"][e]))
         chosen = _round_robin(by_parent, beam)
         seen.update(chosen)
-        frontier = [{**node_facts(kb, e, max_facts, fact_qv, text_edges), "prior": round(best[e] / hop, 4),
+        frontier = [{**node_facts(kb, e, max_facts, fact_qv, text_edges, scoring=scoring), "prior": round(best[e] / hop, 4),
                      "hop": hop, "path": best[e]} for e in chosen]
         nodes += frontier
     return nodes
+

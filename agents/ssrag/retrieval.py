@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 
 from agents.llm.structured import call_structured
 from agents.ssrag.nodes import node_facts, relevant_nodes, template_text
+from agents.ssrag.vectors import query_vector
 from kb.base import Hit, KnowledgeBase
 from prompts import ssrag as P
 from prompts.data_block import data_block, data_list
@@ -63,7 +64,7 @@ def vector_branch(kb: KnowledgeBase, query: str, source: str, k: int,
             if items:
                 return items, "web", None
             note = "web returned nothing; local corpus instead"
-    return [_doc_item(kb, h) for h in kb.dense_search(query, k)], "local", note
+    return [_doc_item(kb, h) for h in kb.dense_search(query_vector(kb, query), k)], "local", note
 
 
 def seed_entities(kb: KnowledgeBase, query: str, entities: list[dict], min_score: float) -> list[str]:

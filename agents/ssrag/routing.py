@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+import numpy as np
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
@@ -52,13 +53,13 @@ def rule_label(cues: dict) -> Label:
     return "TEMPORAL" if cues.get("recency") else "FACTUAL"
 
 
-def probe_local(kb: KnowledgeBase, query: str, entities: list[dict], min_score: float) -> dict:
-    """QueryWikipediaDB(Q_aug): does the local corpus hold anything for the query?
+def probe_local(kb: KnowledgeBase, qv: np.ndarray, query: str, entities: list[dict], min_score: float) -> dict:
+    """QueryWikipediaDB(Q_aug): does the local corpus hold anything for the query (``qv``: its vector)?
 
     Returns ``{"found", "linked": [entity ids], "best_score"}``.
     """
     linked = [e["id"] for e in entities if e.get("id")] + mentions_in(kb, query)
-    hits = kb.dense_search(query, 1)
+    hits = kb.dense_search(qv, 1)
     best = hits[0].score if hits else 0.0
     return {"found": bool(linked) or best >= min_score, "linked": list(dict.fromkeys(linked))[:10],
             "best_score": round(best, 4)}

@@ -7,8 +7,17 @@ paper's value (one setting away). Each falls back to ``HYBRIDRAG_<FIELD>``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal, get_args
 
 from agents.llm.models import DEFAULT_LLM
+from agents.llm.structured import Method as StructuredMethod
+
+Examples = Literal["kb", "none"]
+GraphToText = Literal["llm", "template"]
+Routing = Literal["llm", "rules"]
+RerankQuery = Literal["augmented", "original"]
+FactScoring = Literal["parts", "sentence"]
+GraphVectors = Literal["facts", "text"]
 
 
 @dataclass(kw_only=True)
@@ -19,9 +28,9 @@ class SSRAGSettings:
         "description": "Chat model of every role, 'provider:model' (openai:gpt-4o-mini, local:smollm2...)."})
     llm_base_url: str = field(default="", metadata={
         "description": "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); empty for none."})
-    structured_method: str = field(default="function_calling", metadata={
+    structured_method: StructuredMethod = field(default="function_calling", metadata={
         "description": "Structured output method: function_calling, json_schema or json_mode."})
-    examples: str = field(default="kb", metadata={
+    examples: Examples = field(default="kb", metadata={
         "description": "Few-shot examples of the decomposer and the entity extractor: 'kb' (the KB's solved-"
                        "examples bank, nearest by masked question) or 'none' (the paper's zero-shot prompts)."})
     n_examples: int = field(default=2, metadata={"description": "Examples shown per role (0: none)."})
@@ -35,13 +44,17 @@ class SSRAGSettings:
     text_edges: bool = field(default=True, metadata={
         "description": "Count sentences of passages about or naming a node among its facts and walk to the "
                        "entities they name (false: KG triples only)."})
+    fact_scoring: FactScoring = field(default="parts", metadata={
+        "description": "How the graph branch scores a fact against the question: 'parts' (ours: the sum of the "
+                       "stored name vectors of the entities it names and the vector of its other words, "
+                       "relation phrases cached) or 'sentence' (each fact sentence encoded whole: slow)."})
     max_node_facts: int = field(default=25, metadata={"description": "Most question-relevant facts per node."})
     llm_nodes: int = field(default=5, metadata={
         "description": "Graph nodes the LLM converts to text, most relevant first; the others keep their facts "
                        "as sentences (the paper converts every node: set it to graph_k). One call per node."})
-    graph_to_text: str = field(default="llm", metadata={
+    graph_to_text: GraphToText = field(default="llm", metadata={
         "description": "'llm' (the paper: one LLM call per node) or 'template' (facts as sentences)."})
-    routing: str = field(default="llm", metadata={
+    routing: Routing = field(default="llm", metadata={
         "description": "'llm' (TEMPORAL/FACTUAL label by the LLM) or 'rules' (temporal cue → TEMPORAL)."})
     web_k: int = field(default=5, metadata={"description": "Web snippets fetched on the web route (Tavily)."})
     local_min_score: float = field(default=0.5, metadata={
@@ -51,8 +64,12 @@ class SSRAGSettings:
     max_query_tokens: int = field(default=40, metadata={"description": "Token limit of the augmented query."})
     context_budget: int = field(default=8000, metadata={
         "description": "Characters of whole context texts shown to the dedup filter and the answerer."})
-    rerank_query: str = field(default="augmented", metadata={
+    rerank_query: RerankQuery = field(default="augmented", metadata={
         "description": "Query embedded as Qv for the joint rerank: 'augmented' (Q_aug) or 'original'."})
+    graph_vectors: GraphVectors = field(default="facts", metadata={
+        "description": "Vector of a graph context in the joint rerank and dedup: 'facts' (ours: the mean of its "
+                       "facts' vectors, from the graph branch) or 'text' (the paper: its converted text encoded, "
+                       "one long encoding per node)."})
     bare_contexts_last: bool = field(default=True, metadata={
         "description": "Rank contexts that state nothing but their name after the others (false: the paper's "
                        "single cosine order)."})
@@ -64,3 +81,16 @@ class SSRAGSettings:
     llm_dedup: bool = field(default=True, metadata={"description": "Run the LLM redundancy filter too."})
     answer: bool = field(default=True, metadata={
         "description": "Generate the answer with the LLM; false answers with the top context's name."})
+
+
+CHOICES = {"structured_method": StructuredMethod, "examples": Examples, "graph_to_text": GraphToText,
+           "routing": Routing, "rerank_query": RerankQuery, "fact_scoring": FactScoring,
+           "graph_vectors": GraphVectors}  # each choice field and its Literal (enums in the JSON schema)
+
+
+def check_choices(settings: SSRAGSettings) -> None:
+    """Refuse a choice field outside its Literal, naming the field and the choices."""
+    for name, choice in CHOICES.items():
+        value = getattr(settings, name)
+        if value not in get_args(choice):
+            raise ValueError(f"unknown ssrag {name} {value!r}; use {', '.join(get_args(choice))}")

@@ -14,11 +14,18 @@ paper's zero-shot prompt. SSRAG never had bundled movie examples, so there is no
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 from kb.base import KnowledgeBase
 from prompts import ssrag as P
 from prompts.data_block import neutralise
 
 CHOICES = ("kb", "none")
+MEMO_SIZE = 256  # questions whose examples are kept (the decomposer and the extractor ask for the same ones)
+
+_memo: OrderedDict[tuple, list] = OrderedDict()
+_memo_lock = threading.Lock()
 
 
 def nearest(kb: KnowledgeBase, question: str, n: int, source: str) -> list:
@@ -29,7 +36,16 @@ def nearest(kb: KnowledgeBase, question: str, n: int, source: str) -> list:
         return []
     from agents.shots import bank_for  # the shared solved-examples bank (built once per KB)
 
-    return bank_for(kb).nearest(question, n)
+    key = (str(kb.directory), kb.build_token, question, n)
+    with _memo_lock:
+        found = _memo.get(key)
+    if found is None:
+        found = bank_for(kb).nearest(question, n)
+        with _memo_lock:
+            _memo[key] = found
+            while len(_memo) > MEMO_SIZE:
+                _memo.popitem(last=False)
+    return list(found)
 
 
 def kinds(kb: KnowledgeBase) -> str:

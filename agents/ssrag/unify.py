@@ -1,7 +1,10 @@
 """SSRAG context unification and answer generation (paper §III-C, Algorithm 3 lines 9-12).
 
-- Joint rerank: vector items and graph-to-text items are embedded with the KB's embedding
-  model and scored by cosine similarity to the query vector Qv; the top ``2k`` are kept.
+- Joint rerank: vector items and graph-to-text items are scored by cosine similarity to the
+  query vector Qv; the top ``2k`` are kept. A KB document's vector is the one the dense
+  index holds; a graph item's is, by default (``graph_vectors="facts"``, ours), the mean of
+  its facts' vectors, already computed by the graph branch; ``"text"`` embeds its converted
+  text (the paper: slow, one long encoding a node). Other texts (web snippets) are embedded.
   Ours (``bare_last``): a context whose text is only its name (MetaQA's entity documents
   are bare names) states no fact, and ranks after every context that states one.
 - TextDedup: exact-match removal (case and whitespace folded), then a cosine tie-break that
@@ -26,11 +29,11 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agents.llm.structured import add_usage, call_structured
-from agents.ssrag.nodes import vectors
+from agents.ssrag.vectors import doc_vectors, node_vector, vectors
 from kb.base import KnowledgeBase
 from prompts import ssrag as P
 from prompts.data_block import data_block
-from prompts.grounding import check_answer
+from prompts.grounding import answer_parts, check_answer, norm
 
 DEFAULT_BUDGET = 8000  # characters of context text shown to the filter and the answerer
 EMBED_CHARS = 2000  # characters of a context embedded (MiniLM reads 256 tokens)
@@ -50,9 +53,32 @@ class Answer(BaseModel):
     answer: str = Field(description="The short answer.")
 
 
-def _vectors(kb: KnowledgeBase, items: list[dict]) -> np.ndarray:
-    # the embedding model reads at most a few hundred tokens: a longer text gives the same vector
-    return vectors(kb, [(i["text"] or i["name"])[:EMBED_CHARS] for i in items])
+GRAPH_VECTORS = ("facts", "text")
+
+
+def item_vectors(kb: KnowledgeBase, items: list[dict], nodes: dict[str, dict] | None = None,
+                 graph: str = "facts", scoring: str = "parts") -> np.ndarray:
+    """One vector per item: stored for KB documents; for a graph item with ``graph="facts"`` the
+    mean of its node's fact vectors (``nodes`` by id, the graph branch's nodes; scored by
+    ``scoring``); otherwise its text embedded (its first ``EMBED_CHARS`` characters: the
+    embedding model reads a few hundred tokens, a longer text gives the same vector)."""
+    if graph not in GRAPH_VECTORS:
+        raise ValueError(f"graph_vectors must be one of {GRAPH_VECTORS}, not {graph!r}")
+    out = doc_vectors(kb, [it for it in items if it["source"] == "doc"])
+    mat, at = np.zeros((len(items), out.shape[1]), dtype=np.float32), 0
+    rest = []
+    for n, it in enumerate(items):
+        node = (nodes or {}).get(it["id"]) if it["source"] == "kg" and graph == "facts" else None
+        vec = node_vector(kb, node, scoring) if node is not None else None
+        if it["source"] == "doc":
+            mat[n], at = out[at], at + 1
+        elif vec is not None:
+            mat[n] = vec
+        else:
+            rest.append(n)
+    if rest:
+        mat[rest] = vectors(kb, [(items[n]["text"] or items[n]["name"])[:EMBED_CHARS] for n in rest])
+    return mat
 
 
 def states_nothing(item: dict) -> bool:
@@ -61,27 +87,30 @@ def states_nothing(item: dict) -> bool:
 
 
 def joint_rerank(kb: KnowledgeBase, items: list[dict], qv: np.ndarray, keep: int,
-                 bare_last: bool = True) -> list[dict]:
+                 bare_last: bool = True, vecs: np.ndarray | None = None) -> list[dict]:
     """GetTop2k: every item scored by cosine to Qv, best ``keep`` returned (ties: earlier first).
 
     ``bare_last`` (ours): contexts stating nothing but their name rank after those that state
-    something, each group by cosine; false is the paper's single cosine order.
+    something, each group by cosine; false is the paper's single cosine order. ``vecs``: the
+    items' vectors (:func:`item_vectors`; computed with the defaults when not given).
     """
     if not items:
         return []
-    scores = _vectors(kb, items) @ qv
+    scores = (item_vectors(kb, items) if vecs is None else vecs) @ qv
     order = list(np.argsort(-scores, kind="stable"))
     if bare_last:
         order = [i for i in order if not states_nothing(items[i])] + [i for i in order if states_nothing(items[i])]
     return [{**items[i], "score": round(float(scores[i]), 6)} for i in order[:keep]]
 
 
-def text_dedup(kb: KnowledgeBase, items: list[dict], threshold: float) -> tuple[list[dict], list[dict]]:
+def text_dedup(kb: KnowledgeBase, items: list[dict], threshold: float,
+               vecs: np.ndarray | None = None) -> tuple[list[dict], list[dict]]:
     """Exact-match removal and high-cosine tie-break over score-sorted items.
 
     Returns (kept items, removed ``[{"id", "reason"}]``); the higher-scored item of a pair wins.
+    ``vecs``: the items' vectors (:func:`item_vectors`; computed with the defaults when not given).
     """
-    vecs = _vectors(kb, items)
+    vecs = item_vectors(kb, items) if vecs is None else vecs
     seen: dict[str, str] = {}
     kept, kept_rows, removed = [], [], []
     for row, item in enumerate(items):
@@ -145,17 +174,30 @@ def llm_filter(model: BaseChatModel, query: str, items: list[dict], method: str,
     return [it for row, it in enumerate(items) if row not in drop], removed, usage, None
 
 
-def fallback_answer(items: list[dict]) -> str:
-    """The top context's entity name (a passage answers with the entity it is about)."""
-    if not items:
-        return ""
-    top = items[0]
-    return top["name"].removeprefix("passage about ") if top["kind"] == "passage" else top["name"]
+def fallback_answer(items: list[dict], asked: set[str] = frozenset()) -> str:
+    """The first context's entity name (a passage answers with the entity it is about), skipping the
+    question's own entities ``asked`` (KB ids); '' when no context is about another entity."""
+    for it in items:
+        if (it.get("entity_id") or it["id"]) in asked:
+            continue
+        return it["name"].removeprefix("passage about ") if it["kind"] == "passage" else it["name"]
+    return ""
+
+
+def own_entity(answer: str, own: list[str]) -> bool:
+    """Whether every part of ``answer`` is one of the question's own entities (names in ``own``)."""
+    names = {norm(n) for n in own if n.strip()}
+    parts = [norm(p) for p in answer_parts(answer)]
+    return bool(names) and bool(parts) and all(p in names for p in parts)
 
 
 def generate(model: BaseChatModel, question: str, items: list[dict], method: str,
-             budget: int = DEFAULT_BUDGET) -> tuple[str, dict, str | None]:
-    """Answer from the unified context; returns (answer, usage, fallback note or None)."""
+             budget: int = DEFAULT_BUDGET, own: list[str] = ()) -> tuple[str, dict, str | None]:
+    """Answer from the unified context; returns (answer, usage, fallback note or None).
+
+    An answer that is only the question's own entity (a name in ``own``) is rejected like an
+    unsupported one: an entity the question names is not its answer.
+    """
     shown = fit_budget(items, budget)
     messages = [("system", P.ANSWER_SYSTEM.template),
                 ("human", P.ANSWER.format(question=question, contexts=format_contexts(shown) or "(none)"))]
@@ -163,6 +205,8 @@ def generate(model: BaseChatModel, question: str, items: list[dict], method: str
     text = (reply.answer if reply else "").strip()
     if not text:
         return fallback_answer(items), usage, "unparseable or empty answer: top context's name"
+    if own_entity(text, list(own)):
+        return fallback_answer(items), usage, "answer rejected: the question's own entity; top context's name"
     verdict = check_answer(text, question, *support_evidence(shown))
     if not verdict.ok:
         usage = add_usage(usage, {"unsupported_answers": 1, "by_role": {"answerer": {"unsupported_answers": 1}}})

@@ -26,7 +26,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agents.llm.structured import call_structured
-from agents.ssrag.nodes import vectors
+from agents.ssrag.vectors import vectors
 from kb.base import KnowledgeBase
 from prompts import ssrag as P
 from prompts.data_block import data_blocks

@@ -125,8 +125,9 @@ def test_temporal_route_with_web_reranks_snippets(tiny_kb, fake_llm, monkeypatch
     out = run(tiny_kb, web_k=4)
     assert seen == [(REWRITE.query, 4)]  # one web search: the graph branch reads its results
     assert step(out, "retrieve_vectors")["source"] == "web"
-    graph_step = step(out, "retrieve_graph")
+    graph_step = step(out, "retrieve_web_graph")
     assert graph_step["source"] == "web" and graph_step["nodes"] == ["web:Tom Hanks"]
+    assert not [s for s in out["trace"] if s["node"] == "retrieve_graph"]  # the local graph is not read
     sources = {r["source"] for r in out["ranked"]}
     assert "web" in sources and "kg" in sources
     assert all(e["path"] == ["Tom Hanks announced a new film"] for e in out["evidence"] if e["source"] == "kg")
@@ -146,7 +147,7 @@ def test_factual_with_nothing_local_goes_to_web(tiny_kb, fake_llm, monkeypatch):
     out = run(tiny_kb, question=einstein, local_min_score=0.99)
     route = step(out, "route_query")
     assert route["decision"] == "FACTUAL → web" and "nothing local" in route["reason"]
-    assert not route["local"]["linked"] and step(out, "retrieve_graph")["nodes"] == []
+    assert not route["local"]["linked"] and step(out, "retrieve_web_graph")["nodes"] == []
     assert "graph_to_text" not in calls_by_role(out)  # no node, no conversion call
     assert {r["source"] for r in out["ranked"]} == {"web"}
 

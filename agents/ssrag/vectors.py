@@ -1,0 +1,161 @@
+"""SSRAG's vectors: one cache of encoded texts, the KB's stored vectors, and facts scored by parts.
+
+The graph branch scores hundreds of facts a question and the joint rerank scores every
+context; encoding each of them with the KB's embedding model cost seconds a question (the
+earlier profile: 850 fact sentences and 40 contexts of up to 256 tokens). This module
+encodes only what has no vector yet:
+
+- :func:`vectors`: texts through the embedding model, cached per process (``CACHE_SIZE``);
+- :func:`query_vector`: one query or question, cached (the same text is asked for by the
+  router, both branches and the rerank);
+- :func:`doc_vectors`: the vectors the dense index already holds for entity documents and
+  passages (exact: the same model, the same text);
+- :func:`name_vectors`: an entity's name vector, read from the index when the entity's
+  document is its bare name (MetaQA's entity documents), else encoded once;
+- :func:`fact_vectors` (``fact_scoring="parts"``, ours): a fact's vector as the normalised
+  sum of its parts, the name vectors of the entities it names and the vector of the rest of
+  its words (a triple's relation phrase, a sentence with its names cut out), so a fact costs
+  a sum of cached vectors; ``"sentence"`` encodes each whole fact sentence (the earlier
+  behaviour, exact and slow).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import weakref
+from collections import OrderedDict
+
+import numpy as np
+
+from kb.base import KnowledgeBase
+from kb.embeddings import embed_matrix
+from tools.retrieval import mentions_in
+
+CACHE_SIZE = 60_000  # encoded texts kept per process
+FACT_SCORING = ("parts", "sentence")
+
+_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+_cache_lock = threading.Lock()
+_rows: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def vectors(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
+    """Normalised vectors of ``texts`` with the KB's embedding model, through the process cache."""
+    if not texts:
+        return np.zeros((0, kb.dense.index.d), dtype=np.float32)
+    with _cache_lock:
+        found = {t: _cache.get(t) for t in set(texts)}
+    missing = [t for t in dict.fromkeys(texts) if found[t] is None]
+    if missing:
+        mat = embed_matrix(kb.embeddings, missing)
+        found.update(zip(missing, mat, strict=True))
+        with _cache_lock:
+            for t, v in zip(missing, mat, strict=True):
+                _cache[t] = v
+            while len(_cache) > CACHE_SIZE:
+                _cache.popitem(last=False)
+    return np.stack([found[t] for t in texts])
+
+
+def query_vector(kb: KnowledgeBase, text: str) -> np.ndarray:
+    """The vector of one query (cached: several nodes embed the same query)."""
+    return vectors(kb, [text])[0]
+
+
+def _doc_rows(kb: KnowledgeBase) -> dict[tuple[str, str], int]:
+    rows = _rows.get(kb)
+    if rows is None:
+        rows = {(d.kind, d.id): i for i, d in enumerate(kb.docs)}
+        _rows[kb] = rows
+    return rows
+
+
+def _stored(kb: KnowledgeBase, rows: list[int]) -> np.ndarray:
+    return kb.dense.index.reconstruct_batch(np.asarray(rows, dtype=np.int64)).astype(np.float32)
+
+
+def doc_vectors(kb: KnowledgeBase, items: list[dict]) -> np.ndarray:
+    """Vectors of retrieval items: stored ones for KB documents, encoded ones for the rest.
+
+    An item is a KB document when its ``(kind, id)`` is a row of the dense index and its
+    text is that row's text (the vector the index holds is then the text's own vector).
+    """
+    index, out = _doc_rows(kb), np.zeros((len(items), kb.dense.index.d), dtype=np.float32)
+    stored, encode = [], []
+    for n, it in enumerate(items):
+        row = index.get((it["kind"], it["id"]))
+        same = row is not None and kb.docs[row].text == it["text"]
+        (stored if same else encode).append((n, row))
+    if stored:
+        out[[n for n, _ in stored]] = _stored(kb, [r for _, r in stored])
+    if encode:
+        out[[n for n, _ in encode]] = vectors(kb, [items[n]["text"] or items[n]["name"] for n, _ in encode])
+    return out
+
+
+def name_vectors(kb: KnowledgeBase, names: list[str]) -> np.ndarray:
+    """Name vectors of entity ids (or of plain names): the stored vector of an entity document
+    that is its bare name, else the name encoded (cached)."""
+    index, out = _doc_rows(kb), np.zeros((len(names), kb.dense.index.d), dtype=np.float32)
+    stored, encode = [], []
+    for n, e in enumerate(names):
+        row = index.get(("entity", e))
+        name = kb.name(e)
+        if row is not None and kb.docs[row].text == name:
+            stored.append((n, row))
+        else:
+            encode.append((n, name))
+    if stored:
+        out[[n for n, _ in stored]] = _stored(kb, [r for _, r in stored])
+    if encode:
+        out[[n for n, _ in encode]] = vectors(kb, [t for _, t in encode])
+    return out
+
+
+def _normalise(mat: np.ndarray) -> np.ndarray:
+    return mat / np.maximum(np.linalg.norm(mat, axis=-1, keepdims=True), 1e-12)
+
+
+def _rest(kb: KnowledgeBase, sentence: str, ids: list[str]) -> str:
+    """The words of ``sentence`` that are not the names of ``ids``."""
+    out = sentence
+    for name in sorted({kb.name(i) for i in ids}, key=len, reverse=True):
+        out = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", out, flags=re.IGNORECASE)
+    return " ".join(out.split()) or sentence
+
+
+def fact_parts(kb: KnowledgeBase, fact: str, row: list[str] | None) -> tuple[list[str], str]:
+    """(entities named, the rest of the words) of a fact: a triple ``[head, relation, tail]``
+    gives its ends and its relation phrase, a text sentence its KB mentions and the rest."""
+    if row is not None:
+        return [row[0], row[2]], row[1].replace("_", " ")
+    ids = mentions_in(kb, fact)
+    return ids, _rest(kb, fact, ids)
+
+
+def fact_vectors(kb: KnowledgeBase, facts: list[str], rows: list[list[str] | None],
+                 scoring: str = "parts") -> np.ndarray:
+    """Normalised vectors of facts (see the module docstring for ``scoring``)."""
+    if scoring not in FACT_SCORING:
+        raise ValueError(f"fact_scoring must be one of {FACT_SCORING}, not {scoring!r}")
+    if scoring == "sentence" or not facts:
+        return vectors(kb, facts)
+    parts = [fact_parts(kb, f, r) for f, r in zip(facts, rows, strict=True)]
+    ends = list(dict.fromkeys(e for ids, _ in parts for e in ids))
+    at = {e: i for i, e in enumerate(ends)}
+    names = name_vectors(kb, ends)
+    rests = vectors(kb, [rest for _, rest in parts])
+    summed = rests.copy()
+    for n, (ids, _) in enumerate(parts):
+        for e in ids:
+            summed[n] += names[at[e]]
+    return _normalise(summed)
+
+
+def node_vector(kb: KnowledgeBase, node: dict, scoring: str = "parts") -> np.ndarray | None:
+    """A graph node's vector from its facts (their normalised mean); None for a node without facts."""
+    if not node.get("facts"):
+        return None
+    rows = node.get("triples") or [None] * len(node["facts"])
+    return _normalise(fact_vectors(kb, node["facts"], rows, scoring).mean(axis=0))
