@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import threading
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -42,47 +44,64 @@ def bundled_minilm_path() -> Path:
 
 
 class LocalSentenceEmbeddings(Embeddings):
-    """A sentence-transformers model loaded from a local folder, L2-normalised vectors."""
+    """A sentence-transformers model loaded from a local folder, L2-normalised vectors.
+
+    One text (a query) is encoded by :class:`kb.bert_numpy.NumpyBert` when the folder is a
+    BERT with mean pooling (same vector, no torch import: a fresh process answers in seconds,
+    not after 15-25 s of imports); batches go through sentence-transformers, loaded on first use.
+    """
 
     def __init__(self, model_path: Path, batch_size: int = 64) -> None:
-        """Load the model on the CPU without touching the network."""
+        """Remember the folder; nothing is loaded until the first encode."""
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-        from sentence_transformers import SentenceTransformer
+        from kb.bert_numpy import supported
 
-        self.model = SentenceTransformer(str(model_path), device="cpu")
+        self.path = Path(model_path)
         self.batch_size = batch_size
-        modules = [type(m).__name__ for m in self.model]
-        pooling = getattr(self.model[1], "pooling_mode_mean_tokens", False) if len(modules) > 1 else False
-        self._mean_pooling = modules[:2] == ["Transformer", "Pooling"] and pooling
-        import torch
+        self._numpy_ok = supported(self.path)
+        self._numpy: Any = None
+        self._model: Any = None
+        self._lock = threading.Lock()
+        self._default_threads = 0
 
-        self._default_threads = torch.get_num_threads()
+    @property
+    def model(self) -> Any:
+        """The sentence-transformers model (imports torch; loaded once, on first use)."""
+        with self._lock:
+            if self._model is None:
+                import torch
+                from sentence_transformers import SentenceTransformer
+
+                self._model = SentenceTransformer(str(self.path), device="cpu")
+                self._default_threads = torch.get_num_threads()
+            return self._model
 
     def _encode_one(self, text: str) -> np.ndarray:
-        """One query straight through the transformer: same vector as encode(), less overhead."""
-        import torch
+        """One text through the numpy encoder on the query threads (BLAS threads limited too)."""
+        from threadpoolctl import threadpool_limits
 
-        with torch.inference_mode():
-            batch = self.model.tokenizer([text], return_tensors="pt", truncation=True,
-                                         max_length=self.model.max_seq_length)
-            hidden = self.model[0].auto_model(**batch).last_hidden_state
-            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-            vec = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(vec, dim=-1)[0].numpy().astype(np.float32)
+        with self._lock:
+            if self._numpy is None:
+                from kb.bert_numpy import NumpyBert
+
+                self._numpy = NumpyBert(self.path)
+        with threadpool_limits(limits=encode_threads(1) or None, user_api="blas"):
+            return self._numpy.encode_one(text)
 
     def encode(self, texts: list[str], progress: bool = False) -> np.ndarray:
         """Return a float32 matrix of normalised embeddings (threads chosen by :func:`encode_threads`)."""
+        if len(texts) == 1 and self._numpy_ok:
+            return self._encode_one(texts[0])[None, :]
         import torch
 
+        model = self.model
         threads = encode_threads(len(texts)) or self._default_threads
         if torch.get_num_threads() != threads:
             torch.set_num_threads(threads)
-        if len(texts) == 1 and self._mean_pooling:
-            return self._encode_one(texts[0])[None, :]
-        return self.model.encode(
+        return model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True,
             convert_to_numpy=True, show_progress_bar=progress,
         ).astype(np.float32)

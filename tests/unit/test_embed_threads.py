@@ -1,8 +1,13 @@
-"""Query-time encodes run on few threads, bulk encodes on torch's default; both are settings."""
+"""Query-time encodes: the numpy encoder (no torch import) on few threads; batches on torch."""
 
+import subprocess
+import sys
+
+import numpy as np
 import pytest
 
-from kb.embeddings import SMALL_BATCH, encode_threads, get_embeddings
+from kb.bert_numpy import supported
+from kb.embeddings import SMALL_BATCH, bundled_minilm_path, encode_threads, get_embeddings
 from kb.model import KBError
 
 
@@ -22,14 +27,23 @@ def test_thread_counts_are_settings_and_bad_values_are_named(monkeypatch):
         encode_threads(1)
 
 
-def test_the_real_model_encodes_a_query_on_the_query_threads(monkeypatch):
-    import torch
-
-    monkeypatch.delenv("HYBRIDRAG_QUERY_THREADS", raising=False)
+@pytest.mark.parametrize("text", ["who directed Alien", "Ámélie à Paris – 1988!", "", "a " * 300])
+def test_the_numpy_encoder_gives_the_sentence_transformers_vector(text):
     emb = get_embeddings()
-    before = emb.encode(["who directed Alien"])[0]
-    assert torch.get_num_threads() == 1
-    monkeypatch.setenv("HYBRIDRAG_QUERY_THREADS", "2")
-    after = emb.encode(["who directed Alien"])[0]
-    assert torch.get_num_threads() == 2
-    assert abs(float(before @ after) - 1.0) < 1e-5  # the same vector whatever the threads
+    one = emb.encode([text])[0]  # numpy path
+    batch = emb.encode([text, "padding partner of another length"])[0]  # sentence-transformers path
+    assert one.dtype == np.float32 and np.abs(one - batch).max() < 1e-5
+
+
+def test_a_query_encode_in_a_fresh_process_imports_no_torch():
+    code = ("import sys; from kb.embeddings import get_embeddings; v = get_embeddings().encode(['who directed Big']);"
+            "assert v.shape == (1, 384); print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+    assert out.stdout.strip() == "False", out.stderr[-2000:]
+
+
+def test_other_architectures_keep_the_torch_path(tmp_path):
+    assert supported(bundled_minilm_path())
+    (tmp_path / "config.json").write_text('{"model_type": "roberta", "hidden_act": "gelu"}')
+    (tmp_path / "modules.json").write_text("[]")
+    assert not supported(tmp_path)
