@@ -3,7 +3,7 @@
 Nodes: retrieve_vectors → expand_seeds → fuse_results. The baselines of the paper
 (vector-only, graph-only, BM25) are modes of the same graph; ``scoring`` chooses how the
 hybrid mode ranks (the paper's Eq. 3–4 verbatim, or the alternatives measured in
-docs/benchmarks_fusion_ranking.md; see :mod:`agents.fusion.scoring`).
+docs/benchmarks_fusion.md; see :mod:`agents.fusion.scoring`).
 """
 
 from __future__ import annotations
@@ -55,16 +55,17 @@ class FusionContext(Context):
     scoring: Scoring = field(default="evidence", metadata={"description": (
         "How the hybrid mode ranks (the baselines always keep the paper's scores). 'evidence' (default): "
         "seeds are the entities the question names plus the nearest dense hit's; each item is scored by "
-        "the fact backing it on one Dice scale (a graph item by mean Dice of seed and relation labels, a "
-        "text hit by its best sentence about a seed); hits stating no fact follow; the question's own "
+        "the fact backing it on one Dice scale (a graph item by the mean Dice of its seed and of its relation "
+        "label with the neighbour's type; a text hit by its best sentence about a seed, the entities the sentence "
+        "names standing as their types); hits stating no fact follow; the question's own "
         "entities come last. 'paper': the paper's Eq. 3-4 verbatim (dense seeds, cosine vs mean Dice of "
         "seed, relation, neighbour, +ε, dedupe by max). 'normalised': paper scores over each branch's best. "
         "'rrf': reciprocal-rank fusion. 'normalised' and 'rrf' use both seed sources and put the question's "
-        "own entities last. Chosen on MetaQA dev, see docs/benchmarks_fusion_ranking.md.")})
+        "own entities last. Chosen on MetaQA dev, see docs/benchmarks_fusion.md.")})
     seed_passages: int = field(default=200, metadata={"description": (
         "'evidence' scoring: passages naming each seed, at most this many from a lexical search of its "
         "name (the text side of the seeded expansion), 0 to 1000; 0 turns it off. 200 was best of "
-        "0/50/100/200 on MetaQA dev (tune part), see docs/benchmarks_fusion_ranking.md.")})
+        "0/50/100/200 on MetaQA dev (tune part), see docs/benchmarks_fusion.md.")})
     hops: int = field(default=1, metadata={"description": (
         f"Graph expansion depth, 1 to {MAX_HOPS}. 1 is the paper's one-hop expansion; 2-3 reach each "
         "entity once by its best path (for multi-hop questions; worse on one-hop questions).")})

@@ -2,11 +2,13 @@
 
 One hop is the paper's graph branch (Figure 2): every triple around the seeds, scored by
 s_graph (Eq. 3), the mean Dice of the query with seed, relation and neighbour labels. The
-answer-aware score drops the neighbour: (Dice(seed) + Dice(relation)) / 2, since a candidate
-whose own label overlaps the question is more likely the thing asked about than its answer.
+answer-aware score drops the neighbour's name: (Dice(seed) + Dice(relation label and the
+neighbour's type)) / 2, since a candidate whose own label overlaps the question is more likely
+the thing asked about than its answer, while its type is part of what the question asks for
+("what language ..."), as it is for a fact read from text (:mod:`agents.fusion.facts`).
 Optionally up to three hops: each newly reached entity once, with its best path, scored by the
 mean Dice of every label on the path (paper), or answer-aware by the mean of Dice(seed) and
-Dice(the union of the path's relation labels), so a path is not penalised for covering more of
+Dice(the union of the path's relation labels; no type), so a path is not penalised for covering more of
 the question. In memory the expansion is vectorised over the CSR arrays; any other graph store
 goes through the ``GraphStore`` protocol (and the Figure 2 Cypher query when it has one).
 """
@@ -21,6 +23,7 @@ from kb.model import Triple
 from tools.dice import LabelTable, Tokenizer, dice, tokens
 
 _TABLES: dict[tuple[int, str], LabelTable] = {}
+_KINDS: dict[int, tuple[list[str], np.ndarray]] = {}
 Scored = tuple[list[Triple], float, str]  # (path from a seed, score, the entity reached)
 MAX_HOPS = 3
 
@@ -32,8 +35,19 @@ def _label_table(kb: KnowledgeBase, tokenizer: Tokenizer) -> LabelTable:
     return _TABLES[key]
 
 
-def _rel_dice(q: frozenset[str], relation: str, tokenizer: Tokenizer) -> float:
-    return dice(q, tokens(relation.replace("_", " "), tokenizer))
+def _kinds(kb: KnowledgeBase) -> tuple[list[str], np.ndarray]:
+    """The entity types of an in-memory graph and each entity's type index."""
+    if id(kb) not in _KINDS:
+        names = [e.type or "" for e in kb.graph.entities]  # type: ignore[attr-defined]
+        kinds = sorted(set(names))
+        index = {k: i for i, k in enumerate(kinds)}
+        _KINDS[id(kb)] = kinds, np.array([index[n] for n in names], dtype=np.int64)
+    return _KINDS[id(kb)]
+
+
+def _rel_dice(q: frozenset[str], relation: str, tokenizer: Tokenizer, kind: str = "") -> float:
+    """Dice of the question with a relation label (and, answer-aware, the type of the entity it leads to)."""
+    return dice(q, tokens(f"{relation.replace('_', ' ')} {kind}", tokenizer))
 
 
 def score_graph(
@@ -72,12 +86,13 @@ def score_one_hop(
     per_seed = {seed: store.neighbors([seed]) for seed in dict.fromkeys(seeds)}  # like UNWIND $seeds
     names = kb.names({e for ts in per_seed.values() for t in ts for e in (t.head, t.tail)} | set(per_seed))
     scored = []
+    kinds = {e: (ent.type or "") if (ent := store.get(e)) else "" for e in names} if answer_aware else {}
     for seed, triples in per_seed.items():
         seed_dice = dice(q, tokens(names[seed], tokenizer))
         for t in triples:
             other = t.tail if t.head == seed else t.head
             nbr = dice(q, tokens(names[other], tokenizer))
-            total = seed_dice + _rel_dice(q, t.type, tokenizer)
+            total = seed_dice + _rel_dice(q, t.type, tokenizer, kinds.get(other, ""))
             s = total / 2.0 if answer_aware else (total + nbr) / 3.0
             scored.append((t, s, other, nbr))
     scored.sort(key=lambda x: (-x[1], -x[3]))
@@ -109,9 +124,8 @@ def _one_hop_in_memory(kb, store: InMemoryGraphStore, question, seeds, limit, to
     if not edges:
         return []
     seed_a, edge_a, nbr_a = np.concatenate(seed_idx), np.concatenate(edges), np.concatenate(nbrs).astype(np.int64)
-    rel_scores = np.array([_rel_dice(q, r, tokenizer) for r in store.relation_names])
     nbr_dice = table.scores(q, nbr_a)
-    total = table.scores(q, seed_a) + rel_scores[store.rels[edge_a]]
+    total = table.scores(q, seed_a) + _edge_rel_dice(kb, store, q, tokenizer, edge_a, nbr_a, answer_aware)
     score = total / 2.0 if answer_aware else (total + nbr_dice) / 3.0
     top = _top(score, nbr_dice if answer_aware else np.zeros(len(score)), limit)
     ents, rels = store.entities, store.relation_names
@@ -120,6 +134,17 @@ def _one_hop_in_memory(kb, store: InMemoryGraphStore, question, seeds, limit, to
          float(score[j]), ents[nbr_a[j]].id)
         for j in top
     ]
+
+
+def _edge_rel_dice(kb, store: InMemoryGraphStore, q, tokenizer, edge_a, nbr_a, answer_aware) -> np.ndarray:
+    """Each edge's relation term: Dice with its label, answer-aware with its label and the neighbour's type."""
+    rels = store.rels[edge_a].astype(np.int64)
+    if not answer_aware:
+        return np.array([_rel_dice(q, r, tokenizer) for r in store.relation_names])[rels]
+    kinds, kind_of = _kinds(kb)
+    pairs, inverse = np.unique(rels * len(kinds) + kind_of[nbr_a], return_inverse=True)
+    names = store.relation_names
+    return np.array([_rel_dice(q, names[p // len(kinds)], tokenizer, kinds[p % len(kinds)]) for p in pairs])[inverse]
 
 
 def _paths_in_memory(kb, store: InMemoryGraphStore, question, seeds, limit, tokenizer, hops, answer_aware):

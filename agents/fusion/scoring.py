@@ -9,9 +9,10 @@ Scoring choices (``FusionContext.scoring``):
 - ``rrf``: reciprocal-rank fusion, Σ 1 / (60 + rank) over the branches; the question's own
   entities last.
 - ``evidence`` (default): every item is scored by the fact that backs it as an answer, on one
-  Dice scale. A graph item by its answer-aware path score (:mod:`agents.fusion.paths`); a text
-  hit (dense, or a passage naming a seed) by the best fact its sentences state about a seed
-  (:func:`tools.dice.text_facts`). Hits stating no fact (bare entity names) follow in the
+  Dice scale. A graph item by its answer-aware path score (:mod:`agents.fusion.paths`: seed,
+  relation and the neighbour's type); a text hit (dense, or a passage naming a seed) by the best
+  fact its sentences state about a seed, the entities a sentence names standing as their types
+  (:func:`agents.fusion.facts.sentence_facts`). Hits stating no fact (bare entity names) follow in the
   order found; the entities the question names come last.
 
 Whatever the scoring, an item found by both branches carries the facts of both copies, and
@@ -23,8 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from agents.fusion.facts import sentence_facts
 from kb.base import KnowledgeBase
-from tools.dice import Tokenizer, phrase_pattern, text_facts, tokens
+from tools.dice import Tokenizer, phrase_pattern
 from tools.retrieval import mentions_in
 
 Scoring = Literal["evidence", "paper", "normalised", "rrf"]
@@ -155,13 +157,12 @@ def rank_by_evidence(
     subjects: dict[str, str], question: str, tokenizer: Tokenizer = "bigram",
 ) -> list[Candidate]:
     """Fact-backed items by fact score, then text hits stating no fact, then the question's entities."""
-    q = tokens(question, tokenizer)
     stated, bare = [], []
     for c in merge(text):
         about = kb.name(c.entity_id) if c.entity_id and c.kind != "entity" else ""
-        facts = text_facts(q, c.text, subjects, tokenizer, about)
+        facts = sentence_facts(kb, question, c.text, subjects, tokenizer, about)
         if facts:
-            stated.append(replace(c, score=facts[0][0], facts=[f[1] for f in facts[:3]]))
+            stated.append(replace(c, score=facts[0].score, facts=[f.sentence for f in facts[:3]]))
         else:
             bare.append(c)
     backed = _order(merge([*_biased(graph, epsilon), *stated]))
@@ -179,7 +180,6 @@ def answer_of(
     about a subject names besides the question's entities (the longest such mention). A bare
     entity name is no answer; nothing fact-backed gives no answer ("").
     """
-    q = tokens(question, tokenizer)
 
     def own(entity_id: str, name: str) -> bool:
         return entity_id in named or bool(name.strip()) and phrase_pattern(name).search(question) is not None
@@ -190,7 +190,7 @@ def answer_of(
                 return c.name
             continue
         about = kb.name(c.entity_id) if c.entity_id else ""
-        facts = c.facts or [f[1] for f in text_facts(q, c.text, subjects, tokenizer, about)[:1]]
+        facts = c.facts or [f.sentence for f in sentence_facts(kb, question, c.text, subjects, tokenizer, about)[:1]]
         names = [n for i in mentions_in(kb, facts[0]) if not own(i, n := kb.name(i))] if facts else []
         if names:
             return max(names, key=lambda n: len(n.split()))
