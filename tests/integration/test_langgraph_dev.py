@@ -103,7 +103,78 @@ def start_dev(work: Path, env_extra: dict | None = None, budget: str | None = No
 
 @pytest.fixture(scope="module")
 def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    yield from start_dev(tmp_path_factory.mktemp("langgraph-dev"))
+    """The dev server with an operator config: the sample KB, a KB never built ("missing") and a
+    model ("fast", a loopback fake that answers every call with "I cannot tell.")."""
+    from evals.probe_server import FakeLLM
+
+    fake = FakeLLM().start()
+    work = tmp_path_factory.mktemp("langgraph-dev")
+    config = work.parent / "dev-server.json"
+    config.write_text(json.dumps({"kbs": {"sample": "sample", "missing": str(work.parent / "never-built")},
+                                  "models": {"fast": {"spec": "openai:fake", "base_url": fake.url("fast")}}}),
+                      encoding="utf-8")
+    try:
+        yield from start_dev(work, {"HYBRIDRAG_SERVER_CONFIG": str(config)})
+    finally:
+        fake.close()
+
+
+def run_on_thread(url: str, thread: str, body: dict) -> dict:
+    r = httpx.post(f"{url}/threads/{thread}/runs/wait", json=body, timeout=RUN_TIMEOUT)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def new_thread(url: str) -> str:
+    return httpx.post(f"{url}/threads", json={}, timeout=30).json()["thread_id"]
+
+
+def test_a_thread_asked_twice_reports_only_the_second_question(dev_server):
+    thread = new_thread(dev_server)
+    body = {"assistant_id": "fusion", "context": {"kb": "sample"}}
+    first = run_on_thread(dev_server, thread, {**body, "input": {"question": QUESTION}})
+    second = run_on_thread(dev_server, thread, {**body, "input": {"question": "who directed Big"}})
+    fresh = run_on_thread(dev_server, new_thread(dev_server), {**body, "input": {"question": "who directed Big"}})
+    assert first["answer"] == "Robert Zemeckis" and second["answer"] == fresh["answer"]
+    assert second["trace"] == fresh["trace"], "the reused thread ran the question as a new thread does"
+    assert [s["node"] for s in second["trace"]] == ["retrieve_vectors", "expand_seeds", "fuse_results"]
+    state = httpx.get(f"{dev_server}/threads/{thread}/state", timeout=30).json()
+    assert state["values"]["trace"] == second["trace"]
+
+
+def test_approve_pauses_before_retrieval_and_resumes_with_the_edit(dev_server):
+    thread = new_thread(dev_server)
+    ctx = {"llm": "fast", "max_iterations": 1, "approve": True}
+    run_on_thread(dev_server, thread, {"assistant_id": "hybgrag", "input": {"question": QUESTION}, "context": ctx})
+    state = httpx.get(f"{dev_server}/threads/{thread}/state", timeout=30).json()
+    assert state["next"] == ["approve_action"], state
+    (pause,) = [i for task in state["tasks"] for i in task["interrupts"]]
+    assert pause["value"]["proposal"]["action"]["module"] == "text"  # the fake's reply: the router's fallback
+    out = run_on_thread(dev_server, thread, {"assistant_id": "hybgrag", "context": ctx,
+                                             "command": {"resume": {"action": {"relations": ["directed_by"]}}}})
+    nodes = [s["node"] for s in out["trace"]]
+    assert nodes[:3] == ["route_question", "approve_action", "retrieve_text"], nodes
+    assert out["trace"][1]["decision"] == "edited action" and out["trace"][1]["action"]["relations"] == ["directed_by"]
+
+
+def test_readme_sdk_snippet(dev_server, capsys):
+    """The README's Agent Server snippet, run as written against this server (its URL swapped in)."""
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)
+    (code,) = [b for b in blocks if "get_sync_client(" in b]
+    assert 'url="http://127.0.0.1:2024"' in code
+    exec(compile(code.replace("http://127.0.0.1:2024", dev_server), "README:Agent Server", "exec"), {})
+    out = capsys.readouterr().out
+    assert out == "Robert Zemeckis ['retrieve_vectors', 'expand_seeds', 'fuse_results']\n", out
+
+
+def test_a_kb_that_is_not_built_is_named_not_an_internal_error(dev_server):
+    body = {"assistant_id": "fusion", "input": {"question": QUESTION}, "context": {"kb": "missing"}}
+    out = httpx.post(f"{dev_server}/runs/wait", json=body, timeout=RUN_TIMEOUT).json()
+    error = json.dumps(out)
+    assert "kb: the 'missing' KB cannot be opened on this server (not built)" in error, out
+    assert "internal error" not in error.lower() and "never-built" not in error, "no server path, no blank error"
 
 
 def test_every_registered_graph_is_an_assistant_with_its_description(dev_server):

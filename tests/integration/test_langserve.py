@@ -177,6 +177,25 @@ def test_remote_runnable_client(server):
     assert chunks[-1]["node"] == "__end__" and chunks[-1]["output"]["answer"] == "Robert Zemeckis"
 
 
+def readme_block(containing: str) -> str:
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)
+    found = [b for b in blocks if containing in b]
+    assert len(found) == 1, f"README.md: {len(found)} python blocks contain {containing!r}"
+    return found[0]
+
+
+def test_readme_remote_runnable_round_trip(server, capsys):
+    """The README's RemoteRunnable snippet, run as written against this server (its port swapped in)."""
+    code = readme_block("RemoteRunnable(")
+    assert "http://127.0.0.1:8000/" in code
+    exec(compile(code.replace("http://127.0.0.1:8000/", f"{server}/"), "README:RemoteRunnable", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("Robert Zemeckis [") and lines[0].count("'") == 6, lines[0]  # answer + 3 names
+    assert lines[1:] == ["retrieve_vectors", "expand_seeds", "fuse_results", "__end__"], lines
+
+
 BAD_INPUTS = [
     ({"question": ""}, 422, "at least 1 character"),
     ({"question": "   "}, 422, "empty question"),

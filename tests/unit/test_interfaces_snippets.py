@@ -51,3 +51,31 @@ def test_docs_retrievers_examples_run(capsys):
     scope: dict = {}
     exec(compile(tool_block, "docs/retrievers.md", "exec"), scope)
     assert scope["tool"].invoke({"query": "who directed Forrest Gump"}).startswith("[kg ")
+
+
+def readme_block(containing: str) -> str:
+    """The README's ```python block that contains ``containing`` (exactly one)."""
+    found = [b for b in python_blocks(ROOT / "README.md") if containing in b]
+    assert len(found) == 1, f"README.md: {len(found)} python blocks contain {containing!r}"
+    return found[0]
+
+
+def test_readme_human_in_the_loop_snippet(capsys):
+    """The approval snippet runs as written; the one LLM it names is a scripted fake here."""
+    from fake_chat import ScriptedChatModel
+
+    from agents.hybgrag.roles import RouterAction, TopicEntity, Validation
+    from agents.llm.models import forget_model, register_model
+
+    hybrid = RouterAction(module="hybrid", entities=[TopicEntity(name="Big", type="movie")],
+                          relations=["directed_by"])
+    fake = ScriptedChatModel(script=[hybrid, Validation(reasoning="names the director", verdict="yes")])
+    register_model("local:smollm2", fake)
+    try:
+        exec(compile(readme_block("approve=True"), "README:human in the loop", "exec"), {})
+    finally:
+        forget_model("local:smollm2")
+    assert not fake.script, "the snippet did not reach the validator"
+    proposed, nodes = capsys.readouterr().out.splitlines()
+    assert proposed == "hybrid", "the pause shows the router's action"
+    assert nodes == str(["route_question", "approve_action", "retrieve_text", "validate_retrieval"])
