@@ -44,3 +44,29 @@ def test_verdict_names_each_metric_where_the_default_is_not_ahead():
     cells["graph-only"] = {"metrics": {**_cell(0.4)["metrics"], "hit@1": 0.5}}
     lines = verdict(cells, "hybrid-50")
     assert lines[-1] == "- hybrid-50: default vs graph-only: NOT ahead on Hit@1 0.500 vs 0.500."
+
+
+def test_render_is_one_section_with_the_command_the_split_and_every_table():
+    import argparse
+
+    from evals.fusion_ranking import COLUMNS, HEADING, HELD, ONE_HOP, TUNE, render
+
+    def cell(v):
+        return {"metrics": {k: v for k, _ in COLUMNS}, "n": 7, "command": "hybridrag eval ...",
+                "usage": {"latency_seconds": {"total": {"p50": 0.05}}}, "records_written": "2026-01-01 00:00 UTC"}
+
+    tuned: dict = {}
+    held: dict = {}
+    for d, configs in TUNE:
+        tuned.setdefault(d, {}).update({label: cell(0.5) for label in configs})
+    for d, configs in HELD:
+        held.setdefault(d, {}).update({label: cell(0.9 if label == "fusion default" else 0.4) for label in configs})
+    args = argparse.Namespace(limit=7, tune_limit=3, workers=1, resume=False)
+    info = {"date": "2026-01-01 00:10 UTC", "commit": "abc1234", "minutes": 12.5,
+            "machine": {"cores": 2, "cpu": "test cpu"}}
+    text = render(tuned, held, args, info)
+    assert text.startswith(HEADING + "\n") and sum(line.startswith("## ") for line in text.splitlines()) == 1
+    assert "`python -m evals.fusion_ranking --limit 7 --tune-limit 3 --workers 1`" in text
+    assert "took 12.5 min" in text and "`abc1234`" in text
+    assert all(f"#### {d}\n" in text for d, _ in HELD)
+    assert text.count("beats it on all five.") == 3 * len(ONE_HOP)
