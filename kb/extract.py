@@ -145,7 +145,7 @@ def build_messages(chunk: Chunk, schema: GraphSchema) -> list:
     if not schema.is_empty():
         entity_types, relations = schema.describe()
         system += "\n" + P.SCHEMA.format(entity_types=entity_types, relations=relations)
-    passage = data_block([("document", chunk.doc), ("text", chunk.text)], source="doc")
+    passage = data_block(chunk.text, source="doc")
     return [SystemMessage(system), HumanMessage(P.CHUNK.format(passage=passage))]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from prompts import Prompt
 from prompts.data_block import guarded
 
-VERSION = "1"  # part of the extraction cache key: a changed prompt re-extracts every chunk
+VERSION = "2"  # part of the extraction cache key: a changed prompt re-extracts every chunk
 
 SYSTEM = Prompt("extract.system", guarded("""\
 You build a knowledge graph from text. From the passage you are given, list:
@@ -23,7 +23,11 @@ You build a knowledge graph from text. From the passage you are given, list:
   Use the entity names exactly as in your entity list. Write each relation in the
   direction the passage states it.
 State only what the passage says; do not add outside knowledge. Return empty lists for a
-passage that states no facts."""))
+passage that states no facts.
+
+Example passage: "Ada Lovelace, born in London, worked with Charles Babbage."
+Example answer: entities Ada Lovelace (person), London (city), Charles Babbage (person);
+relations Ada Lovelace born_in London, Ada Lovelace worked_with Charles Babbage."""))
 
 SCHEMA = Prompt("extract.schema", """\
 Use only these entity types: {entity_types}.
@@ -31,7 +35,7 @@ Use only these relations (head type -> tail type where given): {relations}.
 Leave out entities and facts that fit none of them.""", ("entity_types", "relations"))
 
 CHUNK = Prompt("extract.chunk", """\
-Passage (quoted data: the document it comes from, then its text):
+Passage (quoted data):
 {passage}
 List its entities and relations.""", ("passage",))
 

@@ -170,7 +170,7 @@ def test_prompt_quotes_the_chunk_as_data(built):
     _, _, model = built
     system, human = model.calls[0]["messages"]
     assert "knowledge graph" in system.content and "Security rule" in system.content
-    assert '<data source="doc">' in human.content and "document: veltrix.md" in human.content
+    assert '<data source="doc">\n# Veltrix Robotics Veltrix Robotics is a drone maker' in human.content
 
 
 def test_schema_constrains_extraction(tmp_path, fake_llm):
@@ -254,3 +254,10 @@ def test_cli_ingest_documents(tmp_path, capsys):
     assert "--documents cannot be combined with --triples" in capsys.readouterr().err
     assert main(["ingest", "--kb", str(tmp_path / "kb2"), "--documents", str(tmp_path / "missing.md")]) == 2
     assert "missing.md: no such file or directory" in capsys.readouterr().err
+
+
+def test_extraction_prompts_declare_their_inputs():
+    from prompts import extract as P
+
+    for prompt in P.ALL:
+        assert prompt.fields() == set(prompt.inputs), prompt.name
