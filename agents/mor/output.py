@@ -50,8 +50,9 @@ def outputs(kb: KnowledgeBase, question: str, top: list[dict], topics: list[str]
     The answer is the name of the best entity that is not the question's own (:func:`answer_of`;
     retrieval, not generation; QA mode generates one instead).
 
-    Each candidate gives a ``kg`` evidence item (its traversal path) when structure reached it,
-    and a ``doc`` item (its text closest to the question).
+    Each candidate reached along edges gives an item with its traversal path (``kg`` when a graph
+    edge is on it, ``doc`` for textual edges only), and every candidate a ``doc`` item (its text
+    closest to the question).
     """
     qvec = question_vector(kb, question) if top else None
     ranked, evidence = [], []
@@ -60,9 +61,10 @@ def outputs(kb: KnowledgeBase, question: str, top: list[dict], topics: list[str]
         structural = any(s["via"] == "struct" for s in traj)
         ranked.append({"id": eid, "kind": "entity", "name": kb.name(eid), "score": c["score"],
                        "source": "kg" if structural else "doc"})
-        if structural:
-            evidence.append({"source": "kg", "id": eid, "text": verbalise_trajectory(kb, traj),
-                             "score": c["score"], "path": [s["edge"] for s in traj[1:]]})
+        if len(traj) > 1:  # reached along edges (graph edges, or textual ones: agents.mor.mentions)
+            evidence.append({"source": "kg" if structural else "doc", "id": eid,
+                             "text": verbalise_trajectory(kb, traj), "score": c["score"],
+                             "path": [s["edge"] for s in traj[1:]]})
         evidence.append({"source": "doc", "id": eid, "text": best_text(kb, qvec, eid), "score": c["score"],
                          "path": None})
     return {"answer": answer_of(ranked, question, topics), "ranked": ranked, "evidence": evidence}
@@ -73,7 +75,7 @@ def references_text(ranked: list[dict], evidence: list[dict], n: int = 5) -> str
     blocks = []
     for i, r in enumerate(ranked[:n], 1):
         fields = [("name", r["name"])]
-        fields += [("path" if e["source"] == "kg" else "text", e["text"][:TEXT_CHARS])
+        fields += [("path" if e["path"] else "text", e["text"][:TEXT_CHARS])
                    for e in evidence if e["id"] == r["id"]]
         blocks.append(data_block(fields, n=i, source=r["source"]))
     return "\n".join(blocks) or "(nothing retrieved)"
