@@ -192,6 +192,20 @@ def test_every_registered_graph_is_an_assistant_with_its_description(dev_server)
         assert all(p.get("description") for p in ctx.values()), "Studio shows these descriptions"
 
 
+def test_the_server_draws_each_method_with_labelled_branches(dev_server):
+    """/assistants/{id}/graph is the graph graphs/studio.py serves: every edge, each branch labelled."""
+    from graphs.studio import served_graph
+
+    for method in list_graphs():
+        drawn = httpx.get(f"{dev_server}/assistants/{method}/graph", timeout=30).json()
+        edges = {(e["source"], e["target"]): e for e in drawn["edges"]}
+        expected = served_graph(method).get_graph().edges
+        assert set(edges) == {(e.source, e.target) for e in expected}, method
+        for e in expected:
+            if e.conditional:
+                assert edges[(e.source, e.target)].get("data") == e.data and e.data, (method, e)
+
+
 def test_runs_wait_fusion_on_the_sample_kb(dev_server):
     body = {
         "assistant_id": "fusion",
