@@ -13,6 +13,9 @@ from graphs.server_config import ServerConfig
 
 MAX_QUESTION_CHARS = 2000
 OUTPUT_KEYS = ("answer", "ranked", "evidence", "trace", "usage")
+THREAD_ONLY = frozenset({"approve"})
+"""Settings that need a checkpointed thread (the Agent Server's): not offered by the LangServe app,
+whose runs are single requests with nothing to pause and resume."""
 
 
 class MethodOutput(BaseModel):
@@ -50,7 +53,7 @@ def client_fields(name: str, config: ServerConfig) -> list[tuple[str, type, str]
     out = []
     for f, t, default, desc in _context_fields(name):
         rule = RULES.get(f)
-        if rule is None:
+        if rule is None or f in THREAD_ONLY:
             continue
         if rule.kind == "kb":
             t = choices(config.kbs)

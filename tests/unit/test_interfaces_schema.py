@@ -93,6 +93,17 @@ def test_the_playground_page_embeds_schemas_without_nulls(client, method):
     assert '"default": null' not in json.dumps(config)
 
 
+@pytest.mark.parametrize("method", list_graphs())
+def test_approve_is_not_offered_where_nothing_can_pause(client, method):
+    """LangServe runs are single requests: no approve checkbox, and a client's approve is refused by name."""
+    schema = client.get(f"/{method}/input_schema").json()
+    settings = next(d for d in schema["$defs"].values() if d["title"].endswith("Settings"))["properties"]
+    assert "approve" not in settings
+    body = {"input": {"question": "who directed Big", "settings": {"approve": True}}}
+    r = client.post(f"/{method}/invoke", json=body)
+    assert r.status_code in (400, 422) and "approve" in r.text, r.text
+
+
 def test_configurable_from_the_playground_form_runs(client):
     body = {"input": {"question": "who directed Forrest Gump"},
             "config": {"configurable": {"top_k": 1}, "tags": [], "metadata": {}}}
