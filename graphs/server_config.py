@@ -121,16 +121,26 @@ def active_config() -> ServerConfig:
 def warm_up(config: ServerConfig) -> None:
     """Load what a served run needs before the first question: every named KB (one dense search
     loads its vector index and embedding model, one example lookup builds its solved-example
-    bank) and every named chat model."""
+    bank) and every named chat model. A KB or model that fails does not stop the others from
+    loading; the first failure is raised at the end (a KB's names it, never its directory)."""
     from agents.shots import bank_for
     from graphs.common import resolve_kb
 
+    failures: list[Exception] = []
     for directory in dict.fromkeys(config.kbs.values()):
-        kb = resolve_kb(SimpleNamespace(kb=directory))
-        kb.dense_search("warm-up", k=1)
-        bank_for(kb).nearest("warm-up", 1)
+        try:
+            kb = resolve_kb(SimpleNamespace(kb=directory))
+            kb.dense_search("warm-up", k=1)
+            bank_for(kb).nearest("warm-up", 1)
+        except Exception as exc:  # noqa: BLE001 - raised below, after the rest has loaded
+            failures.append(exc)
     if config.models:
         from agents.llm.models import load_chat_model
 
         for model in config.models.values():
-            load_chat_model(model.spec, model.base_url)
+            try:
+                load_chat_model(model.spec, model.base_url)
+            except Exception as exc:  # noqa: BLE001 - as above
+                failures.append(exc)
+    if failures:
+        raise failures[0]

@@ -62,3 +62,23 @@ def test_warm_up_loads_the_named_models():
 
     with pytest.raises(ModelConfigError, match="unknown local model 'nope'"):
         warm_up(ServerConfig(models={"x": ModelChoice("local:nope")}))
+
+
+def test_one_kb_that_fails_does_not_stop_the_rest_from_warming(monkeypatch):
+    import agents.llm.models as models
+    import graphs.common as common
+    from app.readiness import warm_up
+
+    opened, loaded, real = [], [], common.resolve_kb
+
+    def resolve(ctx):
+        opened.append(ctx.kb)
+        return real(ctx)
+
+    monkeypatch.setattr(common, "resolve_kb", resolve)
+    monkeypatch.setattr(models, "load_chat_model", lambda spec, base_url="": loaded.append(spec))
+    config = ServerConfig(kbs={"gone": "/nonexistent/kb", "sample": "sample"},
+                          models={"m": ModelChoice("openai:some-model")})
+    with pytest.raises(Exception, match="nonexistent|gone"):
+        warm_up(config)
+    assert opened == ["/nonexistent/kb", "sample"] and loaded == ["openai:some-model"]
