@@ -12,7 +12,7 @@ The hybrid module follows the router's relation path (:mod:`agents.hybgrag.paths
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -20,11 +20,27 @@ from langgraph.runtime import Runtime
 from agents.hybgrag import critic as critic
 from agents.hybgrag import roles as roles
 from agents.hybgrag.paths import action_key, next_hops, path_retrieve
-from agents.hybgrag.report import evidence_of, format_references, reference_dicts, render_trace  # noqa: F401
-from agents.hybgrag.retrieval import Retrieval, hybrid_retrieve, link_entity, text_retrieve
+from agents.hybgrag.report import (  # noqa: F401
+    evidence_of,
+    first_answer,
+    format_references,
+    own_last,
+    reference_dicts,
+    render_trace,
+)
+from agents.hybgrag.retrieval import Retrieval, hybrid_retrieve, link_action, text_retrieve
 from agents.hybgrag.shots import examples_for
+from agents.hybgrag.text_hops import has_passages
 from agents.llm.models import DEFAULT_LLM, load_chat_model
-from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
+from graphs.common import Context, InputState, OutputState, StructuredMethod, context_of, resolve_kb, timed, traced
+
+Examples = Literal["kb", "bundled"]
+Commentor = Literal["llm", "rules"]
+CHOICES = {"structured_method": StructuredMethod, "examples": Examples, "commentor": Commentor}
+ROUTING_ROUTES = {"hybrid": "retrieve_hybrid", "text": "retrieve_text"}  # labels in the drawing
+VALIDATION_ROUTES = {"accepted or out of iterations": END, "accepted: answer (QA mode)": "generate_answer",
+                     "rejected: corrective feedback": "comment_on_routing"}
+FEEDBACK_ROUTES = {"feedback to the router": "route_question"}
 
 
 @dataclass(kw_only=True)
@@ -39,7 +55,7 @@ class HybGRAGContext(Context):
     answer_llm: str = field(default="", metadata={"description": "Answer model (QA mode); empty for `llm`."})
     llm_base_url: str = field(default="", metadata={
         "description": "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); empty for none."})
-    structured_method: str = field(default="function_calling", metadata={
+    structured_method: StructuredMethod = field(default="function_calling", metadata={
         "description": "Structured output method: function_calling, json_schema or json_mode."})
     radius: int = field(default=0, metadata={
         "description": "Hybrid module hops: 0 follows the router's relation path (as many hops as relations, "
@@ -49,7 +65,7 @@ class HybGRAGContext(Context):
                             "relation through passages where the graph lacks the edge (KBs with passages)."})
     num_references: int = field(default=1, metadata={
         "description": "How many top references the validator sees (the paper shows one)."})
-    examples: str = field(default="kb", metadata={
+    examples: Examples = field(default="kb", metadata={
         "description": "Router and commentor examples: 'kb' (from the KB at hand's solved examples: the router's "
                        "nearest by masked question, the six error types made from them) or 'bundled' (the MetaQA "
                        "files prompts/examples/hybgrag_router.json and hybgrag_experience.json)."})
@@ -58,7 +74,7 @@ class HybGRAGContext(Context):
     num_few_shot: int = field(default=10, metadata={"description": "Router few-shot examples used."})
     validator_examples: int = field(default=2, metadata={
         "description": "Validator examples per entity type, drawn from the KB at hand (paper: 2); 0 for none."})
-    commentor: str = field(default="llm", metadata={"description": "Who writes the corrective feedback: 'llm' "
+    commentor: Commentor = field(default="llm", metadata={"description": "Who writes the corrective feedback: 'llm' "
                            "(the paper: the LLM commentor with the experience bank judges every rejection) or "
                            "'rules' (rules where the retrieval shows the error, the LLM commentor the rest)."})
     experience: str = field(default="", metadata={
@@ -66,6 +82,14 @@ class HybGRAGContext(Context):
     num_experiences: int = field(default=30, metadata={"description": "Experience-bank examples shown."})
     answer: bool = field(default=False, metadata={
         "description": "QA mode: generate a text answer from the accepted references."})
+
+    def __post_init__(self) -> None:
+        """Environment overrides, then one-line refusals of unknown choices."""
+        super().__post_init__()
+        for name, choice in CHOICES.items():
+            if getattr(self, name) not in get_args(choice):
+                raise ValueError(f"hybgrag {name} must be one of {', '.join(get_args(choice))}, "
+                                 f"not {getattr(self, name)!r}")
 
 
 class State(InputState, OutputState, total=False):
@@ -86,17 +110,6 @@ def _setup(runtime: Runtime[HybGRAGContext], role: str) -> tuple[HybGRAGContext,
     return ctx, resolve_kb(ctx), load_chat_model(getattr(ctx, f"{role}_llm") or ctx.llm, ctx.llm_base_url)
 
 
-def _link(kb: Any, action: dict) -> dict:
-    linked, unlinked = [], []
-    for e in action["entities"]:
-        ent = link_entity(kb, e["name"], e["type"])
-        if ent is None:
-            unlinked.append(e["name"])
-        else:
-            linked.append({"name": e["name"], "type": e["type"], "id": ent.id, "kb_type": ent.type})
-    return {**action, "linked": linked, "unlinked": unlinked}
-
-
 def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     """Router: extract topic entities and useful relations, choose a module, link entities."""
     ctx, kb, model = _setup(runtime, "router")
@@ -113,10 +126,11 @@ def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
         fallback = None
         if reply is None:  # the paper's fallback: plain text retrieval
             reply, fallback = roles.RouterAction(module="text"), "unparseable router output: text module"
-        action = _link(kb, roles.check_action(reply, kb.graph.schema()))
-    action["relational_kb"] = bool(kb.graph.schema().relation_types)
-    if action["module"] == "hybrid" and not (action["linked"] and action["relational_kb"]):
-        fallback = fallback or ("no topic entity linked" if action["relational_kb"] else "no KB relation") + ": text"
+        action = link_action(kb, roles.check_action(reply, kb.graph.schema()))
+    # a path to follow: the graph's relations, or (text-only KB) the router's phrases through passages
+    action["walkable"] = bool(kb.graph.schema().relation_types) or (bool(action["relations"]) and has_passages(kb))
+    if action["module"] == "hybrid" and not (action["linked"] and action["walkable"]):
+        fallback = fallback or ("no topic entity linked" if action["walkable"] else "no relation to follow") + ": text"
     step = traced("route_question", action["module"], iteration=t, module=action["module"],
                   entities=[f"{e['name']} ({e['type'] or 'unknown'})" for e in action["entities"]],
                   relations=action["relations"], linked=[e["id"] for e in action["linked"]],
@@ -126,15 +140,19 @@ def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
             "usage": {**calls, **usage}}
 
 
-def route_after_routing(state: State) -> Literal["retrieve_hybrid", "retrieve_text"]:
-    """Hybrid module when chosen, a topic entity linked and the KB has relations, else text."""
+def route_after_routing(state: State) -> Literal["hybrid", "text"]:
+    """Hybrid module when chosen, a topic entity linked and a path to follow, else text."""
     a = state["action"]
-    ok = a["module"] == "hybrid" and a["linked"] and a.get("relational_kb", True)
-    return "retrieve_hybrid" if ok else "retrieve_text"
+    return "hybrid" if a["module"] == "hybrid" and a["linked"] and a.get("walkable", True) else "text"
 
 
-def _outputs(kb: Any, res: Retrieval, t: int, **extra: Any) -> dict:
-    refs = reference_dicts(kb, res.references)
+def own_entities(state: State) -> set[str]:
+    """The question's own entities: the ids the router linked (never an answer)."""
+    return {e["id"] for e in state.get("action", {}).get("linked", [])}
+
+
+def _outputs(kb: Any, res: Retrieval, t: int, own: set[str], **extra: Any) -> dict:
+    refs = own_last(reference_dicts(kb, res.references), own)
     facts = {"module": res.module, "intersection": res.intersection, "ego_sizes": res.ego_sizes,
              "unused_relations": res.unused_relations, **extra}
     step = traced(f"retrieve_{res.module}", f"{len(refs)} references", iteration=t,
@@ -142,7 +160,8 @@ def _outputs(kb: Any, res: Retrieval, t: int, **extra: Any) -> dict:
                   hops=extra.get("hops"))
     return {"references": refs, "retrieval": facts, "evidence": evidence_of(refs), "trace": [step],
             "ranked": [{k: r[k] for k in ("id", "kind", "name", "score", "source")} for r in refs],
-            "answer": refs[0]["name"] if refs else ""}
+            "answer": first_answer(refs, own)}
+
 
 
 def retrieve_text(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
@@ -150,7 +169,7 @@ def retrieve_text(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     ctx = context_of(runtime, HybGRAGContext)
     kb, usage = resolve_kb(ctx), {}
     with timed("text_module", usage):
-        out = _outputs(kb, text_retrieve(kb, state["question"], ctx.top_k), state["iteration"])
+        out = _outputs(kb, text_retrieve(kb, state["question"], ctx.top_k), state["iteration"], own_entities(state))
     return {**out, "usage": usage}
 
 
@@ -163,12 +182,12 @@ def retrieve_hybrid(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
         ids, rels = list(dict.fromkeys(e["id"] for e in action["linked"])), action["relations"]
         if ctx.radius > 0:  # the paper's fixed radius
             res = hybrid_retrieve(kb, state["question"], ids, rels, ctx.radius, ctx.top_k)
-            out = _outputs(kb, res, state["iteration"], hops=ctx.radius)
+            out = _outputs(kb, res, state["iteration"], set(ids), hops=ctx.radius)
         else:
             key = action_key(ids, rels)
             hops = next_hops(state.get("retrieval"), key, rels, len(ids))
             res = path_retrieve(kb, state["question"], ids, rels, hops, ctx.top_k, ctx.text_hops)
-            out = _outputs(kb, res, state["iteration"], hops=hops, key=key)
+            out = _outputs(kb, res, state["iteration"], set(ids), hops=hops, key=key)
     return {**out, "usage": usage}
 
 
@@ -194,16 +213,19 @@ def route_after_validation(state: State, runtime: Runtime[HybGRAGContext]) -> st
     """Accept, or out of iterations: finish (answer first in QA mode); otherwise ask the commentor."""
     ctx = context_of(runtime, HybGRAGContext)
     if state["verdict"] == "yes" or state["iteration"] >= ctx.max_iterations:
-        return "generate_answer" if ctx.answer else END
-    return "comment_on_routing"
+        return "accepted: answer (QA mode)" if ctx.answer else "accepted or out of iterations"
+    return "rejected: corrective feedback"
+
+
+def route_after_comment(state: State) -> str:
+    """The commentor's feedback always goes back to the router (the corrective edge)."""
+    return "feedback to the router"
 
 
 def comment_on_routing(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     """Commentor: the LLM's corrective feedback, or (``commentor="rules"``) rules where they apply."""
     ctx, kb, model = _setup(runtime, "commentor")
     action, usage, calls, bank = state["action"], {}, {}, []
-    if ctx.commentor not in ("llm", "rules"):
-        raise ValueError(f"hybgrag commentor must be 'llm' or 'rules', got {ctx.commentor!r}")
     with timed("commentor", usage):
         diagnosis = critic.detect_situation(action, state["retrieval"]) if ctx.commentor == "rules" else None
         if diagnosis is None:
@@ -226,7 +248,7 @@ def generate_answer(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     refs, usage = state.get("references", [])[: max(ctx.num_references, 3)], {}
     with timed("answerer", usage):
         reply, calls = roles.answer(model, state["question"], format_references(refs), ctx.structured_method)
-    text = reply.answer if reply else (refs[0]["name"] if refs else "")
+    text = reply.answer if reply else first_answer(refs, own_entities(state))
     step = traced("generate_answer", roles.answer_decision(reply, calls), answer=text)
     return {"answer": text, "trace": [step], "usage": {**calls, **usage}}
 
@@ -239,12 +261,12 @@ builder.add_node(validate_retrieval)
 builder.add_node(comment_on_routing)
 builder.add_node(generate_answer)
 builder.add_edge(START, "route_question")  # every question starts at the router
-builder.add_conditional_edges("route_question", route_after_routing)  # module choice
+builder.add_conditional_edges("route_question", route_after_routing, ROUTING_ROUTES)  # module choice
 builder.add_edge("retrieve_text", "validate_retrieval")  # every retrieval is validated
 builder.add_edge("retrieve_hybrid", "validate_retrieval")
 builder.add_conditional_edges(  # accept / out of iterations → end, reject → commentor
-    "validate_retrieval", route_after_validation, ["comment_on_routing", "generate_answer", END])
-builder.add_edge("comment_on_routing", "route_question")  # feedback goes back to the router
+    "validate_retrieval", route_after_validation, VALIDATION_ROUTES)
+builder.add_conditional_edges("comment_on_routing", route_after_comment, FEEDBACK_ROUTES)  # the corrective edge
 builder.add_edge("generate_answer", END)  # QA mode ends with the answer
 
 graph = builder.compile(name="hybgrag")

@@ -14,7 +14,8 @@ You plan searches over a knowledge base made of a knowledge graph and text docum
 For a question, pick out its relational side: the topic entities it names and the graph
 relations that lead from them to the answer. Then pick the retrieval module.
 Rules:
-1. Every relation must be one of the given relation types, spelled exactly as listed.
+1. Every relation must be one of the given relation types, spelled exactly as listed; when
+   none are given, name each relation as a short phrase with words joined by "_".
 2. Every topic entity gets exactly one entity type from the given entity types.
 3. A topic entity is a specific named thing (a person, a title, a year, a language...).
    Descriptions, themes and qualities are textual aspects: leave them to the text ranking.
@@ -30,6 +31,9 @@ Now extract the topic entities and useful relations of this question, then choos
 Entity types: {entity_types}
 Relation types: {relation_types}
 Question: {question}""", ("examples", "entity_types", "relation_types", "question"))
+
+NO_RELATION_TYPES = ("(none: this knowledge base states its facts only in text; name each relation "
+                     "the question follows as a short phrase with words joined by \"_\", e.g. born_in)")
 
 ROUTER_REFLECT = Prompt("hybgrag.router_reflect", """\
 The reference retrieved with your last choice was rejected.

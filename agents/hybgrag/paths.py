@@ -85,7 +85,7 @@ def follow_path(kb: KnowledgeBase, topic: str, path: tuple[str, ...], text: bool
         steps = [(p, c, t) for t in kb.graph.neighbors(list(frontier), relations=[rel], direction="both")
                  for p, c in ((t.head, t.tail), (t.tail, t.head)) if p in frontier]
         if text:
-            steps += text_steps(kb, list(frontier)[:MAX_TEXT_FRONTIER], rel)
+            steps += text_steps(kb, list(frontier)[:MAX_TEXT_FRONTIER], rel, {p for p, _, _ in steps})
         for parent, child, t in steps:
             if child not in (parent, topic) and child not in nxt:
                 nxt[child] = [*frontier[parent], t]

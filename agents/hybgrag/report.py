@@ -10,6 +10,16 @@ from prompts.data_block import data_block
 TEXT_CHARS = 600  # characters of a reference's text shown to the validator and the answerer
 
 
+def own_last(refs: list[dict], own: set[str]) -> list[dict]:
+    """References with the question's own entities (``own`` ids) moved to the end."""
+    return [r for r in refs if r["id"] not in own] + [r for r in refs if r["id"] in own]
+
+
+def first_answer(refs: list[dict], own: set[str]) -> str:
+    """The name of the best reference that is not one of the question's own entities ("" if none)."""
+    return next((r["name"] for r in refs if r["id"] not in own), "")
+
+
 def format_references(refs: list[dict]) -> str:
     """References as quoted data: one numbered block each with its name, text and reasoning paths."""
     blocks = []

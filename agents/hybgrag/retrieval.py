@@ -53,6 +53,18 @@ def link_entity(kb: KnowledgeBase, name: str, etype: str | None = None) -> Entit
     return (typed or found)[0]
 
 
+def link_action(kb: KnowledgeBase, action: dict) -> dict:
+    """The action with ``linked`` (name, type, id, kb_type of each entity found) and ``unlinked`` names."""
+    linked, unlinked = [], []
+    for e in action["entities"]:
+        ent = link_entity(kb, e["name"], e["type"])
+        if ent is None:
+            unlinked.append(e["name"])
+        else:
+            linked.append({"name": e["name"], "type": e["type"], "id": ent.id, "kb_type": ent.type})
+    return {**action, "linked": linked, "unlinked": unlinked}
+
+
 def verbalise_path(kb: KnowledgeBase, start: str, path: list[Triple]) -> str:
     """Render ``topic → relation → ... → neighbour``; edges walked tail-to-head say (inverse)."""
     parts, node = [kb.name(start)], start

@@ -94,8 +94,8 @@ def router_first_messages(question: str, schema: Schema, examples: list[dict]) -
         [("question", ex["question"]), ("answer", _action_json(ex["entities"], ex["relations"], ex["module"]))],
         example=i)) for i, ex in enumerate(examples, 1))
     ents, rels = schema_prompt_parts(schema)
-    user = P.ROUTER_FIRST.format(examples=shots or "(none)", entity_types=ents, relation_types=rels,
-                                 question=question)
+    user = P.ROUTER_FIRST.format(examples=shots or "(none)", entity_types=ents,
+                                 relation_types=rels or P.NO_RELATION_TYPES, question=question)
     return [{"role": "system", "content": P.ROUTER_SYSTEM.template}, {"role": "user", "content": user}]
 
 
@@ -113,6 +113,10 @@ def _norm(text: str) -> str:
 def check_action(action: RouterAction, schema: Schema) -> dict:
     """Validate an action against the KB schema: unknown relations and types are dropped.
 
+    A KB whose schema has no relation types (every fact only in text) has nothing to check
+    relations against: the router's relations are kept as phrases (lower case, words joined
+    by ``_``), for the text hops to follow (:mod:`agents.hybgrag.text_hops`).
+
     Returns ``{"module", "entities": [{"name","type"}], "relations", "dropped_relations",
     "dropped_types"}``; an entity whose type is unknown keeps its name with type None.
     """
@@ -120,7 +124,10 @@ def check_action(action: RouterAction, schema: Schema) -> dict:
     rel_names = {_norm(r): r for r in schema.relation_types}
     relations, dropped_rel = [], []
     for r in action.relations:
-        (relations if _norm(r) in rel_names else dropped_rel).append(rel_names.get(_norm(r), r))
+        if not schema.relation_types and _norm(r).strip("_"):
+            relations.append(_norm(r).strip("_"))
+        else:
+            (relations if _norm(r) in rel_names else dropped_rel).append(rel_names.get(_norm(r), r))
     entities, dropped_types, seen = [], [], set()
     for e in action.entities:
         if not e.name.strip() or e.name.strip().lower() in seen:

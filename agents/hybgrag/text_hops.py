@@ -5,15 +5,23 @@ owner), a relation path breaks where an edge is missing from the graph. The hybr
 then also steps along the relation through the text, one sentence at a time:
 
 - forward: a sentence of a frontier entity's own passages names another entity;
-- backward: a passage found by lexical search for a frontier entity's name names it in a
-  sentence; the step goes to the passage's owner.
+- backward: a passage found by lexical search for a frontier entity's name mentions it in a
+  sentence (as a whole mention: "Heat" inside "The Heat of the Night" is not a mention of
+  Heat); the step goes to the passage's owner.
 
-A step is kept when the entity reached has a type the relation's schema gives for its other
-end and its sentence carries a word of the relation's name (its first five letters:
-"directed" for directed_by), so that a film's director is not taken for its writer. Without
-such a word (in_language: "X is in French") the type alone decides, but only for a relation
-that is the schema's only one between its two types. The step's triple is the relation with
-the ``TEXT`` mark, so reasoning paths show that it came from a passage.
+A relation is a name or a short phrase ("directed_by", "headquartered in"): on a KB whose
+schema has no relation types (every fact only in text) the router names relations in its own
+words and these hops are the only way along them. A step states the relation, and is kept,
+when it has *support*: one point per word of the relation that its sentence carries (a word
+is matched by its first five letters, a plural ``s`` dropped: "directed" for directed_by,
+"tagged" for has_tags), one point when the relation names the reached entity's type
+(in_language reaching a ``language``: "X is in French" carries no word of it). Of a frontier
+entity's text steps along one relation only those with the most support are kept, so an
+actor is not taken for a director, nor an IMDb rating for IMDb votes. Where the schema gives
+the relation's end types, the reached entity must also have one of them.
+
+The step's triple is the relation with the ``TEXT`` mark, so reasoning paths show that it
+came from a passage.
 """
 
 from __future__ import annotations
@@ -24,12 +32,15 @@ from functools import lru_cache
 from agents.hybgrag.retrieval import _doc_rows
 from kb.base import KnowledgeBase
 from kb.model import Triple
-from tools.retrieval import mentions_in
+from tools.retrieval import MAX_MENTION_WORDS
 
 TEXT = " (text)"
-SEARCH_K = 50  # passages looked at per frontier entity for backward steps
+SEARCH_K = 500  # passages looked at per frontier entity for backward steps (BM25 by its name)
 _SENTENCE = re.compile(r"(?<=[^\s.]{2}[.!?])\s+")  # not after an initial ("Albert S. Rogell")
-_STOP = {"by", "has", "in", "of", "the", "is", "to", "a", "an"}
+_STOP = {"by", "has", "have", "had", "in", "of", "the", "is", "was", "to", "a", "an", "at", "on", "for",
+         "from", "with", "and", "or", "be", "as"}
+_WORD = re.compile(r"[a-z0-9]+")
+_TOKEN = re.compile(r"[\w']+")
 
 
 @lru_cache(maxsize=8)
@@ -38,67 +49,119 @@ def has_passages(kb: KnowledgeBase) -> bool:
     return any(d.kind == "passage" for d in kb.docs)
 
 
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def relation_words(relation: str) -> list[str]:
+    """The words of a relation name or phrase, singular, without function words."""
+    return [_singular(w) for w in _WORD.findall(relation.lower().removesuffix(TEXT)) if w not in _STOP]
+
+
 def _stems(relation: str) -> list[str]:
-    return [w[:5] for w in relation.lower().split("_") if w and w not in _STOP]
+    return list(dict.fromkeys(w[:5] for w in relation_words(relation)))
 
 
-def _carries(sentence: str, stems: list[str]) -> bool:
+def carried(sentence: str, stems: list[str]) -> int:
+    """How many of the relation's word stems start a word of ``sentence``."""
     low = sentence.lower()
-    return any(re.search(rf"\b{re.escape(s)}", low) for s in stems)
+    return sum(1 for s in stems if re.search(rf"\b{re.escape(s)}", low))
 
 
-def _sole_link(kb: KnowledgeBase, relation: str) -> bool:
-    """Whether no other relation of the schema joins the same entity types."""
-    types = kb.graph.schema().relation_types
-    ends = {r: set(t.head_types) | set(t.tail_types) for r, t in types.items()}
-    return relation in ends and all(e != ends[relation] for r, e in ends.items() if r != relation)
+def named_types(kb: KnowledgeBase, relation: str) -> set[str]:
+    """Entity types of the KB that the relation names (in_language → language; has_tags → tag)."""
+    words = set(relation_words(relation))
+    return {t for t in kb.graph.schema().entity_types if _singular(t.lower()) in words}
 
 
-def _other_types(kb: KnowledgeBase, relation: str, own: str | None) -> set[str]:
+def _end_types(kb: KnowledgeBase, relation: str) -> set[str] | None:
+    """Types the schema gives the relation's ends; None when the schema does not know it."""
     rt = kb.graph.schema().relation_types.get(relation)
-    if rt is None:
-        return set()
-    ends = set(rt.head_types) | set(rt.tail_types)
-    return ends - {own} if len(ends) > 1 else ends
+    return None if rt is None else set(rt.head_types) | set(rt.tail_types)
 
 
-def _sentences_of(kb: KnowledgeBase, eid: str) -> list[tuple[str, str]]:
-    """(owner, sentence) of the frontier entity's own passages."""
+def sentences(text: str, keep: re.Pattern | None = None) -> list[str]:
+    """Sentences of ``text``, never cut inside a match of ``keep`` ("Mrs. Brown's Boys" stays whole)."""
+    spans = [m.span() for m in keep.finditer(text)] if keep else []
+    cuts = [m for m in _SENTENCE.finditer(text) if not any(a < m.start() < b for a, b in spans)]
+    bounds = [0, *(x for m in cuts for x in m.span()), len(text)]
+    return [text[bounds[i]:bounds[i + 1]] for i in range(0, len(bounds), 2) if bounds[i] < bounds[i + 1]]
+
+
+def _sentences_of(kb: KnowledgeBase, eid: str, own: re.Pattern) -> list[str]:
+    """Sentences of the frontier entity's own passages."""
     out = []
     for row in _doc_rows(kb).get(eid, []):
         d = kb.docs[row]
         if d.kind == "passage":
-            out += [(eid, s) for s in _SENTENCE.split(d.text) if s]
+            out += sentences(d.text, own)
     return out
+
+
+def mentions_in(kb: KnowledgeBase, text: str) -> list[str]:
+    """Entity ids named in ``text``, longest first, matched on the text as written, so names with
+    punctuation ("Craig E. Serling", "bd-r") are found; a shorter name inside a longer one is not."""
+    toks = list(_TOKEN.finditer(text))
+    taken, found = [False] * len(toks), []
+    for n in range(min(MAX_MENTION_WORDS, len(toks)), 0, -1):
+        for i in range(len(toks) - n + 1):
+            if any(taken[i:i + n]):
+                continue
+            start, end = toks[i].start(), toks[i + n - 1].end()
+            forms = [text[start:end], " ".join(t.group() for t in toks[i:i + n])]
+            if text[end:end + 1] == ".":
+                forms.insert(0, text[start:end + 1])  # a name ending in a dot ("Jr.")
+            ents = next((e for f in forms if (e := kb.graph.lookup(f))), [])
+            if ents:
+                found += [e.id for e in ents]
+                taken[i:i + n] = [True] * n
+    return list(dict.fromkeys(found))
+
+
+def _name_pattern(kb: KnowledgeBase, eid: str) -> re.Pattern:
+    return re.compile(rf"(?<!\w){re.escape(kb.name(eid))}(?!\w)", re.IGNORECASE)
 
 
 def _sentences_naming(kb: KnowledgeBase, eid: str) -> list[tuple[str, str]]:
-    """(owner, sentence) of other entities' passages that name the frontier entity."""
-    name = kb.name(eid)
-    pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)
-    out = []
-    for hit in kb.lexical_search(name, k=SEARCH_K, kind="passage"):
+    """(owner, sentence) of other entities' passages that mention the frontier entity."""
+    pattern, out = _name_pattern(kb, eid), []
+    for hit in kb.lexical_search(kb.name(eid), k=SEARCH_K, kind="passage"):
         owner = hit.doc.entity_id
         if owner and owner != eid:
-            out += [(owner, s) for s in _SENTENCE.split(hit.doc.text) if pattern.search(s)]
+            out += [(owner, s) for s in sentences(hit.doc.text, pattern) if pattern.search(s) and _mentions(kb, eid, s)]
     return out
 
 
-def text_steps(kb: KnowledgeBase, frontier: list[str], relation: str) -> list[tuple[str, str, Triple]]:
-    """(parent, child, marked triple) of the text steps along ``relation`` from ``frontier``."""
-    stems, out, sole = _stems(relation), [], _sole_link(kb, relation)
+def _mentions(kb: KnowledgeBase, eid: str, sentence: str) -> bool:
+    """Whether ``sentence`` mentions ``eid`` itself, not only inside a longer entity's name."""
+    found = mentions_in(kb, sentence)
+    name = kb.name(eid).lower()
+    return eid in found or not any(name in kb.name(o).lower() and o != eid for o in found)
+
+
+def text_steps(kb: KnowledgeBase, frontier: list[str], relation: str,
+               on_graph: frozenset[str] | set[str] = frozenset()) -> list[tuple[str, str, Triple]]:
+    """(parent, child, marked triple) of the text steps along ``relation`` from ``frontier``;
+    from an entity in ``on_graph`` (it has graph edges along the relation) a step's sentence must
+    carry a word of the relation (the type alone is too weak beside a stated edge)."""
+    stems, named, want, out = _stems(relation), named_types(kb, relation), _end_types(kb, relation), []
     for eid in frontier:
-        ent = kb.graph.get(eid)
-        want = _other_types(kb, relation, ent.type if ent else None)
-        found: list[tuple[str, bool, Triple]] = []
-        for owner, sentence in _sentences_of(kb, eid):
-            for child in mentions_in(kb, sentence):
-                c = kb.graph.get(child)
-                if child != eid and c is not None and c.type in want:
-                    found.append((child, _carries(sentence, stems), Triple(eid, relation + TEXT, child)))
+        found: list[tuple[str, int, Triple]] = []
+
+        def support(child: str, sentence: str) -> int:
+            c = kb.graph.get(child)
+            words = carried(sentence, stems)
+            if c is None or (want is not None and c.type not in want) or (eid in on_graph and not words):
+                return 0
+            return words + (c.type in named)
+
+        own = _name_pattern(kb, eid)
+        for sentence in _sentences_of(kb, eid, own):  # read around the entity's own name: no namesake, no part of it
+            for child in dict.fromkeys(c for part in own.split(sentence) for c in mentions_in(kb, part)):
+                if child != eid:
+                    found.append((child, support(child, sentence), Triple(eid, relation + TEXT, child)))
         for owner, sentence in _sentences_naming(kb, eid):
-            c = kb.graph.get(owner)
-            if c is not None and c.type in want:
-                found.append((owner, _carries(sentence, stems), Triple(owner, relation + TEXT, eid)))
-        out += [(eid, child, t) for child, strong, t in found if strong or sole]
+            found.append((owner, support(owner, sentence), Triple(owner, relation + TEXT, eid)))
+        best = max((s for _, s, _ in found), default=0)
+        out += [(eid, child, t) for child, s, t in found if s == best > 0]
     return out

@@ -79,7 +79,7 @@ def test_initials_do_not_end_a_sentence_and_a_sole_relation_needs_no_word(half_k
     assert [r.name for r in stars.references] == ["Tom Hanks"]
 
 
-def test_a_kb_without_relations_takes_the_text_module(tmp_path, fake_llm):
+def test_a_kb_without_relations_and_no_relation_phrase_takes_the_text_module(tmp_path, fake_llm):
     from kb.ingest import ingest
 
     ents = [{"id": "Big", "name": "Big", "type": "movie"}, {"id": "Penny Marshall", "name": "Penny Marshall",
@@ -94,4 +94,5 @@ def test_a_kb_without_relations_takes_the_text_module(tmp_path, fake_llm):
     ctx = HybGRAGContext(kb=str(tmp_path / "kb"), llm="fake:test")
     out = graph.invoke({"question": "who directed Big"}, context=ctx)
     [route] = [s for s in out["trace"] if s["node"] == "route_question"]
-    assert route["fallback"] == "no KB relation: text" and [s["node"] for s in out["trace"]][1] == "retrieve_text"
+    assert route["fallback"] == "no relation to follow: text"
+    assert [s["node"] for s in out["trace"]][1] == "retrieve_text"
