@@ -147,8 +147,8 @@ def render(tuned: dict, held: dict, args: argparse.Namespace, info: dict) -> str
     cmd += " --resume" if args.resume else ""
     took = f"; the whole command took {info['minutes']:.1f} min" if "minutes" in info else ""
     out = [HEADING, "", f"- Command: `{cmd}` (each cell's own `hybridrag eval` command is in its row){took}",
-           f"- Date: {ran}; commit: `{info['commit']}`; source files not in that commit at run time: "
-           f"{uncommitted()}; machine: {m['cores']} cores, {m['cpu']}, no GPU",
+           f"- Date: {ran}; commit: `{info['commit']}` (at the start); source files that differed from it then: "
+           f"{info.get('uncommitted', 'unknown')}; machine: {m['cores']} cores, {m['cpu']}, no GPU",
            "- Questions: MetaQA dev only (test splits never read), split by question id: SHA-1 of the id even → "
            "tune, odd → held-out. Choices were compared on the tune part (the first "
            f"{args.tune_limit} of a seeded shuffle (seed 0) of it per cell); every table under *Held-out* uses "
@@ -189,14 +189,15 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("limit", "tune_limit", "workers"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
-    t0 = dt.datetime.now(dt.UTC)
+    t0, info = dt.datetime.now(dt.UTC), provenance()  # the commit the run starts from
+    changed = uncommitted()
     tuned: dict[str, dict[str, dict]] = {}
     held: dict[str, dict[str, dict]] = {}
     for sink, plan, part in ((tuned, TUNE, "tune"), (held, HELD, "heldout")):
         for dataset, configs in plan:
             for label, overrides in configs.items():
                 sink.setdefault(dataset, {})[label] = run_cell(dataset, part, overrides, args)
-    info = {**provenance(), "minutes": (dt.datetime.now(dt.UTC) - t0).total_seconds() / 60}
+    info |= {"minutes": (dt.datetime.now(dt.UTC) - t0).total_seconds() / 60, "uncommitted": changed}
     write_section(args.out, render(tuned, held, args, info))
     sys.stderr.write(f"[fusion_ranking] wrote {args.out}\n")
     return 0

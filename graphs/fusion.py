@@ -8,13 +8,11 @@ docs/benchmarks_fusion.md; see :mod:`agents.fusion.scoring`).
 
 from __future__ import annotations
 
-import operator
-from dataclasses import dataclass, field
-from typing import Annotated, Literal, get_args
+from dataclasses import asdict, dataclass, field
+from typing import Literal, get_args
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from typing_extensions import TypedDict
 
 from agents.fusion.paths import MAX_HOPS, score_graph
 from agents.fusion.scoring import (
@@ -29,7 +27,7 @@ from agents.fusion.scoring import (
     seeded_passages,
     seeds_of,
 )
-from graphs.common import Context, InputState, OutputState, context_of, merge_usage, resolve_kb, timed, traced
+from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
 from tools.dice import Tokenizer
 from tools.retrieval import mentions_in
 
@@ -71,20 +69,23 @@ class FusionContext(Context):
         "entity once by its best path (for multi-hop questions; worse on one-hop questions).")})
 
 
-class State(TypedDict, total=False):
-    """Full state of one fusion run."""
+class State(InputState, OutputState, total=False):
+    """Full state of one fusion run. Candidates are kept as plain dicts (``Candidate`` fields), so a
+    checkpointed thread stores only JSON types."""
 
-    question: str
-    vector: list[Candidate]
-    graph: list[Candidate]
-    text: list[Candidate]
+    vector: list[dict]
+    graph: list[dict]
+    text: list[dict]
     seeds: list[str]
     named: list[str]
-    answer: str
-    ranked: list[dict]
-    evidence: list[dict]
-    trace: Annotated[list[dict], operator.add]
-    usage: Annotated[dict, merge_usage]
+
+
+def _plain(items: list[Candidate]) -> list[dict]:
+    return [asdict(c) for c in items]
+
+
+def _candidates(state: State, key: str) -> list[Candidate]:
+    return [Candidate(**c) for c in state.get(key, [])]
 
 
 CHOICES = {"mode": Mode, "tokenizer": Tokenizer, "scoring": Scoring}  # each choice field and its Literal
@@ -130,7 +131,7 @@ def retrieve_vectors(state: State, runtime: Runtime[FusionContext]) -> dict:
                 raise ValueError(f"unknown fusion mode {other!r}; use hybrid, vector, graph or bm25")
     step = traced("retrieve_vectors", f"{len(vec)} text hits, {len(seeds)} seed entities",
                   mode=ctx.mode, seeds=[kb.name(s) for s in seeds][:10], named=[kb.name(n) for n in named][:10])
-    return {"vector": vec, "seeds": seeds, "named": named, "trace": [step], "usage": usage}
+    return {"vector": _plain(vec), "seeds": seeds, "named": named, "trace": [step], "usage": usage}
 
 
 def expand_seeds(state: State, runtime: Runtime[FusionContext]) -> dict:
@@ -153,14 +154,14 @@ def expand_seeds(state: State, runtime: Runtime[FusionContext]) -> dict:
             graph.append(Candidate(n, "entity", names[n], s, "graph", fact, steps, n, [fact]))
     best = f"best {graph[0].text} ({graph[0].score:.3f})" if graph else "no triples"
     step = traced("expand_seeds", best, triples=len(graph), hops=ctx.hops, passages=len(text))
-    return {"graph": graph, "text": text, "trace": [step], "usage": usage}
+    return {"graph": _plain(graph), "text": _plain(text), "trace": [step], "usage": usage}
 
 
 def fuse_results(state: State, runtime: Runtime[FusionContext]) -> dict:
     """Merge both branches by the chosen scoring, answer from the best fact, keep the top K."""
     ctx = context_of(runtime, FusionContext)
     kb, q, usage = resolve_kb(ctx), state["question"], {}
-    vec, graph, named = state.get("vector", []), state.get("graph", []), set(state.get("named", []))
+    vec, graph, named = _candidates(state, "vector"), _candidates(state, "graph"), set(state.get("named", []))
     scoring = ctx.scoring if ctx.mode == "hybrid" else "paper"  # the baselines are the paper's
     with timed("fuse_results", usage):
         subjects = kb.names([*state.get("seeds", []), *named])
@@ -172,7 +173,7 @@ def fuse_results(state: State, runtime: Runtime[FusionContext]) -> dict:
             case "rrf":
                 pool = fuse_rrf(vec, graph, ctx.epsilon, None, named)
             case _:
-                text = [*vec, *state.get("text", [])]
+                text = [*vec, *_candidates(state, "text")]
                 pool = rank_by_evidence(kb, text, graph, ctx.epsilon, named, subjects, q, ctx.tokenizer)
         answer = answer_of(kb, q, pool, named, subjects, ctx.tokenizer)
         top = pool[: ctx.top_k]
