@@ -134,6 +134,10 @@ def with_approval(builder: Any, method: str) -> Any:
     if point is None:
         return builder
     after, node = point.after, point.node
+    missing = [k for k in point.keys if k not in builder.channels]
+    if after not in builder.nodes or missing:
+        raise ValueError(f"{method}: approval point after {after!r} showing {', '.join(point.keys)} "
+                         f"does not fit the graph (graphs/approval.py POINTS)")
     out = copy.copy(builder)
     out.nodes, out.compiled = dict(builder.nodes), False
     out.edges = {(node if start == after else start, end) for start, end in builder.edges}

@@ -3,6 +3,8 @@ decision; ``Command(resume=...)`` approves it or edits it, and the edited value 
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 from fake_chat import ScriptedChatModel
 from langgraph.checkpoint.memory import InMemorySaver
@@ -84,6 +86,23 @@ def test_approve_without_a_checkpointer_or_on_fusion_is_a_clear_error(tiny_kb):
 def test_a_bad_answer_names_the_problem(answer, message):
     with pytest.raises(ApprovalError, match=message):
         apply_answer({"action": {"module": "hybrid", "relations": []}}, answer, limit=40)
+
+
+@pytest.mark.parametrize("method", list(POINTS))
+def test_each_point_shows_state_keys_its_method_writes(method):
+    from graphs import get_builder as builder_of
+
+    point, builder = POINTS[method], importlib.import_module(f"graphs.{method}").builder
+    assert point.after in builder.nodes and set(point.keys) <= set(builder.channels)
+    assert builder_of(method).nodes.keys() - builder.nodes.keys() == {point.node}
+
+
+def test_a_point_that_does_not_fit_the_graph_is_named(monkeypatch):
+    from graphs.approval import ApprovalPoint, with_approval
+
+    monkeypatch.setitem(POINTS, "hybgrag", ApprovalPoint("route_questions", ("action",), "a renamed node"))
+    with pytest.raises(ValueError, match="^hybgrag: approval point after 'route_questions'"):
+        with_approval(importlib.import_module("graphs.hybgrag").builder, "hybgrag")
 
 
 @pytest.mark.parametrize("method", list_graphs())
