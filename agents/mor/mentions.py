@@ -11,10 +11,12 @@ sentence of one entity's texts names the other, in both directions:
 - backward: the entities of the layer's category whose texts name the node ("Tom Hanks starred
   in Big", read from Big's passage, links the person Tom Hanks to the movie Big); the texts are
   found through the BM25 index (every word of the node's name), at most ``max_rows`` of them,
-  best first, and a sentence counts only when it holds the node's name as a whole phrase.
+  best first, and a sentence counts only when it names the node itself, not a longer name that
+  holds it ("Me and Orson Welles" does not name Orson Welles).
 
-Sentences that state the hop's relation (a word starting with a root of the relation's name:
-"written" for ``written_by``, "tagged" for ``has_tags``) are preferred: when any of a node's
+Sentences that state the hop's relation (a word outside the names they hold starting with a root
+of the relation's name: "written" for ``written_by``, "tagged" for ``has_tags``; "tagged as
+directorial debut" does not state ``directed_by``) are preferred: when any of a node's
 linking sentences states it, only those count; otherwise all do. Names are matched longest
 first against all the KB's entity names (exact, case-insensitive), so a name inside a longer
 one ("Divine" inside the film "Divine Madness") is not a mention. An entity has one type in the
@@ -64,21 +66,28 @@ def _phrases(sentence: str, spans: list[tuple[int, int]], i: int, n: int) -> lis
                               if p))
 
 
-def names(kb: KnowledgeBase, sentence: str) -> list[list]:
-    """The entities ``sentence`` names, longest names first, no overlaps: one list of KB entities
-    (all sharing that name) per mention, in sentence order."""
+def read(kb: KnowledgeBase, sentence: str) -> tuple[list[list], str]:
+    """The entities ``sentence`` names, longest names first, no overlaps (one list of KB entities,
+    all sharing that name, per mention, in sentence order), and the sentence without them (where
+    a relation is stated: "tagged as directorial debut" does not state ``directed_by``)."""
     spans = [m.span() for m in _TOKEN.finditer(sentence)]
-    out, i = [], 0
+    out, rest, i = [], list(sentence), 0
     while i < len(spans):
         for n in range(min(MAX_NGRAM, len(spans) - i), 0, -1):
             hits = next((h for p in _phrases(sentence, spans, i, n) if (h := kb.graph.lookup(p))), [])
             if hits:
                 out.append(hits)
+                rest[spans[i][0]:spans[i + n - 1][1]] = " " * (spans[i + n - 1][1] - spans[i][0])
                 i += n
                 break
         else:
             i += 1
-    return out
+    return out, "".join(rest)
+
+
+def names(kb: KnowledgeBase, sentence: str) -> list[list]:
+    """The entities ``sentence`` names (:func:`read`)."""
+    return read(kb, sentence)[0]
 
 
 def _forward(kb: KnowledgeBase, parent: str, category: str, roots: set[str]) -> list[tuple[str, bool, bool]]:
@@ -86,8 +95,9 @@ def _forward(kb: KnowledgeBase, parent: str, category: str, roots: set[str]) -> 
     table, out = doc_table(kb), []
     for row in table.rows_of.get(parent, []):
         for sentence in _SENTENCE.split(kb.docs[row].text):
-            stated = states(sentence, roots)
-            mentions = [hits for hits in names(kb, sentence) if all(h.id != parent for h in hits)]
+            named, rest = read(kb, sentence)
+            stated = states(rest, roots)
+            mentions = [hits for hits in named if all(h.id != parent for h in hits)]
             typed = [next(h for h in hits if h.type == category) for hits in mentions
                      if any(h.type == category for h in hits)]
             if not typed and stated:  # a name playing the category in a sentence stating the relation
@@ -126,8 +136,11 @@ def _backward(kb: KnowledgeBase, parent: str, category: str, roots: set[str],
         if owner is None or owner == parent:
             continue
         for sentence in _SENTENCE.split(kb.docs[row].text):
-            if phrase.search(sentence) and any(h.id == parent for hits in names(kb, sentence) for h in hits):
-                out.append((owner, states(sentence, roots), False))
+            if not phrase.search(sentence):
+                continue
+            named, rest = read(kb, sentence)
+            if any(h.id == parent for hits in named for h in hits):
+                out.append((owner, states(rest, roots), False))
     return out
 
 

@@ -20,13 +20,14 @@ from graphs.mor import MoRContext, graph
 ENTITIES = [("Acme Corp", "company"), ("Globex", "company"), ("Initech", "company"), ("Phoenix", "company"),
             ("Hank Scorpio Fan Club", "company"), ("Wile Coyote", "person"), ("Wile", "person"),
             ("Hank Scorpio", "person"), ("Bill Lumbergh", "person"), ("Joseph H. Lewis", "person"),
-            ("Cypress Creek", "city"), ("Austin", "city"), ("Rocket Skates", "product")]
+            ("Cypress Creek", "city"), ("Austin", "city"), ("Rocket Skates", "product"),
+            ("Founders Edition", "product")]
 PASSAGES = {
     "Acme Corp": "Acme Corp was founded by Wile Coyote. Acme Corp is headquartered in Phoenix. "
                  "Acme Corp makes Rocket Skates.",
     "Globex": "Globex was founded by Hank Scorpio. Globex is headquartered in Cypress Creek.",
     "Initech": "Initech was founded by Bill Lumbergh. Initech is headquartered in Austin. "
-               "Hank Scorpio once visited Initech.",
+               "Hank Scorpio once visited Initech. Initech makes Founders Edition.",
     "Phoenix": "Phoenix was founded by Hank Scorpio. Phoenix was advised by Joseph H. Lewis.",
     "Hank Scorpio Fan Club": "Hank Scorpio Fan Club was founded by Wile Coyote.",
 }
@@ -74,6 +75,8 @@ def test_a_name_plays_the_hop_type_only_in_a_sentence_stating_the_relation(text_
     assert mentioned(kb, ["Acme Corp"], "city", ["headquartered_in"]) == {"Acme Corp": [("Phoenix", True)]}
     assert mentioned(kb, ["Globex"], "city", ["headquartered_in"]) == {"Globex": [("Cypress Creek", True)]}
     assert mentioned(kb, ["Acme Corp"], "city", ["located_near"]) == {}  # no stating sentence: types only
+    # "Founders" inside a product's name states no founding: the product does not play a person
+    assert mentioned(kb, ["Initech"], "person", ["founded_by"]) == {"Initech": [("Bill Lumbergh", True)]}
 
 
 def test_the_topic_is_linked_by_its_exact_name_when_matching_missed_it(text_kb):
