@@ -37,11 +37,18 @@ def run_document_ingest(args: argparse.Namespace) -> int:
     if mixed:
         raise ValueError(f"--documents cannot be combined with {', '.join(mixed)}: ingest those first, "
                          f"then add the documents to the same --kb")
-    report = ingest_documents(
-        args.kb, args.documents, chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap,
-        extract_llm=args.extract_llm, llm_base_url=args.llm_base_url, schema=args.schema,
-        structured_method=args.structured_method, merge_threshold=args.merge_threshold,
-        embeddings=args.embeddings, neo4j_uri=args.neo4j, falkordb_uri=args.falkordb, wait=args.wait)
+    from agents.llm.models import LLMUnavailableError
+    from kb.model import KBError
+
+    try:
+        report = ingest_documents(
+            args.kb, args.documents, chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap,
+            extract_llm=args.extract_llm, llm_base_url=args.llm_base_url, schema=args.schema,
+            structured_method=args.structured_method, merge_threshold=args.merge_threshold,
+            embeddings=args.embeddings, neo4j_uri=args.neo4j, falkordb_uri=args.falkordb, wait=args.wait)
+    except LLMUnavailableError as exc:
+        raise KBError(f"extraction stopped: {exc}; the chunks extracted so far are cached in "
+                      f"{args.kb}/.extract-cache, re-run to continue") from None
     if not report.added:
         print(f"KB {report.directory} unchanged: its {len(report.unchanged)} documents are already in it")
         return 0

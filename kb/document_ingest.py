@@ -160,6 +160,10 @@ def _ingest_locked(root, found, warnings, chunk_size, chunk_overlap, extract_llm
         return report
     chunked = _chunk_all(new_docs, chunk_size, chunk_overlap, progress)
     chunks = [c for doc in new_docs for c in chunked[doc.key]]
+    clash = sorted({c.id for c in chunks} & {p.id for p in existing.passages})
+    if clash:
+        raise DocumentError(f"the KB already has passages with the ids of new chunks (e.g. {clash[0]!r}); "
+                            f"rename the document")
     report.chunks = len(chunks)
     resolved, section = Resolved([], [], {}), {}
     if extract_llm is not None:

@@ -79,7 +79,8 @@ def find_documents(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], l
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+            files = sorted(p for p in path.rglob("*")
+                           if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts))
             usable = [p for p in files if p.suffix.lower() in LOADERS]
             if len(files) > len(usable):
                 warnings.append(f"{path}: skipped {len(files) - len(usable)} files that are not "

@@ -77,13 +77,10 @@ def in_chunk(name: str, text: str) -> bool:
     return f" {key} " in body or all(f" {w} " in body for w in words)
 
 
-def _entity_type(raw: str, schema: GraphSchema, dropped: Counter) -> str | None:
+def _entity_type(raw: str, schema: GraphSchema) -> str | None:
     """The stored type; None when the schema does not allow it (a relation may still type the entity)."""
     kind = label(raw) or "entity"
-    if schema.entity_types and kind not in schema.entity_types:
-        dropped["entity_type_not_in_schema"] += 1
-        return None
-    return kind
+    return None if schema.entity_types and kind not in schema.entity_types else kind
 
 
 def clean(chunk: Chunk, found: Extraction, schema: GraphSchema) -> ChunkFacts:
@@ -102,7 +99,7 @@ def clean(chunk: Chunk, found: Extraction, schema: GraphSchema) -> ChunkFacts:
                         if name_key(a) not in ("", key) and in_chunk(a, chunk.text))
         old = names.get(key, (ent.name.strip(), ()))
         names[key] = (old[0], tuple(dict.fromkeys(old[1] + aliases)))
-        types[key] = types.get(key) or _entity_type(ent.type, schema, dropped)
+        types[key] = types.get(key) or _entity_type(ent.type, schema)
     for rel in found.relations[:MAX_ITEMS]:
         relation, head, tail = label(rel.relation), name_key(rel.head), name_key(rel.tail)
         if not relation or (schema.relations and relation not in schema.relations):
@@ -124,6 +121,7 @@ def clean(chunk: Chunk, found: Extraction, schema: GraphSchema) -> ChunkFacts:
             continue
         facts.triples.append((head, relation, tail))
     untyped = {k for k in names if types.get(k) is None and schema.entity_types}
+    dropped["entity_type_not_in_schema"] += len(untyped)
     if untyped:
         kept = [t for t in facts.triples if t[0] not in untyped and t[2] not in untyped]
         dropped["relation_entity_off_schema"] += len(facts.triples) - len(kept)

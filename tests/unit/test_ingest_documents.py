@@ -191,7 +191,7 @@ def test_schema_constrains_extraction(tmp_path, fake_llm):
     types = {e.id: e.type for e in InMemoryGraphStore.load(tmp_path / "kb").entities}
     assert types == {"Ada Okafor": "person", "Veltrix Robotics": "organization"}, "typed by the relation's schema"
     left = report.extraction["left_out"]
-    assert left == {"entity_type_not_in_schema": 3, "relation_not_in_schema": 2}
+    assert left == {"entity_type_not_in_schema": 2, "relation_not_in_schema": 2}, "Lisbon and tea; 2 relations"
     assert manifest(tmp_path / "kb")["documents"]["extraction"]["schema"]["entity_types"] == ["person", "organization"]
 
 
@@ -261,3 +261,23 @@ def test_extraction_prompts_declare_their_inputs():
 
     for prompt in P.ALL:
         assert prompt.fields() == set(prompt.inputs), prompt.name
+
+
+def test_cli_reports_an_unreachable_extraction_server_in_one_line(tmp_path, fake_llm, capsys):
+    (tmp_path / "a.txt").write_text("Ada Okafor founded Veltrix Robotics.")
+    (tmp_path / "b.txt").write_text("Tomas Reyes designed the Kestrel.")
+    fake_llm(Extraction(entities=[ent("Ada Okafor", "person")]), ConnectionError("connection refused"))
+    argv = ["ingest", "--kb", str(tmp_path / "kb"), "--documents", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"),
+            "--extract-llm", "fake:test"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: extraction stopped: the language model's server failed: ConnectionError")
+    assert err[-1].endswith("/.extract-cache, re-run to continue") and len(list((tmp_path / "kb").rglob("*.json"))) == 1
+
+
+def test_hidden_folders_are_not_documents(tmp_path):
+    write_corpus(tmp_path / "d")
+    (tmp_path / "d" / ".git").mkdir()
+    (tmp_path / "d" / ".git" / "notes.txt").write_text("not a document")
+    docs, warnings = find_documents([tmp_path / "d"])
+    assert len(docs) == 4 and not warnings
