@@ -49,6 +49,7 @@ class LocalSentenceEmbeddings(Embeddings):
     One text (a query) is encoded by :class:`kb.bert_numpy.NumpyBert` when the folder is a
     BERT with mean pooling (same vector, no torch import: a fresh process answers in seconds,
     not after 15-25 s of imports); batches go through sentence-transformers, loaded on first use.
+    ``HYBRIDRAG_QUERY_ENCODER=torch`` sends single texts through sentence-transformers too.
     """
 
     def __init__(self, model_path: Path, batch_size: int = 64) -> None:
@@ -61,7 +62,10 @@ class LocalSentenceEmbeddings(Embeddings):
 
         self.path = Path(model_path)
         self.batch_size = batch_size
-        self._numpy_ok = supported(self.path)
+        choice = os.environ.get("HYBRIDRAG_QUERY_ENCODER", "numpy")
+        if choice not in ("numpy", "torch"):
+            raise KBError(f"HYBRIDRAG_QUERY_ENCODER must be numpy or torch, not {choice!r}")
+        self._numpy_ok = choice == "numpy" and supported(self.path)
         self._numpy: Any = None
         self._model: Any = None
         self._lock = threading.Lock()
