@@ -124,7 +124,7 @@ def traverse_route(task: RouteTask, runtime: Runtime[MoRContext]) -> dict:
             kb, task["question"], task["route"], seed_k=ctx.seed_k,
             layer_k=ctx.layer_k, matcher=ctx.text_matcher, max_frontier=ctx.max_frontier,
             layer_match="never" if ctx.retrieval == "structural" else ctx.layer_match,
-            structure=ctx.retrieval != "textual", text_edges=ctx.text_edges, mention_rows=ctx.mention_rows,
+            structure=ctx.retrieval != "textual", text_edges=ctx.text_edges, mention_rows=ctx.num_candidates,
             topic_rule=(lambda seeds: topic_entities(kb, task["route"], seeds))
             if ctx.ranking == "graph_first" else None)
     step = traced("traverse_route", f"route {task['index'] + 1}: {len(res['candidates'])} candidates",

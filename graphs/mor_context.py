@@ -52,10 +52,9 @@ class MoRContext(Context):
     text_edges: bool = _setting(True, "When a hop reaches nothing along edges, entities linked to the previous "
                                 "node by texts (its texts name them, or theirs name it) become neighbours "
                                 "(ours: facts held as passages); False: the paper.")
-    mention_rows: int = _setting(200, "Most texts naming a node read for one textual edge (ours; bounds "
-                                 "popular names).")
     max_frontier: int = _setting(5000, "Most candidates one layer keeps (ours; bounds hubs).")
-    num_candidates: int = _setting(100, "Candidates kept for reranking, by semantic score (ours).")
+    num_candidates: int = _setting(100, "Candidates kept for reranking, by semantic score; also the most texts "
+                                   "naming one node that a textual edge reads (ours).")
     fill_with_text: bool = _setting(True, "Top up lists shorter than top_k with text matches, ranked last.")
     ranking: Ranking = _setting("graph_first", "graph_first (ours): the route's topic entity is never a candidate "
                                 "and structurally reached candidates rank above text-only matches; paper: one pool.")
