@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kb.jsonl import read_rows
 from kb.kb_dir import CURRENT, resolve_build
 from kb.model import Entity, Schema, Subgraph, Triple
 from kb.store import Direction
@@ -196,8 +197,7 @@ class InMemoryGraphStore:
         if not len(heads) == len(rels) == len(tails):
             raise ValueError(f"graph.npz edge arrays differ in length ({len(heads)}, {len(rels)}, {len(tails)})")
         meta = json.loads((directory / "graph.json").read_text(encoding="utf-8"))
-        with open(directory / "entities.jsonl", encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f]
+        rows = read_rows(directory / "entities.jsonl")
         entities = [Entity(r[0], r[1], r[2], r[3], tuple(r[4])) for r in rows]
         n = len(entities)
         if len(heads) and max(int(heads.max()), int(tails.max())) >= n:

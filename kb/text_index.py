@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
+from kb.jsonl import read_rows
+
 # Exact search up to this many rows; HNSW (the paper's ChromaDB index type) beyond it.
 HNSW_THRESHOLD = 20_000
 HNSW_EF_SEARCH = 128
@@ -39,8 +41,7 @@ def _save_docs(docs: list[Doc], path: Path) -> None:
 
 def load_docs(path: Path) -> list[Doc]:
     """Read the document table written at ingest."""
-    with open(path, encoding="utf-8") as f:
-        return [Doc(*json.loads(line)) for line in f]
+    return [Doc(*row) for row in read_rows(path)]
 
 
 def _top(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
