@@ -25,6 +25,8 @@ def add_document_arguments(ing: argparse.ArgumentParser) -> None:
     g.add_argument("--structured-method", default="function_calling",
                    choices=["function_calling", "json_schema", "json_mode"],
                    help="how the extractor is asked for structured output")
+    g.add_argument("--extract-workers", type=int, default=1, metavar="N",
+                   help="extraction calls at a time (1-16; for remote models; default 1)")
     g.add_argument("--merge-threshold", type=float, default=0.92,
                    help="name similarity at which two extracted entities are merged (0.5-1.0)")
 
@@ -45,7 +47,8 @@ def run_document_ingest(args: argparse.Namespace) -> int:
             args.kb, args.documents, chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap,
             extract_llm=args.extract_llm, llm_base_url=args.llm_base_url, schema=args.schema,
             structured_method=args.structured_method, merge_threshold=args.merge_threshold,
-            embeddings=args.embeddings, neo4j_uri=args.neo4j, falkordb_uri=args.falkordb, wait=args.wait)
+            embeddings=args.embeddings, neo4j_uri=args.neo4j, falkordb_uri=args.falkordb, wait=args.wait,
+            workers=args.extract_workers)
     except LLMUnavailableError as exc:
         raise KBError(f"extraction stopped: {exc}; the chunks extracted so far are cached in "
                       f"{args.kb}/.extract-cache, re-run to continue") from None

@@ -99,22 +99,24 @@ def _chunk_all(docs: list[SourceDocument], size: int, overlap: int, progress: bo
 
 
 def _extract(root: Path, chunks: list[Chunk], existing: Existing, spec, base_url: str, schema_path,
-             method: str, threshold: float, progress: bool):
+             method: str, threshold: float, progress: bool, workers: int):
     """Extraction and resolution; returns (resolved graph, manifest section)."""
     from agents.llm.models import load_chat_model
-    from kb.extract import ExtractionCache, extract_chunks
+    from kb.extract import extract_chunks
+    from kb.extract_cache import ExtractionCache
     from kb.resolve import resolve
 
     schema = load_schema(schema_path)
     model = load_chat_model(spec, base_url)
     name = spec if isinstance(spec, str) else getattr(model, "model_name", None) or type(model).__name__
     cache = ExtractionCache(root / CACHE, f"{name}@{base_url}", method, schema)
-    run = extract_chunks(chunks, model, cache, schema, method, progress)
+    run = extract_chunks(chunks, model, cache, schema, method, progress, workers)
     resolved = resolve(run.facts, existing.entities, threshold)
     dropped = sum((f.dropped for f in run.facts), Counter())
     section = {"llm": name, "structured_method": method, "schema": None if schema.is_empty() else schema.to_dict(),
                "chunks_extracted": len(chunks) - run.reused - len(run.failed), "chunks_from_cache": run.reused,
-               "chunks_failed": run.failed, "usage": run.usage, "left_out": dict(dropped),
+               "chunks_failed": run.failed, "usage": run.usage, "usage_of_cached_replies": run.usage_cached,
+               "workers": workers, "left_out": dict(dropped),
                "entities_new": sum(1 for e in resolved.entities if e.id not in {x.id for x in existing.entities}),
                "triples": len(resolved.triples), "merges": dict(Counter(m["reason"] for m in resolved.merges)),
                "merge_threshold": threshold}
@@ -126,9 +128,14 @@ def ingest_documents(directory: str | Path, documents: Sequence[str | Path], *, 
                      schema: str | Path | None = None, structured_method: str = "function_calling",
                      merge_threshold: float = 0.92, embeddings: str = DEFAULT_EMBEDDINGS,
                      neo4j_uri: str | None = None, falkordb_uri: str | None = None, progress: bool = True,
-                     wait: float = 0) -> DocumentIngestReport:
-    """Add documents to the KB in ``directory`` (created when absent); see the module docstring."""
+                     wait: float = 0, workers: int = 1) -> DocumentIngestReport:
+    """Add documents to the KB in ``directory`` (created when absent); see the module docstring.
+
+    ``workers`` extraction calls run at a time (1 to 16; a local llama.cpp model still runs one at a time).
+    """
     check_chunking(chunk_size, chunk_overlap)
+    if not 1 <= workers <= 16:
+        raise ValueError(f"--extract-workers must be from 1 to 16, not {workers}")
     if schema is not None and extract_llm is None:
         raise KBError("--schema constrains graph extraction: give --extract-llm too")
     if not 0.5 <= merge_threshold <= 1.0:
@@ -142,14 +149,14 @@ def ingest_documents(directory: str | Path, documents: Sequence[str | Path], *, 
         with FileLock(str(root / LOCK), timeout=wait):
             return _ingest_locked(root, found, warnings, chunk_size, chunk_overlap, extract_llm, llm_base_url,
                                   schema, structured_method, merge_threshold, embeddings, neo4j_uri,
-                                  falkordb_uri, progress, wait)
+                                  falkordb_uri, progress, wait, workers)
     except Timeout:
         raise KBError(f"another document ingest is writing {root}; wait for it or pass --wait SECONDS") from None
 
 
 def _ingest_locked(root, found, warnings, chunk_size, chunk_overlap, extract_llm, llm_base_url, schema,
                    structured_method, merge_threshold, embeddings, neo4j_uri, falkordb_uri, progress,
-                   wait) -> DocumentIngestReport:
+                   wait, workers) -> DocumentIngestReport:
     from kb.ingest import ingest
     from kb.resolve import Resolved
 
@@ -168,7 +175,7 @@ def _ingest_locked(root, found, warnings, chunk_size, chunk_overlap, extract_llm
     resolved, section = Resolved([], [], {}), {}
     if extract_llm is not None:
         resolved, section = _extract(root, chunks, existing, extract_llm, llm_base_url, schema,
-                                     structured_method, merge_threshold, progress)
+                                     structured_method, merge_threshold, progress, workers)
         if section["chunks_failed"]:
             warnings.append(f"{len(section['chunks_failed'])} chunks gave no readable extraction and add no facts "
                             f"(e.g. {', '.join(section['chunks_failed'][:3])}); re-run to ask again")

@@ -4,27 +4,27 @@ Each chunk is sent to the extraction model through :func:`agents.llm.structured.
 (schema-checked, one retry, the configured structured-output method). The reply is cleaned
 (:func:`clean`): names must occur in the chunk, relations must fit the optional schema, and
 every item left out is counted by reason, never dropped silently. Replies are cached per chunk
-under the KB directory (keyed by chunk text, model, structured method, schema and prompt
-version), so a killed extraction continues where it stopped and an extended KB re-asks nothing.
+under the KB directory (:mod:`kb.extract_cache`), so a killed extraction continues where it
+stopped and an extended KB re-asks nothing.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import os
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 from tqdm import tqdm
 
 from kb.documents import Chunk
 from kb.extract_schema import GraphSchema, label
+
+if TYPE_CHECKING:
+    from kb.extract_cache import ExtractionCache
 
 log = logging.getLogger(__name__)
 MAX_ITEMS = 64  # entities, and relations, kept per chunk; the rest is counted as over_cap
@@ -147,70 +147,80 @@ def build_messages(chunk: Chunk, schema: GraphSchema) -> list:
     return [SystemMessage(system), HumanMessage(P.CHUNK.format(passage=passage))]
 
 
-class ExtractionCache:
-    """One JSON file per extracted chunk under ``<kb>/.extract-cache/``, written atomically."""
-
-    def __init__(self, folder: Path, model_name: str, method: str, schema: GraphSchema) -> None:
-        """Cache for one model, structured method and schema (all part of every key)."""
-        from prompts.extract import VERSION
-
-        self.folder = folder
-        self._salt = json.dumps([VERSION, model_name, method, schema.to_dict()], sort_keys=True)
-
-    def _path(self, chunk: Chunk) -> Path:
-        digest = hashlib.sha256(f"{self._salt}\n{chunk.text}".encode()).hexdigest()
-        return self.folder / digest[:2] / f"{digest}.json"
-
-    def get(self, chunk: Chunk) -> tuple[Extraction, dict] | None:
-        """The cached reply and its usage; None when absent or unreadable (then it is asked again)."""
-        try:
-            data = json.loads(self._path(chunk).read_text(encoding="utf-8"))
-            return Extraction.model_validate(data["extraction"]), data.get("usage", {})
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
-
-    def put(self, chunk: Chunk, found: Extraction, usage: dict) -> None:
-        """Store a reply (temporary file, then rename: a kill never leaves half a file)."""
-        path = self._path(chunk)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"chunk": chunk.id, "extraction": found.model_dump(), "usage": usage}),
-                       encoding="utf-8")
-        os.replace(tmp, path)
-
-
 @dataclass
 class ExtractionRun:
-    """Facts per chunk, this run's LLM usage, how many chunks came from the cache or failed."""
+    """Facts per chunk, LLM usage (this run's, and that of the cached replies it reused), failed chunks."""
 
     facts: list[ChunkFacts]
     usage: dict
+    usage_cached: dict = field(default_factory=dict)
     reused: int = 0
     failed: list[str] = field(default_factory=list)
 
 
+MAX_WORKERS = 16
+
+
+def _ask(model, chunk: Chunk, schema: GraphSchema, method: str) -> tuple[Extraction | None, dict]:
+    from agents.llm.structured import call_structured
+
+    return call_structured(model, Extraction, build_messages(chunk, schema), role="extractor", method=method)
+
+
 def extract_chunks(chunks: Sequence[Chunk], model, cache: ExtractionCache, schema: GraphSchema,
-                   method: str = "function_calling", progress: bool = True) -> ExtractionRun:
-    """Extract every chunk (cached ones are not asked again); an unreachable model stops the run.
+                   method: str = "function_calling", progress: bool = True, workers: int = 1) -> ExtractionRun:
+    """Extract every chunk (cached ones are not asked again), ``workers`` calls at a time (1 to 16).
 
-    A chunk whose replies could not be parsed is counted in ``failed`` and not cached, so the
-    next run asks again.
+    Each reply is cached as it arrives, so an unreachable model (which stops the run) or a kill
+    loses no finished chunk. A chunk whose replies could not be parsed is counted in ``failed``
+    and not cached, so the next run asks again. Facts come back in chunk order.
     """
-    from agents.llm.structured import add_usage, call_structured
+    from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, ThreadPoolExecutor, wait
 
+    from agents.llm.structured import add_usage
+
+    if not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"extraction workers must be from 1 to {MAX_WORKERS}, not {workers}")
     run = ExtractionRun([], {})
-    for chunk in tqdm(chunks, desc="extracting", unit=" chunks", disable=not progress):
+    found: dict[int, Extraction] = {}
+    todo: list[int] = []
+    failed: list[int] = []
+    for i, chunk in enumerate(chunks):
         hit = cache.get(chunk)
-        if hit is not None:
-            run.reused += 1
-            found = hit[0]
+        if hit is None:
+            todo.append(i)
         else:
-            found, usage = call_structured(model, Extraction, build_messages(chunk, schema), role="extractor",
-                                           method=method)
-            run.usage = add_usage(run.usage, usage)
-            if found is None:
-                run.failed.append(chunk.id)
-                continue
-            cache.put(chunk, found, usage)
-        run.facts.append(clean(chunk, found, schema))
+            found[i] = hit[0]
+            run.reused += 1
+            run.usage_cached = add_usage(run.usage_cached, hit[1])
+    bar = tqdm(total=len(chunks), initial=run.reused, desc="extracting", unit=" chunks", disable=not progress)
+    queue, running, error = iter(todo), {}, None
+
+    def finish(fut, i: int) -> BaseException | None:
+        """Record one finished call (cached at once); return its exception, if any."""
+        if fut.exception() is not None:
+            return fut.exception()
+        reply, usage = fut.result()
+        run.usage = add_usage(run.usage, usage)
+        bar.update(1)
+        if reply is None:
+            failed.append(i)
+        else:
+            cache.put(chunks[i], reply, usage)
+            found[i] = reply
+        return None
+
+    with bar, ThreadPoolExecutor(max_workers=workers) as pool:
+        for _ in range(len(todo) + 1):  # each round finishes at least one call
+            while error is None and len(running) < workers and (i := next(queue, None)) is not None:
+                running[pool.submit(_ask, model, chunks[i], schema, method)] = i
+            if not running:
+                break
+            done, _ = wait(running, return_when=FIRST_COMPLETED if error is None else ALL_COMPLETED)
+            for fut in done:  # successes are cached even when a sibling call failed
+                error = finish(fut, running.pop(fut)) or error
+        if error is not None:  # no new call once one failed; the calls under way were finished above
+            raise error
+    run.failed = [chunks[i].id for i in sorted(failed)]
+    run.facts = [clean(chunks[i], found[i], schema) for i in sorted(found)]
     return run

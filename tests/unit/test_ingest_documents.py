@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from fake_chat import ScriptedChatModel
 from ingest_documents_corpus import EXTRACTIONS, FILES, LISBON_PDF_LINES, Extraction, ent, rel, tiny_pdf, write_corpus
 
 from agents.llm.models import LLMUnavailableError, ModelConfigError
@@ -207,6 +208,7 @@ def test_killed_extraction_resumes_from_the_cache(tmp_path, fake_llm):
     assert "Kestrel is a survey drone" not in str(second.calls[0]["messages"])
     assert report.extraction["chunks_from_cache"] == 2 and report.extraction["chunks_extracted"] == 2
     assert report.extraction["usage"]["llm_calls"] == 2 and report.counts["passages"] == 4
+    assert report.extraction["usage_of_cached_replies"]["llm_calls"] == 2, "the killed run's cost is kept"
 
 
 def test_unreadable_replies_are_counted_not_cached(tmp_path, fake_llm):
@@ -281,3 +283,31 @@ def test_hidden_folders_are_not_documents(tmp_path):
     (tmp_path / "d" / ".git" / "notes.txt").write_text("not a document")
     docs, warnings = find_documents([tmp_path / "d"])
     assert len(docs) == 4 and not warnings
+
+
+class ByChunk(ScriptedChatModel):
+    """Fake model replying by the chunk's content (any call order), for concurrent extraction."""
+
+    def _next(self, messages, schema):
+        self.calls.append({"messages": messages, "schema": schema.__name__ if schema else None})
+        text = str(messages[-1].content)
+        [reply] = [EXTRACTIONS[i] for i, key in enumerate(("drone maker", "survey drone", "Porto", "capital of"))
+                   if key in text]
+        return reply
+
+
+def test_concurrent_extraction_gives_the_same_graph(built, tmp_path):
+    from agents.llm.models import forget_model, register_model
+
+    src = write_corpus(tmp_path / "docs")
+    model = ByChunk()
+    register_model("fake:by-chunk", model)
+    try:
+        report = ingest_documents(tmp_path / "kb", src, extract_llm="fake:by-chunk", workers=3, progress=False)
+    finally:
+        forget_model("fake:by-chunk")
+    assert len(model.calls) == 4 and report.extraction["workers"] == 3
+    one_worker = {(t.head, t.type, t.tail): c for t, c in Provenance.load(built[0]).triples.items()}
+    assert {(t.head, t.type, t.tail): c for t, c in Provenance.load(tmp_path / "kb").triples.items()} == one_worker
+    with pytest.raises(ValueError, match="--extract-workers must be from 1 to 16, not 0"):
+        ingest_documents(tmp_path / "kb", src, extract_llm="fake:by-chunk", workers=0)
