@@ -190,7 +190,7 @@ def _ingest_locked(root, found, warnings, chunk_size, chunk_overlap, extract_llm
     passages = [*existing.passages, *(Passage(c.id, c.text, None) for c in chunks)]
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     doc_rows = [*existing.documents, *({"key": d.key, "path": str(d.path.resolve()), "kind": d.kind,
-                                        "sha256": d.sha256, "chunk_ids": [c.id for c in chunked[d.key]],
+                                        "sha256": d.sha256, "chunks": [_where(c) for c in chunked[d.key]],
                                         "added": stamp} for d in new_docs)]
     merges = [*existing.merges, *({**m, "added": stamp} for m in resolved.merges)]
     names = {e.id: e.name for e in entities}
@@ -199,7 +199,7 @@ def _ingest_locked(root, found, warnings, chunk_size, chunk_overlap, extract_llm
         write_jsonl(build / DOCUMENTS, doc_rows)
         write_jsonl(build / PROVENANCE, provenance_rows(provenance, names))
         write_jsonl(build / MERGES, merges)
-        return {"documents": {"count": len(doc_rows), "chunks": sum(len(d["chunk_ids"]) for d in doc_rows),
+        return {"documents": {"count": len(doc_rows), "chunks": sum(len(d["chunks"]) for d in doc_rows),
                               "chunk_size": chunk_size, "chunk_overlap": chunk_overlap,
                               "added": report.added, "unchanged": same, "warnings": warnings,
                               "extraction": section}}
@@ -214,6 +214,11 @@ def _ingest_locked(root, found, warnings, chunk_size, chunk_overlap, extract_llm
     for w in warnings:
         log.warning(w)
     return report
+
+
+def _where(chunk: Chunk) -> dict:
+    """A chunk's place in its document (``page`` for PDF, ``start`` character offset)."""
+    return {"id": chunk.id, "page": chunk.page, "start": chunk.start}
 
 
 def _stage(root: Path, entities: list[Entity], triples: list[Triple], passages: list[Passage]) -> Path:

@@ -2,7 +2,8 @@
 
 A build made from documents holds, beside the graph and indexes:
 
-- ``documents.jsonl``: one row per document (key, path, kind, sha256, chunk count, build);
+- ``documents.jsonl``: one row per document (key, path, kind, sha256, when it was added, and its
+  chunks: ``{"id", "page", "start"}``, page for PDF, start a character offset in the page or text);
 - ``provenance.jsonl``: one row per extracted triple, ``{"head", "relation", "tail",
   "head_name", "tail_name", "chunks": [chunk ids]}``;
 - ``merges.jsonl``: one row per entity-resolution decision (:mod:`kb.resolve`).
@@ -55,7 +56,12 @@ class Provenance:
 
     triples: dict[Triple, list[str]] = field(default_factory=dict)
     by_names: dict[tuple[str, str, str], list[str]] = field(default_factory=dict)
-    chunks: set[str] = field(default_factory=set)
+    places: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def chunks(self) -> set[str]:
+        """Ids of every chunk of the KB's documents."""
+        return set(self.places)
 
     @classmethod
     def load(cls, build: str | Path) -> Provenance:
@@ -71,8 +77,17 @@ class Provenance:
             out.triples[t] = list(row["chunks"])
             out.by_names[(name_key(row["head_name"]), label(row["relation"]), name_key(row["tail_name"]))] = t
         out.by_names = {k: out.triples[t] for k, t in out.by_names.items()}
-        out.chunks = {c for row in read_jsonl(path / DOCUMENTS) for c in row.get("chunk_ids", [])}
+        out.places = {c["id"]: {"document": row["key"], "path": row["path"], "page": c.get("page"),
+                                "start": c.get("start")}
+                      for row in read_jsonl(path / DOCUMENTS) for c in row.get("chunks", [])}
         return out
+
+    def where(self, chunk_id: str) -> dict:
+        """Where a chunk is: ``{"document", "path", "page", "start"}``; KeyError for an unknown id."""
+        try:
+            return dict(self.places[chunk_id])
+        except KeyError:
+            raise KeyError(f"no chunk {chunk_id!r} in this KB's documents") from None
 
     def fact_chunks(self, head: str, relation: str, tail: str) -> list[str]:
         """Chunks of a fact given by names (either direction of an ``(inverse)`` reading)."""
@@ -93,7 +108,7 @@ class Provenance:
         Graph facts are read as the methods write them: ``A → r → B`` (hops chained, ``(inverse)``
         read backwards) and ``{A} ← r ← {B, C}`` (sets of names, the arrow giving the direction).
         """
-        if evidence.get("id") in self.chunks:
+        if evidence.get("id") in self.places:
             return [evidence["id"]]
         found: list[str] = []
         lines = [evidence.get("text", ""), *(p for p in evidence.get("path") or [] if isinstance(p, str))]

@@ -139,7 +139,11 @@ def test_extraction_merge_graph_with_provenance(built):
     assert graph_triples == {(t.head, t.type, t.tail) for t in prov.triples}, "every graph triple has provenance"
     docs = {d["key"]: d for d in read_jsonl(resolve_build(kb).path / "documents.jsonl")}
     for chunks in prov.triples.values():
-        assert chunks and all(c in docs[c.split("#")[0]]["chunk_ids"] for c in chunks)
+        assert chunks and all(c in [x["id"] for x in docs[c.split("#")[0]]["chunks"]] for c in chunks)
+    assert prov.where("lisbon.pdf#0") == {"document": "lisbon.pdf", "path": docs["lisbon.pdf"]["path"], "page": 0,
+                                          "start": 0}
+    with pytest.raises(KeyError, match="no chunk 'nope#0'"):
+        prov.where("nope#0")
     # the fact's chunk states it: an evidence line maps back to the chunk
     ev = {"source": "kg", "id": "Ada Okafor", "text": "Veltrix Robotics → founded by → Ada Okafor", "path": []}
     assert prov.source_chunks(ev) == ["veltrix.md#0"]
