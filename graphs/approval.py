@@ -12,9 +12,7 @@ includes these nodes) compiled with a checkpointer, or the Agent Server / LangGr
 
 from __future__ import annotations
 
-import copy
 import json
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +20,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from graphs.common import context_of, traced
+from graphs.rewire import insert_after
 
 
 @dataclass(frozen=True)
@@ -138,13 +137,4 @@ def with_approval(builder: Any, method: str) -> Any:
     if after not in builder.nodes or missing:
         raise ValueError(f"{method}: approval point after {after!r} showing {', '.join(point.keys)} "
                          f"does not fit the graph (graphs/approval.py POINTS)")
-    out = copy.copy(builder)
-    out.nodes, out.compiled = dict(builder.nodes), False
-    out.edges = {(node if start == after else start, end) for start, end in builder.edges}
-    out.waiting_edges = {(tuple(node if s == after else s for s in starts), end)
-                         for starts, end in builder.waiting_edges}
-    out.branches = defaultdict(dict, {node if start == after else start: dict(spec)
-                                      for start, spec in builder.branches.items()})
-    out.add_node(node, approval_node(method, point))
-    out.add_edge(after, node)  # the decision goes to a human (when approve=True) before its edges run
-    return out
+    return insert_after(builder, after, node, approval_node(method, point))

@@ -13,7 +13,6 @@ from typing import Annotated, Any, Literal
 
 from typing_extensions import TypedDict
 
-from graphs.threads import PerQuestion
 from kb.base import KnowledgeBase, open_kb
 
 
@@ -28,12 +27,6 @@ def merge_usage(left: dict | None, right: dict | None) -> dict:
     return out
 
 
-Trace = Annotated[list[dict], PerQuestion(list, operator.add)]
-"""The trace key of a state: steps appended by each node; a new question on a thread starts it over."""
-Usage = Annotated[dict, PerQuestion(dict, merge_usage)]
-"""The usage key of a state: counters summed by ``merge_usage``; a new question starts them over."""
-
-
 class InputState(TypedDict):
     """What a user sends: the question."""
 
@@ -46,8 +39,8 @@ class OutputState(TypedDict, total=False):
     answer: str
     ranked: list[dict]
     evidence: list[dict]
-    trace: Trace
-    usage: Usage
+    trace: Annotated[list[dict], operator.add]
+    usage: Annotated[dict, merge_usage]
 
 
 def _env(name: str) -> str | None:

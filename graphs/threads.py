@@ -1,114 +1,72 @@
-"""State that belongs to one question, on a checkpointed thread that is asked many.
+"""One question per run, on a checkpointed thread that is asked many.
 
 With a checkpointer (Studio, the Agent Server, ``builder.compile(checkpointer=...)``) a thread
-keeps its state between runs: a reducer such as ``operator.add`` would keep appending the second
-question's trace steps to the first's, and a loop counter would start where the first question's
-loop stopped. LangGraph tells a channel when a run finishes (``finish()``, not called when a run
-pauses at an ``interrupt()``), so:
+keeps its state between runs: ``trace`` (``operator.add``) would keep appending the second
+question's steps to the first's, and a loop counter would start where the first question's loop
+stopped. :func:`per_question` gives a copy of a method's builder that starts each new question
+clean: a ``start_question`` node right after START writes :data:`NEW_QUESTION` to every key but
+the question, and the channels of those keys take that write as "empty again". A run resumed
+from a checkpoint (an ``interrupt()`` answered, a forked thread) does not pass START, so it keeps
+its state. ``graphs.get_builder`` and the Agent Server's graphs are built this way.
 
-- :class:`PerQuestion` (``trace`` and ``usage``, through ``graphs.common.OutputState``) keeps the
-  finished run's value for the thread to show, and starts over with the next question's first write;
-- :class:`ScratchValue` / :class:`ScratchAggregate` (a method's working keys) drop their value
-  when the run finishes, so the next question's nodes start from an empty state;
-- :func:`per_question` gives a builder whose channels are these (``graphs.get_builder`` and the
-  Agent Server's graphs use it).
-
-The "finished" mark travels in the checkpoint as a one-key dict (``{FINISHED: value}``), so a
-thread read back by another process (the Agent Server's workers) still starts over.
+The reset is a node, not a channel's reaction to a finished run: LangGraph also tells channels
+"finished" before the ``Send`` tasks of a fan-out run (MoR's traversals, HydraRAG's sources).
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.channels.last_value import LastValue
+from langgraph.constants import START
 
-FINISHED = "hybridrag:finished_run"
-"""Key of the checkpointed form of a value whose run has finished."""
+from graphs.rewire import insert_after
+
+NEW_QUESTION = "hybridrag:new-question"
+"""What ``start_question`` writes to a key to empty it (a plain string: checkpoints stay JSON)."""
+
+NODE = "start_question"
 
 
-class PerQuestion(BinaryOperatorAggregate):
-    """A reducer channel (``operator(old, new)`` per write) that starts over after a finished run.
+def _is_reset(value: Any) -> bool:
+    return isinstance(value, str) and value == NEW_QUESTION
 
-    Use it in a state schema as ``Annotated[list[dict], PerQuestion(list, operator.add)]``.
-    """
 
-    __slots__ = ("finished",)
-
-    def __init__(self, typ: Any, operator: Callable[[Any, Any], Any]) -> None:
-        super().__init__(typ, operator)
-        self.finished = False
-
-    def copy(self) -> PerQuestion:
-        """A copy carrying the finished mark."""
-        out = super().copy()
-        out.finished = self.finished
-        return out
-
-    def from_checkpoint(self, checkpoint: Any) -> PerQuestion:
-        """Restore the value and its finished mark."""
-        finished = isinstance(checkpoint, dict) and set(checkpoint) == {FINISHED}
-        out = super().from_checkpoint(checkpoint[FINISHED] if finished else checkpoint)
-        out.finished = finished
-        return out
-
-    def checkpoint(self) -> Any:
-        """The value, wrapped as ``{FINISHED: value}`` once its run has finished."""
-        value = super().checkpoint()
-        return {FINISHED: value} if self.finished and self.is_available() else value
+class ResettableValue(LastValue):
+    """A last-value channel that :data:`NEW_QUESTION` empties."""
 
     def update(self, values: Sequence[Any]) -> bool:
-        """Reduce the writes into the value; the first write after a finished run starts it over."""
-        if values and self.finished:
-            self.value = type(self)(self.typ, self.operator).value
-            self.finished = False
+        """Keep the last write, or empty the value on :data:`NEW_QUESTION`."""
+        if len(values) == 1 and _is_reset(values[0]):
+            was = self.is_available()
+            self.value = type(self)(self.typ).value  # LangGraph's "no value"
+            return was
         return super().update(values)
 
-    def finish(self) -> bool:
-        """Mark the value as the finished run's (True: the checkpoint must record the mark)."""
-        if self.finished or not self.is_available():
-            return False
-        self.finished = True
+
+class ResettableAggregate(BinaryOperatorAggregate):
+    """A reducer channel (``trace``, ``usage``, fan-in lists) that :data:`NEW_QUESTION` starts over."""
+
+    def update(self, values: Sequence[Any]) -> bool:
+        """Reduce the writes; a :data:`NEW_QUESTION` among them drops everything before it."""
+        resets = [i for i, v in enumerate(values) if _is_reset(v)]
+        if not resets:
+            return super().update(values)
+        self.value = type(self)(self.typ, self.operator).value
+        super().update(values[resets[-1] + 1:])
         return True
 
 
-class ScratchValue(LastValue):
-    """A last-value channel for a working key: emptied when the run finishes."""
-
-    def finish(self) -> bool:
-        """Drop the value (True: the checkpoint must record it)."""
-        if not self.is_available():
-            return False
-        self.value = type(self)(self.typ).value
-        return True
-
-
-class ScratchAggregate(BinaryOperatorAggregate):
-    """A reducer channel for a working key (e.g. results gathered from ``Send`` tasks): emptied
-    when the run finishes."""
-
-    def finish(self) -> bool:
-        """Start the value over (True: the checkpoint must record it)."""
-        empty = type(self)(self.typ, self.operator).value
-        if not self.is_available() or self.value == empty:
-            return False
-        self.value = empty
-        return True
-
-
-def _per_question_channel(name: str, channel: Any, inputs: set[str], outputs: set[str]) -> Any:
+def _resettable(channel: Any) -> Any:
     kind = type(channel)
-    if name in inputs or kind not in (LastValue, BinaryOperatorAggregate):
-        return channel  # the question itself, and channels of LangGraph's other kinds, as they are
-    if kind is BinaryOperatorAggregate:
-        made = (PerQuestion if name in outputs else ScratchAggregate)(channel.typ, channel.operator)
-    elif name in outputs:
-        return channel  # answer, ranked, evidence: the next question's nodes write them anew
+    if kind is LastValue:
+        made = ResettableValue(channel.typ)
+    elif kind is BinaryOperatorAggregate:
+        made = ResettableAggregate(channel.typ, channel.operator)
     else:
-        made = ScratchValue(channel.typ)
+        return None  # LangGraph's other kinds (ephemeral, managed) do not outlive a run
     made.key = channel.key
     return made
 
@@ -117,8 +75,13 @@ def per_question(builder: Any) -> Any:
     """A copy of a method's ``StateGraph`` builder whose state starts over with each question on a
     checkpointed thread (the builder given is left as it is)."""
     inputs = set(builder.schemas[builder.input_schema])
-    outputs = set(builder.schemas[builder.output_schema])
-    out = copy.copy(builder)
-    out.channels = {name: _per_question_channel(name, ch, inputs, outputs)
-                    for name, ch in builder.channels.items()}
+    reset = {name: made for name, ch in builder.channels.items()
+             if name not in inputs and (made := _resettable(ch)) is not None}
+
+    def start_question(state: Any) -> dict:
+        """A new question: every key but the question starts empty."""
+        return dict.fromkeys(reset, NEW_QUESTION)
+
+    out = insert_after(builder, START, NODE, start_question)
+    out.channels.update(reset)
     return out

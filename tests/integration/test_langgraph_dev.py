@@ -249,7 +249,7 @@ def test_streamed_run_sends_node_updates(dev_server):
                 elif event == "error":
                     errors.append(data)
     assert not errors, errors
-    assert nodes == ["retrieve_vectors", "expand_seeds", "fuse_results"]
+    assert nodes == ["start_question", "retrieve_vectors", "expand_seeds", "fuse_results"]  # a thread's new question
     assert values and values["answer"] == "Robert Zemeckis"
 
 

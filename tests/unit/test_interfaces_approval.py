@@ -51,7 +51,6 @@ def test_an_edited_action_is_the_one_retrieved_with(tiny_kb):
     nodes = [s["node"] for s in out["trace"]]
     assert nodes == ["route_question", "approve_action", "retrieve_text", "validate_retrieval"]
     assert out["trace"][1]["decision"] == "edited action"
-    assert graph.get_state(config).values.get("action") is None, "working state is dropped at the end"
     edited = [s for s in graph.get_state_history(config) if s.next == ("retrieve_text",)][0]
     assert edited.values["action"]["module"] == "text" and edited.values["action"]["relations"] == ["directed_by"]
 
@@ -94,7 +93,7 @@ def test_each_point_shows_state_keys_its_method_writes(method):
 
     point, builder = POINTS[method], importlib.import_module(f"graphs.{method}").builder
     assert point.after in builder.nodes and set(point.keys) <= set(builder.channels)
-    assert builder_of(method).nodes.keys() - builder.nodes.keys() == {point.node}
+    assert builder_of(method).nodes.keys() - builder.nodes.keys() == {point.node, "start_question"}
 
 
 def test_a_point_that_does_not_fit_the_graph_is_named(monkeypatch):
@@ -115,3 +114,23 @@ def test_every_llm_method_has_its_approval_node_after_its_decision(method):
     outgoing = {(e.source, e.target) for e in drawn.edges if e.source == point.after}
     assert outgoing == {(point.after, point.node)}, "every edge of the decision now passes the approval"
     assert any(e.source == point.node for e in drawn.edges)
+
+
+def test_an_edited_mor_plan_is_the_one_traversed(tiny_kb):
+    """MoR fans out one traversal per route of the approved plan: an edit keeping one route runs one."""
+    from agents.mor.plan import Plan, PlanNode, PlanRoute
+
+    two_routes = Plan(routes=[
+        PlanRoute(nodes=[PlanNode(type="person", restriction="Tom Hanks"),
+                         PlanNode(type="movie", relation="starred_actors")]),
+        PlanRoute(nodes=[PlanNode(type="year", restriction="1995"), PlanNode(type="movie")])])
+    graph = get_builder("mor").compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "mor"}}
+    ctx = context_for("mor", kb=tiny_kb, llm=ScriptedChatModel(script=[two_routes]), approve=True, max_iterations=1)
+    out = graph.invoke({"question": "which movies starring Tom Hanks were released in 1995"}, config, context=ctx)
+    plan = out["__interrupt__"][0].value["proposal"]["plan"]
+    assert len(plan["routes"]) == 2
+    out = graph.invoke(Command(resume={"plan": {"routes": plan["routes"][:1]}}), config, context=ctx)
+    nodes = [s["node"] for s in out["trace"]]
+    assert nodes[:3] == ["plan_question", "approve_plan", "traverse_route"] and nodes.count("traverse_route") == 1
+    assert "Tom Hanks" not in [item["name"] for item in out["ranked"]]

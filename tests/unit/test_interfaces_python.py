@@ -86,7 +86,9 @@ def test_studio_factory_refuses_an_unknown_context_key_by_name(method):
     assert make(SimpleNamespace(context={"top_k": 3, "thread_id": "t", "__pregel_x": 1})) is served_graph(method)
     assert make(SimpleNamespace()) is served_graph(method)  # schema reads carry no context
     served, own = set(served_graph(method).nodes), set(get_graph(method).nodes)
-    assert own <= served and all(n.startswith("approve_") for n in served - own), "the method's graph + approval"
+    added = served - own
+    assert own <= served and "start_question" in added, "the method's graph, one question per run"
+    assert all(n.startswith("approve_") for n in added - {"start_question"}), "... and its approval node"
 
 
 def test_studio_factories_are_what_the_agent_server_loads():

@@ -4,20 +4,23 @@ stores is a plain type (LangGraph warns that unregistered types will be blocked)
 
 from __future__ import annotations
 
-import json
+import importlib
 import operator
+from typing import Annotated
 
 import pytest
 from fake_chat import ScriptedChatModel
+from langgraph.channels.binop import BinaryOperatorAggregate
+from langgraph.channels.last_value import LastValue
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.event_hooks import register_serde_event_listener
 from langgraph.graph import START, StateGraph
-from langgraph.types import Command, interrupt
+from langgraph.types import Command, Send, interrupt
 
 from agents.hybgrag.roles import RouterAction, Validation
 from graphs import context_for, get_builder, list_graphs
 from graphs.common import InputState, OutputState, traced
-from graphs.threads import FINISHED, PerQuestion
+from graphs.threads import NEW_QUESTION, NODE, ResettableAggregate, ResettableValue, per_question
 
 FIRST, SECOND = "who directed Big", "who directed Apollo 13"
 PLAIN = (str, int, float, bool, type(None))
@@ -66,27 +69,55 @@ def stored_classes(graph, config, serde_events: list[dict]) -> list[str]:
 
 class Tiny(InputState, OutputState, total=False):
     seen: int
+    parts: Annotated[list[str], operator.add]
 
 
 def _tiny_node(state: Tiny) -> dict:
-    return {"trace": [traced("answer", state["question"], question=state["question"])],
-            "usage": {"llm_calls": 1}, "answer": state["question"].upper()}
+    return {"trace": [traced("answer", state["question"], seen=state.get("seen", 0))],
+            "usage": {"llm_calls": 1}, "answer": state["question"].upper(), "seen": state.get("seen", 0) + 1}
 
 
-def test_the_trace_and_usage_start_over_with_each_question(serde_events):
+def test_the_trace_usage_and_working_state_start_over_with_each_question(serde_events):
     builder = StateGraph(Tiny, input_schema=InputState, output_schema=OutputState)
     builder.add_node("answer", _tiny_node)
     builder.add_edge(START, "answer")
-    graph = builder.compile(checkpointer=InMemorySaver())
-    first, second, config = ask_twice(graph, None)
-    assert [s["decision"] for s in second["trace"]] == [SECOND]
+    graph = per_question(builder).compile(checkpointer=InMemorySaver())
+    _, second, config = ask_twice(graph, None)
+    assert [(s["decision"], s["seen"]) for s in second["trace"]] == [(SECOND, 0)], "nothing of the first kept"
     assert second["usage"] == {"llm_calls": 1}
     check_thread(graph, config, second)
     assert stored_classes(graph, config, serde_events) == []
 
 
+def test_a_fan_out_keeps_its_trace_until_the_question_ends():
+    """Send tasks run after LangGraph told the channels "finished" (no edge triggered them): the
+    trace and the gathered results of the question survive them."""
+
+    def plan(state: Tiny) -> dict:
+        return {"trace": [traced("plan", "two parts")], "seen": 1}
+
+    def part(task: dict) -> dict:
+        return {"parts": [task["part"]], "trace": [traced("part", task["part"])]}
+
+    def join(state: Tiny) -> dict:
+        return {"answer": "+".join(sorted(state["parts"])), "trace": [traced("join", str(state["seen"]))]}
+
+    builder = StateGraph(Tiny, input_schema=InputState, output_schema=OutputState)
+    builder.add_node(plan)
+    builder.add_node("part", part)
+    builder.add_node(join)
+    builder.add_edge(START, "plan")
+    builder.add_conditional_edges("plan", lambda s: [Send("part", {"part": p}) for p in "ab"], ["part"])
+    builder.add_edge("part", "join")
+    graph = per_question(builder).compile(checkpointer=InMemorySaver())
+    first, second, _ = ask_twice(graph, None)
+    for out in (first, second):
+        assert out["answer"] == "a+b" and [s["node"] for s in out["trace"]] == ["plan", "part", "part", "join"]
+        assert out["trace"][-1]["decision"] == "1"
+
+
 def test_a_paused_run_keeps_its_trace_when_resumed():
-    """A run stopped by interrupt() has not finished: resuming it adds to the same question's trace."""
+    """A run stopped by interrupt() resumes without passing START: it adds to the same question's trace."""
 
     def ask(state: Tiny) -> dict:
         return {"trace": [traced("ask", "asked")]}
@@ -99,7 +130,7 @@ def test_a_paused_run_keeps_its_trace_when_resumed():
     builder.add_node(wait)
     builder.add_edge(START, "ask")
     builder.add_edge("ask", "wait")
-    graph = builder.compile(checkpointer=InMemorySaver())
+    graph = per_question(builder).compile(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "pause"}}
     graph.invoke({"question": FIRST}, config)
     out = graph.invoke(Command(resume="yes"), config)
@@ -110,25 +141,27 @@ def test_a_paused_run_keeps_its_trace_when_resumed():
     assert [s["decision"] for s in out["trace"]] == ["asked", "no"]
 
 
-def test_the_finished_mark_survives_the_checkpoint():
-    channel = PerQuestion(list, operator.add)
-    channel.update([[1], [2]])
-    assert channel.finish() and not channel.finish(), "marked once"
-    saved = channel.checkpoint()
-    assert saved == {FINISHED: [1, 2]} and json.loads(json.dumps(saved)) == saved
-    restored = channel.from_checkpoint(saved)
-    assert restored.get() == [1, 2], "the finished run's value is still what the thread shows"
-    restored.update([[3]])
-    assert restored.get() == [3] and restored.checkpoint() == [3]
-    assert PerQuestion(list, operator.add).from_checkpoint([5]).get() == [5]
+def test_the_reset_write_empties_each_kind_of_channel():
+    value = ResettableValue(int)
+    value.update([3])
+    assert value.update([NEW_QUESTION]) and not value.is_available() and not value.update([NEW_QUESTION])
+    trace = ResettableAggregate(list, operator.add)
+    trace.update([[1], [2]])
+    trace.update([[3], NEW_QUESTION, [4]])
+    assert trace.get() == [4]
+    assert trace.update([NEW_QUESTION]) and trace.get() == []
 
 
 @pytest.mark.parametrize("method", list_graphs())
-def test_every_method_keeps_trace_and_usage_per_question(method):
-    """A method's State that redeclares trace / usage with a plain reducer must use common.Trace / Usage."""
-    channels = get_builder(method).channels
-    assert isinstance(channels["trace"], PerQuestion) and isinstance(channels["usage"], PerQuestion), (
-        f"{method}: declare trace: Trace and usage: Usage (graphs.common), or inherit OutputState")
+def test_every_method_starts_each_question_clean(method):
+    """get_builder's graph: START → start_question → the method's first node; every key but the
+    question resettable; the method's own builder unchanged."""
+    builder, own = get_builder(method), importlib.import_module(f"graphs.{method}").builder
+    assert (START, NODE) in builder.edges and NODE not in own.nodes
+    kinds = {name: type(ch) for name, ch in builder.channels.items() if name != "question"}
+    assert {"trace", "usage", "answer"} <= set(kinds)
+    inherited = sorted(n for n, k in kinds.items() if k in (LastValue, BinaryOperatorAggregate))
+    assert not inherited, f"{method}: keys a new question would inherit: {inherited}"
 
 
 @pytest.fixture(scope="module")
@@ -145,11 +178,23 @@ def test_fusion_on_a_thread(fusion_thread):
     check_thread(graph, config, second)
 
 
-@pytest.mark.xfail(strict=True, reason="fusion's nodes put agents.fusion.scoring.Candidate objects in its state "
-                   "(vector, graph, text); plain dicts there would pass (graphs/fusion.py, the fusion engineer's)")
 def test_a_fusion_thread_stores_no_unregistered_class(fusion_thread, serde_events):
     graph, config, _, _ = fusion_thread
     assert stored_classes(graph, config, serde_events) == []
+
+
+def test_mor_on_a_thread(tiny_kb):
+    """MoR fans its plan out with Send: the second question's trace holds its plan and traversals."""
+    from agents.mor.plan import Plan, PlanNode, PlanRoute
+
+    route = PlanRoute(nodes=[PlanNode(type="person", restriction="Tom Hanks"),
+                             PlanNode(type="movie", relation="starred_actors")])
+    model = ScriptedChatModel(script=[Plan(routes=[route])] * 2)
+    graph = get_builder("mor").compile(checkpointer=InMemorySaver())
+    first, second, _ = ask_twice(graph, context_for("mor", kb=tiny_kb, llm=model, max_iterations=1))
+    for out in (first, second):
+        assert [s["node"] for s in out["trace"]][:3] == ["plan_question", "traverse_route", "intersect_routes"]
+        assert out["usage"]["llm_calls"] == 1
 
 
 def test_hybgrag_on_a_thread(tiny_kb, serde_events):
