@@ -26,9 +26,9 @@ from graphs import context_for, get_graph, list_graphs
 from kb.document_ingest import ingest_documents
 from kb.provenance import Provenance
 
-QUESTION = "who founded Veltrix Robotics"
-ANSWER = "Ada Okafor"
-FOUNDER = "Ada Okafor founded Veltrix Robotics."
+QUESTION = "who designed the Kestrel"
+ANSWER = "Tomas Reyes"
+DESIGNER = "Tomas Reyes was the chief designer of the Kestrel."
 
 
 class ReplyBySchema(ScriptedChatModel):
@@ -44,34 +44,34 @@ class ReplyBySchema(ScriptedChatModel):
 
 
 REPLIES = {
-    # HybGRAG: route to the founder relation, accept, answer
-    hyb.RouterAction: hyb.RouterAction(entities=[hyb.TopicEntity(name="Veltrix Robotics", type="organization")],
-                                       relations=["founded_by"], module="hybrid"),
-    hyb.Validation: hyb.Validation(reasoning="The path names the founder.", verdict="yes"),
-    hyb.Answer: hyb.Answer(reasoning=FOUNDER, answer=ANSWER),
-    # MoR: organization<Veltrix Robotics> -founded_by-> person
-    Plan: Plan(routes=[PlanRoute(nodes=[PlanNode(type="organization", restriction="Veltrix Robotics"),
-                                        PlanNode(type="person", relation="founded_by")])]),
-    mor_roles.Answer: mor_roles.Answer(reasoning=FOUNDER, answer=ANSWER),
+    # HybGRAG: route to the designer relation, accept, answer
+    hyb.RouterAction: hyb.RouterAction(entities=[hyb.TopicEntity(name="Kestrel", type="product")],
+                                       relations=["designed_by"], module="hybrid"),
+    hyb.Validation: hyb.Validation(reasoning="The path names the designer.", verdict="yes"),
+    hyb.Answer: hyb.Answer(reasoning=DESIGNER, answer=ANSWER),
+    # MoR: product<Kestrel> -designed_by-> person
+    Plan: Plan(routes=[PlanRoute(nodes=[PlanNode(type="product", restriction="Kestrel"),
+                                        PlanNode(type="person", relation="designed_by")])]),
+    mor_roles.Answer: mor_roles.Answer(reasoning=DESIGNER, answer=ANSWER),
     # HydraRAG: topic, analysis, the KG, an accepted answer
-    hydra.TopicEntities: hydra.TopicEntities(entities=["Veltrix Robotics"]),
-    hydra.QuestionAnalysis: hydra.QuestionAnalysis(split_questions=["Who founded Veltrix Robotics?"],
-                                                   skyline="Veltrix Robotics - founded by - answer(person)"),
-    hydra.SourceChoice: hydra.SourceChoice(reasoning="the graph holds founders", sources=["kg", "docs"]),
-    hydra.Choice: hydra.Choice(reasoning="the founder path", selected=[1]),
+    hydra.TopicEntities: hydra.TopicEntities(entities=["Kestrel"]),
+    hydra.QuestionAnalysis: hydra.QuestionAnalysis(split_questions=["Who designed the Kestrel?"],
+                                                   skyline="Kestrel - designed by - answer(person)"),
+    hydra.SourceChoice: hydra.SourceChoice(reasoning="the graph holds designers", sources=["kg", "docs"]),
+    hydra.Choice: hydra.Choice(reasoning="the designer path", selected=[1]),
     hydra.TextPaths: hydra.TextPaths(paths=[]),
-    hydra.Refinement: hydra.Refinement(summary=FOUNDER),
-    hydra.AnswerCheck: hydra.AnswerCheck(reasoning=FOUNDER, sufficient="yes", answer=ANSWER),
-    hydra.FinalAnswer: hydra.FinalAnswer(reasoning=FOUNDER, answer=ANSWER),
+    hydra.Refinement: hydra.Refinement(summary=DESIGNER),
+    hydra.AnswerCheck: hydra.AnswerCheck(reasoning=DESIGNER, sufficient="yes", answer=ANSWER),
+    hydra.FinalAnswer: hydra.FinalAnswer(reasoning=DESIGNER, answer=ANSWER),
     # SSRAG: augment, route locally, unify, answer
     aug.SubQuestions: aug.SubQuestions(sub_questions=[QUESTION]),
-    aug.KeyEntities: aug.KeyEntities(entities=[aug.NamedEntity(name="Veltrix Robotics", type="organization")]),
-    aug.IntentCues: aug.IntentCues(intent="who", factual_cues=["Veltrix Robotics"]),
-    aug.AugmentedQuery: aug.AugmentedQuery(query="Who founded the company Veltrix Robotics?"),
+    aug.KeyEntities: aug.KeyEntities(entities=[aug.NamedEntity(name="Kestrel", type="product")]),
+    aug.IntentCues: aug.IntentCues(intent="who", factual_cues=["Kestrel"]),
+    aug.AugmentedQuery: aug.AugmentedQuery(query="Who designed the Kestrel survey drone?"),
     RouteLabel: RouteLabel(label="FACTUAL"),
-    ss_ret.GraphText: ss_ret.GraphText(text="Veltrix Robotics was founded by Ada Okafor in 2011."),
+    ss_ret.GraphText: ss_ret.GraphText(text="The Kestrel was designed by Tomas Reyes."),
     ss_unify.Redundancy: ss_unify.Redundancy(reasoning="Nothing repeats.", redundant=[]),
-    ss_unify.Answer: ss_unify.Answer(reasoning=FOUNDER, answer=ANSWER),
+    ss_unify.Answer: ss_unify.Answer(reasoning=DESIGNER, answer=ANSWER),
 }
 
 
@@ -123,7 +123,7 @@ def test_method_answers_from_the_documents_with_evidence_in_a_chunk(document_kb,
     backed = [(e, prov.source_chunks(e)) for e in out["evidence"]]
     cited = [c for e, cs in backed for c in cs if ANSWER.casefold() in chunks[c].casefold()]
     assert cited, (method, [(e["source"], e.get("id"), e.get("text", "")[:80]) for e in out["evidence"]])
-    assert set(cited) <= {"veltrix.md#0", "okafor.html#0"}, "the answer's chunks are the documents that state it"
+    assert set(cited) == {"kestrel.txt#0"}, "the answer's chunk is the document that states it"
     if method in GRAPH_FACTS:  # a graph fact with the answer leads back to the chunk it was extracted from
         assert any(e["source"] == "kg" and ANSWER in e["text"] and cs for e, cs in backed), method
     if method != "fusion":
