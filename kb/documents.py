@@ -1,14 +1,16 @@
 """Documents to chunks: text, Markdown, PDF and HTML files through LangChain loaders and splitters.
 
 Each file is read by a LangChain document loader (``TextLoader`` for text and Markdown,
-``PyPDFLoader`` for PDF, ``BSHTMLLoader`` with the standard-library HTML parser for HTML) and
-cut by a ``RecursiveCharacterTextSplitter`` (Markdown-aware for ``.md``). A chunk's id is
+``PyPDFLoader`` for PDF, ``BSHTMLLoader`` with the standard-library HTML parser for HTML, leaving
+out the head, scripts and styles) and cut by a ``RecursiveCharacterTextSplitter`` (Markdown-aware
+for ``.md``). A chunk's id is
 ``<document key>#<n>``, where the key is the file's name (or its path inside a directory given
 on the command line), so the passages of a KB name the document and place they came from.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import re
@@ -22,6 +24,9 @@ log = logging.getLogger(__name__)
 
 LOADERS = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown",
            ".pdf": "pdf", ".html": "html", ".htm": "html"}
+HIDDEN_HTML = ["script", "style", "template", "noscript", "head"]  # text a reader never sees
+BLOCK_HTML = ["p", "div", "li", "br", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "section",
+              "article", "header", "footer", "table", "ul", "ol", "dt", "dd", "hr"]
 MAX_FILES = 100_000  # a directory walk stops with an error beyond this many documents
 
 
@@ -101,14 +106,35 @@ def find_documents(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], l
     return found, warnings
 
 
+@functools.cache
+def _html_loader_class() -> type:
+    """``BSHTMLLoader`` that leaves out what a browser does not show as text (scripts, styles...)."""
+    from bs4 import BeautifulSoup
+    from langchain_community.document_loaders import BSHTMLLoader
+    from langchain_core.documents import Document
+
+    class VisibleTextHTMLLoader(BSHTMLLoader):
+        def lazy_load(self):  # type: ignore[no-untyped-def]
+            with open(self.file_path, encoding=self.open_encoding) as f:
+                soup = BeautifulSoup(f, **self.bs_kwargs)
+            title = str(soup.title.string) if soup.title and soup.title.string else ""
+            for hidden in soup(HIDDEN_HTML):
+                hidden.decompose()
+            for block in soup(BLOCK_HTML):  # a line break after each block, none inside a sentence
+                block.insert_after("\n")
+            text = "\n".join(" ".join(line.split()) for line in soup.get_text().splitlines())
+            yield Document(page_content=text, metadata={"source": str(self.file_path), "title": title})
+
+    return VisibleTextHTMLLoader
+
+
 def _loader(doc: SourceDocument):
-    from langchain_community.document_loaders import BSHTMLLoader, PyPDFLoader, TextLoader
+    from langchain_community.document_loaders import PyPDFLoader, TextLoader
 
     if doc.kind == "pdf":
         return PyPDFLoader(str(doc.path), mode="page")
     if doc.kind == "html":
-        return BSHTMLLoader(doc.path, open_encoding="utf-8", bs_kwargs={"features": "html.parser"},
-                            get_text_separator="\n")
+        return _html_loader_class()(doc.path, open_encoding="utf-8", bs_kwargs={"features": "html.parser"})
     return TextLoader(str(doc.path), encoding="utf-8")
 
 

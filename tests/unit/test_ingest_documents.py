@@ -48,8 +48,17 @@ def test_loaders_chunk_every_format(tmp_path):
     assert [d.kind for d in docs] == ["markdown", "text", "html", "pdf"] and not warnings
     chunks = {d.key: chunk_document(d) for d in docs}
     assert chunks["lisbon.pdf"][0].text == "\n".join(LISBON_PDF_LINES)
-    assert chunks["lisbon.pdf"][0].page == 0 and chunks["okafor.html"][0].text.startswith("Ada Okafor\n\nAda Okafor")
+    assert chunks["lisbon.pdf"][0].page == 0 and chunks["okafor.html"][0].text.startswith("Ada Okafor\n\nADA OKAFOR")
     assert "<p>" not in chunks["okafor.html"][0].text and [c.id for c in chunks["veltrix.md"]] == ["veltrix.md#0"]
+
+
+def test_html_text_is_what_a_reader_sees(tmp_path):
+    (tmp_path / "p.html").write_text("<html><head><title>T</title><style>p {color: red}</style></head><body>"
+                                     "<script>var secret = 1;</script><p>Visible <b>bold</b> text.</p>"
+                                     "<noscript>enable js</noscript>Loose text.</body></html>")
+    [doc], _ = find_documents([tmp_path / "p.html"])
+    [chunk] = chunk_document(doc)
+    assert chunk.text == "Visible bold text.\nLoose text."
 
 
 def test_chunk_size_and_overlap_are_applied(tmp_path):
