@@ -139,7 +139,7 @@ def ingest_documents(directory: str | Path, documents: Sequence[str | Path], *, 
     if schema is not None and extract_llm is None:
         raise KBError("--schema constrains graph extraction: give --extract-llm too")
     if not 0.5 <= merge_threshold <= 1.0:
-        raise ValueError(f"merge threshold must be from 0.5 to 1.0, not {merge_threshold}")
+        raise ValueError(f"--merge-threshold must be from 0.5 to 1.0, not {merge_threshold}")
     root = Path(directory)
     if root.exists() and not root.is_dir():
         raise KBError(f"--kb {root} is a file, not a directory")
@@ -162,8 +162,10 @@ def _ingest_locked(root, found, warnings, chunk_size, chunk_overlap, extract_llm
 
     existing = read_existing(root)
     new_docs, same = _new_documents(found, existing)
-    report = DocumentIngestReport(root, [d.key for d in new_docs], same, 0, warnings=warnings)
+    report = DocumentIngestReport(root, [d.key for d in new_docs], same, 0, warnings=list(warnings))
     if not new_docs:
+        for w in warnings:
+            log.warning(w)
         return report
     chunked = _chunk_all(new_docs, chunk_size, chunk_overlap, progress)
     chunks = [c for doc in new_docs for c in chunked[doc.key]]
@@ -209,10 +211,10 @@ def _ingest_locked(root, found, warnings, chunk_size, chunk_overlap, extract_llm
                    passages=staged / "passages.jsonl", embeddings=embeddings, neo4j_uri=neo4j_uri,
                    falkordb_uri=falkordb_uri, progress=progress, wait=wait, attach=attach)
     shutil.rmtree(staged, ignore_errors=True)
-    report.counts, report.extraction = built.counts, section
-    report.warnings += built.warnings
-    for w in warnings:
+    for w in warnings:  # the build's own warnings were logged by the ingest
         log.warning(w)
+    report.counts, report.extraction = built.counts, section
+    report.warnings = [*warnings, *built.warnings]
     return report
 
 
