@@ -129,7 +129,7 @@ def resolve(facts: Iterable[ChunkFacts], existing: Sequence[Entity] = (), thresh
                 join(_ref(known[other]), key, "alias")
             elif other in surfaces:
                 join(other, key, "alias")
-        if _bare(key) != key and _bare(key) in surfaces:
+        if _bare(key) != key and _bare(key) in surfaces and _compatible(types[key], types[_bare(key)]):
             join(_bare(key), key, "near_duplicate")
     pool = {**{name_key(e.name): _ref(e.id) for e in reversed(existing)}, **{k: k for k in surfaces}}
     kinds = {**{_ref(e.id): Counter([e.type]) for e in existing}, **types}
