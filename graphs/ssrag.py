@@ -264,8 +264,8 @@ def rerank_jointly(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     with timed("rerank", usage):
         qv = query_vector(kb, state["query"] if ctx.rerank_query == "augmented" else state["question"])
         items = state.get("vector", []) + state.get("graph", [])
-        vecs = uni.item_vectors(kb, items, _nodes(state), ctx.graph_vectors, ctx.fact_scoring)
-        pool = uni.joint_rerank(kb, items, qv, 2 * ctx.top_k, ctx.bare_contexts_last, vecs)
+        scores = uni.item_scores(kb, items, qv, _nodes(state), ctx.graph_vectors, ctx.fact_scoring)
+        pool = uni.joint_rerank(kb, items, qv, 2 * ctx.top_k, ctx.bare_contexts_last, scores)
     kg = sum(i["source"] == "kg" for i in pool)
     decision = f"top {len(pool)}: {kg} graph, {len(pool) - kg} text"
     return {"pool": pool, **_out("rerank_jointly", decision, usage, {}, None)}

@@ -29,36 +29,41 @@ import re
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 
 import numpy as np
 
 from kb.base import KnowledgeBase
-from agents.ssrag.vectors import fact_vectors
+from agents.ssrag.vectors import fact_parts, fact_vectors
 from kb.model import Triple
-from tools.retrieval import mentions_in
 
 FACT_POOL = 500  # KG facts of one kept node scored for relevance (bounds the work on hub nodes)
 TEXT_HITS = 20  # passages naming a kept node looked up by BM25
-FACT_CACHE = 2_000  # nodes whose first FACT_POOL triples are kept per process (hubs recur across questions)
+NODE_CACHE = 4_000  # per KB and process: nodes' first FACT_POOL triples and text facts (hubs recur)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 _about: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_triples: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_triples_lock = threading.Lock()
+_memo: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_memo_lock = threading.Lock()
+
+
+def _memoised(kb: KnowledgeBase, key: tuple, compute: Callable[[], list]) -> list:
+    """``compute()`` once per KB and key while it stays among the last ``NODE_CACHE`` keys."""
+    with _memo_lock:
+        cache = _memo.setdefault(kb, OrderedDict())
+        found = cache.get(key)
+    if found is None:
+        found = compute()
+        with _memo_lock:
+            cache[key] = found
+            while len(cache) > NODE_CACHE:
+                cache.popitem(last=False)
+    return found
 
 
 def _node_triples(kb: KnowledgeBase, node: str) -> list[Triple]:
-    """The first ``FACT_POOL`` triples touching ``node`` (cached per KB and process)."""
-    with _triples_lock:
-        cache = _triples.setdefault(kb, OrderedDict())
-        found = cache.get(node)
-    if found is None:
-        found = kb.graph.neighbors([node])[:FACT_POOL]
-        with _triples_lock:
-            cache[node] = found
-            while len(cache) > FACT_CACHE:
-                cache.popitem(last=False)
-    return found
+    """The first ``FACT_POOL`` triples touching ``node``."""
+    return _memoised(kb, ("triples", node), lambda: kb.graph.neighbors([node])[:FACT_POOL])
 
 
 def sentence(kb: KnowledgeBase, t: Triple) -> str:
@@ -83,6 +88,10 @@ def _names(text: str, name: str) -> bool:
 
 def text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
     """Sentences of passages about ``node``, and (``search``) of passages naming it (BM25)."""
+    return list(_memoised(kb, ("text", node, search), lambda: _text_facts(kb, node, search)))
+
+
+def _text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
     name = kb.name(node)
     texts = list(_passages_about(kb).get(node, []))
     if search and _passages_about(kb):  # a KB without passages has no text naming the node
@@ -92,35 +101,56 @@ def text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
     return list(dict.fromkeys(s for s in out if s and _names(s, name)))
 
 
-def node_facts(kb: KnowledgeBase, node: str, max_facts: int, qv: np.ndarray | None = None,
-               text_edges: bool = False, search: bool = True, scoring: str = "parts") -> dict:
-    """GetRelation(node): the node with up to ``max_facts`` of its relations, verbalised.
-
-    With a question vector ``qv`` the facts kept are the most relevant ones (cosine of each
-    sentence to ``qv``, ties in storage order, KG facts before text facts), most relevant
-    first; without, the first ones. ``triples`` holds ``[head, relation, tail]`` for a KG
-    fact and ``None`` for a text fact; ``links`` maps every neighbour a scored fact leads to
-    onto the best score of such a fact (the walk's next candidates).
-    """
-    triples = _node_triples(kb, node)[: FACT_POOL if qv is not None else max_facts]
+def _facts(kb: KnowledgeBase, node: str, pool: int, text_edges: bool,
+           search: bool) -> tuple[list[str], list[list[str] | None]]:
+    triples = _node_triples(kb, node)[:pool]
     facts = [sentence(kb, t) for t in triples]
     rows: list[list[str] | None] = [[t.head, t.type, t.tail] for t in triples]
     if text_edges:
-        extra = [s for s in text_facts(kb, node, search) if s not in set(facts)]
+        known = set(facts)
+        extra = [s for s in text_facts(kb, node, search) if s not in known]
         facts, rows = facts + extra, rows + [None] * len(extra)
-    order, scores = list(range(len(facts))), np.zeros(len(facts))
-    if qv is not None and len(facts) > 1:
-        scores = fact_vectors(kb, facts, rows, scoring) @ qv
-        order = [int(i) for i in np.argsort(-scores, kind="stable")]
-    links: dict[str, float] = {}
-    for rank, i in enumerate(order):
-        ends = [rows[i][0], rows[i][2]] if rows[i] else (mentions_in(kb, facts[i]) if rank < max_facts else [])
-        for e in ends:
-            if e != node and e not in links:
-                links[e] = round(float(scores[i]), 4)
-    order = order[:max_facts]
-    return {"id": node, "name": kb.name(node), "facts": [facts[i] for i in order],
-            "triples": [rows[i] for i in order], "links": links}
+    return facts, rows
+
+
+def nodes_facts(kb: KnowledgeBase, nodes: list[str], max_facts: int, qv: np.ndarray | None = None,
+                text_edges: bool = False, search: bool = True, scoring: str = "parts") -> list[dict]:
+    """GetRelation for each of ``nodes``: the node with up to ``max_facts`` of its relations.
+
+    With a question vector ``qv`` the facts kept are the most relevant ones (cosine of each
+    fact's vector to ``qv``, ties in storage order, KG facts before text facts), most relevant
+    first; without, the first ones. ``triples`` holds ``[head, relation, tail]`` for a KG
+    fact and ``None`` for a text fact; ``links`` maps every neighbour a scored fact leads to
+    onto the best score of such a fact (the walk's next candidates). The facts of all the
+    nodes are scored together (one batch for whatever has no vector yet).
+    """
+    per = [_facts(kb, n, FACT_POOL if qv is not None else max_facts, text_edges, search) for n in nodes]
+    every = [f for facts, _ in per for f in facts]
+    scored = qv is not None and bool(every)
+    all_scores = fact_vectors(kb, every, [r for _, rows in per for r in rows], scoring) @ qv if scored else None
+    out, at = [], 0
+    for node, (facts, rows) in zip(nodes, per, strict=True):
+        scores, order = np.zeros(len(facts)), list(range(len(facts)))
+        if scored:
+            scores = all_scores[at:at + len(facts)]
+            order = [int(i) for i in np.argsort(-scores, kind="stable")]
+        at += len(facts)
+        links: dict[str, float] = {}
+        for rank, i in enumerate(order):
+            ends = [rows[i][0], rows[i][2]] if rows[i] else (fact_parts(kb, facts[i], None)[0] if rank < max_facts else [])
+            for e in ends:
+                if e != node and e not in links:
+                    links[e] = round(float(scores[i]), 4)
+        order = order[:max_facts]
+        out.append({"id": node, "name": kb.name(node), "facts": [facts[i] for i in order],
+                    "triples": [rows[i] for i in order], "links": links})
+    return out
+
+
+def node_facts(kb: KnowledgeBase, node: str, max_facts: int, qv: np.ndarray | None = None,
+               text_edges: bool = False, search: bool = True, scoring: str = "parts") -> dict:
+    """GetRelation(node): :func:`nodes_facts` for one node."""
+    return nodes_facts(kb, [node], max_facts, qv, text_edges, search, scoring)[0]
 
 
 def template_text(node: dict) -> str:
@@ -155,8 +185,8 @@ def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: in
     if not seeds or k <= 0:
         return []
     fact_qv = qv if fact_qv is None else fact_qv
-    nodes = [{**node_facts(kb, s, max_facts, fact_qv, text_edges, scoring=scoring), "prior": None, "hop": 0, "path": 0.0}
-             for s in seeds[:k]]
+    nodes = [{**n, "prior": None, "hop": 0, "path": 0.0}
+             for n in nodes_facts(kb, seeds[:k], max_facts, fact_qv, text_edges, scoring=scoring)]
     seen, frontier = {n["id"] for n in nodes}, list(nodes)
     for hop in range(1, max(hops, 0) + 1):
         room = k - len(nodes)
@@ -172,8 +202,8 @@ def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: in
             by_parent.append(sorted(mine, key=lambda e: -n["links"][e]))
         chosen = _round_robin(by_parent, beam)
         seen.update(chosen)
-        frontier = [{**node_facts(kb, e, max_facts, fact_qv, text_edges, scoring=scoring), "prior": round(best[e] / hop, 4),
-                     "hop": hop, "path": best[e]} for e in chosen]
+        frontier = [{**n, "prior": round(best[n["id"]] / hop, 4), "hop": hop, "path": best[n["id"]]}
+                    for n in nodes_facts(kb, chosen, max_facts, fact_qv, text_edges, scoring=scoring)]
         nodes += frontier
     return nodes
 

@@ -2,9 +2,10 @@
 
 - Joint rerank: vector items and graph-to-text items are scored by cosine similarity to the
   query vector Qv; the top ``2k`` are kept. A KB document's vector is the one the dense
-  index holds; a graph item's is, by default (``graph_vectors="facts"``, ours), the mean of
-  its facts' vectors, already computed by the graph branch; ``"text"`` embeds its converted
-  text (the paper: slow, one long encoding a node). Other texts (web snippets) are embedded.
+  index holds. By default (``graph_vectors="facts"``, ours) a graph item scores as its most
+  relevant fact (the facts' vectors are the graph branch's) and its vector, for the dedup,
+  is the mean of its facts' vectors; ``"text"`` embeds its converted text (the paper: one
+  long encoding a node). Other texts (web snippets) are embedded.
   Ours (``bare_last``): a context whose text is only its name (MetaQA's entity documents
   are bare names) states no fact, and ranks after every context that states one.
 - TextDedup: exact-match removal (case and whitespace folded), then a cosine tie-break that
@@ -29,7 +30,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agents.llm.structured import add_usage, call_structured
-from agents.ssrag.vectors import doc_vectors, node_vector, vectors
+from agents.ssrag.vectors import doc_vectors, fact_vectors, node_vector, vectors
 from kb.base import KnowledgeBase
 from prompts import ssrag as P
 from prompts.data_block import data_block
@@ -86,17 +87,30 @@ def states_nothing(item: dict) -> bool:
     return " ".join((item["text"] or "").lower().split()) == " ".join(item["name"].lower().split())
 
 
+def item_scores(kb: KnowledgeBase, items: list[dict], qv: np.ndarray, nodes: dict[str, dict] | None = None,
+                graph: str = "facts", scoring: str = "parts") -> np.ndarray:
+    """Cosine of each item to Qv; with ``graph="facts"`` a graph item scores as its most relevant
+    fact (the best cosine of its facts' vectors), else by its vector (:func:`item_vectors`)."""
+    scores = item_vectors(kb, items, nodes, graph, scoring) @ qv
+    for n, it in enumerate(items):
+        node = (nodes or {}).get(it["id"]) if it["source"] == "kg" and graph == "facts" else None
+        if node and node.get("facts"):
+            rows = node.get("triples") or [None] * len(node["facts"])
+            scores[n] = float((fact_vectors(kb, node["facts"], rows, scoring) @ qv).max())
+    return scores
+
+
 def joint_rerank(kb: KnowledgeBase, items: list[dict], qv: np.ndarray, keep: int,
-                 bare_last: bool = True, vecs: np.ndarray | None = None) -> list[dict]:
+                 bare_last: bool = True, scores: np.ndarray | None = None) -> list[dict]:
     """GetTop2k: every item scored by cosine to Qv, best ``keep`` returned (ties: earlier first).
 
     ``bare_last`` (ours): contexts stating nothing but their name rank after those that state
-    something, each group by cosine; false is the paper's single cosine order. ``vecs``: the
-    items' vectors (:func:`item_vectors`; computed with the defaults when not given).
+    something, each group by cosine; false is the paper's single cosine order. ``scores``: the
+    items' scores (:func:`item_scores`; computed with the defaults when not given).
     """
     if not items:
         return []
-    scores = (item_vectors(kb, items) if vecs is None else vecs) @ qv
+    scores = item_scores(kb, items, qv) if scores is None else scores
     order = list(np.argsort(-scores, kind="stable"))
     if bare_last:
         order = [i for i in order if not states_nothing(items[i])] + [i for i in order if states_nothing(items[i])]

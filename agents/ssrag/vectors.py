@@ -21,7 +21,6 @@ encodes only what has no vector yet:
 
 from __future__ import annotations
 
-import re
 import threading
 import weakref
 from collections import OrderedDict
@@ -30,13 +29,15 @@ import numpy as np
 
 from kb.base import KnowledgeBase
 from kb.embeddings import embed_matrix
+from kb.text_index import words
 from tools.retrieval import mentions_in
 
 CACHE_SIZE = 60_000  # encoded texts kept per process
 FACT_SCORING = ("parts", "sentence")
 
-_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+_cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _cache_lock = threading.Lock()
+_parts: OrderedDict[tuple[str, str], tuple[list[str], str]] = OrderedDict()
 _rows: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -44,15 +45,16 @@ def vectors(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
     """Normalised vectors of ``texts`` with the KB's embedding model, through the process cache."""
     if not texts:
         return np.zeros((0, kb.dense.index.d), dtype=np.float32)
+    model = kb.embeddings_spec  # vectors are the model's: two KBs of one model share them
     with _cache_lock:
-        found = {t: _cache.get(t) for t in set(texts)}
+        found = {t: _cache.get((model, t)) for t in set(texts)}
     missing = [t for t in dict.fromkeys(texts) if found[t] is None]
     if missing:
         mat = embed_matrix(kb.embeddings, missing)
         found.update(zip(missing, mat, strict=True))
         with _cache_lock:
             for t, v in zip(missing, mat, strict=True):
-                _cache[t] = v
+                _cache[(model, t)] = v
             while len(_cache) > CACHE_SIZE:
                 _cache.popitem(last=False)
     return np.stack([found[t] for t in texts])
@@ -118,20 +120,32 @@ def _normalise(mat: np.ndarray) -> np.ndarray:
 
 
 def _rest(kb: KnowledgeBase, sentence: str, ids: list[str]) -> str:
-    """The words of ``sentence`` that are not the names of ``ids``."""
-    out = sentence
-    for name in sorted({kb.name(i) for i in ids}, key=len, reverse=True):
-        out = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", out, flags=re.IGNORECASE)
-    return " ".join(out.split()) or sentence
+    """The words of ``sentence`` that are not the names of ``ids``, lower-cased (the KB's embedding
+    models here are uncased; a cased model sees a lower-cased relation phrase)."""
+    out = f" {' '.join(words(sentence))} "
+    for name in sorted({" ".join(words(kb.name(i))) for i in ids}, key=len, reverse=True):
+        if name:
+            out = out.replace(f" {name} ", " ")
+    return " ".join(out.split()) or sentence.lower()
 
 
 def fact_parts(kb: KnowledgeBase, fact: str, row: list[str] | None) -> tuple[list[str], str]:
     """(entities named, the rest of the words) of a fact: a triple ``[head, relation, tail]``
-    gives its ends and its relation phrase, a text sentence its KB mentions and the rest."""
+    gives its ends and its relation phrase, a text sentence its KB mentions and the rest
+    (cached per process: the same passages' sentences come back across nodes and questions)."""
     if row is not None:
         return [row[0], row[2]], row[1].replace("_", " ")
-    ids = mentions_in(kb, fact)
-    return ids, _rest(kb, fact, ids)
+    key = (str(kb.build_dir), fact)  # mentions are the KB build's
+    with _cache_lock:
+        found = _parts.get(key)
+    if found is None:
+        ids = mentions_in(kb, fact)
+        found = (ids, _rest(kb, fact, ids))
+        with _cache_lock:
+            _parts[key] = found
+            while len(_parts) > CACHE_SIZE:
+                _parts.popitem(last=False)
+    return list(found[0]), found[1]
 
 
 def fact_vectors(kb: KnowledgeBase, facts: list[str], rows: list[list[str] | None],
