@@ -24,6 +24,7 @@ from kb.model import Entity, Triple
 
 WINDOW = 12  # neighbours in sorted order compared for near-duplicates
 ARTICLES = ("the ", "a ", "an ")
+_DIGITS = re.compile(r"\d+")
 
 
 @dataclass
@@ -72,9 +73,12 @@ def _bare(key: str) -> str:
 
 def _near(a: str, b: str, threshold: float) -> float:
     """Similarity of two keys, 0 when their digits differ (Apollo 11 is not Apollo 13)."""
-    if re.findall(r"\d+", a) != re.findall(r"\d+", b) or min(len(a), len(b)) < 4:
+    short, total = min(len(a), len(b)), len(a) + len(b)
+    if short < 4 or 2 * short < threshold * total:  # the ratio is at most 2 * short / total
         return 0.0
-    m = SequenceMatcher(None, a, b)
+    if _DIGITS.findall(a) != _DIGITS.findall(b):
+        return 0.0
+    m = SequenceMatcher(None, a, b, autojunk=False)
     if m.real_quick_ratio() < threshold or m.quick_ratio() < threshold:
         return 0.0
     return m.ratio()
@@ -136,6 +140,8 @@ def resolve(facts: Iterable[ChunkFacts], existing: Sequence[Entity] = (), thresh
     for order in (sorted(pool), sorted(pool, key=lambda k: k[::-1])):
         for i, a in enumerate(order):
             for b in order[i + 1:i + 1 + WINDOW]:
+                if pool[a].startswith("\x00") and pool[b].startswith("\x00"):
+                    continue  # two entities already in the KB are never merged
                 score = _near(a, b, threshold)
                 if score >= threshold and _compatible(kinds[pool[a]], kinds[pool[b]]):
                     join(pool[a], pool[b], "near_duplicate", score)
