@@ -29,7 +29,7 @@ import math
 from itertools import combinations
 
 from agents.hybgrag.retrieval import Reference, Retrieval, hybrid_retrieve, rank_entities
-from agents.hybgrag.text_hops import TEXT, has_passages, text_steps
+from agents.hybgrag.text_hops import base_relation, has_passages, nearest_steps, text_steps
 from kb.base import KnowledgeBase
 from kb.model import Triple
 
@@ -86,6 +86,7 @@ def follow_path(kb: KnowledgeBase, topic: str, path: tuple[str, ...], text: bool
                  for p, c in ((t.head, t.tail), (t.tail, t.head)) if p in frontier]
         if text:
             steps += text_steps(kb, list(frontier)[:MAX_TEXT_FRONTIER], rel, {p for p, _, _ in steps})
+            steps = steps or nearest_steps(kb, list(frontier), rel)  # a hop that reached nothing
         for parent, child, t in steps:
             if child not in (parent, topic) and child not in nxt:
                 nxt[child] = [*frontier[parent], t]
@@ -107,7 +108,7 @@ def path_retrieve(kb: KnowledgeBase, question: str, topic_ids: list[str], relati
         for eid, trail in follow_path(kb, topic, path, text and has_passages(kb)).items():
             if eid != topic and eid not in reached:
                 reached[eid] = trail
-    used = {t.type.removesuffix(TEXT) for trail in reached.values() for t in trail}
+    used = {base_relation(t.type) for trail in reached.values() for t in trail}
     out = Retrieval("hybrid", [], {topic: len(reached)}, len(reached), [r for r in relations if r not in used])
     for eid, score, row in rank_entities(kb, question, sorted(reached), k):
         text = kb.docs[row].text if row >= 0 else kb.name(eid)

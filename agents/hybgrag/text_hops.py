@@ -12,16 +12,27 @@ then also steps along the relation through the text, one sentence at a time:
 A relation is a name or a short phrase ("directed_by", "headquartered in"): on a KB whose
 schema has no relation types (every fact only in text) the router names relations in its own
 words and these hops are the only way along them. A step states the relation, and is kept,
-when it has *support*: one point per word of the relation that its sentence carries (a word
-is matched by its first five letters, a plural ``s`` dropped: "directed" for directed_by,
-"tagged" for has_tags), one point when the relation names the reached entity's type
+when it has *support*: one point per word of the relation that its sentence carries outside
+the names it joins (a word is matched by its first five letters, a plural ``s`` dropped:
+"directed" for directed_by, "tagged" for has_tags; "X is tagged as child actor" does not carry
+starred_actors), one point when the relation names the reached entity's type
 (in_language reaching a ``language``: "X is in French" carries no word of it). Of a frontier
 entity's text steps along one relation only those with the most support are kept, so an
 actor is not taken for a director, nor an IMDb rating for IMDb votes. Where the schema gives
-the relation's end types, the reached entity must also have one of them.
+the relation's end types, the reached entity must also have one of them; from an entity that
+has graph edges along the relation, a text step must carry a word of it (a type alone is weak
+beside a stated edge). Names are found as written ("Craig E. Serling", "bd-r") and a sentence
+is never cut inside the frontier entity's own name ("Mrs. Brown's Boys").
 
 The step's triple is the relation with the ``TEXT`` mark, so reasoning paths show that it
 came from a passage.
+
+When a whole hop reaches nothing, neither along edges nor by supported steps (a KB that lost an
+entity's type: "Western" typed as the film of that name, so "X is a Western film" has no support
+for has_genre), :func:`nearest_steps` takes, for each of the first ``MAX_NEAREST`` frontier
+entities, the sentence of its own passages closest in meaning to the relation's words (the
+paper's similarity ranking, applied to sentences); its triples carry the ``NEAREST`` mark. The
+validator judges the result like any other.
 """
 
 from __future__ import annotations
@@ -29,12 +40,17 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+import numpy as np
+
 from agents.hybgrag.retrieval import _doc_rows
 from kb.base import KnowledgeBase
 from kb.model import Triple
 from tools.retrieval import MAX_MENTION_WORDS
 
 TEXT = " (text)"
+NEAREST = " (text, nearest sentence)"
+MAX_NEAREST = 5  # frontier entities per hop that take a nearest-sentence step
+MENTION_CACHE = 50_000  # sentences whose mentions are remembered (a question's loop reads them again)
 SEARCH_K = 500  # passages looked at per frontier entity for backward steps (BM25 by its name)
 _SENTENCE = re.compile(r"(?<=[^\s.]{2}[.!?])\s+")  # not after an initial ("Albert S. Rogell")
 _STOP = {"by", "has", "have", "had", "in", "of", "the", "is", "was", "to", "a", "an", "at", "on", "for",
@@ -55,7 +71,12 @@ def _singular(word: str) -> str:
 
 def relation_words(relation: str) -> list[str]:
     """The words of a relation name or phrase, singular, without function words."""
-    return [_singular(w) for w in _WORD.findall(relation.lower().removesuffix(TEXT)) if w not in _STOP]
+    return [_singular(w) for w in _WORD.findall(base_relation(relation).lower()) if w not in _STOP]
+
+
+def base_relation(step_type: str) -> str:
+    """The relation of a step's triple, without the text marks."""
+    return step_type.removesuffix(NEAREST).removesuffix(TEXT)
 
 
 def _stems(relation: str) -> list[str]:
@@ -66,6 +87,14 @@ def carried(sentence: str, stems: list[str]) -> int:
     """How many of the relation's word stems start a word of ``sentence``."""
     low = sentence.lower()
     return sum(1 for s in stems if re.search(rf"\b{re.escape(s)}", low))
+
+
+def _predicate(sentence: str, names: tuple[str, ...]) -> str:
+    """The sentence without the names it joins: a relation word inside a name ("child actor",
+    a tag) does not state the relation."""
+    for name in names:
+        sentence = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", sentence, flags=re.IGNORECASE)
+    return sentence
 
 
 def named_types(kb: KnowledgeBase, relation: str) -> set[str]:
@@ -98,7 +127,8 @@ def _sentences_of(kb: KnowledgeBase, eid: str, own: re.Pattern) -> list[str]:
     return out
 
 
-def mentions_in(kb: KnowledgeBase, text: str) -> list[str]:
+@lru_cache(maxsize=MENTION_CACHE)
+def mentions_in(kb: KnowledgeBase, text: str) -> tuple[str, ...]:
     """Entity ids named in ``text``, longest first, matched on the text as written, so names with
     punctuation ("Craig E. Serling", "bd-r") are found; a shorter name inside a longer one is not."""
     toks = list(_TOKEN.finditer(text))
@@ -115,7 +145,7 @@ def mentions_in(kb: KnowledgeBase, text: str) -> list[str]:
             if ents:
                 found += [e.id for e in ents]
                 taken[i:i + n] = [True] * n
-    return list(dict.fromkeys(found))
+    return tuple(dict.fromkeys(found))
 
 
 def _name_pattern(kb: KnowledgeBase, eid: str) -> re.Pattern:
@@ -124,10 +154,10 @@ def _name_pattern(kb: KnowledgeBase, eid: str) -> re.Pattern:
 
 def _sentences_naming(kb: KnowledgeBase, eid: str) -> list[tuple[str, str]]:
     """(owner, sentence) of other entities' passages that mention the frontier entity."""
-    pattern, out = _name_pattern(kb, eid), []
+    pattern, name, out = _name_pattern(kb, eid), kb.name(eid).lower(), []
     for hit in kb.lexical_search(kb.name(eid), k=SEARCH_K, kind="passage"):
         owner = hit.doc.entity_id
-        if owner and owner != eid:
+        if owner and owner != eid and name in hit.doc.text.lower() and pattern.search(hit.doc.text):
             out += [(owner, s) for s in sentences(hit.doc.text, pattern) if pattern.search(s) and _mentions(kb, eid, s)]
     return out
 
@@ -150,18 +180,41 @@ def text_steps(kb: KnowledgeBase, frontier: list[str], relation: str,
 
         def support(child: str, sentence: str) -> int:
             c = kb.graph.get(child)
-            words = carried(sentence, stems)
+            words = carried(_predicate(sentence, (kb.name(child), kb.name(eid))), stems)
             if c is None or (want is not None and c.type not in want) or (eid in on_graph and not words):
                 return 0
             return words + (c.type in named)
 
         own = _name_pattern(kb, eid)
         for sentence in _sentences_of(kb, eid, own):  # read around the entity's own name: no namesake, no part of it
-            for child in dict.fromkeys(c for part in own.split(sentence) for c in mentions_in(kb, part)):
-                if child != eid:
-                    found.append((child, support(child, sentence), Triple(eid, relation + TEXT, child)))
+            for child in _named_around(kb, sentence, own, eid):
+                found.append((child, support(child, sentence), Triple(eid, relation + TEXT, child)))
         for owner, sentence in _sentences_naming(kb, eid):
             found.append((owner, support(owner, sentence), Triple(owner, relation + TEXT, eid)))
         best = max((s for _, s, _ in found), default=0)
         out += [(eid, child, t) for child, s, t in found if s == best > 0]
     return out
+
+
+def nearest_steps(kb: KnowledgeBase, frontier: list[str], relation: str) -> list[tuple[str, str, Triple]]:
+    """(parent, child, marked triple): for each of the first ``MAX_NEAREST`` frontier entities, the
+    entities named by the sentence of its own passages nearest to the relation's words."""
+    words, out = " ".join(relation_words(relation)), []
+    if not words:
+        return out
+    query = kb.embed(words)
+    for eid in frontier[:MAX_NEAREST]:
+        own = _name_pattern(kb, eid)
+        found = [(s, c) for s in _sentences_of(kb, eid, own) if (c := _named_around(kb, s, own, eid))]
+        if not found:
+            continue
+        vecs = np.asarray(kb.embeddings.embed_documents([s for s, _ in found]), dtype=np.float32)
+        vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-9)
+        _, children = found[int(np.argmax(vecs @ query))]
+        out += [(eid, child, Triple(eid, relation + NEAREST, child)) for child in children]
+    return out
+
+
+def _named_around(kb: KnowledgeBase, sentence: str, own: re.Pattern, eid: str) -> list[str]:
+    """Entities a sentence names besides the entity whose name ``own`` matches."""
+    return [c for c in dict.fromkeys(c for part in own.split(sentence) for c in mentions_in(kb, part)) if c != eid]

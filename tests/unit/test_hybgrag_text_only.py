@@ -17,13 +17,14 @@ from graphs.hybgrag import HybGRAGContext, graph
 
 ENTITIES = [("Acme", "company"), ("Globex", "company"), ("Initech", "company"), ("Ada Lovelace", "person"),
             ("Grace Hopper", "person"), ("Hank J. Scorpio", "person"), ("Ada Lovelace Institute", "company"),
-            ("Lyon", "city"), ("Springfield", "city"), ("Rocket Skates", "product")]
+            ("Lyon", "city"), ("Springfield", "city"), ("Rocket Skates", "product"), ("founding myth", "tag")]
 PASSAGES = [
     ("Acme", "Acme was founded by Ada Lovelace. Acme is headquartered in Lyon. Acme makes the Rocket Skates. "
              "Grace Hopper works at Acme."),
     ("Globex", "Globex was founded by Hank J. Scorpio. Globex is headquartered in Springfield. "
                "Ada Lovelace works at Globex."),
-    ("Initech", "Initech was founded by the Ada Lovelace Institute. Initech is headquartered in Springfield."),
+    ("Initech", "Initech was founded by the Ada Lovelace Institute. Initech is headquartered in Springfield. "
+                "Initech is tagged as founding myth."),
 ]
 
 
@@ -68,6 +69,12 @@ def test_a_relation_phrase_is_followed_through_the_sentence_that_carries_it(kb):
     assert names(res) == ["Ada Lovelace"]  # not the city, the product or the employee of the same passage
     assert res.references[0].paths[0][0].type == "founded_by (text)"
     assert names(path_retrieve(kb, "where is Acme headquartered", ["Acme"], ["headquartered_in"], 1)) == ["Lyon"]
+
+
+def test_a_relation_word_inside_a_name_does_not_state_the_relation(kb):
+    # "founding myth" carries "found" only inside the tag's name
+    assert names(path_retrieve(kb, "who founded Initech", ["Initech"], ["founded_by"], 1)) == [
+        "Ada Lovelace Institute"]
 
 
 def test_a_relation_naming_a_type_needs_no_word_of_it_in_the_sentence(kb):
@@ -121,3 +128,11 @@ def test_the_answer_is_never_the_questions_own_entity(text_kb, fake_llm):
     ranked = [r["id"] for r in out["ranked"]]
     assert "Acme" in ranked and ranked[-1] == "Acme"
     assert out["answer"] and out["answer"] != "Acme" and out["answer"] == out["ranked"][0]["name"]
+
+
+def test_a_hop_that_reaches_nothing_takes_the_sentence_nearest_to_the_relation(kb):
+    # no sentence carries "creator" and no entity type is named by it: the nearest sentence decides
+    res = path_retrieve(kb, "who is the creator of Acme", ["Acme"], ["creator"], 1)
+    assert names(res) == ["Ada Lovelace"]
+    assert res.references[0].paths[0][0].type == "creator (text, nearest sentence)"
+    assert res.unused_relations == []
