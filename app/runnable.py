@@ -25,7 +25,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from app.errors import UserInputError
 from app.runs import controlled_stream, current_request
-from app.schemas import MethodOutput, _output, client_fields, input_model, plain, settings_fields_model, to_json
+from app.schemas import (
+    THREAD_ONLY,
+    MethodOutput,
+    _output,
+    client_fields,
+    input_model,
+    plain,
+    settings_fields_model,
+    to_json,
+)
 from graphs.server_config import ServerConfig
 
 
@@ -119,6 +128,10 @@ class MethodRunnable(Runnable[dict, dict]):
         from graphs.policy import build_context
 
         question, settings = self.settings_of(input, config)
+        pausing = sorted(k for k in THREAD_ONLY if settings.get(k))
+        if pausing:
+            raise UserInputError(f"{pausing[0]}: needs a checkpointed thread (LangGraph Studio / the Agent Server, "
+                                 f"langgraph.json); a hybridrag serve run cannot pause")
         return question, build_context(self.context_cls, settings, self.server_config)
 
     def check(self, question: str, ctx: Any) -> None:

@@ -14,8 +14,8 @@ from graphs.server_config import ServerConfig
 MAX_QUESTION_CHARS = 2000
 OUTPUT_KEYS = ("answer", "ranked", "evidence", "trace", "usage")
 THREAD_ONLY = frozenset({"approve"})
-"""Settings that need a checkpointed thread (the Agent Server's): not offered by the LangServe app,
-whose runs are single requests with nothing to pause and resume."""
+"""Settings that need a checkpointed thread (the Agent Server's): the LangServe app lists them, marked
+as refused there (its runs are single requests, nothing to pause and resume), and refuses them set."""
 
 
 class MethodOutput(BaseModel):
@@ -53,7 +53,7 @@ def client_fields(name: str, config: ServerConfig) -> list[tuple[str, type, str]
     out = []
     for f, t, default, desc in _context_fields(name):
         rule = RULES.get(f)
-        if rule is None or f in THREAD_ONLY:
+        if rule is None:
             continue
         if rule.kind == "kb":
             t = choices(config.kbs)
@@ -71,6 +71,8 @@ def client_fields(name: str, config: ServerConfig) -> list[tuple[str, type, str]
             allowed = f"{many} {', '.join(rule.choices)}; default {default!r}"
         else:
             allowed = f"default {default!r}"
+        if f in THREAD_ONLY:
+            allowed = "LangGraph Studio / Agent Server threads only; refused by this server, whose runs cannot pause"
         out.append((f, t, f"{desc} ({allowed})"))
     return out
 

@@ -94,14 +94,17 @@ def test_the_playground_page_embeds_schemas_without_nulls(client, method):
 
 
 @pytest.mark.parametrize("method", list_graphs())
-def test_approve_is_not_offered_where_nothing_can_pause(client, method):
-    """LangServe runs are single requests: no approve checkbox, and a client's approve is refused by name."""
+def test_approve_is_refused_by_name_where_nothing_can_pause(client, method):
+    """LangServe runs are single requests: the form marks approve as refused here, and a request
+    (settings or configurable) that sets it is a 400 naming it."""
     schema = client.get(f"/{method}/input_schema").json()
     settings = next(d for d in schema["$defs"].values() if d["title"].endswith("Settings"))["properties"]
-    assert "approve" not in settings
+    assert "refused by this server" in settings["approve"]["description"]
     body = {"input": {"question": "who directed Big", "settings": {"approve": True}}}
     r = client.post(f"/{method}/invoke", json=body)
-    assert r.status_code in (400, 422) and "approve" in r.text, r.text
+    assert r.status_code == 400 and r.json()["detail"].startswith("approve: needs a checkpointed thread"), r.text
+    body = {"input": {"question": "who directed Big"}, "config": {"configurable": {"approve": True}}}
+    assert client.post(f"/{method}/invoke", json=body).status_code == 400
 
 
 def test_configurable_from_the_playground_form_runs(client):
