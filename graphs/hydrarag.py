@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -26,12 +26,37 @@ from agents.hydrarag import steps as steps
 from agents.hydrarag.pruning import PruneSettings
 from agents.hydrarag.text import TextSettings
 from agents.llm.models import DEFAULT_LLM, load_chat_model
-from graphs.common import Context, InputState, OutputState, context_of, merge_usage, resolve_kb, timed
+from graphs.common import (
+    Context,
+    InputState,
+    OutputState,
+    StructuredMethod,
+    context_of,
+    merge_usage,
+    resolve_kb,
+    timed,
+)
 
 PHASES = ("initial", "refined", "predicted")
-BEAM_SCORES = ("cross", "relevance")
-BEAM_TEXTS = ("relations", "path")
-VARIANTS = ("hydrarag", "hydrarag-e")
+Variant = Literal["hydrarag", "hydrarag-e"]
+BeamScore = Literal["cross", "relevance"]
+BeamText = Literal["relations", "path"]
+PruneText = Literal["relations", "path"]
+Examples = Literal["kb", "bundled"]
+CHOICES = {"structured_method": StructuredMethod, "variant": Variant, "beam_score": BeamScore,
+           "beam_text": BeamText, "prune_text": PruneText, "examples": Examples}  # each choice field and its Literal
+SourcesRoute = Literal["to the selected sources", "no source selected"]
+RefinedRoute = Literal["a round's paths", "the final paths"]
+CheckRoute = Literal["yes", "no: refined exploration", "no: predicted exploration", "no: rounds spent"]
+CollectedRoute = Literal["several rounds: prune the union", "one round: answer"]
+SOURCE_ROUTES: dict[SourcesRoute, str] = {"to the selected sources": "explore_source",
+                                          "no source selected": "prune_evidence"}  # labels in the drawing
+REFINED_ROUTES: dict[RefinedRoute, str] = {"a round's paths": "check_answer", "the final paths": "generate_answer"}
+CHECK_ROUTES: dict[CheckRoute, str] = {"yes": END, "no: refined exploration": "plan_refined_exploration",
+                                       "no: predicted exploration": "plan_predicted_exploration",
+                                       "no: rounds spent": "collect_final_paths"}
+COLLECTED_ROUTES: dict[CollectedRoute, str] = {"several rounds: prune the union": "prune_evidence",
+                                               "one round: answer": "generate_answer"}
 
 
 def _setting(default: Any, description: str) -> Any:
@@ -44,7 +69,7 @@ class HydraRAGContext(Context):
 
     llm: str = _setting(DEFAULT_LLM, "Chat model for every role, 'provider:model' (e.g. local:smollm2).")
     llm_base_url: str = _setting("", "Base URL of an OpenAI-compatible server; empty for none.")
-    structured_method: str = _setting("function_calling", "function_calling, json_schema or json_mode.")
+    structured_method: StructuredMethod = _setting("function_calling", "function_calling, json_schema or json_mode.")
     max_iterations: int = _setting(3, "Exploration rounds: 1 initial, 2 + refined, 3 + predicted (the most).")
     max_depth: int = _setting(3, "D_max: deepest KG path search (hops).")
     max_width: int = _setting(3, "W_max: paths kept by the LLM selection.")
@@ -68,43 +93,47 @@ class HydraRAGContext(Context):
     use_web: bool = _setting(True, "Offer web search (needs TAVILY_API_KEY).")
     source_selector: bool = _setting(True, "Agentic source selector; false: every available source.")
     path_refinement: bool = _setting(True, "Summarise the selected paths; false: show them raw (ablation).")
-    variant: str = _setting("hydrarag", "hydrarag, or hydrarag-e: one random relation per clustered edge.")
+    variant: Variant = _setting("hydrarag", "hydrarag, or hydrarag-e: one random relation per clustered edge.")
     exploration_temperature: float = _setting(
         0.4, "Sampling temperature of the exploration roles (paper App. C: 0.4); pruning and answering stay at 0.")
-    beam_score: str = _setting(
+    beam_score: BeamScore = _setting(
         "cross", "KG beam ranking: cross (relevance + verification against the retrieved document sentences, "
         "§4.2.1) or relevance (Algorithm 1's Relevant_Pruning).")
     follow_up_topics: bool = _setting(
         True, "Refined round also explores the KG from the follow-up question's own topic entities (ours); "
         "false: only Topic(q), as Algorithm 3 line 10.")
-    beam_text: str = _setting(
+    beam_text: BeamText = _setting(
         "relations", "What the KG beam's semantic score embeds: relations (the path's relation signature, ours: "
         "shared across questions, far cheaper) or path (the whole verbalised path, the paper).")
-    examples: str = _setting(
+    prune_text: PruneText = _setting(
+        "relations", "What evidence pruning's relevance embeds for a KG path: relations (its relation signature, "
+        "ours: shared across questions, no per-path encode) or path (the path with two names per set). "
+        "Cross-source corroboration always reads the path with its names.")
+    examples: Examples = _setting(
         "kb", "Few-shot examples: kb (the KB's solved-example bank, nearest by masked question) or bundled "
         "(the project's movie examples).")
     num_examples: int = _setting(2, "Few-shot examples per role (topics, analysis, paragraph → paths, check); 0: none.")
+    audit: bool = _setting(
+        True, "Audit each round's analysis against its paths (ours): a {Yes} whose topic entities or skyline the "
+        "paths contradict goes to the next round with the problems named; false: the paper's answer check alone.")
+    relation_match: float = _setting(
+        0.8, "Cosine at which a skyline relation matches a path relation when their words differ (audit).")
     length_floor: bool = _setting(
         True, "Initial round keeps KG paths with |Topic|·(D-1) < length ≤ |Topic|·D (Algorithm 1); false: ≤ only.")
 
     def __post_init__(self) -> None:
         """Environment overrides, then one-line refusals of unknown choices."""
         super().__post_init__()
-        if self.beam_score not in BEAM_SCORES:
-            raise ValueError(f"beam_score must be one of {', '.join(BEAM_SCORES)}, not {self.beam_score!r}")
-        if self.beam_text not in BEAM_TEXTS:
-            raise ValueError(f"beam_text must be one of {', '.join(BEAM_TEXTS)}, not {self.beam_text!r}")
-        if self.examples not in ("kb", "bundled"):
-            raise ValueError(f"examples must be kb or bundled, not {self.examples!r}")
-        if self.variant not in VARIANTS:
-            raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, not {self.variant!r}")
+        for name, choice in CHOICES.items():
+            if getattr(self, name) not in get_args(choice):
+                raise ValueError(f"{name} must be one of {', '.join(get_args(choice))}, not {getattr(self, name)!r}")
 
     def pruning(self) -> PruneSettings:
         """Evidence-pruning settings."""
         priors = {"kg": self.rho_kg, "doc": self.rho_docs, "web": self.rho_web}
         alphas = (self.alpha_source, self.alpha_agreement, self.alpha_alignment)
         return PruneSettings(self.beam_width, self.cross_width, self.max_width, self.lambda_sem,
-                             self.alpha_cross, priors, alphas, self.gamma)
+                             self.alpha_cross, priors, alphas, self.gamma, self.prune_text)
 
     def text(self) -> TextSettings:
         """Unstructured-retrieval settings."""
@@ -121,6 +150,7 @@ class State(InputState, OutputState, total=False):
 
     shots: list[dict]
     mentions: list[str]
+    unlinked: list[str]
     topics: list[dict]
     topic_keys: list[str]
     doc_topics: list[str]
@@ -216,32 +246,32 @@ def generate_answer(state: State, runtime: Runtime[HydraRAGContext]) -> dict:
     return _run("generate_answer", answering.generate, state, runtime)
 
 
-def route_to_sources(state: State) -> list[Send] | Literal["prune_evidence"]:
+def route_to_sources(state: State) -> list[Send] | SourcesRoute:
     """Fan the probe out to one explore_source per selected source (none → prune at once)."""
     sends = [Send("explore_source", {"question": state["question"], "source": s, "probe": state["probe"],
                                      "topic_keys": state.get("topic_keys", []),
                                      "has_subgraph": bool(state.get("subgraph"))})
              for s in state["probe"]["sources"]]
-    return sends or "prune_evidence"
+    return sends or "no source selected"
 
 
-def route_after_refinement(state: State) -> Literal["check_answer", "generate_answer"]:
+def route_after_refinement(state: State) -> RefinedRoute:
     """The final paths go to answer generation; a round's paths go to the answer check."""
-    return "generate_answer" if state["phase"] == "final" else "check_answer"
+    return "the final paths" if state["phase"] == "final" else "a round's paths"
 
 
-def route_after_check(state: State, runtime: Runtime[HydraRAGContext]) -> str:
+def route_after_check(state: State, runtime: Runtime[HydraRAGContext]) -> CheckRoute:
     """{Yes} → END; {No} → the next exploration phase, or the final answer when rounds are spent."""
     if state["verdict"] == "yes":
-        return END
+        return "yes"
     if state["round"] >= context_of(runtime, HydraRAGContext).rounds():
-        return "collect_final_paths"
-    return "plan_refined_exploration" if state["round"] == 1 else "plan_predicted_exploration"
+        return "no: rounds spent"
+    return "no: refined exploration" if state["round"] == 1 else "no: predicted exploration"
 
 
-def route_after_collection(state: State) -> Literal["prune_evidence", "generate_answer"]:
+def route_after_collection(state: State) -> CollectedRoute:
     """Re-prune the union when several rounds contributed; one round's paths are final already."""
-    return "prune_evidence" if state["round"] > 1 and state.get("kept") else "generate_answer"
+    return "several rounds: prune the union" if state["round"] > 1 and state.get("kept") else "one round: answer"
 
 
 def render_trace(trace: list[dict]) -> str:
@@ -259,19 +289,16 @@ for node in (detect_sources, analyze_question, select_sources, explore_source, p
 builder.add_edge(START, "detect_sources")  # topic entities and available sources first
 builder.add_edge("detect_sources", "analyze_question")  # skyline needs the topic entities
 builder.add_edge("analyze_question", "select_sources")  # the selector reads the analysis
-builder.add_conditional_edges(  # fan out to the selected sources
-    "select_sources", route_to_sources, ["explore_source", "prune_evidence"])
+builder.add_conditional_edges("select_sources", route_to_sources, SOURCE_ROUTES)  # fan out to the sources
 builder.add_edge("explore_source", "prune_evidence")  # every source's paths are pruned together
 builder.add_edge("prune_evidence", "refine_paths")  # selected paths are summarised
-builder.add_conditional_edges("refine_paths", route_after_refinement)  # round → check; final → answer
-builder.add_conditional_edges(  # {Yes} → END; {No} → next phase or final answer
-    "check_answer", route_after_check,
-    [END, "plan_refined_exploration", "plan_predicted_exploration", "collect_final_paths"])
+builder.add_conditional_edges("refine_paths", route_after_refinement, REFINED_ROUTES)  # round → check; final → answer
+builder.add_conditional_edges("check_answer", route_after_check, CHECK_ROUTES)  # {Yes} → END; {No} → next phase
 builder.add_conditional_edges(  # refined round fans out to every available source
-    "plan_refined_exploration", route_to_sources, ["explore_source", "prune_evidence"])
+    "plan_refined_exploration", route_to_sources, SOURCE_ROUTES)
 builder.add_conditional_edges(  # predicted round fans out likewise
-    "plan_predicted_exploration", route_to_sources, ["explore_source", "prune_evidence"])
-builder.add_conditional_edges("collect_final_paths", route_after_collection)  # union → prune, or answer
+    "plan_predicted_exploration", route_to_sources, SOURCE_ROUTES)
+builder.add_conditional_edges("collect_final_paths", route_after_collection, COLLECTED_ROUTES)  # union → prune
 builder.add_edge("generate_answer", END)
 
 graph = builder.compile(name="hydrarag")

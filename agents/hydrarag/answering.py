@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.hydrarag import audit as audit
 from agents.hydrarag import roles as roles
 from agents.hydrarag import shots as shots
 from agents.hydrarag.feedback import shortfall
@@ -49,6 +50,14 @@ def _evidence(state: dict) -> str:
 def _best(state: dict) -> str:
     best = [r["name"] for r in state.get("ranked", []) if r["kind"] == "entity"]
     return best[0] if best else ""
+
+
+def without_own_entities(state: dict, answer: str) -> str:
+    """``answer`` without the items that are the question's own topic entities (names or mentions)."""
+    own = {audit.words(n) for t in state.get("topics", []) for n in (t["name"], t["mention"])}
+    own |= {audit.words(m) for m in state.get("mentions", [])}
+    items = [a.strip() for a in answer.split(",") if a.strip()]
+    return ", ".join(a for a in items if audit.words(a) not in own)
 
 
 def support(state: dict, answer: str, own_knowledge: bool = False) -> Support:
@@ -109,8 +118,17 @@ def refine(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     return {"summary": summary, "trace": [step], "usage": calls}
 
 
+def _held_back(state: dict, ctx: Any, kb: Any, answer: str) -> tuple[dict, list[str]]:
+    """The audit's problems of the round, and those that hold back a {Yes} (new ones, a round left)."""
+    found = audit.problems(kb, state, ctx.relation_match) if ctx.audit else {"topic": [], "path": []}
+    if not answer or state["round"] >= ctx.rounds():
+        return found, []
+    return found, audit.new_problems(found, state.get("shortfall"))
+
+
 def check(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
-    """CoT evaluation of the refined paths: {Yes} and the answer, or {No}."""
+    """CoT evaluation of the refined paths: {Yes} and the answer, or {No}; a {Yes} the audit
+    contradicts becomes {No} while a round is left, its problems handed to the next round."""
     calls, answer, fallback, missing = {}, "", None, ""
     if not state.get("selected"):
         reasoning, missing = "no evidence: {No} without asking", "every path: none was found"
@@ -126,12 +144,18 @@ def check(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
         if judged is not None and not judged.ok:
             answer, calls = _best(state), _unsupported(calls, "check")
             fallback = f"answer rejected: {judged.reason}; " + ("the best ranked entity" if answer else "{No}")
+        if answer and not without_own_entities(state, answer):
+            answer, fallback = "", f"answer rejected: {answer!r} is the question's own entity; {{No}}"
+    found, held = _held_back(state, ctx, kb, answer)
+    if held:
+        missing = f"the answer {answer!r} rests on an analysis the paths contradict: " + "; ".join(held)
+        answer, fallback = "", "{Yes} held back by the audit"
     verdict = "yes" if answer else "no"
     update = {"verdict": verdict, "usage": calls}
     if answer:
-        update["answer"] = answer
+        update["answer"] = without_own_entities(state, answer)
     else:
-        update["shortfall"] = shortfall(state, missing)
+        update["shortfall"] = shortfall(state, missing, found)
     step = traced("check_answer", "{Yes} " + answer if answer else "{No}", phase=state["phase"],
                   round=state["round"], reasoning=reasoning, fallback=fallback, shortfall=update.get("shortfall"))
     update["trace"] = [step]
@@ -150,7 +174,7 @@ def collect_final(state: dict) -> dict:
 
 
 def generate(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
-    """Answer from the final refined paths and the model's own knowledge."""
+    """Answer from the final refined paths and the model's own knowledge (never the question's own entity)."""
     reply, calls = roles.generate(model, ctx.structured_method, **quoted(state), evidence=_evidence(state))
     if reply is not None and reply.answer.strip():
         answer, fallback = reply.answer.strip(), None
@@ -158,8 +182,12 @@ def generate(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
         if not judged.ok:
             answer, calls = _best(state), _unsupported(calls, "generate")
             fallback = f"answer rejected: {judged.reason}; the best ranked entity"
+        elif not without_own_entities(state, answer):
+            fallback = f"answer rejected: {answer!r} is the question's own entity; the best ranked entity"
+            answer = _best(state)
     else:
         answer, fallback = _best(state), "unparseable generation: the best ranked entity"
+    answer = without_own_entities(state, answer)
     step = traced("generate_answer", answer or "(no answer)", phase="final",
                   reasoning=reply.reasoning if reply else "", fallback=fallback)
     return {"answer": answer, "trace": [step], "usage": calls}

@@ -22,6 +22,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agents.hydrarag import graph_ops as graph_ops
 from agents.hydrarag.pruning import PruneSettings, beam_cross_scores, relevance
 from kb.base import KnowledgeBase
 
@@ -57,18 +58,27 @@ class Chain:
 
 def detect_subgraph(kb: KnowledgeBase, topic_ids: list[str], max_depth: int) -> list[str]:
     """Entities within ``max_depth`` hops of the topic entities (the question subgraph E_q)."""
-    return list(kb.graph.ego_graph(topic_ids, radius=max_depth).distance) if topic_ids else []
+    if not topic_ids:
+        return []
+    fast = graph_ops.arrays(kb.graph)
+    if fast is not None:
+        return graph_ops.within_hops(fast, topic_ids, max_depth)
+    return list(kb.graph.ego_graph(topic_ids, radius=max_depth).distance)
 
 
 def expand(kb: KnowledgeBase, chain: Chain, rng: random.Random | None = None) -> list[Chain]:
     """One hop from the end set: neighbours grouped by relation and direction, then clustered."""
     end, seen = chain.nodes[-1], chain.entity_ids()
-    groups: dict[tuple[str, bool], set[str]] = {}
-    for t in kb.graph.neighbors(sorted(end)[:MAX_EXPAND]):
-        if t.head in end and t.tail not in seen:
-            groups.setdefault((t.type, False), set()).add(t.tail)
-        if t.tail in end and t.head not in seen:
-            groups.setdefault((t.type, True), set()).add(t.head)
+    fast = graph_ops.arrays(kb.graph)
+    if fast is not None:
+        groups = graph_ops.neighbour_groups(fast, sorted(end)[:MAX_EXPAND], seen)
+    else:
+        groups = {}
+        for t in kb.graph.neighbors(sorted(end)[:MAX_EXPAND]):
+            if t.head in end and t.tail not in seen:
+                groups.setdefault((t.type, False), set()).add(t.tail)
+            if t.tail in end and t.head not in seen:
+                groups.setdefault((t.type, True), set()).add(t.head)
     merged: dict[tuple[frozenset[str], bool], list[str]] = {}
     for (rel, inverse), ids in groups.items():
         merged.setdefault((frozenset(ids), inverse), []).append(rel)
@@ -178,8 +188,13 @@ def explore(kb: KnowledgeBase, topics: list[str], depth: int, width: int, score:
 
 
 def _names(kb: KnowledgeBase, ids: frozenset[str], shown: int = SHOWN_NAMES) -> str:
-    names = sorted(kb.name(i) for i in ids)
-    more = f", +{len(names) - shown} more" if len(names) > shown else ""
+    fast = graph_ops.arrays(kb.graph)
+    if fast is not None:
+        names, total = graph_ops.first_names(fast, ids, shown)
+    else:
+        names = sorted(kb.name(i) for i in ids)
+        total = len(names)
+    more = f", +{total - shown} more" if total > shown else ""
     return "{" + ", ".join(names[:shown]) + more + "}"
 
 
@@ -206,7 +221,7 @@ def to_candidate(kb: KnowledgeBase, chain: Chain, phase: str, n: int) -> dict:
     steps += [{"relations": list(rels), "inverse": inv, "ids": sorted(node)[:50]}
               for (rels, inv), node in zip(chain.edges, chain.nodes[1:], strict=True)]
     return {"id": f"kg:{phase}:{n}", "source": "kg", "phase": phase, "text": verbalise(kb, chain),
-            "embedded": verbalise(kb, chain, EMBEDDED_NAMES),
+            "embedded": verbalise(kb, chain, EMBEDDED_NAMES), "signature": signature(chain),
             "keys": [f"id:{i}" for i in sorted(chain.entity_ids())], "answers": sorted(chain.answers())[:50],
             "doc_id": None, "doc_name": None, "path": steps}
 

@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kb.base import KnowledgeBase
-from kb.embeddings import embed_matrix
+from kb.embeddings import SMALL_BATCH, embed_matrix
 from prompts.data_block import data_block
 
 _VECTORS: dict[tuple[str, str], np.ndarray] = {}
 _MAX_CACHED = 200_000
+ENCODE_CHUNK = SMALL_BATCH  # texts per encode: the largest a query-time (single-thread) encode takes
 
 
 @dataclass(frozen=True)
@@ -38,24 +39,31 @@ class PruneSettings:
     priors: dict[str, float] = field(default_factory=lambda: {"kg": 1.0, "doc": 0.8, "web": 0.7})
     alphas: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3)
     gamma: float = 0.7
+    prune_text: str = "relations"  # a KG path's relevance text: "relations" (signature) or "path"
 
 
 def embed_texts(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
-    """Normalised embeddings of ``texts`` (one batch for the uncached ones)."""
+    """Normalised embeddings of ``texts``: the uncached ones encoded in chunks of ``ENCODE_CHUNK``
+    (each a query-time encode: :func:`kb.embeddings.encode_threads`)."""
     spec = kb.embeddings_spec
     missing = [t for t in dict.fromkeys(texts) if (spec, t) not in _VECTORS]
     if missing:
         if len(_VECTORS) > _MAX_CACHED:
             _VECTORS.clear()
-        for t, v in zip(missing, embed_matrix(kb.embeddings, missing), strict=True):
-            _VECTORS[(spec, t)] = v
+        for at in range(0, len(missing), ENCODE_CHUNK):
+            chunk = missing[at: at + ENCODE_CHUNK]
+            for t, v in zip(chunk, embed_matrix(kb.embeddings, chunk), strict=True):
+                _VECTORS[(spec, t)] = v
     if not texts:
         return np.zeros((0, 1), dtype=np.float32)
     return np.vstack([_VECTORS[(spec, t)] for t in texts])
 
 
-def embedded(c: dict) -> str:
-    """The text a candidate is embedded by: a KG path with fewer names per set (``embedded``), else its text."""
+def embedded(c: dict, prune_text: str = "path") -> str:
+    """The text a candidate is embedded by: for a KG path its relation signature (``prune_text=relations``)
+    or its verbalisation with fewer names per set (``path``); any other path, its text."""
+    if prune_text == "relations" and c.get("signature"):
+        return c["signature"]
     return c.get("embedded") or c["text"]
 
 
@@ -70,7 +78,8 @@ def relevance(kb: KnowledgeBase, indicator: str, topic_keys: list[str], texts: l
     """Hybrid relevance of each path text to the skyline indicator and the topic entities."""
     if not texts:
         return np.zeros(0, dtype=np.float32)
-    sem = embed_texts(kb, texts) @ embed_texts(kb, [indicator])[0]
+    vecs = embed_texts(kb, [*texts, indicator])
+    sem = vecs[:-1] @ vecs[-1]
     topics = set(topic_keys)
     ent = np.array([jaccard(topics, set(k)) for k in keys], dtype=np.float32)
     return lambda_sem * sem + (1 - lambda_sem) * ent
@@ -86,9 +95,12 @@ def verification(kb: KnowledgeBase, cands: list[dict], subgraph: set[str], s: Pr
     """Tri-factor features and ``s_ver`` per candidate: source prior, agreement, alignment."""
     if not cands:
         return []
-    vecs = embed_texts(kb, [embedded(c) for c in cands])
-    sims = vecs @ vecs.T
     sources = np.array([c["source"] for c in cands])
+    if len(set(sources.tolist())) > 1:  # corroboration needs another source; one source supports itself
+        vecs = embed_texts(kb, [embedded(c) for c in cands])
+        sims = vecs @ vecs.T
+    else:
+        sims = np.ones((len(cands), len(cands)), dtype=np.float32)
     out = []
     for i, c in enumerate(cands):
         support = sorted(set(sources[sims[i] >= s.gamma].tolist()) | {c["source"]})
@@ -119,7 +131,7 @@ def beam_cross_scores(kb: KnowledgeBase, rel: np.ndarray, texts: list[str], doc_
 def rank_candidates(kb: KnowledgeBase, cands: list[dict], indicator: str, topic_keys: list[str],
                     subgraph: set[str], s: PruneSettings) -> list[dict]:
     """Steps 1 and 2: the top-W2 candidates by cross-score, each with its scores attached."""
-    rel = relevance(kb, indicator, topic_keys, [embedded(c) for c in cands], [c["keys"] for c in cands],
+    rel = relevance(kb, indicator, topic_keys, [embedded(c, s.prune_text) for c in cands], [c["keys"] for c in cands],
                     s.lambda_sem)
     order = np.argsort(-rel, kind="stable")[: s.beam_width]
     pool = [{**cands[i], "rel": float(rel[i])} for i in order]

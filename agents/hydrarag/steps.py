@@ -71,7 +71,8 @@ def detect(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
                   topics=[f"{t['mention']} → {t['id']}" for t in found["topics"]],
                   unlinked=found["unlinked"], notes=notes,
                   examples=[e["question"] for e in chosen] if ctx.examples == "kb" else f"bundled ({ctx.examples})")
-    return {"shots": chosen, "mentions": mentions, "topics": found["topics"], "topic_keys": found["topic_keys"],
+    return {"shots": chosen, "mentions": mentions, "unlinked": found["unlinked"], "topics": found["topics"],
+            "topic_keys": found["topic_keys"],
             "doc_topics": found["doc_topics"], "available": found["available"], "trace": [step],
             "usage": calls}
 
@@ -162,7 +163,8 @@ def explore(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
 
 
 def plan_refined(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
-    """Follow-up question q_new and skyline I_new; every source of S_t at D_max."""
+    """Follow-up question q_new and skyline I_new; every source of S_t at D_max. I_new becomes the
+    skyline the round's pruning, answer check and audit read (the refinement corrects the analysis)."""
     q, sky, fallback = state["question"], state["skyline"], None
     model = roles.at_temperature(model, ctx.exploration_temperature)
     reply, calls = roles.follow_up(model, ctx.structured_method, **quoted(state), topics=_names(state),
@@ -184,7 +186,7 @@ def plan_refined(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     step = traced("plan_refined_exploration", f"follow-up: {q_new}", phase="refined", skyline=i_new,
                   missing=reply.missing if reply else "", new_topics=[kb.name(i) for i in new_ids],
                   follow_up_chain=[t["name"] for t in fresh] if ctx.follow_up_topics else [], fallback=fallback)
-    return {"probe": probe, "phase": "refined", "round": 2, "trace": [step], "usage": calls}
+    return {"probe": probe, "phase": "refined", "round": 2, "skyline": i_new, "trace": [step], "usage": calls}
 
 
 def plan_predicted(state: dict, ctx: Any, kb: Any, model: Any) -> dict:

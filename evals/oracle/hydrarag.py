@@ -28,7 +28,9 @@ Exploration and answering (no gold needed where the rule says so):
   topic entity; predictions (a later decision): the gold answers the shown paths already
   name (at most three), none otherwise. Both repair the drawn error only when their prompt
   shows it: a relation error when the erroneous skyline is shown, an entity error when no
-  shown path names the topic entity, a wrong source choice when the last answer check's
+  shown path names the topic entity or the method's feedback flags the extraction (a
+  ``topic_problem`` line naming the wrong entity; for a missing entity, any such line), a
+  wrong source choice when the last answer check's
   account (``not_searched``) names a source holding the dataset's facts (the refined round
   then searches every available source).
 - answer check {No}: states what is missing (a path from the topic to the answer's kind).
@@ -178,6 +180,23 @@ def _not_searched(call: Call) -> set[str]:
     return out
 
 
+def _fields_labelled(call: Call, label: str) -> list[str]:
+    """Values of the data-block fields called ``label`` (the method's feedback lines)."""
+    return [value for b in call.view.blocks for name, value in b["fields"] if name == label]
+
+
+def _entity_named(call: Call, inj: Injected) -> bool:
+    """An entity error is shown when no shown path names the topic entity, or when the method's
+    feedback flags the extraction: a ``topic_problem`` line naming the wrong entity, or (nothing was
+    extracted) any ``topic_problem`` line."""
+    if not any(phrase_in(call.record.topic, _texts(f)) for _, f in call.view.numbered()):
+        return True
+    flagged = _fields_labelled(call, "topic_problem")
+    if inj.type == "wrong_entity":
+        return any(phrase_in(inj.entity, line) for line in flagged)
+    return bool(flagged)
+
+
 def _later(call: Call) -> tuple[Injected | None, bool]:
     """A later decision: the drawn error and whether this prompt shows it."""
     rec, inj = call.record, call.injected(METHOD)
@@ -185,7 +204,7 @@ def _later(call: Call) -> tuple[Injected | None, bool]:
     if inj is not None and inj.type in ("wrong_relation", "missing_relation"):
         named = norm(rec.skyline(relations_of(rec, inj))) in norm(call.view.text)
     elif inj is not None and inj.type in ("wrong_entity", "missing_entity"):
-        named = not any(phrase_in(rec.topic, _texts(f)) for _, f in call.view.numbered())
+        named = _entity_named(call, inj)
     elif inj is not None and inj.type == "wrong_module":  # the check's account names an unsearched source
         named = bool(_not_searched(call) & set(rec.sources))
     if inj is not None:

@@ -88,7 +88,7 @@ def test_bundled_examples_and_none():
     assert shots.lines([], "topics", "bundled", 1) == P.BUNDLED["topics"][0]
     with pytest.raises(ValueError, match="examples must be kb or bundled, not 'movies'"):
         shots.choose(None, Q, "movies", 2)
-    with pytest.raises(ValueError, match="examples must be kb or bundled"):
+    with pytest.raises(ValueError, match="examples must be one of kb, bundled"):
         HydraRAGContext(examples="movies")
 
 

@@ -1,0 +1,126 @@
+"""HydraRAG's audit of a round: what the method itself can see is wrong with the question analysis.
+
+The answer check (an LLM) judges whether the selected paths answer the question; it cannot
+tell an answer reached *despite* a faulty analysis from one reached *through* it. The audit
+compares the analysis with what the round found, without any LLM call, and names each
+disagreement so the refined exploration (follow-up question, new skyline, topic entities)
+can correct it (paper §4.2.2: the refined round is asked for the missing evidence; the
+audit says which part of the analysis the evidence contradicts):
+
+- topic problems: the topic extraction named no entity, named one that is not in the KB,
+  or named one aligned (by similarity) to an entity the question does not name;
+- path problems: the skyline names no relation; a skyline relation is on no selected KG path
+  (verification of the analysis against the paths found); the selected KG paths take more
+  hops than the skyline has relations; nothing was selected and the KG search found no path.
+
+A relation of the skyline matches a path relation when they share a content word (``starred
+in`` / ``starred_actors``; stop words such as "by" or "has" do not count) or their embeddings
+are within ``relation_match`` cosine of each other.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.hydrarag.analysis import split_chain
+from agents.hydrarag.pruning import embed_texts
+from kb.base import KnowledgeBase
+from prompts.grounding import STOP
+
+MAX_PROBLEMS = 6  # problems named per round (each is one line of the follow-up prompt)
+MAX_LISTED = 5  # relations or names listed inside one problem
+_WORDS = re.compile(r"[^\W_]+")
+
+
+def words(text: str) -> str:
+    """Lower-cased words of a relation or name, single-spaced (``directed_by`` → ``directed by``)."""
+    return " ".join(_WORDS.findall(text.casefold()))
+
+
+def path_relations(c: dict) -> list[list[str]]:
+    """Per hop, the relations of a candidate path (a clustered KG edge has several)."""
+    if c["source"] == "kg":
+        return [list(step["relations"]) for step in c.get("path") or [] if "relations" in step]
+    tokens = c.get("path") or []
+    return [[r] for r in tokens[1::2]] if isinstance(tokens, list) else []
+
+
+def skyline_relations(skyline: str) -> list[str]:
+    """The relations a ``entity - relation - entity ...`` skyline names, in order."""
+    return [r for r in split_chain(skyline)[1::2] if words(r) and "answer(" not in r.casefold()]
+
+
+def content(text: str) -> set[str]:
+    """Content words of a relation (no stop words): ``starred_actors`` → {starred, actors}."""
+    return {x for x in words(text).split() if x not in STOP}
+
+
+def _matched(kb: KnowledgeBase, wanted: list[str], found: list[str], threshold: float) -> list[bool]:
+    """For each wanted relation, whether some found relation matches it: a content word in common
+    (``starred in`` / ``starred_actors``), else embeddings within ``threshold`` cosine."""
+    w, f = [words(x) for x in wanted], [words(x) for x in dict.fromkeys(found)]
+    out = [bool(content(a)) and any(content(a) & content(b) for b in f) for a in w]
+    rest = [i for i, ok in enumerate(out) if not ok]
+    if rest and f:
+        sims = embed_texts(kb, [w[i] for i in rest]) @ embed_texts(kb, f).T
+        for i, row in zip(rest, sims, strict=True):
+            out[i] = bool(row.max() >= threshold)
+    return out
+
+
+def topic_problems(state: dict, question: str) -> list[str]:
+    """What is wrong with the topic entities the extraction named."""
+    mentions, topics = state.get("mentions", []), state.get("topics", [])
+    low = f" {words(question)} "
+    out = []
+    if not mentions:
+        found = ", ".join(t["name"] for t in topics[:MAX_LISTED]) or "none"
+        out.append(f"the topic extraction named no entity (names found in the question instead: {found})")
+    for m in state.get("unlinked", [])[:MAX_LISTED]:
+        out.append(f"extracted topic entity '{m}' is not an entity of the knowledge base")
+    for t in topics:
+        if t["mention"] in mentions and f" {words(t['name'])} " not in low and words(t["mention"]) != words(t["name"]):
+            out.append(f"extracted topic entity '{t['mention']}' was aligned to '{t['name']}', "
+                       "which the question does not name")
+    return out
+
+
+def path_problems(kb: KnowledgeBase, state: dict, threshold: float) -> list[str]:
+    """Where the skyline disagrees with the KG paths this round selected, or the round found nothing
+    while the KG was searched. Text paths are left out: their relations are the model's own words."""
+    probe, selected = state.get("probe") or {}, state.get("selected", [])
+    if not selected:
+        if "kg" not in probe.get("sources", []):
+            return []
+        starts = ", ".join(dict.fromkeys(n for ch in probe.get("chains", []) for n in ch["names"])) or "none"
+        return [f"the knowledge-graph search from {starts} at depth {probe.get('depth')} found no path"]
+    hops = [path_relations(c) for c in selected if c["source"] == "kg"]
+    hops = [h for h in hops if h]
+    if not hops:
+        return []
+    wanted = skyline_relations(state.get("skyline", ""))
+    if not wanted:
+        return ["the skyline names no relation between the topic entity and the answer"]
+    found = [r for h in hops for step in h for r in step]
+    out = []
+    missing = [r for r, ok in zip(wanted, _matched(kb, wanted, found, threshold), strict=True) if not ok]
+    if missing:
+        seen = ", ".join(list(dict.fromkeys(found))[:MAX_LISTED])
+        out.append("skyline relation(s) on no selected path: " + ", ".join(f"'{r}'" for r in missing[:MAX_LISTED])
+                   + f" (the selected paths follow: {seen})")
+    if min(len(h) for h in hops) > len(wanted):
+        out.append(f"the selected knowledge-graph paths take {min(len(h) for h in hops)} hop(s), "
+                   f"the skyline names {len(wanted)} relation(s)")
+    return out
+
+
+def problems(kb: KnowledgeBase, state: dict, threshold: float) -> dict[str, list[str]]:
+    """Topic and path problems of the round (each list bounded by ``MAX_PROBLEMS``)."""
+    return {"topic": topic_problems(state, state["question"])[:MAX_PROBLEMS],
+            "path": path_problems(kb, state, threshold)[:MAX_PROBLEMS]}
+
+
+def new_problems(found: dict[str, list[str]], shortfall: dict | None) -> list[str]:
+    """Problems not already handed to an earlier refinement (each is reported once)."""
+    told = set((shortfall or {}).get("topic_problems", [])) | set((shortfall or {}).get("path_problems", []))
+    return [p for p in [*found["topic"], *found["path"]] if p not in told]

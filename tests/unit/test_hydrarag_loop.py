@@ -1,0 +1,104 @@
+"""HydraRAG's corrective loop: the audit names what is wrong, the next round gets it, answers are never
+the question's own entity."""
+
+from __future__ import annotations
+
+from agents.hydrarag import audit as audit
+from agents.hydrarag import roles as R
+from agents.hydrarag.answering import without_own_entities
+from agents.hydrarag.feedback import feedback_block, shortfall
+from graphs.common import resolve_kb
+from graphs.hydrarag import HydraRAGContext, graph
+
+Q = "which movies did Tom Hanks star in"
+TOPICS = R.TopicEntities(entities=["Tom Hanks"])
+RIGHT = R.QuestionAnalysis(split_questions=[Q], skyline="Tom Hanks - starred in - answer(movie)")
+WRONG = R.QuestionAnalysis(split_questions=[Q], skyline="Tom Hanks - directed by - answer(movie)")
+REFINED = R.Refinement(summary="Tom Hanks starred in Big.")
+YES = R.AnswerCheck(reasoning="The path lists his films.", sufficient="yes", answer="Big")
+FOLLOW = R.FollowUp(missing="the right relation", question=Q, skyline="Tom Hanks - starred in - answer(movie)",
+                    topic_entities=["Tom Hanks"])
+KG_PATH = {"id": "kg:initial:0", "source": "kg", "phase": "initial", "text": "{Tom Hanks} ← starred_actors ← {Big}",
+           "path": [{"ids": ["Tom Hanks"]}, {"relations": ["starred_actors"], "inverse": True, "ids": ["Big"]}]}
+
+
+def run(kb: str, **kw) -> dict:
+    ctx = HydraRAGContext(kb=kb, llm="fake:test", use_web=False, source_selector=False, doc_pool=0, **kw)
+    return graph.invoke({"question": Q}, context=ctx)
+
+
+def state(**kw) -> dict:
+    base = {"question": Q, "mentions": ["Tom Hanks"], "unlinked": [], "phase": "initial",
+            "topics": [{"mention": "Tom Hanks", "id": "Tom Hanks", "name": "Tom Hanks"}],
+            "probe": {"sources": ["kg"], "depth": 1, "chains": [{"names": ["Tom Hanks"]}]},
+            "skyline": "Tom Hanks - starred in - answer(movie)", "selected": [KG_PATH], "candidates": [KG_PATH]}
+    return {**base, **kw}
+
+
+def test_a_skyline_that_agrees_with_the_paths_has_no_problem(tiny_kb):
+    assert audit.problems(resolve_kb(HydraRAGContext(kb=tiny_kb)), state(), 0.8) == {"topic": [], "path": []}
+
+
+def test_a_skyline_relation_no_selected_path_follows_is_named(tiny_kb):
+    found = audit.problems(resolve_kb(HydraRAGContext(kb=tiny_kb)), state(skyline=WRONG.skyline), 0.8)
+    assert found["path"] == ["skyline relation(s) on no selected path: 'directed by' "
+                             "(the selected paths follow: starred_actors)"]
+
+
+def test_a_skyline_without_relation_and_an_empty_kg_search_are_named(tiny_kb):
+    kb = resolve_kb(HydraRAGContext(kb=tiny_kb))
+    assert audit.path_problems(kb, state(skyline="Tom Hanks - answer(movie)"), 0.8) == [
+        "the skyline names no relation between the topic entity and the answer"]
+    assert audit.path_problems(kb, state(selected=[], candidates=[]), 0.8) == [
+        "the knowledge-graph search from Tom Hanks at depth 1 found no path"]
+    two_hops = {**KG_PATH, "path": [*KG_PATH["path"], {"relations": ["directed_by"], "inverse": False}]}
+    assert audit.path_problems(kb, state(selected=[two_hops]), 0.8) == [
+        "the selected knowledge-graph paths take 2 hop(s), the skyline names 1 relation(s)"]
+
+
+def test_topic_problems_name_a_missing_an_unknown_and_a_misaligned_entity():
+    assert audit.topic_problems(state(mentions=[]), Q) == [
+        "the topic extraction named no entity (names found in the question instead: Tom Hanks)"]
+    assert audit.topic_problems(state(mentions=["movies", "Tom Hanks"], unlinked=["movies"]), Q) == [
+        "extracted topic entity 'movies' is not an entity of the knowledge base"]
+    misaligned = [{"mention": "star", "id": "Star Wars", "name": "Star Wars"}]
+    assert audit.topic_problems(state(mentions=["star"], topics=misaligned), Q) == [
+        "extracted topic entity 'star' was aligned to 'Star Wars', which the question does not name"]
+
+
+def test_the_feedback_block_carries_every_problem_line():
+    fb = shortfall(state(), "held back", {"topic": ["t1"], "path": ["p1", "p2"]})
+    block = feedback_block({"shortfall": fb})
+    assert "topic_problem: t1" in block and "path_problem: p1" in block and "path_problem: p2" in block
+    assert audit.new_problems({"topic": ["t1"], "path": ["p3"]}, fb) == ["p3"]
+
+
+def test_a_yes_on_a_wrong_skyline_goes_to_a_refined_round_that_names_the_relation(tiny_kb, fake_llm):
+    fake = fake_llm(TOPICS, WRONG, REFINED, YES, FOLLOW, R.Choice(reasoning="r", selected=[1]), REFINED, YES)
+    out = run(tiny_kb)
+    assert out["answer"] == "Big" and len(fake.calls) == 8  # the first {Yes} was held back: a second round
+    assert fake.calls[4]["schema"] == "FollowUp"
+    follow_up = fake.calls[4]["messages"][-1].content
+    assert "path_problem: skyline relation(s) on no selected path: 'directed by' " \
+           "(the selected paths follow: starred_actors)" in follow_up
+    second_check = fake.calls[7]["messages"][-1].content  # the refined round reads the follow-up's skyline
+    assert fake.calls[7]["schema"] == "AnswerCheck" and FOLLOW.skyline in second_check
+
+
+def test_without_the_audit_or_a_round_left_the_yes_stands(tiny_kb, fake_llm):
+    fake_llm(TOPICS, WRONG, REFINED, YES)
+    assert run(tiny_kb, audit=False)["answer"] == "Big"
+    fake_llm(TOPICS, WRONG, REFINED, YES)
+    assert run(tiny_kb, max_iterations=1)["answer"] == "Big"
+
+
+def test_the_answer_is_never_the_questions_own_entity(tiny_kb, fake_llm):
+    films = {"Big", "A League of Their Own", "Apollo 13"}
+    own = R.AnswerCheck(reasoning="r", sufficient="yes", answer="Tom Hanks")
+    fake_llm(TOPICS, RIGHT, REFINED, own)  # the check's answer
+    assert run(tiny_kb, max_iterations=1)["answer"] in films
+    no = R.AnswerCheck(reasoning="r", sufficient="no", missing="more")
+    fake_llm(TOPICS, RIGHT, REFINED, no, R.FinalAnswer(reasoning="r", answer="Tom Hanks"))  # the generated one
+    assert run(tiny_kb, max_iterations=1)["answer"] in films
+    s = state()
+    assert without_own_entities(s, "Tom Hanks, Big") == "Big" and without_own_entities(s, "tom hanks") == ""
