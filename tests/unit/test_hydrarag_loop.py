@@ -102,3 +102,39 @@ def test_the_answer_is_never_the_questions_own_entity(tiny_kb, fake_llm):
     assert run(tiny_kb, max_iterations=1)["answer"] in films
     s = state()
     assert without_own_entities(s, "Tom Hanks, Big") == "Big" and without_own_entities(s, "tom hanks") == ""
+
+
+# --- the perfect-LLM stand-in reads the problem lines --------------------------------------------
+
+def _stand_in(types: str):
+    from evals.datasets import Question
+    from evals.oracle import GoldSet, build_oracle
+
+    q = Question("bacon", "what movies did Kevin Bacon act in", ("Apollo 13", "Tremors"), qtype="actor_to_movie",
+                 topic="Kevin Bacon", hops=1)
+    return q.question, build_oracle(f"oracle:p=1,types={types}", GoldSet.from_questions([q], ("kg",)))
+
+
+def _follow_up(model, question: str, paths: str, feedback: str) -> R.FollowUp:
+    from prompts.data_block import data_block, data_list
+
+    return R.follow_up(model, "function_calling", question=question, topics=data_list(["act"]), paths=paths,
+                       skyline=data_block("Kevin Bacon - starred actors - answer(movie)"),
+                       splits=data_list([question]), feedback=feedback)[0]
+
+
+def test_the_stand_in_repairs_an_entity_error_only_when_a_problem_line_names_it():
+    from agents.hydrarag.pruning import path_blocks
+
+    paths = path_blocks([{"source": "kg", "text": "{Kevin Bacon} ← starred_actors ← {Apollo 13, Tremors}"}])
+    for types, flagged in (("wrong_entity", None), ("missing_entity", "the topic extraction named no entity")):
+        question, model = _stand_in(types)
+        [topic] = R.extract_topics(model, question, "function_calling")[0].entities or [""]
+        silent = feedback_block({"shortfall": shortfall(state(), "more", {"topic": [], "path": []})})
+        wrong = _follow_up(model, question, paths, silent)  # the paths name the topic, nothing flags the error
+        assert wrong.topic_entities == ([topic] if types == "wrong_entity" else [])
+        assert not model.log.entries()[0]["repaired"]
+        line = flagged or f"extracted topic entity '{topic}' is not an entity of the knowledge base"
+        named = feedback_block({"shortfall": shortfall(state(), "more", {"topic": [line], "path": []})})
+        assert _follow_up(model, question, paths, named).topic_entities == ["Kevin Bacon"]
+        assert model.log.entries()[0]["repaired"]
