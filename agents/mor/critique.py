@@ -8,6 +8,8 @@ that part (the problems go back to it in the re-planning turn, :data:`prompts.mo
   textual matching found (``restriction "films" names no person entity ...``);
 - a hop along which structure reached nothing: ``relation directed_by from type movie reached
   no type person entity`` (from the route's topic entity when it has one, else from any seed);
+  a later hop also names the relations of the hops before it, since it started from what they
+  reached (a wrong earlier relation leaves the next hop nothing to follow);
 - a hop with several relation types between its two types and none named (``hop movie → person
   names no relation ...``): every one of them was traversed;
 - a planned type most reached entities do not have (``type movie at step 1 ...: the entities
@@ -80,11 +82,14 @@ def hop_problems(kb: KnowledgeBase, route: dict, result: dict) -> list[str]:
     nodes, hops = route["nodes"], route["relations"]
     topic = [kb.name(t) for t in result.get("topics", [])]
     out = []
-    for layer, a, b, rels in zip(result["layers"][1:], nodes, nodes[1:], hops, strict=False):
+    for i, (layer, a, b, rels) in enumerate(zip(result["layers"][1:], nodes, nodes[1:], hops, strict=False)):
         reached = layer.get("anchored", layer["struct"]) if topic else layer["struct"]
         if reached:
             continue
         start = f' from "{topic[0]}"' if topic else ""
+        if i:  # it started from what the earlier hops reached: their relations are suspects too
+            start = (f" (the type {a['type']} entities reached{start} along "
+                     f"{' then '.join(_relations(h) for h in hops[:i])})")
         out.append(f"{_relations(rels)} from type {a['type']}{start} reached no type {b['type']} entity "
                    f"(route {render_route(route)})")
         break  # later hops start from nothing: the first failing hop is the one to repair

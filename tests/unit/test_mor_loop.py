@@ -167,3 +167,20 @@ def test_planned_type_the_reached_entities_do_not_have_is_named(tiny_kb):
     reached["Tom Hanks"][1]["type"] = "person"
     assert type_problems(kb, route | {"nodes": [route["nodes"][0], {"type": "person", "restriction": ""}]},
                          reached) == []
+
+
+def test_a_later_hop_reaching_nothing_also_names_the_relations_before_it(tiny_kb):
+    from agents.mor.critique import hop_problems
+
+    kb = resolve_kb(MoRContext(kb=tiny_kb))
+    route = {"nodes": [{"type": "person", "restriction": "Tom Hanks"}, {"type": "movie", "restriction": ""},
+                       {"type": "person", "restriction": ""}], "relations": [["directed_by"], ["written_by"]]}
+    layers = [{"layer": 0, "struct": 0}, {"layer": 1, "struct": 2, "anchored": 2},
+              {"layer": 2, "struct": 0, "anchored": 0}]
+    [said] = hop_problems(kb, route, {"topics": ["Tom Hanks"], "layers": layers})
+    assert said.startswith('relation written_by from type movie (the type movie entities reached from "Tom Hanks" '
+                           "along relation directed_by) reached no type person entity")
+    assert names_error(Injected("wrong_relation", hop=0, relation="directed_by"), said)  # the earlier hop is named
+    first = hop_problems(kb, route, {"topics": ["Tom Hanks"], "layers": [layers[0], {**layers[2], "layer": 1}]})
+    assert first == ['relation directed_by from type person from "Tom Hanks" reached no type movie entity '
+                     "(route person<Tom Hanks> → movie → person)"]
