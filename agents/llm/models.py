@@ -162,13 +162,33 @@ def _local_model(name: str) -> BaseChatModel:
 
     threads = local_threads()
     try:
-        return LocalChatLlamaCpp(
+        model = LocalChatLlamaCpp(
             model_path=str(path), n_ctx=int(os.environ.get("HYBRIDRAG_LOCAL_N_CTX", "4096")),
             temperature=0.0, max_tokens=384, n_threads=threads, n_batch=512,
             model_kwargs={"n_threads_batch": threads}, seed=0, verbose=False,
         )
     except (ValueError, RuntimeError, OSError) as exc:
         raise ModelConfigError(f"the local model {name!r} cannot be loaded: {' '.join(str(exc).split())}") from None
+    cache_mb = prompt_cache_mb()
+    if cache_mb:
+        from llama_cpp import LlamaRAMCache
+
+        model.client.set_cache(LlamaRAMCache(capacity_bytes=cache_mb << 20))
+    return model
+
+
+def prompt_cache_mb() -> int:
+    """``HYBRIDRAG_LOCAL_PROMPT_CACHE_MB`` (default 256; 0: off): RAM kept for llama.cpp states.
+
+    llama.cpp reuses the evaluated prefix of the previous prompt on its own; with roles taking
+    turns (router, validator, router, ...) each turn's long fixed instructions would be evaluated
+    again. The cache keeps the states of recent prompts and restores the one sharing the longest
+    prefix with the next prompt, so only the new part (the question, the references) is evaluated.
+    """
+    value = os.environ.get("HYBRIDRAG_LOCAL_PROMPT_CACHE_MB", "256")
+    if not value.isdigit():
+        raise ModelConfigError(f"HYBRIDRAG_LOCAL_PROMPT_CACHE_MB must be a whole number of MB, not {value!r}")
+    return int(value)
 
 
 def _openai_compatible(name: str, base_url: str) -> BaseChatModel:

@@ -132,3 +132,15 @@ def test_generation_that_streams_inside_does_not_deadlock():
     t.start()
     t.join(5)
     assert result == ["ok"]
+
+
+def test_prompt_cache_size_is_a_setting_and_bad_values_are_named(monkeypatch):
+    from agents.llm.models import ModelConfigError, prompt_cache_mb
+
+    monkeypatch.delenv("HYBRIDRAG_LOCAL_PROMPT_CACHE_MB", raising=False)
+    assert prompt_cache_mb() == 256
+    monkeypatch.setenv("HYBRIDRAG_LOCAL_PROMPT_CACHE_MB", "0")
+    assert prompt_cache_mb() == 0
+    monkeypatch.setenv("HYBRIDRAG_LOCAL_PROMPT_CACHE_MB", "lots")
+    with pytest.raises(ModelConfigError, match="HYBRIDRAG_LOCAL_PROMPT_CACHE_MB must be a whole number"):
+        prompt_cache_mb()
