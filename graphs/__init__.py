@@ -56,11 +56,13 @@ def get_graph(name: str) -> Any:
 def get_builder(name: str) -> Any:
     """The uncompiled builder of a method, to compile with a checkpointer: its state starts over
     with each question asked on a thread (``graphs.threads.per_question``), and it can pause for a
-    human's approval before retrieval (``approve=True``, ``graphs.approval``)."""
+    human's approval before retrieval (``approve=True``, ``graphs.approval``), and its state can be
+    updated or forked (``graphs.rewire.forkable``)."""
     from graphs.approval import with_approval
+    from graphs.rewire import forkable
     from graphs.threads import per_question
 
-    return per_question(with_approval(importlib.import_module(_info(name).module).builder, name))
+    return forkable(per_question(with_approval(importlib.import_module(_info(name).module).builder, name)))
 
 
 def context_class(name: str) -> type:

@@ -31,3 +31,42 @@ def insert_after(builder: Any, source: str, name: str, action: Callable[..., Any
     out.add_node(name, action)
     out.add_edge(source, name)
     return out
+
+
+def _runtime_or_none() -> Any:
+    """The run's ``Runtime``, or a context-less one where LangGraph calls a branch outside a run
+    step (``update_state`` / forking a thread), so the router falls back to the default context
+    (plus the ``configurable`` of the call)."""
+    from langgraph.runtime import Runtime, get_runtime
+
+    try:
+        runtime = get_runtime()
+    except (RuntimeError, KeyError):
+        runtime = None
+    return runtime if runtime is not None else Runtime(context=None)
+
+
+def optional_runtime(router: Callable[..., Any]) -> Any:
+    """``router(state, runtime)`` as a branch LangGraph can also call from ``update_state``."""
+    from langchain_core.runnables import RunnableLambda
+
+    def route(state: Any) -> Any:
+        return router(state, runtime=_runtime_or_none())
+
+    route.__name__ = route.__qualname__ = router.__name__
+    route.router = router  # type: ignore[attr-defined] - the method's function, for tests and tools
+    return RunnableLambda(route, name=router.__name__)
+
+
+def forkable(builder: Any) -> Any:
+    """A copy of ``builder`` whose routers that take the ``runtime`` also work when a thread's state
+    is updated or forked ("Missing required config key 'N/A' for '<router>'" otherwise)."""
+    import inspect
+
+    out = copy_builder(builder)
+    for start, specs in out.branches.items():
+        for name, spec in list(specs.items()):
+            func = getattr(spec.path, "func", None)
+            if callable(func) and "runtime" in inspect.signature(func).parameters:
+                specs[name] = spec._replace(path=optional_runtime(func))
+    return out

@@ -46,7 +46,8 @@ def routers(method: str):
     """(node, router function, its path map) of every conditional edge of the method's builder."""
     for source, specs in get_builder(method).branches.items():
         for name, spec in specs.items():
-            yield source, getattr(spec.path, "func", None) or name, spec.ends
+            func = getattr(spec.path, "func", None)
+            yield source, getattr(func, "router", func) or name, spec.ends  # forkable wraps some routers
 
 
 @pytest.mark.parametrize("where", list(GRAPHS))

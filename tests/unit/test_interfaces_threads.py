@@ -208,3 +208,28 @@ def test_hybgrag_on_a_thread(tiny_kb, serde_events):
     assert second["usage"]["llm_calls"] == 2
     check_thread(graph, config, second)
     assert stored_classes(graph, config, serde_events) == []
+
+
+def test_a_hybgrag_thread_can_be_forked_at_its_validator(tiny_kb):
+    """update_state runs the node's conditional edge outside a run step: a router that reads the
+    runtime failed there with "Missing required config key 'N/A' for 'route_after_validation'"."""
+    script = [RouterAction(module="text"), Validation(reasoning="names the director", verdict="yes")]
+    graph = get_builder("hybgrag").compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "fork"}}
+    ctx = context_for("hybgrag", kb=tiny_kb, llm=ScriptedChatModel(script=script))
+    graph.invoke({"question": FIRST}, config, context=ctx)
+    validated = next(s for s in graph.get_state_history(config) if s.next == ("validate_retrieval",))
+    rejected = graph.update_state(validated.config, {"verdict": "no"}, as_node="validate_retrieval")
+    assert graph.get_state(rejected).next == ("comment_on_routing",)
+    accepted = graph.update_state(validated.config, {"verdict": "yes"}, as_node="validate_retrieval")
+    assert graph.get_state(accepted).next == ()
+
+
+@pytest.mark.parametrize("method", list_graphs())
+def test_no_router_needs_a_run_to_be_called(method):
+    import inspect
+
+    for specs in get_builder(method).branches.values():
+        for name, spec in specs.items():
+            func = getattr(spec.path, "func", None)
+            assert not (callable(func) and "runtime" in inspect.signature(func).parameters), (method, name)
