@@ -82,9 +82,6 @@ def _passages_about(kb: KnowledgeBase) -> dict[str, list[str]]:
     return index
 
 
-def _names(text: str, name: str) -> bool:
-    return bool(name) and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
-
 
 def text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
     """Sentences of passages about ``node``, and (``search``) of passages naming it (BM25)."""
@@ -97,8 +94,11 @@ def _text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
     if search and _passages_about(kb):  # a KB without passages has no text naming the node
         texts += [h.doc.text for h in kb.lexical_search(name, TEXT_HITS, kind="passage")
                   if h.doc.entity_id != node]
+    if not name:
+        return []
+    names = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)  # the sentences naming the node
     out = [s.strip().rstrip(".") for t in texts for s in _SENTENCE.split(t)]
-    return list(dict.fromkeys(s for s in out if s and _names(s, name)))
+    return list(dict.fromkeys(s for s in out if s and names.search(s)))
 
 
 def _facts(kb: KnowledgeBase, node: str, pool: int, text_edges: bool,
