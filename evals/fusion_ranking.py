@@ -142,7 +142,7 @@ def render(tuned: dict, held: dict, args: argparse.Namespace, info: dict) -> str
     m = info["machine"]
     every = [c for part in (tuned, held) for cells in part.values() for c in cells.values()]
     dates = sorted(c["records_written"] for c in every if "records_written" in c)
-    ran = f"answers recorded {dates[0]} to {dates[-1]} (each cell's last record), report written {info['date']}"
+    ran = f"answers recorded {dates[0]} to {dates[-1]} (each cell's last record), run started {info['date']}"
     cmd = f"python -m evals.fusion_ranking --limit {args.limit} --tune-limit {args.tune_limit} --workers {args.workers}"
     cmd += " --resume" if args.resume else ""
     took = f"; the whole command took {info['minutes']:.1f} min" if "minutes" in info else ""
