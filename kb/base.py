@@ -53,6 +53,7 @@ class KnowledgeBase:
         self.bm25 = self._part("bm25.npz", lambda _: BM25Index.load(self.build_dir))
         check_parts(self.directory, self.manifest, self.docs, self.dense, self.bm25, self.graph)
         self._emb: Embeddings | None = None
+        self._by_owner: dict[str, list[int]] | None = None
 
     def _part(self, name: str, load: Callable[[Path], T]) -> T:
         """Load one part of the build; an unreadable part is a one-line KBError naming it."""
@@ -104,8 +105,16 @@ class KnowledgeBase:
         return [h for h in hits if kind is None or h.doc.kind == kind][:k]
 
     def passages_of(self, entity_ids: set[str]) -> list[Doc]:
-        """Entity documents and passages about any of ``entity_ids``."""
-        return [d for d in self.docs if d.entity_id in entity_ids]
+        """Entity documents and passages about any of ``entity_ids`` (in table order; an index
+        built on first use makes this proportional to the answer, not to the KB)."""
+        if self._by_owner is None:
+            by_owner: dict[str, list[int]] = {}
+            for i, d in enumerate(self.docs):
+                if d.entity_id is not None:
+                    by_owner.setdefault(d.entity_id, []).append(i)
+            self._by_owner = by_owner
+        rows = sorted(i for e in entity_ids for i in self._by_owner.get(e, ()))
+        return [self.docs[i] for i in rows]
 
     def link(self, mention: str, k: int = 1, min_score: float = 0.5) -> list[Entity]:
         """Link a mention: exact id/name/alias (case-insensitive), then dense name match."""
