@@ -169,6 +169,20 @@ def test_readme_sdk_snippet(dev_server, capsys):
     assert out == "Robert Zemeckis ['retrieve_vectors', 'expand_seeds', 'fuse_results']\n", out
 
 
+def test_a_thread_is_forked_at_the_validator(dev_server):
+    """Studio's "fork": update a past state as a node; the node's conditional edge runs outside a run."""
+    thread = new_thread(dev_server)
+    run_on_thread(dev_server, thread, {"assistant_id": "hybgrag", "input": {"question": QUESTION},
+                                       "context": {"llm": "fast", "max_iterations": 1}})
+    history = httpx.post(f"{dev_server}/threads/{thread}/history", json={"limit": 50}, timeout=30).json()
+    validated = next(h for h in history if h["next"] == ["validate_retrieval"])
+    r = httpx.post(f"{dev_server}/threads/{thread}/state", timeout=30, json={
+        "values": {"verdict": "no"}, "as_node": "validate_retrieval", "checkpoint": validated["checkpoint"]})
+    assert r.status_code == 200, r.text
+    forked = httpx.get(f"{dev_server}/threads/{thread}/state", timeout=30).json()
+    assert forked["next"] == ["comment_on_routing"], forked["next"]
+
+
 def test_a_kb_that_is_not_built_is_named_not_an_internal_error(dev_server):
     body = {"assistant_id": "fusion", "input": {"question": QUESTION}, "context": {"kb": "missing"}}
     out = httpx.post(f"{dev_server}/runs/wait", json=body, timeout=RUN_TIMEOUT).json()
