@@ -75,7 +75,7 @@ def references_text(ranked: list[dict], evidence: list[dict], n: int = 5) -> str
     blocks = []
     for i, r in enumerate(ranked[:n], 1):
         fields = [("name", r["name"])]
-        fields += [("path" if e["path"] else "text", e["text"][:TEXT_CHARS])
+        fields += [("path" if e.get("path") else "text", e["text"][:TEXT_CHARS])
                    for e in evidence if e["id"] == r["id"]]
         blocks.append(data_block(fields, n=i, source=r["source"]))
     return "\n".join(blocks) or "(nothing retrieved)"
