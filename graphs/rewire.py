@@ -1,5 +1,6 @@
-"""Builder surgery shared by ``graphs.threads`` and ``graphs.approval``: a copy of a method's
-``StateGraph`` builder with one node put right after another, the method's own builder untouched."""
+"""Builder surgery for ``graphs.get_builder``: copies of a method's ``StateGraph`` builder (the
+method's own builder untouched) with a node put right after another (``graphs.threads``,
+``graphs.approval``), or with routers that also run when a thread's state is updated or forked."""
 
 from __future__ import annotations
 
