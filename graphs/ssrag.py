@@ -3,25 +3,22 @@
 decompose_query → extract_entities → detect_intent → enhance_query (Algorithm 1) →
 route_query (Algorithm 2: TEMPORAL → web, FACTUAL → local corpus, nothing local → web) →
 retrieve_vectors ∥ retrieve_graph (local route: the KB graph walked from the linked entities; web
-route: the vector branch fetches first and the graph branch reads triples extracted from those
-results) → convert_graph_to_text → rerank_jointly (top 2k) →
+route: the vector branch fetches first, then ``retrieve_web_graph`` reads triples extracted from
+those results, or ``retrieve_graph`` when the web was unavailable) → convert_graph_to_text → rerank_jointly (top 2k) →
 deduplicate_contexts (exact, cosine, LLM filter; top k) (Algorithm 3) → generate_answer.
 Corrective edges (ours; ``max_iterations=1`` is the paper's single pass, see
 :mod:`agents.ssrag.correct`): the entity check re-asks the extractor, the route check the
 router, and a failed answer (``verify_answer``) re-runs the run from the entities, each with
-the reason in the next prompt. LLM calls per pass: 4 (augmentation) + 1 (router) + one per
+the reason in the next prompt. State and context: :mod:`graphs.ssrag_state`; conditional
+edges and their drawn labels: :mod:`graphs.ssrag_edges`. LLM calls per pass: 4 (augmentation) + 1 (router) + one per
 graph node + 1 (filter) + 1 (answer), each retried once on an unparseable reply.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
-
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 
-from agents.llm.models import load_chat_model
 from agents.llm.structured import add_usage
 from agents.ssrag import augment as aug
 from agents.ssrag import correct as fix
@@ -30,63 +27,23 @@ from agents.ssrag import routing as rt
 from agents.ssrag import shots
 from agents.ssrag import unify as uni
 from agents.ssrag import web_graph as wg
-from agents.ssrag.settings import SSRAGSettings, check_choices
 from agents.ssrag.vectors import query_vector
-from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
+from graphs.common import InputState, OutputState, resolve_kb, timed, traced
+from graphs.ssrag_edges import (
+    AFTER_DEDUP,
+    AFTER_VERIFY,
+    ENTITIES,
+    ROUTES,
+    WEB_GRAPH,
+    after_entities,
+    after_vectors,
+    after_verify,
+    branches,
+    route_after_dedup,
+)
+from graphs.ssrag_state import SSRAGContext, State, _asked, _ctx, _nodes, _out, _setup
 
-
-@dataclass(kw_only=True)
-class SSRAGContext(SSRAGSettings, Context):
-    """SSRAG settings (:class:`agents.ssrag.settings.SSRAGSettings`); each falls back to ``HYBRIDRAG_<FIELD>``."""
-
-
-class State(InputState, OutputState, total=False):
-    """Full SSRAG state: the augmentation, the route, both branches and the common output."""
-
-    sub_questions: list[str]
-    examples: list[str]
-    entities: list[dict]
-    cues: dict
-    query: str
-    route: str
-    source: str
-    vector: list[dict]
-    vector_source: str
-    nodes: list[dict]
-    graph: list[dict]
-    pool: list[dict]
-    context: list[dict]
-    entity_rounds: int
-    entity_reply: str
-    feedback: str
-    answer_note: str
-    answer_rounds: int
-    stalled: bool
-    answering: bool
-
-
-def _ctx(runtime: Runtime[SSRAGContext]) -> SSRAGContext:
-    ctx = context_of(runtime, SSRAGContext)
-    check_choices(ctx)
-    return ctx
-
-
-def _setup(runtime: Runtime[SSRAGContext]) -> tuple[SSRAGContext, Any, Any]:
-    ctx = _ctx(runtime)
-    return ctx, resolve_kb(ctx), load_chat_model(ctx.llm, ctx.llm_base_url)
-
-
-def _asked(state: State) -> set[str]:
-    """KB ids of the question's own entities (never its answer)."""
-    return {e["id"] for e in state.get("entities", []) if e.get("id")}
-
-
-def _nodes(state: State) -> dict[str, dict]:
-    return {n["id"]: n for n in state.get("nodes", [])}
-
-
-def _out(node: str, decision: str, usage: dict, calls: dict, fallback: str | None, **facts: Any) -> dict:
-    return {"trace": [traced(node, decision, fallback=fallback, **facts)], "usage": {**calls, **usage}}
+__all__ = ["SSRAGContext", "State", "builder", "graph"]
 
 
 def decompose_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
@@ -124,13 +81,6 @@ def extract_entities(state: State, runtime: Runtime[SSRAGContext]) -> dict:
             "feedback": problem if again else "", "stalled": stalled and not again,
             **_out("extract_entities", ", ".join(names) or "no entity", usage, calls, note, linked=linked,
                    feedback=feedback or None, problem=problem or None)}
-
-
-def after_entities(state: State) -> Literal["entities unknown: ask again", "entities linked", "stalled"]:
-    """Ask the extractor again while the entity check has feedback; stop when re-augmenting changed nothing."""
-    if state.get("feedback"):
-        return "entities unknown: ask again"
-    return "stalled" if state.get("stalled") else "entities linked"
 
 
 def detect_intent(state: State, runtime: Runtime[SSRAGContext]) -> dict:
@@ -214,30 +164,6 @@ def retrieve_web_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:
                                    usage, calls, note, source="web", nodes=[n["id"] for n in nodes])}
 
 
-Route = Literal["texts (local or web)", "local: graph walk"]
-ROUTES: dict[str, str] = {"texts (local or web)": "retrieve_vectors", "local: graph walk": "retrieve_graph"}
-
-
-def branches(state: State) -> list[Route]:
-    """Local route: both branches in parallel; web route: the vector branch fetches first (its graph
-    branch follows from :func:`after_vectors`)."""
-    return ["texts (local or web)"] + ([] if state["source"] == "web" else ["local: graph walk"])
-
-
-WebGraph = Literal["web route: graph of the results", "web route, web unavailable: local graph"]
-WEB_GRAPH: dict[str, str] = {"web route: graph of the results": "retrieve_web_graph",
-                             "web route, web unavailable: local graph": "retrieve_graph"}
-
-
-def after_vectors(state: State) -> list[WebGraph]:
-    """On the web route the graph branch follows: the web results' graph, or the local graph when the
-    vector branch fell back to the local corpus. On the local route the graph branch already runs."""
-    if state["source"] != "web":
-        return []
-    web = state.get("vector_source") == "web"
-    return ["web route: graph of the results" if web else "web route, web unavailable: local graph"]
-
-
 def convert_graph_to_text(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     """LLM_Convert: each node and its relations as prose (facts as sentences on fallback)."""
     ctx, _, model = _setup(runtime)
@@ -293,12 +219,6 @@ def deduplicate_contexts(state: State, runtime: Runtime[SSRAGContext]) -> dict:
                    removed=removed)}
 
 
-def route_after_dedup(state: State) -> Literal["answer", "retrieval only"]:
-    """Generate the answer unless the run is retrieval-only (read from the state: LangGraph runs a
-    conditional edge without a context when a caller writes the state as the node before it)."""
-    return "answer" if state.get("answering", True) else "retrieval only"
-
-
 def generate_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     """Answer generation over the unified context (the top context's name on fallback)."""
     ctx, _, model = _setup(runtime)
@@ -325,11 +245,6 @@ def verify_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
             "trace": [traced("verify_answer", decision, fallback=None, round=rounds)]}
 
 
-def after_verify(state: State) -> Literal["answer failed: re-augment", "accepted"]:
-    """Back to the entities while the answer check has feedback (the corrective edge), else the end."""
-    return "answer failed: re-augment" if state.get("feedback") else "accepted"
-
-
 builder = StateGraph(State, context_schema=SSRAGContext, input_schema=InputState, output_schema=OutputState)
 for _node in (decompose_query, extract_entities, detect_intent, enhance_query, route_query, retrieve_vectors,
               retrieve_graph, retrieve_web_graph, convert_graph_to_text, rerank_jointly, deduplicate_contexts,
@@ -337,8 +252,7 @@ for _node in (decompose_query, extract_entities, detect_intent, enhance_query, r
     builder.add_node(_node)
 builder.add_edge(START, "decompose_query")  # Algorithm 1 starts by decomposing the question
 builder.add_edge("decompose_query", "extract_entities")  # entities come from the sub-questions
-builder.add_conditional_edges("extract_entities", after_entities, {  # re-asked with the reason, or on
-    "entities unknown: ask again": "extract_entities", "entities linked": "detect_intent", "stalled": END})
+builder.add_conditional_edges("extract_entities", after_entities, ENTITIES)  # re-asked with the reason, or on
 builder.add_edge("detect_intent", "enhance_query")  # the rewrite uses entities, time hints and intent
 builder.add_edge("enhance_query", "route_query")  # Algorithm 2 routes the augmented query
 builder.add_conditional_edges("route_query", branches, ROUTES)  # local: both branches in parallel; web: texts first
@@ -347,10 +261,8 @@ builder.add_edge("retrieve_graph", "convert_graph_to_text")  # graph nodes becom
 builder.add_edge("retrieve_web_graph", "convert_graph_to_text")
 builder.add_edge(["retrieve_vectors", "convert_graph_to_text"], "rerank_jointly")  # ... and join here
 builder.add_edge("rerank_jointly", "deduplicate_contexts")  # top 2k → dedup → top k
-builder.add_conditional_edges("deduplicate_contexts", route_after_dedup,
-                              {"answer": "generate_answer", "retrieval only": END})
+builder.add_conditional_edges("deduplicate_contexts", route_after_dedup, AFTER_DEDUP)  # or retrieval only
 builder.add_edge("generate_answer", "verify_answer")
-builder.add_conditional_edges("verify_answer", after_verify,  # the corrective edge: a failed answer re-augments
-                              {"answer failed: re-augment": "extract_entities", "accepted": END})
+builder.add_conditional_edges("verify_answer", after_verify, AFTER_VERIFY)  # corrective: a failed answer re-augments
 
 graph = builder.compile(name="ssrag")

@@ -33,8 +33,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from kb.base import KnowledgeBase
 from agents.ssrag.vectors import fact_parts, fact_vectors
+from kb.base import KnowledgeBase
 from kb.model import Triple
 
 FACT_POOL = 500  # KG facts of one kept node scored for relevance (bounds the work on hub nodes)
@@ -137,7 +137,8 @@ def nodes_facts(kb: KnowledgeBase, nodes: list[str], max_facts: int, qv: np.ndar
         at += len(facts)
         links: dict[str, float] = {}
         for rank, i in enumerate(order):
-            ends = [rows[i][0], rows[i][2]] if rows[i] else (fact_parts(kb, facts[i], None)[0] if rank < max_facts else [])
+            named = fact_parts(kb, facts[i], None)[0] if rows[i] is None and rank < max_facts else []
+            ends = [rows[i][0], rows[i][2]] if rows[i] else named
             for e in ends:
                 if e != node and e not in links:
                     links[e] = round(float(scores[i]), 4)
