@@ -84,8 +84,10 @@ class Context:
 
     @classmethod
     def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> dict:
-        """The JSON schema Studio renders: each field's description, and its values for a fixed choice."""
-        from graphs.policy import RULES
+        """The JSON schema Studio renders: each field's description, and its values for a fixed choice;
+        on a server, a KB or model field lists the names the operator gave, its default the operator's."""
+        from graphs.policy import RULES, server_mode
+        from graphs.server_config import named_choices
 
         schema = handler(core_schema)
         target = handler.resolve_ref_schema(schema)
@@ -98,6 +100,10 @@ class Context:
             rule = RULES.get(f.name)
             if rule is not None and rule.kind == "choice" and prop.get("type") == "string":
                 prop["enum"] = sorted({*rule.choices, f.default} - {None})
+            elif rule is not None and rule.kind in ("kb", "model") and server_mode():
+                names, default = named_choices(rule.kind)
+                if names:
+                    prop.update(enum=names, default=default)
         return schema
 
 

@@ -118,6 +118,15 @@ def active_config() -> ServerConfig:
     return _config_from(os.environ.get(SERVER_CONFIG_ENV, ""))
 
 
+def named_choices(kind: str) -> tuple[list[str], str]:
+    """The names a client of this server picks a KB (``kind="kb"``) or a model (``"model"``) by, and
+    the one a run gets when it names none."""
+    config = active_config()
+    if kind == "kb":
+        return list(config.kbs), config.kb_name()
+    return list(config.models), config.model_name()
+
+
 def warm_up(config: ServerConfig) -> None:
     """Load what a served run needs before the first question: every named KB (one dense search
     loads its vector index and embedding model, one example lookup builds its solved-example

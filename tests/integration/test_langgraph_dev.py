@@ -206,6 +206,17 @@ def test_every_registered_graph_is_an_assistant_with_its_description(dev_server)
         assert all(p.get("description") for p in ctx.values()), "Studio shows these descriptions"
 
 
+def test_studio_offers_the_operators_kbs_and_models(dev_server):
+    assistants = httpx.post(f"{dev_server}/assistants/search", json={"limit": 100}, timeout=30).json()
+    for a in assistants:
+        method = a["graph_id"]
+        schemas = httpx.get(f"{dev_server}/assistants/{a['assistant_id']}/schemas", timeout=30).json()
+        props = schemas["context_schema"]["properties"]
+        assert props["kb"]["enum"] == ["sample", "missing"] and props["kb"]["default"] == "sample", method
+        if "llm" in props:
+            assert props["llm"]["enum"] == ["fast"] and props["llm"]["default"] == "fast", method
+
+
 def test_the_server_draws_each_method_with_labelled_branches(dev_server):
     """/assistants/{id}/graph is the graph graphs/studio.py serves: every edge, each branch labelled."""
     from graphs.studio import served_graph

@@ -129,3 +129,19 @@ def test_a_missing_kb_is_named_in_server_mode(monkeypatch, tmp_path):
     assert message.startswith("kb: the 'movies' KB cannot be opened on this server (not built)"), message
     assert str(tmp_path) not in message, "a remote client never sees a server path"
     assert isinstance(info.value, ValueError), "the Agent Server shows a ValueError's message, hides others"
+
+
+def test_on_a_server_studio_lists_the_operators_kbs_and_models(monkeypatch, tmp_path):
+    """The context form of a served method offers the KB and model names the operator gave, with the
+    operator's defaults (a client names one of them; a path or a spec would be refused)."""
+    config = tmp_path / "server.json"
+    config.write_text(json.dumps({"kbs": {"movies": "sample", "docs": str(tmp_path)}, "default_kb": "docs",
+                                  "models": {"smol": {"spec": "local:smollm2"}}}), encoding="utf-8")
+    monkeypatch.setenv("HYBRIDRAG_SERVER_MODE", "1")
+    monkeypatch.setenv("HYBRIDRAG_SERVER_CONFIG", str(config))
+    props = get_graph("hybgrag").get_context_jsonschema()["properties"]
+    assert props["kb"]["enum"] == ["movies", "docs"] and props["kb"]["default"] == "docs"
+    assert props["llm"]["enum"] == ["smol"] and props["llm"]["default"] == "smol"
+    monkeypatch.delenv("HYBRIDRAG_SERVER_MODE")
+    props = get_graph("hybgrag").get_context_jsonschema()["properties"]
+    assert "enum" not in props["kb"], "from Python a KB is any directory"
