@@ -20,13 +20,13 @@ from langgraph.runtime import Runtime
 from agents.hybgrag import critic as critic
 from agents.hybgrag import roles as roles
 from agents.hybgrag.paths import action_key, next_hops, path_retrieve
-from agents.hybgrag.report import (  # noqa: F401
+from agents.hybgrag.report import (
     evidence_of,
     first_answer,
     format_references,
     own_last,
     reference_dicts,
-    render_trace,
+    render_trace,  # noqa: F401  (re-exported for callers of the graph)
 )
 from agents.hybgrag.retrieval import Retrieval, hybrid_retrieve, link_action, text_retrieve
 from agents.hybgrag.shots import examples_for
@@ -37,10 +37,15 @@ from graphs.common import Context, InputState, OutputState, StructuredMethod, co
 Examples = Literal["kb", "bundled"]
 Commentor = Literal["llm", "rules"]
 CHOICES = {"structured_method": StructuredMethod, "examples": Examples, "commentor": Commentor}
-ROUTING_ROUTES = {"hybrid": "retrieve_hybrid", "text": "retrieve_text"}  # labels in the drawing
-VALIDATION_ROUTES = {"accepted or out of iterations": END, "accepted: answer (QA mode)": "generate_answer",
-                     "rejected: corrective feedback": "comment_on_routing"}
-FEEDBACK_ROUTES = {"feedback to the router": "route_question"}
+ModuleRoute = Literal["hybrid", "text"]
+ValidationRoute = Literal["accepted or out of iterations", "accepted: answer (QA mode)",
+                          "rejected: corrective feedback"]
+FeedbackRoute = Literal["feedback to the router"]
+ROUTING_ROUTES: dict[ModuleRoute, str] = {"hybrid": "retrieve_hybrid", "text": "retrieve_text"}  # drawn labels
+VALIDATION_ROUTES: dict[ValidationRoute, str] = {
+    "accepted or out of iterations": END, "accepted: answer (QA mode)": "generate_answer",
+    "rejected: corrective feedback": "comment_on_routing"}
+FEEDBACK_ROUTES: dict[FeedbackRoute, str] = {"feedback to the router": "route_question"}
 
 
 @dataclass(kw_only=True)
@@ -140,7 +145,7 @@ def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
             "usage": {**calls, **usage}}
 
 
-def route_after_routing(state: State) -> Literal["hybrid", "text"]:
+def route_after_routing(state: State) -> ModuleRoute:
     """Hybrid module when chosen, a topic entity linked and a path to follow, else text."""
     a = state["action"]
     return "hybrid" if a["module"] == "hybrid" and a["linked"] and a.get("walkable", True) else "text"
@@ -209,7 +214,7 @@ def validate_retrieval(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     return {"verdict": verdict, "trace": [step], "usage": {**calls, **usage}}
 
 
-def route_after_validation(state: State, runtime: Runtime[HybGRAGContext]) -> str:
+def route_after_validation(state: State, runtime: Runtime[HybGRAGContext]) -> ValidationRoute:
     """Accept, or out of iterations: finish (answer first in QA mode); otherwise ask the commentor."""
     ctx = context_of(runtime, HybGRAGContext)
     if state["verdict"] == "yes" or state["iteration"] >= ctx.max_iterations:
@@ -217,7 +222,7 @@ def route_after_validation(state: State, runtime: Runtime[HybGRAGContext]) -> st
     return "rejected: corrective feedback"
 
 
-def route_after_comment(state: State) -> str:
+def route_after_comment(state: State) -> FeedbackRoute:
     """The commentor's feedback always goes back to the router (the corrective edge)."""
     return "feedback to the router"
 
