@@ -38,6 +38,7 @@ class Arrays:
     neighbours: np.ndarray
     name_rank: np.ndarray
     by_rank: np.ndarray
+    ids: np.ndarray
 
 
 def _build(g: InMemoryGraphStore) -> Arrays:
@@ -50,7 +51,7 @@ def _build(g: InMemoryGraphStore) -> Arrays:
     by_rank = np.array(sorted(range(n), key=lambda i: g.entities[i].name), dtype=np.int64)
     rank = np.empty(n, dtype=np.int64)
     rank[by_rank] = np.arange(n)
-    return Arrays(g, indptr, dst[order], rank, by_rank)
+    return Arrays(g, indptr, dst[order], rank, by_rank, np.array([e.id for e in g.entities], dtype=object))
 
 
 def arrays(graph: object) -> Arrays | None:
@@ -105,8 +106,14 @@ def neighbour_groups(a: Arrays, ends: list[str], seen: set[str]) -> dict[tuple[s
     groups: dict[tuple[str, bool], set[str]] = {}
     for edges, nbrs, inverse in ((edges_out, tails, False), (edges_in, heads, True)):
         keep = ~blocked[nbrs]
-        for rel, nbr in zip(g.rels[edges[keep]].tolist(), nbrs[keep].tolist(), strict=True):
-            groups.setdefault((g.relation_names[rel], inverse), set()).add(g.entities[nbr].id)
+        rels, nbrs = g.rels[edges[keep]], nbrs[keep]
+        if not len(rels):
+            continue
+        order = np.argsort(rels, kind="stable")
+        rels, nbrs = rels[order], nbrs[order]
+        cuts = np.flatnonzero(np.diff(rels)) + 1
+        for rel, part in zip(rels[np.r_[0, cuts]].tolist(), np.split(nbrs, cuts), strict=True):
+            groups[(g.relation_names[rel], inverse)] = set(a.ids[np.unique(part)].tolist())
     return groups
 
 

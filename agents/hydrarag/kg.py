@@ -22,6 +22,8 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from agents.hydrarag import graph_ops as graph_ops
 from agents.hydrarag.pruning import PruneSettings, beam_cross_scores, relevance
 from kb.base import KnowledgeBase
@@ -187,6 +189,19 @@ def explore(kb: KnowledgeBase, topics: list[str], depth: int, width: int, score:
     return within(chains, len(order), depth, floor), True
 
 
+def overlaps(chains: list[Chain], topic_keys: list[str]) -> np.ndarray:
+    """Jaccard(Topic(q), Ent(p)) per path, counted without building each path's key strings."""
+    topics = set(topic_keys)
+    ids = [k[3:] for k in topics if k.startswith("id:")]
+    out = []
+    for c in chains:
+        ents = c.entity_ids()
+        common = sum(i in ents for i in ids)
+        union = len(topics) + len(ents) - common
+        out.append(common / union if union else 0.0)
+    return np.array(out, dtype=np.float32)
+
+
 def _names(kb: KnowledgeBase, ids: frozenset[str], shown: int = SHOWN_NAMES) -> str:
     fast = graph_ops.arrays(kb.graph)
     if fast is not None:
@@ -251,8 +266,7 @@ def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[s
                   ) -> list[float]:
             sem = [signature(c) if beam_text == "relations" else verbalise(kb, c) for c in chains]
             texts = [verbalise(kb, c, EMBEDDED_NAMES) for c in chains] if docs else []
-            keys = [[f"id:{i}" for i in c.entity_ids()] for c in chains]
-            rel = relevance(kb, indicator, topic_keys, sem, keys, s.lambda_sem)
+            rel = relevance(kb, indicator, topic_keys, sem, overlaps(chains, topic_keys), s.lambda_sem)
             return (rel if docs is None else beam_cross_scores(kb, rel, texts, docs, s)).tolist()
 
         chains, joined = explore(kb, ch["topics"], probe["depth"], s.beam_width, score, rng,

@@ -74,14 +74,16 @@ def jaccard(a: set[str], b: set[str]) -> float:
 
 
 def relevance(kb: KnowledgeBase, indicator: str, topic_keys: list[str], texts: list[str],
-              keys: list[list[str]], lambda_sem: float) -> np.ndarray:
-    """Hybrid relevance of each path text to the skyline indicator and the topic entities."""
+              keys: list[list[str]] | np.ndarray, lambda_sem: float) -> np.ndarray:
+    """Hybrid relevance of each path text to the skyline indicator and the topic entities; ``keys``
+    are each path's entity keys, or the Jaccard overlaps already computed (an array)."""
     if not texts:
         return np.zeros(0, dtype=np.float32)
     vecs = embed_texts(kb, [*texts, indicator])
     sem = vecs[:-1] @ vecs[-1]
     topics = set(topic_keys)
-    ent = np.array([jaccard(topics, set(k)) for k in keys], dtype=np.float32)
+    ent = keys if isinstance(keys, np.ndarray) else np.array([jaccard(topics, set(k)) for k in keys],
+                                                             dtype=np.float32)
     return lambda_sem * sem + (1 - lambda_sem) * ent
 
 

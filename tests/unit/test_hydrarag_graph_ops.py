@@ -70,3 +70,14 @@ def test_first_names_are_the_sorted_names_and_count_unknown_ids_by_their_id(stor
     names, total = graph_ops.first_names(graph_ops.arrays(store), ids, 3)
     assert total == 6
     assert names == sorted(store.get(i).name if store.get(i) else i for i in ids)[:3]
+
+
+def test_path_overlaps_are_the_jaccard_of_the_key_sets(store):
+    from agents.hydrarag.pruning import jaccard
+
+    chains = kg.expand(_KB(store), kg.Chain((frozenset(["e0"]),)))
+    chains += [c for f in chains[:3] for c in kg.expand(_KB(store), f)]
+    topic_keys = ["id:e0", "id:e7", "name:somebody"]
+    want = [jaccard(set(topic_keys), {f"id:{i}" for i in c.entity_ids()}) for c in chains]
+    assert kg.overlaps(chains, topic_keys).tolist() == pytest.approx(want)
+    assert kg.overlaps([], topic_keys).tolist() == []
