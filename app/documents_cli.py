@@ -33,7 +33,7 @@ def add_document_arguments(ing: argparse.ArgumentParser) -> None:
 
 def run_document_ingest(args: argparse.Namespace) -> int:
     """Ingest ``args.documents``; print one summary line (warnings go to stderr)."""
-    from kb.document_ingest import ingest_documents
+    from agents.extraction import ingest_documents
 
     mixed = [f"--{o.replace('_', '-')}" for o in TRIPLE_OPTIONS if getattr(args, o)]
     if mixed:

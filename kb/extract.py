@@ -1,32 +1,22 @@
-"""LLM knowledge-graph extraction from chunks: one structured call per chunk, cached on disk.
+"""Facts extracted from a chunk: the reply schema of the extraction model, and the check of a reply.
 
-Each chunk is sent to the extraction model through :func:`agents.llm.structured.call_structured`
-(schema-checked, one retry, the configured structured-output method). The reply is cleaned
-(:func:`clean`): names must occur in the chunk, relations must fit the optional schema, and
-every item left out is counted by reason, never dropped silently. Replies are cached per chunk
-under the KB directory (:mod:`kb.extract_cache`), so a killed extraction continues where it
-stopped and an extended KB re-asks nothing.
+The model (:mod:`agents.extraction.extractor`) answers with an :class:`Extraction`. :func:`clean`
+keeps what the chunk supports: names must occur in the chunk, relations must fit the optional
+schema (:mod:`kb.extract_schema`), and every item left out is counted by reason, never dropped
+silently.
 """
 
 from __future__ import annotations
 
-import logging
 import re
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
-from tqdm import tqdm
 
 from kb.documents import Chunk
 from kb.extract_schema import GraphSchema, label
 
-if TYPE_CHECKING:
-    from kb.extract_cache import ExtractionCache
-
-log = logging.getLogger(__name__)
 MAX_ITEMS = 64  # entities, and relations, kept per chunk; the rest is counted as over_cap
 
 
@@ -130,97 +120,3 @@ def clean(chunk: Chunk, found: Extraction, schema: GraphSchema) -> ChunkFacts:
     facts.entities = {k: (n, types.get(k) or "entity", a) for k, (n, a) in names.items() if k not in untyped}
     facts.dropped = +dropped
     return facts
-
-
-def build_messages(chunk: Chunk, schema: GraphSchema) -> list:
-    """The chat messages of one extraction call (the chunk as a data block)."""
-    from langchain_core.messages import HumanMessage, SystemMessage
-
-    from prompts import extract as P
-    from prompts.data_block import data_block
-
-    system = P.SYSTEM.format()
-    if not schema.is_empty():
-        entity_types, relations = schema.describe()
-        system += "\n" + P.SCHEMA.format(entity_types=entity_types, relations=relations)
-    passage = data_block(chunk.text, source="doc")
-    return [SystemMessage(system), HumanMessage(P.CHUNK.format(passage=passage))]
-
-
-@dataclass
-class ExtractionRun:
-    """Facts per chunk, LLM usage (this run's, and that of the cached replies it reused), failed chunks."""
-
-    facts: list[ChunkFacts]
-    usage: dict
-    usage_cached: dict = field(default_factory=dict)
-    reused: int = 0
-    failed: list[str] = field(default_factory=list)
-
-
-MAX_WORKERS = 16
-
-
-def _ask(model, chunk: Chunk, schema: GraphSchema, method: str) -> tuple[Extraction | None, dict]:
-    from agents.llm.structured import call_structured
-
-    return call_structured(model, Extraction, build_messages(chunk, schema), role="extractor", method=method)
-
-
-def extract_chunks(chunks: Sequence[Chunk], model, cache: ExtractionCache, schema: GraphSchema,
-                   method: str = "function_calling", progress: bool = True, workers: int = 1) -> ExtractionRun:
-    """Extract every chunk (cached ones are not asked again), ``workers`` calls at a time (1 to 16).
-
-    Each reply is cached as it arrives, so an unreachable model (which stops the run) or a kill
-    loses no finished chunk. A chunk whose replies could not be parsed is counted in ``failed``
-    and not cached, so the next run asks again. Facts come back in chunk order.
-    """
-    from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, ThreadPoolExecutor, wait
-
-    from agents.llm.structured import add_usage
-
-    if not 1 <= workers <= MAX_WORKERS:
-        raise ValueError(f"extraction workers must be from 1 to {MAX_WORKERS}, not {workers}")
-    run = ExtractionRun([], {})
-    found: dict[int, Extraction] = {}
-    todo: list[int] = []
-    failed: list[int] = []
-    for i, chunk in enumerate(chunks):
-        hit = cache.get(chunk)
-        if hit is None:
-            todo.append(i)
-        else:
-            found[i] = hit[0]
-            run.reused += 1
-            run.usage_cached = add_usage(run.usage_cached, hit[1])
-    bar = tqdm(total=len(chunks), initial=run.reused, desc="extracting", unit=" chunks", disable=not progress)
-    queue, running, error = iter(todo), {}, None
-
-    def finish(fut, i: int) -> BaseException | None:
-        """Record one finished call (cached at once); return its exception, if any."""
-        if fut.exception() is not None:
-            return fut.exception()
-        reply, usage = fut.result()
-        run.usage = add_usage(run.usage, usage)
-        bar.update(1)
-        if reply is None:
-            failed.append(i)
-        else:
-            cache.put(chunks[i], reply, usage)
-            found[i] = reply
-        return None
-
-    with bar, ThreadPoolExecutor(max_workers=workers) as pool:
-        for _ in range(len(todo) + 1):  # each round finishes at least one call
-            while error is None and len(running) < workers and (i := next(queue, None)) is not None:
-                running[pool.submit(_ask, model, chunks[i], schema, method)] = i
-            if not running:
-                break
-            done, _ = wait(running, return_when=FIRST_COMPLETED if error is None else ALL_COMPLETED)
-            for fut in done:  # successes are cached even when a sibling call failed
-                error = finish(fut, running.pop(fut)) or error
-        if error is not None:  # no new call once one failed; the calls under way were finished above
-            raise error
-    run.failed = [chunks[i].id for i in sorted(failed)]
-    run.facts = [clean(chunks[i], found[i], schema) for i in sorted(found)]
-    return run

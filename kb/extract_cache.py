@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from pathlib import Path
 
 from kb.documents import Chunk
@@ -21,12 +22,10 @@ from kb.extract_schema import GraphSchema
 class ExtractionCache:
     """One JSON file per extracted chunk under ``<kb>/.extract-cache/``, written atomically."""
 
-    def __init__(self, folder: Path, model_name: str, method: str, schema: GraphSchema) -> None:
-        """Cache for one model, structured method and schema (all part of every key)."""
-        from prompts.extract import VERSION
-
+    def __init__(self, folder: Path, model_name: str, method: str, schema: GraphSchema, prompt_version: str) -> None:
+        """Cache for one model, structured method, schema and prompt version (all part of every key)."""
         self.folder = folder
-        self._salt = json.dumps([VERSION, model_name, method, schema.to_dict()], sort_keys=True)
+        self._salt = json.dumps([prompt_version, model_name, method, schema.to_dict()], sort_keys=True)
 
     def _path(self, chunk: Chunk) -> Path:
         digest = hashlib.sha256(f"{self._salt}\n{chunk.text}".encode()).hexdigest()
@@ -44,7 +43,7 @@ class ExtractionCache:
         """Store a reply (temporary file, then rename: a kill never leaves half a file)."""
         path = self._path(chunk)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")  # one writer per name
         tmp.write_text(json.dumps({"chunk": chunk.id, "extraction": found.model_dump(), "usage": usage}),
                        encoding="utf-8")
         os.replace(tmp, path)

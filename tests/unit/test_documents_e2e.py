@@ -14,6 +14,7 @@ from fake_chat import ScriptedChatModel
 from ingest_documents_corpus import EXTRACTIONS, write_corpus
 from pydantic import Field
 
+from agents.extraction import ingest_documents
 from agents.hybgrag import roles as hyb
 from agents.hydrarag import roles as hydra
 from agents.mor import roles as mor_roles
@@ -23,7 +24,6 @@ from agents.ssrag import retrieval as ss_ret
 from agents.ssrag import unify as ss_unify
 from agents.ssrag.routing import RouteLabel
 from graphs import context_for, get_graph, list_graphs
-from kb.document_ingest import ingest_documents
 from kb.provenance import Provenance
 
 QUESTION = "who designed the Kestrel"

@@ -10,9 +10,9 @@ import pytest
 from fake_chat import ScriptedChatModel
 from ingest_documents_corpus import EXTRACTIONS, FILES, LISBON_PDF_LINES, Extraction, ent, rel, tiny_pdf, write_corpus
 
+from agents.extraction import ingest_documents
 from agents.llm.models import LLMUnavailableError, ModelConfigError
 from app.cli import main
-from kb.document_ingest import ingest_documents
 from kb.documents import DocumentError, chunk_document, find_documents
 from kb.kb_dir import has_build, resolve_build
 from kb.memory_store import InMemoryGraphStore

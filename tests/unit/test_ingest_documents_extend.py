@@ -6,7 +6,7 @@ import json
 
 from ingest_documents_corpus import Extraction, ent, rel
 
-from kb.document_ingest import ingest_documents
+from agents.extraction import ingest_documents
 from kb.ingest import ingest
 from kb.kb_dir import resolve_build
 from kb.memory_store import InMemoryGraphStore

@@ -92,7 +92,7 @@ KILLED_RUN = textwrap.dedent("""
             return super()._next(messages, schema)
 
     from agents.llm.models import register_model
-    from kb.document_ingest import ingest_documents
+    from agents.extraction import ingest_documents
     register_model("fake:test", Stalls(script=list(EXTRACTIONS[:2])))
     ingest_documents({kb!r}, {docs!r}, extract_llm="fake:test", progress=False)
 """)
@@ -112,7 +112,7 @@ def test_sigkilled_extraction_continues_from_the_cache(tmp_path, fake_llm):
     proc.wait(timeout=30)
     cached = list((kb / ".extract-cache").rglob("*.json"))
     assert len(cached) == 2 and not list((kb / ".extract-cache").rglob("*.tmp"))
-    from kb.document_ingest import ingest_documents
+    from agents.extraction import ingest_documents
 
     model = fake_llm(*EXTRACTIONS[2:])  # the same spec (fake:test): the cache is per model
     report = ingest_documents(kb, docs, extract_llm="fake:test", progress=False)
