@@ -109,6 +109,7 @@ def main() -> None:
         return
     from kb.ingest import ingest
 
+    load_before = os.getloadavg()[0]
     full = None
     if not (metaqa_kb_dir() / "manifest.json").exists():
         t = time.perf_counter()
@@ -129,7 +130,7 @@ def main() -> None:
     text = f"""## Fusion on the full MetaQA KB
 
 Command: `python -m evals.bench_fusion --questions {args.questions}`
-Date: {time.strftime('%Y-%m-%d')}, commit {commit}, machine: {os.cpu_count()} cores, {_cpu()}, no GPU.
+Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}, machine: {os.cpu_count()} cores, {_cpu()}, no GPU; 1-minute load average {load_before:.1f} before the run and {os.getloadavg()[0]:.1f} after it (a shared machine: the times are for that load).
 
 - Graph ingest (parse {graph['triples']:,} triples, {graph['entities']:,} entities, build CSR, save): \
 {graph['seconds']:.2f} s, peak RSS {graph['peak_rss_mb']:.0f} MB (target < 10 s)
@@ -137,7 +138,7 @@ Date: {time.strftime('%Y-%m-%d')}, commit {commit}, machine: {os.cpu_count()} co
 {load['peak_rss_mb']:.0f} MB (target < 3 s); loading the MiniLM model on first query adds \
 {load['embedding_model_seconds']:.2f} s
 - Per-question latency over the first {args.questions} MetaQA 1-hop dev questions (brackets removed), \
-query embedding included, one thread, after one warm-up call (targets for fusion: p50 < 15 ms, p95 < 40 ms; \
+query embedding included, one process, questions one at a time, after one warm-up call (targets for fusion: p50 < 15 ms, p95 < 40 ms; \
 the paper reports < 50 ms on 20 cores + GPU):
 
 | configuration | p50 ms | p95 ms | mean ms | n |
