@@ -127,10 +127,13 @@ def main() -> None:
                  f"{full['seconds']:.1f} s (graph {full['graph']:.1f} s, BM25 {full['bm25']:.1f} s, "
                  f"embeddings {full['embed']:.1f} s)\n" if full else
                  "- Full ingest with embeddings: not re-run (KB was cached; delete it to measure)\n")
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    load = (f"1-minute load average {load_before:.1f} before the run and {os.getloadavg()[0]:.1f} after it "
+            "(a shared machine: the times are for that load)")
     text = f"""## Fusion on the full MetaQA KB
 
 Command: `python -m evals.bench_fusion --questions {args.questions}`
-Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}, machine: {os.cpu_count()} cores, {_cpu()}, no GPU; 1-minute load average {load_before:.1f} before the run and {os.getloadavg()[0]:.1f} after it (a shared machine: the times are for that load).
+Date: {when}, commit {commit}, machine: {os.cpu_count()} cores, {_cpu()}, no GPU; {load}.
 
 - Graph ingest (parse {graph['triples']:,} triples, {graph['entities']:,} entities, build CSR, save): \
 {graph['seconds']:.2f} s, peak RSS {graph['peak_rss_mb']:.0f} MB (target < 10 s)
@@ -138,7 +141,7 @@ Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}, mac
 {load['peak_rss_mb']:.0f} MB (target < 3 s); loading the MiniLM model on first query adds \
 {load['embedding_model_seconds']:.2f} s
 - Per-question latency over the first {args.questions} MetaQA 1-hop dev questions (brackets removed), \
-query embedding included, one process, questions one at a time, after one warm-up call (targets for fusion: p50 < 15 ms, p95 < 40 ms; \
+query embedding included, questions one at a time, after one warm-up call (targets: p50 < 15 ms, p95 < 40 ms; \
 the paper reports < 50 ms on 20 cores + GPU):
 
 | configuration | p50 ms | p95 ms | mean ms | n |
