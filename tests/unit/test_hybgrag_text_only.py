@@ -136,3 +136,16 @@ def test_a_hop_that_reaches_nothing_takes_the_sentence_nearest_to_the_relation(k
     assert names(res) == ["Ada Lovelace"]
     assert res.references[0].paths[0][0].type == "creator (text, nearest sentence)"
     assert res.unused_relations == []
+
+
+def test_in_qa_mode_an_answer_naming_the_questions_own_entity_falls_back(text_kb, fake_llm):
+    # the topic is no retrieved entity, so the grounding check refuses it; the fallback skips it too
+    from agents.hybgrag.roles import Answer
+
+    fake_llm(RouterAction(module="hybrid", entities=[TopicEntity(name="Acme", type="company")],
+                          relations=["founded_by"]), Validation(reasoning="fits", verdict="yes"),
+             Answer(reasoning="it is about Acme", answer="Acme"))
+    out = graph.invoke({"question": "who founded Acme"},
+                       context=HybGRAGContext(kb=text_kb, llm="fake:test", answer=True))
+    step = next(s for s in out["trace"] if s["node"] == "generate_answer")
+    assert out["answer"] == "Ada Lovelace" and step["decision"].startswith("fallback: top reference")
