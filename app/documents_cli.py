@@ -52,7 +52,7 @@ def run_document_ingest(args: argparse.Namespace) -> int:
     except LLMUnavailableError as exc:
         raise KBError(f"extraction stopped: {exc}; the chunks extracted so far are cached in "
                       f"{args.kb}/.extract-cache, re-run to continue") from None
-    if not report.added:
+    if not report.added and not report.retried:
         print(f"KB {report.directory} unchanged: its {len(report.unchanged)} documents are already in it")
         return 0
     c, x = report.counts, report.extraction
@@ -63,6 +63,7 @@ def run_document_ingest(args: argparse.Namespace) -> int:
                  f"{len(x['chunks_failed'])} failed, {usage.get('llm_calls', 0)} LLM calls, "
                  f"{usage.get('input_tokens', 0) + usage.get('output_tokens', 0)} tokens, "
                  f"{sum(x['merges'].values())} merges")
-    print(f"built KB {report.directory}: added {len(report.added)} documents ({report.chunks} chunks); "
+    retried = f", asked again for {report.retried} chunks that had failed" if report.retried else ""
+    print(f"built KB {report.directory}: added {len(report.added)} documents ({report.chunks} chunks){retried}; "
           f"now {c['entities']} entities, {c['triples']} triples, {c['passages']} passages{graph}")
     return 0

@@ -52,10 +52,12 @@ class DocumentBatch:
     chunk_overlap: int
     unchanged: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    retry: list[Chunk] = field(default_factory=list)  # chunks of documents in the KB whose extraction failed
+    failed: list[str] = field(default_factory=list)  # chunks (new or retried) whose extraction failed now
 
     @property
     def chunks(self) -> list[Chunk]:
-        """Every chunk, document by document."""
+        """Every new chunk, document by document."""
         return [c for d in self.documents for c in self.chunked[d.key]]
 
 
@@ -92,6 +94,19 @@ def new_documents(found: list[SourceDocument], existing: Existing) -> tuple[list
     return new, same
 
 
+def unextracted_chunks(existing: Existing, keys: list[str]) -> list[Chunk]:
+    """Chunks of these documents (already in the KB) with no extraction yet: all of a document ingested
+    without an extraction model, the failed ones of the others; rebuilt from the KB's passages."""
+    texts = {p.id: p.text for p in existing.passages}
+    rows = {d["key"]: d for d in existing.documents}
+    todo = []
+    for key in keys:
+        row = rows[key]
+        ids = row.get("failed", []) if row.get("extracted") else [c["id"] for c in row["chunks"]]
+        todo += [Chunk(cid, key, texts[cid]) for cid in ids if cid in texts]
+    return todo
+
+
 def chunk_all(docs: list[SourceDocument], size: int, overlap: int, progress: bool = True) -> dict[str, list[Chunk]]:
     """Each document's chunks, with a progress bar."""
     return {d.key: chunk_document(d, size, overlap) for d in tqdm(docs, desc="chunking", unit=" docs",
@@ -122,9 +137,12 @@ def build_document_kb(root: Path, existing: Existing, batch: DocumentBatch, reso
         provenance[t] = list(dict.fromkeys([*provenance.get(t, []), *cs]))
     passages = [*existing.passages, *(Passage(c.id, c.text, None) for c in chunks)]
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    doc_rows = [*existing.documents, *({"key": d.key, "path": str(d.path.resolve()), "kind": d.kind,
-                                        "sha256": d.sha256, "chunks": [_where(c) for c in batch.chunked[d.key]],
-                                        "added": stamp} for d in batch.documents)]
+    failed = set(batch.failed)
+    retried = {c.id for c in batch.retry}
+    doc_rows = [_after_retry(d, retried, failed) for d in existing.documents]
+    doc_rows += [{"key": d.key, "path": str(d.path.resolve()), "kind": d.kind, "sha256": d.sha256,
+                  "chunks": [_where(c) for c in batch.chunked[d.key]], "added": stamp, "extracted": bool(extraction),
+                  "failed": [c.id for c in batch.chunked[d.key] if c.id in failed]} for d in batch.documents]
     merges = [*existing.merges, *({**m, "added": stamp} for m in resolved.merges)]
     names = {e.id: e.name for e in entities}
 
@@ -135,6 +153,7 @@ def build_document_kb(root: Path, existing: Existing, batch: DocumentBatch, reso
         return {"documents": {"count": len(doc_rows), "chunks": sum(len(d["chunks"]) for d in doc_rows),
                               "chunk_size": batch.chunk_size, "chunk_overlap": batch.chunk_overlap,
                               "added": [d.key for d in batch.documents], "unchanged": batch.unchanged,
+                              "retried_chunks": sorted(retried),
                               "warnings": batch.warnings, "extraction": extraction or {}}}
 
     staged = _stage(root, entities, triples, passages)
@@ -143,6 +162,15 @@ def build_document_kb(root: Path, existing: Existing, batch: DocumentBatch, reso
                     falkordb_uri=falkordb_uri, progress=progress, wait=wait, attach=attach)
     shutil.rmtree(staged, ignore_errors=True)
     return report
+
+
+def _after_retry(row: dict, retried: set[str], failed: set[str]) -> dict:
+    """A document row once its chunks in ``retried`` were asked again (``failed``: those that failed again)."""
+    ids = [c["id"] for c in row["chunks"]]
+    if not retried.intersection(ids):
+        return row
+    before = set(row.get("failed", [])) if row.get("extracted") else set(ids)
+    return {**row, "extracted": True, "failed": [c for c in ids if c in before and (c not in retried or c in failed)]}
 
 
 def _where(chunk: Chunk) -> dict:

@@ -5,8 +5,9 @@ them; with ``extract_llm``, extract entities and relations per chunk
 (:mod:`agents.extraction.extractor`, replies cached under ``<kb>/.extract-cache``) and resolve
 entities against each other and the KB's (:mod:`kb.resolve`); then build
 (:func:`kb.document_ingest.build_document_kb`). A document already in the KB is skipped when
-unchanged and refused when its content changed. Document ingests into one directory run one at
-a time (``<kb>/.documents.lock``).
+unchanged (with an extraction model, its chunks not extracted yet, or that failed, are asked) and
+refused when its content changed. Document ingests into one directory run one at a time
+(``<kb>/.documents.lock``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ from filelock import FileLock, Timeout
 
 from agents.extraction.extractor import MAX_WORKERS, extract_chunks
 from agents.llm.models import load_chat_model
-from kb.document_ingest import DocumentBatch, Existing, build_document_kb, chunk_all, new_documents, read_existing
+from kb.document_ingest import (
+    DocumentBatch,
+    Existing,
+    build_document_kb,
+    chunk_all,
+    new_documents,
+    read_existing,
+    unextracted_chunks,
+)
 from kb.documents import Chunk, check_chunking, find_documents
 from kb.embeddings import DEFAULT_EMBEDDINGS
 from kb.extract_cache import ExtractionCache
@@ -45,6 +54,7 @@ class DocumentIngestReport:
     counts: dict[str, int] = field(default_factory=dict)
     extraction: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    retried: int = 0  # chunks of documents already in the KB asked again (their extraction had failed)
 
 
 def _extract(root: Path, chunks: list[Chunk], existing: Existing, spec, base_url: str, schema_path,
@@ -95,7 +105,9 @@ def ingest_documents(directory: str | Path, documents: Sequence[str | Path], *, 
             existing = read_existing(root)
             new, same = new_documents(found, existing)
             batch = DocumentBatch(new, {}, chunk_size, chunk_overlap, same, warnings)
-            if not new:
+            if extract_llm is not None:  # chunks of known documents not extracted yet (or failed): ask now
+                batch.retry = unextracted_chunks(existing, same)
+            if not new and not batch.retry:
                 for w in warnings:
                     log.warning(w)
                 return DocumentIngestReport(root, [], same, 0, warnings=warnings)
@@ -112,8 +124,9 @@ def _build(root: Path, existing: Existing, batch: DocumentBatch, extract_llm, ll
     """Extract (when asked), resolve, build; the report of the new build."""
     resolved, section = Resolved([], [], {}), {}
     if extract_llm is not None:
-        resolved, section = _extract(root, batch.chunks, existing, extract_llm, llm_base_url, schema, method,
-                                     threshold, options["progress"], workers)
+        resolved, section = _extract(root, [*batch.chunks, *batch.retry], existing, extract_llm, llm_base_url,
+                                     schema, method, threshold, options["progress"], workers)
+        batch.failed = section["chunks_failed"]
         if section["chunks_failed"]:
             batch.warnings.append(f"{len(section['chunks_failed'])} chunks gave no readable extraction and add no "
                                   f"facts (e.g. {', '.join(section['chunks_failed'][:3])}); re-run to ask again")
@@ -121,4 +134,4 @@ def _build(root: Path, existing: Existing, batch: DocumentBatch, extract_llm, ll
     for w in batch.warnings:  # the build's own warnings were logged by the ingest
         log.warning(w)
     return DocumentIngestReport(root, [d.key for d in batch.documents], batch.unchanged, len(batch.chunks),
-                                built.counts, section, [*batch.warnings, *built.warnings])
+                                built.counts, section, [*batch.warnings, *built.warnings], len(batch.retry))

@@ -231,6 +231,22 @@ def test_unreadable_replies_are_counted_not_cached(tmp_path, fake_llm):
     assert report.extraction["chunks_failed"] == ["a.txt#0"] and report.counts["passages"] == 1
     assert any("1 chunks gave no readable extraction" in w for w in report.warnings)
     assert report.extraction["usage"]["parse_failures"] == 2 and report.extraction["usage"]["fallbacks"] == 1
+    assert not list((tmp_path / "kb" / ".extract-cache").rglob("*.json")), "a failed reply is not cached"
+    # the next run asks again for that chunk only, and its facts join the KB with provenance
+    (tmp_path / "b.txt").write_text("Tomas Reyes designed the Kestrel.")
+    fake_llm(Extraction(entities=[ent("Tomas Reyes", "person"), ent("Kestrel", "product")],
+                        relations=[rel("Kestrel", "designed_by", "Tomas Reyes")]),
+             Extraction(entities=[ent("Ada Okafor", "person"), ent("Veltrix Robotics", "organization")],
+                        relations=[rel("Veltrix Robotics", "founded_by", "Ada Okafor")]))
+    again = ingest_documents(tmp_path / "kb", [tmp_path / "a.txt", tmp_path / "b.txt"], extract_llm="fake:test",
+                             progress=False)
+    assert again.added == ["b.txt"] and again.retried == 1 and again.extraction["chunks_failed"] == []
+    assert again.counts["passages"] == 2, "the retried chunk's passage is not added twice"
+    prov = Provenance.load(tmp_path / "kb")
+    assert {c for cs in prov.triples.values() for c in cs} == {"a.txt#0", "b.txt#0"}
+    rows = {d["key"]: d for d in read_jsonl(resolve_build(tmp_path / "kb").path / "documents.jsonl")}
+    assert rows["a.txt"]["failed"] == [] and rows["b.txt"]["failed"] == [] and rows["a.txt"]["extracted"]
+    assert ingest_documents(tmp_path / "kb", [tmp_path / "a.txt"], extract_llm="fake:test", progress=False).added == []
 
 
 def test_extending_a_kb_keeps_what_it_held(tmp_path, fake_llm):
@@ -324,3 +340,16 @@ def test_concurrent_extraction_gives_the_same_graph(built, tmp_path):
     assert {(t.head, t.type, t.tail): c for t, c in Provenance.load(tmp_path / "kb").triples.items()} == one_worker
     with pytest.raises(ValueError, match="--extract-workers must be from 1 to 16, not 0"):
         ingest_documents(tmp_path / "kb", src, extract_llm="fake:by-chunk", workers=0)
+
+
+def test_a_passages_only_kb_gets_its_graph_when_an_extraction_model_is_given(tmp_path, fake_llm):
+    src = write_corpus(tmp_path / "docs")[:2]
+    ingest_documents(tmp_path / "kb", src, progress=False)
+    assert Provenance.load(tmp_path / "kb").triples == {}
+    fake_llm(*EXTRACTIONS[:2])
+    report = ingest_documents(tmp_path / "kb", src, extract_llm="fake:test", progress=False)
+    assert report.added == [] and report.retried == 2 and report.counts["passages"] == 2
+    prov = Provenance.load(tmp_path / "kb")
+    assert prov.fact_chunks("Kestrel", "designed_by", "Tomas Reyes") == ["kestrel.txt#0"]
+    rows = read_jsonl(resolve_build(tmp_path / "kb").path / "documents.jsonl")
+    assert [(r["extracted"], r["failed"]) for r in rows] == [(True, []), (True, [])]
