@@ -2,8 +2,9 @@
 
 A build made from documents holds, beside the graph and indexes:
 
-- ``documents.jsonl``: one row per document (key, path, kind, sha256, when it was added, and its
-  chunks: ``{"id", "page", "start"}``, page for PDF, start a character offset in the page or text);
+- ``documents.jsonl``: one row per document (key, path, kind, sha256, when it was added, its
+  chunks ``{"id", "page", "start"}`` (page for PDF, start a character offset in the page or text),
+  whether its chunks went through extraction, and those whose extraction failed);
 - ``provenance.jsonl``: one row per extracted triple, ``{"head", "relation", "tail",
   "head_name", "tail_name", "chunks": [chunk ids]}``;
 - ``merges.jsonl``: one row per entity-resolution decision (:mod:`kb.resolve`).
