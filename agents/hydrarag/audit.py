@@ -9,8 +9,8 @@ audit says which part of the analysis the evidence contradicts):
 
 - topic problems: the topic extraction named no entity, named one that is not in the KB,
   or named one aligned (by similarity) to an entity the question does not name;
-- path problems: the skyline names no relation; a skyline relation is on no selected KG path
-  (verification of the analysis against the paths found); the selected KG paths take more
+- path problems: the skyline names no relation; no selected KG path carries every relation of
+  the skyline (verification of the analysis against the paths found); the selected KG paths take more
   hops than the skyline has relations; nothing was selected and the KG search found no path.
 
 A relation of the skyline matches a path relation when they share a content word (``starred
@@ -101,13 +101,14 @@ def path_problems(kb: KnowledgeBase, state: dict, threshold: float) -> list[str]
     wanted = skyline_relations(state.get("skyline", ""))
     if not wanted:
         return ["the skyline names no relation between the topic entity and the answer"]
-    found = [r for h in hops for step in h for r in step]
     out = []
-    missing = [r for r, ok in zip(wanted, _matched(kb, wanted, found, threshold), strict=True) if not ok]
+    covered = [_matched(kb, wanted, [r for step in h for r in step], threshold) for h in hops]
+    best = max(range(len(hops)), key=lambda i: sum(covered[i]))  # the selected path closest to the skyline
+    missing = [r for r, ok in zip(wanted, covered[best], strict=True) if not ok]
     if missing:
-        seen = ", ".join(list(dict.fromkeys(found))[:MAX_LISTED])
-        out.append("skyline relation(s) on no selected path: " + ", ".join(f"'{r}'" for r in missing[:MAX_LISTED])
-                   + f" (the selected paths follow: {seen})")
+        seen = ", ".join(list(dict.fromkeys(r for step in hops[best] for r in step))[:MAX_LISTED])
+        out.append("no selected path follows the skyline: " + ", ".join(f"'{r}'" for r in missing[:MAX_LISTED])
+                   + f" missing (the closest path follows: {seen})")
     if min(len(h) for h in hops) > len(wanted):
         out.append(f"the selected knowledge-graph paths take {min(len(h) for h in hops)} hop(s), "
                    f"the skyline names {len(wanted)} relation(s)")

@@ -130,3 +130,16 @@ def first_names(a: Arrays, ids: Iterable[str], k: int) -> tuple[list[str], int]:
     if unknown:
         names = sorted(names + unknown)[:k]
     return names, len(idx)
+
+
+def linked(a: Arrays, ids: frozenset[str], relations: tuple[str, ...], inverse: bool,
+           others: frozenset[str]) -> frozenset[str]:
+    """Members of ``ids`` with an edge of ``relations`` into ``others``: out-edges, or in-edges when
+    ``inverse`` (the graph reduction of a joined path)."""
+    g = a.store
+    idx = [g.index_of[i] for i in sorted(ids) if i in g.index_of]
+    edges, nbrs = g.edge_ids(idx, list(relations), direction="in" if inverse else "out")
+    target = np.zeros(len(g.entities), dtype=bool)
+    target[[g.index_of[o] for o in others if o in g.index_of]] = True
+    members = (g.tails if inverse else g.heads)[edges[target[nbrs]]]
+    return frozenset(a.ids[np.unique(members)].tolist())

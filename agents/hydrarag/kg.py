@@ -115,6 +115,9 @@ def _reverse(chain: Chain) -> tuple[tuple[frozenset[str], ...], tuple[Edge, ...]
 def _linked(kb: KnowledgeBase, ids: frozenset[str], edge: Edge, others: frozenset[str]) -> frozenset[str]:
     """Members of ``ids`` with an ``edge`` (read from ids towards others) into ``others``."""
     rels, inverse = edge
+    fast = graph_ops.arrays(kb.graph)
+    if fast is not None:
+        return graph_ops.linked(fast, ids, rels, inverse, others)
     found = kb.graph.neighbors(sorted(ids), list(rels), direction="in" if inverse else "out")
     if inverse:
         return frozenset(t.tail for t in found if t.head in others)

@@ -81,3 +81,11 @@ def test_path_overlaps_are_the_jaccard_of_the_key_sets(store):
     want = [jaccard(set(topic_keys), {f"id:{i}" for i in c.entity_ids()}) for c in chains]
     assert kg.overlaps(chains, topic_keys).tolist() == pytest.approx(want)
     assert kg.overlaps([], topic_keys).tolist() == []
+
+
+def test_joined_paths_are_tightened_as_the_generic_code_does(store):
+    fast_kb, slow_kb = _KB(store), _KB(_Generic(store))
+    a = [c for f in kg.expand(fast_kb, kg.Chain((frozenset(["e0"]),))) for c in kg.expand(fast_kb, f)]
+    b = [c for f in kg.expand(fast_kb, kg.Chain((frozenset(["e1"]),))) for c in kg.expand(fast_kb, f)]
+    fast, slow = kg.join_pair(fast_kb, a, b, "e1"), kg.join_pair(slow_kb, a, b, "e1")
+    assert fast and sorted(fast, key=str) == sorted(slow, key=str)

@@ -41,8 +41,8 @@ def test_a_skyline_that_agrees_with_the_paths_has_no_problem(tiny_kb):
 
 def test_a_skyline_relation_no_selected_path_follows_is_named(tiny_kb):
     found = audit.problems(resolve_kb(HydraRAGContext(kb=tiny_kb)), state(skyline=WRONG.skyline), 0.8)
-    assert found["path"] == ["skyline relation(s) on no selected path: 'directed by' "
-                             "(the selected paths follow: starred_actors)"]
+    assert found["path"] == ["no selected path follows the skyline: 'directed by' missing "
+                             "(the closest path follows: starred_actors)"]
 
 
 def test_a_skyline_without_relation_and_an_empty_kg_search_are_named(tiny_kb):
@@ -79,8 +79,8 @@ def test_a_yes_on_a_wrong_skyline_goes_to_a_refined_round_that_names_the_relatio
     assert out["answer"] == "Big" and len(fake.calls) == 8  # the first {Yes} was held back: a second round
     assert fake.calls[4]["schema"] == "FollowUp"
     follow_up = fake.calls[4]["messages"][-1].content
-    assert "path_problem: skyline relation(s) on no selected path: 'directed by' " \
-           "(the selected paths follow: starred_actors)" in follow_up
+    assert "path_problem: no selected path follows the skyline: 'directed by' missing " \
+           "(the closest path follows: starred_actors)" in follow_up
     second_check = fake.calls[7]["messages"][-1].content  # the refined round reads the follow-up's skyline
     assert fake.calls[7]["schema"] == "AnswerCheck" and FOLLOW.skyline in second_check
 
@@ -138,3 +138,11 @@ def test_the_stand_in_repairs_an_entity_error_only_when_a_problem_line_names_it(
         named = feedback_block({"shortfall": shortfall(state(), "more", {"topic": [line], "path": []})})
         assert _follow_up(model, question, paths, named).topic_entities == ["Kevin Bacon"]
         assert model.log.entries()[0]["repaired"]
+
+
+def test_each_selected_path_is_held_to_the_whole_skyline(tiny_kb):
+    kb = resolve_kb(HydraRAGContext(kb=tiny_kb))
+    directed = {**KG_PATH, "path": [{"ids": ["Big"]}, {"relations": ["directed_by"], "inverse": False}]}
+    two = "Tom Hanks - starred in - movie - directed by - answer(person)"
+    assert audit.path_problems(kb, state(skyline=two, selected=[KG_PATH, directed]), 0.8) == [
+        "no selected path follows the skyline: 'directed by' missing (the closest path follows: starred_actors)"]
