@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from filelock import FileLock, Timeout
+from langchain_core.language_models import BaseChatModel
 
 from agents.extraction.extractor import MAX_WORKERS, extract_chunks
 from agents.llm.models import load_chat_model
@@ -34,7 +35,7 @@ from kb.document_ingest import (
 from kb.documents import Chunk, check_chunking, find_documents
 from kb.embeddings import DEFAULT_EMBEDDINGS
 from kb.extract_cache import ExtractionCache
-from kb.extract_schema import load_schema
+from kb.extract_schema import GraphSchema, load_schema
 from kb.model import KBError
 from kb.resolve import Resolved, resolve
 from prompts.extract import VERSION
@@ -57,21 +58,39 @@ class DocumentIngestReport:
     retried: int = 0  # chunks of documents already in the KB asked again (their extraction had failed)
 
 
-def _extract(root: Path, chunks: list[Chunk], existing: Existing, spec, base_url: str, schema_path,
-             method: str, threshold: float, progress: bool, workers: int):
+@dataclass
+class Extractor:
+    """The extraction model and how it is asked (checked before any document is read)."""
+
+    model: BaseChatModel
+    name: str
+    base_url: str
+    method: str
+    schema: GraphSchema
+
+    @classmethod
+    def load(cls, spec, base_url: str, method: str, schema_path) -> Extractor:
+        """Resolve the model spec (or object) and read the schema file; one-line errors."""
+        schema = load_schema(schema_path)
+        model = load_chat_model(spec, base_url)
+        name = spec if isinstance(spec, str) else getattr(model, "model_name", None) or type(model).__name__
+        return cls(model, name, base_url, method, schema)
+
+
+def _extract(root: Path, chunks: list[Chunk], existing: Existing, ex: Extractor, threshold: float,
+             progress: bool, workers: int):
     """Extraction and resolution; returns (resolved graph, manifest section)."""
-    schema = load_schema(schema_path)
-    model = load_chat_model(spec, base_url)
-    name = spec if isinstance(spec, str) else getattr(model, "model_name", None) or type(model).__name__
-    cache = ExtractionCache(root / CACHE, f"{name}@{base_url}", method, schema, VERSION)
-    run = extract_chunks(chunks, model, cache, schema, method, progress, workers)
+    schema, method, name = ex.schema, ex.method, ex.name
+    cache = ExtractionCache(root / CACHE, f"{name}@{ex.base_url}", method, schema, VERSION)
+    run = extract_chunks(chunks, ex.model, cache, schema, method, progress, workers)
     resolved = resolve(run.facts, existing.entities, threshold)
     dropped = sum((f.dropped for f in run.facts), Counter())
+    known = {e.id for e in existing.entities}
     section = {"llm": name, "structured_method": method, "schema": None if schema.is_empty() else schema.to_dict(),
                "chunks_extracted": len(chunks) - run.reused - len(run.failed), "chunks_from_cache": run.reused,
                "chunks_failed": run.failed, "usage": run.usage, "usage_of_cached_replies": run.usage_cached,
                "workers": workers, "left_out": dict(dropped),
-               "entities_new": sum(1 for e in resolved.entities if e.id not in {x.id for x in existing.entities}),
+               "entities_new": sum(1 for e in resolved.entities if e.id not in known),
                "triples": len(resolved.triples), "merges": dict(Counter(m["reason"] for m in resolved.merges)),
                "merge_threshold": threshold}
     return resolved, section
@@ -99,33 +118,34 @@ def ingest_documents(directory: str | Path, documents: Sequence[str | Path], *, 
     if root.exists() and not root.is_dir():
         raise KBError(f"--kb {root} is a file, not a directory")
     found, warnings = find_documents(documents)
+    extractor = None if extract_llm is None else Extractor.load(extract_llm, llm_base_url, structured_method, schema)
     root.mkdir(parents=True, exist_ok=True)
     try:
         with FileLock(str(root / LOCK), timeout=wait):
             existing = read_existing(root)
             new, same = new_documents(found, existing)
             batch = DocumentBatch(new, {}, chunk_size, chunk_overlap, same, warnings)
-            if extract_llm is not None:  # chunks of known documents not extracted yet (or failed): ask now
+            if extractor is not None:  # chunks of known documents not extracted yet (or failed): ask now
                 batch.retry = unextracted_chunks(existing, same)
             if not new and not batch.retry:
                 for w in warnings:
                     log.warning(w)
                 return DocumentIngestReport(root, [], same, 0, warnings=warnings)
             batch.chunked = chunk_all(new, chunk_size, chunk_overlap, progress)
-            return _build(root, existing, batch, extract_llm, llm_base_url, schema, structured_method,
-                          merge_threshold, workers, dict(embeddings=embeddings, neo4j_uri=neo4j_uri,
-                                                         falkordb_uri=falkordb_uri, progress=progress, wait=wait))
+            return _build(root, existing, batch, extractor, merge_threshold, workers,
+                          dict(embeddings=embeddings, neo4j_uri=neo4j_uri, falkordb_uri=falkordb_uri,
+                               progress=progress, wait=wait))
     except Timeout:
         raise KBError(f"another document ingest is writing {root}; wait for it or pass --wait SECONDS") from None
 
 
-def _build(root: Path, existing: Existing, batch: DocumentBatch, extract_llm, llm_base_url: str, schema,
-           method: str, threshold: float, workers: int, options: dict) -> DocumentIngestReport:
+def _build(root: Path, existing: Existing, batch: DocumentBatch, extractor: Extractor | None, threshold: float,
+           workers: int, options: dict) -> DocumentIngestReport:
     """Extract (when asked), resolve, build; the report of the new build."""
     resolved, section = Resolved([], [], {}), {}
-    if extract_llm is not None:
-        resolved, section = _extract(root, [*batch.chunks, *batch.retry], existing, extract_llm, llm_base_url,
-                                     schema, method, threshold, options["progress"], workers)
+    if extractor is not None:
+        resolved, section = _extract(root, [*batch.chunks, *batch.retry], existing, extractor, threshold,
+                                     options["progress"], workers)
         batch.failed = section["chunks_failed"]
         if section["chunks_failed"]:
             batch.warnings.append(f"{len(section['chunks_failed'])} chunks gave no readable extraction and add no "
