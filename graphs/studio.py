@@ -6,7 +6,8 @@ before a graph sees them, so a misspelt setting (``{"topk": 3}``) would run sile
 default. A factory receives the run's context as the client sent it; an unknown key is refused
 here with a :class:`graphs.policy.PolicyError` naming it (the Agent Server shows a
 ``ValueError``'s message in Studio). Everything else a client sends is checked by
-``graphs.policy`` inside the run (``graphs.common.context_of`` in server mode). Importing this
+``graphs.policy`` inside the run (``graphs.common.context_of`` in server mode). The graph a
+factory returns is :func:`served_graph`. Importing this
 module in server mode also starts warming up the operator's KBs and models (as ``hybridrag
 serve`` does before its ``/health`` says ok).
 """
@@ -44,8 +45,10 @@ def check_context_keys(method: str, context: Any) -> None:
 
 @cache
 def served_graph(method: str) -> Any:
-    """The graph the Agent Server runs: the method's, with state that starts over with each question
-    asked on a thread (``graphs.threads.per_question``; the server keeps every thread checkpointed)."""
+    """The graph the Agent Server runs, ``graphs.get_builder(method)`` compiled: the method's graph
+    whose state starts over with each question asked on a thread (the server checkpoints every
+    thread), with its approval node (``approve=True``) and routers that also run when a thread is
+    forked."""
     return get_builder(method).compile(name=method)
 
 
