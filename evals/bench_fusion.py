@@ -128,12 +128,12 @@ def main() -> None:
                  f"embeddings {full['embed']:.1f} s)\n" if full else
                  "- Full ingest with embeddings: not re-run (KB was cached; delete it to measure)\n")
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    load = (f"1-minute load average {load_before:.1f} before the run and {os.getloadavg()[0]:.1f} after it "
+    busy = (f"1-minute load average {load_before:.1f} before the run and {os.getloadavg()[0]:.1f} after it "
             "(a shared machine: the times are for that load)")
     text = f"""## Fusion on the full MetaQA KB
 
 Command: `python -m evals.bench_fusion --questions {args.questions}`
-Date: {when}, commit {commit}, machine: {os.cpu_count()} cores, {_cpu()}, no GPU; {load}.
+Date: {when}, commit {commit}, machine: {os.cpu_count()} cores, {_cpu()}, no GPU; {busy}.
 
 - Graph ingest (parse {graph['triples']:,} triples, {graph['entities']:,} entities, build CSR, save): \
 {graph['seconds']:.2f} s, peak RSS {graph['peak_rss_mb']:.0f} MB (target < 10 s)
