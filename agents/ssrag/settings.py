@@ -12,7 +12,7 @@ from typing import Literal, get_args
 from agents.llm.models import DEFAULT_LLM
 from agents.llm.structured import Method as StructuredMethod
 
-Examples = Literal["kb", "none"]
+ExampleSource = Literal["kb", "none"]
 GraphToText = Literal["llm", "template"]
 Routing = Literal["llm", "rules"]
 RerankQuery = Literal["augmented", "original"]
@@ -30,7 +30,7 @@ class SSRAGSettings:
         "description": "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); empty for none."})
     structured_method: StructuredMethod = field(default="function_calling", metadata={
         "description": "Structured output method: function_calling, json_schema or json_mode."})
-    examples: Examples = field(default="kb", metadata={
+    examples: ExampleSource = field(default="kb", metadata={
         "description": "Few-shot examples of the decomposer and the entity extractor: 'kb' (the KB's solved-"
                        "examples bank, nearest by masked question) or 'none' (the paper's zero-shot prompts)."})
     n_examples: int = field(default=2, metadata={"description": "Examples shown per role (0: none)."})
@@ -83,7 +83,7 @@ class SSRAGSettings:
         "description": "Generate the answer with the LLM; false answers with the top context's name."})
 
 
-CHOICES = {"structured_method": StructuredMethod, "examples": Examples, "graph_to_text": GraphToText,
+CHOICES = {"structured_method": StructuredMethod, "examples": ExampleSource, "graph_to_text": GraphToText,
            "routing": Routing, "rerank_query": RerankQuery, "fact_scoring": FactScoring,
            "graph_vectors": GraphVectors}  # each choice field and its Literal (enums in the JSON schema)
 
