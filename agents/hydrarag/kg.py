@@ -12,7 +12,8 @@
   set holds the answer candidates. Graph reduction then keeps, in every set of a joined
   path, only the entities on a complete path between the topic entities. Joined paths
   longer than ``|Topic|·D`` are dropped.
-  When the topic entities do not meet within D hops, the per-topic paths are used.
+  When the topic entities do not meet within D hops, or no joined path has a kept length, the
+  per-topic paths are used.
 """
 
 from __future__ import annotations
@@ -189,7 +190,8 @@ def explore(kb: KnowledgeBase, topics: list[str], depth: int, width: int, score:
     chains = [c for _, c in segments[0][: width if len(segments) == 1 else per_segment]]
     for seg in segments[1:]:
         chains = [_concat(c, s) for c in chains for _, s in seg[:per_segment]]
-    return within(chains, len(order), depth, floor), True
+    joined = within(chains, len(order), depth, floor)
+    return (joined, True) if joined else (singles, False)  # no joined path of a kept length: per-topic paths
 
 
 def overlaps(chains: list[Chain], topic_keys: list[str]) -> np.ndarray:

@@ -146,3 +146,14 @@ def test_each_selected_path_is_held_to_the_whole_skyline(tiny_kb):
     two = "Tom Hanks - starred in - movie - directed by - answer(person)"
     assert audit.path_problems(kb, state(skyline=two, selected=[KG_PATH, directed]), 0.8) == [
         "no selected path follows the skyline: 'directed by' missing (the closest path follows: starred_actors)"]
+
+
+def test_topics_joined_only_by_too_short_paths_fall_back_to_per_topic_paths(tiny_kb, monkeypatch):
+    from agents.hydrarag import kg
+
+    kb = resolve_kb(HydraRAGContext(kb=tiny_kb))
+    short = kg.Chain((frozenset(["Tom Hanks"]), frozenset(["Big"])), ((("starred_actors",), True),))
+    monkeypatch.setattr(kg, "join_pair", lambda *a: [short])  # one hop: not above |Topic|·(D-1) = 2
+    paths, joined = kg.explore(kb, ["Tom Hanks", "Penny Marshall"], 2, 100, lambda cs: [0.0] * len(cs), floor=True)
+    assert not joined and paths and all(p.length == 2 for p in paths)
+    assert {next(iter(p.nodes[0])) for p in paths} == {"Tom Hanks", "Penny Marshall"}
