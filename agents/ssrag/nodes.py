@@ -38,9 +38,12 @@ from kb.base import KnowledgeBase
 from kb.model import Triple
 
 FACT_POOL = 500  # KG facts of one kept node scored for relevance (bounds the work on hub nodes)
-TEXT_HITS = 20  # passages naming a kept node looked up by BM25
+TEXT_HITS = 20  # passages naming a kept node, from BM25
+TEXT_POOL = 400  # BM25 passages read to find them (the name's words also match entity documents and
+# passages naming other people: "Frank Albertson" is the 9th passage hit, after films titled "Frank...")
 NODE_CACHE = 4_000  # per KB and process: nodes' first FACT_POOL triples and text facts (hubs recur)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# a sentence ends at . ! or ? before a space, but not after an initial or a title ("Albert S. Rogell")
+_SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\b(?:Jr|Sr|Dr|Mr|Ms|St)\.)(?<!\bMrs\.)\s+")
 
 _about: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _memo: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -90,13 +93,13 @@ def text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
 
 def _text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
     name = kb.name(node)
-    texts = list(_passages_about(kb).get(node, []))
-    if search and _passages_about(kb):  # a KB without passages has no text naming the node
-        texts += [h.doc.text for h in kb.lexical_search(name, TEXT_HITS, kind="passage")
-                  if h.doc.entity_id != node]
     if not name:
         return []
-    names = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)  # the sentences naming the node
+    names = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)  # the texts naming the node
+    texts = list(_passages_about(kb).get(node, []))
+    if search and _passages_about(kb):  # a KB without passages has no text naming the node
+        hits = kb.lexical_search(name, TEXT_POOL, kind="passage")
+        texts += [h.doc.text for h in hits if h.doc.entity_id != node and names.search(h.doc.text)][:TEXT_HITS]
     out = [s.strip().rstrip(".") for t in texts for s in _SENTENCE.split(t)]
     return list(dict.fromkeys(s for s in out if s and names.search(s)))
 
