@@ -47,7 +47,8 @@ class SSRAGSettings:
     fact_scoring: FactScoring = field(default="parts", metadata={
         "description": "How the graph branch scores a fact against the question: 'parts' (ours: the sum of the "
                        "stored name vectors of the entities it names and the vector of its other words, "
-                       "relation phrases cached) or 'sentence' (each fact sentence encoded whole: slow)."})
+                       "relation phrases cached) or 'sentence' (each fact sentence encoded whole: the earlier "
+                       "behaviour, seconds a question)."})
     max_node_facts: int = field(default=25, metadata={"description": "Most question-relevant facts per node."})
     llm_nodes: int = field(default=5, metadata={
         "description": "Graph nodes the LLM converts to text, most relevant first; the others keep their facts "
@@ -67,8 +68,9 @@ class SSRAGSettings:
     rerank_query: RerankQuery = field(default="augmented", metadata={
         "description": "Query embedded as Qv for the joint rerank: 'augmented' (Q_aug) or 'original'."})
     graph_vectors: GraphVectors = field(default="facts", metadata={
-        "description": "Vector of a graph context in the joint rerank and dedup: 'facts' (ours: the mean of its "
-                       "facts' vectors, from the graph branch) or 'text' (the paper: its converted text encoded, "
+        "description": "How a graph context is scored in the joint rerank and compared in the dedup: 'facts' "
+                       "(ours: it scores as its most relevant fact, and its vector is the mean of its facts' "
+                       "vectors, both from the graph branch) or 'text' (the paper: its converted text encoded, "
                        "one long encoding per node)."})
     bare_contexts_last: bool = field(default=True, metadata={
         "description": "Rank contexts that state nothing but their name after the others (false: the paper's "
