@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from langchain_core.messages import HumanMessage, SystemMessage
 from tqdm import tqdm
 
+from agents.llm.constrained import is_llama_cpp, question_spans
 from agents.llm.structured import add_usage, call_structured
 from kb.documents import Chunk
 from kb.extract import ChunkFacts, Extraction, clean
@@ -49,8 +50,25 @@ class ExtractionRun:
 MAX_WORKERS = 16
 
 
+def extraction_choices(chunk: Chunk, schema: GraphSchema) -> dict[str, list[str]]:
+    """Allowed values of a constrained extraction: names are runs of up to 5 words of the chunk,
+    types and relations come from the schema (free when the schema leaves them open)."""
+    spans = question_spans(chunk.text, max_words=5)
+    choices = {"entities.name": spans, "relations.head": spans, "relations.tail": spans}
+    if schema.entity_types:
+        choices["entities.type"] = list(schema.entity_types)
+    if schema.relations:
+        choices["relations.relation"] = list(schema.relations)
+    return choices
+
+
 def _ask(model, chunk: Chunk, schema: GraphSchema, method: str) -> tuple[Extraction | None, dict]:
-    return call_structured(model, Extraction, build_messages(chunk, schema), role="extractor", method=method)
+    """One extraction call; a llama.cpp model decodes within the schema with the chunk's names
+    (:mod:`agents.llm.constrained`): the bundled 135M model then replies with parseable JSON where
+    unconstrained it mostly did not."""
+    choices = extraction_choices(chunk, schema) if is_llama_cpp(model) else None
+    return call_structured(model, Extraction, build_messages(chunk, schema), role="extractor", method=method,
+                           choices=choices)
 
 
 def extract_chunks(chunks: Sequence[Chunk], model, cache: ExtractionCache, schema: GraphSchema,

@@ -119,3 +119,21 @@ def test_a_server_refusing_json_schema_is_asked_with_the_llama_format():
     out = constrained_call(model, Route, [("human", "where is Baikal")], CHOICES, method="json_schema")
     assert out["mode"] == "llama_grammar" and out["parsed"].entity == "Baikal"
     assert model.seen[0]["schema"]["properties"]["entity"]["anyOf"][0]["enum"] == ["Lake Baikal", "Baikal"]
+
+
+def test_document_extraction_on_a_llama_cpp_model_is_constrained_to_the_chunk_and_schema():
+    from agents.extraction.extractor import _ask, extraction_choices
+    from kb.documents import Chunk
+    from kb.extract_schema import GraphSchema
+
+    chunk = Chunk("lakes.txt#0", "lakes.txt", "The Selenga flows into Lake Baikal.")
+    schema = GraphSchema(entity_types=("river", "lake"), relations={"flows_into": (None, None)})
+    choices = extraction_choices(chunk, schema)
+    assert "Lake Baikal" in choices["relations.tail"] and choices["relations.relation"] == ["flows_into"]
+    model = ChatLlamaCpp(reply='{"entities": [{"name": "Selenga", "type": "river"}, {"name": "Lake Baikal", '
+                               '"type": "lake"}], "relations": [{"head": "Selenga", "relation": "flows_into", '
+                               '"tail": "Lake Baikal"}]}')
+    found, usage = _ask(model, chunk, schema, "function_calling")
+    assert found.relations[0].tail == "Lake Baikal" and usage["llm_calls"] == 1
+    enums = model.seen[0]["schema"]["$defs"]
+    assert enums["ExtractedRelation"]["properties"]["relation"]["enum"] == ["flows_into"]
