@@ -101,6 +101,13 @@ def _check(ctx: FusionContext) -> None:
         raise ValueError(f"fusion seed_passages must be between 0 and {MAX_SEED_PASSAGES}, got {ctx.seed_passages}")
 
 
+def _settings(runtime: Runtime[FusionContext]) -> FusionContext:
+    """The run's checked settings (every node checks: a resumed or forked thread may bring a new context)."""
+    ctx = context_of(runtime, FusionContext)
+    _check(ctx)
+    return ctx
+
+
 def _seeds(scoring: str, dense: list[str], named: list[str]) -> list[str]:
     """E_seed: the dense hits' entities (paper); with the question's named entities (normalised, rrf);
     under 'evidence' the named entities and only the nearest dense entity, which catches a name the
@@ -112,8 +119,7 @@ def _seeds(scoring: str, dense: list[str], named: list[str]) -> list[str]:
 
 def retrieve_vectors(state: State, runtime: Runtime[FusionContext]) -> dict:
     """Vector branch V_k (or the BM25 / graph-only seeding of the baselines)."""
-    ctx = context_of(runtime, FusionContext)
-    _check(ctx)
+    ctx = _settings(runtime)
     kb, q, usage = resolve_kb(ctx), state["question"], {}
     with timed("retrieve_vectors", usage):
         named = mentions_in(kb, q)  # the entities the question names (entity mapping, Figure 1)
@@ -139,7 +145,7 @@ def expand_seeds(state: State, runtime: Runtime[FusionContext]) -> dict:
 
     Under 'evidence' scoring also the passages naming a seed (the text side of the expansion).
     """
-    ctx = context_of(runtime, FusionContext)
+    ctx = _settings(runtime)
     kb, usage = resolve_kb(ctx), {}
     aware = ctx.mode == "hybrid" and ctx.scoring == "evidence"
     with timed("expand_seeds", usage):
@@ -159,7 +165,7 @@ def expand_seeds(state: State, runtime: Runtime[FusionContext]) -> dict:
 
 def fuse_results(state: State, runtime: Runtime[FusionContext]) -> dict:
     """Merge both branches by the chosen scoring, answer from the best fact, keep the top K."""
-    ctx = context_of(runtime, FusionContext)
+    ctx = _settings(runtime)
     kb, q, usage = resolve_kb(ctx), state["question"], {}
     vec, graph, named = _candidates(state, "vector"), _candidates(state, "graph"), set(state.get("named", []))
     scoring = ctx.scoring if ctx.mode == "hybrid" else "paper"  # the baselines are the paper's

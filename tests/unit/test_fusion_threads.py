@@ -74,3 +74,11 @@ def test_a_choice_outside_its_literal_is_a_clear_error(name, value):
     graph = builder.compile()
     with pytest.raises(ValueError, match=f"unknown fusion {name} '{value}'; use "):
         graph.invoke({"question": QUESTION}, context=context_for("fusion", **{name: value}))
+
+
+def test_a_resumed_thread_checks_the_context_it_is_given(thread):
+    graph, config, _ = thread
+    fork = graph.update_state(_after_vectors(graph, config).config, {"seeds": ["Tom Hanks"]},
+                              as_node="retrieve_vectors")
+    with pytest.raises(ValueError, match="unknown fusion scoring 'magic'"):
+        graph.invoke(None, fork, context=context_for("fusion", scoring="magic"))
