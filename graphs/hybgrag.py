@@ -67,7 +67,9 @@ class HybGRAGContext(Context):
                        "one more when the same action was rejected, at most 3); N >= 1 is the paper's "
                        "ego-graph of radius N (paper: 2)."})
     text_hops: bool = field(default=True, metadata={"description": "Hybrid module (radius 0): also follow a "
-                            "relation through passages where the graph lacks the edge (KBs with passages)."})
+                            "relation through passages where the graph lacks the edge (KBs with passages); on a KB "
+                            "without relation types the only way along the router's relation phrases (off: text "
+                            "module)."})
     num_references: int = field(default=1, metadata={
         "description": "How many top references the validator sees (the paper shows one)."})
     examples: Examples = field(default="kb", metadata={
@@ -133,7 +135,8 @@ def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
             reply, fallback = roles.RouterAction(module="text"), "unparseable router output: text module"
         action = link_action(kb, roles.check_action(reply, kb.graph.schema()))
     # a path to follow: the graph's relations, or (text-only KB) the router's phrases through passages
-    action["walkable"] = bool(kb.graph.schema().relation_types) or (bool(action["relations"]) and has_passages(kb))
+    action["walkable"] = bool(kb.graph.schema().relation_types) or bool(
+        action["relations"] and ctx.text_hops and ctx.radius == 0 and has_passages(kb))
     if action["module"] == "hybrid" and not (action["linked"] and action["walkable"]):
         fallback = fallback or ("no topic entity linked" if action["walkable"] else "no relation to follow") + ": text"
     step = traced("route_question", action["module"], iteration=t, module=action["module"],

@@ -149,3 +149,13 @@ def test_in_qa_mode_an_answer_naming_the_questions_own_entity_falls_back(text_kb
                        context=HybGRAGContext(kb=text_kb, llm="fake:test", answer=True))
     step = next(s for s in out["trace"] if s["node"] == "generate_answer")
     assert out["answer"] == "Ada Lovelace" and step["decision"].startswith("fallback: top reference")
+
+
+def test_without_text_hops_a_kb_without_relations_takes_the_text_module(text_kb, fake_llm):
+    fake_llm(RouterAction(module="hybrid", entities=[TopicEntity(name="Acme", type="company")],
+                          relations=["founded_by"]), Validation(reasoning="fits", verdict="yes"))
+    out = graph.invoke({"question": "who founded Acme"},
+                       context=HybGRAGContext(kb=text_kb, llm="fake:test", text_hops=False))
+    route = next(s for s in out["trace"] if s["node"] == "route_question")
+    assert route["fallback"] == "no relation to follow: text"
+    assert [s["node"] for s in out["trace"]][1] == "retrieve_text" and out["answer"] != "Acme"
