@@ -30,14 +30,13 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agents.llm.structured import add_usage, call_structured
-from agents.ssrag.vectors import doc_vectors, fact_vectors, node_vector, vectors
+from agents.ssrag.vectors import item_scores, item_vectors
 from kb.base import KnowledgeBase
 from prompts import ssrag as P
 from prompts.data_block import data_block
-from prompts.grounding import answer_parts, check_answer, norm
+from prompts.grounding import Support, answer_parts, check_answer, norm
 
 DEFAULT_BUDGET = 8000  # characters of context text shown to the filter and the answerer
-EMBED_CHARS = 2000  # characters of a context embedded (MiniLM reads 256 tokens)
 
 
 class Redundancy(BaseModel):
@@ -54,50 +53,9 @@ class Answer(BaseModel):
     answer: str = Field(description="The short answer.")
 
 
-GRAPH_VECTORS = ("facts", "text")
-
-
-def item_vectors(kb: KnowledgeBase, items: list[dict], nodes: dict[str, dict] | None = None,
-                 graph: str = "facts", scoring: str = "parts") -> np.ndarray:
-    """One vector per item: stored for KB documents; for a graph item with ``graph="facts"`` the
-    mean of its node's fact vectors (``nodes`` by id, the graph branch's nodes; scored by
-    ``scoring``); otherwise its text embedded (its first ``EMBED_CHARS`` characters: the
-    embedding model reads a few hundred tokens, a longer text gives the same vector)."""
-    if graph not in GRAPH_VECTORS:
-        raise ValueError(f"graph_vectors must be one of {GRAPH_VECTORS}, not {graph!r}")
-    out = doc_vectors(kb, [it for it in items if it["source"] == "doc"])
-    mat, at = np.zeros((len(items), out.shape[1]), dtype=np.float32), 0
-    rest = []
-    for n, it in enumerate(items):
-        node = (nodes or {}).get(it["id"]) if it["source"] == "kg" and graph == "facts" else None
-        vec = node_vector(kb, node, scoring) if node is not None else None
-        if it["source"] == "doc":
-            mat[n], at = out[at], at + 1
-        elif vec is not None:
-            mat[n] = vec
-        else:
-            rest.append(n)
-    if rest:
-        mat[rest] = vectors(kb, [(items[n]["text"] or items[n]["name"])[:EMBED_CHARS] for n in rest])
-    return mat
-
-
 def states_nothing(item: dict) -> bool:
     """Whether a context's text is only its own name (e.g. an entity document that is a bare name)."""
     return " ".join((item["text"] or "").lower().split()) == " ".join(item["name"].lower().split())
-
-
-def item_scores(kb: KnowledgeBase, items: list[dict], qv: np.ndarray, nodes: dict[str, dict] | None = None,
-                graph: str = "facts", scoring: str = "parts") -> np.ndarray:
-    """Cosine of each item to Qv; with ``graph="facts"`` a graph item scores as its most relevant
-    fact (the best cosine of its facts' vectors), else by its vector (:func:`item_vectors`)."""
-    scores = item_vectors(kb, items, nodes, graph, scoring) @ qv
-    for n, it in enumerate(items):
-        node = (nodes or {}).get(it["id"]) if it["source"] == "kg" and graph == "facts" else None
-        if node and node.get("facts"):
-            rows = node.get("triples") or [None] * len(node["facts"])
-            scores[n] = float((fact_vectors(kb, node["facts"], rows, scoring) @ qv).max())
-    return scores
 
 
 def joint_rerank(kb: KnowledgeBase, items: list[dict], qv: np.ndarray, keep: int,
@@ -221,11 +179,28 @@ def generate(model: BaseChatModel, question: str, items: list[dict], method: str
         return fallback_answer(items), usage, "unparseable or empty answer: top context's name"
     if own_entity(text, list(own)):
         return fallback_answer(items), usage, "answer rejected: the question's own entity; top context's name"
-    verdict = check_answer(text, question, *support_evidence(shown))
+    verdict = supported(text, question, shown)
     if not verdict.ok:
         usage = add_usage(usage, {"unsupported_answers": 1, "by_role": {"answerer": {"unsupported_answers": 1}}})
         return fallback_answer(items), usage, f"answer rejected: {verdict.reason}; top context's name"
     return text, usage, None
+
+
+def supported(answer: str, question: str, shown: list[dict]) -> Support:
+    """The grounding check of :func:`prompts.grounding.check_answer`, part by part, where a part the
+    contexts write as a whole phrase is supported even without a content word (short tags such
+    as "r" or "bd-r", which the word-overlap rule cannot see); an instruction echo still fails."""
+    names, texts = support_evidence(shown)
+    verdict = check_answer(answer, question, names, texts)
+    if verdict.ok or not verdict.reason.endswith("is not supported by the retrieved data"):
+        return verdict
+    written = [f" {norm(t)} " for t in (*names, *texts)]
+    for part in answer_parts(answer):
+        one = check_answer(part, question, names, texts)
+        if not one.ok and not (one.reason.endswith("is not supported by the retrieved data")
+                               and any(f" {norm(part)} " in w for w in written)):
+            return one
+    return Support(True, "every part is written in the contexts")
 
 
 def support_evidence(items: list[dict]) -> tuple[list[str], list[str]]:
