@@ -31,6 +31,7 @@ from agents.hybgrag.report import (
 from agents.hybgrag.retrieval import Retrieval, hybrid_retrieve, link_action, text_retrieve
 from agents.hybgrag.shots import examples_for
 from agents.hybgrag.text_hops import has_passages
+from agents.llm.constrained import is_llama_cpp
 from agents.llm.models import DEFAULT_LLM, load_chat_model
 from graphs.common import Context, InputState, OutputState, StructuredMethod, context_of, resolve_kb, timed, traced
 
@@ -129,7 +130,8 @@ def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
         messages = roles.router_reflect_messages(state["router_messages"], state["action"],
                                                  state["feedback"], state["question"])
     with timed("router", usage):
-        reply, calls = roles.route(model, messages, ctx.structured_method)
+        choices = roles.router_choices(kb.graph.schema(), state["question"]) if is_llama_cpp(model) else None
+        reply, calls = roles.route(model, messages, ctx.structured_method, choices)
         fallback = None
         if reply is None:  # the paper's fallback: plain text retrieval
             reply, fallback = roles.RouterAction(module="text"), "unparseable router output: text module"

@@ -24,6 +24,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
+from agents.llm.constrained import is_llama_cpp
 from agents.llm.models import load_chat_model
 from agents.mor import rerank as rr
 from agents.mor import roles as roles
@@ -89,7 +90,8 @@ def plan_question(state: State, runtime: Runtime[MoRContext]) -> dict:
         messages = roles.replan_messages(state["planner_messages"], state.get("raw_plan") or {},
                                          state.get("feedback", []), state["question"])
     with timed("planning", usage):
-        reply, raw, calls = roles.plan(model, messages, ctx.planner, ctx.structured_method)
+        choices = roles.plan_choices(schema, state["question"], ctx.planner) if is_llama_cpp(model) else None
+        reply, raw, calls = roles.plan(model, messages, ctx.planner, ctx.structured_method, choices)
         checked = (validate_plan(reply, schema, ctx.targets(), ctx.max_hops) if reply is not None else
                    {"valid": False, "target": None, "routes": [], "shown": [],
                     "problems": ["unparseable planner output"]})

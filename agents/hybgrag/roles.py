@@ -22,6 +22,7 @@ from typing import Literal
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
+from agents.llm.constrained import question_spans
 from agents.llm.grounded import answer_decision as grounded_decision
 from agents.llm.grounded import grounded_answer
 from agents.llm.structured import call_structured
@@ -141,9 +142,19 @@ def check_action(action: RouterAction, schema: Schema) -> dict:
             "dropped_relations": dropped_rel, "dropped_types": dropped_types}
 
 
-def route(model: BaseChatModel, messages: list[dict], method: str) -> tuple[RouterAction | None, dict]:
+def router_choices(schema: Schema, question: str) -> dict[str, list[str]]:
+    """What a constrained router may name: spans of the question, the KB's types and relations
+    (:mod:`agents.llm.constrained`; used for llama.cpp models, which decode within them)."""
+    choices = {"entities.name": question_spans(question), "entities.type": sorted(schema.entity_types)}
+    if schema.relation_types:  # a KB without relation types takes relation phrases (free text)
+        choices["relations"] = sorted(schema.relation_types)
+    return choices
+
+
+def route(model: BaseChatModel, messages: list[dict], method: str,
+          choices: dict | None = None) -> tuple[RouterAction | None, dict]:
     """Router: one structured call returning entities, relations, then the module."""
-    return call_structured(model, RouterAction, messages, role="router", method=method)
+    return call_structured(model, RouterAction, messages, role="router", method=method, choices=choices)
 
 
 def render_validations(shots: list[dict]) -> str:

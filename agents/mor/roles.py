@@ -20,6 +20,7 @@ import json
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
+from agents.llm.constrained import question_spans
 from agents.llm.grounded import answer_decision as grounded_decision
 from agents.llm.grounded import grounded_answer
 from agents.llm.structured import call_structured
@@ -80,15 +81,26 @@ def replan_messages(history: list, plan: dict, problems: list[str], question: st
     return [*history, {"role": "assistant", "content": said}, {"role": "user", "content": ask}]
 
 
+def plan_choices(schema: Schema, question: str, mode: str) -> dict[str, list[str]]:
+    """What a constrained planner may write: the KB's types and relations, restrictions that are
+    spans of the question (or empty) (:mod:`agents.llm.constrained`; used for llama.cpp models)."""
+    types, rels = sorted(schema.entity_types), ["", *sorted(schema.relation_types)]
+    spans = ["", *question_spans(question)]
+    if mode == "triplets":
+        return {"triplets.head.type": types, "triplets.tail.type": types, "triplets.relation": rels,
+                "triplets.head.restriction": spans, "triplets.tail.restriction": spans, "target": types}
+    return {"routes.nodes.type": types, "routes.nodes.relation": rels, "routes.nodes.restriction": spans}
+
+
 def plan(model: BaseChatModel, messages: list, mode: str,
-         method: str) -> tuple[Plan | None, dict | None, dict]:
+         method: str, choices: dict | None = None) -> tuple[Plan | None, dict | None, dict]:
     """Planner: one structured call.
 
     Returns:
         (the plan as reasoning paths or None, the raw reply as a dict for the trace, usage).
     """
     schema_cls = TripletPlan if mode == "triplets" else Plan
-    reply, usage = call_structured(model, schema_cls, messages, role="planner", method=method)
+    reply, usage = call_structured(model, schema_cls, messages, role="planner", method=method, choices=choices)
     if reply is None:
         return None, None, usage
     raw = reply.model_dump(exclude_defaults=True)

@@ -137,3 +137,20 @@ def test_document_extraction_on_a_llama_cpp_model_is_constrained_to_the_chunk_an
     assert found.relations[0].tail == "Lake Baikal" and usage["llm_calls"] == 1
     enums = model.seen[0]["schema"]["$defs"]
     assert enums["ExtractedRelation"]["properties"]["relation"]["enum"] == ["flows_into"]
+
+
+def test_router_and_planner_choices_name_only_the_kb_and_the_question():
+    from agents.hybgrag.roles import RouterAction, router_choices
+    from agents.mor.plan import Plan
+    from agents.mor.roles import plan_choices
+
+    schema = type("Schema", (), {"entity_types": {"river": 0, "lake": 0}, "relation_types": {"flows_into": 0}})()
+    route = with_choices(RouterAction, router_choices(schema, "which river flows into Lake Baikal"))
+    assert route["properties"]["relations"]["items"]["enum"] == ["flows_into"]
+    assert "Lake Baikal" in route["$defs"]["TopicEntity"]["properties"]["name"]["enum"]
+    plan = with_choices(Plan, plan_choices(schema, "which river flows into Lake Baikal", "paths"))
+    node = plan["$defs"]["PlanNode"]["properties"]
+    assert node["relation"]["enum"] == ["", "flows_into"] and node["type"]["enum"] == ["lake", "river"]
+    assert "" in node["restriction"]["enum"] and "Lake Baikal" in node["restriction"]["enum"]
+    no_relations = type("Schema", (), {"entity_types": {"river": 0}, "relation_types": {}})()
+    assert "relations" not in router_choices(no_relations, "q")  # relation phrases stay free
