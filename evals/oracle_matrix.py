@@ -68,6 +68,8 @@ def _cell(method: str, dataset: str, limit: int, runs: Path, llm: str, overrides
         extra = "".join(f" --set {o}" for o in overrides)
         return {"failed": "not run to its limit (--finished-only)",
                 "command": f"hybridrag eval --method {method} --dataset {dataset} --llm {llm} --limit {limit}{extra}"}
+    if finished_only:  # read as it was written: re-running would stamp the summary with today's commit
+        return json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     return run_cell(method, dataset, overrides, limit, runs / tag, None, llm)
 
 

@@ -72,3 +72,4 @@ def test_finished_only_reports_unrun_cells_without_running_them(tmp_path, monkey
     cell = om._cell("mor", "metaqa-2hop", 10, tmp_path, "oracle", [], finished_only=True)
     assert cell["failed"].startswith("not run") and "--dataset metaqa-2hop" in cell["command"]
     assert om._finished(done, 10) and not om._finished(done, 11)
+    assert om._cell("mor", "metaqa-1hop", 10, tmp_path, "oracle", [], finished_only=True) == {"n": 10}
