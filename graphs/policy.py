@@ -82,7 +82,7 @@ RULES: dict[str, Rule] = {
     "hops": count(3), "seed_passages": count(1000, lo=0),
     # hybgrag
     "radius": count(3, lo=0), "num_references": count(10), "num_few_shot": count(20, lo=0),
-    "validator_examples": count(10, lo=0), "examples": choice("kb", "bundled"),
+    "validator_examples": count(10, lo=0), "examples": choice("kb", "bundled", "none"),
     "num_experiences": count(50, lo=0), "commentor": choice("llm", "rules"),
     "text_hops": FLAG,
     # mor
@@ -109,6 +109,8 @@ RULES: dict[str, Rule] = {
     "rerank_query": choice("augmented", "original"), "dedup_threshold": ratio(), "llm_dedup": FLAG,
     "context_budget": count(20000, lo=100), "text_edges": FLAG,
     "n_examples": count(10, lo=0), "bare_contexts_last": FLAG,
+    "fact_scoring": choice("parts", "sentence"), "graph_vectors": choice("facts", "text"),
+    "audit": FLAG, "relation_match": ratio(), "prune_text": choice("relations", "path"),
 }
 
 
