@@ -99,7 +99,9 @@ class Context:
                 prop.setdefault("description", f.metadata["description"])
             rule = RULES.get(f.name)
             if rule is not None and rule.kind == "choice" and prop.get("type") == "string":
-                prop["enum"] = sorted({*rule.choices, f.default} - {None})
+                allowed = {*rule.choices, f.default} - {None}  # a method's own Literal narrows a shared rule
+                own = prop.get("enum")
+                prop["enum"] = [v for v in own if v in allowed] if own else sorted(allowed)
             elif rule is not None and rule.kind in ("kb", "model") and server_mode():
                 names, default = named_choices(rule.kind)
                 if names:

@@ -92,10 +92,13 @@ def test_every_route_a_router_returns_is_a_drawn_label(method):
 def test_choice_fields_are_enums_in_the_context_schema(method, where):
     """The context schema Studio renders (the Agent Server's /schemas) lists each fixed choice."""
     props = GRAPHS[where](method).get_context_jsonschema()["properties"]
+    hints = typing.get_type_hints(context_class(method))
     for f in fields(context_class(method)):
         rule = RULES.get(f.name)
         if rule is None or rule.kind != "choice":
             continue
         prop = props[f.name]
-        assert set(prop.get("enum", ())) == set(rule.choices), f"{method}.{f.name}: {prop}"
+        allowed = set(rule.choices) | {f.default}  # a shared rule, narrowed by the method's own Literal
+        own = set(typing.get_args(hints[f.name])) if typing.get_origin(hints[f.name]) is typing.Literal else allowed
+        assert set(prop.get("enum", ())) == own & allowed, f"{method}.{f.name}: {prop}"
         assert prop.get("description"), f"{method}.{f.name} has no description"
