@@ -1,0 +1,226 @@
+"""Per-module retrieval latency of every method on MetaQA, idle and under load (issue 13, "Speed").
+
+    python -m evals.bench_modules --questions 100 [--methods ssrag hydrarag] [--datasets metaqa-1hop]
+        [--conditions as-is loaded] [--out runs.json] [--compare before.json] [--md table.md]
+
+Each retrieval module (HybGRAG text / hybrid, MoR traversal / rerank, HydraRAG explore_kg /
+explore_docs / prune, SSRAG vector / graph / rerank / dedup) is called directly with the
+decisions a perfect LLM would give (:mod:`evals.bench_modules_methods`), on MetaQA 1/2/3-hop
+dev questions (full KB) and MetaQA-hybrid-50 (1-hop dev questions, half the facts only in
+passages), query embedding included. Per condition and dataset: a warm-up on questions not
+timed, then ``--questions`` questions, p50 / p95 per module.
+
+Conditions, in one command: ``as-is`` (the machine as it is; ``/proc/loadavg`` is recorded) and
+``loaded`` (two busy-loop processes spinning for the duration, as on a busy 2-core machine).
+The two conditions time disjoint questions of the same seeded sample (question caches would
+otherwise make the second one faster); a new process starts cold for both.
+
+``--out`` writes every timing and every module's result (ids / texts in rank order) as JSON;
+``--compare`` checks that a run gives the same results as an earlier one, question by
+question (a speed change must not change results): mismatches are listed and the exit status
+is 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from evals.bench_modules_methods import METHODS, PREPARE, forget_queries
+from evals.datasets import load_metaqa, sample
+from evals.oracle.gold import GoldRecord, NoGoldAnnotationError, record_for
+from kb.base import KnowledgeBase, open_kb
+
+DATASETS = ("metaqa-1hop", "metaqa-2hop", "metaqa-3hop", "metaqa-hybrid-50")
+CONDITIONS = ("as-is", "loaded")
+GOAL_S = 0.100
+WARMUP = 5
+BUSY_WORKERS = 2
+
+
+def load_average() -> str:
+    """The three load averages of ``/proc/loadavg`` ("n/a" where the file does not exist)."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "n/a"
+
+
+def dataset(name: str) -> tuple[KnowledgeBase, list[GoldRecord]]:
+    """The KB and the gold records of a named dataset (KBs built into the cache when missing)."""
+    from evals import hybrid
+
+    if name not in DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; use one of {', '.join(DATASETS)}")
+    hops = int(name[7]) if name.startswith("metaqa-") and name.endswith("hop") else 1
+    kb_dir = hybrid.full_kb(False) if name.endswith("hop") else hybrid.hybrid_kb(0.5, 0, False)
+    sources = ("kg",) if name.endswith("hop") else ("kg", "docs")
+    questions = load_metaqa(hybrid.metaqa_dir() / f"dev_{hops}hop.txt", prefix=f"metaqa-{hops}hop")
+    records = []
+    for q in questions:
+        try:
+            records.append(record_for(q, sources))
+        except NoGoldAnnotationError:
+            continue
+    return open_kb(kb_dir), records
+
+
+def time_question(kb: KnowledgeBase, method: str, rec: GoldRecord) -> dict[str, tuple[float, object]]:
+    """Seconds and result of each module of ``method`` on one question (its own query embedding)."""
+    out = {}
+    for name, call in PREPARE[method](kb, rec):
+        forget_queries([rec.question, rec.skyline()])
+        start = time.perf_counter()
+        result = call()
+        out[name] = (time.perf_counter() - start, result)
+    return out
+
+
+def run_condition(sets: dict[str, tuple[KnowledgeBase, list[GoldRecord]]], methods: list[str],
+                  warmup: list[GoldRecord] | dict, timed: dict[str, list[GoldRecord]]) -> dict:
+    """Warm up, then time every module on ``timed[dataset]``; ``warmup`` per dataset or one list."""
+    runs: dict = {"load_start": load_average(), "cells": {}}
+    for ds, (kb, _) in sets.items():
+        warm = warmup[ds] if isinstance(warmup, dict) else warmup
+        for method in methods:
+            for rec in warm:
+                time_question(kb, method, rec)
+            cell = runs["cells"].setdefault(f"{method}|{ds}", {"questions": [], "seconds": {}, "results": {}})
+            for rec in timed[ds]:
+                cell["questions"].append(rec.id)
+                for module, (secs, result) in time_question(kb, method, rec).items():
+                    cell["seconds"].setdefault(module, []).append(secs)
+                    cell["results"].setdefault(module, {})[rec.id] = result
+    runs["load_end"] = load_average()
+    return runs
+
+
+def start_load(n: int = BUSY_WORKERS) -> list[subprocess.Popen]:
+    """``n`` busy-loop processes (each spins one core) until :func:`stop_load`."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+
+
+def stop_load(procs: list[subprocess.Popen]) -> None:
+    """End the busy-loop processes this bench started."""
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        p.wait(timeout=10)
+
+
+def percentiles(values: list[float]) -> tuple[float, float]:
+    """(p50, p95) of seconds."""
+    arr = np.asarray(values, dtype=float)
+    return float(np.percentile(arr, 50)), float(np.percentile(arr, 95))
+
+
+def table(report: dict) -> str:
+    """Markdown: one row per method × module, p50 / p95 ms per dataset and condition; bold = over goal."""
+    conds = list(report["conditions"])
+    cells = {c: report["conditions"][c]["cells"] for c in conds}
+    rows = sorted({(k.split("|")[0], m) for c in conds for k, v in cells[c].items() for m in v["seconds"]},
+                  key=lambda r: (METHODS.index(r[0]), r[1]))
+    order = {m: i for c in conds for v in cells[c].values() for i, m in enumerate(v["seconds"])}
+    rows.sort(key=lambda r: (METHODS.index(r[0]), order[r[1]]))
+    head = ["method", "module"] + [f"{ds} {c}" for ds in report["datasets"] for c in conds] + ["< 100 ms p50"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for method, module in rows:
+        vals, ok = [], True
+        for ds in report["datasets"]:
+            for c in conds:
+                secs = cells[c].get(f"{method}|{ds}", {}).get("seconds", {}).get(module)
+                if not secs:
+                    vals.append("–")
+                    continue
+                p50, p95 = percentiles(secs)
+                ok &= p50 < GOAL_S
+                cell = f"{p50 * 1000:.0f} / {p95 * 1000:.0f}"
+                vals.append(f"**{cell}**" if p50 >= GOAL_S else cell)
+        lines.append("| " + " | ".join([method, module, *vals, "yes" if ok else "no"]) + " |")
+    loads = "; ".join(f"{c}: load {report['conditions'][c]['load_start']} → {report['conditions'][c]['load_end']}"
+                      for c in conds)
+    return "\n".join(lines) + f"\n\np50 / p95 ms per question; {loads}.\n"
+
+
+def compare(report: dict, before: dict) -> list[str]:
+    """Questions whose module result differs from ``before`` (same condition, cell and question)."""
+    out = []
+    for c, run in report["conditions"].items():
+        old_run = before.get("conditions", {}).get(c, {}).get("cells", {})
+        for key, cell in run["cells"].items():
+            for module, results in cell["results"].items():
+                old = old_run.get(key, {}).get("results", {}).get(module, {})
+                for qid, res in results.items():
+                    if qid in old and json.loads(json.dumps(res)) != old[qid]:
+                        out.append(f"{c} {key} {module} {qid}")
+    return out
+
+
+def git_commit() -> str:
+    """The commit checked out, with '+dirty' when tracked files differ."""
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "-uno"], capture_output=True, text=True).stdout
+        return sha + ("+dirty" if dirty.strip() else "")
+    except OSError:
+        return "unknown"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; print the table (and write / compare JSON)."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--questions", type=int, default=50, help="timed questions per dataset and condition")
+    p.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
+    p.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
+    p.add_argument("--conditions", nargs="+", default=list(CONDITIONS), choices=CONDITIONS)
+    p.add_argument("--seed", type=int, default=0, help="seed of the question sample")
+    p.add_argument("--out", type=Path, help="write timings and results as JSON")
+    p.add_argument("--compare", type=Path, help="JSON of an earlier run: results must be identical")
+    p.add_argument("--md", type=Path, help="also write the table to this file")
+    a = p.parse_args(argv)
+    if a.questions < 1:
+        p.error("--questions must be at least 1")
+    n, sets, plan = a.questions, {}, {}
+    for ds in a.datasets:
+        kb, records = dataset(ds)
+        picked = sample(records, (len(CONDITIONS) + 1) * n + WARMUP, a.seed)
+        sets[ds] = (kb, records)
+        plan[ds] = {"warmup": picked[-WARMUP:],
+                    **{c: picked[i * n:(i + 1) * n] for i, c in enumerate(CONDITIONS)}}
+    report = {"command": "python -m evals.bench_modules " + " ".join(argv if argv is not None else sys.argv[1:]),
+              "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"), "commit": git_commit(),
+              "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+              "datasets": a.datasets, "questions": n, "conditions": {}}
+    for c in a.conditions:
+        procs = start_load() if c == "loaded" else []
+        try:
+            report["conditions"][c] = run_condition(
+                sets, a.methods, {ds: plan[ds]["warmup"] for ds in sets}, {ds: plan[ds][c] for ds in sets})
+        finally:
+            stop_load(procs)
+    text = (f"`{report['command']}`, {report['date']}, commit {report['commit']}, {report['machine']}\n\n"
+            + table(report))
+    sys.stdout.write(text + "\n")
+    if a.md:
+        a.md.write_text(text, encoding="utf-8")
+    if a.out:
+        a.out.write_text(json.dumps(report), encoding="utf-8")
+    if a.compare:
+        diff = compare(report, json.loads(a.compare.read_text(encoding="utf-8")))
+        sys.stdout.write(f"compared with {a.compare}: {len(diff)} differing module results\n"
+                         + "".join(f"  {d}\n" for d in diff[:50]))
+        return 1 if diff else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
