@@ -32,12 +32,13 @@ from agents.hybgrag.retrieval import Retrieval, hybrid_retrieve, link_action, te
 from agents.hybgrag.shots import examples_for
 from agents.hybgrag.text_hops import has_passages
 from agents.llm.constrained import is_llama_cpp
+from agents.llm.judge import Judge
 from agents.llm.models import DEFAULT_LLM, load_chat_model
 from graphs.common import Context, InputState, OutputState, StructuredMethod, context_of, resolve_kb, timed, traced
 
 Examples = Literal["kb", "bundled"]
 Commentor = Literal["llm", "rules"]
-CHOICES = {"structured_method": StructuredMethod, "examples": Examples, "commentor": Commentor}
+CHOICES = {"structured_method": StructuredMethod, "examples": Examples, "commentor": Commentor, "judge": Judge}
 ModuleRoute = Literal["hybrid", "text"]
 ValidationRoute = Literal["accepted or out of iterations", "accepted: answer (QA mode)",
                           "rejected: corrective feedback"]
@@ -85,6 +86,10 @@ class HybGRAGContext(Context):
     commentor: Commentor = field(default="llm", metadata={"description": "Who writes the corrective feedback: 'llm' "
                            "(the paper: the LLM commentor with the experience bank judges every rejection) or "
                            "'rules' (rules where the retrieval shows the error, the LLM commentor the rest)."})
+    judge: Judge = field(default="auto", metadata={"description": "Who validates and diagnoses: 'llm' (the "
+                         "paper), 'rules' (the top reference reached along the router's path with the expected "
+                         "answer type; no LLM call) or 'auto' (rules for small models: local:* or a name of at most "
+                         "3B parameters, and for an unparseable reply; else the LLM)."})
     experience: str = field(default="", metadata={
         "description": "Experience bank JSON file (overrides `examples` for the commentor); empty for none."})
     num_experiences: int = field(default=30, metadata={"description": "Experience-bank examples shown."})
@@ -207,12 +212,8 @@ def validate_retrieval(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     refs, usage, calls = state.get("references", [])[: ctx.num_references], {}, {}
     reasoning, verdict, shots = "nothing was retrieved", "no", []
     if refs:
-        with timed("validator", usage):
-            shots = examples_for(kb, "validator", state["question"], ctx.examples, ctx.validator_examples)
-            reply, calls = roles.validate(model, state["question"], format_references(refs),
-                                          ctx.structured_method, shots)
-        verdict = reply.verdict if reply else "no"
-        reasoning = reply.reasoning if reply else "unparseable validator output: reject"
+        with timed("validator", usage):  # the LLM, or (judge setting) the rule over the retrieval
+            verdict, reasoning, shots, calls = critic.judge_retrieval(kb, ctx, model, state, refs)
     decision = "accept" if verdict == "yes" else "reject"
     step = traced("validate_retrieval", decision, iteration=state["iteration"], reasoning=reasoning,
                   examples=[f"{ex['question']} → {ex['name']}: {ex['verdict']}" for ex in shots])
@@ -237,7 +238,7 @@ def comment_on_routing(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     ctx, kb, model = _setup(runtime, "commentor")
     action, usage, calls, bank = state["action"], {}, {}, []
     with timed("commentor", usage):
-        diagnosis = critic.detect_situation(action, state["retrieval"]) if ctx.commentor == "rules" else None
+        diagnosis = critic.rule_diagnosis(ctx, action, state["retrieval"])
         if diagnosis is None:
             bank = examples_for(kb, "commentor", state["question"], ctx.examples, ctx.num_experiences,
                                 ctx.experience)
