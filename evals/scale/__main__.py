@@ -1,0 +1,123 @@
+"""Scale benchmark: synthetic 1× / 4× / 16× MetaQA, ingest, load, per-module latency, graph server.
+
+Usage: python -m evals.scale --factors 1,4,16 [--neo4j-factors 1,4] [--embed-factors 1,4]
+       [--questions 50] [--work DIR] [--out docs/benchmarks_scale.md] [--redo STAGE,...]
+
+Writes the synthetic inputs (:mod:`evals.scale.synth`) and the KBs under ``--work`` (default
+``~/.cache/hybridrag/scale``), runs every stage in a fresh ``nice``-d interpreter
+(:mod:`evals.scale.runner`), and rewrites ``--out`` from the recorded results
+(:mod:`evals.scale.report`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+from pathlib import Path
+
+from evals.paths import datasets_dir
+from kb.sample import cache_root
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        out = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+    if any(x < 1 for x in out):
+        raise argparse.ArgumentTypeError(f"factors must be positive, got {text!r}")
+    return out
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m evals.scale", description=__doc__.split("\n\n")[0])
+    p.add_argument("--factors", type=_ints, default=[1, 4, 16])
+    p.add_argument("--neo4j-factors", type=_ints, default=[])
+    p.add_argument("--embed-factors", type=_ints, default=[1, 4],
+                   help="factors whose names are embedded for real; the others get replicated vectors")
+    p.add_argument("--questions", type=int, default=50, help="dev questions per hop count (1, 2, 3)")
+    p.add_argument("--resume-factor", type=int, default=1)
+    p.add_argument("--kill-after", type=int, default=20, help="embedding chunks saved before the kill")
+    p.add_argument("--work", type=Path, default=cache_root() / "scale")
+    p.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[2] / "docs" / "benchmarks_scale.md")
+    p.add_argument("--nice", type=int, default=10)
+    p.add_argument("--redo", default="", help="comma-separated stages to run again")
+    p.add_argument("--stage", help=argparse.SUPPRESS)
+    p.add_argument("--factor", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--kb-dir", type=Path, help=argparse.SUPPRESS)
+    return p.parse_args(argv)
+
+
+def paths(work: Path, factor: int) -> tuple[Path, Path]:
+    """The synthetic kb.txt and the KB directory of one factor."""
+    return work / f"x{factor}" / "kb.txt", work / f"x{factor}" / "kb"
+
+
+def _stage(args: argparse.Namespace) -> dict:
+    from evals.scale import ingest_stages as ist
+
+    kb_txt, kb_dir = paths(args.work, args.factor)
+    kb_dir = args.kb_dir or kb_dir
+    match args.stage:
+        case "graph":
+            return ist.graph_ingest(kb_txt, args.work / f"x{args.factor}" / "graph-scratch")
+        case "ingest" | "ingest-resumed":
+            return ist.full_ingest(kb_txt, kb_dir)
+        case "ingest-replicated":
+            cosine_kb = paths(args.work, max(args.embed_factors))[1]
+            cosine = ist.copy_cosine(cosine_kb)
+            rep = ist.full_ingest(kb_txt, kb_dir, {"base": str(paths(args.work, 1)[1]),
+                                                   "sigma": ist.sigma_for(cosine, 384)})
+            return {**rep, "copy_cosine_measured": cosine, "copy_cosine_from": cosine_kb.parent.name}
+        case "load" | "dense" | "latency":
+            from evals.scale import query_stages
+
+            return getattr(query_stages, args.stage)(kb_dir, args)
+        case "server":
+            from evals.scale.server_stages import server
+
+            return server(kb_dir, args)
+    raise SystemExit(f"unknown stage {args.stage!r}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
+    if args.stage:
+        res = _stage(args)
+        res["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps(res))  # noqa: T201
+        return
+    from evals.scale.runner import Runner
+    from evals.scale.synth import write_synthetic
+
+    if 1 not in args.factors:
+        raise SystemExit("--factors must include 1: every growth ratio is to 1×")
+    args.work.mkdir(parents=True, exist_ok=True)
+    run = Runner(args.work, args.nice, set(filter(None, args.redo.split(","))),
+                 log=lambda m: print(m, file=sys.stderr, flush=True))  # noqa: T201
+    common = ["--embed-factors", ",".join(map(str, args.embed_factors)), "--questions", str(args.questions)]
+    src = datasets_dir() / "metaqa" / "kb.txt"
+    for f in args.factors:
+        if not paths(args.work, f)[0].exists():
+            run.results[f"synth@{f}"] = write_synthetic(src, paths(args.work, f)[0], f)
+            run.save()
+    for f in args.factors:
+        run.run("graph", f)
+    for f in sorted(args.factors, key=lambda f: (f not in args.embed_factors, f)):
+        run.run("ingest" if f in args.embed_factors else "ingest-replicated", f, *common)
+    if args.resume_factor in args.factors:
+        run.killed_ingest(args.resume_factor, args.work / f"x{args.resume_factor}" / "kb-resume", args.kill_after)
+    for stage in ("load", "dense", "latency"):
+        for f in args.factors:
+            run.run(stage, f, *common)
+    for f in args.neo4j_factors:
+        run.run("server", f, *common)
+    from evals.scale.report import write_report
+
+    write_report(args, run.results)
+
+
+if __name__ == "__main__":
+    main()

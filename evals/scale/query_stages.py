@@ -1,0 +1,85 @@
+"""Child stages over a built synthetic KB: load time, dense-index quality and speed, per-module latency."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from evals.paths import datasets_dir
+
+
+def _pcts(ms: list[float]) -> dict:
+    return {"p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95)),
+            "mean_ms": float(np.mean(ms)), "n": len(ms)}
+
+
+def load(kb_dir: Path, args) -> dict:
+    """Open the KB (graph, document table, FAISS, BM25, checks), then load the query encoder."""
+    from kb.base import KnowledgeBase
+
+    t = time.perf_counter()
+    kb = KnowledgeBase(kb_dir)
+    res = {"seconds": time.perf_counter() - t, **kb.graph.counts(), "docs": len(kb.docs)}
+    t = time.perf_counter()
+    kb.embed("warm up")
+    res["encoder_load_s"] = time.perf_counter() - t
+    return res
+
+
+def dense(kb_dir: Path, args, n_queries: int = 1000, k: int = 10) -> dict:
+    """Recall@10 of the KB's FAISS index against exact search, on ``n_queries`` dev questions, and search times."""
+    import faiss
+
+    from evals.scale.modules import cases
+    from kb.base import KnowledgeBase
+
+    kb = KnowledgeBase(kb_dir)
+    index = kb.dense.index
+    qs = cases(datasets_dir(), -(-n_queries // 3), args.factor, seed=1)[:n_queries]
+    q = np.stack([kb.embed(c.question) for c in qs]).astype(np.float32)
+    storage = faiss.downcast_index(index.storage) if hasattr(index, "storage") else index
+    t = time.perf_counter()
+    flat = faiss.IndexFlatIP(index.d)
+    flat.add(storage.reconstruct_n(0, storage.ntotal))
+    flat_build = time.perf_counter() - t
+    _, exact = flat.search(q, k)
+    got = np.stack([kb.dense.search(v, k)[0][:k] for v in q])
+    recall = float(np.mean([len(set(a) & set(b)) / k for a, b in zip(got, exact, strict=True)]))
+    one = {"index": [], "exact": []}
+    for v in q[:200]:
+        t = time.perf_counter()
+        kb.dense.search(v, k)
+        one["index"].append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        flat.search(v.reshape(1, -1), k)
+        one["exact"].append((time.perf_counter() - t) * 1000)
+    return {"index_type": type(index).__name__, "rows": int(index.ntotal), "queries": len(q),
+            f"recall_at_{k}": recall, "flat_build_s": flat_build,
+            "index_search": _pcts(one["index"]), "exact_search": _pcts(one["exact"])}
+
+
+def time_modules(calls: dict, qs: list, warm: int = 2) -> dict:
+    """Per-module latency: each module over every question (after ``warm`` untimed calls), modules in turn."""
+    out = {}
+    for name, call in calls.items():
+        for c in qs[:warm]:
+            call(c)
+        ms = []
+        for c in qs:
+            t = time.perf_counter()
+            call(c)
+            ms.append((time.perf_counter() - t) * 1000)
+        out[name] = _pcts(ms)
+    return out
+
+
+def latency(kb_dir: Path, args) -> dict:
+    """p50/p95 of every retrieval module over ``args.questions`` dev questions per hop count."""
+    from evals.scale.modules import callers, cases
+    from kb.base import open_kb
+
+    kb = open_kb(kb_dir)
+    qs = cases(datasets_dir(), args.questions, args.factor)
+    return {"questions": len(qs), "modules": time_modules(callers(kb, kb_dir), qs)}

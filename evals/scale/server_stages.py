@@ -1,0 +1,59 @@
+"""Child stage: the graph on a FalkorDB server over Bolt (the ``neo4j`` driver path) at one factor.
+
+Starts a throw-away FalkorDB (:class:`kb.graph_local.FalkorDBServer`), exports the factor's built
+graph with :func:`kb.graph_backends.export_graph` (``"neo4j"``: exactly what ``hybridrag ingest
+--neo4j URI`` runs after building the graph), then times the graph reads the methods make and the
+graph-walking modules with the KB's graph swapped for the server's, against the in-memory store
+of the same build in the same process.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from evals.paths import datasets_dir
+
+SERVER_MODULES = ("graph: neighbours of topic", "graph: ego graph (gold hops, relations)",
+                  "HybGRAG hybrid module (gold path)", "MoR traversal (gold route)",
+                  "SSRAG graph branch (gold topic)")
+
+
+def _server_peak_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def server(kb_dir: Path, args) -> dict:
+    """Export time, server memory, and per-read latency on the server vs in memory."""
+    from evals.scale.modules import callers, cases
+    from evals.scale.query_stages import time_modules
+    from kb.base import KnowledgeBase
+    from kb.graph_backends import export_graph
+    from kb.graph_local import FalkorDBServer
+    from kb.neo4j_store import Neo4jGraphStore
+
+    srv = FalkorDBServer(parent=args.work / "falkordb").start()
+    try:
+        kb = KnowledgeBase(kb_dir)
+        t = time.perf_counter()
+        export_graph("neo4j", srv.uri, kb.graph, progress=False)
+        export_s = time.perf_counter() - t
+        res = {"export_s": export_s, **kb.graph.counts(), "server_peak_rss_mb": _server_peak_mb(srv.proc.pid)}
+        qs = cases(datasets_dir(), args.questions, args.factor)
+        mem_calls = callers(kb, kb_dir)
+        res["memory"] = time_modules({k: mem_calls[k] for k in SERVER_MODULES}, qs)
+        on_server = KnowledgeBase(kb_dir)
+        with Neo4jGraphStore.connect(srv.uri) as store:
+            on_server.graph = store
+            srv_calls = callers(on_server, kb_dir)
+            res["server"] = time_modules({k: srv_calls[k] for k in SERVER_MODULES}, qs)
+        res["questions"] = len(qs)
+        return res
+    finally:
+        srv.stop()
