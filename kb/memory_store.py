@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import deque
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -50,6 +49,8 @@ class InMemoryGraphStore:
         self._out_ptr, self._out_edges = _csr(heads, n)
         self._in_ptr, self._in_edges = _csr(tails, n)
         self._types = np.array([e.type for e in entities], dtype=object)
+        self._both_csr: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._id_list: list[str] | None = None
 
     # -- lookups -------------------------------------------------------------
     def get(self, entity_id: str) -> Entity | None:
@@ -119,33 +120,89 @@ class InMemoryGraphStore:
             edges = edges[keep]
         return [self._triple(e) for e in edges]
 
+    def _both(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(indptr, edge ids, neighbours) of every node's out-edges then in-edges (built once, on first use).
+
+        The order within a node is :meth:`edge_ids`' order for ``direction="both"``, so a frontier
+        gathered from these arrays visits edges exactly as a one-node-at-a-time expansion does.
+        """
+        if self._both_csr is None:
+            out_deg = np.diff(self._out_ptr)
+            ptr = self._out_ptr + self._in_ptr
+            m = len(self.heads)
+            edges = np.empty(2 * m, dtype=np.int32)
+            nbrs = np.empty(2 * m, dtype=np.int32)
+            rank = np.arange(m, dtype=np.int64)
+            node = self.heads[self._out_edges]
+            at = ptr[node] + rank - self._out_ptr[node]
+            edges[at], nbrs[at] = self._out_edges, self.tails[self._out_edges]
+            node = self.tails[self._in_edges]
+            at = ptr[node] + out_deg[node] + rank - self._in_ptr[node]
+            edges[at], nbrs[at] = self._in_edges, self.heads[self._in_edges]
+            self._both_csr = (ptr, edges, nbrs)
+        return self._both_csr
+
+    def _ids(self) -> list[str]:
+        """Entity ids by index (cached on first use)."""
+        if self._id_list is None:
+            self._id_list = [e.id for e in self.entities]
+        return self._id_list
+
+    def _gather(self, frontier: np.ndarray, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """(edge ids, neighbours) of a whole frontier, node by node, relation mask applied."""
+        ptr, edges, nbrs = self._both()
+        starts, lens = ptr[frontier], ptr[frontier + 1] - ptr[frontier]
+        total = int(lens.sum())
+        if total == 0:
+            return np.zeros(0, np.int32), np.zeros(0, np.int32)
+        at = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(total)
+        e, n = edges[at], nbrs[at]
+        if allowed is not None:
+            keep = allowed[self.rels[e]]
+            e, n = e[keep], n[keep]
+        return e, n
+
     def ego_graph(
         self, ids: Iterable[str], radius: int = 2, relations: Sequence[str] | None = None
     ) -> Subgraph:
-        """Expand breadth-first from ``ids`` up to ``radius`` hops along ``relations``."""
+        """Expand breadth-first from ``ids`` up to ``radius`` hops along ``relations``.
+
+        One numpy gather per level over the whole frontier; triples are made once, for the edges
+        seen. Distances, parents and triple order are those of a FIFO breadth-first search that
+        expands one node at a time (out-edges, then in-edges, in stored order).
+        """
         seeds = self._indexes(ids)
-        dist = {i: 0 for i in seeds}
-        parent: dict[int, int] = {}
-        edges_seen: list[int] = []
-        frontier = deque(seeds)
-        while frontier:
-            i = frontier.popleft()
-            if dist[i] >= radius:
-                continue
-            edges, nbrs = self.edge_ids([i], relations)
-            for e, n in zip(edges.tolist(), nbrs.tolist(), strict=True):
-                edges_seen.append(e)
-                if n not in dist:
-                    dist[n] = dist[i] + 1
-                    parent[n] = e
-                    frontier.append(n)
-        ents = self.entities
-        return Subgraph(
-            seeds=[ents[i].id for i in seeds],
-            distance={ents[i].id: d for i, d in dist.items()},
-            parent={ents[n].id: self._triple(e) for n, e in parent.items()},
-            triples=[self._triple(e) for e in dict.fromkeys(edges_seen)],
-        )
+        allowed = None
+        if relations is not None:
+            allowed = np.zeros(len(self.relation_names), dtype=bool)
+            allowed[[self._rel_index[r] for r in relations if r in self._rel_index]] = True
+        visited = np.zeros(len(self.entities), dtype=bool)
+        visited[seeds] = True
+        frontier = np.asarray(seeds, dtype=np.int64)
+        found, parents, seen = [frontier], [], []
+        for _ in range(max(radius, 0)):
+            if not len(frontier):
+                break
+            edges, nbrs = self._gather(frontier, allowed)
+            seen.append(edges)
+            fresh = ~visited[nbrs]
+            new, via = nbrs[fresh], edges[fresh]
+            first = np.sort(np.unique(new, return_index=True)[1])  # first sighting of each new node
+            frontier, via = new[first].astype(np.int64), via[first]
+            visited[frontier] = True
+            found.append(frontier)
+            parents.append(via)
+        edge_list = np.concatenate(seen) if seen else np.zeros(0, np.int32)
+        kept = edge_list[np.sort(np.unique(edge_list, return_index=True)[1])]
+        ids, names = self._ids(), self.relation_names
+        made = {e: Triple(ids[h], names[r], ids[t]) for e, h, r, t in zip(
+            kept.tolist(), self.heads[kept].tolist(), self.rels[kept].tolist(), self.tails[kept].tolist(),
+            strict=True)}
+        distance = {ids[i]: d for d, level in enumerate(found) for i in level.tolist()}
+        parent = {ids[n]: made[e] for level, via in zip(found[1:], parents, strict=True)
+                  for n, e in zip(level.tolist(), via.tolist(), strict=True)}
+        return Subgraph(seeds=[ids[i] for i in seeds], distance=distance, parent=parent,
+                        triples=list(made.values()))
 
     def paths(
         self, sources: Iterable[str], targets: Iterable[str], max_hops: int = 2, limit: int = 100
