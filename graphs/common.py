@@ -73,11 +73,15 @@ class Context:
                        "router's action; mor: the plan; hydrarag: the sources; ssrag: the route); resume with true "
                        "or {key: edited value}. Needs a checkpointed thread (Studio, or graphs.get_builder(name) "
                        "compiled with a checkpointer)."})
+    tools: dict[str, Any] | None = field(default=None, metadata={"python_only": True, "description": (
+        "Python only: replace retrieval steps of the method by your own LangChain tools, {step name: tool} "
+        "(graphs.tool_steps; e.g. {'dense_search': retriever.as_tool()}); never settable by a client.")})
 
     def __post_init__(self) -> None:
-        """Apply ``HYBRIDRAG_*`` environment overrides to fields left at their default."""
+        """Apply ``HYBRIDRAG_*`` environment overrides to fields left at their default (not to the
+        Python-only ``tools``)."""
         for f in fields(self):
-            raw = _env(f.name)
+            raw = None if f.metadata.get("python_only") else _env(f.name)
             if raw is None or getattr(self, f.name) != f.default:
                 continue
             setattr(self, f.name, _parse(raw, f.default))
@@ -92,6 +96,11 @@ class Context:
         schema = handler(core_schema)
         target = handler.resolve_ref_schema(schema)
         for f in fields(cls):
+            if f.metadata.get("python_only"):  # objects from Python (tools): never offered to a client
+                target.get("properties", {}).pop(f.name, None)
+                if f.name in target.get("required", []):
+                    target["required"].remove(f.name)
+                continue
             prop = target.get("properties", {}).get(f.name)
             if prop is None:
                 continue

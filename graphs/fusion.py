@@ -14,7 +14,7 @@ from typing import Literal, get_args
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from agents.fusion.paths import MAX_HOPS, score_graph
+from agents.fusion.paths import MAX_HOPS
 from agents.fusion.scoring import (
     Candidate,
     Scoring,
@@ -24,10 +24,11 @@ from agents.fusion.scoring import (
     fuse_rrf,
     hits_to_candidates,
     rank_by_evidence,
-    seeded_passages,
     seeds_of,
 )
 from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
+from graphs.tool_steps import check_overrides, run_step
+from graphs.tool_steps_fusion import STEPS
 from tools.dice import Tokenizer
 from tools.retrieval import mentions_in
 
@@ -99,6 +100,7 @@ def _check(ctx: FusionContext) -> None:
         raise ValueError(f"fusion hops must be between 1 and {MAX_HOPS}, got {ctx.hops}")
     if not 0 <= ctx.seed_passages <= MAX_SEED_PASSAGES:
         raise ValueError(f"fusion seed_passages must be between 0 and {MAX_SEED_PASSAGES}, got {ctx.seed_passages}")
+    check_overrides("fusion", ctx.tools, STEPS)
 
 
 def _settings(runtime: Runtime[FusionContext]) -> FusionContext:
@@ -117,6 +119,11 @@ def _seeds(scoring: str, dense: list[str], named: list[str]) -> list[str]:
     return list(dict.fromkeys((dense[:1] if scoring == "evidence" else dense) + named))
 
 
+def _step(ctx: FusionContext, kb, name: str, **args):
+    """Run one retrieval step as a tool call (the user's tool when the context names one)."""
+    return run_step("fusion", STEPS, name, args, kb, ctx.tools)
+
+
 def retrieve_vectors(state: State, runtime: Runtime[FusionContext]) -> dict:
     """Vector branch V_k (or the BM25 / graph-only seeding of the baselines)."""
     ctx = _settings(runtime)
@@ -125,12 +132,13 @@ def retrieve_vectors(state: State, runtime: Runtime[FusionContext]) -> dict:
         named = mentions_in(kb, q)  # the entities the question names (entity mapping, Figure 1)
         match ctx.mode:
             case "hybrid":
-                vec = hits_to_candidates(kb, kb.dense_search(q, ctx.k1), "vector") if ctx.k1 > 0 else []
+                vec = hits_to_candidates(kb, _step(ctx, kb, "dense_search", query=q, k=ctx.k1), "vector") \
+                    if ctx.k1 > 0 else []
                 seeds = _seeds(ctx.scoring, seeds_of(vec), named)
             case "vector":
-                vec, seeds = hits_to_candidates(kb, kb.dense_search(q, ctx.top_k), "vector"), []
+                vec, seeds = hits_to_candidates(kb, _step(ctx, kb, "dense_search", query=q, k=ctx.top_k), "vector"), []
             case "bm25":
-                vec, seeds = hits_to_candidates(kb, kb.lexical_search(q, ctx.top_k), "bm25"), []
+                vec, seeds = hits_to_candidates(kb, _step(ctx, kb, "lexical_search", query=q, k=ctx.top_k), "bm25"), []
             case "graph":
                 vec, seeds = [], named
             case other:
@@ -149,9 +157,11 @@ def expand_seeds(state: State, runtime: Runtime[FusionContext]) -> dict:
     kb, usage = resolve_kb(ctx), {}
     aware = ctx.mode == "hybrid" and ctx.scoring == "evidence"
     with timed("expand_seeds", usage):
-        text = seeded_passages(kb, state.get("seeds", []), ctx.seed_passages) if aware else []
-        scored = score_graph(kb, state["question"], state.get("seeds", []), ctx.top_k, ctx.tokenizer,
-                             ctx.hops, answer_aware=aware)
+        seeds = state.get("seeds", [])
+        text = _step(ctx, kb, "seed_passages", seeds=seeds, k=ctx.seed_passages) \
+            if aware and ctx.seed_passages > 0 else []
+        scored = _step(ctx, kb, "graph_expand", question=state["question"], seeds=seeds, k=ctx.top_k,
+                       hops=ctx.hops, tokenizer=ctx.tokenizer, answer_aware=aware)
         names = kb.names({e for path, _, _ in scored for t in path for e in (t.head, t.tail)})
         graph = []
         for path, s, n in scored:
