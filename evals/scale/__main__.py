@@ -15,6 +15,7 @@ import argparse
 import json
 import resource
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from evals.paths import datasets_dir
@@ -43,6 +44,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--work", type=Path, default=cache_root() / "scale")
     p.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[2] / "docs" / "benchmarks_scale.md")
     p.add_argument("--nice", type=int, default=10)
+    p.add_argument("--jobs", type=int, default=1, help="ingests (after 1×) run side by side")
     p.add_argument("--redo", default="", help="comma-separated stages to run again")
     p.add_argument("--stage", help=argparse.SUPPRESS)
     p.add_argument("--factor", type=int, help=argparse.SUPPRESS)
@@ -64,13 +66,12 @@ def _stage(args: argparse.Namespace) -> dict:
         case "graph":
             return ist.graph_ingest(kb_txt, args.work / f"x{args.factor}" / "graph-scratch")
         case "ingest" | "ingest-resumed":
-            return ist.full_ingest(kb_txt, kb_dir)
+            return ist.full_ingest(kb_txt, kb_dir, fresh=args.stage == "ingest")
         case "ingest-replicated":
-            cosine_kb = paths(args.work, max(args.embed_factors))[1]
-            cosine = ist.copy_cosine(cosine_kb)
-            rep = ist.full_ingest(kb_txt, kb_dir, {"base": str(paths(args.work, 1)[1]),
-                                                   "sigma": ist.sigma_for(cosine, 384)})
-            return {**rep, "copy_cosine_measured": cosine, "copy_cosine_from": cosine_kb.parent.name}
+            base = paths(args.work, 1)[1]
+            cosine = ist.copy_cosine(base)
+            rep = ist.full_ingest(kb_txt, kb_dir, {"base": str(base), "sigma": ist.sigma_for(cosine, 384)})
+            return {**rep, "copy_cosine_measured": cosine}
         case "load" | "dense" | "latency":
             from evals.scale import query_stages
 
@@ -105,10 +106,17 @@ def main(argv: list[str] | None = None) -> None:
             run.save()
     for f in args.factors:
         run.run("graph", f)
-    for f in sorted(args.factors, key=lambda f: (f not in args.embed_factors, f)):
-        run.run("ingest" if f in args.embed_factors else "ingest-replicated", f, *common)
+    if 1 not in args.embed_factors:
+        raise SystemExit("--embed-factors must include 1: replicated vectors are copies of the 1× vectors")
+    run.run("ingest", 1, *common)
+    jobs = [lambda f=f: run.run("ingest" if f in args.embed_factors else "ingest-replicated", f, *common)
+            for f in args.factors if f != 1]
     if args.resume_factor in args.factors:
-        run.killed_ingest(args.resume_factor, args.work / f"x{args.resume_factor}" / "kb-resume", args.kill_after)
+        jobs.append(lambda: run.killed_ingest(args.resume_factor, args.work / f"x{args.resume_factor}" / "kb-resume",
+                                              args.kill_after))
+    with ThreadPoolExecutor(args.jobs) as pool:  # --jobs > 1: these ingests run side by side
+        for fut in [pool.submit(j) for j in jobs]:
+            fut.result()
     for stage in ("load", "dense", "latency"):
         for f in args.factors:
             run.run(stage, f, *common)

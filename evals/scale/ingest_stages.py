@@ -92,12 +92,19 @@ def replicated_vectors(texts: list[str], rows: dict[str, int], vecs: np.ndarray,
     return out
 
 
-def copy_cosine(kb_dir: Path, pairs: int = 2000) -> float:
-    """Mean cosine between an entity's real vector and its copy-2 vector in a KB embedded for real."""
-    rows, vecs = base_vectors(kb_dir)
-    names = [n for n in rows if not SUFFIX.search(n) and f"{n} #2" in rows][:pairs]
-    a = vecs[[rows[n] for n in names]]
-    b = vecs[[rows[f"{n} #2"] for n in names]]
+def copy_cosine(base_kb: Path, pairs: int = 1000, seed: int = 0) -> float:
+    """Mean cosine between the real vector of a name and of its copy ``name #2`` (``pairs`` names of
+    the 1× KB ``base_kb``, seeded sample), both encoded now with the KB's model."""
+    import random
+
+    from kb.base import KnowledgeBase
+    from kb.embeddings import embed_matrix
+
+    kb = KnowledgeBase(base_kb)
+    names = [d.text for d in kb.docs if d.kind == "entity"]
+    names = random.Random(seed).sample(names, min(pairs, len(names)))
+    a = embed_matrix(kb.embeddings, names)
+    b = embed_matrix(kb.embeddings, [f"{n} #2" for n in names])
     return float(np.mean(np.sum(a * b, axis=1)))
 
 
@@ -106,11 +113,18 @@ def sigma_for(cosine: float, dim: int) -> float:
     return float(np.sqrt(max(1.0 / cosine**2 - 1.0, 0.0) / dim))
 
 
-def full_ingest(kb_txt: Path, kb_dir: Path, replicate: dict | None = None) -> dict:
-    """The real ingest into ``kb_dir``; ``replicate`` = {"base": 1× KB dir, "sigma": noise} swaps the encoder out."""
+def full_ingest(kb_txt: Path, kb_dir: Path, replicate: dict | None = None, fresh: bool = True) -> dict:
+    """The real ingest into ``kb_dir``; ``replicate`` = {"base": 1× KB dir, "sigma": noise} swaps the encoder out.
+
+    ``fresh`` deletes ``kb_dir`` first, so no chunk of an earlier killed run is reused.
+    """
+    import shutil
+
     import kb.ingest as ki
     from kb.embed_chunks import ChunkedVectors
 
+    if fresh:
+        shutil.rmtree(kb_dir, ignore_errors=True)
     timings: dict[str, float] = {}
     _timed_index_classes(timings)
     if replicate:
@@ -121,7 +135,7 @@ def full_ingest(kb_txt: Path, kb_dir: Path, replicate: dict | None = None) -> di
 
         ki.embed_in_chunks = embed
     t = time.perf_counter()
-    rep = ki.ingest(kb_dir, [kb_txt], type_map=TYPE_MAP, progress=False)
+    rep = ki.ingest(kb_dir, [kb_txt], type_map=TYPE_MAP, progress=False)  # a re-run reuses saved chunks
     return {"seconds": time.perf_counter() - t, **{f"{k}_s": v for k, v in rep.seconds.items()},
             **timings, **rep.counts, "chunks": rep.embed_chunks, "chunks_reused": rep.embed_chunks_reused,
             "embedding": "replicated" if replicate else "real", **(replicate and {"sigma": replicate["sigma"]} or {})}

@@ -1,20 +1,25 @@
 """Per-question callers of every retrieval module, with the decisions an LLM would make taken from gold.
 
-Each caller does what the method's LangGraph node does (same function, the context's default
-settings), with the LLM's output replaced by the gold annotation of the MetaQA question
-(:func:`evals.oracle.gold.record_for`): topic entity (renamed to the question's copy), relation
-path, entity types, skyline. The query embedding is included wherever the module embeds.
-Written here because ``evals/bench_modules.py`` did not exist when this benchmark was written.
+The four LLM methods' modules are :mod:`evals.bench_modules_methods`' (``PREPARE``: each module
+as its graph node runs it, fed the gold record of the question: topic entity, relation path,
+skyline), here with the record's question and topic renamed to the question's copy. Added
+here: the query embedding alone (the floor), dense and BM25 search, fusion end-to-end
+(``graph.invoke``), and the two graph reads the methods make (neighbours, ego graph).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+import numpy as np
 
 from evals.oracle.gold import GoldRecord
 from evals.scale.synth import copy_name
+
+METHODS = ("hybgrag", "mor", "hydrarag", "ssrag")
 
 
 @dataclass(frozen=True)
@@ -31,61 +36,58 @@ class Case:
 
 
 def callers(kb, kb_dir: Path) -> dict[str, Callable[[Case], object]]:
-    """Module name → a function of one case, bound to ``kb`` (opened through :func:`kb.base.open_kb`)."""
-    from agents.hybgrag.paths import base_hops, path_retrieve
-    from agents.hydrarag import analysis, kg
-    from agents.hydrarag.steps import _beam_documents
-    from agents.mor import traversal as trav
-    from agents.mor.graph_first import topic_entities
-    from agents.ssrag import retrieval as sret
-    from agents.ssrag.vectors import query_vector
+    """Single-call modules: name → a function of one case, bound to ``kb``."""
     from graphs import context_for, get_graph
 
     fusion, f_ctx = get_graph("fusion"), context_for("fusion", kb=str(kb_dir))
-    h_ctx, m_ctx = context_for("hybgrag", kb=str(kb_dir)), context_for("mor", kb=str(kb_dir))
-    y_ctx, s_ctx = context_for("hydrarag", kb=str(kb_dir)), context_for("ssrag", kb=str(kb_dir))
-
-    def hybgrag(c: Case):
-        return path_retrieve(kb, c.question, [c.topic], c.relations, base_hops(c.relations, 1),
-                             h_ctx.top_k, h_ctx.text_hops)
-
-    def mor(c: Case):
-        route = {"nodes": [{"type": c.rec.types[0], "restriction": kb.name(c.topic)}]
-                 + [{"type": t, "restriction": ""} for t in c.rec.types[1:]],
-                 "relations": [[r] for r in c.relations]}
-        return trav.traverse_route(kb, c.question, route, seed_k=m_ctx.seed_k, layer_k=m_ctx.layer_k,
-                                   matcher=m_ctx.text_matcher, max_frontier=m_ctx.max_frontier,
-                                   layer_match=m_ctx.layer_match, text_edges=m_ctx.text_edges,
-                                   mention_rows=m_ctx.num_candidates,
-                                   topic_rule=lambda seeds: topic_entities(kb, route, seeds))
-
-    def hydrarag(c: Case):
-        name = kb.name(c.topic)
-        chain = analysis.chain([{"id": c.topic, "name": name}], c.rec.skyline().replace(c.rec.topic, name, 1),
-                               c.question, [])
-        probe = analysis.probe("initial", 0, ["kg"], c.rec.hops, [chain])
-        return kg.explore_kg(kb, c.question, probe, [f"id:{c.topic}"], y_ctx.pruning(), y_ctx.variant,
-                             _beam_documents(kb, y_ctx, probe), y_ctx.beam_text)
-
-    def ssrag(c: Case):
-        seeds = sret.seed_entities(kb, c.question, [{"name": kb.name(c.topic)}], s_ctx.link_min_score)
-        qv = query_vector(kb, c.question)
-        return sret.relevant_nodes(kb, seeds, qv, s_ctx.graph_hops, s_ctx.graph_k, s_ctx.max_node_facts,
-                                   fact_qv=qv, text_edges=s_ctx.text_edges, scoring=s_ctx.fact_scoring)
-
     return {
         "query embedding (floor)": lambda c: kb.embed(c.question),
         "dense search (k=10)": lambda c: kb.dense_search(c.question, 10),
         "BM25 search (k=10)": lambda c: kb.lexical_search(c.question, 10),
         "fusion end-to-end (graph.invoke)": lambda c: fusion.invoke({"question": c.question}, context=f_ctx),
-        "HybGRAG hybrid module (gold path)": hybgrag,
-        "MoR traversal (gold route)": mor,
-        "HydraRAG KG path search (gold skyline)": hydrarag,
-        "SSRAG graph branch (gold topic)": ssrag,
         "graph: neighbours of topic": lambda c: kb.graph.neighbors([c.topic]),
         "graph: ego graph (gold hops, relations)": lambda c: kb.graph.ego_graph(
             [c.topic], radius=c.rec.hops, relations=list(dict.fromkeys(c.relations))),
     }
+
+
+def pipeline(kb, c: Case, method: str) -> list[tuple[str, Callable[[], object]]]:
+    """The retrieval modules of ``method`` for one case, in pipeline order (:mod:`evals.bench_modules_methods`)."""
+    from evals.bench_modules_methods import PREPARE
+
+    return [(f"{method}: {name}", call) for name, call in PREPARE[method](kb, c.rec)]
+
+
+def time_cases(kb, kb_dir: Path, qs: list[Case], simple: list[str] | None = None,
+               methods: tuple[str, ...] = METHODS, warm: int = 2) -> dict:
+    """p50/p95 per module: the single-call modules one after another over every case, then each
+    method's pipeline per case (prepared untimed; every module pays its own query embedding)."""
+    from evals.bench_modules_methods import forget_queries
+
+    times: dict[str, list[float]] = {}
+    calls = callers(kb, kb_dir)
+    for name in calls if simple is None else simple:
+        for c in qs[:warm]:
+            calls[name](c)
+        for c in qs:
+            t = time.perf_counter()
+            calls[name](c)
+            times.setdefault(name, []).append((time.perf_counter() - t) * 1000)
+    for method in methods:
+        for i, c in enumerate(qs[:warm] + qs):
+            for name, call in pipeline(kb, c, method):
+                forget_queries([c.question, c.rec.skyline()])
+                t = time.perf_counter()
+                call()
+                if i >= warm:
+                    times.setdefault(name, []).append((time.perf_counter() - t) * 1000)
+    return {name: percentiles(ms) for name, ms in times.items()}
+
+
+def percentiles(ms: list[float]) -> dict:
+    """p50, p95, mean (ms) and count."""
+    return {"p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95)),
+            "mean_ms": float(np.mean(ms)), "n": len(ms)}
 
 
 def cases(datasets: Path, per_hop: int, factor: int, seed: int = 0) -> list[Case]:
@@ -100,5 +102,6 @@ def cases(datasets: Path, per_hop: int, factor: int, seed: int = 0) -> list[Case
         for q, c in zip(qs, random_copies(len(qs), factor, seed + hops), strict=True):
             topic = copy_name(q.topic, c)
             text = q.question.replace(q.topic, topic, 1)
-            out.append(Case(text, record_for(q), topic))
+            rec = record_for(q)
+            out.append(Case(text, replace(rec, question=text, topic=topic), topic))
     return out

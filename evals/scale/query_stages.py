@@ -10,11 +10,6 @@ import numpy as np
 from evals.paths import datasets_dir
 
 
-def _pcts(ms: list[float]) -> dict:
-    return {"p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95)),
-            "mean_ms": float(np.mean(ms)), "n": len(ms)}
-
-
 def load(kb_dir: Path, args) -> dict:
     """Open the KB (graph, document table, FAISS, BM25, checks), then load the query encoder."""
     from kb.base import KnowledgeBase
@@ -32,7 +27,7 @@ def dense(kb_dir: Path, args, n_queries: int = 1000, k: int = 10) -> dict:
     """Recall@10 of the KB's FAISS index against exact search, on ``n_queries`` dev questions, and search times."""
     import faiss
 
-    from evals.scale.modules import cases
+    from evals.scale.modules import cases, percentiles
     from kb.base import KnowledgeBase
 
     kb = KnowledgeBase(kb_dir)
@@ -57,29 +52,14 @@ def dense(kb_dir: Path, args, n_queries: int = 1000, k: int = 10) -> dict:
         one["exact"].append((time.perf_counter() - t) * 1000)
     return {"index_type": type(index).__name__, "rows": int(index.ntotal), "queries": len(q),
             f"recall_at_{k}": recall, "flat_build_s": flat_build,
-            "index_search": _pcts(one["index"]), "exact_search": _pcts(one["exact"])}
-
-
-def time_modules(calls: dict, qs: list, warm: int = 2) -> dict:
-    """Per-module latency: each module over every question (after ``warm`` untimed calls), modules in turn."""
-    out = {}
-    for name, call in calls.items():
-        for c in qs[:warm]:
-            call(c)
-        ms = []
-        for c in qs:
-            t = time.perf_counter()
-            call(c)
-            ms.append((time.perf_counter() - t) * 1000)
-        out[name] = _pcts(ms)
-    return out
+            "index_search": percentiles(one["index"]), "exact_search": percentiles(one["exact"])}
 
 
 def latency(kb_dir: Path, args) -> dict:
     """p50/p95 of every retrieval module over ``args.questions`` dev questions per hop count."""
-    from evals.scale.modules import callers, cases
+    from evals.scale.modules import cases, time_cases
     from kb.base import open_kb
 
     kb = open_kb(kb_dir)
     qs = cases(datasets_dir(), args.questions, args.factor)
-    return {"questions": len(qs), "modules": time_modules(callers(kb, kb_dir), qs)}
+    return {"questions": len(qs), "modules": time_cases(kb, kb_dir, qs)}

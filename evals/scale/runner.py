@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -25,15 +26,17 @@ class Runner:
         self.work, self.nice, self.redo, self.log = work, nice, redo or set(), log
         self.path = work / "results.json"
         self.results: dict = json.loads(self.path.read_text()) if self.path.exists() else {}
+        self._lock = threading.Lock()  # stages may run from several threads (--jobs)
 
     def _cmd(self, stage: str, factor: int, extra: list[str]) -> list[str]:
         return ["nice", "-n", str(self.nice), sys.executable, "-m", "evals.scale", "--stage", stage,
                 "--factor", str(factor), "--work", str(self.work), *extra]
 
     def save(self) -> None:
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.results, indent=1))
-        tmp.replace(self.path)
+        with self._lock:
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(self.results, indent=1))
+            tmp.replace(self.path)
 
     def run(self, stage: str, factor: int, *extra: str) -> dict:
         """Result of ``stage`` at ``factor``: cached, or run now in a child and recorded."""
@@ -41,13 +44,14 @@ class Runner:
         if key in self.results and stage not in self.redo:
             return self.results[key]
         self.log(f"[scale] {key} starting (load {os.getloadavg()[0]:.2f})")
-        load0 = os.getloadavg()[0]
+        load0, t0 = os.getloadavg()[0], time.time()
         proc = subprocess.run(self._cmd(stage, factor, list(extra)), capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError(f"stage {key} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
         res = json.loads(proc.stdout.strip().splitlines()[-1])
         res["load_before"], res["load_after"] = load0, os.getloadavg()[0]
         res["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        res["wall_s"] = time.time() - t0
         self.results[key] = res
         self.save()
         self.log(f"[scale] {key} done: {json.dumps(res)[:300]}")
