@@ -44,9 +44,10 @@ class StepError(ValueError):
 class Step:
     """One retrieval step of a method: its tool's name, docstring, args and output contract.
 
-    ``default(kb)`` returns the function the default tool runs: called with the args, it returns
-    ``(internal, view)``. ``adopt(kb, output)`` turns a user tool's output into the internal result
-    (raising :class:`StepError` on a broken contract).
+    ``default(kb)`` returns the function the default tool runs: called with the args (and the
+    node's ``extra`` objects, e.g. the chat model, which are not tool inputs), it returns
+    ``(internal, view)``. ``adopt(kb, output, call)`` turns a user tool's output into the internal
+    result (raising :class:`StepError` on a broken contract).
     """
 
     name: str
@@ -54,7 +55,21 @@ class Step:
     args: type[BaseModel]
     contract: str
     default: Callable[[Any], Callable[..., tuple[Any, Any]]]
-    adopt: Callable[[Any, Any], Any]
+    adopt: Callable[[Any, Any, StepCall], Any]
+
+
+@dataclass(frozen=True)
+class StepCall:
+    """One call of a step, as the adopt function of a user tool's output sees it."""
+
+    name: str
+    contract: str
+    args: dict
+    extra: dict
+
+    def error(self, problem: str) -> StepError:
+        """A StepError naming the step, the problem and the step's output contract."""
+        return StepError(f"step {self.name!r}: {problem}; expected {self.contract}")
 
 
 class SearchArgs(BaseModel):
@@ -76,8 +91,8 @@ class StepTool(BaseTool):
     runner: Any
 
     def _run(self, **kwargs):  # unannotated: LangChain reads _run's type hints on every call
-        internal, view = self.runner(**kwargs)
         box = _box.get()
+        internal, view = self.runner(**kwargs, **(box or {}).get("extra", {}))
         if box is not None:
             box["internal"] = internal
         return view
@@ -116,11 +131,12 @@ def check_overrides(method: str, tools: Mapping[str, Any] | None, steps: Mapping
 
 
 def run_step(method: str, steps: Mapping[str, Step], name: str, args: dict, kb: Any,
-             tools: Mapping[str, Any] | None = None) -> Any:
+             tools: Mapping[str, Any] | None = None, extra: dict | None = None) -> Any:
     """Run step ``name`` as a tool call under the current run's config; return its internal result.
 
     ``tools`` are the user's overrides (the context's ``tools``); a step they do not name runs the
-    default tool.
+    default tool. ``extra``: objects the default tool needs beside its inputs (a chat model, the
+    settings); they go around the tool, not through its inputs.
     """
     check_overrides(method, tools, steps)
     step = steps[name]
@@ -128,14 +144,14 @@ def run_step(method: str, steps: Mapping[str, Step], name: str, args: dict, kb: 
     tool = (tools or {}).get(name, default)
     config = _run_config()
     if tool is default:
-        box: dict = {}
+        box: dict = {"extra": extra or {}}
         token = _box.set(box)
         try:
             tool.invoke(args, config)
         finally:
             _box.reset(token)
         return box["internal"]
-    return step.adopt(kb, _output(tool.invoke(args, config)), name, step.contract)
+    return step.adopt(kb, _output(tool.invoke(args, config)), StepCall(name, step.contract, args, extra or {}))
 
 
 def _run_config() -> dict | None:
@@ -157,10 +173,25 @@ def _output(out: Any) -> Any:
     return out
 
 
-# ----- the passage contract shared by every "search passages" step -----
+# ----- output contracts shared by the methods' steps -----
 
-def passage(item: Any, step: str, contract: str = PASSAGES) -> dict:
-    """One passage as ``{id, text, score, kind, entity_id}`` from a Document or a dict."""
+def listed(output: Any, call: StepCall) -> list:
+    """A user tool's output as a list; a string, a message text or any non-list is a StepError."""
+    if isinstance(output, str | bytes) or not isinstance(output, list | tuple):
+        raise call.error(f"returned a {type(output).__name__} ({str(output)[:60]!r})")
+    return list(output)
+
+
+def score_of(row: Mapping, call: StepCall, key: str = "score") -> float:
+    """The numeric score of an output row (0 when absent)."""
+    try:
+        return float(row.get(key) or 0.0)
+    except (TypeError, ValueError):
+        raise call.error(f"a non-numeric {key} in {str(row)[:60]!r}") from None
+
+
+def passage(item: Any, call: StepCall) -> dict:
+    """One passage as ``{id, text, score, kind, entity_id, name}`` from a Document or a dict."""
     if isinstance(item, Document):
         meta = item.metadata or {}
         pid, text = meta.get("id") or item.id, item.page_content
@@ -168,24 +199,17 @@ def passage(item: Any, step: str, contract: str = PASSAGES) -> dict:
         meta = item
         pid, text = item.get("id"), item.get("text", item.get("page_content"))
     else:
-        got = f"a {type(item).__name__} item ({str(item)[:60]!r})"
-        raise StepError(f"step {step!r} returned {got}; expected {contract}")
+        raise call.error(f"returned a {type(item).__name__} item ({str(item)[:60]!r})")
     if not isinstance(text, str) or pid in (None, ""):
-        raise StepError(f"step {step!r} returned a passage without {'an id' if text else 'text'}; expected {contract}")
-    try:
-        score = float(meta.get("score", 0.0))
-    except (TypeError, ValueError):
-        raise StepError(f"step {step!r}: passage {pid!r} has a non-numeric score; expected {contract}") from None
-    kind = meta.get("kind") or "passage"
-    return {"id": str(pid), "text": text, "score": score, "kind": str(kind), "entity_id": meta.get("entity_id")}
+        raise call.error(f"returned a passage without {'text' if not isinstance(text, str) else 'an id'}")
+    return {"id": str(pid), "text": text, "score": score_of(meta, call), "kind": str(meta.get("kind") or "passage"),
+            "entity_id": meta.get("entity_id"), "name": meta.get("name")}
 
 
-def passages(output: Any, step: str, contract: str = PASSAGES) -> list[dict]:
-    """A user tool's output as passages; a string or any non-list is a StepError naming the step."""
-    if isinstance(output, str | bytes) or not isinstance(output, list | tuple):
-        raise StepError(f"step {step!r} returned a {type(output).__name__} ({str(output)[:60]!r}); "
-                        f"expected {contract}")
-    return [passage(item, step, contract) for item in output]
+def passages(output: Any, name: str, contract: str = PASSAGES) -> list[dict]:
+    """A user tool's output as passages (:func:`passage` each)."""
+    call = StepCall(name, contract, {}, {})
+    return [passage(item, call) for item in listed(output, call)]
 
 
 def as_hits(items: list[dict]) -> list[Hit]:
@@ -199,9 +223,9 @@ def hits_view(hits: list[Hit]) -> list[dict]:
              "entity_id": h.doc.entity_id} for h in hits[:VIEW_LIMIT]]
 
 
-def adopt_hits(kb: Any, output: Any, step: str, contract: str) -> list[Hit]:
+def adopt_hits(kb: Any, output: Any, call: StepCall) -> list[Hit]:
     """A user search tool's output as hits."""
-    return as_hits(passages(output, step, contract))
+    return as_hits(passages(output, call.name, call.contract))
 
 
 def search_step(name: str, description: str, search: str) -> Step:
@@ -210,7 +234,7 @@ def search_step(name: str, description: str, search: str) -> Step:
     def default(kb: Any) -> Callable[..., tuple[Any, Any]]:
         fn = getattr(kb, search)
 
-        def run(query: str, k: int) -> tuple[list[Hit], list[dict]]:
+        def run(query: str, k: int, **_: Any) -> tuple[list[Hit], list[dict]]:
             hits = fn(query, k) if k > 0 else []
             return hits, hits_view(hits)
 

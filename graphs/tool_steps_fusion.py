@@ -10,7 +10,17 @@ from pydantic import BaseModel, Field
 
 from agents.fusion.paths import MAX_HOPS, Scored, score_graph
 from agents.fusion.scoring import Candidate, hits_to_candidates, seeded_passages
-from graphs.tool_steps import PASSAGES, VIEW_LIMIT, Step, StepError, as_hits, passages, search_step
+from graphs.tool_steps import (
+    PASSAGES,
+    VIEW_LIMIT,
+    Step,
+    StepCall,
+    as_hits,
+    listed,
+    passages,
+    score_of,
+    search_step,
+)
 from kb.model import Triple
 
 PATHS = ("a list of graph results: dicts (or Documents whose metadata hold them) with entity (the id reached), "
@@ -48,8 +58,8 @@ def _seed_default(kb: Any):
     return run
 
 
-def _seed_adopt(kb: Any, output: Any, step: str, contract: str) -> list[Candidate]:
-    return hits_to_candidates(kb, as_hits(passages(output, step, contract)), "text")
+def _seed_adopt(kb: Any, output: Any, call: StepCall) -> list[Candidate]:
+    return hits_to_candidates(kb, as_hits(passages(output, call.name, call.contract)), "text")
 
 
 def _triple_view(t: Triple) -> dict:
@@ -67,27 +77,21 @@ def _expand_default(kb: Any):
     return run
 
 
-def _triple(item: Any, step: str) -> Triple:
+def _triple(item: Any, call: StepCall) -> Triple:
     if isinstance(item, Mapping) and {"head", "tail"} <= set(item) and ("relation" in item or "type" in item):
         return Triple(str(item["head"]), str(item.get("relation", item.get("type"))), str(item["tail"]))
     if isinstance(item, list | tuple) and len(item) == 3:
         return Triple(*(str(x) for x in item))
-    raise StepError(f"step {step!r} returned a path step {str(item)[:60]!r}; expected {PATHS}")
+    raise call.error(f"returned a path step {str(item)[:60]!r}")
 
 
-def _expand_adopt(kb: Any, output: Any, step: str, contract: str) -> list[Scored]:
-    if isinstance(output, str | bytes) or not isinstance(output, list | tuple):
-        raise StepError(f"step {step!r} returned a {type(output).__name__} ({str(output)[:60]!r}); expected {contract}")
+def _expand_adopt(kb: Any, output: Any, call: StepCall) -> list[Scored]:
     out: list[Scored] = []
-    for item in output:
+    for item in listed(output, call):
         row = item.metadata if isinstance(item, Document) else item
         if not isinstance(row, Mapping) or not row.get("entity") or not isinstance(row.get("path"), list | tuple):
-            raise StepError(f"step {step!r} returned {str(item)[:60]!r}; expected {contract}")
-        try:
-            score = float(row.get("score", 0.0))
-        except (TypeError, ValueError):
-            raise StepError(f"step {step!r}: a non-numeric score in {str(item)[:60]!r}; expected {contract}") from None
-        out.append(([_triple(t, step) for t in row["path"]], score, str(row["entity"])))
+            raise call.error(f"returned {str(item)[:60]!r}")
+        out.append(([_triple(t, call) for t in row["path"]], score_of(row, call), str(row["entity"])))
     return out
 
 
