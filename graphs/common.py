@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import operator
 import os
+import threading
 import time
+import weakref
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
@@ -126,13 +128,57 @@ class KBUnavailableError(ValueError):
     """A served run's KB cannot be opened; the message names the KB by the operator's name, never its path."""
 
 
+_RUNS: dict[int, tuple[Any, dict]] = {}  # id(RunControl) -> (the control, its run's memo), oldest first
+_RUNS_LOCK = threading.Lock()
+MAX_RUN_MEMOS = 64
+
+
+def _run_memo(runtime: Any = None) -> dict | None:
+    """A dict shared by the nodes of the graph run being executed, for what each node would
+    otherwise work out alike (its checked context, its KB); None outside a run.
+
+    A run is told by its ``Runtime.control`` (LangGraph makes one per ``invoke`` / ``stream``;
+    resuming or forking a thread is a new run); the memos of the newest MAX_RUN_MEMOS runs are kept.
+    """
+    if runtime is None:
+        try:
+            from langgraph.runtime import get_runtime
+
+            runtime = get_runtime()
+        except RuntimeError:  # not inside a run
+            return None
+    control = getattr(runtime, "control", None)
+    if control is None:  # a node called by hand, or a LangGraph without run controls
+        return None
+    with _RUNS_LOCK:
+        entry = _RUNS.get(id(control))
+        if entry is None or entry[0] is not control:
+            entry = _RUNS[id(control)] = (control, {})
+            if len(_RUNS) > MAX_RUN_MEMOS:
+                del _RUNS[next(iter(_RUNS))]
+        return entry[1]
+
+
 def resolve_kb(ctx: Context) -> KnowledgeBase:
-    """Open (once per process) the KB named by the context.
+    """Open (once per process) the KB named by the context; within one graph run, every node
+    gets the build the first one got (as :func:`kb.base.same_kb_build`), without a lookup each.
 
     In server mode a KB that cannot be opened is a :class:`KBUnavailableError` naming the KB
     (the Agent Server shows a ``ValueError``'s message; any other error becomes "An internal
     error occurred").
     """
+    memo = _run_memo()
+    ref = memo.get(("kb", ctx.kb)) if memo is not None else None
+    kb = ref() if ref is not None else None
+    if kb is None:
+        kb = _open_kb_of(ctx)
+        if memo is not None:  # a weak reference: a memo never keeps a replaced build in memory
+            memo[("kb", ctx.kb)] = weakref.ref(kb)
+    return kb
+
+
+def _open_kb_of(ctx: Context) -> KnowledgeBase:
+    """The KB of ``ctx`` from the process-wide cache (``kb.base.open_kb``)."""
     from graphs.policy import server_mode
 
     if ctx.kb in ("", "sample"):
@@ -159,13 +205,20 @@ def context_of(runtime: Any, default: type[Context]) -> Context:
     In server mode (``HYBRIDRAG_SERVER_MODE``, set by langgraph.json for the Agent Server) the
     context comes from a remote client: ``graphs.policy`` checks it and applies the operator's
     settings, raising ``PolicyError`` (naming the field) for anything a client may not set.
+    Worked out once per graph run (the first node's result serves the run's other nodes).
     """
+    raw = getattr(runtime, "context", None)
+    memo, key = _run_memo(runtime), ("context", default, id(raw))
+    hit = memo.get(key) if memo is not None else None
+    if hit is not None and hit[0] is raw:
+        return hit[1]
     from graphs.policy import server_context, server_mode
 
-    ctx = getattr(runtime, "context", None)
-    ctx = server_context(ctx, default) if server_mode() else with_configurable(ctx, default, _run_configurable())
+    ctx = server_context(raw, default) if server_mode() else with_configurable(raw, default, _run_configurable())
     if getattr(ctx, "approve", False):
         _check_approvable(type(ctx))
+    if memo is not None:
+        memo[key] = (raw, ctx)  # the raw context is kept, so its id is not reused while memoised
     return ctx
 
 
@@ -208,9 +261,11 @@ def with_configurable(ctx: Any, cls: type[Context], configurable: dict) -> Conte
         ctx = cls(**ctx)
     if not hasattr(ctx, "__dataclass_fields__") or getattr(ctx, "_policy_checked", False):
         return ctx  # a server built it from the client's checked settings (configurable included)
+    named = [f.name for f in fields(ctx) if configurable.get(f.name) is not None]
+    if not named:  # nothing to fill (LangGraph's own keys only): no defaults to build
+        return ctx
     base = type(ctx)()  # defaults with the HYBRIDRAG_* environment applied
-    extra = {f.name: configurable[f.name] for f in fields(ctx)
-             if configurable.get(f.name) is not None and getattr(ctx, f.name) == getattr(base, f.name)}
+    extra = {n: configurable[n] for n in named if getattr(ctx, n) == getattr(base, n)}
     return replace(ctx, **extra) if extra else ctx
 
 

@@ -1,0 +1,142 @@
+"""evals.bench_dispatch on the sample KB (report shape, variants doing the graph's work), and the
+per-run memo of graphs.common that the benchmark's dispatch numbers measure."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import pytest
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
+
+import graphs.common as common
+from evals import bench_dispatch as bd
+from graphs import context_for, get_graph
+from graphs.common import Context, context_of, resolve_kb
+from kb.sample import sample_kb_dir
+
+QUESTIONS = ["who directed Alien", "what films did Tom Hanks star in", "when was Big released"]
+
+
+@pytest.fixture(scope="module")
+def sample():
+    ctx = context_for("fusion", kb=str(sample_kb_dir()))
+    return ctx, resolve_kb(ctx)
+
+
+def test_bare_and_direct_do_what_the_graph_does(sample):
+    import graphs.fusion as module
+
+    ctx, kb = sample
+    bare, walk = bd.bare_fusion(kb, ctx), bd.direct(module.builder, ctx)
+    for q in QUESTIONS:
+        out = get_graph("fusion").invoke({"question": q}, context=ctx)
+        assert out["ranked"], q
+        for mine in (bare(q), walk(q)):
+            assert mine["answer"] == out["answer"]
+            assert [r["id"] for r in mine["ranked"]] == [r["id"] for r in out["ranked"]]
+    assert [s["node"] for s in walk(QUESTIONS[0])["trace"]] == ["retrieve_vectors", "expand_seeds", "fuse_results"]
+
+
+def test_bare_refuses_settings_it_does_not_reproduce(sample):
+    _, kb = sample
+    with pytest.raises(ValueError, match="default settings only"):
+        bd.bare_fusion(kb, context_for("fusion", kb=str(sample_kb_dir()), scoring="paper"))
+
+
+def test_floor_returns_the_top_hits_neighbours(sample):
+    ctx, kb = sample
+    triples = bd.floor(kb, ctx.k1)("who directed Alien")
+    assert triples and all(hasattr(t, "head") for t in triples)
+
+
+def test_report_shape_on_the_sample_kb(sample):
+    report = bd.run(0, kb_dir=sample_kb_dir(), before="HEAD", qs=QUESTIONS[:2])
+    labels = {*bd.BASIS, *(f"{b}, embedding cached" for b in bd.BASIS), "LangGraph alone (no-op nodes)",
+              "invoke, before, embedding cached"}
+    assert set(report["stats"]) == labels
+    for st in report["stats"].values():
+        assert st["n"] == 2 and 0 < st["p50"] <= st["p95"] and st["mean"] > 0
+    assert report["ratios"]["fusion / floor"] == pytest.approx(
+        report["stats"]["invoke"]["p50"] / report["stats"]["floor"]["p50"])
+    assert "invoke before / after, embedding cached" in report["ratios"]
+    assert all(math.isfinite(v) for v in report["ratios"].values())
+    assert len(report["load"]) == 2 and report["questions"] == 2
+    text = bd.render(report, argparse.Namespace(questions=2, before="HEAD", profile=False))
+    assert "`python -m evals.bench_dispatch --questions 2 --before HEAD`" in text
+    assert "| fusion / floor |" in text and "| LangGraph alone (no-op nodes) |" in text
+
+
+def test_profile_groups_own_time_by_module(sample):
+    ctx, kb = sample
+    groups = bd.profile(get_graph("fusion"), ctx, kb, QUESTIONS[:1])
+    assert any(name.startswith("langgraph.") for name, _ in groups)
+    assert all(ms >= 0 for _, ms in groups)
+
+
+def test_questions_come_from_the_dev_split():
+    qs = bd.questions(3)
+    assert len(qs) == 3 and not any("[" in q for q in qs)
+
+
+# ----- graphs.common: what every node works out alike is worked out once per run -----
+
+class S(TypedDict, total=False):
+    question: str
+    seen: list
+
+
+def _two_nodes(record: list):
+    def node(state: S, runtime: Runtime[Context]) -> dict:
+        record.append((context_of(runtime, Context), resolve_kb(context_of(runtime, Context))))
+        return {}
+
+    b = StateGraph(S, context_schema=Context)
+    b.add_node("a", node)
+    b.add_node("b", node)
+    b.add_edge(START, "a")
+    b.add_edge("a", "b")
+    b.add_edge("b", END)
+    return b.compile()
+
+
+def test_context_and_kb_are_worked_out_once_per_run(monkeypatch):
+    calls = {"configurable": 0, "open": 0}
+    real_with, real_open = common.with_configurable, common.open_kb
+
+    def counting_with(*a, **k):
+        calls["configurable"] += 1
+        return real_with(*a, **k)
+
+    def counting_open(*a, **k):
+        calls["open"] += 1
+        return real_open(*a, **k)
+
+    monkeypatch.setattr(common, "with_configurable", counting_with)
+    monkeypatch.setattr(common, "open_kb", counting_open)
+    record: list = []
+    g, ctx = _two_nodes(record), Context(kb="sample")
+    g.invoke({"question": "q"}, context=ctx)
+    assert calls == {"configurable": 1, "open": 1}
+    assert record[0][0] is record[1][0] and record[0][1] is record[1][1]
+    g.invoke({"question": "q"}, context=ctx)  # a new run works them out again
+    assert calls == {"configurable": 2, "open": 2}
+
+
+def test_configurable_precedence_holds_per_run():
+    record: list = []
+    g = _two_nodes(record)
+    g.invoke({"question": "q"}, {"configurable": {"top_k": 3}}, context=Context(kb="sample"))
+    assert [c.top_k for c, _ in record] == [3, 3]
+    g.invoke({"question": "q"}, context=Context(kb="sample"))  # nothing carried over from the last run
+    g.invoke({"question": "q"}, {"configurable": {"top_k": 4}}, context=Context(kb="sample", top_k=7))
+    assert [c.top_k for c, _ in record[2:]] == [10, 10, 7, 7]
+
+
+def test_a_node_called_by_hand_gets_no_memo():
+    ctx = Context(kb="sample")
+    assert common._run_memo(Runtime(context=ctx)) is None
+    assert common._run_memo() is None  # outside a run
+    assert context_of(Runtime(context=ctx), Context) is ctx
