@@ -77,13 +77,16 @@ def render(args, results: dict) -> str:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     cmd = (f"nice -n {args.nice} python -m evals.scale --factors {','.join(map(str, factors))}"
            + (f" --neo4j-factors {','.join(map(str, args.neo4j_factors))}" if args.neo4j_factors else "")
-           + f" --embed-factors {','.join(map(str, args.embed_factors))} --questions {args.questions}")
+           + f" --embed-factors {','.join(map(str, args.embed_factors))} --questions {args.questions}"
+           + f" --jobs {args.jobs}")
     out = [f"# Scale: synthetic {' / '.join(f'{f}×' for f in factors)} MetaQA", "",
            f"Command: `{cmd}` (stages cached in `{args.work}/results.json`; a re-run skips finished stages).",
            f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}; machine: "
            f"{os.cpu_count()} cores, {_cpu()}, no GPU, shared with other jobs: 1-minute load average "
            f"{_loads(results)} across the stages (each stage's own load is in results.json). Every stage ran "
-           "in a fresh `nice`-d interpreter; peak RSS is that interpreter's `ru_maxrss`.", "",
+           "in a fresh `nice`-d interpreter; peak RSS is that interpreter's `ru_maxrss`."
+           + (f" The ingests above 1× and the resume demo ran side by side (`--jobs {args.jobs}`), so their "
+              "times include each other's load." if args.jobs > 1 else ""), "",
            "**Synthetic KBs.** Copy 1 is MetaQA's kb.txt; copy c ≥ 2 renames every entity `X` to `X #c` "
            "and keeps the relations. The copies are **not connected** (no shared entity), so a question "
            "about copy c has exactly the neighbourhood it has in MetaQA, and growth measures what the rest "
@@ -174,6 +177,12 @@ def _server_table(results: dict, factors: list[int]) -> list[str]:
     return out
 
 
+KEEP = "<!-- hand-written findings below this line are kept when the command rewrites the file -->"
+
+
 def write_report(args, results: dict) -> None:
-    """Write the report to ``args.out``."""
-    Path(args.out).write_text(render(args, results), encoding="utf-8")
+    """Rewrite ``args.out`` from the results, keeping whatever follows :data:`KEEP` in the old file."""
+    out = Path(args.out)
+    old = out.read_text(encoding="utf-8") if out.exists() else ""
+    kept = old.split(KEEP, 1)[1] if KEEP in old else "\n"
+    out.write_text(render(args, results) + "\n" + KEEP + kept, encoding="utf-8")
