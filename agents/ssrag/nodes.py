@@ -69,21 +69,49 @@ def _node_triples(kb: KnowledgeBase, node: str) -> list[Triple]:
     return _memoised(kb, ("triples", node), lambda: kb.graph.neighbors([node])[:FACT_POOL])
 
 
+def _node_sentences(kb: KnowledgeBase, node: str) -> list[str]:
+    """:func:`sentence` of each of :func:`_node_triples` (cached with them: hubs recur)."""
+    return _memoised(kb, ("sentences", node), lambda: [sentence(kb, t) for t in _node_triples(kb, node)])
+
+
 def sentence(kb: KnowledgeBase, t: Triple) -> str:
     """A triple as "subject relation object" (underscores as spaces)."""
     return f"{kb.name(t.head)} {t.type.replace('_', ' ')} {kb.name(t.tail)}"
 
 
 def _passages_about(kb: KnowledgeBase) -> dict[str, list[str]]:
-    index = _about.get(kb)
-    if index is None:
-        index = {}
+    return _passage_tables(kb)[0]
+
+
+def _passage_tables(kb: KnowledgeBase) -> tuple[dict[str, list[str]], np.ndarray]:
+    """(passage texts by the entity they are about, which index rows are passages), once per KB."""
+    found = _about.get(kb)
+    if found is None:
+        index: dict[str, list[str]] = {}
         for d in kb.docs:
             if d.kind == "passage" and d.entity_id:
                 index.setdefault(d.entity_id, []).append(d.text)
-        _about[kb] = index
-    return index
+        found = _about[kb] = (index, np.array([d.kind == "passage" for d in kb.docs], dtype=bool))
+    return found
 
+
+def _naming_passages(kb: KnowledgeBase, node: str, name: str, names: re.Pattern) -> list[str]:
+    """The first ``TEXT_HITS`` of the ``TEXT_POOL`` best BM25 passages for ``name`` that name it and are
+    not about ``node`` (what ``kb.lexical_search(name, TEXT_POOL, kind="passage")`` filtered gives,
+    read from the index's rows directly and stopped at ``TEXT_HITS``)."""
+    bm25 = getattr(kb, "bm25", None)
+    if bm25 is None:  # another KB implementation: its own search
+        hits = (h.doc for h in kb.lexical_search(name, TEXT_POOL, kind="passage"))
+    else:
+        ids, _ = bm25.search(name, max(4 * TEXT_POOL, 50))
+        hits = (kb.docs[int(i)] for i in ids[_passage_tables(kb)[1][ids]][:TEXT_POOL])
+    out: list[str] = []
+    for d in hits:
+        if d.entity_id != node and names.search(d.text):
+            out.append(d.text)
+            if len(out) == TEXT_HITS:
+                break
+    return out
 
 
 def text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
@@ -98,8 +126,7 @@ def _text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
     names = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)  # the texts naming the node
     texts = list(_passages_about(kb).get(node, []))
     if search and _passages_about(kb):  # a KB without passages has no text naming the node
-        hits = kb.lexical_search(name, TEXT_POOL, kind="passage")
-        texts += [h.doc.text for h in hits if h.doc.entity_id != node and names.search(h.doc.text)][:TEXT_HITS]
+        texts += _naming_passages(kb, node, name, names)
     out = [s.strip().rstrip(".") for t in texts for s in _SENTENCE.split(t)]
     return list(dict.fromkeys(s for s in out if s and names.search(s)))
 
@@ -107,7 +134,7 @@ def _text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
 def _facts(kb: KnowledgeBase, node: str, pool: int, text_edges: bool,
            search: bool) -> tuple[list[str], list[list[str] | None]]:
     triples = _node_triples(kb, node)[:pool]
-    facts = [sentence(kb, t) for t in triples]
+    facts = _node_sentences(kb, node)[:pool]
     rows: list[list[str] | None] = [[t.head, t.type, t.tail] for t in triples]
     if text_edges:
         known = set(facts)

@@ -43,6 +43,7 @@ _cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _cache_lock = threading.Lock()
 _parts: OrderedDict[tuple[str, str], tuple[list[str], str]] = OrderedDict()
 _rows: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_names: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def vectors(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
@@ -100,15 +101,27 @@ def doc_vectors(kb: KnowledgeBase, items: list[dict]) -> np.ndarray:
     return out
 
 
+def _name_row(kb: KnowledgeBase, entity: str) -> tuple[int | None, str]:
+    """(index row of the entity's document when that document is its bare name, else None; its name),
+    cached per KB."""
+    table = _names.get(kb)
+    if table is None or len(table) > CACHE_SIZE:
+        table = _names[kb] = {}
+    found = table.get(entity)
+    if found is None:
+        row, name = _doc_rows(kb).get(("entity", entity)), kb.name(entity)
+        found = table[entity] = (row if row is not None and kb.docs[row].text == name else None, name)
+    return found
+
+
 def name_vectors(kb: KnowledgeBase, names: list[str]) -> np.ndarray:
     """Name vectors of entity ids (or of plain names): the stored vector of an entity document
     that is its bare name, else the name encoded (cached)."""
-    index, out = _doc_rows(kb), np.zeros((len(names), kb.dense.index.d), dtype=np.float32)
+    out = np.zeros((len(names), kb.dense.index.d), dtype=np.float32)
     stored, encode = [], []
     for n, e in enumerate(names):
-        row = index.get(("entity", e))
-        name = kb.name(e)
-        if row is not None and kb.docs[row].text == name:
+        row, name = _name_row(kb, e)
+        if row is not None:
             stored.append((n, row))
         else:
             encode.append((n, name))
@@ -162,12 +175,14 @@ def fact_vectors(kb: KnowledgeBase, facts: list[str], rows: list[list[str] | Non
     parts = [fact_parts(kb, f, r) for f, r in zip(facts, rows, strict=True)]
     ends = list(dict.fromkeys(e for ids, _ in parts for e in ids))
     at = {e: i for i, e in enumerate(ends)}
-    names = name_vectors(kb, ends)
-    rests = vectors(kb, [rest for _, rest in parts])
-    summed = rests.copy()
+    names = np.vstack([name_vectors(kb, ends), np.zeros((1, kb.dense.index.d), dtype=np.float32)])
+    summed = vectors(kb, [rest for _, rest in parts]).copy()
+    width = max((len(ids) for ids, _ in parts), default=0)
+    pick = np.full((len(parts), width), len(ends), dtype=np.int64)  # the zero row where a fact names fewer
     for n, (ids, _) in enumerate(parts):
-        for e in ids:
-            summed[n] += names[at[e]]
+        pick[n, :len(ids)] = [at[e] for e in ids]
+    for j in range(width):  # the names added one position at a time, in order (the same float sums)
+        summed += names[pick[:, j]]
     return _normalise(summed)
 
 
