@@ -19,7 +19,7 @@ from langgraph.runtime import Runtime
 
 from agents.hybgrag import critic as critic
 from agents.hybgrag import roles as roles
-from agents.hybgrag.paths import action_key, next_hops, path_retrieve
+from agents.hybgrag.paths import action_key, next_hops
 from agents.hybgrag.report import (
     evidence_of,
     first_answer,
@@ -28,13 +28,15 @@ from agents.hybgrag.report import (
     reference_dicts,
     render_trace,  # noqa: F401  (re-exported for callers of the graph)
 )
-from agents.hybgrag.retrieval import Retrieval, hybrid_retrieve, link_action, text_retrieve
+from agents.hybgrag.retrieval import Retrieval, link_action, text_retrieve
 from agents.hybgrag.shots import examples_for
 from agents.hybgrag.text_hops import has_passages
 from agents.llm.constrained import is_llama_cpp
 from agents.llm.judge import Judge
 from agents.llm.models import DEFAULT_LLM, load_chat_model
 from graphs.common import Context, InputState, OutputState, StructuredMethod, context_of, resolve_kb, timed, traced
+from graphs.tool_steps import check_overrides, run_step
+from graphs.tool_steps_hybgrag import STEPS
 
 Examples = Literal["kb", "bundled"]
 Commentor = Literal["llm", "rules"]
@@ -99,6 +101,7 @@ class HybGRAGContext(Context):
     def __post_init__(self) -> None:
         """Environment overrides, then one-line refusals of unknown choices."""
         super().__post_init__()
+        check_overrides("hybgrag", self.tools, STEPS)
         for name, choice in CHOICES.items():
             if getattr(self, name) not in get_args(choice):
                 raise ValueError(f"hybgrag {name} must be one of {', '.join(get_args(choice))}, "
@@ -184,7 +187,9 @@ def retrieve_text(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     ctx = context_of(runtime, HybGRAGContext)
     kb, usage = resolve_kb(ctx), {}
     with timed("text_module", usage):
-        out = _outputs(kb, text_retrieve(kb, state["question"], ctx.top_k), state["iteration"], own_entities(state))
+        res = text_retrieve(kb, state["question"], ctx.top_k, search=lambda query, k: run_step(
+            "hybgrag", STEPS, "dense_search", {"query": query, "k": k}, kb, ctx.tools))
+        out = _outputs(kb, res, state["iteration"], own_entities(state))
     return {**out, "usage": usage}
 
 
@@ -195,13 +200,15 @@ def retrieve_hybrid(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     kb, usage, action = resolve_kb(ctx), {}, state["action"]
     with timed("hybrid_module", usage):
         ids, rels = list(dict.fromkeys(e["id"] for e in action["linked"])), action["relations"]
+        args = {"question": state["question"], "entities": ids, "relations": rels, "k": ctx.top_k}
         if ctx.radius > 0:  # the paper's fixed radius
-            res = hybrid_retrieve(kb, state["question"], ids, rels, ctx.radius, ctx.top_k)
+            res = run_step("hybgrag", STEPS, "hybrid_retrieve", {**args, "hops": ctx.radius}, kb, ctx.tools)
             out = _outputs(kb, res, state["iteration"], set(ids), hops=ctx.radius)
         else:
             key = action_key(ids, rels)
             hops = next_hops(state.get("retrieval"), key, rels, len(ids))
-            res = path_retrieve(kb, state["question"], ids, rels, hops, ctx.top_k, ctx.text_hops)
+            res = run_step("hybgrag", STEPS, "hybrid_retrieve", {**args, "hops": hops, "along_path": True,
+                                                                 "text_hops": ctx.text_hops}, kb, ctx.tools)
             out = _outputs(kb, res, state["iteration"], set(ids), hops=hops, key=key)
     return {**out, "usage": usage}
 

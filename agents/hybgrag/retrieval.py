@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -117,10 +118,14 @@ def rank_entities(kb: KnowledgeBase, question: str, entity_ids: list[str],
     return [(eid, s, row) for eid, (s, row) in ranked]
 
 
-def text_retrieve(kb: KnowledgeBase, question: str, k: int = 10) -> Retrieval:
-    """Text module: dense search over all texts, grouped by owning entity (max score)."""
+def text_retrieve(kb: KnowledgeBase, question: str, k: int = 10,
+                  search: Callable[[str, int], list] | None = None) -> Retrieval:
+    """Text module: dense search over all texts, grouped by owning entity (max score).
+
+    ``search(query, k)``: the hits (``kb.dense_search`` unless given; the graph passes its tool step).
+    """
     refs: dict[str, Reference] = {}
-    for hit in kb.dense_search(question, k=4 * k):
+    for hit in (search or kb.dense_search)(question, 4 * k):
         d = hit.doc
         key = d.entity_id or d.id
         if key in refs:
