@@ -28,6 +28,7 @@ HIDDEN_HTML = ["script", "style", "template", "noscript", "head"]  # text a read
 BLOCK_HTML = ["p", "div", "li", "br", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "section",
               "article", "header", "footer", "table", "ul", "ol", "dt", "dd", "hr"]
 MAX_FILES = 100_000  # a directory walk stops with an error beyond this many documents
+CHUNK_SIZE, CHUNK_OVERLAP = 1000, 150  # characters: the defaults of every document ingest
 
 
 class DocumentError(KBError):
@@ -178,15 +179,26 @@ def check_chunking(chunk_size: int, chunk_overlap: int) -> None:
                          f"not {chunk_overlap}")
 
 
-def chunk_document(doc: SourceDocument, chunk_size: int = 1000, chunk_overlap: int = 150) -> list[Chunk]:
-    """Load one document and split it into chunks with ids ``<key>#<n>``."""
+def chunk_pages(key: str, kind: str, pages: Sequence[tuple[int | None, str]], chunk_size: int = CHUNK_SIZE,
+                chunk_overlap: int = CHUNK_OVERLAP) -> list[Chunk]:
+    """Split a document's (page or None, text) pieces into chunks with ids ``<key>#<n>``.
+
+    The splitter every document goes through: files (:func:`chunk_document`) and texts that
+    arrive as data, such as SSRAG's web pages (key: the page URL, kind ``text``).
+    """
     check_chunking(chunk_size, chunk_overlap)
-    splitter = _splitter(doc.kind, chunk_size, chunk_overlap)
+    splitter = _splitter(kind, chunk_size, chunk_overlap)
     chunks: list[Chunk] = []
-    for page, text in load_pages(doc):
+    for page, text in pages:
         for piece in splitter.create_documents([text]):
             body = piece.page_content.strip()
             if body:
-                chunks.append(Chunk(f"{doc.key}#{len(chunks)}", doc.key, body, page,
-                                    piece.metadata.get("start_index")))
+                chunks.append(Chunk(f"{key}#{len(chunks)}", key, body, page, piece.metadata.get("start_index")))
     return chunks
+
+
+def chunk_document(doc: SourceDocument, chunk_size: int = CHUNK_SIZE,
+                   chunk_overlap: int = CHUNK_OVERLAP) -> list[Chunk]:
+    """Load one document and split it into chunks with ids ``<key>#<n>``."""
+    check_chunking(chunk_size, chunk_overlap)
+    return chunk_pages(doc.key, doc.kind, load_pages(doc), chunk_size, chunk_overlap)

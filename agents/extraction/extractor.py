@@ -62,13 +62,37 @@ def extraction_choices(chunk: Chunk, schema: GraphSchema) -> dict[str, list[str]
     return choices
 
 
-def _ask(model, chunk: Chunk, schema: GraphSchema, method: str) -> tuple[Extraction | None, dict]:
-    """One extraction call; a llama.cpp model decodes within the schema with the chunk's names
-    (:mod:`agents.llm.constrained`): the bundled 135M model then replies with parseable JSON where
-    unconstrained it mostly did not."""
+def _ask(model, chunk: Chunk, schema: GraphSchema, method: str, role: str = "extractor",
+         retries: int = 1) -> tuple[Extraction | None, dict]:
+    """One extraction call (``retries`` more on an unparseable reply); a llama.cpp model decodes
+    within the schema with the chunk's names (:mod:`agents.llm.constrained`): the bundled 135M
+    model then replies with parseable JSON where unconstrained it mostly did not."""
     choices = extraction_choices(chunk, schema) if is_llama_cpp(model) else None
-    return call_structured(model, Extraction, build_messages(chunk, schema), role="extractor", method=method,
-                           choices=choices)
+    return call_structured(model, Extraction, build_messages(chunk, schema), role=role, method=method,
+                           retries=retries, choices=choices)
+
+
+def extract_within(chunks: Sequence[Chunk], model, schema: GraphSchema, method: str, max_calls: int,
+                   role: str = "extractor") -> tuple[list[Extraction | None], dict, int]:
+    """Ask chunks in order, one at a time, never more than ``max_calls`` LLM calls in all (retries count).
+
+    A chunk is retried once on an unparseable reply while two calls remain, else asked once.
+    Returns the reply of each asked chunk (None: unparseable), the usage, and how many chunks
+    were asked (the rest were not: the cap was reached). Nothing is cached: the texts are per
+    question (SSRAG's web pages).
+    """
+    if max_calls < 0:
+        raise ValueError(f"max_calls must be 0 or more, not {max_calls}")
+    replies: list[Extraction | None] = []
+    usage: dict = {}
+    for chunk in chunks:
+        left = max_calls - usage.get("llm_calls", 0)
+        if left <= 0:
+            break
+        reply, used = _ask(model, chunk, schema, method, role, retries=min(1, left - 1))
+        usage = add_usage(usage, used)
+        replies.append(reply)
+    return replies, usage, len(replies)
 
 
 def extract_chunks(chunks: Sequence[Chunk], model, cache: ExtractionCache, schema: GraphSchema,

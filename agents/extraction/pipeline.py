@@ -32,7 +32,7 @@ from kb.document_ingest import (
     read_existing,
     unextracted_chunks,
 )
-from kb.documents import Chunk, check_chunking, find_documents
+from kb.documents import CHUNK_OVERLAP, CHUNK_SIZE, Chunk, check_chunking, find_documents
 from kb.embeddings import DEFAULT_EMBEDDINGS
 from kb.extract_cache import ExtractionCache
 from kb.extract_schema import GraphSchema, load_schema
@@ -96,8 +96,8 @@ def _extract(root: Path, chunks: list[Chunk], existing: Existing, ex: Extractor,
     return resolved, section
 
 
-def ingest_documents(directory: str | Path, documents: Sequence[str | Path], *, chunk_size: int = 1000,
-                     chunk_overlap: int = 150, extract_llm=None, llm_base_url: str = "",
+def ingest_documents(directory: str | Path, documents: Sequence[str | Path], *, chunk_size: int = CHUNK_SIZE,
+                     chunk_overlap: int = CHUNK_OVERLAP, extract_llm=None, llm_base_url: str = "",
                      schema: str | Path | None = None, structured_method: str = "function_calling",
                      merge_threshold: float = 0.92, embeddings: str = DEFAULT_EMBEDDINGS,
                      neo4j_uri: str | None = None, falkordb_uri: str | None = None, progress: bool = True,

@@ -1,116 +1,164 @@
-"""SSRAG's graph branch on the web route: graph knowledge built from the web results' text.
+"""SSRAG's graph branch on the web route: a graph built from the web results by the document extractor.
 
 The paper routes every retriever to the chosen source ("the router output would point the
 vector, graph, and hybrid retriever to either web snippets ... or the pre-curated corpus",
-§III-B) and builds its graph from documents (§III-C). On the web route the graph branch
-therefore reads no local graph: it extracts triples from the web results the vector branch
-fetched and makes graph nodes of them.
+§III-B) and builds its graph from text: LangChain text splitting, entity extraction, an
+entity-relationship graph (§III-D). On the web route the graph branch therefore reads no local
+graph; the web results the vector branch fetched go through the same pipeline as documents
+ingested into a KB (:mod:`agents.extraction`):
 
-- Extraction: one LLM call (role ``triple_extractor``) over the results as numbered data
-  blocks, returning ``subject | relation | object`` triples. A triple is kept only when its
-  subject and object both occur in the result it cites (no invented entity).
-- Fallback (unparseable reply, or no model): per sentence, the capitalised names it holds
-  (:func:`tools.retrieval.explicit_mentions`); the first is the subject, each later one an
-  object, and the words between them (at most ``MAX_RELATION_WORDS``) the relation.
-- Nodes: the triples grouped by entity; the question's entities first, then the others by
-  the cosine of their best fact to the question; each with its facts most relevant first, in
-  the shape :func:`agents.ssrag.nodes.relevant_nodes` returns (ids ``web:<name>``).
+- Documents: each result is a text document keyed by its URL, split by :func:`kb.documents.chunk_pages`
+  with the ingest's splitter and sizes; chunk ids are ``<url>#<n>``.
+- Extraction: :func:`agents.extraction.extractor.extract_within`, one structured call per chunk
+  with the ingest's prompt and reply schema (constrained decoding on llama.cpp, one retry on an
+  unparseable reply), checked by :func:`kb.extract.clean` (names must occur in the chunk).
+- Fallback (ours; the paper has none): a chunk with no usable reply (no model for the graph
+  branch, an unparseable reply, or past the LLM call cap) is extracted by rule
+  (:func:`agents.extraction.rules.rule_extraction`) and goes through the same check, so the
+  graph branch still has the results' facts. A parsed reply with no fact is kept as it is.
+- Resolution: :func:`kb.resolve.resolve`, with the question's entities as the known ones (a web
+  mention of a question entity becomes that entity); every triple keeps its chunks.
+- Caps (operator settings, :class:`WebCaps`): pages read, chunks kept, LLM calls.
+- Nodes: the facts grouped by entity; the question's entities first, then the others by the
+  cosine of their best fact to the question; each fact cites its chunks (``... [<url>#<n>]``),
+  so the evidence of a web-graph context points at the page and chunk it came from.
 """
 
 from __future__ import annotations
 
-import re
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
-from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, Field
 
-from agents.llm.structured import call_structured
+from agents.extraction.extractor import extract_within
+from agents.extraction.rules import rule_extraction
 from agents.ssrag.vectors import vectors
 from kb.base import KnowledgeBase
-from prompts import ssrag as P
-from prompts.data_block import data_blocks
-from tools.retrieval import explicit_mentions
+from kb.documents import CHUNK_OVERLAP, CHUNK_SIZE, Chunk, check_chunking, chunk_pages
+from kb.extract import clean
+from kb.extract_schema import GraphSchema
+from kb.model import Entity
+from kb.resolve import resolve
 
-MAX_RELATION_WORDS = 6
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
-
-
-class WebTriple(BaseModel):
-    """One fact stated by a web result."""
-
-    subject: str = Field(description="The entity the fact is about, as written in the result.")
-    relation: str = Field(description="The relation in a few words.")
-    object: str = Field(description="The other entity or value, as written in the result.")
-    source: int = Field(description="Number of the result that states it.")
+ROLE = "triple_extractor"
 
 
-class WebTriples(BaseModel):
-    """Facts extracted from the web results."""
+@dataclass(frozen=True)
+class WebCaps:
+    """Bounds of the web graph: pages read, chunks kept (in page order), LLM extraction calls."""
 
-    triples: list[WebTriple] = Field(default_factory=list, description="Facts stated by the results.")
+    pages: int = 5
+    chunks: int = 10
+    calls: int = 10
+    chunk_size: int = CHUNK_SIZE
+    chunk_overlap: int = CHUNK_OVERLAP
 
+    def __post_init__(self) -> None:
+        for name in ("pages", "chunks", "calls"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"web graph cap {name} must be 0 or more, not {getattr(self, name)}")
+        check_chunking(self.chunk_size, self.chunk_overlap)
 
-def _has(text: str, phrase: str) -> bool:
-    return bool(phrase.strip()) and re.search(rf"(?<!\w){re.escape(phrase.strip())}(?!\w)", text,
-                                              re.IGNORECASE) is not None
-
-
-def rule_triples(texts: list[str]) -> list[tuple[str, str, str]]:
-    """Deterministic triples: capitalised names of a sentence linked by the words between them."""
-    out = []
-    for text in texts:
-        for sent in _SENTENCE.split(text):
-            found = list(dict.fromkeys(n for n in explicit_mentions(sent) if n in sent))
-            # runs joined across lower-case words ("Tom Hanks starred in Cast Away") hold two names
-            names = sorted((n for n in found if not any(m != n and m in n for m in found)), key=sent.index)
-            if len(names) < 2:
-                continue
-            head = names[0]
-            for tail in names[1:]:
-                between = sent[sent.index(head) + len(head): sent.index(tail)].split()
-                rel = " ".join(between[:MAX_RELATION_WORDS]).strip(" ,;:") or "related to"
-                out.append((head, rel, tail.rstrip(".")))
-    return list(dict.fromkeys(out))
-
-
-def extract(model: BaseChatModel | None, items: list[dict],
-            method: str) -> tuple[list[tuple[str, str, str]], dict, str | None]:
-    """Triples of the web results; returns (triples, usage, fallback note or None)."""
-    texts = [it["text"] or "" for it in items]
-    if not texts:
-        return [], {}, None
-    if model is None:
-        return rule_triples(texts), {}, None
-    blocks = data_blocks([("title", it["name"]), ("text", it["text"] or "")] for it in items)
-    messages = [("system", P.WEB_TRIPLES_SYSTEM.template), ("human", P.WEB_TRIPLES.format(results=blocks))]
-    reply, usage = call_structured(model, WebTriples, messages, role="triple_extractor", method=method)
-    if reply is None:
-        return rule_triples(texts), usage, "unparseable triples: names of each sentence linked by rule"
-    kept = [(t.subject.strip(), " ".join(t.relation.split()), t.object.strip()) for t in reply.triples
-            if 1 <= t.source <= len(texts) and _has(texts[t.source - 1], t.subject)
-            and _has(texts[t.source - 1], t.object) and t.relation.strip()]
-    dropped = len(reply.triples) - len(kept)
-    return list(dict.fromkeys(kept)), usage, (f"dropped {dropped} triples not in their result" if dropped else None)
+    @classmethod
+    def from_env(cls) -> WebCaps:
+        """Caps from ``HYBRIDRAG_WEB_GRAPH_PAGES`` / ``_CHUNKS`` / ``_CALLS`` (defaults when unset)."""
+        values = {}
+        for name in ("pages", "chunks", "calls"):
+            var = f"HYBRIDRAG_WEB_GRAPH_{name.upper()}"
+            raw = os.environ.get(var, "").strip()
+            if raw:
+                try:
+                    values[name] = int(raw)
+                except ValueError:
+                    raise ValueError(f"{var} must be a whole number, not {raw!r}") from None
+        return cls(**values)
 
 
-def web_nodes(kb: KnowledgeBase, triples: list[tuple[str, str, str]], entities: list[str], qv: np.ndarray,
-              k: int, max_facts: int) -> list[dict]:
-    """Graph nodes of the extracted triples: question entities first, then by best fact cosine."""
-    facts: dict[str, list[tuple[str, list[str]]]] = {}
-    for s, r, o in triples:
-        for end in (s, o):
-            facts.setdefault(end, []).append((f"{s} {r} {o}", [s, r, o]))
-    if not facts or k <= 0:
+@dataclass(frozen=True)
+class WebFact:
+    """A resolved triple of the web graph and the chunks (``<url>#<n>``) it was extracted from."""
+
+    head: str
+    relation: str
+    tail: str
+    chunks: tuple[str, ...]
+
+    @property
+    def sentence(self) -> str:
+        return f"{self.head} {self.relation.replace('_', ' ')} {self.tail}"
+
+
+def web_chunks(items: Sequence[dict], caps: WebCaps) -> tuple[list[Chunk], list[str]]:
+    """The results as chunks (page order), within the caps; and notes on what the caps left out."""
+    pages = [it for it in items if (it.get("text") or "").strip()]
+    chunks = [c for n, it in enumerate(pages[:caps.pages])
+              for c in chunk_pages(it.get("id") or f"web:{n}", "text", [(None, it["text"])], caps.chunk_size,
+                                   caps.chunk_overlap)]
+    notes = [f"{len(pages) - caps.pages} pages over the cap of {caps.pages} not read"] if len(pages) > caps.pages \
+        else []
+    if len(chunks) > caps.chunks:
+        notes.append(f"{len(chunks) - caps.chunks} chunks over the cap of {caps.chunks} not read")
+    return chunks[:caps.chunks], notes
+
+
+def extract(model, items: Sequence[dict], method: str, entities: Sequence[str] = (),
+            caps: WebCaps | None = None) -> tuple[list[WebFact], dict, str | None]:
+    """The web results' facts with their chunks; returns (facts, usage, note on fallbacks/caps or None).
+
+    ``model`` None extracts every chunk by rule; ``entities`` are the question's entity names.
+    """
+    caps = caps or WebCaps.from_env()
+    chunks, notes = web_chunks(items, caps)
+    schema = GraphSchema()
+    replies, usage, asked = [], {}, 0
+    if model is not None and chunks:
+        replies, usage, asked = extract_within(chunks, model, schema, method, caps.calls, role=ROLE)
+    replies += [None] * (len(chunks) - asked)
+    unparseable = sum(r is None for r in replies[:asked])
+    facts = [clean(c, r if r is not None else rule_extraction(c.text), schema)
+             for c, r in zip(chunks, replies, strict=True)]
+    if model is not None and unparseable:
+        notes.append(f"unparseable extraction of {unparseable} chunks: names of each sentence linked by rule")
+    if model is not None and len(chunks) > asked:
+        notes.append(f"LLM call cap of {caps.calls} reached: {len(chunks) - asked} chunks extracted by rule")
+    dropped = sum((f.dropped for f in facts), Counter())
+    if dropped:
+        notes.append("left out: " + ", ".join(f"{n} {why}" for why, n in sorted(dropped.items())))
+    known = [Entity(name, name) for name in dict.fromkeys(e.strip() for e in entities) if name]
+    resolved = resolve(facts, known)
+    names = {e.id: e.name for e in [*known, *resolved.entities]}
+    found = [WebFact(names.get(t.head, t.head), t.type, names.get(t.tail, t.tail), tuple(chunks_of))
+             for t, chunks_of in resolved.provenance.items()]
+    return found, usage, "; ".join(notes) or None
+
+
+def web_nodes(kb: KnowledgeBase, facts: Sequence[WebFact], entities: list[str], qv: np.ndarray, k: int,
+              max_facts: int) -> list[dict]:
+    """Graph nodes of the web facts: question entities first, then by best fact cosine.
+
+    Each node's facts cite their chunks; ``triples`` holds the uncited ``[head, relation, tail]``
+    and ``sources`` the chunk ids of each fact.
+    """
+    by_node: dict[str, dict[str, WebFact]] = {}
+    for f in facts:
+        for end in (f.head, f.tail):
+            by_node.setdefault(end, {}).setdefault(f.sentence, f)
+    if not by_node or k <= 0:
         return []
-    sentences = list(dict.fromkeys(f for fs in facts.values() for f, _ in fs))
+    sentences = list(dict.fromkeys(s for fs in by_node.values() for s in fs))
     score = dict(zip(sentences, (vectors(kb, sentences) @ qv).tolist(), strict=True))
     asked = {e.lower() for e in entities}
-    order = sorted(facts, key=lambda n: (n.lower() not in asked, -max(score[f] for f, _ in facts[n])))
+    best = {n: max(score[s] for s in fs) for n, fs in by_node.items()}
+    order = sorted(by_node, key=lambda n: (n.lower() not in asked, -best[n]))
     nodes = []
     for name in order[:k]:
-        ranked = sorted(dict(facts[name]).items(), key=lambda fr: -score[fr[0]])[:max_facts]
-        nodes.append({"id": f"web:{name}", "name": name, "facts": [f for f, _ in ranked],
-                      "triples": [r for _, r in ranked], "links": {}, "hop": 0,
-                      "prior": None if name.lower() in asked else round(max(score[f] for f, _ in facts[name]), 4)})
+        ranked = sorted(by_node[name].items(), key=lambda sf: -score[sf[0]])[:max_facts]
+        nodes.append({"id": f"web:{name}", "name": name,
+                      "facts": [f"{s} [{', '.join(f.chunks)}]" for s, f in ranked],
+                      "triples": [[f.head, f.relation.replace("_", " "), f.tail] for _, f in ranked],
+                      "sources": [list(f.chunks) for _, f in ranked], "links": {}, "hop": 0,
+                      "prior": None if name.lower() in asked else round(best[name], 4)})
     return nodes

@@ -14,9 +14,9 @@ from agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedE
 from agents.ssrag.retrieval import GraphText
 from agents.ssrag.routing import RouteLabel
 from agents.ssrag.unify import Answer, Redundancy
-from agents.ssrag.web_graph import WebTriple, WebTriples
 from graphs.common import resolve_kb
 from graphs.ssrag import SSRAGContext, builder, graph
+from kb.extract import ExtractedEntity, ExtractedRelation, Extraction
 from kb.model import Entity
 from prompts import Prompt
 from prompts import ssrag as P
@@ -119,9 +119,11 @@ def test_temporal_route_without_web_key_uses_local_corpus(tiny_kb, fake_llm):
 
 def test_temporal_route_with_web_reranks_snippets(tiny_kb, fake_llm, monkeypatch):
     seen = fake_web(monkeypatch, WEB_HITS)
-    triples = WebTriples(triples=[WebTriple(subject="Tom Hanks", relation="announced", object="a new film",
-                                            source=1)])
-    fake_llm(*AUGMENT, TEMPORAL, triples, GraphText(text="Tom Hanks announced a new film."), KEEP, ANSWER)
+    hanks = Extraction(entities=[ExtractedEntity(name="Tom Hanks", type="person")],
+                       relations=[ExtractedRelation(head="Tom Hanks", relation="announced", tail="a new film")])
+    # one extraction call per web page (chunk): the second page states no fact
+    fake_llm(*AUGMENT, TEMPORAL, hanks, Extraction(), GraphText(text="Tom Hanks announced a new film."), KEEP,
+             ANSWER)
     out = run(tiny_kb, web_k=4)
     assert seen == [(REWRITE.query, 4)]  # one web search: the graph branch reads its results
     assert step(out, "retrieve_vectors")["source"] == "web"
@@ -130,7 +132,8 @@ def test_temporal_route_with_web_reranks_snippets(tiny_kb, fake_llm, monkeypatch
     assert not [s for s in out["trace"] if s["node"] == "retrieve_graph"]  # the local graph is not read
     sources = {r["source"] for r in out["ranked"]}
     assert "web" in sources and "kg" in sources
-    assert all(e["path"] == ["Tom Hanks announced a new film"] for e in out["evidence"] if e["source"] == "kg")
+    cited = ["Tom Hanks announced a new film [https://news.example/hanks#0]"]  # the page URL and chunk
+    assert all(e["path"] == cited for e in out["evidence"] if e["source"] == "kg")
     scores = [r["score"] for r in out["ranked"]]
     assert scores == sorted(scores, reverse=True)  # one cosine order over web texts and web-graph nodes
     web_ids = [r["id"] for r in out["ranked"] if r["source"] == "web"]
@@ -143,7 +146,7 @@ def test_factual_with_nothing_local_goes_to_web(tiny_kb, fake_llm, monkeypatch):
     fake_llm(SubQuestions(sub_questions=[einstein]),
              KeyEntities(entities=[NamedEntity(name="Albert Einstein", type="person")]),
              IntentCues(intent="where"), AugmentedQuery(query="Where was Albert Einstein born?"), FACTUAL,
-             WebTriples(triples=[]), KEEP, Answer(reasoning="none of the contexts say", answer="I do not know"))
+             Extraction(), Extraction(), KEEP, Answer(reasoning="none of the contexts say", answer="I do not know"))
     out = run(tiny_kb, question=einstein, local_min_score=0.99)
     route = step(out, "route_query")
     assert route["decision"] == "FACTUAL → web" and "nothing local" in route["reason"]

@@ -5,15 +5,16 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage
 
+from agents.extraction.rules import rule_extraction
 from agents.ssrag import nodes as N
 from agents.ssrag import web_graph as wg
 from agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
 from agents.ssrag.retrieval import GraphText
 from agents.ssrag.routing import RouteLabel
 from agents.ssrag.unify import Answer, Redundancy
-from agents.ssrag.web_graph import WebTriple, WebTriples
 from graphs.common import resolve_kb
 from graphs.ssrag import SSRAGContext, graph
+from kb.extract import ExtractedEntity, ExtractedRelation, Extraction
 
 QUESTION = "which movies did Tom Hanks act in"
 SUBS = SubQuestions(sub_questions=[QUESTION])
@@ -129,31 +130,37 @@ def test_failed_answer_with_new_entities_runs_a_second_pass(tiny_kb, fake_llm):
     assert out["answer"] == "Big" and len(steps(out, "retrieve_graph")) == 2
 
 
-def test_rule_triples_link_the_names_of_a_sentence():
-    text = ["Tom Hanks starred in Cast Away. It was filmed in Fiji."]
-    assert wg.rule_triples(text) == [("Tom Hanks", "starred in", "Cast Away")]
+def test_rule_extraction_links_the_names_of_a_sentence():
+    found = rule_extraction("Tom Hanks starred in Cast Away. It was filmed in Fiji.")
+    assert [(r.head, r.relation, r.tail) for r in found.relations] == [("Tom Hanks", "starred in", "Cast Away")]
 
 
-def test_web_triples_not_in_their_result_are_dropped_and_unparseable_falls_back(fake_llm):
-    items = [{"name": "Hanks news", "text": "Tom Hanks announced Greyhound this week."}]
-    fake = fake_llm(WebTriples(triples=[
-        WebTriple(subject="Tom Hanks", relation="announced", object="Greyhound", source=1),
-        WebTriple(subject="Tom Hanks", relation="won", object="an Oscar", source=1)]), "not json", "not json")
+def test_web_facts_not_in_their_page_are_dropped_and_unparseable_falls_back(fake_llm):
+    items = [{"id": "https://news.example/greyhound", "name": "Hanks news",
+              "text": "Tom Hanks announced Greyhound this week."}]
+    reply = Extraction(entities=[ExtractedEntity(name="Tom Hanks"), ExtractedEntity(name="Greyhound")],
+                       relations=[ExtractedRelation(head="Tom Hanks", relation="announced", tail="Greyhound"),
+                                  ExtractedRelation(head="Tom Hanks", relation="won", tail="an Oscar")])
+    fake = fake_llm(reply, "not json", "not json")
     from agents.llm.models import load_chat_model
     model = load_chat_model("fake:test")
-    triples, _, note = wg.extract(model, items, "function_calling")
-    assert triples == [("Tom Hanks", "announced", "Greyhound")] and note.startswith("dropped 1")
+    facts, _, note = wg.extract(model, items, "function_calling")
+    assert [(f.head, f.relation, f.tail) for f in facts] == [("Tom Hanks", "announced", "Greyhound")]
+    assert "1 relation_endpoint_not_in_chunk" in note
     assert "<data" in fake.calls[0]["messages"][-1].content
-    triples, _, note = wg.extract(model, items, "function_calling")
-    assert triples == [("Tom Hanks", "announced", "Greyhound")] and note.startswith("unparseable")
+    facts, _, note = wg.extract(model, items, "function_calling")
+    assert [(f.head, f.relation, f.tail) for f in facts] == [("Tom Hanks", "announced", "Greyhound")]
+    assert note.startswith("unparseable") and facts[0].chunks == ("https://news.example/greyhound#0",)
 
 
 def test_web_nodes_put_the_question_entity_first(tiny_kb):
     kb = resolve_kb(SSRAGContext(kb=tiny_kb))
-    triples = [("Greyhound", "premiered on", "Apple TV"), ("Tom Hanks", "announced", "Greyhound")]
-    found = wg.web_nodes(kb, triples, ["Tom Hanks"], kb.embed("what did Tom Hanks announce"), 2, 5)
+    facts = [wg.WebFact("Greyhound", "premiered_on", "Apple TV", ("https://a.example#0",)),
+             wg.WebFact("Tom Hanks", "announced", "Greyhound", ("https://b.example#1",))]
+    found = wg.web_nodes(kb, facts, ["Tom Hanks"], kb.embed("what did Tom Hanks announce"), 2, 5)
     assert [n["id"] for n in found] == ["web:Tom Hanks", "web:Greyhound"]
-    assert found[0]["facts"] == ["Tom Hanks announced Greyhound"] and found[0]["prior"] is None
+    assert found[0]["facts"] == ["Tom Hanks announced Greyhound [https://b.example#1]"] and found[0]["prior"] is None
+    assert found[1]["sources"] and found[1]["triples"][0][1] in ("premiered on", "announced")
 
 
 def test_paper_setting_is_one_setting_away():
