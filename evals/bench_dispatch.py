@@ -169,6 +169,13 @@ def variants(kb: Any, ctx: Any, module: Any, sample: str, before: str | None) ->
     direct(module.builder, ctx, updates)(sample)
     alone = skeleton(module.builder, updates)
     out["LangGraph alone (no-op nodes)"] = lambda q: alone.invoke({"question": q}, context=ctx)
+    if hasattr(module, "_step") and hasattr(module, "STEPS"):  # retrieval steps run as LangChain tools
+        plain = {name: step.default(kb) for name, step in module.STEPS.items()}
+
+        def untooled(q: str) -> dict:
+            with swapped(module, _step=lambda _ctx, _kb, name, **args: plain[name](**args)[0]):
+                return work["invoke"](q)
+        out["invoke, steps as plain calls, embedding cached"] = untooled
     if before:
         old = before_common(before)
 
@@ -223,6 +230,9 @@ def ratios(s: dict[str, dict]) -> dict[str, float]:
            "node wrappers ms (direct - bare)" + c: s["direct" + c]["p50"] - s["bare" + c]["p50"],
            "dispatch beyond LangGraph alone ms" + c: s["invoke" + c]["p50"] - s["direct" + c]["p50"]
            - s["LangGraph alone (no-op nodes)"]["p50"]}
+    if "invoke, steps as plain calls" + c in s:
+        out["tool runs ms (invoke - steps as plain calls)" + c] = s["invoke" + c]["p50"] - s[
+            "invoke, steps as plain calls" + c]["p50"]
     if "invoke, before" + c in s:
         out["invoke before / after" + c] = s["invoke, before" + c]["p50"] / s["invoke" + c]["p50"]
     return out

@@ -26,18 +26,23 @@ def sample():
     return ctx, resolve_kb(ctx)
 
 
-def test_bare_and_direct_do_what_the_graph_does(sample):
+def test_every_variant_does_what_the_graph_does(sample):
     import graphs.fusion as module
 
     ctx, kb = sample
-    bare, walk = bd.bare_fusion(kb, ctx), bd.direct(module.builder, ctx)
+    fns = bd.variants(kb, ctx, module, QUESTIONS[0], "HEAD")
+    assert "invoke, steps as plain calls, embedding cached" in fns  # fusion's steps are tool runs
     for q in QUESTIONS:
         out = get_graph("fusion").invoke({"question": q}, context=ctx)
         assert out["ranked"], q
-        for mine in (bare(q), walk(q)):
-            assert mine["answer"] == out["answer"]
-            assert [r["id"] for r in mine["ranked"]] == [r["id"] for r in out["ranked"]]
-    assert [s["node"] for s in walk(QUESTIONS[0])["trace"]] == ["retrieve_vectors", "expand_seeds", "fuse_results"]
+        for label, fn in fns.items():
+            if label.startswith(("floor", "LangGraph alone")):  # not fusion's work
+                continue
+            mine = fn(q)
+            assert mine["answer"] == out["answer"], label
+            assert [r["id"] for r in mine["ranked"]] == [r["id"] for r in out["ranked"]], label
+    walked = bd.direct(module.builder, ctx)(QUESTIONS[0])
+    assert [s["node"] for s in walked["trace"]] == ["retrieve_vectors", "expand_seeds", "fuse_results"]
 
 
 def test_bare_refuses_settings_it_does_not_reproduce(sample):
@@ -55,7 +60,7 @@ def test_floor_returns_the_top_hits_neighbours(sample):
 def test_report_shape_on_the_sample_kb(sample):
     report = bd.run(0, kb_dir=sample_kb_dir(), before="HEAD", qs=QUESTIONS[:2])
     labels = {*bd.BASIS, *(f"{b}, embedding cached" for b in bd.BASIS), "LangGraph alone (no-op nodes)",
-              "invoke, before, embedding cached"}
+              "invoke, before, embedding cached", "invoke, steps as plain calls, embedding cached"}
     assert set(report["stats"]) == labels
     for st in report["stats"].values():
         assert st["n"] == 2 and 0 < st["p50"] <= st["p95"] and st["mean"] > 0
