@@ -31,13 +31,15 @@ from agents.mor import roles as roles
 from agents.mor import traversal as trav
 from agents.mor.critique import critique
 from agents.mor.examples import planner_shots
-from agents.mor.graph_first import select_graph_first, topic_entities
+from agents.mor.graph_first import select_graph_first
 from agents.mor.matching import question_vector
 from agents.mor.organize import best_attempt, neural_scores
 from agents.mor.output import is_own, outputs, references_text, render_trace
 from agents.mor.plan import validate_plan
 from graphs.common import InputState, OutputState, context_of, resolve_kb, timed, traced
 from graphs.mor_context import MoRContext
+from graphs.tool_steps import run_step
+from graphs.tool_steps_mor import STEPS, fillers, textual
 
 PlanRoute = Literal["valid plan: traverse each route", "invalid plan: re-plan", "invalid plan: textual matching"]
 IntersectRoute = Literal["problems named: re-plan", "no problem or no plan left: rerank"]
@@ -122,13 +124,12 @@ def traverse_route(task: RouteTask, runtime: Runtime[MoRContext]) -> dict:
     ctx = context_of(runtime, MoRContext)
     kb, usage = resolve_kb(ctx), {}
     with timed("reasoning", usage):
-        res = trav.traverse_route(
-            kb, task["question"], task["route"], seed_k=ctx.seed_k,
-            layer_k=ctx.layer_k, matcher=ctx.text_matcher, max_frontier=ctx.max_frontier,
-            layer_match="never" if ctx.retrieval == "structural" else ctx.layer_match,
-            structure=ctx.retrieval != "textual", text_edges=ctx.text_edges, mention_rows=ctx.num_candidates,
-            topic_rule=(lambda seeds: topic_entities(kb, task["route"], seeds))
-            if ctx.ranking == "graph_first" else None)
+        res = run_step("mor", STEPS, "structural_traversal", {
+            "question": task["question"], "route": task["route"], "seed_k": ctx.seed_k,
+            "layer_k": ctx.layer_k, "matcher": ctx.text_matcher, "max_frontier": ctx.max_frontier,
+            "layer_match": "never" if ctx.retrieval == "structural" else ctx.layer_match,
+            "structure": ctx.retrieval != "textual", "text_edges": ctx.text_edges, "mention_rows": ctx.num_candidates,
+            "graph_first": ctx.ranking == "graph_first"}, kb, ctx.tools)
     step = traced("traverse_route", f"route {task['index'] + 1}: {len(res['candidates'])} candidates",
                   route=task["route"]["nodes"], layers=res["layers"], topics=res["topics"])
     return {"route_results": [{**res, "index": task["index"], "iteration": task["iteration"]}], "trace": [step],
@@ -157,8 +158,7 @@ def intersect_routes(state: State, runtime: Runtime[MoRContext]) -> dict:
         qvec, missing = question_vector(kb, q), ctx.top_k - len(pool) if ctx.fill_with_text else 0
         select = select_graph_first if ctx.ranking == "graph_first" else trav.select_candidates
         cands = select(kb, qvec, pool, ctx.num_candidates)
-        fill = trav.fillers(kb, q, qvec, set(pool) | topics, [state["plan"]["target"]], missing,
-                            ctx.text_matcher)
+        fill = fillers(ctx, kb, q, qvec, set(pool) | topics, [state["plan"]["target"]], missing)
         problems = critique(kb, state["plan"], results, mode, ctx.retrieval != "textual")
     replan = bool(problems) and t < ctx.max_iterations and not state.get("repeated")  # a repeat ends the loop
     step = traced("intersect_routes", mode + (": re-plan" if replan else ""),
@@ -180,7 +180,7 @@ def match_text(state: State, runtime: Runtime[MoRContext]) -> dict:
     kb, usage, q = resolve_kb(ctx), {}, state["question"]
     with timed("reasoning", usage):
         categories = ctx.targets() or None
-        pool = trav.text_candidates(kb, q, categories, ctx.num_candidates, ctx.text_matcher)
+        pool = textual(ctx, kb, q, categories, ctx.num_candidates)
         cands = trav.select_candidates(kb, question_vector(kb, q), pool, ctx.num_candidates)
     step = traced("match_text", f"{len(cands)} candidates by textual matching", categories=categories)
     return {"candidates": cands, "attempts": _attempt(state, "text", state["plan"]["problems"], cands),

@@ -11,6 +11,8 @@ from typing import Any, Literal, get_args
 
 from agents.llm.models import DEFAULT_LLM
 from graphs.common import Context, StructuredMethod
+from graphs.tool_steps import check_overrides
+from graphs.tool_steps_mor import STEPS
 
 Planner = Literal["paths", "triplets"]
 Examples = Literal["kb", "bundled"]
@@ -69,6 +71,7 @@ class MoRContext(Context):
     def __post_init__(self) -> None:
         """Environment overrides, then one-line refusals of unknown choices."""
         super().__post_init__()
+        check_overrides("mor", self.tools, STEPS)
         for name, choice in CHOICES.items():
             if getattr(self, name) not in get_args(choice):
                 raise ValueError(f"{name} must be one of {', '.join(get_args(choice))}, not {getattr(self, name)!r}")
