@@ -117,9 +117,10 @@ def main(argv: list[str] | None = None) -> None:
     with ThreadPoolExecutor(args.jobs) as pool:  # --jobs > 1: these ingests run side by side
         for fut in [pool.submit(j) for j in jobs]:
             fut.result()
-    for stage in ("load", "dense", "latency"):
+    for stage in ("load", "dense"):
         for f in args.factors:
             run.run(stage, f, *common)
+    run.run("latency", max(args.factors), *common, "--factors", ",".join(map(str, args.factors)))
     for f in args.neo4j_factors:
         run.run("server", f, *common)
     from evals.scale.report import write_report

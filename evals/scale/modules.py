@@ -58,30 +58,39 @@ def pipeline(kb, c: Case, method: str) -> list[tuple[str, Callable[[], object]]]
     return [(f"{method}: {name}", call) for name, call in PREPARE[method](kb, c.rec)]
 
 
-def time_cases(kb, kb_dir: Path, qs: list[Case], simple: list[str] | None = None,
+def time_cases(kbs: dict, qs: dict, simple: list[str] | None = None,
                methods: tuple[str, ...] = METHODS, warm: int = 2) -> dict:
-    """p50/p95 per module: the single-call modules one after another over every case, then each
-    method's pipeline per case (prepared untimed; every module pays its own query embedding)."""
+    """p50/p95 per module and key of ``kbs`` ({key: (kb, kb_dir)}; ``qs`` {key: cases}, equally many).
+
+    The keys (factors, or memory vs server) are interleaved question by question, so a change in
+    the machine's load hits them alike. Single-call modules first, one module at a time; then each
+    method's pipeline per question (prepared untimed; every module pays its own query embedding).
+    """
     from evals.bench_modules_methods import forget_queries
 
-    times: dict[str, list[float]] = {}
-    calls = callers(kb, kb_dir)
-    for name in calls if simple is None else simple:
-        for c in qs[:warm]:
-            calls[name](c)
-        for c in qs:
-            t = time.perf_counter()
-            calls[name](c)
-            times.setdefault(name, []).append((time.perf_counter() - t) * 1000)
-    for method in methods:
-        for i, c in enumerate(qs[:warm] + qs):
-            for name, call in pipeline(kb, c, method):
-                forget_queries([c.question, c.rec.skyline()])
+    times: dict = {key: {} for key in kbs}
+    calls = {key: callers(kb, kb_dir) for key, (kb, kb_dir) in kbs.items()}
+    n = min(len(v) for v in qs.values())
+    names = list(next(iter(calls.values()))) if simple is None else simple
+    for name in names:
+        for i in range(-warm, n):
+            for key in kbs:
+                c = qs[key][i % n]
                 t = time.perf_counter()
-                call()
-                if i >= warm:
-                    times.setdefault(name, []).append((time.perf_counter() - t) * 1000)
-    return {name: percentiles(ms) for name, ms in times.items()}
+                calls[key][name](c)
+                if i >= 0:
+                    times[key].setdefault(name, []).append((time.perf_counter() - t) * 1000)
+    for method in methods:
+        for i in range(-warm, n):
+            for key, (kb, _) in kbs.items():
+                c = qs[key][i % n]
+                for name, call in pipeline(kb, c, method):
+                    forget_queries([c.question, c.rec.skyline()])
+                    t = time.perf_counter()
+                    call()
+                    if i >= 0:
+                        times[key].setdefault(name, []).append((time.perf_counter() - t) * 1000)
+    return {key: {name: percentiles(ms) for name, ms in per.items()} for key, per in times.items()}
 
 
 def percentiles(ms: list[float]) -> dict:

@@ -56,10 +56,14 @@ def dense(kb_dir: Path, args, n_queries: int = 1000, k: int = 10) -> dict:
 
 
 def latency(kb_dir: Path, args) -> dict:
-    """p50/p95 of every retrieval module over ``args.questions`` dev questions per hop count."""
+    """p50/p95 of every retrieval module at every factor of ``args.factors``, the factors interleaved
+    question by question (same dev questions, topic renamed to a random copy per factor)."""
+    from evals.scale.__main__ import paths
     from evals.scale.modules import cases, time_cases
     from kb.base import open_kb
 
-    kb = open_kb(kb_dir)
-    qs = cases(datasets_dir(), args.questions, args.factor)
-    return {"questions": len(qs), "modules": time_cases(kb, kb_dir, qs)}
+    dirs = {f: paths(args.work, f)[1] for f in args.factors}
+    kbs = {f: (open_kb(d), d) for f, d in dirs.items()}
+    qs = {f: cases(datasets_dir(), args.questions, f) for f in args.factors}
+    by_factor = time_cases(kbs, qs)
+    return {"questions": len(qs[args.factors[0]]), "by_factor": {str(f): m for f, m in by_factor.items()}}

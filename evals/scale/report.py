@@ -53,10 +53,9 @@ def _growth_rows(results: dict, factors: list[int]) -> list[str]:
            ("FAISS build s", lambda f: _ingest(results, f).get("faiss_build"), "linear"),
            ("KB load s", lambda f: results.get(f"load@{f}", {}).get("seconds"), "linear"),
            ("KB load peak RSS MB", lambda f: results.get(f"load@{f}", {}).get("peak_rss_mb"), "linear")]
-    mods = results.get(f"latency@{base}", {}).get("modules", {})
-    for m in mods:
-        qty.append((f"p50 ms: {m}", lambda f, m=m: results.get(f"latency@{f}", {}).get("modules", {})
-                    .get(m, {}).get("p50_ms"), "sublinear"))
+    lat = _latency(results, factors)
+    for m in lat.get(base, {}):
+        qty.append((f"p50 ms: {m}", lambda f, m=m: lat.get(f, {}).get(m, {}).get("p50_ms"), "sublinear"))
     rows = []
     for name, get, kind in qty:
         vals = [get(f) for f in factors]
@@ -139,16 +138,23 @@ def render(args, results: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def _latency(results: dict, factors: list[int]) -> dict:
+    """{factor: {module: percentiles}} from the interleaved latency stage."""
+    res = results.get(f"latency@{max(factors)}", {})
+    return {f: res.get("by_factor", {}).get(str(f), {}) for f in factors}
+
+
 def _latency_table(results: dict, factors: list[int]) -> list[str]:
-    lat = {f: results.get(f"latency@{f}", {}) for f in factors}
-    n = next((v.get("questions") for v in lat.values() if v), 0)
+    lat = _latency(results, factors)
+    n = results.get(f"latency@{max(factors)}", {}).get("questions", 0)
     out = ["", "## Per-question latency of every retrieval module", "",
-           f"{n} dev questions per factor ({n // 3} each of 1, 2, 3 hops), one at a time after two warm-up calls; "
+           f"{n} dev questions per factor ({n // 3} each of 1, 2, 3 hops), one at a time after two warm-up calls, "
+           "the factors interleaved question by question in one process (a change in load hits all alike); "
            "query embedding included wherever the module embeds; LLM decisions replaced by gold "
            "(`evals/scale/modules.py`). p50 / p95 ms.", "",
            "| module | " + " | ".join(f"{f}× p50 / p95" for f in factors) + " |", "|---|" + "---|" * len(factors)]
-    for m in lat[factors[0]].get("modules", {}):
-        cells = [lat[f].get("modules", {}).get(m) for f in factors]
+    for m in lat[factors[0]]:
+        cells = [lat[f].get(m) for f in factors]
         out.append(f"| {m} | " + " | ".join(f"{c['p50_ms']:.1f} / {c['p95_ms']:.1f}" if c else "–"
                                             for c in cells) + " |")
     return out

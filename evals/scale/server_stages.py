@@ -47,11 +47,11 @@ def server(kb_dir: Path, args) -> dict:
         export_s = time.perf_counter() - t
         res = {"export_s": export_s, **kb.graph.counts(), "server_peak_rss_mb": _server_peak_mb(srv.proc.pid)}
         qs = cases(datasets_dir(), args.questions, args.factor)
-        res["memory"] = time_cases(kb, kb_dir, qs, GRAPH_READS, SERVER_METHODS)
         on_server = KnowledgeBase(kb_dir)
         with Neo4jGraphStore.connect(srv.uri) as store:
             on_server.graph = store
-            res["server"] = time_cases(on_server, kb_dir, qs, GRAPH_READS, SERVER_METHODS)
+            res.update(time_cases({"memory": (kb, kb_dir), "server": (on_server, kb_dir)},
+                                  {"memory": qs, "server": qs}, GRAPH_READS, SERVER_METHODS))
         res["questions"] = len(qs)
         return res
     finally:
