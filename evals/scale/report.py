@@ -63,8 +63,8 @@ def _growth_rows(results: dict, factors: list[int]) -> list[str]:
             continue
         cells = " | ".join(_num(v, ".1f") for v in vals)
         ratios = " | ".join(_ratio(v, vals[0]) for v in vals[1:])
-        last = next((v for v in reversed(vals) if v is not None), None)
-        verdict = growth(last / vals[0], factors[len(vals) - 1 - vals[::-1].index(last)], kind) if last else "–"
+        have = [(f, v) for f, v in zip(factors, vals, strict=True) if v is not None]
+        verdict = growth(have[-1][1] / vals[0], have[-1][0], kind) if len(have) > 1 and vals[0] > 0 else "–"
         rows.append(f"| {name} | {cells} | {ratios} | {verdict} |")
     return rows
 
