@@ -13,6 +13,7 @@ of every round's selected paths, pruned and refined again) → generate_answer.
 from __future__ import annotations
 
 import operator
+from functools import partial
 from typing import Annotated, Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -25,6 +26,8 @@ from agents.hydrarag import steps as steps
 from agents.llm.models import load_chat_model
 from graphs.common import InputState, OutputState, context_of, merge_usage, resolve_kb, timed
 from graphs.hydrarag_context import PHASES, HydraRAGContext
+from graphs.tool_steps import check_overrides
+from graphs.tool_steps_hydrarag import STEPS, explore_step
 
 __all__ = ["PHASES", "HydraRAGContext", "builder", "graph", "render_trace"]
 
@@ -81,6 +84,7 @@ class ExploreState(TypedDict):
 def _run(stage: str, body: Any, state: Any, runtime: Runtime[HydraRAGContext]) -> dict:
     """Run a node body with the context, KB and model; add its seconds under ``stage``."""
     ctx = context_of(runtime, HydraRAGContext)
+    check_overrides("hydrarag", ctx.tools, STEPS)
     seconds: dict = {}
     with timed(stage, seconds):
         update = body(state, ctx, resolve_kb(ctx), load_chat_model(ctx.llm, ctx.llm_base_url))
@@ -105,7 +109,7 @@ def select_sources(state: State, runtime: Runtime[HydraRAGContext]) -> dict:
 
 def explore_source(state: ExploreState, runtime: Runtime[HydraRAGContext]) -> dict:
     """One source of one exploration phase: KG paths, or document / web sentences → paths."""
-    return _run(f"explore_{state['source']}", steps.explore, state, runtime)
+    return _run(f"explore_{state['source']}", partial(steps.explore, run=explore_step), state, runtime)
 
 
 def prune_evidence(state: State, runtime: Runtime[HydraRAGContext]) -> dict:

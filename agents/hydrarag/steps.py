@@ -135,31 +135,43 @@ def _beam_documents(kb: Any, ctx: Any, probe: dict) -> Any:
         kb, text.gather_docs(kb, ch["doc_topics"], ch["query"], s.doc_pool), ch["indicator"], s.num_sentences)]
 
 
-def explore(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
-    """Explore one source for the current probe."""
-    src, probe, q, calls, out = state["source"], state["probe"], state["question"], {}, {}
-    model = roles.at_temperature(model, ctx.exploration_temperature)
+def explore_one(src: str, question: str, probe: dict, topic_keys: list[str], has_subgraph: bool, ctx: Any,
+                kb: Any, model: Any) -> dict:
+    """Explore one source: ``{"candidates", "notes", "usage"}`` and, for the KG's first exploration,
+    ``"subgraph"``."""
+    calls, out = {}, {}
     match src:
         case "kg":
-            cands, notes = kg.explore_kg(kb, q, probe, state["topic_keys"], ctx.pruning(), ctx.variant,
+            cands, notes = kg.explore_kg(kb, question, probe, topic_keys, ctx.pruning(), ctx.variant,
                                          _beam_documents(kb, ctx, probe), ctx.beam_text)
-            if not state["has_subgraph"]:
+            if not has_subgraph:
                 topic_ids = list(dict.fromkeys(t for ch in probe["chains"] for t in ch["topics"]))
                 out["subgraph"] = kg.detect_subgraph(kb, topic_ids, ctx.max_depth)
         case "docs":
-            cands, calls, note = text.explore_docs(kb, model, q, probe, ctx.text())
+            cands, calls, note = text.explore_docs(kb, model, question, probe, ctx.text())
             notes = [note] if note else []
         case "web":
             try:
-                cands, calls, note = text.explore_web(kb, model, q, probe, ctx.text())
+                cands, calls, note = text.explore_web(kb, model, question, probe, ctx.text())
                 notes = [note] if note else []
             except WebSearchError as exc:
                 cands, notes = [], [str(exc)]
         case other:
             raise ValueError(f"unknown HydraRAG source {other!r}")
+    return {"candidates": cands, "notes": notes, "usage": calls, **out}
+
+
+def explore(state: dict, ctx: Any, kb: Any, model: Any, run: Any = None) -> dict:
+    """Explore one source for the current probe; ``run`` (the graph's tool step) replaces
+    :func:`explore_one` with the same arguments and result."""
+    src, probe, q = state["source"], state["probe"], state["question"]
+    model = roles.at_temperature(model, ctx.exploration_temperature)
+    found = (run or explore_one)(src, q, probe, state["topic_keys"], state["has_subgraph"], ctx, kb, model)
+    cands, notes = found["candidates"], found["notes"]
+    out = {"subgraph": found["subgraph"]} if "subgraph" in found else {}
     step = traced("explore_source", f"{src}: {len(cands)} paths", phase=probe["phase"], source=src,
                   depth=probe["depth"], notes=notes, top=[c["text"] for c in cands[:3]])
-    return {"candidates": cands, **out, "trace": [step], "usage": calls}
+    return {"candidates": cands, **out, "trace": [step], "usage": found["usage"]}
 
 
 def plan_refined(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
