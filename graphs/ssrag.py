@@ -26,7 +26,6 @@ from agents.ssrag import retrieval as ret
 from agents.ssrag import routing as rt
 from agents.ssrag import shots
 from agents.ssrag import unify as uni
-from agents.ssrag import web_graph as wg
 from agents.ssrag.vectors import query_vector
 from graphs.common import InputState, OutputState, resolve_kb, timed, traced
 from graphs.ssrag_edges import (
@@ -42,6 +41,7 @@ from graphs.ssrag_edges import (
     route_after_dedup,
 )
 from graphs.ssrag_state import SSRAGContext, State, _asked, _ctx, _nodes, _out, _setup
+from graphs.tool_steps_ssrag import step
 
 __all__ = ["SSRAGContext", "State", "builder", "graph"]
 
@@ -131,8 +131,8 @@ def retrieve_vectors(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     ctx = _ctx(runtime)
     usage: dict = {}
     with timed("vector_retrieval", usage):
-        items, used, note = ret.vector_branch(resolve_kb(ctx), state["query"], state["source"], ctx.vector_k,
-                                              ctx.web_k)
+        items, used, note = step(ctx, resolve_kb(ctx), "vector_retrieval", {
+            "query": state["query"], "k": ctx.vector_k, "source": state["source"], "web_k": ctx.web_k})
     return {"vector": items, "vector_source": used,
             **_out("retrieve_vectors", f"{len(items)} texts from {used}", usage, {}, note, source=used,
                    top=[i["id"] for i in items[:5]])}
@@ -143,10 +143,10 @@ def retrieve_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     ctx, kb, _ = _setup(runtime)
     usage: dict = {}
     with timed("graph_retrieval", usage):
-        seeds = ret.seed_entities(kb, state["query"], state["entities"], ctx.link_min_score)
-        nodes = ret.relevant_nodes(kb, seeds, query_vector(kb, state["query"]), ctx.graph_hops, ctx.graph_k,
-                                   ctx.max_node_facts, fact_qv=query_vector(kb, state["question"]),
-                                   text_edges=ctx.text_edges, scoring=ctx.fact_scoring)
+        nodes, seeds = step(ctx, kb, "graph_retrieval", {
+            "query": state["query"], "question": state["question"], "entities": state["entities"], "k": ctx.graph_k,
+            "hops": ctx.graph_hops, "max_facts": ctx.max_node_facts, "link_min_score": ctx.link_min_score,
+            "text_edges": ctx.text_edges, "scoring": ctx.fact_scoring})
     return {"nodes": nodes, **_out("retrieve_graph", f"{len(nodes)} nodes from {len(seeds)} seeds", usage, {},
                                    None, source="local", seeds=seeds[:10], nodes=[n["id"] for n in nodes])}
 
@@ -157,10 +157,11 @@ def retrieve_web_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     usage: dict = {}
     with timed("graph_retrieval", usage):
         web = [i for i in state.get("vector", []) if i["source"] == "web"]
-        triples, calls, note = wg.extract(model if ctx.graph_to_text == "llm" else None, web, ctx.structured_method)
-        nodes = wg.web_nodes(kb, triples, [e["name"] for e in state["entities"]],
-                             query_vector(kb, state["question"]), ctx.graph_k, ctx.max_node_facts)
-    return {"nodes": nodes, **_out("retrieve_web_graph", f"{len(nodes)} nodes from {len(triples)} web triples",
+        nodes, triples, calls, note = step(ctx, kb, "web_graph_retrieval", {
+            "question": state["question"], "entities": [e["name"] for e in state["entities"]], "web": web,
+            "k": ctx.graph_k, "max_facts": ctx.max_node_facts},
+            {"model": model if ctx.graph_to_text == "llm" else None, "method": ctx.structured_method})
+    return {"nodes": nodes, **_out("retrieve_web_graph", f"{len(nodes)} nodes from {triples} web triples",
                                    usage, calls, note, source="web", nodes=[n["id"] for n in nodes])}
 
 

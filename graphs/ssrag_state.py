@@ -10,6 +10,8 @@ from langgraph.runtime import Runtime
 from agents.llm.models import load_chat_model
 from agents.ssrag.settings import SSRAGSettings, check_choices
 from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, traced
+from graphs.tool_steps import check_overrides
+from graphs.tool_steps_ssrag import STEPS
 
 
 @dataclass(kw_only=True)
@@ -45,6 +47,7 @@ class State(InputState, OutputState, total=False):
 def _ctx(runtime: Runtime[SSRAGContext]) -> SSRAGContext:
     ctx = context_of(runtime, SSRAGContext)
     check_choices(ctx)
+    check_overrides("ssrag", ctx.tools, STEPS)
     return ctx
 
 
