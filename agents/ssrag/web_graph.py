@@ -7,8 +7,9 @@ entity-relationship graph (§III-D). On the web route the graph branch therefore
 graph; the web results the vector branch fetched go through the same pipeline as documents
 ingested into a KB (:mod:`agents.extraction`):
 
-- Documents: each result is a text document keyed by its URL, split by :func:`kb.documents.chunk_pages`
-  with the ingest's splitter and sizes; chunk ids are ``<url>#<n>``.
+- Documents: each result's content (the text the vector branch ranks; the title is not added)
+  is a text document keyed by its URL, split by :func:`kb.documents.chunk_pages` with the
+  ingest's splitter and sizes; chunk ids are ``<url>#<n>``.
 - Extraction: :func:`agents.extraction.extractor.extract_within`, one structured call per chunk
   with the ingest's prompt and reply schema (constrained decoding on llama.cpp, one retry on an
   unparseable reply), checked by :func:`kb.extract.clean` (names must occur in the chunk).
