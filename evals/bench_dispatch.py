@@ -1,21 +1,15 @@
 """``python -m evals.bench_dispatch``: fusion against its floor, and what LangGraph dispatch costs.
 
-On the full MetaQA KB and its 1-hop dev questions, in one process and one run, each question
-goes through every variant below once, the order reversed on every other question so that
-machine load hits each alike (one warm-up call of each first):
-
-- *floor*: one query embedding (``kb.embed``) + one FAISS search + the 1-hop neighbours of the top hit;
-- *bare*: the work of fusion's nodes (default settings) called as plain functions, no LangGraph,
-  no context checks, no trace (:func:`bare_fusion`; its answer and ranking equal the graph's);
-- *direct*: the graph's node functions called in order by hand, with the state merged by the
-  state's reducers (what the nodes themselves add: context checks, KB lookup, trace, plain dicts);
-- *invoke*: ``graph.invoke`` with the default context;
-- each again with the query vector precomputed (*embedding cached*), isolating the dispatch;
-- with ``--before REV``, *invoke, before*: the graph with ``context_of`` / ``resolve_kb`` taken from
-  ``graphs/common.py`` at git revision REV, to show a change of ours in the same run.
-
-``--profile`` adds a cProfile of ``graph.invoke`` (embedding cached), its own time grouped by module.
-Results go to ``docs/benchmarks_dispatch.md`` (command, date, commit, machine, load average).
+Full MetaQA KB, 1-hop dev questions; every variant runs once per question, the order reversed on
+every other question (machine load hits each alike), after one warm-up call each:
+*floor* (``kb.embed`` + one FAISS search + the top hit's 1-hop triples); *bare* (fusion's default
+work as plain calls, :func:`bare_fusion`); *direct* (the node functions called in order by hand,
+state merged by its reducers); *invoke* (``graph.invoke``); each again with the query vector
+precomputed (*embedding cached*); *LangGraph alone* (the graph's shape with no-op nodes returning
+a real question's updates, and a minimal 3-node graph); *steps as plain calls* (fusion's tool-run
+steps called directly); with ``--before REV``, *invoke, before* (``context_of`` / ``resolve_kb`` of
+``graphs/common.py`` at REV). ``--profile``: own time of ``graph.invoke`` by module (cProfile).
+Writes its section of ``docs/benchmarks_dispatch.md`` (command, date, commit, machine, load).
 """
 
 from __future__ import annotations
@@ -36,10 +30,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import typing_extensions
+
 from evals.paths import datasets_dir, metaqa_kb_dir
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks_dispatch.md"
+SECTION = "## Measured: fusion against its floor, and what dispatch costs"
 BASIS = ("floor", "bare", "direct", "invoke")
+C = ", embedding cached"
+ALONE, MINIMAL = "LangGraph alone (no-op nodes)", "LangGraph alone, minimal graph"
 
 
 def questions(n: int, split: str = "dev_1hop.txt") -> list[str]:
@@ -53,8 +52,7 @@ def questions(n: int, split: str = "dev_1hop.txt") -> list[str]:
 def floor(kb: Any, k: int) -> Callable[[str], Any]:
     """One query embedding + one FAISS search for ``k`` hits + the 1-hop triples of the top hit."""
     def run(q: str) -> Any:
-        ids, _ = kb.dense.search(kb.embed(q), k)
-        doc = kb.docs[int(ids[0])]
+        doc = kb.docs[int(kb.dense.search(kb.embed(q), k)[0][0])]
         return kb.graph.neighbors([doc.entity_id or doc.id])
     return run
 
@@ -78,13 +76,12 @@ def bare_fusion(kb: Any, ctx: Any) -> Callable[[str], dict]:
         graph = []
         for path, s, n in scored:
             steps = [t.verbalise(names) for t in path]
-            fact = " / ".join(steps)
-            graph.append(fs.Candidate(n, "entity", names[n], s, "graph", fact, steps, n, [fact]))
+            graph.append(fs.Candidate(n, "entity", names[n], s, "graph", " / ".join(steps), steps, n,
+                                      [" / ".join(steps)]))
         subjects = kb.names([*seeds, *named])
         pool = fs.rank_by_evidence(kb, [*vec, *text], graph, ctx.epsilon, set(named), subjects, q, ctx.tokenizer)
-        top = pool[: ctx.top_k]
         return {"answer": fs.answer_of(kb, q, pool, set(named), subjects, ctx.tokenizer),
-                "ranked": [c.as_ranked() for c in top]}
+                "ranked": [c.as_ranked() for c in pool[: ctx.top_k]]}
     return run
 
 
@@ -96,8 +93,7 @@ def direct(builder: Any, ctx: Any, record: dict | None = None) -> Callable[[str]
 
     hints = typing.get_type_hints(builder.state_schema, include_extras=True)
     reducers = {k: h.__metadata__[-1] for k, h in hints.items() if hasattr(h, "__metadata__")}
-    edges = dict(builder.edges)
-    out_keys = typing.get_type_hints(builder.output_schema)
+    edges, out_keys = dict(builder.edges), typing.get_type_hints(builder.output_schema)
 
     def run(q: str) -> dict:
         runtime, state, node = Runtime(context=ctx), {"question": q}, edges[START]
@@ -117,18 +113,24 @@ def direct(builder: Any, ctx: Any, record: dict | None = None) -> Callable[[str]
     return run
 
 
-def skeleton(builder: Any, updates: dict[str, dict]) -> Any:
-    """The graph's shape (state, schemas, context, edges, routes) compiled with nodes that return
-    ``updates`` (one real question's) at once: what LangGraph alone costs for this graph."""
-    from langgraph.graph import StateGraph
+def skeleton(builder: Any, updates: dict[str, dict], minimal: bool = False) -> Any:
+    """The graph's shape (state with its reducers, input/output/context schemas, edges, route) compiled
+    with nodes returning ``updates`` (one real question's) at once: what LangGraph alone costs for it.
+    ``minimal``: the same nodes in a row over a plain state (no reducer, schema, route or context)."""
+    from langgraph.graph import END, START, StateGraph
 
-    sk = StateGraph(builder.state_schema, context_schema=builder.context_schema,
-                    input_schema=builder.input_schema, output_schema=builder.output_schema)
+    if minimal:
+        plain = typing_extensions.TypedDict("Plain", dict.fromkeys(typing.get_type_hints(builder.state_schema), Any),
+                                            total=False)
+        sk = StateGraph(plain)
+    else:
+        sk = StateGraph(builder.state_schema, context_schema=builder.context_schema,
+                        input_schema=builder.input_schema, output_schema=builder.output_schema)
     for name in builder.nodes:
-        sk.add_node(name, lambda state, runtime, u=updates.get(name, {}): u)
-    for a, b in builder.edges:
+        sk.add_node(name, lambda state, u=updates.get(name, {}): u)
+    for a, b in zip([START, *builder.nodes], [*builder.nodes, END], strict=True) if minimal else builder.edges:
         sk.add_edge(a, b)
-    for src, branches in builder.branches.items():
+    for src, branches in {} if minimal else builder.branches.items():
         for br in branches.values():
             sk.add_conditional_edges(src, br.path.func, br.ends)
     return sk.compile()
@@ -144,45 +146,41 @@ def before_common(rev: str) -> types.ModuleType:
 
 
 @contextmanager
-def swapped(module: Any, **attrs: Any) -> Iterator[None]:
-    """Temporarily replace ``module``'s attributes (for the 'before' variant and the cached embedding)."""
-    saved = {k: module.__dict__.get(k, swapped) for k in attrs}
-    module.__dict__.update(attrs)
+def swapped(obj: Any, **attrs: Any) -> Iterator[None]:
+    """Temporarily replace attributes of a module or object (its own ``__dict__``)."""
+    saved = {k: obj.__dict__.get(k, swapped) for k in attrs}
+    obj.__dict__.update(attrs)
     try:
         yield
     finally:
         for k, v in saved.items():
-            if v is swapped:
-                del module.__dict__[k]
-            else:
-                module.__dict__[k] = v
+            obj.__dict__.pop(k) if v is swapped else obj.__dict__.__setitem__(k, v)
 
 
 def variants(kb: Any, ctx: Any, module: Any, sample: str, before: str | None) -> dict[str, Callable[[str], Any]]:
-    """Every variant's callable, by label (embedding cached ones marked); ``sample`` is the question
-    whose node updates the no-op nodes of the LangGraph-alone variant return."""
+    """Every variant's callable by label; ``sample``: the question whose node updates the no-op nodes return."""
+    def invoke(q: str) -> dict:
+        return module.graph.invoke({"question": q}, context=ctx)
+
+    def patched(fn: Callable, **attrs: Any) -> Callable[[str], Any]:
+        def run(q: str) -> Any:
+            with swapped(module, **attrs):
+                return fn(q)
+        return run
+
     work = {"floor": floor(kb, ctx.k1), "bare": bare_fusion(kb, ctx), "direct": direct(module.builder, ctx),
-            "invoke": lambda q: module.graph.invoke({"question": q}, context=ctx)}
-    out = dict(work)
-    out.update({f"{k}, embedding cached": v for k, v in work.items()})
+            "invoke": invoke}
     updates: dict[str, dict] = {}
     direct(module.builder, ctx, updates)(sample)
-    alone = skeleton(module.builder, updates)
-    out["LangGraph alone (no-op nodes)"] = lambda q: alone.invoke({"question": q}, context=ctx)
+    alone, minimal = skeleton(module.builder, updates), skeleton(module.builder, updates, minimal=True)
+    out = {**work, **{k + C: v for k, v in work.items()}, ALONE: lambda q: alone.invoke({"question": q}, context=ctx),
+           MINIMAL: lambda q: minimal.invoke({"question": q})}
     if hasattr(module, "_step") and hasattr(module, "STEPS"):  # retrieval steps run as LangChain tools
         plain = {name: step.default(kb) for name, step in module.STEPS.items()}
-
-        def untooled(q: str) -> dict:
-            with swapped(module, _step=lambda _ctx, _kb, name, **args: plain[name](**args)[0]):
-                return work["invoke"](q)
-        out["invoke, steps as plain calls, embedding cached"] = untooled
+        out["invoke, steps as plain calls" + C] = patched(invoke, _step=lambda _c, _k, name, **a: plain[name](**a)[0])
     if before:
         old = before_common(before)
-
-        def old_invoke(q: str) -> dict:
-            with swapped(module, context_of=old.context_of, resolve_kb=old.resolve_kb):
-                return work["invoke"](q)
-        out["invoke, before, embedding cached"] = old_invoke
+        out["invoke, before" + C] = patched(invoke, context_of=old.context_of, resolve_kb=old.resolve_kb)
     return out
 
 
@@ -191,15 +189,10 @@ def measure(kb: Any, ctx: Any, qs: list[str], before: str | None = None) -> dict
     import graphs.fusion as module
 
     fns = variants(kb, ctx, module, qs[0], before)
-    vecs = {q: kb.embed(q) for q in dict.fromkeys(["warm up", *qs])}
-    real = kb.embed
-
-    def cached(text: str) -> Any:
-        vec = vecs.get(text)
-        return real(text) if vec is None else vec
+    vecs, real = {q: kb.embed(q) for q in dict.fromkeys(["warm up", *qs])}, kb.embed
 
     def call(label: str, q: str) -> float:
-        with swapped(kb, embed=cached) if "embedding cached" in label else swapped(kb):
+        with swapped(kb, embed=lambda t: vecs[t] if t in vecs else real(t)) if label.endswith(C) else swapped(kb):
             t = time.perf_counter()
             fns[label](q)
             return (time.perf_counter() - t) * 1e3
@@ -213,36 +206,26 @@ def measure(kb: Any, ctx: Any, qs: list[str], before: str | None = None) -> dict
     return times
 
 
-def stats(ts: list[float]) -> dict[str, float]:
-    """p50 / p95 / mean in ms, and n."""
-    ordered = sorted(ts)
-    return {"p50": statistics.median(ts), "p95": ordered[round(0.95 * (len(ts) - 1))],
-            "mean": statistics.fmean(ts), "n": len(ts)}
-
-
 def ratios(s: dict[str, dict]) -> dict[str, float]:
-    """The ratios the issue asks for, of p50s."""
-    c = ", embedding cached"
-    out = {"fusion / floor": s["invoke"]["p50"] / s["floor"]["p50"],
-           "invoke / direct" + c: s["invoke" + c]["p50"] / s["direct" + c]["p50"],
-           "direct / bare" + c: s["direct" + c]["p50"] / s["bare" + c]["p50"],
-           "dispatch ms (invoke - direct)" + c: s["invoke" + c]["p50"] - s["direct" + c]["p50"],
-           "node wrappers ms (direct - bare)" + c: s["direct" + c]["p50"] - s["bare" + c]["p50"],
-           "dispatch beyond LangGraph alone ms" + c: s["invoke" + c]["p50"] - s["direct" + c]["p50"]
-           - s["LangGraph alone (no-op nodes)"]["p50"]}
-    if "invoke, steps as plain calls" + c in s:
-        out["tool runs ms (invoke - steps as plain calls)" + c] = s["invoke" + c]["p50"] - s[
-            "invoke, steps as plain calls" + c]["p50"]
-    if "invoke, before" + c in s:
-        out["invoke before / after" + c] = s["invoke, before" + c]["p50"] / s["invoke" + c]["p50"]
+    """The ratios and differences of p50s the report shows."""
+    p = {k: v["p50"] for k, v in s.items()}
+    out = {"fusion / floor": p["invoke"] / p["floor"], "invoke / direct" + C: p["invoke" + C] / p["direct" + C],
+           "direct / bare" + C: p["direct" + C] / p["bare" + C],
+           "dispatch ms (invoke - direct)" + C: p["invoke" + C] - p["direct" + C],
+           "node wrappers ms (direct - bare)" + C: p["direct" + C] - p["bare" + C],
+           "dispatch beyond LangGraph alone ms" + C: p["invoke" + C] - p["direct" + C] - p[ALONE],
+           "our graph's shape over a minimal one ms (LangGraph alone)": p[ALONE] - p[MINIMAL]}
+    if (untooled := p.get("invoke, steps as plain calls" + C)) is not None:
+        out["tool runs ms (invoke - steps as plain calls)" + C] = p["invoke" + C] - untooled
+    if "invoke, before" + C in p:
+        out["invoke before / after" + C] = p["invoke, before" + C] / p["invoke" + C]
     return out
 
 
 def profile(graph: Any, ctx: Any, kb: Any, qs: list[str], top: int = 12) -> list[tuple[str, float]]:
     """Own time (ms per question) of ``graph.invoke`` (embedding cached) grouped by module, largest first."""
-    vecs = {q: kb.embed(q) for q in qs}
-    prof = cProfile.Profile()
-    with swapped(kb, embed=lambda t: vecs[t] if t in vecs else type(kb).embed(kb, t)):
+    vecs, real, prof = {q: kb.embed(q) for q in qs}, kb.embed, cProfile.Profile()
+    with swapped(kb, embed=lambda t: vecs[t] if t in vecs else real(t)):
         prof.enable()
         for q in qs:
             graph.invoke({"question": q}, context=ctx)
@@ -259,17 +242,16 @@ def profile(graph: Any, ctx: Any, kb: Any, qs: list[str], top: int = 12) -> list
 
 def run(n: int, kb_dir: Path | None = None, before: str | None = None, with_profile: bool = False,
         qs: list[str] | None = None) -> dict:
-    """The whole benchmark: stats per variant, ratios, load averages, optional profile."""
+    """The whole benchmark: p50 / p95 / mean per variant, ratios, load averages, optional profile."""
     from graphs import context_for
     from graphs.common import resolve_kb
 
     ctx = context_for("fusion", kb=str(kb_dir or metaqa_kb_dir()))
-    kb = resolve_kb(ctx)
-    qs = qs or questions(n)
-    load = [os.getloadavg()[0]]
+    kb, qs, load = resolve_kb(ctx), qs or questions(n), [os.getloadavg()[0]]
     times = measure(kb, ctx, qs, before)
     load.append(os.getloadavg()[0])
-    s = {label: stats(ts) for label, ts in times.items()}
+    s = {k: {"p50": statistics.median(ts), "p95": sorted(ts)[round(0.95 * (len(ts) - 1))],
+             "mean": statistics.fmean(ts), "n": len(ts)} for k, ts in times.items()}
     report = {"stats": s, "ratios": ratios(s), "load": load, "questions": len(qs)}
     if with_profile:
         import graphs.fusion as module
@@ -279,22 +261,20 @@ def run(n: int, kb_dir: Path | None = None, before: str | None = None, with_prof
 
 
 def render(report: dict, args: argparse.Namespace) -> str:
-    """The markdown report: command, date, commit, machine, load, the table and the ratios."""
+    """The markdown section: command, date, commit, machine, load, the table and the ratios."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=DOC.parents[1]).stdout.strip()
-    cmd = f"python -m evals.bench_dispatch --questions {args.questions}" + (
-        f" --before {args.before}" if args.before else "") + (" --profile" if args.profile else "")
-    s, floor_p50 = report["stats"], report["stats"]["floor"]["p50"]
-    rows = "\n".join(f"| {k} | {v['p50']:.2f} | {v['p95']:.2f} | {v['mean']:.2f} | {v['p50'] / floor_p50:.2f}x |"
-                     for k, v in s.items())
-    lines = [f"# Fusion dispatch and floor (`{cmd}`)", "",
-             f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; commit `{commit}`; "
-             f"{os.cpu_count()} cores, {platform.processor() or platform.machine()}; full MetaQA KB; "
-             f"1-minute load average {report['load'][0]:.2f} before, {report['load'][1]:.2f} after.",
+    cmd = " ".join(["python -m evals.bench_dispatch", f"--questions {args.questions}",
+                    *([f"--before {args.before}"] if args.before else []), *(["--profile"] if args.profile else [])])
+    s, load, when = report["stats"], report["load"], time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    lines = [SECTION, "", f"- Command: `{cmd}`",
+             f"- Date: {when}; commit `{commit}`; {os.cpu_count()} cores, {platform.machine()}; full MetaQA KB; "
+             f"1-minute load average {load[0]:.2f} before, {load[1]:.2f} after (a shared machine).",
              f"- {report['questions']} MetaQA 1-hop dev questions, every variant once per question, the order "
              "reversed on every other question; one warm-up call each; times in ms.", "",
-             "| variant | p50 | p95 | mean | p50 / floor p50 |", "|---|---|---|---|---|", rows, "",
-             "| ratio (of p50s) | value |", "|---|---|",
+             "| variant | p50 | p95 | mean | p50 / floor p50 |", "|---|---|---|---|---|",
+             *(f"| {k} | {v['p50']:.2f} | {v['p95']:.2f} | {v['mean']:.2f} | {v['p50'] / s['floor']['p50']:.2f}x |"
+               for k, v in s.items()), "", "| ratio (of p50s) | value |", "|---|---|",
              *(f"| {k} | {v:.2f} |" for k, v in report["ratios"].items())]
     if report.get("profile"):
         lines += ["", "Own time of `graph.invoke` (embedding cached) by module, cProfile (inflates all times):", "",
@@ -303,16 +283,17 @@ def render(report: dict, args: argparse.Namespace) -> str:
 
 
 def main() -> None:
-    """Parse flags, run, write the markdown section."""
+    """Parse flags, run, rewrite this benchmark's section of the markdown file."""
+    from evals.fusion_docs import write_section
+
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--questions", type=int, default=1000)
     p.add_argument("--before", help="git revision whose graphs/common.py is the 'before' path")
     p.add_argument("--profile", action="store_true")
     p.add_argument("--out", type=Path, default=DOC)
     args = p.parse_args()
-    report = run(args.questions, before=args.before, with_profile=args.profile)
-    text = render(report, args)
-    args.out.write_text(text, encoding="utf-8")
+    text = render(run(args.questions, before=args.before, with_profile=args.profile), args)
+    write_section(args.out, text)  # the file's analysis sections are kept
     print(text)  # noqa: T201
 
 
