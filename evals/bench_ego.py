@@ -182,9 +182,10 @@ REPORT = """# HybGRAG's ego-graph: node-at-a-time BFS vs vectorised frontier
 
 {meta}
 
-What is timed: one `ego_graph` call per row (seed = the question's topic entity linked as HybGRAG
-links it), the former store BFS (`evals.bench_ego.baseline_ego_graph`: one `edge_ids` call and
-one `np.isin` per visited node, a `Triple` per edge visit) against the store's current
+What is timed: one `ego_graph` call per question and setting (seed = the question's topic entity
+linked as HybGRAG links it), the former store BFS (`evals.bench_ego.baseline_ego_graph`: one
+`edge_ids` call per visited node, with an `np.isin` when relations are given, and a `Triple` per
+edge visit) against the store's current
 `InMemoryGraphStore.ego_graph` (one CSR gather per level over the whole frontier, relation filter
 as a boolean mask, `Triple`s made once for the edges kept), alternating which runs first.
 *router*: radius = hop count along the gold relation path (what a correct router action asks);
