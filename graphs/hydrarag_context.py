@@ -11,6 +11,7 @@ from typing import Any, Literal, get_args
 
 from agents.hydrarag.pruning import PruneSettings
 from agents.hydrarag.text import TextSettings
+from agents.llm.judge import Judge
 from agents.llm.models import DEFAULT_LLM
 from graphs.common import Context, StructuredMethod
 
@@ -21,7 +22,8 @@ BeamText = Literal["relations", "path"]
 PruneText = Literal["relations", "path"]
 Examples = Literal["kb", "bundled"]
 CHOICES = {"structured_method": StructuredMethod, "variant": Variant, "beam_score": BeamScore,
-           "beam_text": BeamText, "prune_text": PruneText, "examples": Examples}  # each choice field and its Literal
+           "beam_text": BeamText, "prune_text": PruneText, "examples": Examples,
+           "judge": Judge}  # each choice field and its Literal
 def _setting(default: Any, description: str) -> Any:
     return field(default=default, metadata={"description": description})
 
@@ -79,6 +81,10 @@ class HydraRAGContext(Context):
     audit: bool = _setting(
         True, "Audit each round's analysis against its paths (ours): a {Yes} whose topic entities or skyline the "
         "paths contradict goes to the next round with the problems named; false: the paper's answer check alone.")
+    judge: Judge = _setting(
+        "auto", "Who decides the answer check: llm (the paper), rules (a selected KG path follows the skyline's "
+        "relations and reaches an entity, the audit finds nothing wrong; no LLM call) or auto (rules for small "
+        "models: local:* or a name of at most 3B parameters, and for an unparseable reply; else the LLM).")
     relation_match: float = _setting(
         0.8, "Cosine at which a skyline relation matches a path relation when their words differ (audit).")
     length_floor: bool = _setting(

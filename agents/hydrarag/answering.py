@@ -19,6 +19,10 @@ text paths themselves. Every prompt gets the paths, the summary, the skyline and
 sub-questions as quoted data blocks.
 
 No LLM call is made to select among at most W_max paths, or to refine or check an empty set.
+
+The answer check is a judging role a small model cannot do (``judge`` setting,
+:mod:`agents.llm.judge`): under the rules (``rules``, or ``auto`` with a small model or for an
+unparseable reply) :func:`rule_check` decides it without an LLM call.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from agents.hydrarag import shots as shots
 from agents.hydrarag.feedback import shortfall
 from agents.hydrarag.pruning import apply_choice, numbered, path_blocks, rank_candidates, to_evidence, to_ranked
 from agents.hydrarag.steps import quoted, traced
+from agents.llm.judge import rules_on_unusable, use_rules
 from agents.llm.structured import add_usage
 from prompts.data_block import data_block
 from prompts.grounding import Support, check_answer
@@ -126,6 +131,40 @@ def _held_back(state: dict, ctx: Any, kb: Any, answer: str) -> tuple[dict, list[
     return found, audit.new_problems(found, state.get("shortfall"))
 
 
+def rule_check(kb: Any, state: dict, threshold: float) -> tuple[str, str, str]:
+    """The answer check by rule: ``(answer or "", reasoning, missing)``.
+
+    {Yes} with the best ranked entity when a selected knowledge-graph path reaches an entity and the
+    audit finds nothing wrong (the topic entities are the question's, and a selected path follows
+    the skyline's relations in as many hops); else {No} naming what is missing.
+    """
+    if not any(c["source"] == "kg" and c.get("answers") for c in state.get("selected", [])):
+        return "", "rule: no selected knowledge-graph path reaches an entity", \
+            "a knowledge-graph path from the topic entity along the skyline's relations"
+    found = audit.problems(kb, state, threshold)
+    issues = [*found["topic"], *found["path"]]
+    if issues:
+        return "", "rule: the paths disagree with the analysis: " + "; ".join(issues), "; ".join(issues)
+    best = _best(state)
+    if not best:
+        return "", "rule: the paths reach no ranked entity", "an entity the skyline's relations reach"
+    return best, f"rule: a selected path follows the skyline's relations and reaches {best!r}", ""
+
+
+def _judged(state: dict, ctx: Any, kb: Any, model: Any) -> tuple[str, str, str, dict]:
+    """The answer check under ``ctx.judge``: ``(answer or "", reasoning, missing, usage)``."""
+    if use_rules(ctx.judge, ctx.llm):
+        return (*rule_check(kb, state, ctx.relation_match), {})
+    examples = shots.lines(state.get("shots", []), "check", ctx.examples, ctx.num_examples)
+    reply, calls = roles.check(model, ctx.structured_method, examples, **quoted(state), evidence=_evidence(state))
+    if reply is not None:
+        return (reply.answer.strip() if reply.sufficient == "yes" else ""), reply.reasoning, reply.missing, calls
+    if rules_on_unusable(ctx.judge):
+        answer, reasoning, missing = rule_check(kb, state, ctx.relation_match)
+        return answer, "unparseable answer check; " + reasoning, missing, calls
+    return "", "unparseable answer check: {No}", "", calls
+
+
 def check(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """CoT evaluation of the refined paths: {Yes} and the answer, or {No}; a {Yes} the audit
     contradicts becomes {No} while a round is left, its problems handed to the next round."""
@@ -133,13 +172,7 @@ def check(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     if not state.get("selected"):
         reasoning, missing = "no evidence: {No} without asking", "every path: none was found"
     else:
-        examples = shots.lines(state.get("shots", []), "check", ctx.examples, ctx.num_examples)
-        reply, calls = roles.check(model, ctx.structured_method, examples, **quoted(state), evidence=_evidence(state))
-        if reply is None:
-            reasoning = "unparseable answer check: {No}"
-        else:
-            reasoning, missing = reply.reasoning, reply.missing
-            answer = reply.answer.strip() if reply.sufficient == "yes" else ""
+        answer, reasoning, missing, calls = _judged(state, ctx, kb, model)
         judged = support(state, answer) if answer else None
         if judged is not None and not judged.ok:
             answer, calls = _best(state), _unsupported(calls, "check")

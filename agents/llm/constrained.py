@@ -13,7 +13,10 @@ schema is sent with ``enum`` lists filled from the KB at hand and the question:
 :func:`constrained_call` then asks the backend to decode within that schema:
 
 - a llama.cpp model (``local:*``, ``ChatLlamaCpp``): ``response_format={"type": "json_object",
-  "schema": ...}``, which llama.cpp compiles into a grammar;
+  "schema": ...}``, which llama.cpp compiles into a grammar; there every list on the way to a
+  constrained field is required and holds at least one item (:func:`non_empty`): SmolLM2-135M
+  otherwise skips or empties them (HybGRAG's router on 10 MetaQA 1-hop questions with the bank's
+  examples: no entity, no relation, the text module, on all 10);
 - an OpenAI or OpenAI-compatible chat model: ``json_schema`` structured output; a server that
   rejects it is asked with the llama.cpp ``response_format`` (what ``llama_cpp.server`` accepts),
   and one rejecting both gets plain function calling (unconstrained, still validated).
@@ -97,6 +100,37 @@ def with_choices(schema: type[BaseModel], choices: Choices) -> dict:
     return out
 
 
+def non_empty(json_schema: dict, choices: Choices) -> dict:
+    """A copy of ``json_schema`` in which the fields on the way to each field ``choices`` constrains
+    (with names to choose from) are required and their lists hold at least one item (``minItems:
+    1``; the grammar form only). llama.cpp's grammar writes the required properties first: an
+    optional ``entities`` list came after the required ``module`` and was left out, so the router
+    chose its module before (and without) naming any entity."""
+    out = copy.deepcopy(json_schema)
+    defs = out.get("$defs", {})
+    for path, names in choices.items():
+        if not names or len(set(names)) > MAX_CHOICES:
+            continue
+        node = out
+        for part in path.split("."):
+            parent = _resolve(node, defs)
+            node = (parent.get("properties") or {}).get(part)
+            if node is None:
+                break
+            if part not in parent.setdefault("required", []):
+                parent["required"].append(part)
+            while True:
+                node = _resolve(node, defs)
+                if node.get("type") == "array":
+                    node["minItems"] = 1
+                    node = node["items"]
+                elif "anyOf" in node:
+                    node = next(n for n in node["anyOf"] if n.get("type") != "null")
+                else:
+                    break
+    return out
+
+
 def _values(data: Any, parts: list[str]) -> list[Any]:
     if isinstance(data, list):
         return [v for item in data for v in _values(item, parts)]
@@ -151,7 +185,7 @@ def constrained_call(model: BaseChatModel, schema: type[T], messages: list, choi
     for form in forms:
         try:
             if form == "llama_grammar":
-                raw = model.invoke(messages, response_format=_llama_format(json_schema))
+                raw = model.invoke(messages, response_format=_llama_format(non_empty(json_schema, choices)))
                 text = raw.content if isinstance(raw.content, str) else json.dumps(raw.content)
                 try:
                     return {"raw": raw, "parsed": _parse(text, schema, choices), "parsing_error": None, "mode": form}

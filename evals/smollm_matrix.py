@@ -1,0 +1,169 @@
+"""``python -m evals.smollm_matrix``: the LLM methods with SmolLM2-135M, bank on and off, one command.
+
+Each cell is one ``hybridrag eval`` of a method on a dataset with ``--llm local:smollm2`` and one
+examples setting:
+
+- ``bank``: examples retrieved from a bank of solved dev questions (entity masked,
+  ``examples=kb`` on a KB directory that holds the bank, :mod:`evals.smollm_bank`);
+- ``schema``: retrieved the same way, bank off (the KB without a bank file: schema-synthesized
+  examples only);
+- ``fixed``: the bundled MetaQA example files (``examples=bundled``), the same for every question;
+- ``none``: no examples.
+
+The bank is built from dev questions that are never evaluated: a cell asks the first ``--limit``
+questions of the seed-0 shuffle (``hybridrag eval --limit``); the bank takes questions 300 to 1300
+of the same shuffle of each ``dev_<k>hop.txt`` (shuffled: the 1-hop file is sorted by question
+type), and a cell refuses to run when one of its questions is in the bank.
+
+HybGRAG and MoR are shown 3 examples (``num_few_shot=3``) instead of their default 10: on a
+probe of three MetaQA 1-hop questions under load (about 10 on 2 cores), SmolLM2 with the bank's
+10 nearest examples named a wrong second relation on 2 of 3 at about 25 s a call, with the 3
+nearest it routed all 3 right at 8-15 s a call (the prompt is about half as long).
+
+Besides the scores, each row gives the router / planner accuracy against the gold relation path
+of the question's type (:func:`evals.oracle_router.relation_path`), read from the trace, and the
+LLM-call time. Cells run in ``--cells`` order; a finished cell (its summary holds ``--limit``
+questions) is skipped, an unfinished one resumes where its records end, and no new cell starts
+after ``--stop-at`` (UTC). The report is rewritten after every cell from the finished and
+partial cells, each with its own ``n``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from evals.cli import add_eval_arguments, provenance, run_eval
+from evals.smollm_bank import bank_kb, check_disjoint
+from evals.smollm_report import render
+
+LLM = "local:smollm2"
+SETTINGS = ("bank", "schema", "fixed", "none")
+DATASETS = {"1hop": "metaqa-1hop", "2hop": "metaqa-2hop", "3hop": "metaqa-3hop", "hybrid50": "metaqa-hybrid-50"}
+# per method and setting: the --set overrides (None: the method has no such setting)
+SHOTS = "num_few_shot=3"  # router / planner examples shown: 3, not the default 10 (see the module doc)
+OVERRIDES: dict[str, dict[str, list[str] | None]] = {
+    "hybgrag": {"bank": ["examples=kb", SHOTS], "schema": ["examples=kb", SHOTS],
+                "fixed": ["examples=bundled", SHOTS], "none": ["num_few_shot=0"]},
+    "mor": {"bank": ["examples=kb", SHOTS], "schema": ["examples=kb", SHOTS],
+            "fixed": ["examples=bundled", SHOTS], "none": ["num_few_shot=0"]},
+    "hydrarag": {"bank": ["examples=kb"], "schema": ["examples=kb"], "fixed": ["examples=bundled"],
+                 "none": ["num_examples=0"]},
+    "ssrag": {"bank": ["examples=kb"], "schema": ["examples=kb"], "fixed": None, "none": ["examples=none"]},
+}
+DEFAULT_CELLS = (
+    "hybgrag:bank:1hop", "mor:bank:1hop", "hybgrag:bank:2hop", "mor:bank:2hop",
+    "hybgrag:none:1hop", "mor:none:1hop", "hybgrag:fixed:1hop", "mor:fixed:1hop",
+    "hybgrag:bank:3hop", "mor:bank:3hop", "hybgrag:bank:hybrid50", "mor:bank:hybrid50",
+    "hybgrag:schema:1hop", "mor:schema:1hop",
+    "hydrarag:bank:1hop", "ssrag:bank:1hop", "hydrarag:none:1hop", "ssrag:none:1hop",
+)
+
+
+def parse_cell(text: str) -> tuple[str, str, str]:
+    """``"hybgrag:bank:1hop"`` → (method, setting, dataset key); a bad cell is a one-line error."""
+    parts = text.split(":")
+    if len(parts) != 3 or parts[0] not in OVERRIDES or parts[1] not in SETTINGS or parts[2] not in DATASETS:
+        raise SystemExit(f"bad cell {text!r}; use METHOD:SETTING:DATASET with METHOD in {', '.join(OVERRIDES)}, "
+                         f"SETTING in {', '.join(SETTINGS)}, DATASET in {', '.join(DATASETS)}")
+    if OVERRIDES[parts[0]][parts[1]] is None:
+        raise SystemExit(f"bad cell {text!r}: {parts[0]} has no {parts[1]!r} examples setting")
+    return parts[0], parts[1], parts[2]
+
+
+def cell_dir(runs: Path, cell: tuple[str, str, str]) -> Path:
+    """The run folder of a cell."""
+    return runs / "-".join(cell)
+
+
+def finished(folder: Path, limit: int) -> bool:
+    """Whether a run folder holds a summary of at least ``limit`` questions."""
+    path = folder / "summary.json"
+    return path.exists() and json.loads(path.read_text(encoding="utf-8")).get("n", 0) >= limit
+
+
+def eval_argv(cell: tuple[str, str, str], limit: int, folder: Path) -> list[str]:
+    """The ``hybridrag eval`` arguments of a cell."""
+    method, setting, key = cell
+    argv = ["--method", method, "--dataset", DATASETS[key], "--llm", LLM, "--limit", str(limit),
+            "--out", str(folder), "--no-progress"]
+    if setting == "bank":
+        argv += ["--kb", str(bank_kb(DATASETS[key]))]
+    for o in OVERRIDES[method][setting] or []:
+        argv += ["--set", o]
+    return argv
+
+
+def loadavg() -> str:
+    """The 1/5/15-minute load averages."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def run_one(cell: tuple[str, str, str], limit: int, runs: Path) -> None:
+    """Run (or resume) one cell and note the load and the wall time beside its records."""
+    folder = cell_dir(runs, cell)
+    argv = eval_argv(cell, limit, folder)
+    if cell[1] == "bank":
+        check_disjoint(DATASETS[cell[2]], limit)
+    parser = argparse.ArgumentParser()
+    add_eval_arguments(parser)
+    start, load0 = time.time(), loadavg()
+    sys.stderr.write(f"[smollm-matrix] {':'.join(cell)}: hybridrag eval {' '.join(argv)}\n")
+    run_eval(parser.parse_args(argv))
+    folder.mkdir(parents=True, exist_ok=True)
+    runs_note = {"load_start": load0, "load_end": loadavg(), "wall_seconds": round(time.time() - start, 1),
+                 "command": "hybridrag eval " + " ".join(argv)}
+    (folder / "cell.json").write_text(json.dumps(runs_note, indent=1), encoding="utf-8")
+
+
+def past(stop_at: str | None) -> bool:
+    """Whether the UTC clock is past ``HH:MM`` (today)."""
+    if not stop_at:
+        return False
+    now = datetime.now(UTC)
+    hh, mm = (int(x) for x in stop_at.split(":"))
+    return (now.hour, now.minute) >= (hh, mm)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the cells in order (skipping finished ones) and rewrite the report after each."""
+    p = argparse.ArgumentParser(prog="python -m evals.smollm_matrix", description=__doc__.splitlines()[0])
+    p.add_argument("--limit", type=int, default=300, help="questions per cell")
+    p.add_argument("--method-limit", action="append", default=[], metavar="METHOD=N",
+                   help="another limit for one method (hydrarag, ssrag: many LLM calls per question)")
+    p.add_argument("--cells", nargs="+", default=list(DEFAULT_CELLS), metavar="METHOD:SETTING:DATASET")
+    p.add_argument("--runs", type=Path, default=Path("eval-runs") / "smollm", help="folder of the runs")
+    p.add_argument("--out", type=Path, default=Path("docs") / "benchmarks_smollm.md")
+    p.add_argument("--stop-at", help="start no new cell after this UTC time (HH:MM)")
+    p.add_argument("--report-only", action="store_true", help="write the report from the runs as they are")
+    args = p.parse_args(argv)
+    cells = [parse_cell(c) for c in args.cells]
+    limits = {}
+    for item in args.method_limit:
+        method, _, value = item.partition("=")
+        if method not in OVERRIDES or not value.isdigit():
+            p.error(f"bad --method-limit {item!r}; use METHOD=N")
+        limits[method] = int(value)
+    info = provenance()
+    for cell in cells:
+        if args.report_only:
+            break
+        limit = limits.get(cell[0], args.limit)
+        if finished(cell_dir(args.runs, cell), limit):
+            continue
+        if past(args.stop_at):
+            sys.stderr.write(f"[smollm-matrix] past {args.stop_at} UTC: no new cell\n")
+            break
+        run_one(cell, limit, args.runs)
+        render(args.out, args.runs, cells, info, sys.argv[1:])
+    render(args.out, args.runs, cells, info, sys.argv[1:])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""The report of :mod:`evals.smollm_matrix` (``docs/benchmarks_smollm.md``), from the cells' records.
+
+Per cell: ``n`` (questions with a record: a cell stopped early says so), Hit@1 and MRR of the
+ranked list, answer Hits@1, the router's / planner's first relation path against the gold path
+of the question's type, LLM calls per question, the p50 of a question's seconds per LLM call
+(its LLM seconds over its LLM calls), the p50 / p95 of the question latency, fallbacks, and the
+load average at the cell's start and end.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+from evals.oracle_router import relation_path
+from evals.summary import read_records, summarise
+
+GOALS = {"1hop": 0.8, "2hop": 0.6}  # issue 11: hybgrag and mor Hit@1 with the bank
+PATH_GOAL, CALL_P50_GOAL = 0.9, 3.0
+
+
+def first_path(rec: dict) -> list[str] | None:
+    """The relation path of the first routing (HybGRAG) or planning (MoR) decision, or None."""
+    for step in rec.get("trace", []):
+        if step.get("node") == "route_question":
+            return list(step.get("relations") or [])
+        if step.get("node") == "plan_question":
+            routes = (step.get("raw") or {}).get("routes") or []
+            if not routes:
+                return []
+            return [n.get("relation") or "" for n in routes[0].get("nodes", [])[1:]]
+    return None
+
+
+def path_correct(rec: dict, path: list[str]) -> bool:
+    """Whether ``path`` is the gold path of the record's question type (HybGRAG lists each
+    relation once, so a path equal to the gold path without repeats counts too)."""
+    gold = relation_path(rec["qtype"])
+    return path == gold or path == list(dict.fromkeys(gold))
+
+
+def path_accuracy(records: list[dict]) -> tuple[float, int] | None:
+    """Share of records whose first path is the gold one, and how many had a path and a type."""
+    judged = [(rec, first_path(rec)) for rec in records if rec.get("qtype")]
+    judged = [(rec, p) for rec, p in judged if p is not None]
+    if not judged:
+        return None
+    return sum(path_correct(rec, p) for rec, p in judged) / len(judged), len(judged)
+
+
+def call_seconds_p50(records: list[dict]) -> float | None:
+    """p50 over questions with LLM calls of their seconds per call."""
+    per = [r["usage"]["llm_seconds"] / r["usage"]["llm_calls"] for r in records
+           if r.get("usage", {}).get("llm_calls")]
+    return statistics.median(per) if per else None
+
+
+def cell_row(cell: tuple[str, str, str], folder: Path, limit_note: str = "") -> str:
+    """One table row of a cell (``not run`` when it has no records)."""
+    method, setting, key = cell
+    path = folder / "records.jsonl"
+    records = read_records(path) if path.exists() else []
+    if not records:
+        return f"| {method} | {setting} | {key} | not run |" + " |" * 11
+    s = summarise(records)
+    m, u = s["metrics"], s["usage"]
+    note = json.loads((folder / "cell.json").read_text(encoding="utf-8")) if (folder / "cell.json").exists() else {}
+    acc = path_accuracy(records)
+    acc_txt = "–" if acc is None else f"{acc[0]:.1%}" + ("" if acc[0] >= PATH_GOAL else " (<90 %)")
+    call = call_seconds_p50(records)
+    call_txt = "–" if call is None else f"{call:.2f}"
+    goal = GOALS.get(key) if method in ("hybgrag", "mor") and setting == "bank" else None
+    met = "" if goal is None else ("yes" if m["hit@1"] >= goal else "**no**")
+    hit = f"{m['hit@1']:.3f}" + ("" if goal is None else f" (goal ≥ {goal:.1f}: {met})")
+    lat = u.get("latency_seconds", {}).get("total", {})
+    load = f"{note.get('load_start', '?')} → {note.get('load_end', '?')}" if note else "(unfinished)"
+    return (f"| {method} | {setting} | {key} | {s['n']}{limit_note} | {hit} | {m['mrr']:.3f} "
+            f"| {m['answer_hits@1']:.3f} | {acc_txt} | {u.get('llm_calls_per_question', 0):.2f} | {call_txt} "
+            f"| {lat.get('p50', 0):.1f} / {lat.get('p95', 0):.1f} | {u.get('fallbacks_per_question', 0):.2f} "
+            f"| {s['errors']} | {load} |")
+
+
+HEAD = ["method", "examples", "dataset", "n", "Hit@1", "MRR", "answer Hits@1", "first path = gold",
+        "LLM calls / q", "s per LLM call, p50", "question s p50 / p95", "fallbacks / q", "errors",
+        "load avg (1/5/15 min) start → end"]
+
+
+def render(out: Path, runs: Path, cells: list[tuple[str, str, str]], info: dict, argv: list[str]) -> None:
+    """Write the report for ``cells`` (in their order) from the run folders under ``runs``."""
+    m = info["machine"]
+    rows = [cell_row(c, runs / "-".join(c)) for c in cells]
+    text = "\n".join([
+        "# SmolLM2-135M on the LLM methods: bank on and off (`python -m evals.smollm_matrix`)", "",
+        "Every row is a real run of `local:smollm2` (SmolLM2-135M-Instruct GGUF through llama.cpp, grammar-"
+        "constrained output where the role supports it; judging roles by rule, `judge=auto`). No oracle.", "",
+        f"- Date: {info['date']}; commit: `{info['commit']}`; machine: {m['cores']} cores, {m['cpu']}, no GPU, "
+        "shared with other jobs (load average per row).",
+        f"- Reproduce: `{' '.join(['python -m evals.smollm_matrix', *argv])}`; each cell's own `hybridrag eval`"
+        " command is in its folder's `cell.json` / `summary.json`.",
+        "- Questions: the first n of MetaQA dev's seed-0 shuffle (the same questions for every cell of a"
+        " dataset). Examples: *bank* = nearest solved examples, entity masked, from a bank of 1000 dev questions"
+        " per hop count (questions 300-1300 of the same shuffle, never evaluated; `evals/smollm_bank.py`);"
+        " *schema* = the same retrieval over schema-synthesized examples only (bank off); *fixed* = the bundled"
+        " MetaQA example files; *none* = no examples.",
+        "- *First path = gold*: the relation path of the router's (HybGRAG) or planner's (MoR) first decision"
+        " equals the gold path of the question's type (`evals/oracle_router.relation_path`; HybGRAG lists each"
+        " relation once). *s per LLM call*: the median over questions of LLM seconds / LLM calls.",
+        "- Goals (issue 11): with the bank, hybgrag and mor Hit@1 ≥ 0.8 (1-hop), ≥ 0.6 (2-hop); first path ="
+        " gold ≥ 90 % at every hop; LLM-call p50 < 3 s.", "",
+        "| " + " | ".join(HEAD) + " |", "|---" * len(HEAD) + "|", *rows, ""])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
