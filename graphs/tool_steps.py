@@ -151,7 +151,19 @@ def run_step(method: str, steps: Mapping[str, Step], name: str, args: dict, kb: 
         finally:
             _box.reset(token)
         return box["internal"]
-    return step.adopt(kb, _output(tool.invoke(args, config)), StepCall(name, step.contract, args, extra or {}))
+    out = _output(tool.invoke(_fit(tool, args), config))
+    return step.adopt(kb, out, StepCall(name, step.contract, args, extra or {}))
+
+
+def _fit(tool: BaseTool, args: dict) -> Any:
+    """The input a user tool takes: the args, or the query alone for a single-input tool naming none of
+    them (``retriever.as_tool()`` takes one string)."""
+    names = set(tool.args)
+    if len(names) == 1 and not names & set(args):
+        text = args.get("query", args.get("question"))
+        if isinstance(text, str):
+            return text
+    return args
 
 
 def _run_config() -> dict | None:

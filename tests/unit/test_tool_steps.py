@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import pytest
@@ -120,8 +121,9 @@ def test_no_client_can_set_tools(method, monkeypatch):
     with pytest.raises(PolicyError, match="^tools: server-side setting"):
         build_context(cls, {"tools": {"dense_search": "x"}}, config)
     monkeypatch.setattr("graphs.policy.active_config", lambda: config)
+    step = next(iter(importlib.import_module(f"graphs.tool_steps_{method}").STEPS))
     with pytest.raises(PolicyError, match="^tools: "):
-        server_context(cls(tools={"dense_search": marker_search}), cls)
+        server_context(cls(tools={step: marker_search}), cls)
     schema = json.dumps(TypeAdapter(cls).json_schema())
     assert '"tools"' not in schema  # neither Studio nor the Agent Server offers it
 
