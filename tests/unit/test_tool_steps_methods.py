@@ -75,7 +75,7 @@ TOM = [TopicEntity(name="Tom Hanks", type="person")]
 def test_hybgrag_steps_are_tool_runs(tiny_kb, fake_llm):
     fake_llm(RouterAction(module="hybrid", entities=TOM, relations=["starred_actors"]), YES)
     events = ToolEvents()
-    run("hybgrag", "which movies did Tom Hanks act in", events, kb=tiny_kb, judge="llm")
+    run("hybgrag", "which movies did Tom Hanks act in", events, kb=tiny_kb)
     [args] = inputs_of(events, "hybrid_retrieve")
     assert args["entities"] == ["Tom Hanks"] and args["relations"] == ["starred_actors"]
     assert any(r["name"] == "Big" for r in events.ended[0]["references"])
@@ -85,7 +85,7 @@ def test_hybgrag_steps_are_tool_runs(tiny_kb, fake_llm):
 def test_hybgrag_text_module_runs_a_users_retriever(tiny_kb, fake_llm):
     fake_llm(RouterAction(module="text", entities=TOM, relations=[]), YES)
     events = ToolEvents()
-    out = run("hybgrag", "which movies did Tom Hanks act in", events, kb=tiny_kb, judge="llm",
+    out = run("hybgrag", "which movies did Tom Hanks act in", events, kb=tiny_kb,
               tools={"dense_search": MarkerRetriever().as_tool(name="dense_search")})
     assert inputs_of(events, "dense_search") == ["which movies did Tom Hanks act in"]  # a one-string tool
     assert out["ranked"][0]["id"] == MARK_ID and out["evidence"][0]["text"] == MARK_TEXT
@@ -148,7 +148,7 @@ CHECK = HR.AnswerCheck(reasoning="The path lists his films.", sufficient="yes", 
 def test_hydrarag_steps_are_tool_runs(tiny_kb, fake_llm):
     fake_llm(TOPICS, ANALYSIS, HR.SourceChoice(reasoning="kg", sources=["kg"]), REFINED, CHECK)
     events = ToolEvents()
-    run("hydrarag", "which movies did Tom Hanks star in", events, kb=tiny_kb, judge="llm")
+    run("hydrarag", "which movies did Tom Hanks star in", events, kb=tiny_kb)
     [args] = inputs_of(events, "kg_exploration")
     assert args["question"] == "which movies did Tom Hanks star in" and args["probe"]["phase"] == "initial"
     assert "Big" in events.ended[0]["candidates"][0]["text"]
@@ -156,7 +156,7 @@ def test_hydrarag_steps_are_tool_runs(tiny_kb, fake_llm):
 
 def test_hydrarag_document_exploration_runs_a_users_retriever(tiny_kb, fake_llm):
     fake_llm(TOPICS, ANALYSIS, HR.SourceChoice(reasoning="text", sources=["docs"]), REFINED, CHECK)
-    out = run("hydrarag", "which movies did Tom Hanks star in", kb=tiny_kb, judge="llm",
+    out = run("hydrarag", "which movies did Tom Hanks star in", kb=tiny_kb,
               tools={"document_exploration": MarkerRetriever().as_tool(name="document_exploration")})
     assert any(e["text"] == MARK_TEXT.rstrip(".") or MARK_TEXT in e["text"] for e in out["evidence"])
 
