@@ -44,7 +44,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--work", type=Path, default=cache_root() / "scale")
     p.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[2] / "docs" / "benchmarks_scale.md")
     p.add_argument("--nice", type=int, default=10)
-    p.add_argument("--jobs", type=int, default=1, help="ingests (after 1×) run side by side")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="ingests after 1× run side by side, and so do latency and the server stages")
+    p.add_argument("--only", default="", help="comma-separated stages to run (default: all)")
+    p.add_argument("--tag", default="", help="write results-TAG.json (a run beside another)")
     p.add_argument("--redo", default="", help="comma-separated stages to run again")
     p.add_argument("--stage", help=argparse.SUPPRESS)
     p.add_argument("--factor", type=int, help=argparse.SUPPRESS)
@@ -83,6 +86,12 @@ def _stage(args: argparse.Namespace) -> dict:
     raise SystemExit(f"unknown stage {args.stage!r}")
 
 
+def _side_by_side(jobs: int, calls: list) -> None:
+    with ThreadPoolExecutor(max(jobs, 1)) as pool:
+        for fut in [pool.submit(c) for c in calls]:
+            fut.result()
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse(argv)
     if args.stage:
@@ -97,7 +106,9 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit("--factors must include 1: every growth ratio is to 1×")
     args.work.mkdir(parents=True, exist_ok=True)
     run = Runner(args.work, args.nice, set(filter(None, args.redo.split(","))),
-                 log=lambda m: print(m, file=sys.stderr, flush=True))  # noqa: T201
+                 log=lambda m: print(m, file=sys.stderr, flush=True), tag=args.tag)  # noqa: T201
+    only = set(filter(None, args.only.split(",")))
+    want = (lambda stage: not only or stage in only)  # noqa: E731
     common = ["--embed-factors", ",".join(map(str, args.embed_factors)), "--questions", str(args.questions)]
     src = datasets_dir() / "metaqa" / "kb.txt"
     for f in args.factors:
@@ -105,24 +116,28 @@ def main(argv: list[str] | None = None) -> None:
             run.results[f"synth@{f}"] = write_synthetic(src, paths(args.work, f)[0], f)
             run.save()
     for f in args.factors:
-        run.run("graph", f)
+        if want("graph"):
+            run.run("graph", f)
     if 1 not in args.embed_factors:
         raise SystemExit("--embed-factors must include 1: replicated vectors are copies of the 1× vectors")
-    run.run("ingest", 1, *common)
     jobs = [lambda f=f: run.run("ingest" if f in args.embed_factors else "ingest-replicated", f, *common)
-            for f in args.factors if f != 1]
-    if args.resume_factor in args.factors:
+            for f in args.factors if f != 1 and want("ingest")]
+    if args.resume_factor in args.factors and want("resume"):
         jobs.append(lambda: run.killed_ingest(args.resume_factor, args.work / f"x{args.resume_factor}" / "kb-resume",
                                               args.kill_after))
-    with ThreadPoolExecutor(args.jobs) as pool:  # --jobs > 1: these ingests run side by side
-        for fut in [pool.submit(j) for j in jobs]:
-            fut.result()
+    if want("ingest"):
+        run.run("ingest", 1, *common)
+    _side_by_side(args.jobs, jobs)  # --jobs > 1: these ingests run side by side
     for stage in ("load", "dense"):
         for f in args.factors:
-            run.run(stage, f, *common)
-    run.run("latency", max(args.factors), *common, "--factors", ",".join(map(str, args.factors)))
-    for f in args.neo4j_factors:
-        run.run("server", f, *common)
+            if want(stage):
+                run.run(stage, f, *common)
+    tail = [lambda: run.run("latency", max(args.factors), *common, "--factors", ",".join(map(str, args.factors)))]
+    tail = tail if want("latency") else []
+    tail += [lambda f=f: run.run("server", f, *common) for f in args.neo4j_factors if want("server")]
+    _side_by_side(args.jobs, tail)
+    if only:  # a partial run beside another: the full run writes the report
+        return
     from evals.scale.report import write_report
 
     write_report(args, run.results)

@@ -1,8 +1,9 @@
 """Run the scale benchmark's stages in fresh interpreters and keep their results in the work dir.
 
-``results.json`` in the work dir holds one entry per (stage, factor); a re-run of the command
-skips entries already there unless ``--redo`` names the stage, so a long benchmark can be
-finished in parts. Every child runs under ``nice`` (default 10) and reports its own peak RSS.
+``results.json`` in the work dir holds one entry per (stage, factor) (a run with ``--tag T``
+writes ``results-T.json``; every file is read); a re-run of the command skips entries already
+there unless ``--redo`` names the stage, so a long benchmark can be finished in parts. Every
+child runs under ``nice`` (default 10) and reports its own peak RSS.
 """
 
 from __future__ import annotations
@@ -22,10 +23,13 @@ from kb.kb_dir import work_dir
 class Runner:
     """Stage results of one work dir, and the child processes that produce them."""
 
-    def __init__(self, work: Path, nice: int = 10, redo: set[str] | None = None, log=print) -> None:
+    def __init__(self, work: Path, nice: int = 10, redo: set[str] | None = None, log=print, tag: str = "") -> None:
+        """Results of every ``results*.json`` in ``work`` (runs with a ``tag`` write their own file)."""
         self.work, self.nice, self.redo, self.log = work, nice, redo or set(), log
-        self.path = work / "results.json"
-        self.results: dict = json.loads(self.path.read_text()) if self.path.exists() else {}
+        self.path = work / (f"results-{tag}.json" if tag else "results.json")
+        self.results: dict = {}
+        for f in sorted(work.glob("results*.json")):
+            self.results.update(json.loads(f.read_text()))
         self._lock = threading.Lock()  # stages may run from several threads (--jobs)
 
     def _cmd(self, stage: str, factor: int, extra: list[str]) -> list[str]:
