@@ -72,10 +72,21 @@ def context_class(name: str) -> type:
 
 
 def context_for(name: str, **overrides: Any) -> Any:
-    """A method's context with ``overrides`` applied; unknown settings raise a clear error."""
+    """A method's context with ``overrides`` applied; unknown settings raise a clear error.
+
+    ``tools={step name: LangChain tool}`` replaces retrieval steps (:func:`retrieval_steps`; Python only).
+    """
     cls = context_class(name)
     known = set(cls.__dataclass_fields__)
     bad = sorted(k for k in overrides if k not in known)
     if bad:
         raise TypeError(f"method {name!r} has no setting(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
     return cls(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def retrieval_steps(name: str) -> dict[str, str]:
+    """A method's retrieval steps (tool name → what it does): the names ``tools={...}`` in its context
+    may replace (:mod:`graphs.tool_steps`)."""
+    _info(name)
+    steps = importlib.import_module(f"graphs.tool_steps_{name}").STEPS
+    return {n: s.description for n, s in steps.items()}

@@ -115,6 +115,10 @@ RULES: dict[str, Rule] = {
 }
 
 
+PYTHON_ONLY = frozenset({"tools"})
+"""Fields that hold Python objects (a method's retrieval-step tools): never from a client, never in a schema."""
+
+
 def client_fields(cls: type) -> list[str]:
     """Fields of a Context class a client may set."""
     return [f.name for f in fields(cls) if f.name in RULES]
@@ -169,6 +173,8 @@ def check_name(cls: type, name: str) -> Rule:
     """The rule of a field a client may set; PolicyError for an unknown or server-side field."""
     if name not in {f.name for f in fields(cls)}:
         raise PolicyError(name, f"unknown setting; a client may set: {', '.join(client_fields(cls))}")
+    if name in PYTHON_ONLY:
+        raise PolicyError(name, "server-side setting: Python objects (LangChain tools), never set by a client")
     if name not in RULES:
         raise PolicyError(name, "server-side setting, chosen by the operator, not by a client")
     return RULES[name]

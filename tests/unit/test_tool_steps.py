@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 
@@ -11,7 +12,7 @@ from langchain_core.documents import Document
 from langchain_core.tools import tool
 from pydantic import TypeAdapter
 
-from graphs import context_class, context_for, get_graph, list_graphs
+from graphs import context_class, context_for, get_graph, list_graphs, retrieval_steps
 from graphs.policy import PolicyError, build_context, server_context
 from graphs.server_config import ServerConfig
 from graphs.tool_steps import StepError
@@ -118,7 +119,7 @@ def test_an_override_that_is_not_a_tool_is_refused():
 def test_no_client_can_set_tools(method, monkeypatch):
     cls = context_class(method)
     config = ServerConfig(kbs={"sample": "sample"})
-    with pytest.raises(PolicyError, match="^tools: server-side setting"):
+    with pytest.raises(PolicyError, match="^tools: server-side setting: Python objects .*never set by a client"):
         build_context(cls, {"tools": {"dense_search": "x"}}, config)
     monkeypatch.setattr("graphs.policy.active_config", lambda: config)
     step = next(iter(importlib.import_module(f"graphs.tool_steps_{method}").STEPS))
@@ -131,3 +132,23 @@ def test_no_client_can_set_tools(method, monkeypatch):
 def test_tools_ignores_the_environment(monkeypatch):
     monkeypatch.setenv("HYBRIDRAG_TOOLS", "{}")
     assert context_class("fusion")().tools is None
+
+
+def test_retrieval_steps_lists_each_methods_steps_with_their_descriptions():
+    steps = retrieval_steps("ssrag")
+    assert list(steps) == ["vector_retrieval", "graph_retrieval", "web_graph_retrieval"]
+    assert all(isinstance(d, str) and d for d in steps.values())
+    assert set(retrieval_steps("fusion")) == {"dense_search", "lexical_search", "seed_passages", "graph_expand"}
+    with pytest.raises(KeyError, match="unknown method"):
+        retrieval_steps("nope")
+
+
+def test_astream_events_show_the_tool_steps():
+    async def tool_events() -> list[tuple[str, str]]:
+        return [(e["event"], e["name"]) async for e in get_graph("fusion").astream_events(
+            {"question": "who directed Forrest Gump"}, context=context_for("fusion"), version="v2")
+            if e["event"] in ("on_tool_start", "on_tool_end")]
+
+    seen = asyncio.run(tool_events())
+    assert seen[:2] == [("on_tool_start", "dense_search"), ("on_tool_end", "dense_search")]
+    assert {n for _, n in seen} == {"dense_search", "seed_passages", "graph_expand"}
