@@ -30,6 +30,7 @@ router is asked again with the same examples and a rejected same action walks on
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,8 @@ from agents.llm.judge import rules_on_unusable, use_rules
 from agents.shots import bank_for
 from kb.base import KnowledgeBase
 from prompts import hybgrag as P
+
+NEAREST_TYPES = 5  # nearest solved examples whose answer types vote for the expected type
 
 
 @dataclass
@@ -150,13 +153,16 @@ def from_critique(critique: Critique | None, action: dict) -> Diagnosis:
 
 
 def expected_types(kb: KnowledgeBase, action: dict, question: str, use_bank: bool) -> set[str]:
-    """The answer types the action should reach: the nearest solved example's answer type (with
-    the bank's examples on), else the types the schema puts at the end of the router's relations
+    """The answer types the action should reach: with the bank's examples on, the most common
+    answer type among the ``NEAREST_TYPES`` nearest solved examples that follow the nearest one's
+    path (one example can mislead: entity ids are names, so the answer "2012" of a release-year
+    question is typed as the film "2012"), else the types the schema puts at the end of the router's relations
     walked from the topic's type (empty: unknown, any type passes)."""
-    if use_bank:
-        near = bank_for(kb).nearest(question, 1, role="router")
-        if near and near[0].answer_type:
-            return {near[0].answer_type}
+    if use_bank:  # the most common answer type of the nearest examples that share the top one's path
+        near = bank_for(kb).nearest(question, NEAREST_TYPES, role="router")
+        kinds = Counter(ex.answer_type for ex in near if ex.relations == near[0].relations and ex.answer_type)
+        if kinds:
+            return {kinds.most_common(1)[0][0]}
     linked, rels = action.get("linked", []), action.get("relations", [])
     types = kb.graph.schema().relation_types
     if len(linked) != 1 or not rels or not all(r in types for r in rels):
