@@ -29,11 +29,12 @@ def dense(kb_dir: Path, args, n_queries: int = 1000, k: int = 10) -> dict:
 
     from evals.scale.modules import cases, percentiles
     from kb.base import KnowledgeBase
+    from kb.embeddings import embed_matrix
 
     kb = KnowledgeBase(kb_dir)
     index = kb.dense.index
     qs = cases(datasets_dir(), -(-n_queries // 3), args.factor, seed=1)[:n_queries]
-    q = np.stack([kb.embed(c.question) for c in qs]).astype(np.float32)
+    q = np.ascontiguousarray(embed_matrix(kb.embeddings, [c.question for c in qs]), dtype=np.float32)
     storage = faiss.downcast_index(index.storage) if hasattr(index, "storage") else index
     t = time.perf_counter()
     flat = faiss.IndexFlatIP(index.d)
