@@ -35,6 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
+from agents import vector_table
+from agents.hydrarag.pruning import SENTENCE_TABLE
+from agents.hydrarag.text import build_sentence_table
+from agents.ssrag.nodes import build_fact_table
+from agents.ssrag.vectors import FACT_TABLE
 from evals.bench_modules_methods import METHODS, PREPARE, forget_queries
 from evals.datasets import load_metaqa, sample
 from evals.oracle.gold import GoldRecord, NoGoldAnnotationError, record_for
@@ -73,6 +78,19 @@ def dataset(name: str) -> tuple[KnowledgeBase, list[GoldRecord]]:
         except NoGoldAnnotationError:
             continue
     return open_kb(kb_dir), records
+
+
+def prepare_tables(kb: KnowledgeBase) -> None:
+    """Build the KB's vector tables that are missing (HydraRAG's document sentences, SSRAG's text facts);
+    a KB without passages needs none."""
+    if not any(d.kind == "passage" for d in kb.docs):
+        return
+    for name, builder in ((SENTENCE_TABLE, build_sentence_table), (FACT_TABLE, build_fact_table)):
+        if not vector_table.exists(kb, name):
+            start = time.perf_counter()
+            count = builder(kb)
+            sys.stderr.write(f"built {name} for {kb.directory.name}: {count} texts in "
+                             f"{time.perf_counter() - start:.0f} s (load {load_average()})\n")
 
 
 def time_question(kb: KnowledgeBase, method: str, rec: GoldRecord) -> dict[str, tuple[float, object]]:
@@ -187,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
     p.add_argument("--conditions", nargs="+", default=list(CONDITIONS), choices=CONDITIONS)
     p.add_argument("--seed", type=int, default=0, help="seed of the question sample")
+    p.add_argument("--tables", choices=("build", "skip"), default="build",
+                   help="build the KB's vector tables (agents.vector_table) first when missing, or time without")
     p.add_argument("--out", type=Path, help="write timings and results as JSON")
     p.add_argument("--compare", type=Path, help="JSON of an earlier run: results must be identical")
     p.add_argument("--md", type=Path, help="also write the table to this file")
@@ -196,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     n, sets, plan = a.questions, {}, {}
     for ds in a.datasets:
         kb, records = dataset(ds)
+        if a.tables == "build":
+            prepare_tables(kb)
         picked = sample(records, (len(CONDITIONS) + 1) * n + WARMUP, a.seed)
         sets[ds] = (kb, records)
         plan[ds] = {"warmup": picked[-WARMUP:],

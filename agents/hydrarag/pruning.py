@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from agents import vector_table
 from kb.base import KnowledgeBase
 from kb.embeddings import SMALL_BATCH, embed_matrix
 from prompts.data_block import data_block
 
 _VECTORS: dict[tuple[str, str], np.ndarray] = {}
 _MAX_CACHED = 200_000
+SENTENCE_TABLE = "hydrarag-sentences"  # vector table of the KB's document sentences (agents.vector_table)
 ENCODE_CHUNK = SMALL_BATCH  # texts per encode: the largest a query-time (single-thread) encode takes
 
 
@@ -43,13 +45,18 @@ class PruneSettings:
 
 
 def embed_texts(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
-    """Normalised embeddings of ``texts``: the uncached ones encoded in chunks of ``ENCODE_CHUNK``
+    """Normalised embeddings of ``texts``: cached ones, the KB's document sentences from their table
+    (:func:`agents.hydrarag.text.build_sentence_table`), the rest encoded in chunks of ``ENCODE_CHUNK``
     (each a query-time encode: :func:`kb.embeddings.encode_threads`)."""
     spec = kb.embeddings_spec
     missing = [t for t in dict.fromkeys(texts) if (spec, t) not in _VECTORS]
     if missing:
         if len(_VECTORS) > _MAX_CACHED:
             _VECTORS.clear()
+        stored = vector_table.lookup(kb, SENTENCE_TABLE, missing)  # the KB's document sentences, built once
+        for t, v in stored.items():
+            _VECTORS[(spec, t)] = v
+        missing = [t for t in missing if t not in stored]
         for at in range(0, len(missing), ENCODE_CHUNK):
             chunk = missing[at: at + ENCODE_CHUNK]
             for t, v in zip(chunk, embed_matrix(kb.embeddings, chunk), strict=True):

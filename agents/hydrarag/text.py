@@ -23,9 +23,10 @@ import re
 import threading
 from dataclasses import dataclass
 
+from agents import vector_table
 from agents.hydrarag import roles as roles
 from agents.hydrarag.analysis import link_names, split_chain
-from agents.hydrarag.pruning import apply_choice, embed_texts
+from agents.hydrarag.pruning import SENTENCE_TABLE, apply_choice, embed_texts
 from agents.llm.structured import add_usage
 from kb.base import KnowledgeBase
 from prompts.data_block import data_block, data_list
@@ -94,6 +95,14 @@ def gather_docs(kb: KnowledgeBase, topic_ids: list[str], query: str, pool: int) 
     for d in docs:
         out.setdefault(d.id, (d.id, kb.name(d.entity_id) if d.entity_id else d.id, d.text))
     return list(out.values())
+
+
+def build_sentence_table(kb: KnowledgeBase, progress: bool = False) -> int:
+    """Encode every sentence of the KB's documents (those :func:`gather_docs` can return) into the
+    vector table :func:`agents.hydrarag.pruning.embed_texts` reads; returns the number of sentences."""
+    texts = {s for d in kb.docs if d.kind == "passage" or d.text != kb.name(d.id) for s in sentences(d.text)}
+    vector_table.build(kb, SENTENCE_TABLE, texts, progress)
+    return len(texts)
 
 
 def top_sentences(kb: KnowledgeBase, docs: list[tuple[str, str, str]], indicator: str, k: int) -> list[dict]:

@@ -33,7 +33,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.ssrag.vectors import fact_parts, fact_vectors
+from agents import vector_table
+from agents.ssrag.vectors import FACT_TABLE, fact_parts, fact_vectors
 from kb.base import KnowledgeBase
 from kb.model import Triple
 
@@ -127,8 +128,23 @@ def _text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
     texts = list(_passages_about(kb).get(node, []))
     if search and _passages_about(kb):  # a KB without passages has no text naming the node
         texts += _naming_passages(kb, node, name, names)
-    out = [s.strip().rstrip(".") for t in texts for s in _SENTENCE.split(t)]
+    out = [s for t in texts for s in passage_sentences(t)]
     return list(dict.fromkeys(s for s in out if s and names.search(s)))
+
+
+def passage_sentences(text: str) -> list[str]:
+    """A passage's sentences as text facts (split, stripped, no final period)."""
+    return [s.strip().rstrip(".") for s in _SENTENCE.split(text)]
+
+
+def build_fact_table(kb: KnowledgeBase, progress: bool = False) -> int:
+    """Encode the parts (:func:`agents.ssrag.vectors.fact_parts`: the words without the entity names) of
+    every passage sentence into the vector table :func:`agents.ssrag.vectors.vectors` reads; returns how
+    many distinct texts were encoded."""
+    rests = {fact_parts(kb, s, None)[1] for d in kb.docs if d.kind == "passage"
+             for s in passage_sentences(d.text) if s}
+    vector_table.build(kb, FACT_TABLE, rests, progress)
+    return len(rests)
 
 
 def _facts(kb: KnowledgeBase, node: str, pool: int, text_edges: bool,

@@ -31,6 +31,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from agents import vector_table
 from kb.base import KnowledgeBase
 from kb.embeddings import embed_matrix
 from kb.text_index import words
@@ -38,6 +39,7 @@ from tools.retrieval import mentions_in
 
 CACHE_SIZE = 60_000  # encoded texts kept per process
 FACT_SCORING = ("parts", "sentence")
+FACT_TABLE = "ssrag-text-facts"  # vector table of the KB's text facts' words without names (agents.vector_table)
 
 _cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _cache_lock = threading.Lock()
@@ -47,13 +49,18 @@ _names: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def vectors(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
-    """Normalised vectors of ``texts`` with the KB's embedding model, through the process cache."""
+    """Normalised vectors of ``texts`` with the KB's embedding model, through the process cache (and the
+    KB's table of text-fact vectors, :func:`agents.ssrag.nodes.build_fact_table`, when it was built)."""
     if not texts:
         return np.zeros((0, kb.dense.index.d), dtype=np.float32)
     model = kb.embeddings_spec  # vectors are the model's: two KBs of one model share them
     with _cache_lock:
         found = {t: _cache.get((model, t)) for t in set(texts)}
     missing = [t for t in dict.fromkeys(texts) if found[t] is None]
+    if missing:  # the KB's text facts from their table (nodes.build_fact_table), the rest encoded
+        stored = vector_table.lookup(kb, FACT_TABLE, missing)
+        found.update(stored)
+        missing = [t for t in missing if t not in stored]
     if missing:
         mat = embed_matrix(kb.embeddings, missing)
         found.update(zip(missing, mat, strict=True))
