@@ -1,0 +1,79 @@
+"""evals.smollm_matrix: cells, their eval arguments, the bank split, and the path accuracy read from traces."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evals import smollm_bank, smollm_matrix, smollm_report
+from evals.datasets import Question
+
+
+def test_cells_parse_and_bad_cells_are_one_line_errors():
+    assert smollm_matrix.parse_cell("hybgrag:bank:1hop") == ("hybgrag", "bank", "1hop")
+    with pytest.raises(SystemExit, match="bad cell 'hybgrag:bank'"):
+        smollm_matrix.parse_cell("hybgrag:bank")
+    with pytest.raises(SystemExit, match="ssrag has no 'fixed'"):
+        smollm_matrix.parse_cell("ssrag:fixed:1hop")
+    for cell in smollm_matrix.DEFAULT_CELLS:
+        smollm_matrix.parse_cell(cell)
+
+
+def test_eval_arguments_of_a_cell(monkeypatch, tmp_path):
+    monkeypatch.setattr(smollm_matrix, "bank_kb", lambda dataset: Path("/kb") / f"bank-{dataset}")
+    argv = smollm_matrix.eval_argv(("mor", "bank", "2hop"), 50, tmp_path)
+    assert argv[argv.index("--kb") + 1] == "/kb/bank-metaqa-2hop" and "local:smollm2" in argv
+    assert ["--set", "examples=kb"] == argv[argv.index("--set"):argv.index("--set") + 2]
+    none = smollm_matrix.eval_argv(("hybgrag", "none", "1hop"), 50, tmp_path)
+    assert "--kb" not in none and none[-1] == "num_few_shot=0"
+
+
+def _lines(hops: int) -> list[str]:
+    return [f"question {i} about [E{i}]\tanswer {i}" for i in range(1400)]
+
+
+def test_bank_takes_questions_never_evaluated(monkeypatch):
+    monkeypatch.setattr(smollm_bank, "question_lines", _lines)
+    bank = smollm_bank.bank_lines(1)
+    assert len(bank) == smollm_bank.BANK_TO - smollm_bank.BANK_FROM
+    questions = [Question(id=str(i), question=f"question {i} about E{i}", answers=(f"answer {i}",))
+                 for i in range(1400)]
+    monkeypatch.setattr(smollm_bank, "load_metaqa", lambda path: questions)
+    smollm_bank.check_disjoint("metaqa-1hop", 300)  # the first 300 of the same shuffle: none in the bank
+    with pytest.raises(SystemExit, match="in the bank"):
+        smollm_bank.check_disjoint("metaqa-1hop", 301)
+
+
+def _record(qtype: str, step: dict) -> dict:
+    return {"qtype": qtype, "trace": [step]}
+
+
+def test_first_path_of_router_and_planner_against_the_gold_path():
+    router = _record("movie_to_director_to_movie", {"node": "route_question", "relations": ["directed_by"]})
+    assert smollm_report.path_correct(router, smollm_report.first_path(router))  # listed once
+    nodes = [{"type": "movie"}, {"type": "person", "relation": "directed_by"},
+             {"type": "movie", "relation": "written_by"}]
+    plan = {"node": "plan_question", "raw": {"routes": [{"nodes": nodes}]}}
+    wrong = _record("movie_to_director_to_movie", plan)
+    assert smollm_report.first_path(wrong) == ["directed_by", "written_by"]
+    assert not smollm_report.path_correct(wrong, smollm_report.first_path(wrong))
+    assert smollm_report.path_accuracy([router, wrong]) == (0.5, 2)
+
+
+def test_report_rows_from_records(tmp_path):
+    folder = tmp_path / "hybgrag-bank-1hop"
+    folder.mkdir()
+    rec = {"id": "q1", "question": "who directed Heat", "qtype": "movie_to_director", "error": None,
+           "ranked": [{"id": "Michael Mann", "kind": "entity", "name": "Michael Mann", "score": 1.0}],
+           "relevant": [["Michael Mann"]], "answer": "",
+           "gold": {"answers": ["Michael Mann"], "answer_ids": [], "keys": ["Michael Mann"]},
+           "trace": [{"node": "route_question", "relations": ["directed_by"]}], "seconds": 4.0,
+           "usage": {"llm_calls": 2, "llm_seconds": 3.0, "stages": {}}}
+    (folder / "records.jsonl").write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    row = smollm_report.cell_row(("hybgrag", "bank", "1hop"), folder)
+    cells = [c.strip() for c in row.split("|")[1:-1]]
+    assert cells[3] == "1" and cells[4].startswith("1.000 (goal ≥ 0.8: yes)") and cells[7] == "100.0%"
+    assert cells[9] == "1.50"
+    assert "not run" in smollm_report.cell_row(("mor", "bank", "1hop"), tmp_path / "missing")
