@@ -1,6 +1,8 @@
 """HydraRAG's audit of a round: what the method itself can see is wrong with the question analysis.
 
-The answer check (an LLM) judges whether the selected paths answer the question; it cannot
+The answer check (an LLM, or under the ``judge`` setting's rules
+:func:`agents.hydrarag.answering.rule_check`, which uses this audit) judges whether the selected
+paths answer the question; the LLM cannot
 tell an answer reached *despite* a faulty analysis from one reached *through* it. The audit
 compares the analysis with what the round found, without any LLM call, and names each
 disagreement so the refined exploration (follow-up question, new skyline, topic entities)

@@ -21,6 +21,10 @@ Schema problems of the plan itself (a relation that does not link its two types,
 cannot follow the previous one, a missing restriction) come from :func:`agents.mor.plan.validate_plan`
 and count as problems too. No problem: the plan is kept. ``max_iterations=1`` is the paper's
 single pass (the problems are then only traced).
+
+No LLM judges here: every check above reads the plan and what the traversal reached, so MoR
+already ends its loop by rule with any model, small or large (it has no ``judge`` setting; the
+only LLM role is the planner, whose examples and grammar are what a small model needs).
 """
 
 from __future__ import annotations

@@ -15,6 +15,12 @@ Three checks, each naming what went wrong in the next prompt of the role that de
 
 Each role decides at most ``max_iterations`` times per question; the answer loop re-runs
 augmentation and retrieval at most ``max_iterations - 1`` times.
+
+None of the three checks asks an LLM: they read the KB links, the question's time cues and
+the contexts, so the loop ends by rule with a small model too (SSRAG has no ``judge``
+setting). A small model still pays for the re-asked route: with a label that disagrees with
+the rule it is asked again; the rule's label itself could be taken instead (a change in
+:mod:`agents.ssrag.nodes`, not made here).
 """
 
 from __future__ import annotations
