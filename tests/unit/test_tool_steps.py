@@ -125,8 +125,8 @@ def test_no_client_can_set_tools(method, monkeypatch):
     step = next(iter(importlib.import_module(f"graphs.tool_steps_{method}").STEPS))
     with pytest.raises(PolicyError, match="^tools: "):
         server_context(cls(tools={step: marker_search}), cls)
-    schema = json.dumps(TypeAdapter(cls).json_schema())
-    assert '"tools"' not in schema  # neither Studio nor the Agent Server offers it
+    for schema in (TypeAdapter(cls).json_schema(), get_graph(method).get_context_jsonschema()):
+        assert '"tools"' not in json.dumps(schema)  # neither Studio nor the Agent Server offers it
 
 
 def test_tools_ignores_the_environment(monkeypatch):
