@@ -111,7 +111,7 @@ def _nodes_adopt(kb: Any, output: Any, call: StepCall) -> list[dict]:
 def _web_default(kb: Any):
     def run(question: str, web: list[dict], k: int, entities: list[str] | None = None, max_facts: int = 10, *,
             model: Any = None, method: str = "json_schema") -> tuple[tuple, dict]:
-        triples, calls, note = wg.extract(model, web, method)
+        triples, calls, note = wg.extract(model, web, method, entities or [])
         nodes = wg.web_nodes(kb, triples, entities or [], query_vector(kb, question), k, max_facts)
         return (nodes, len(triples), calls, note), {"triples": len(triples), "note": note, "nodes": _nodes_view(nodes)}
 

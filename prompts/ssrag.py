@@ -91,16 +91,6 @@ Entity (quoted data):
 Facts, one "subject relation object" sentence a line (quoted data):
 {facts}""", ("entity", "facts"))
 
-WEB_TRIPLES_SYSTEM = Prompt("ssrag.web_triples_system", guarded("""\
-You build a small knowledge graph from web search results. For each fact a result states,
-give the subject, the relation in a few words, the object, and the number of the result.
-Copy the subject and the object exactly as the result writes them. State only facts the
-results say."""))
-
-WEB_TRIPLES = Prompt("ssrag.web_triples", """\
-Web results (quoted data, one block each):
-{results}""", ("results",))
-
 DEDUP_SYSTEM = Prompt("ssrag.dedup_system", guarded("""\
 You clean up the context given to a question-answering model. Contexts are numbered data
 blocks (n="1", n="2"...) sorted from most to least relevant. A context is redundant when an
@@ -157,6 +147,6 @@ Query (quoted data):
 Give the label again.""", ("feedback", "query"))
 
 ALL = [DECOMPOSE_SYSTEM, DECOMPOSE, ENTITIES_SYSTEM, ENTITIES, INTENT_SYSTEM, INTENT, REWRITE_SYSTEM,
-       REWRITE, ROUTER_SYSTEM, ROUTER, GRAPH_TEXT_SYSTEM, GRAPH_TEXT, WEB_TRIPLES_SYSTEM, WEB_TRIPLES,
+       REWRITE, ROUTER_SYSTEM, ROUTER, GRAPH_TEXT_SYSTEM, GRAPH_TEXT,
        DEDUP_SYSTEM, DEDUP, ANSWER_SYSTEM, ANSWER, ENTITY_KINDS, EXAMPLES_HEAD, ENTITY_UNLINKED, ENTITY_NONE,
        ENTITY_KNOWN, ANSWER_FAILED, ENTITY_RETRY, ROUTE_NO_CUE, ROUTE_CUE, ROUTE_RETRY]
