@@ -207,24 +207,35 @@ def overlaps(chains: list[Chain], topic_keys: list[str]) -> np.ndarray:
     return np.array(out, dtype=np.float32)
 
 
-def _names(kb: KnowledgeBase, ids: frozenset[str], shown: int = SHOWN_NAMES) -> str:
+Names = dict[frozenset[str], tuple[list[str], int]]  # a set → its first names (up to SHOWN_NAMES) and size
+
+
+def _first(kb: KnowledgeBase, ids: frozenset[str], shown: int) -> tuple[list[str], int]:
     fast = graph_ops.arrays(kb.graph)
     if fast is not None:
-        names, total = graph_ops.first_names(fast, ids, shown)
-    else:
-        names = sorted(kb.name(i) for i in ids)
-        total = len(names)
+        return graph_ops.first_names(fast, ids, shown)
+    names = sorted(kb.name(i) for i in ids)
+    return names[:shown], len(names)
+
+
+def _names(kb: KnowledgeBase, ids: frozenset[str], shown: int = SHOWN_NAMES, memo: Names | None = None) -> str:
+    if memo is None or shown > SHOWN_NAMES:
+        names, total = _first(kb, ids, shown)
+    else:  # the first ``shown`` of a set's first SHOWN_NAMES names (paths share their sets)
+        if ids not in memo:
+            memo[ids] = _first(kb, ids, SHOWN_NAMES)
+        names, total = memo[ids]
     more = f", +{total - shown} more" if total > shown else ""
     return "{" + ", ".join(names[:shown]) + more + "}"
 
 
-def verbalise(kb: KnowledgeBase, chain: Chain, shown: int = SHOWN_NAMES) -> str:
+def verbalise(kb: KnowledgeBase, chain: Chain, shown: int = SHOWN_NAMES, memo: Names | None = None) -> str:
     """``{A} → r → {B, C} ← r2 ← {D}`` (an arrow pointing left marks an inverse edge); ``shown``
-    names per set."""
-    parts = [_names(kb, chain.nodes[0], shown)]
+    names per set; ``memo`` keeps each set's names for the next path that shares it."""
+    parts = [_names(kb, chain.nodes[0], shown, memo)]
     for (rels, inverse), node in zip(chain.edges, chain.nodes[1:], strict=True):
         rel = " | ".join(rels)
-        parts += [f"← {rel} ←" if inverse else f"→ {rel} →", _names(kb, node, shown)]
+        parts += [f"← {rel} ←" if inverse else f"→ {rel} →", _names(kb, node, shown, memo)]
     return " ".join(parts)
 
 
@@ -235,13 +246,13 @@ def signature(chain: Chain) -> str:
                     for rels, inverse in chain.edges)
 
 
-def to_candidate(kb: KnowledgeBase, chain: Chain, phase: str, n: int) -> dict:
-    """A KG chain as a candidate path for pruning."""
+def to_candidate(kb: KnowledgeBase, chain: Chain, phase: str, n: int, memo: Names | None = None) -> dict:
+    """A KG chain as a candidate path for pruning (``memo``: see :func:`verbalise`)."""
     steps = [{"ids": sorted(chain.nodes[0])}]
     steps += [{"relations": list(rels), "inverse": inv, "ids": sorted(node)[:50]}
               for (rels, inv), node in zip(chain.edges, chain.nodes[1:], strict=True)]
-    return {"id": f"kg:{phase}:{n}", "source": "kg", "phase": phase, "text": verbalise(kb, chain),
-            "embedded": verbalise(kb, chain, EMBEDDED_NAMES), "signature": signature(chain),
+    return {"id": f"kg:{phase}:{n}", "source": "kg", "phase": phase, "text": verbalise(kb, chain, memo=memo),
+            "embedded": verbalise(kb, chain, EMBEDDED_NAMES, memo), "signature": signature(chain),
             "keys": [f"id:{i}" for i in sorted(chain.entity_ids())], "answers": sorted(chain.answers())[:50],
             "doc_id": None, "doc_name": None, "path": steps}
 
@@ -261,6 +272,7 @@ def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[s
     rng = random.Random(zlib.crc32(question.encode())) if variant == "hydrarag-e" else None
     cands: list[dict] = []
     notes: list[str] = []
+    memo: Names = {}  # names of the sets the paths share
     for ch in probe["chains"]:
         if not ch["topics"]:
             notes.append("a chain has no topic entity in the KG")
@@ -269,8 +281,8 @@ def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[s
 
         def score(chains: list[Chain], indicator: str = ch["indicator"], docs: list[str] | None = docs
                   ) -> list[float]:
-            sem = [signature(c) if beam_text == "relations" else verbalise(kb, c) for c in chains]
-            texts = [verbalise(kb, c, EMBEDDED_NAMES) for c in chains] if docs else []
+            sem = [signature(c) if beam_text == "relations" else verbalise(kb, c, memo=memo) for c in chains]
+            texts = [verbalise(kb, c, EMBEDDED_NAMES, memo) for c in chains] if docs else []
             rel = relevance(kb, indicator, topic_keys, sem, overlaps(chains, topic_keys), s.lambda_sem)
             return (rel if docs is None else beam_cross_scores(kb, rel, texts, docs, s)).tolist()
 
@@ -280,5 +292,5 @@ def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[s
             notes.append(f"{' + '.join(ch['names'])}: " + (
                 "paths joined through every topic entity" if joined
                 else "topic entities do not meet within the depth: per-topic paths"))
-        cands += [to_candidate(kb, c, probe["phase"], len(cands) + n) for n, c in enumerate(chains)]
+        cands += [to_candidate(kb, c, probe["phase"], len(cands) + n, memo) for n, c in enumerate(chains)]
     return cands, notes

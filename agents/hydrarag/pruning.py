@@ -94,10 +94,11 @@ def relevance(kb: KnowledgeBase, indicator: str, topic_keys: list[str], texts: l
     return lambda_sem * sem + (1 - lambda_sem) * ent
 
 
-def _alignment(keys: list[str], subgraph: set[str]) -> float:
+def _alignment(keys: list[str], subgraph_keys: set[str]) -> float:
+    """Share of ``keys`` that are ``id:<entity in the subgraph>`` (``subgraph_keys``: those keys)."""
     if not keys:
         return 0.0
-    return sum(k.startswith("id:") and k[3:] in subgraph for k in keys) / len(keys)
+    return sum(map(subgraph_keys.__contains__, keys)) / len(keys)
 
 
 def verification(kb: KnowledgeBase, cands: list[dict], subgraph: set[str], s: PruneSettings) -> list[dict]:
@@ -110,12 +111,12 @@ def verification(kb: KnowledgeBase, cands: list[dict], subgraph: set[str], s: Pr
         sims = vecs @ vecs.T
     else:
         sims = np.ones((len(cands), len(cands)), dtype=np.float32)
-    out = []
+    out, subgraph_keys = [], {f"id:{e}" for e in subgraph}
     for i, c in enumerate(cands):
         support = sorted(set(sources[sims[i] >= s.gamma].tolist()) | {c["source"]})
         f1 = s.priors.get(c["source"], 0.0)
         f2 = min(len(support), s.max_width) / s.max_width
-        f3 = _alignment(c["keys"], subgraph)
+        f3 = _alignment(c["keys"], subgraph_keys)
         ver = s.alphas[0] * f1 + s.alphas[1] * f2 + s.alphas[2] * f3
         out.append({"support": support, "f": [round(f1, 4), round(f2, 4), round(f3, 4)], "ver": float(ver)})
     return out
