@@ -36,7 +36,8 @@ def table_path(kb: KnowledgeBase, name: str) -> Path:
     """Where the table ``name`` of ``kb``'s current build lives."""
     if not name.replace("-", "").replace("_", "").isalnum():
         raise ValueError(f"a vector table name is letters, digits, '-' and '_', not {name!r}")
-    return cache_root() / "derived" / f"{kb.directory.name}-{kb.build_token}" / f"{name}.npz"
+    build = "".join(c if c.isalnum() or c in ".-" else "_" for c in str(kb.build_token))
+    return cache_root() / "derived" / f"{kb.directory.name}-{build}" / f"{name}.npz"
 
 
 def _load(path: Path) -> tuple[dict[str, int], np.ndarray] | None:
