@@ -100,12 +100,18 @@ def with_choices(schema: type[BaseModel], choices: Choices) -> dict:
     return out
 
 
+def _is_list(node: dict, defs: dict) -> bool:
+    node = _resolve(node, defs)
+    return node.get("type") == "array" or any(_resolve(n, defs).get("type") == "array" for n in node.get("anyOf", []))
+
+
 def non_empty(json_schema: dict, choices: Choices) -> dict:
-    """A copy of ``json_schema`` in which the fields on the way to each field ``choices`` constrains
-    (with names to choose from) are required and their lists hold at least one item (``minItems:
-    1``; the grammar form only). llama.cpp's grammar writes the required properties first: an
-    optional ``entities`` list came after the required ``module`` and was left out, so the router
-    chose its module before (and without) naming any entity."""
+    """A copy of ``json_schema`` in which the lists on the way to each field ``choices`` constrains
+    (with names to choose from) are required and hold at least one item (``minItems: 1``; the
+    grammar form only). llama.cpp's grammar writes the required properties first: an optional
+    ``entities`` list came after the required ``module`` and was left out, so the router chose its
+    module before (and without) naming any entity. An optional scalar stays optional (MoR's first
+    node names no relation: made required, SmolLM2 wrote one there and stopped after one node)."""
     out = copy.deepcopy(json_schema)
     defs = out.get("$defs", {})
     for path, names in choices.items():
@@ -117,8 +123,8 @@ def non_empty(json_schema: dict, choices: Choices) -> dict:
             node = (parent.get("properties") or {}).get(part)
             if node is None:
                 break
-            if part not in parent.setdefault("required", []):
-                parent["required"].append(part)
+            if _is_list(node, defs) and part not in parent.setdefault("required", []):
+                parent["required"].append(part)  # a list only: an optional scalar stays optional
             while True:
                 node = _resolve(node, defs)
                 if node.get("type") == "array":
