@@ -169,3 +169,13 @@ def test_grammar_requires_the_constrained_lists():
     assert schema["properties"]["entities"]["minItems"] == 1 and schema["properties"]["relations"]["minItems"] == 1
     free = non_empty(with_choices(RouterAction, {"relations": []}), {"relations": []})
     assert "relations" not in free.get("required", []) and "minItems" not in free["properties"]["relations"]
+
+
+def test_grammar_keeps_an_optional_scalar_optional():
+    from agents.mor.roles import Plan
+
+    choices = {"routes.nodes.type": ["movie", "person"], "routes.nodes.relation": ["directed_by"]}
+    schema = non_empty(with_choices(Plan, choices), choices)
+    node, route = schema["$defs"]["PlanNode"], schema["$defs"]["PlanRoute"]
+    assert "relation" not in node.get("required", []) and route["properties"]["nodes"]["minItems"] == 1
+    assert schema["properties"]["routes"]["minItems"] == 1 and "routes" in schema["required"]
