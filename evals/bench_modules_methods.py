@@ -59,7 +59,7 @@ def forget_queries(texts: list[str]) -> None:
             del ss_vec._cache[key]
     for key in [k for k in hy_pruning._VECTORS if k[1] in texts]:
         del hy_pruning._VECTORS[key]
-    mor_matching.question_vector.cache_clear()
+    mor_matching.forget_questions(texts)
 
 
 def prepare_hybgrag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:

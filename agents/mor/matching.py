@@ -13,9 +13,11 @@ the reranker's fourth textual feature.
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -56,10 +58,35 @@ def doc_table(kb: KnowledgeBase) -> DocTable:
     return table
 
 
-@lru_cache(maxsize=256)
+QUESTION_CACHE = 256  # texts kept per KB: questions, and the reranker's category sequences (shared)
+_questions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_questions_lock = threading.Lock()
+
+
 def question_vector(kb: KnowledgeBase, text: str) -> np.ndarray:
-    """The KB's embedding of a question, cached (nodes of one run embed it once)."""
-    return kb.embed(text)
+    """The KB's embedding of a question, cached (nodes of one run embed it once; the last
+    ``QUESTION_CACHE`` texts per KB are kept)."""
+    with _questions_lock:
+        cache = _questions.setdefault(kb, OrderedDict())
+        vec = cache.get(text)
+        if vec is not None:
+            cache.move_to_end(text)
+            return vec
+    vec = kb.embed(text)
+    with _questions_lock:
+        cache[text] = vec
+        while len(cache) > QUESTION_CACHE:
+            cache.popitem(last=False)
+    return vec
+
+
+def forget_questions(texts: Iterable[str]) -> None:
+    """Drop ``texts`` from the question cache of every KB (a benchmark charging each step its embedding)."""
+    drop = set(texts)
+    with _questions_lock:
+        for cache in _questions.values():
+            for t in drop & set(cache):
+                del cache[t]
 
 
 def _vectors(kb: KnowledgeBase, rows: list[int]) -> np.ndarray:

@@ -107,7 +107,10 @@ def _naming_passages(kb: KnowledgeBase, node: str, name: str, names: re.Pattern)
         ids, _ = bm25.search(name, max(4 * TEXT_POOL, 50))
         hits = (kb.docs[int(i)] for i in ids[_passage_tables(kb)[1][ids]][:TEXT_POOL])
     out: list[str] = []
+    low = name.lower() if name.isascii() else None  # ASCII: a case-insensitive match is a lower-case substring
     for d in hits:
+        if low is not None and d.text.isascii() and low not in d.text.lower():
+            continue
         if d.entity_id != node and names.search(d.text):
             out.append(d.text)
             if len(out) == TEXT_HITS:
