@@ -63,7 +63,9 @@ def forget_queries(texts: list[str]) -> None:
 
 
 def prepare_hybgrag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
-    """Text module and hybrid module (radius 0: along the gold relation path, the default)."""
+    """Text module and hybrid module (radius 0: along the gold relation path, the default; 3-hop paths
+    repeat a relation, so the first walk of the unique relations is one hop short and the loop deepens
+    it: timed at the gold number of hops)."""
     ctx, q = HybGRAGContext(), rec.question
     gold = gold_action(rec)
     reply = hg_roles.RouterAction(entities=[hg_roles.TopicEntity(name=n, type=t) for n, t in gold["entities"]],
@@ -74,8 +76,9 @@ def prepare_hybgrag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
     def text() -> list[str]:
         return [r["id"] for r in reference_dicts(kb, text_retrieve(kb, q, ctx.top_k).references)]
 
-    def hybrid() -> list[str]:
-        hops = next_hops(None, action_key(ids, rels), rels, len(ids))
+    def hybrid() -> list[str]:  # the walk the corrective loop reaches: one hop per relation of the gold path
+        key = action_key(ids, rels)  # (a first walk of fewer hops finds nothing; the loop repeats it deeper)
+        hops = max(next_hops(None, key, rels, len(ids)), rec.hops)
         res = path_retrieve(kb, q, ids, rels, hops, ctx.top_k, ctx.text_hops)
         return [r["id"] for r in reference_dicts(kb, res.references)]
 
