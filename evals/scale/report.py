@@ -44,11 +44,27 @@ def _ingest(results: dict, f: int) -> dict:
     return results.get(f"ingest@{f}") or results.get(f"ingest-replicated@{f}") or {}
 
 
+def _real(results: dict, f: int) -> dict:
+    ing = _ingest(results, f)
+    return ing if ing.get("embedding") == "real" else {}
+
+
+def _no_encode(results: dict, f: int) -> float | None:
+    ing = _ingest(results, f)
+    parts = [ing.get(k) for k in ("parse_s", "graph_s", "indexes_s")]
+    return sum(parts) if all(p is not None for p in parts) else None
+
+
+def _ms(v: float) -> str:
+    return f"{v:.2f}" if v < 10 else f"{v:.1f}"
+
+
 def _growth_rows(results: dict, factors: list[int]) -> list[str]:
     base = factors[0]
     qty = [("graph ingest s", lambda f: results.get(f"graph@{f}", {}).get("seconds"), "linear"),
            ("graph ingest peak RSS MB", lambda f: results.get(f"graph@{f}", {}).get("peak_rss_mb"), "linear"),
-           ("full ingest s", lambda f: _ingest(results, f).get("seconds"), "linear"),
+           ("full ingest s (real encode only)", lambda f: _real(results, f).get("seconds"), "linear"),
+           ("ingest s without the encode (parse + graph + indexes)", lambda f: _no_encode(results, f), "linear"),
            ("full ingest peak RSS MB", lambda f: _ingest(results, f).get("peak_rss_mb"), "linear"),
            ("FAISS build s", lambda f: _ingest(results, f).get("faiss_build"), "linear"),
            ("KB load s", lambda f: results.get(f"load@{f}", {}).get("seconds"), "linear"),
@@ -61,7 +77,7 @@ def _growth_rows(results: dict, factors: list[int]) -> list[str]:
         vals = [get(f) for f in factors]
         if vals[0] is None:
             continue
-        cells = " | ".join(_num(v, ".1f") for v in vals)
+        cells = " | ".join("–" if v is None else _ms(v) for v in vals)
         ratios = " | ".join(_ratio(v, vals[0]) for v in vals[1:])
         have = [(f, v) for f, v in zip(factors, vals, strict=True) if v is not None]
         verdict = growth(have[-1][1] / vals[0], have[-1][0], kind) if len(have) > 1 and vals[0] > 0 else "–"
@@ -155,7 +171,7 @@ def _latency_table(results: dict, factors: list[int]) -> list[str]:
            "| module | " + " | ".join(f"{f}× p50 / p95" for f in factors) + " |", "|---|" + "---|" * len(factors)]
     for m in lat[factors[0]]:
         cells = [lat[f].get(m) for f in factors]
-        out.append(f"| {m} | " + " | ".join(f"{c['p50_ms']:.1f} / {c['p95_ms']:.1f}" if c else "–"
+        out.append(f"| {m} | " + " | ".join(f"{_ms(c['p50_ms'])} / {_ms(c['p95_ms'])}" if c else "–"
                                             for c in cells) + " |")
     return out
 
@@ -178,8 +194,8 @@ def _server_table(results: dict, factors: list[int]) -> list[str]:
             mem = s["memory"][m]
             head = (f"| {f}× | {s['export_s']:.1f} | {_num(s.get('server_peak_rss_mb'), '.0f')} |" if i == 0
                     else "| | | |")
-            out.append(f"{head} {m} | {v['p50_ms']:.1f} / {v['p95_ms']:.1f} | {mem['p50_ms']:.2f} / "
-                       f"{mem['p95_ms']:.2f} | {_ratio(v['p50_ms'], mem['p50_ms'])} |")
+            out.append(f"{head} {m} | {_ms(v['p50_ms'])} / {_ms(v['p95_ms'])} | {_ms(mem['p50_ms'])} / "
+                       f"{_ms(mem['p95_ms'])} | {_ratio(v['p50_ms'], mem['p50_ms'])} |")
     return out
 
 
