@@ -75,10 +75,10 @@ def _stage(args: argparse.Namespace) -> dict:
             cosine = ist.copy_cosine(base)
             rep = ist.full_ingest(kb_txt, kb_dir, {"base": str(base), "sigma": ist.sigma_for(cosine, 384)})
             return {**rep, "copy_cosine_measured": cosine}
-        case "load" | "dense" | "latency":
+        case "load" | "dense" | "latency" | "index":
             from evals.scale import query_stages
 
-            return getattr(query_stages, args.stage)(kb_dir, args)
+            return getattr(query_stages, "index_build" if args.stage == "index" else args.stage)(kb_dir, args)
         case "server":
             from evals.scale.server_stages import server
 
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> None:
     if want("ingest"):
         run.run("ingest", 1, *common)
     _side_by_side(args.jobs, jobs)  # --jobs > 1: these ingests run side by side
-    for stage in ("load", "dense"):
+    for stage in ("load", "dense", "index"):
         for f in args.factors:
             if want(stage):
                 run.run(stage, f, *common)

@@ -23,6 +23,22 @@ def load(kb_dir: Path, args) -> dict:
     return res
 
 
+def index_build(kb_dir: Path, args) -> dict:
+    """The default dense-index build (:meth:`kb.text_index.DenseIndex.build`) alone, on the KB's own vectors."""
+    import faiss
+
+    from kb.kb_dir import resolve_build
+    from kb.text_index import DenseIndex
+
+    index = faiss.read_index(str(resolve_build(kb_dir).path / "dense.faiss"))
+    storage = faiss.downcast_index(index.storage) if hasattr(index, "storage") else index
+    vecs = storage.reconstruct_n(0, storage.ntotal)
+    t = time.perf_counter()
+    built = DenseIndex.build(vecs)
+    return {"seconds": time.perf_counter() - t, "rows": int(built.index.ntotal),
+            "index_type": type(built.index).__name__, "threads": faiss.omp_get_max_threads()}
+
+
 def dense(kb_dir: Path, args, n_queries: int = 1000, k: int = 10) -> dict:
     """Recall@10 of the KB's FAISS index against exact search, on ``n_queries`` dev questions, and search times."""
     import faiss
