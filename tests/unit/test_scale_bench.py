@@ -11,7 +11,8 @@ from evals.scale.synth import copy_name, original_name, random_copies, write_syn
 TWENTY = [
     ("Big", "directed_by", "Penny Marshall"), ("Big", "starred_actors", "Tom Hanks"),
     ("Big", "release_year", "1988"), ("Big", "has_genre", "Comedy"),
-    ("A League of Their Own", "directed_by", "Penny Marshall"), ("A League of Their Own", "starred_actors", "Tom Hanks"),
+    ("A League of Their Own", "directed_by", "Penny Marshall"),
+    ("A League of Their Own", "starred_actors", "Tom Hanks"),
     ("A League of Their Own", "starred_actors", "Geena Davis"), ("A League of Their Own", "release_year", "1992"),
     ("Apollo 13", "directed_by", "Ron Howard"), ("Apollo 13", "starred_actors", "Tom Hanks"),
     ("Apollo 13", "starred_actors", "Kevin Bacon"), ("Apollo 13", "release_year", "1995"),
