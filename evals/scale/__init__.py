@@ -1,0 +1,1 @@
+"""Scale benchmark (``python -m evals.scale``): synthetic k× MetaQA, ingest, load, latency, graph server."""
