@@ -16,6 +16,7 @@ query-time encode only by float rounding (about 1e-7).
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -85,3 +86,30 @@ def build(kb: KnowledgeBase, name: str, texts: Iterable[str], progress: bool = F
 def exists(kb: KnowledgeBase, name: str) -> bool:
     """Whether the table ``name`` was built for ``kb``'s current build."""
     return table_path(kb, name).exists()
+
+
+_json: dict[Path, dict | None] = {}
+
+
+def save_json(kb: KnowledgeBase, name: str, data: dict) -> Path:
+    """Keep a JSON object derived from ``kb``'s texts beside its vector tables (e.g. parsed parts)."""
+    path = table_path(kb, name).with_suffix(".json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.json")
+    tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    tmp.replace(path)
+    with _lock:
+        _json.pop(path, None)
+    return path
+
+
+def load_json(kb: KnowledgeBase, name: str) -> dict | None:
+    """The object :func:`save_json` kept for ``kb``'s current build (None when there is none), read once."""
+    path = table_path(kb, name).with_suffix(".json")
+    with _lock:
+        if path in _json:
+            return _json[path]
+    found = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+    with _lock:
+        _json[path] = found
+    return found

@@ -39,7 +39,7 @@ from agents import vector_table
 from agents.hydrarag.pruning import SENTENCE_TABLE
 from agents.hydrarag.text import build_sentence_table
 from agents.ssrag.nodes import build_fact_table
-from agents.ssrag.vectors import FACT_TABLE
+from agents.ssrag.vectors import FACT_PARTS, FACT_TABLE
 from evals.bench_modules_methods import METHODS, PREPARE, forget_queries
 from evals.datasets import load_metaqa, sample
 from evals.oracle.gold import GoldRecord, NoGoldAnnotationError, record_for
@@ -86,7 +86,7 @@ def prepare_tables(kb: KnowledgeBase) -> None:
     if not any(d.kind == "passage" for d in kb.docs):
         return
     for name, builder in ((SENTENCE_TABLE, build_sentence_table), (FACT_TABLE, build_fact_table)):
-        if not vector_table.exists(kb, name):
+        if not vector_table.exists(kb, name) or (name == FACT_TABLE and vector_table.load_json(kb, FACT_PARTS) is None):
             start = time.perf_counter()
             count = builder(kb)
             sys.stderr.write(f"built {name} for {kb.directory.name}: {count} texts in "

@@ -34,7 +34,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agents import vector_table
-from agents.ssrag.vectors import FACT_TABLE, fact_parts, fact_vectors
+from agents.ssrag.vectors import FACT_PARTS, FACT_TABLE, fact_parts, fact_vectors
 from kb.base import KnowledgeBase
 from kb.model import Triple
 
@@ -142,11 +142,12 @@ def passage_sentences(text: str) -> list[str]:
 
 def build_fact_table(kb: KnowledgeBase, progress: bool = False) -> int:
     """Encode the parts (:func:`agents.ssrag.vectors.fact_parts`: the words without the entity names) of
-    every passage sentence into the vector table :func:`agents.ssrag.vectors.vectors` reads; returns how
-    many distinct texts were encoded."""
-    rests = {fact_parts(kb, s, None)[1] for d in kb.docs if d.kind == "passage"
-             for s in passage_sentences(d.text) if s}
+    every passage sentence into the vector table :func:`agents.ssrag.vectors.vectors` reads, and keep each
+    sentence's parts for :func:`~agents.ssrag.vectors.fact_parts`; returns how many distinct texts were encoded."""
+    parts = {s: fact_parts(kb, s, None) for d in kb.docs if d.kind == "passage" for s in passage_sentences(d.text) if s}
+    rests = {rest for _, rest in parts.values()}
     vector_table.build(kb, FACT_TABLE, rests, progress)
+    vector_table.save_json(kb, FACT_PARTS, {s: [ids, rest] for s, (ids, rest) in parts.items()})
     return len(rests)
 
 

@@ -40,6 +40,7 @@ from tools.retrieval import mentions_in
 CACHE_SIZE = 60_000  # encoded texts kept per process
 FACT_SCORING = ("parts", "sentence")
 FACT_TABLE = "ssrag-text-facts"  # vector table of the KB's text facts' words without names (agents.vector_table)
+FACT_PARTS = "ssrag-text-fact-parts"  # each passage sentence's (entities named, other words), kept with it
 
 _cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _cache_lock = threading.Lock()
@@ -163,8 +164,9 @@ def fact_parts(kb: KnowledgeBase, fact: str, row: list[str] | None) -> tuple[lis
     with _cache_lock:
         found = _parts.get(key)
     if found is None:
-        ids = mentions_in(kb, fact)
-        found = (ids, _rest(kb, fact, ids))
+        kept = (vector_table.load_json(kb, FACT_PARTS) or {}).get(fact)  # parsed when the table was built
+        ids = kept[0] if kept else mentions_in(kb, fact)
+        found = (ids, kept[1] if kept else _rest(kb, fact, ids))
         with _cache_lock:
             _parts[key] = found
             while len(_parts) > CACHE_SIZE:
