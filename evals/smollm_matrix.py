@@ -141,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path("docs") / "benchmarks_smollm.md")
     p.add_argument("--stop-at", help="start no new cell after this UTC time (HH:MM)")
     p.add_argument("--report-only", action="store_true", help="write the report from the runs as they are")
+    p.add_argument("--note", action="append", default=[], help="a line for the report's notes (repeatable)")
     args = p.parse_args(argv)
     cells = [parse_cell(c) for c in args.cells]
     limits = {}
@@ -160,8 +161,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"[smollm-matrix] past {args.stop_at} UTC: no new cell\n")
             break
         run_one(cell, limit, args.runs)
-        render(args.out, args.runs, cells, info, sys.argv[1:])
-    render(args.out, args.runs, cells, info, sys.argv[1:])
+        render(args.out, args.runs, cells, info, sys.argv[1:], args.note)
+    render(args.out, args.runs, cells, info, sys.argv[1:], args.note)
     return 0
 
 

@@ -86,7 +86,8 @@ HEAD = ["method", "examples", "dataset", "n", "Hit@1", "MRR", "answer Hits@1", "
         "load avg (1/5/15 min) start → end"]
 
 
-def render(out: Path, runs: Path, cells: list[tuple[str, str, str]], info: dict, argv: list[str]) -> None:
+def render(out: Path, runs: Path, cells: list[tuple[str, str, str]], info: dict, argv: list[str],
+           notes: list[str] | None = None) -> None:
     """Write the report for ``cells`` (in their order) from the run folders under ``runs``."""
     m = info["machine"]
     rows = [cell_row(c, runs / "-".join(c)) for c in cells]
@@ -108,6 +109,7 @@ def render(out: Path, runs: Path, cells: list[tuple[str, str, str]], info: dict,
         " relation once). *s per LLM call*: the median over questions of LLM seconds / LLM calls.",
         "- Goals (issue 11): with the bank, hybgrag and mor Hit@1 ≥ 0.8 (1-hop), ≥ 0.6 (2-hop); first path ="
         " gold ≥ 90 % at every hop; LLM-call p50 < 3 s.", "",
-        "| " + " | ".join(HEAD) + " |", "|---" * len(HEAD) + "|", *rows, ""])
+        "| " + " | ".join(HEAD) + " |", "|---" * len(HEAD) + "|", *rows, "",
+        *(["## Notes", "", *(f"- {n}" for n in notes), ""] if notes else [])])
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
