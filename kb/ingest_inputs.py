@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from kb.build import gc_paused, triple_keys
 from kb.loaders import read_entities, read_passages, read_triples, read_type_map
 from kb.model import Entity, Passage, Triple
 
@@ -54,10 +55,11 @@ def parse_inputs(
                                                 "entity", warnings)}
     tmap = type_map if isinstance(type_map, dict) else (read_type_map(Path(type_map)) if type_map else {})
     parsed: list[Triple] = []
-    for path in triples:
-        it = read_triples(Path(path))
-        parsed.extend(tqdm(it, desc=f"triples {Path(path).name}", unit=" triples", disable=not progress))
-    repeated = len(parsed) - len(set(parsed))
+    with gc_paused():  # millions of acyclic Triples: nothing for the cyclic GC to find, much to re-scan
+        for path in triples:
+            it = read_triples(Path(path))
+            parsed.extend(tqdm(it, desc=f"triples {Path(path).name}", unit=" triples", disable=not progress))
+        repeated = len(parsed) - len(set(triple_keys(parsed)))
     if repeated:
         warnings.append(f"{repeated} duplicate triples in the triple files; kept one of each")
     pas = _first_of_each(list(read_passages(Path(passages))), Path(passages), "passage", warnings) if passages else []
