@@ -143,6 +143,8 @@ def run_step(method: str, steps: Mapping[str, Step], name: str, args: dict, kb: 
     default = default_tools(method, kb, steps)[name]
     tool = (tools or {}).get(name, default)
     config = _run_config()
+    if tool is default and not _observed(config):
+        return default.runner(**args, **(extra or {}))[0]  # nobody sees the run: skip its bookkeeping
     if tool is default:
         box: dict = {"extra": extra or {}}
         token = _box.set(box)
@@ -174,6 +176,14 @@ def _run_config() -> dict | None:
         return get_config()
     except RuntimeError:
         return None
+
+
+def _observed(config: dict | None) -> bool:
+    """Whether a tool run would be seen: a callback handler of the run (Studio's and ``astream_events``'
+    streams, a user's handler) or a tracer the environment turns on (LangSmith)."""
+    from langchain_core.callbacks.manager import CallbackManager
+
+    return bool(CallbackManager.configure((config or {}).get("callbacks")).handlers)
 
 
 def _output(out: Any) -> Any:
