@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,12 @@ from kb.jsonl import read_rows
 
 # Exact search up to this many rows; HNSW (the paper's ChromaDB index type) beyond it.
 HNSW_THRESHOLD = 20_000
+# efSearch grows with the square root of the row count: HNSW_EF_SEARCH at HNSW_EF_ROWS rows, at most
+# HNSW_EF_MAX. Measured (evals/scale/ef_sweep.py, docs/benchmarks_scale.md): a fixed 128 lost recall@10
+# with size (0.98 / 0.94 / 0.87 at 43k / 171k / 684k rows); this rule keeps it >= 0.96 at ~2 ms p50.
 HNSW_EF_SEARCH = 128
+HNSW_EF_ROWS = 40_000
+HNSW_EF_MAX = 1024
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 
 
@@ -44,6 +50,14 @@ def load_docs(path: Path) -> list[Doc]:
     return [Doc(*row) for row in read_rows(path)]
 
 
+def ef_search_for(rows: int, k: int = 10) -> int:
+    """HNSW efSearch for an index of ``rows`` vectors asked for ``k`` neighbours (the rule above)."""
+    if rows < 0 or k < 0:
+        raise ValueError(f"rows and k must be non-negative, got rows={rows}, k={k}")
+    grown = math.ceil(HNSW_EF_SEARCH * math.sqrt(rows / HNSW_EF_ROWS))
+    return max(k, HNSW_EF_SEARCH, min(HNSW_EF_MAX, grown))
+
+
 def _top(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     k = min(k, len(scores))
     if k <= 0:
@@ -54,11 +68,17 @@ def _top(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 class DenseIndex:
-    """Cosine search with FAISS: exact inner product, HNSW above a million rows."""
+    """Cosine search with FAISS: exact inner product up to ``HNSW_THRESHOLD`` rows, HNSW above.
+
+    An HNSW index searches with :func:`ef_search_for` of its row count (computed, never stored).
+    """
 
     def __init__(self, index) -> None:
         """Wrap a FAISS index of L2-normalised vectors."""
         self.index = index
+        self.ef_search = ef_search_for(int(index.ntotal)) if hasattr(index, "hnsw") else 0
+        if self.ef_search:
+            index.hnsw.efSearch = self.ef_search
 
     @classmethod
     def build(cls, vectors: np.ndarray) -> DenseIndex:
@@ -79,7 +99,7 @@ class DenseIndex:
         """Return (row ids, cosine scores) of the ``k`` nearest rows."""
         q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
         if hasattr(self.index, "hnsw"):
-            self.index.hnsw.efSearch = max(HNSW_EF_SEARCH, k)
+            self.index.hnsw.efSearch = max(self.ef_search, k)
         scores, ids = self.index.search(q, min(k, self.index.ntotal))
         keep = ids[0] >= 0
         return ids[0][keep], scores[0][keep]
@@ -95,10 +115,7 @@ class DenseIndex:
         """Read a FAISS index file."""
         import faiss
 
-        index = faiss.read_index(str(path))
-        if hasattr(index, "hnsw"):
-            index.hnsw.efSearch = HNSW_EF_SEARCH
-        return cls(index)
+        return cls(faiss.read_index(str(path)))
 
 
 class BM25Index:
