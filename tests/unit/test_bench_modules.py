@@ -71,3 +71,22 @@ def test_a_vector_table_holds_the_models_vectors_and_only_its_texts(kb):
         assert np.allclose(found[t], embed_matrix(kb.embeddings, [t])[0], atol=1e-5)
     with pytest.raises(ValueError, match="vector table name"):
         vector_table.table_path(kb, "../escape")
+
+
+def test_the_methods_read_their_tables_before_encoding(kb):
+    from agents.hydrarag import pruning
+    from agents.ssrag import vectors
+
+    sentence, rest = "Zork Quux was shot on the moon", "was shot on the moon zq"
+    marker = np.zeros((1, kb.dense.index.d), dtype=np.float32)
+    marker[0, 0] = 1.0  # no encoder gives this vector: whoever returns it read the table
+    for name, text in ((pruning.SENTENCE_TABLE, sentence), (vectors.FACT_TABLE, rest)):
+        path = vector_table.table_path(kb, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, texts=np.asarray([text], dtype=str), vectors=marker)
+        vector_table._loaded.pop(path, None)
+    assert np.array_equal(pruning.embed_texts(kb, [sentence])[0], marker[0])
+    assert np.array_equal(vectors.vectors(kb, [rest])[0], marker[0])
+    # a sentence's parts kept with the table are used as they are (no mention search)
+    vector_table.save_json(kb, vectors.FACT_PARTS, {sentence: [["Big"], rest]})
+    assert vectors.fact_parts(kb, sentence, None) == (["Big"], rest)
