@@ -67,7 +67,8 @@ def dense(kb_dir: Path, args, n_queries: int = 1000, k: int = 10) -> dict:
         t = time.perf_counter()
         flat.search(v.reshape(1, -1), k)
         one["exact"].append((time.perf_counter() - t) * 1000)
-    return {"index_type": type(index).__name__, "rows": int(index.ntotal), "queries": len(q),
+    return {"index_type": type(index).__name__, "rows": int(index.ntotal), "ef_search": kb.dense.ef_search,
+            "queries": len(q),
             f"recall_at_{k}": recall, "flat_build_s": flat_build,
             "index_search": percentiles(one["index"]), "exact_search": percentiles(one["exact"])}
 
