@@ -8,7 +8,7 @@ docs/benchmarks_fusion.md; see :mod:`agents.fusion.scoring`).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 from langgraph.graph import END, START, StateGraph
@@ -82,7 +82,8 @@ class State(InputState, OutputState, total=False):
 
 
 def _plain(items: list[Candidate]) -> list[dict]:
-    return [asdict(c) for c in items]
+    """Candidates as JSON dicts (``asdict`` without its recursive deep copy: the fields are flat)."""
+    return [{**vars(c), "path": list(c.path), "facts": list(c.facts)} for c in items]
 
 
 def _candidates(state: State, key: str) -> list[Candidate]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -79,8 +80,12 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
 
 
+@lru_cache(maxsize=16384)
 def phrase_pattern(name: str) -> re.Pattern:
-    """Case-insensitive whole-phrase pattern of ``name`` (no word character on either side)."""
+    """Case-insensitive whole-phrase pattern of ``name`` (no word character on either side).
+
+    Cached here: entity names outnumber the ``re`` module's own cache (512 patterns), which then
+    recompiles a name's pattern on every question."""
     return re.compile(rf"(?<!\w){re.escape(name.strip())}(?!\w)", re.IGNORECASE)
 
 
