@@ -130,6 +130,19 @@ def past(stop_at: str | None) -> bool:
     return (now.hour, now.minute) >= (hh, mm)
 
 
+def shown_argv(argv: list[str]) -> list[str]:
+    """The arguments the report's reproduce line shows (``--note`` texts and ``--report-only`` left out)."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--note":
+            skip = True
+        elif a != "--report-only" and not a.startswith("--note="):
+            out.append(a)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the cells in order (skipping finished ones) and rewrite the report after each."""
     p = argparse.ArgumentParser(prog="python -m evals.smollm_matrix", description=__doc__.splitlines()[0])
@@ -161,8 +174,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"[smollm-matrix] past {args.stop_at} UTC: no new cell\n")
             break
         run_one(cell, limit, args.runs)
-        render(args.out, args.runs, cells, info, sys.argv[1:], args.note)
-    render(args.out, args.runs, cells, info, sys.argv[1:], args.note)
+        render(args.out, args.runs, cells, info, shown_argv(sys.argv[1:]), args.note)
+    render(args.out, args.runs, cells, info, shown_argv(sys.argv[1:]), args.note)
     return 0
 
 

@@ -77,3 +77,8 @@ def test_report_rows_from_records(tmp_path):
     assert cells[3] == "1" and cells[4].startswith("1.000 (goal ≥ 0.8: yes)") and cells[7] == "100.0%"
     assert cells[9] == "1.50"
     assert "not run" in smollm_report.cell_row(("mor", "bank", "1hop"), tmp_path / "missing")
+
+
+def test_reproduce_line_leaves_out_notes_and_report_only():
+    argv = ["--limit", "25", "--report-only", "--note", "ran at 50", "--note=x", "--stop-at", "07:22"]
+    assert smollm_matrix.shown_argv(argv) == ["--limit", "25", "--stop-at", "07:22"]
