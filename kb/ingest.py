@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb.build import assemble
+from kb.build import assemble, gc_paused
 from kb.embed_chunks import embed_in_chunks
 from kb.embeddings import DEFAULT_EMBEDDINGS, get_embeddings
 from kb.ingest_inputs import Inputs, parse_inputs
@@ -64,7 +64,8 @@ def entity_doc_text(e: Entity) -> str:
 def _assemble(inputs: Inputs, allow_empty: bool) -> InMemoryGraphStore:
     if not inputs.triples and not inputs.entities and not allow_empty:
         raise KBError("no triples and no entities found in the input files")
-    return InMemoryGraphStore(*assemble(inputs.triples, inputs.entities, inputs.type_map))
+    with gc_paused():  # the store's id/name tables: hundreds of thousands of acyclic objects
+        return InMemoryGraphStore(*assemble(inputs.triples, inputs.entities, inputs.type_map))
 
 
 def build_graph(
@@ -80,7 +81,8 @@ def build_graph(
     An empty graph is an error unless ``allow_empty`` (a text-only KB of passages).
     """
     store = _assemble(parse_inputs(triples, entities, None, type_map, progress), allow_empty)
-    store.save(Path(out))
+    with gc_paused():
+        store.save(Path(out))
     return store
 
 
@@ -158,11 +160,12 @@ def _build(root: Path, out: Path, marker: StageMarker, triples, entities, passag
     t = time.perf_counter()
     marker.enter("graph")
     store = _assemble(inputs, allow_empty=passages is not None)
-    store.save(out)
     warnings = inputs.warnings
-    pas = _link_passages(inputs.passages, store, warnings)
-    docs = [Doc("entity", e.id, e.id, entity_doc_text(e)) for e in store.entities]
-    docs += [Doc("passage", p.id, p.entity_id, p.text) for p in pas]
+    with gc_paused():
+        store.save(out)
+        pas = _link_passages(inputs.passages, store, warnings)
+        docs = [Doc("entity", e.id, e.id, entity_doc_text(e)) for e in store.entities]
+        docs += [Doc("passage", p.id, p.entity_id, p.text) for p in pas]
     secs["graph"] = time.perf_counter() - t
     marker.checkpoint("graph", 0)
 
