@@ -43,8 +43,16 @@ def model_billions(spec: str) -> float | None:
     return float(value) / (1000.0 if unit.lower() == "m" else 1.0)
 
 
-def is_small_model(spec: str) -> bool:
-    """Whether the model behind ``spec`` is known to be too small for a yes/no judging role."""
+def is_small_model(spec) -> bool:
+    """Whether the model behind ``spec`` is known to be too small for a yes/no judging role.
+
+    ``spec`` is a ``provider:model`` string or a chat model object from Python: an object running
+    through llama.cpp counts as local; any other object by the size its model name states."""
+    if not isinstance(spec, str):
+        if any("LlamaCpp" in c.__name__ for c in type(spec).__mro__):
+            return True
+        name = getattr(spec, "model_name", None) or getattr(spec, "model", None)
+        return isinstance(name, str) and (size := model_billions(name)) is not None and size <= SMALL_MAX_BILLIONS
     spec = spec.strip()
     if spec.lower().startswith("local:"):
         return True

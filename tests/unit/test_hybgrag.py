@@ -97,7 +97,7 @@ def test_unparseable_router_output_takes_text_module(tiny_kb, fake_llm):
 
 def test_unparseable_validator_output_rejects(tiny_kb, fake_llm):
     fake_llm(act(), "maybe", "perhaps")
-    out = run(tiny_kb, max_iterations=1)
+    out = run(tiny_kb, max_iterations=1, judge="llm")  # the paper's fallback ("auto" asks the rule instead)
     assert out["trace"][-1]["decision"] == "reject" and calls_by_role(out)["validator"] == 2
 
 

@@ -160,7 +160,7 @@ def test_init_fallbacks(tiny_kb, fake_llm):
 
 def test_answering_fallbacks(tiny_kb, fake_llm):
     fake_llm(TOPICS, ANALYSIS, "bad", "bad", "bad", "bad", "bad", "bad")
-    out = run(tiny_kb, source_selector=False, max_iterations=1, doc_pool=0)
+    out = run(tiny_kb, source_selector=False, max_iterations=1, doc_pool=0, judge="llm")  # the paper's fallbacks
     assert nodes(out, "refine_paths")[0]["decision"] == "unparseable refinement: the paths as they are"
     assert nodes(out, "check_answer")[0]["reasoning"] == "unparseable answer check: {No}"
     [gen] = nodes(out, "generate_answer")

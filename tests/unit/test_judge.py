@@ -179,3 +179,16 @@ def test_grammar_keeps_an_optional_scalar_optional():
     node, route = schema["$defs"]["PlanNode"], schema["$defs"]["PlanRoute"]
     assert "relation" not in node.get("required", []) and route["properties"]["nodes"]["minItems"] == 1
     assert schema["properties"]["routes"]["minItems"] == 1 and "routes" in schema["required"]
+
+
+def test_a_chat_model_object_is_judged_by_its_class_and_name():
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    from agents.llm.judge import is_small_model
+
+    class ChatLlamaCppLike(FakeListChatModel):
+        pass
+
+    ChatLlamaCppLike.__name__ = "LocalChatLlamaCpp"
+    assert is_small_model(ChatLlamaCppLike(responses=["x"]))  # runs through llama.cpp: local
+    assert not is_small_model(FakeListChatModel(responses=["x"]))  # states no size
