@@ -3,8 +3,10 @@
 route_question → retrieve_text | retrieve_hybrid → validate_retrieval → accept: END (or
 generate_answer in QA mode); reject: comment_on_routing → route_question, at most
 ``max_iterations`` times, after which the last retrieval is returned. LLM calls per
-iteration: router 1, validator 1, commentor 0-1 (none after the last iteration, whose
-feedback would go unused, and none when ``commentor="rules"`` decides it by rule); at most 3.
+iteration: router 1, validator 0-1 (none when the ``judge`` setting decides by rule: always under
+``judge="rules"``, for small local models under the default ``"auto"``), commentor 0-1 (none
+after the last iteration, whose feedback would go unused, and none when ``commentor="rules"``
+or the judge's rules decide it); at most 3.
 The hybrid module follows the router's relation path (:mod:`agents.hybgrag.paths`) unless
 ``radius`` fixes the paper's ego-graph radius.
 """
