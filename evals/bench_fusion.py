@@ -87,14 +87,15 @@ def _latency(args: argparse.Namespace) -> dict:
     return out
 
 
-def _cpu() -> str:
+def cpu_name() -> str:
+    """The CPU's model name (for a report's machine line)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return platform.processor()
+    return platform.processor() or "unknown CPU"
 
 
 def main() -> None:
@@ -133,7 +134,7 @@ def main() -> None:
     text = f"""## Fusion on the full MetaQA KB
 
 Command: `python -m evals.bench_fusion --questions {args.questions}`
-Date: {when}, commit {commit}, machine: {os.cpu_count()} cores, {_cpu()}, no GPU; {busy}.
+Date: {when}, commit {commit}, machine: {os.cpu_count()} cores, {cpu_name()}, no GPU; {busy}.
 
 - Graph ingest (parse {graph['triples']:,} triples, {graph['entities']:,} entities, build CSR, save): \
 {graph['seconds']:.2f} s, peak RSS {graph['peak_rss_mb']:.0f} MB (target < 10 s)

@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 import os
-import platform
 import subprocess
 import time
 from pathlib import Path
 
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+from evals.bench_fusion import cpu_name
 
 
 def _ratio(v: float | None, base: float | None) -> str:
@@ -100,7 +91,7 @@ def render(args, results: dict) -> str:
     out = [f"# Scale: synthetic {' / '.join(f'{f}×' for f in factors)} MetaQA", "",
            f"Command: `{cmd}` (stages cached in `{args.work}/results.json`; a re-run skips finished stages).",
            f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}; machine: "
-           f"{os.cpu_count()} cores, {_cpu()}, no GPU, shared with other jobs: 1-minute load average "
+           f"{os.cpu_count()} cores, {cpu_name()}, no GPU, shared with other jobs: 1-minute load average "
            f"{_loads(results)} across the stages (each stage's own load is in results.json). Every stage ran "
            "in a fresh `nice`-d interpreter; peak RSS is that interpreter's `ru_maxrss`."
            + (f" The ingests above 1× and the resume demo ran side by side (`--jobs {args.jobs}`), so their "
