@@ -124,16 +124,15 @@ def text_retrieve(kb: KnowledgeBase, question: str, k: int = 10,
 
     ``search(query, k)``: the hits (``kb.dense_search`` unless given; the graph passes its tool step).
     """
-    refs: dict[str, Reference] = {}
+    firsts: dict[str, object] = {}  # owner (or passage id) → its best hit, in hit order
     for hit in (search or kb.dense_search)(question, 4 * k):
-        d = hit.doc
-        key = d.entity_id or d.id
-        if key in refs:
-            continue
-        kind = "entity" if d.entity_id else "passage"
-        name = kb.name(d.entity_id) if d.entity_id else d.id
-        refs[key] = Reference(key, kind, name, hit.score, "doc", d.text)
-    return Retrieval("text", list(refs.values())[:k])
+        firsts.setdefault(hit.doc.entity_id or hit.doc.id, hit)
+    kept = list(firsts.values())[:k]
+    names = kb.names({h.doc.entity_id for h in kept if h.doc.entity_id})  # one store read for all hits
+    return Retrieval("text", [
+        Reference(h.doc.entity_id or h.doc.id, "entity" if h.doc.entity_id else "passage",
+                  names[h.doc.entity_id] if h.doc.entity_id else h.doc.id, h.score, "doc", h.doc.text)
+        for h in kept])
 
 
 def _ego_graphs(kb: KnowledgeBase, topic_ids: list[str], relations: list[str],
@@ -153,10 +152,12 @@ def hybrid_retrieve(kb: KnowledgeBase, question: str, topic_ids: list[str], rela
     used = {t.type for sg in egos.values() for t in sg.triples}
     out = Retrieval("hybrid", [], {t: len(s) for t, s in zip(egos, sets, strict=True)},
                     len(candidates), [r for r in relations if r not in used])
-    for eid, score, row in rank_entities(kb, question, sorted(candidates), k):
-        text = kb.docs[row].text if row >= 0 else kb.name(eid)
+    ranked = rank_entities(kb, question, sorted(candidates), k)
+    names = kb.names(eid for eid, _, _ in ranked)  # one store read for all candidates
+    for eid, score, row in ranked:
+        text = kb.docs[row].text if row >= 0 else names[eid]
         paths = [sg.path_to(eid) for sg in egos.values()]
-        out.references.append(Reference(eid, "entity", kb.name(eid), score, "kg", text, paths))
+        out.references.append(Reference(eid, "entity", names[eid], score, "kg", text, paths))
     return out
 
 

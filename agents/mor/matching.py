@@ -40,14 +40,26 @@ class DocTable:
 _TABLES: dict[int, DocTable] = {}
 
 
+GET_BATCH = 5_000  # ids per ``get_many`` call when the table is built (a server store also splits by message size)
+
+
+def _entities(kb: KnowledgeBase, ids: set[str]) -> dict:
+    """The entities of ``ids`` read in batches of ``GET_BATCH`` (not one store read per document)."""
+    order, found = sorted(ids), {}
+    for at in range(0, len(order), GET_BATCH):
+        found.update(kb.graph.get_many(order[at:at + GET_BATCH]))
+    return found
+
+
 def doc_table(kb: KnowledgeBase) -> DocTable:
     """Build (once per opened KB) the row → entity → category maps."""
     table = _TABLES.get(id(kb))
     if table is None:
         rows_of: dict[str, list[int]] = {}
         owners, types = [], []
+        ents = _entities(kb, {d.entity_id for d in kb.docs if d.entity_id is not None})
         for i, d in enumerate(kb.docs):
-            ent = kb.graph.get(d.entity_id) if d.entity_id is not None else None
+            ent = ents.get(d.entity_id) if d.entity_id is not None else None
             owners.append(ent.id if ent else None)
             types.append(ent.type if ent else "")
             if ent is not None:

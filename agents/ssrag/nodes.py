@@ -65,6 +65,59 @@ def _memoised(kb: KnowledgeBase, key: tuple, compute: Callable[[], list]) -> lis
     return found
 
 
+def _remember(kb: KnowledgeBase, key: tuple, value: list) -> None:
+    with _memo_lock:
+        cache = _memo.setdefault(kb, OrderedDict())
+        cache[key] = value
+        while len(cache) > NODE_CACHE:
+            cache.popitem(last=False)
+
+
+def _uncached(kb: KnowledgeBase, kind: str, nodes: list[str]) -> list[str]:
+    with _memo_lock:
+        cache = _memo.get(kb, {})
+        return [n for n in dict.fromkeys(nodes) if (kind, n) not in cache]
+
+
+def split_by_node(triples: list[Triple], nodes: list[str]) -> dict[str, list[Triple]]:
+    """Each node's share of one ``neighbors(nodes)`` answer, as ``neighbors([node])`` lists it.
+
+    A store answers for each asked node in turn, so an edge between two asked nodes comes once per end
+    (its first copy belongs to the end asked first) and a self-loop's copies all belong to its node; a
+    store that sends such an edge once gives it to both ends.
+    """
+    rank = {n: i for i, n in enumerate(dict.fromkeys(nodes))}
+    copies: dict[Triple, int] = {}
+    for t in triples:
+        copies[t] = copies.get(t, 0) + 1
+    seen: dict[Triple, int] = {}
+    out: dict[str, list[Triple]] = {n: [] for n in rank}
+    for t in triples:
+        ends = [e for e in dict.fromkeys((t.head, t.tail)) if e in rank]
+        if len(ends) == 2 and copies[t] >= 2:
+            ends.sort(key=rank.__getitem__)
+            ends = [ends[min(seen.get(t, 0), 1)]]
+            seen[t] = seen.get(t, 0) + 1
+        for e in ends:
+            out[e].append(t)
+    return out
+
+
+def _prefetch(kb: KnowledgeBase, nodes: list[str]) -> dict[str, str]:
+    """Cache the triples of ``nodes`` with one ``neighbors`` read and their sentences with one ``names``
+    read (which also gives the nodes' own names, returned)."""
+    missing = _uncached(kb, "triples", nodes)
+    if missing:
+        for n, ts in split_by_node(kb.graph.neighbors(missing), missing).items():
+            _remember(kb, ("triples", n), ts[:FACT_POOL])
+    missing = _uncached(kb, "sentences", nodes)
+    per = {n: _node_triples(kb, n) for n in missing}
+    names = kb.names({e for ts in per.values() for t in ts for e in (t.head, t.tail)} | set(nodes))
+    for n, ts in per.items():
+        _remember(kb, ("sentences", n), [_sentence(t, names) for t in ts])
+    return names
+
+
 def _node_triples(kb: KnowledgeBase, node: str) -> list[Triple]:
     """The first ``FACT_POOL`` triples touching ``node``."""
     return _memoised(kb, ("triples", node), lambda: kb.graph.neighbors([node])[:FACT_POOL])
@@ -73,6 +126,10 @@ def _node_triples(kb: KnowledgeBase, node: str) -> list[Triple]:
 def _node_sentences(kb: KnowledgeBase, node: str) -> list[str]:
     """:func:`sentence` of each of :func:`_node_triples` (cached with them: hubs recur)."""
     return _memoised(kb, ("sentences", node), lambda: [sentence(kb, t) for t in _node_triples(kb, node)])
+
+
+def _sentence(t: Triple, names: dict[str, str]) -> str:
+    return f"{names[t.head]} {t.type.replace('_', ' ')} {names[t.tail]}"
 
 
 def sentence(kb: KnowledgeBase, t: Triple) -> str:
@@ -118,13 +175,14 @@ def _naming_passages(kb: KnowledgeBase, node: str, name: str, names: re.Pattern)
     return out
 
 
-def text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
-    """Sentences of passages about ``node``, and (``search``) of passages naming it (BM25)."""
-    return list(_memoised(kb, ("text", node, search), lambda: _text_facts(kb, node, search)))
+def text_facts(kb: KnowledgeBase, node: str, search: bool, name: str | None = None) -> list[str]:
+    """Sentences of passages about ``node``, and (``search``) of passages naming it (BM25); ``name`` is
+    the node's display name when the caller has read it already."""
+    return list(_memoised(kb, ("text", node, search), lambda: _text_facts(kb, node, search, name)))
 
 
-def _text_facts(kb: KnowledgeBase, node: str, search: bool) -> list[str]:
-    name = kb.name(node)
+def _text_facts(kb: KnowledgeBase, node: str, search: bool, name: str | None = None) -> list[str]:
+    name = kb.name(node) if name is None else name
     if not name:
         return []
     names = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)  # the texts naming the node
@@ -152,13 +210,13 @@ def build_fact_table(kb: KnowledgeBase, progress: bool = False) -> int:
 
 
 def _facts(kb: KnowledgeBase, node: str, pool: int, text_edges: bool,
-           search: bool) -> tuple[list[str], list[list[str] | None]]:
+           search: bool, name: str | None = None) -> tuple[list[str], list[list[str] | None]]:
     triples = _node_triples(kb, node)[:pool]
     facts = _node_sentences(kb, node)[:pool]
     rows: list[list[str] | None] = [[t.head, t.type, t.tail] for t in triples]
     if text_edges:
         known = set(facts)
-        extra = [s for s in text_facts(kb, node, search) if s not in known]
+        extra = [s for s in text_facts(kb, node, search, name) if s not in known]
         facts, rows = facts + extra, rows + [None] * len(extra)
     return facts, rows
 
@@ -174,7 +232,9 @@ def nodes_facts(kb: KnowledgeBase, nodes: list[str], max_facts: int, qv: np.ndar
     onto the best score of such a fact (the walk's next candidates). The facts of all the
     nodes are scored together (one batch for whatever has no vector yet).
     """
-    per = [_facts(kb, n, FACT_POOL if qv is not None else max_facts, text_edges, search) for n in nodes]
+    node_names = _prefetch(kb, nodes)  # one neighbours read and one names read for all of them, not one per node
+    per = [_facts(kb, n, FACT_POOL if qv is not None else max_facts, text_edges, search, node_names[n])
+           for n in nodes]
     every = [f for facts, _ in per for f in facts]
     scored = qv is not None and bool(every)
     all_scores = fact_vectors(kb, every, [r for _, rows in per for r in rows], scoring) @ qv if scored else None
@@ -193,7 +253,7 @@ def nodes_facts(kb: KnowledgeBase, nodes: list[str], max_facts: int, qv: np.ndar
                 if e != node and e not in links:
                     links[e] = round(float(scores[i]), 4)
         order = order[:max_facts]
-        out.append({"id": node, "name": kb.name(node), "facts": [facts[i] for i in order],
+        out.append({"id": node, "name": node_names[node], "facts": [facts[i] for i in order],
                     "triples": [rows[i] for i in order], "links": links})
     return out
 
