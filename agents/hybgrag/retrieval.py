@@ -68,12 +68,13 @@ def link_action(kb: KnowledgeBase, action: dict) -> dict:
 
 def verbalise_path(kb: KnowledgeBase, start: str, path: list[Triple]) -> str:
     """Render ``topic → relation → ... → neighbour``; edges walked tail-to-head say (inverse)."""
-    parts, node = [kb.name(start)], start
+    names = kb.names({start, *(e for t in path for e in (t.head, t.tail))})  # one store read per path
+    parts, node = [names[start]], start
     for t in path:
         forward = t.head == node
         parts.append(t.type if forward else f"{t.type} (inverse)")
         node = t.tail if forward else t.head
-        parts.append(kb.name(node))
+        parts.append(names[node])
     return " → ".join(parts)
 
 

@@ -129,6 +129,16 @@ def test_hybgrag_hybrid_reads_candidate_names_at_once(tiny_kb):
     assert calls["get"] == 0 and calls["get_many"] == 1
 
 
+def test_hybgrag_path_names_are_one_read_per_path(tiny_kb):
+    base = open_kb(tiny_kb)
+    kb, calls = counting(base)
+    path = [Triple("Big", "starred_actors", "Tom Hanks"), Triple("Apollo 13", "starred_actors", "Tom Hanks"),
+            Triple("Apollo 13", "starred_actors", "Kevin Bacon")]
+    assert hyb.verbalise_path(kb, "Big", path) == (
+        "Big → starred_actors → Tom Hanks → starred_actors (inverse) → Apollo 13 → starred_actors → Kevin Bacon")
+    assert (calls["get"], calls["get_many"]) == (0, 1)
+
+
 @pytest.mark.parametrize("batch", [3, matching.GET_BATCH])
 def test_mor_doc_table_reads_entities_in_batches(tiny_kb, monkeypatch, batch):
     base = open_kb(tiny_kb)
