@@ -212,6 +212,14 @@ def retrieve_hybrid(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
             res = run_step("hybgrag", STEPS, "hybrid_retrieve", {**args, "hops": hops, "along_path": True,
                                                                  "text_hops": ctx.text_hops}, kb, ctx.tools)
             out = _outputs(kb, res, state["iteration"], set(ids), hops=hops, key=key)
+    if not out["references"] and state["iteration"] >= ctx.max_iterations:
+        # the loop's last retrieval found nothing: end with the text module's references, not none
+        from graphs.common import merge_usage
+
+        text = retrieve_text(state, runtime)
+        note = traced("retrieve_hybrid", "nothing on the last iteration: the text module's references",
+                      iteration=state["iteration"])
+        return {**text, "trace": out["trace"] + [note] + text["trace"], "usage": merge_usage(usage, text["usage"])}
     return {**out, "usage": usage}
 
 

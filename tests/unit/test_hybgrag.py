@@ -229,3 +229,10 @@ def test_stretched_paths_keep_the_router_order():
     assert next_hops({"key": ["t", "|", "a"], "hops": 2}, ["t", "|", "a"], ["a"], 1) == 3
     assert next_hops({"key": ["t", "|", "a"], "hops": 3}, ["t", "|", "a"], ["a"], 1) == 3  # at most 3
     assert next_hops({"key": ["u", "|", "a"], "hops": 2}, ["t", "|", "a"], ["a"], 1) == 1  # new action
+
+
+def test_a_last_retrieval_that_finds_nothing_ends_with_the_text_modules_references(tiny_kb, fake_llm):
+    fake_llm(act(relations=("has_genre",)), NO)  # Tom Hanks has no genre: the walk finds nothing
+    out = run(tiny_kb, max_iterations=1, judge="llm")
+    notes = [s for s in steps(out, "retrieve_hybrid") if s["decision"].startswith("nothing on the last iteration")]
+    assert notes and steps(out, "retrieve_text") and out["ranked"] and out["answer"]
