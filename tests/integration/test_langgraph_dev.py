@@ -202,7 +202,8 @@ def test_every_registered_graph_is_an_assistant_with_its_description(dev_server)
         assert schemas["input_schema"]["required"] == ["question"]
         assert set(schemas["output_schema"]["properties"]) == OUTPUT_KEYS
         ctx = schemas["context_schema"]["properties"]
-        assert set(ctx) == set(context_class(name).__dataclass_fields__)
+        from graphs.policy import PYTHON_ONLY  # Python objects (tools): never offered to a client
+        assert set(ctx) == set(context_class(name).__dataclass_fields__) - PYTHON_ONLY
         assert all(p.get("description") for p in ctx.values()), "Studio shows these descriptions"
 
 
