@@ -74,16 +74,23 @@ def _field(schema: dict, path: str) -> dict:
         props = node.get("properties") or {}
         if part not in props:
             raise ConstraintError(f"the schema has no field {part!r} on the path {path!r}")
-        node = props[part]
-        while True:
-            node = _resolve(node, defs)
-            if node.get("type") == "array":
-                node = node["items"]
-            elif "anyOf" in node:
-                node = next(n for n in node["anyOf"] if n.get("type") != "null")
-            else:
-                break
+        node = _unwrap(props[part], defs)
     return node
+
+
+def _unwrap(node: dict, defs: dict, min_items: int | None = None) -> dict:
+    """The value node under ``$ref``s, arrays and a nullable ``anyOf``; ``min_items`` is set on each
+    array passed through."""
+    while True:
+        node = _resolve(node, defs)
+        if node.get("type") == "array":
+            if min_items is not None:
+                node["minItems"] = min_items
+            node = node["items"]
+        elif "anyOf" in node:
+            node = next(n for n in node["anyOf"] if n.get("type") != "null")
+        else:
+            return node
 
 
 def with_choices(schema: type[BaseModel], choices: Choices) -> dict:
@@ -125,15 +132,7 @@ def non_empty(json_schema: dict, choices: Choices) -> dict:
                 break
             if _is_list(node, defs) and part not in parent.setdefault("required", []):
                 parent["required"].append(part)  # a list only: an optional scalar stays optional
-            while True:
-                node = _resolve(node, defs)
-                if node.get("type") == "array":
-                    node["minItems"] = 1
-                    node = node["items"]
-                elif "anyOf" in node:
-                    node = next(n for n in node["anyOf"] if n.get("type") != "null")
-                else:
-                    break
+            node = _unwrap(node, defs, min_items=1)
     return out
 
 

@@ -7,39 +7,14 @@ gathered per level. Both must agree on seeds, distances, parents and the order o
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 import pytest
 
+from evals.bench_ego import baseline_ego_graph as reference_ego  # node-at-a-time BFS, the former store code
 from kb.memory_store import InMemoryGraphStore
 from kb.model import Entity, Schema, Subgraph
 
 RELATIONS = ["acted_in", "directed_by", "written_by", "has_genre", "release_year"]
-
-
-def reference_ego(store: InMemoryGraphStore, ids, radius: int, relations=None) -> Subgraph:
-    """Breadth-first search one node at a time (the semantics the store keeps)."""
-    seeds = [store.index_of[i] for i in dict.fromkeys(ids) if i in store.index_of]
-    dist = {i: 0 for i in seeds}
-    parent: dict[int, int] = {}
-    edges_seen: list[int] = []
-    queue = deque(seeds)
-    while queue:
-        i = queue.popleft()
-        if dist[i] >= radius:
-            continue
-        edges, nbrs = store.edge_ids([i], relations)
-        for e, n in zip(edges.tolist(), nbrs.tolist(), strict=True):
-            edges_seen.append(e)
-            if n not in dist:
-                dist[n] = dist[i] + 1
-                parent[n] = e
-                queue.append(n)
-    ents = store.entities
-    return Subgraph(seeds=[ents[i].id for i in seeds], distance={ents[i].id: d for i, d in dist.items()},
-                    parent={ents[n].id: store._triple(e) for n, e in parent.items()},
-                    triples=[store._triple(e) for e in dict.fromkeys(edges_seen)])
 
 
 def random_store(seed: int, n: int = 60, m: int = 200) -> InMemoryGraphStore:
