@@ -69,19 +69,34 @@ def detect_subgraph(kb: KnowledgeBase, topic_ids: list[str], max_depth: int) -> 
     return list(kb.graph.ego_graph(topic_ids, radius=max_depth).distance)
 
 
-def expand(kb: KnowledgeBase, chain: Chain, rng: random.Random | None = None) -> list[Chain]:
-    """One hop from the end set: neighbours grouped by relation and direction, then clustered."""
-    end, seen = chain.nodes[-1], chain.entity_ids()
+def _groups(end: frozenset[str], seen: set[str], triples) -> dict[tuple[str, bool], set[str]]:
+    """Neighbours of ``end`` not in ``seen`` in ``triples``, grouped by (relation, inverse)."""
+    groups: dict[tuple[str, bool], set[str]] = {}
+    for t in triples:
+        if t.head in end and t.tail not in seen:
+            groups.setdefault((t.type, False), set()).add(t.tail)
+        if t.tail in end and t.head not in seen:
+            groups.setdefault((t.type, True), set()).add(t.head)
+    return groups
+
+
+def _all_groups(kb: KnowledgeBase, chains: list[Chain]) -> list[dict[tuple[str, bool], set[str]]]:
+    """Each chain's one-hop groups, the neighbours of every chain's expanded set read at once (one
+    ``neighbors`` call on a store without the array path, split back per chain)."""
+    asked = [sorted(c.nodes[-1])[:MAX_EXPAND] for c in chains]
     fast = graph_ops.arrays(kb.graph)
     if fast is not None:
-        groups = graph_ops.neighbour_groups(fast, sorted(end)[:MAX_EXPAND], seen)
-    else:
-        groups = {}
-        for t in kb.graph.neighbors(sorted(end)[:MAX_EXPAND]):
-            if t.head in end and t.tail not in seen:
-                groups.setdefault((t.type, False), set()).add(t.tail)
-            if t.tail in end and t.head not in seen:
-                groups.setdefault((t.type, True), set()).add(t.head)
+        return [graph_ops.neighbour_groups(fast, ids, c.entity_ids()) for c, ids in zip(chains, asked, strict=True)]
+    every = list(dict.fromkeys(i for ids in asked for i in ids))
+    found = kb.graph.neighbors(every) if every else []
+    out = []
+    for c, ids in zip(chains, asked, strict=True):
+        mine = set(ids)  # what neighbors(ids) alone returns: the edges touching them
+        out.append(_groups(c.nodes[-1], c.entity_ids(), (t for t in found if t.head in mine or t.tail in mine)))
+    return out
+
+
+def _clustered(chain: Chain, groups: dict[tuple[str, bool], set[str]], rng: random.Random | None) -> list[Chain]:
     merged: dict[tuple[frozenset[str], bool], list[str]] = {}
     for (rel, inverse), ids in groups.items():
         merged.setdefault((frozenset(ids), inverse), []).append(rel)
@@ -94,13 +109,24 @@ def expand(kb: KnowledgeBase, chain: Chain, rng: random.Random | None = None) ->
     return out
 
 
+def expand_all(kb: KnowledgeBase, chains: list[Chain], rng: random.Random | None = None) -> list[Chain]:
+    """:func:`expand` of each chain in turn, the neighbours of all of them read at once."""
+    return [c for chain, groups in zip(chains, _all_groups(kb, chains), strict=True)
+            for c in _clustered(chain, groups, rng)]
+
+
+def expand(kb: KnowledgeBase, chain: Chain, rng: random.Random | None = None) -> list[Chain]:
+    """One hop from the end set: neighbours grouped by relation and direction, then clustered."""
+    return expand_all(kb, [chain], rng)
+
+
 def beam(kb: KnowledgeBase, topic: str, depth: int, width: int, score: Scorer,
          rng: random.Random | None = None) -> list[tuple[float, Chain]]:
     """Paths of up to ``depth`` hops from ``topic``, the best ``width`` kept after each hop."""
     kept: list[tuple[float, Chain]] = []
     frontier = [Chain((frozenset([topic]),))]
     for _ in range(depth):
-        new = [c for f in frontier for c in expand(kb, f, rng)]
+        new = expand_all(kb, frontier, rng)
         if not new:
             break
         kept = sorted(kept + list(zip(score(new), new, strict=True)), key=lambda sc: -sc[0])[:width]
@@ -214,8 +240,23 @@ def _first(kb: KnowledgeBase, ids: frozenset[str], shown: int) -> tuple[list[str
     fast = graph_ops.arrays(kb.graph)
     if fast is not None:
         return graph_ops.first_names(fast, ids, shown)
-    names = sorted(kb.name(i) for i in ids)
+    found = kb.graph.get_many(ids) if ids else {}  # one read for the set (names as KnowledgeBase.name gives them)
+    names = sorted(found[i].name if i in found else i for i in ids)
     return names[:shown], len(names)
+
+
+def remember_names(kb: KnowledgeBase, chains: list[Chain], memo: Names) -> None:
+    """Put the first names of every set of ``chains`` not in ``memo`` there, read with one ``get_many``
+    for all of them (the array path needs no read)."""
+    sets = list(dict.fromkeys(n for c in chains for n in c.nodes if n not in memo))
+    fast = graph_ops.arrays(kb.graph)
+    found = kb.graph.get_many(set().union(*sets)) if sets and fast is None else {}
+    for ids in sets:
+        if fast is not None:
+            memo[ids] = graph_ops.first_names(fast, ids, SHOWN_NAMES)
+        else:
+            names = sorted(found[i].name if i in found else i for i in ids)
+            memo[ids] = names[:SHOWN_NAMES], len(names)
 
 
 def _names(kb: KnowledgeBase, ids: frozenset[str], shown: int = SHOWN_NAMES, memo: Names | None = None) -> str:
@@ -281,6 +322,8 @@ def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[s
 
         def score(chains: list[Chain], indicator: str = ch["indicator"], docs: list[str] | None = docs
                   ) -> list[float]:
+            if docs or beam_text != "relations":
+                remember_names(kb, chains, memo)
             sem = [signature(c) if beam_text == "relations" else verbalise(kb, c, memo=memo) for c in chains]
             texts = [verbalise(kb, c, EMBEDDED_NAMES, memo) for c in chains] if docs else []
             rel = relevance(kb, indicator, topic_keys, sem, overlaps(chains, topic_keys), s.lambda_sem)
@@ -292,5 +335,6 @@ def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[s
             notes.append(f"{' + '.join(ch['names'])}: " + (
                 "paths joined through every topic entity" if joined
                 else "topic entities do not meet within the depth: per-topic paths"))
+        remember_names(kb, chains, memo)
         cands += [to_candidate(kb, c, probe["phase"], len(cands) + n, memo) for n, c in enumerate(chains)]
     return cands, notes

@@ -186,11 +186,13 @@ def to_ranked(kb: KnowledgeBase, paths: list[dict], topic_ids: set[str], k: int)
         if item["id"] not in best or item["score"] > best[item["id"]]["score"]:
             best[item["id"]] = item
 
+    wanted = {eid for p in paths for eid in p.get("answers", []) if eid not in topic_ids}
+    names = kb.names(wanted) if wanted else {}  # one read for every answer candidate's name
     for rank, p in enumerate(paths):
         score = round(float(p.get("score", 0.0)), 6)
         for eid in p.get("answers", []):
             if eid not in topic_ids:
-                offer({"id": eid, "kind": "entity", "name": kb.name(eid), "score": score,
+                offer({"id": eid, "kind": "entity", "name": names[eid], "score": score,
                        "source": p["source"], "_rank": rank})
         if p.get("doc_id"):
             kind = "web" if p["source"] == "web" else "passage"

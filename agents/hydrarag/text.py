@@ -87,13 +87,17 @@ def naming(kb: KnowledgeBase, name: str, k: int) -> list:
 def gather_docs(kb: KnowledgeBase, topic_ids: list[str], query: str, pool: int) -> list[tuple[str, str, str]]:
     """(id, name, text) of the topic entities' documents (Doc(e): the passages attached to e and, ours,
     up to ``4·pool`` passages naming e as a whole phrase) and the ``pool`` best corpus passages."""
-    docs = [d for d in kb.passages_of(set(topic_ids)) if d.kind == "passage" or d.text != kb.name(d.id)]
+    own = kb.passages_of(set(topic_ids))
+    names = kb.names({d.id for d in own if d.kind != "passage"} | set(topic_ids)) if own or topic_ids else {}
+    docs = [d for d in own if d.kind == "passage" or d.text != names[d.id]]
     for tid in dict.fromkeys(topic_ids) if pool > 0 else ():
-        docs += naming(kb, kb.name(tid), NAMING_PER_POOL * pool)
+        docs += naming(kb, names[tid], NAMING_PER_POOL * pool)
     docs += [h.doc for h in kb.dense_search(query, k=pool, kind="passage")] if pool > 0 else []
+    owners = {d.entity_id for d in docs if d.entity_id and d.entity_id not in names}
+    names.update(kb.names(owners) if owners else {})  # one more read, for the owners of the passages found
     out = {}
     for d in docs:
-        out.setdefault(d.id, (d.id, kb.name(d.entity_id) if d.entity_id else d.id, d.text))
+        out.setdefault(d.id, (d.id, names[d.entity_id] if d.entity_id else d.id, d.text))
     return list(out.values())
 
 

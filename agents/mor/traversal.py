@@ -53,13 +53,10 @@ def _structural(kb: KnowledgeBase, current: dict[str, Trajectory], category: str
                 scores: LayerScores) -> dict[str, Trajectory]:
     """Neighbours of ``current`` of ``category`` along ``relations`` (Eq. 4), with trajectories."""
     out: dict[str, Trajectory] = {}
-    types: dict[str, str] = {}
-
-    def type_of(eid: str) -> str:
-        if eid not in types:
-            ent = kb.graph.get(eid)
-            types[eid] = ent.type if ent else ""
-        return types[eid]
+    found = kb.graph.neighbors(list(current), relations, "both")
+    children = {c for t in found for p, c in ((t.head, t.tail), (t.tail, t.head)) if p in current and c != p}
+    ents = kb.graph.get_many(children) if children else {}  # every child's type in one read
+    types = {e: ents[e].type if e in ents else "" for e in children}
 
     roles = kb.graph.schema().relation_types
 
@@ -70,9 +67,9 @@ def _structural(kb: KnowledgeBase, current: dict[str, Trajectory], category: str
     # No target-type filter in the store: an entity has one type, but a name can play several
     # roles ("1941" is a film and a year); a neighbour counts as ``category`` when it has that
     # type or plays it on the edge's end (ours).
-    for t in kb.graph.neighbors(list(current), relations, "both"):
+    for t in found:
         for parent, child, is_tail in ((t.head, t.tail, True), (t.tail, t.head, False)):
-            if parent not in current or child == parent or (type_of(child) != category and not plays(t, is_tail)):
+            if parent not in current or child == parent or (types[child] != category and not plays(t, is_tail)):
                 continue
             edge = [t.head, t.type, t.tail]
             traj = [*current[parent], _step(child, category, "struct", scores.of(child), edge)]
@@ -194,11 +191,10 @@ def text_candidates(kb: KnowledgeBase, question: str, categories: list[str] | No
     """Textual matching of the question alone: the fallback for invalid plans, and the filler."""
     scores = LayerScores(kb, question, matcher)
     out: dict[str, Trajectory] = {}
-    for eid, s in scores.top(categories, k + len(exclude)):
-        if eid in exclude:
-            continue
-        ent = kb.graph.get(eid)
-        out[eid] = [_step(eid, ent.type if ent else "", "text", s)]
+    top = [(eid, s) for eid, s in scores.top(categories, k + len(exclude)) if eid not in exclude]
+    ents = kb.graph.get_many([eid for eid, _ in top]) if top else {}  # their types in one read
+    for eid, s in top:
+        out[eid] = [_step(eid, ents[eid].type if eid in ents else "", "text", s)]
         if len(out) >= k:
             break
     return out

@@ -41,11 +41,18 @@ class GraphText(BaseModel):
     text: str = Field(description="A short paragraph stating the facts.")
 
 
-def _doc_item(kb: KnowledgeBase, h: Hit) -> dict:
-    d = h.doc
-    name = kb.name(d.id) if d.kind == "entity" else f"passage about {kb.name(d.entity_id or d.id)}"
-    return {"id": d.id, "kind": d.kind, "name": name, "text": d.text, "source": "doc",
-            "entity_id": d.entity_id, "path": None, "score": float(h.score)}
+def _owner(d) -> str:
+    """The entity id whose name labels a hit: the entity itself, or the one a passage is about."""
+    return d.id if d.kind == "entity" else d.entity_id or d.id
+
+
+def _doc_items(kb: KnowledgeBase, hits: list[Hit]) -> list[dict]:
+    """Hits as items, their names read with one ``names`` call."""
+    names = kb.names(_owner(h.doc) for h in hits) if hits else {}
+    return [{"id": h.doc.id, "kind": h.doc.kind,
+             "name": names[_owner(h.doc)] if h.doc.kind == "entity" else f"passage about {names[_owner(h.doc)]}",
+             "text": h.doc.text, "source": "doc", "entity_id": h.doc.entity_id, "path": None, "score": float(h.score)}
+            for h in hits]
 
 
 def vector_branch(kb: KnowledgeBase, query: str, source: str, k: int,
@@ -64,7 +71,7 @@ def vector_branch(kb: KnowledgeBase, query: str, source: str, k: int,
             if items:
                 return items, "web", None
             note = "web returned nothing; local corpus instead"
-    return [_doc_item(kb, h) for h in kb.dense_search(query_vector(kb, query), k)], "local", note
+    return _doc_items(kb, kb.dense_search(query_vector(kb, query), k)), "local", note
 
 
 def seed_entities(kb: KnowledgeBase, query: str, entities: list[dict], min_score: float) -> list[str]:

@@ -109,17 +109,19 @@ def doc_vectors(kb: KnowledgeBase, items: list[dict]) -> np.ndarray:
     return out
 
 
-def _name_row(kb: KnowledgeBase, entity: str) -> tuple[int | None, str]:
-    """(index row of the entity's document when that document is its bare name, else None; its name),
-    cached per KB."""
+def _name_rows(kb: KnowledgeBase, entities: list[str]) -> list[tuple[int | None, str]]:
+    """Per entity: (index row of its document when that document is its bare name, else None; its name),
+    cached per KB; the names not cached yet are read with one ``names`` call."""
     table = _names.get(kb)
     if table is None or len(table) > CACHE_SIZE:
         table = _names[kb] = {}
-    found = table.get(entity)
-    if found is None:
-        row, name = _doc_rows(kb).get(("entity", entity)), kb.name(entity)
-        found = table[entity] = (row if row is not None and kb.docs[row].text == name else None, name)
-    return found
+    missing = [e for e in dict.fromkeys(entities) if e not in table]
+    if missing:
+        rows = _doc_rows(kb)
+        for e, name in kb.names(missing).items():
+            row = rows.get(("entity", e))
+            table[e] = (row if row is not None and kb.docs[row].text == name else None, name)
+    return [table[e] for e in entities]
 
 
 def name_vectors(kb: KnowledgeBase, names: list[str]) -> np.ndarray:
@@ -127,8 +129,7 @@ def name_vectors(kb: KnowledgeBase, names: list[str]) -> np.ndarray:
     that is its bare name, else the name encoded (cached)."""
     out = np.zeros((len(names), kb.dense.index.d), dtype=np.float32)
     stored, encode = [], []
-    for n, e in enumerate(names):
-        row, name = _name_row(kb, e)
+    for n, (row, name) in enumerate(_name_rows(kb, names)):
         if row is not None:
             stored.append((n, row))
         else:
@@ -148,7 +149,7 @@ def _rest(kb: KnowledgeBase, sentence: str, ids: list[str]) -> str:
     """The words of ``sentence`` that are not the names of ``ids``, lower-cased (the KB's embedding
     models here are uncased; a cased model sees a lower-cased relation phrase)."""
     out = f" {' '.join(words(sentence))} "
-    for name in sorted({" ".join(words(kb.name(i))) for i in ids}, key=len, reverse=True):
+    for name in sorted({" ".join(words(n)) for n in (kb.names(ids).values() if ids else ())}, key=len, reverse=True):
         if name:
             out = out.replace(f" {name} ", " ")
     return " ".join(out.split()) or sentence.lower()

@@ -15,10 +15,9 @@ from pathlib import Path
 from evals.paths import datasets_dir
 
 GRAPH_READS = ["graph: neighbours of topic", "graph: ego graph (gold hops, relations)"]
-# HydraRAG's path search and MoR are left out: MoR's first call on a KB builds its document table with
-# one graph.get per document (agents/mor/matching.py doc_table), 42,778 sequential round trips at 1×;
-# HydraRAG's many small reads cost minutes per factor over Bolt within this benchmark's budget.
-SERVER_METHODS = ("hybgrag", "ssrag")
+# Every method's modules: their graph reads are batched (one store call per hop or per set of items),
+# MoR's document table once per KB (agents/mor/matching.py doc_table, get_many in batches).
+SERVER_METHODS = ("hybgrag", "mor", "hydrarag", "ssrag")
 
 
 def _server_peak_mb(pid: int) -> float | None:

@@ -86,7 +86,7 @@ def test_ssrag_reads_one_neighbours_call_per_hop(tiny_kb, monkeypatch, seeds, ho
     batched, calls = counting(base)
     got = N.relevant_nodes(batched, seeds, qv, hops=hops, k=12, max_facts=5, text_edges=text_edges)
     old, old_calls = counting(base)
-    monkeypatch.setattr(N, "_prefetch", _one_at_a_time)
+    monkeypatch.setattr(N, "prefetch", _one_at_a_time)
     want = N.relevant_nodes(old, seeds, qv, hops=hops, k=12, max_facts=5, text_edges=text_edges)
     assert got == want
     assert len(got) > hops + 1  # more nodes than reads, so the bound below can fail
