@@ -13,7 +13,9 @@ anything else is a :class:`StepError` naming the step and the contract.
 The default tools are built once per KB (:func:`default_tools`). A default tool's visible output is
 a bounded, JSON-friendly view (at most :data:`VIEW_LIMIT` items); the full internal result (triples,
 candidates, ...) goes around the tool to the node, so the method's results are exactly those of
-calling the retrieval functions directly.
+calling the retrieval functions directly. When nothing would see the tool run (no callback handler,
+no tracer), a default step is its runner called directly, and its view is not built.
+What a step is and the shared output contracts: :mod:`graphs.step_contracts`.
 """
 
 from __future__ import annotations
@@ -21,63 +23,27 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.documents import Document
+from langchain_core.callbacks.base import BaseCallbackManager
 from langchain_core.tools import BaseTool
-from pydantic import BaseModel, Field
 
-from kb.base import Hit
-from kb.text_index import Doc
-
-VIEW_LIMIT = 50
-PASSAGES = ("a list of passages: LangChain Documents (page_content; metadata id, score, optional kind and "
-            "entity_id) or dicts with id, text, score (optional kind, entity_id)")
-
-
-class StepError(ValueError):
-    """A tool override that cannot be used: unknown step, not a tool, or output breaking the contract."""
-
-
-@dataclass(frozen=True)
-class Step:
-    """One retrieval step of a method: its tool's name, docstring, args and output contract.
-
-    ``default(kb)`` returns the function the default tool runs: called with the args (and the
-    node's ``extra`` objects, e.g. the chat model, which are not tool inputs), it returns
-    ``(internal, view)``. ``adopt(kb, output, call)`` turns a user tool's output into the internal
-    result (raising :class:`StepError` on a broken contract).
-    """
-
-    name: str
-    description: str
-    args: type[BaseModel]
-    contract: str
-    default: Callable[[Any], Callable[..., tuple[Any, Any]]]
-    adopt: Callable[[Any, Any, StepCall], Any]
-
-
-@dataclass(frozen=True)
-class StepCall:
-    """One call of a step, as the adopt function of a user tool's output sees it."""
-
-    name: str
-    contract: str
-    args: dict
-    extra: dict
-
-    def error(self, problem: str) -> StepError:
-        """A StepError naming the step, the problem and the step's output contract."""
-        return StepError(f"step {self.name!r}: {problem}; expected {self.contract}")
-
-
-class SearchArgs(BaseModel):
-    """Arguments of a passage search step."""
-
-    query: str = Field(description="What to search for.")
-    k: int = Field(description="How many passages to return.")
-
+from graphs.step_contracts import (  # noqa: F401 - the steps' modules import these from here
+    PASSAGES,
+    VIEW_LIMIT,
+    SearchArgs,
+    Step,
+    StepCall,
+    StepError,
+    adopt_hits,
+    as_hits,
+    hits_view,
+    listed,
+    passage,
+    passages,
+    score_of,
+    search_step,
+)
 
 _box: ContextVar[dict | None] = ContextVar("hybridrag_step_box", default=None)
 _cache: dict[tuple[str, int], tuple[Any, dict[str, BaseTool]]] = {}
@@ -95,7 +61,7 @@ class StepTool(BaseTool):
         internal, view = self.runner(**kwargs, **(box or {}).get("extra", {}))
         if box is not None:
             box["internal"] = internal
-        return view
+        return view() if callable(view) else view
 
 
 def _tool(step: Step, run: Callable[..., tuple[Any, Any]]) -> BaseTool:
@@ -180,10 +146,18 @@ def _run_config() -> dict | None:
 
 def _observed(config: dict | None) -> bool:
     """Whether a tool run would be seen: a callback handler of the run (Studio's and ``astream_events``'
-    streams, a user's handler) or a tracer the environment turns on (LangSmith)."""
+    streams, a user's handler) or a tracer the environment turns on (LangSmith).
+
+    Inside a graph run the node's callbacks are a manager LangGraph derived from the run's, which
+    was configured (environment tracers included) when the run started: its handlers tell. Anything
+    else (a list of handlers, none) is configured here as a tool run would configure it.
+    """
+    callbacks = (config or {}).get("callbacks")
+    if isinstance(callbacks, BaseCallbackManager):
+        return bool(callbacks.handlers)
     from langchain_core.callbacks.manager import CallbackManager
 
-    return bool(CallbackManager.configure((config or {}).get("callbacks")).handlers)
+    return bool(CallbackManager.configure(callbacks).handlers)
 
 
 def _output(out: Any) -> Any:
@@ -193,73 +167,3 @@ def _output(out: Any) -> Any:
     if isinstance(out, ToolMessage):
         return out.artifact if out.artifact is not None else out.content
     return out
-
-
-# ----- output contracts shared by the methods' steps -----
-
-def listed(output: Any, call: StepCall) -> list:
-    """A user tool's output as a list; a string, a message text or any non-list is a StepError."""
-    if isinstance(output, str | bytes) or not isinstance(output, list | tuple):
-        raise call.error(f"returned a {type(output).__name__} ({str(output)[:60]!r})")
-    return list(output)
-
-
-def score_of(row: Mapping, call: StepCall, key: str = "score") -> float:
-    """The numeric score of an output row (0 when absent)."""
-    try:
-        return float(row.get(key) or 0.0)
-    except (TypeError, ValueError):
-        raise call.error(f"a non-numeric {key} in {str(row)[:60]!r}") from None
-
-
-def passage(item: Any, call: StepCall) -> dict:
-    """One passage as ``{id, text, score, kind, entity_id, name}`` from a Document or a dict."""
-    if isinstance(item, Document):
-        meta = item.metadata or {}
-        pid, text = meta.get("id") or item.id, item.page_content
-    elif isinstance(item, Mapping):
-        meta = item
-        pid, text = item.get("id"), item.get("text", item.get("page_content"))
-    else:
-        raise call.error(f"returned a {type(item).__name__} item ({str(item)[:60]!r})")
-    if not isinstance(text, str) or pid in (None, ""):
-        raise call.error(f"returned a passage without {'text' if not isinstance(text, str) else 'an id'}")
-    return {"id": str(pid), "text": text, "score": score_of(meta, call), "kind": str(meta.get("kind") or "passage"),
-            "entity_id": meta.get("entity_id"), "name": meta.get("name")}
-
-
-def passages(output: Any, name: str, contract: str = PASSAGES) -> list[dict]:
-    """A user tool's output as passages (:func:`passage` each)."""
-    call = StepCall(name, contract, {}, {})
-    return [passage(item, call) for item in listed(output, call)]
-
-
-def as_hits(items: list[dict]) -> list[Hit]:
-    """Passages as KB search hits (what the methods rank)."""
-    return [Hit(Doc(p["kind"], p["id"], p["entity_id"], p["text"]), p["score"]) for p in items]
-
-
-def hits_view(hits: list[Hit]) -> list[dict]:
-    """The JSON view of search hits (at most VIEW_LIMIT)."""
-    return [{"id": h.doc.id, "text": h.doc.text, "score": float(h.score), "kind": h.doc.kind,
-             "entity_id": h.doc.entity_id} for h in hits[:VIEW_LIMIT]]
-
-
-def adopt_hits(kb: Any, output: Any, call: StepCall) -> list[Hit]:
-    """A user search tool's output as hits."""
-    return as_hits(passages(output, call.name, call.contract))
-
-
-def search_step(name: str, description: str, search: str) -> Step:
-    """A "passages by query" step over ``kb.<search>(query, k)`` (dense_search or lexical_search)."""
-
-    def default(kb: Any) -> Callable[..., tuple[Any, Any]]:
-        fn = getattr(kb, search)
-
-        def run(query: str, k: int, **_: Any) -> tuple[list[Hit], list[dict]]:
-            hits = fn(query, k) if k > 0 else []
-            return hits, hits_view(hits)
-
-        return run
-
-    return Step(name, description, SearchArgs, PASSAGES, default, adopt_hits)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from langchain_core.documents import Document
@@ -51,9 +51,9 @@ def _candidate_view(items: list[Candidate]) -> list[dict]:
 
 
 def _seed_default(kb: Any):
-    def run(seeds: list[str], k: int) -> tuple[list[Candidate], list[dict]]:
+    def run(seeds: list[str], k: int) -> tuple[list[Candidate], Callable[[], list[dict]]]:
         found = seeded_passages(kb, seeds, k)
-        return found, _candidate_view(found)
+        return found, lambda: _candidate_view(found)
 
     return run
 
@@ -68,11 +68,10 @@ def _triple_view(t: Triple) -> dict:
 
 def _expand_default(kb: Any):
     def run(question: str, seeds: list[str], k: int, hops: int = 1, tokenizer: str = "bigram",
-            answer_aware: bool = False) -> tuple[list[Scored], list[dict]]:
+            answer_aware: bool = False) -> tuple[list[Scored], Callable[[], list[dict]]]:
         scored = score_graph(kb, question, seeds, k, tokenizer, hops, answer_aware=answer_aware)  # type: ignore[arg-type]
-        view = [{"entity": n, "score": s, "path": [_triple_view(t) for t in path]}
-                for path, s, n in scored[:VIEW_LIMIT]]
-        return scored, view
+        return scored, lambda: [{"entity": n, "score": s, "path": [_triple_view(t) for t in path]}
+                                for path, s, n in scored[:VIEW_LIMIT]]
 
     return run
 

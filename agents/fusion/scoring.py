@@ -21,6 +21,7 @@ the answer is taken from the first fact-backed item that is not one of the quest
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -88,17 +89,32 @@ def seeded_passages(kb: KnowledgeBase, seeds: list[str], per_seed: int) -> list[
     """Passages naming a seed: the text side of the seeded expansion (like Figure 2's MATCH).
 
     Up to ``per_seed`` hits of a lexical search for each seed's name, kept when the name occurs
-    as a whole phrase (the search only bounds the work of finding every such passage).
+    as a whole phrase (the search only bounds the work of finding every such passage). A KB
+    without passages (entity documents only, e.g. the full MetaQA KB) has none: no search is run.
     """
     out: list[Candidate] = []
+    if per_seed <= 0 or not has_passages(kb):
+        return out
     for seed in dict.fromkeys(seeds):
         name = kb.name(seed)
-        if not name.strip() or per_seed <= 0:
+        if not name.strip():
             continue
         pattern = phrase_pattern(name)
         hits = [h for h in kb.lexical_search(name, per_seed) if h.doc.kind != "entity" and pattern.search(h.doc.text)]
         out += hits_to_candidates(kb, hits, "text")
     return out
+
+
+_PASSAGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # KB -> whether it holds a passage
+
+
+def has_passages(kb: KnowledgeBase) -> bool:
+    """Whether the KB's text index holds any passage (a document that is not an entity's), counted
+    once per opened KB build."""
+    found = _PASSAGES.get(kb)
+    if found is None:
+        found = _PASSAGES[kb] = any(d.kind != "entity" for d in kb.docs)
+    return found
 
 
 def merge(items: list[Candidate]) -> list[Candidate]:

@@ -129,3 +129,24 @@ def test_two_hops_reach_the_answer_of_a_two_hop_question(kbs):
 def test_bad_scoring_or_hops_is_a_clear_error(kbs, setting, message):
     with pytest.raises(ValueError, match=message):
         _ask(kbs["alien"], "who directed Alien", **setting)
+
+
+def test_seed_passages_search_only_a_kb_holding_passages(kbs, monkeypatch):
+    """A KB of entity documents only has no passage to name a seed: no lexical search is run for it."""
+    from agents.fusion.scoring import has_passages, seeded_passages
+    from kb.base import KnowledgeBase, open_kb
+
+    alien, held_out = open_kb(kbs["alien"]), open_kb(kbs["held_out"])
+    assert not has_passages(alien) and has_passages(held_out)
+    assert [c.id for c in seeded_passages(held_out, ["Alien"], 200)] == ["p:Alien"]
+    searched = []
+    real = KnowledgeBase.lexical_search
+
+    def lexical_search(self, *args, **kwargs):
+        searched.append(args)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(KnowledgeBase, "lexical_search", lexical_search)
+    assert seeded_passages(alien, ["Alien"], 200) == [] and searched == []
+    assert seeded_passages(held_out, ["Alien"], 0) == [] and searched == []
+    assert seeded_passages(held_out, ["Alien"], 200) and searched == [("Alien", 200)]
