@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import operator
 import os
-import threading
 import time
-import weakref
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from typing_extensions import TypedDict
 
-from kb.base import KnowledgeBase, open_kb
+from graphs.run_memo import KBUnavailableError, resolve_kb, run_memo  # noqa: F401 - the graphs import these from here
 
 
 def merge_usage(left: dict | None, right: dict | None) -> dict:
@@ -124,81 +121,6 @@ StructuredMethod = Literal["function_calling", "json_schema", "json_mode"]
 """How a role asks for structured output: a choice field to annotate as this Literal (Studio lists it)."""
 
 
-class KBUnavailableError(ValueError):
-    """A served run's KB cannot be opened; the message names the KB by the operator's name, never its path."""
-
-
-_RUNS: dict[int, tuple[Any, dict]] = {}  # id(RunControl) -> (the control, its run's memo), oldest first
-_RUNS_LOCK = threading.Lock()
-MAX_RUN_MEMOS = 64
-
-
-def _run_memo(runtime: Any = None) -> dict | None:
-    """A dict shared by the nodes of the graph run being executed, for what each node would
-    otherwise work out alike (its checked context, its KB); None outside a run.
-
-    A run is told by its ``Runtime.control`` (LangGraph makes one per ``invoke`` / ``stream``;
-    resuming or forking a thread is a new run); the memos of the newest MAX_RUN_MEMOS runs are kept.
-    """
-    if runtime is None:
-        try:
-            from langgraph.runtime import get_runtime
-
-            runtime = get_runtime()
-        except RuntimeError:  # not inside a run
-            return None
-    control = getattr(runtime, "control", None)
-    if control is None:  # a node called by hand, or a LangGraph without run controls
-        return None
-    with _RUNS_LOCK:
-        entry = _RUNS.get(id(control))
-        if entry is None or entry[0] is not control:
-            entry = _RUNS[id(control)] = (control, {})
-            if len(_RUNS) > MAX_RUN_MEMOS:
-                del _RUNS[next(iter(_RUNS))]
-        return entry[1]
-
-
-def resolve_kb(ctx: Context) -> KnowledgeBase:
-    """Open (once per process) the KB named by the context; within one graph run, every node
-    gets the build the first one got (as :func:`kb.base.same_kb_build`), without a lookup each.
-
-    In server mode a KB that cannot be opened is a :class:`KBUnavailableError` naming the KB
-    (the Agent Server shows a ``ValueError``'s message; any other error becomes "An internal
-    error occurred").
-    """
-    memo = _run_memo()
-    ref = memo.get(("kb", ctx.kb)) if memo is not None else None
-    kb = ref() if ref is not None else None
-    if kb is None:
-        kb = _open_kb_of(ctx)
-        if memo is not None:  # a weak reference: a memo never keeps a replaced build in memory
-            memo[("kb", ctx.kb)] = weakref.ref(kb)
-    return kb
-
-
-def _open_kb_of(ctx: Context) -> KnowledgeBase:
-    """The KB of ``ctx`` from the process-wide cache (``kb.base.open_kb``)."""
-    from graphs.policy import server_mode
-
-    if ctx.kb in ("", "sample"):
-        from kb.sample import sample_kb_dir
-
-        return open_kb(sample_kb_dir())
-    if not server_mode():
-        return open_kb(ctx.kb)
-    from graphs.server_config import active_config
-    from kb.model import KBError
-
-    try:
-        return open_kb(ctx.kb)
-    except KBError:
-        name = next((n for n, d in active_config().kbs.items() if d == ctx.kb), "requested")
-        reason = "not built" if not (Path(ctx.kb) / "manifest.json").is_file() else "unreadable"
-        raise KBUnavailableError(f"kb: the {name!r} KB cannot be opened on this server ({reason}); "
-                                 f"the operator builds it with `hybridrag ingest`") from None
-
-
 def context_of(runtime: Any, default: type[Context]) -> Context:
     """Return ``runtime.context`` or a default context when a caller passed none.
 
@@ -208,7 +130,7 @@ def context_of(runtime: Any, default: type[Context]) -> Context:
     Worked out once per graph run (the first node's result serves the run's other nodes).
     """
     raw = getattr(runtime, "context", None)
-    memo, key = _run_memo(runtime), ("context", default, id(raw))
+    memo, key = run_memo(runtime), ("context", default, id(raw))
     hit = memo.get(key) if memo is not None else None
     if hit is not None and hit[0] is raw:
         return hit[1]

@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
 import graphs.common as common
+import graphs.run_memo as run_memo
 from evals import bench_dispatch as bd
 from graphs import context_for, get_graph
 from graphs.common import Context, context_of, resolve_kb
@@ -110,7 +111,7 @@ def _two_nodes(record: list):
 
 def test_context_and_kb_are_worked_out_once_per_run(monkeypatch):
     calls = {"configurable": 0, "open": 0}
-    real_with, real_open = common.with_configurable, common.open_kb
+    real_with, real_open = common.with_configurable, run_memo.open_kb
 
     def counting_with(*a, **k):
         calls["configurable"] += 1
@@ -121,7 +122,7 @@ def test_context_and_kb_are_worked_out_once_per_run(monkeypatch):
         return real_open(*a, **k)
 
     monkeypatch.setattr(common, "with_configurable", counting_with)
-    monkeypatch.setattr(common, "open_kb", counting_open)
+    monkeypatch.setattr(run_memo, "open_kb", counting_open)
     record: list = []
     g, ctx = _two_nodes(record), Context(kb="sample")
     g.invoke({"question": "q"}, context=ctx)
@@ -143,6 +144,6 @@ def test_configurable_precedence_holds_per_run():
 
 def test_a_node_called_by_hand_gets_no_memo():
     ctx = Context(kb="sample")
-    assert common._run_memo(Runtime(context=ctx)) is None
-    assert common._run_memo() is None  # outside a run
+    assert run_memo.run_memo(Runtime(context=ctx)) is None
+    assert run_memo.run_memo() is None  # outside a run
     assert context_of(Runtime(context=ctx), Context) is ctx
