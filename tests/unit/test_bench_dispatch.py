@@ -62,7 +62,7 @@ def test_report_shape_on_the_sample_kb(sample):
     report = bd.run(0, kb_dir=sample_kb_dir(), before="HEAD", qs=QUESTIONS[:2])
     labels = {*bd.BASIS, *(f"{b}, embedding cached" for b in bd.BASIS), "LangGraph alone (no-op nodes)",
               "LangGraph alone, minimal graph", "invoke, before, embedding cached",
-              "invoke, steps as plain calls, embedding cached"}
+              "invoke, steps as plain calls, embedding cached", "invoke, seed passages searched, embedding cached"}
     assert set(report["stats"]) == labels
     for st in report["stats"].values():
         assert st["n"] == 2 and 0 < st["p50"] <= st["p95"] and st["mean"] > 0
