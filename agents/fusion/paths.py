@@ -15,6 +15,8 @@ goes through the ``GraphStore`` protocol (and the Figure 2 Cypher query when it 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from kb.base import KnowledgeBase
@@ -47,7 +49,13 @@ def _kinds(kb: KnowledgeBase) -> tuple[list[str], np.ndarray]:
 
 def _rel_dice(q: frozenset[str], relation: str, tokenizer: Tokenizer, kind: str = "") -> float:
     """Dice of the question with a relation label (and, answer-aware, the type of the entity it leads to)."""
-    return dice(q, tokens(f"{relation.replace('_', ' ')} {kind}", tokenizer))
+    return dice(q, _rel_tokens(relation, kind, tokenizer))
+
+
+@lru_cache(maxsize=4096)
+def _rel_tokens(relation: str, kind: str, tokenizer: Tokenizer) -> frozenset[str]:
+    """Tokens of a relation label and an entity type (a KB has few of each: tokenised once)."""
+    return tokens(f"{relation.replace('_', ' ')} {kind}", tokenizer)
 
 
 def score_graph(
@@ -124,15 +132,15 @@ def _one_hop_in_memory(kb, store: InMemoryGraphStore, question, seeds, limit, to
     if not edges:
         return []
     seed_a, edge_a, nbr_a = np.concatenate(seed_idx), np.concatenate(edges), np.concatenate(nbrs).astype(np.int64)
-    nbr_dice = table.scores(q, nbr_a)
-    total = table.scores(q, seed_a) + _edge_rel_dice(kb, store, q, tokenizer, edge_a, nbr_a, answer_aware)
+    nbr_dice, seed_dice = np.split(table.scores(q, np.concatenate((nbr_a, seed_a))), [len(nbr_a)])  # one pass, row-wise
+    total = seed_dice + _edge_rel_dice(kb, store, q, tokenizer, edge_a, nbr_a, answer_aware)
     score = total / 2.0 if answer_aware else (total + nbr_dice) / 3.0
     top = _top(score, nbr_dice if answer_aware else np.zeros(len(score)), limit)
-    ents, rels = store.entities, store.relation_names
+    ents, rels, best = store.entities, store.relation_names, edge_a[top]
     return [
-        (Triple(ents[store.heads[edge_a[j]]].id, rels[store.rels[edge_a[j]]], ents[store.tails[edge_a[j]]].id),
-         float(score[j]), ents[nbr_a[j]].id)
-        for j in top
+        (Triple(ents[h].id, rels[r], ents[t].id), s, ents[n].id)
+        for h, r, t, s, n in zip(store.heads[best].tolist(), store.rels[best].tolist(), store.tails[best].tolist(),
+                                 score[top].tolist(), nbr_a[top].tolist(), strict=True)
     ]
 
 
