@@ -35,6 +35,19 @@ Question: {question}
 Topic entities (quoted data):
 {topics}""", ("question", "topics"))
 
+PLAN_SYSTEM = Prompt("hydrarag.plan_system", guarded("""\
+Analyse a question before any search. Name its topic entity as written in the question,
+the relations that lead from it to the answer in order (one relation per hop, from the
+list), and the kind of the answer (from the list). Reply with JSON only.
+{examples}"""), ("examples",))
+
+PLAN = Prompt("hydrarag.plan", """\
+Relations: {relations}
+Answer kinds: {kinds}
+Question: {question}
+Topic entities (quoted data):
+{topics}""", ("relations", "kinds", "question", "topics"))
+
 SELECTOR_SYSTEM = Prompt("hydrarag.selector_system", guarded("""\
 Choose where to search first. Possible sources:
 - kg: the local knowledge graph; exact relations between named entities.
@@ -197,13 +210,18 @@ BUNDLED: dict[str, list[str]] = {  # the project's movie examples (examples="bun
                    'Duncan, Oklahoma"',
                    'Example: paragraph 2 "Tremors stars Kevin Bacon." -> paragraph 2, "Tremors - starred actors - '
                    'Kevin Bacon"'],
+    "plan": ['Example: "who directed the films Tom Hanks starred in" → {"topic": "Tom Hanks", '
+             '"relations": ["starred_actors", "directed_by"], "answer_type": "person"}',
+             'Example: "what genre are the films Kevin Bacon acted in" → {"topic": "Kevin Bacon", '
+             '"relations": ["starred_actors", "has_genre"], "answer_type": "genre"}'],
     "check": ['Example: question "who directed Big", evidence "{Big} → directed_by → {Penny Marshall}" -> yes, '
               'answer "Penny Marshall"',
               'Example: question "who directed Big", evidence "{Big} → release_year → {1988}" -> no, missing '
               '"the director of Big"'],
 }
 
-ALL = [TOPICS_SYSTEM, TOPICS, ANALYSIS_SYSTEM, ANALYSIS, SELECTOR_SYSTEM, SELECTOR, TEXT_PATHS_SYSTEM,
+ALL = [TOPICS_SYSTEM, TOPICS, ANALYSIS_SYSTEM, ANALYSIS, PLAN_SYSTEM, PLAN, SELECTOR_SYSTEM, SELECTOR,
+       TEXT_PATHS_SYSTEM,
        TEXT_PATHS, WEB_SELECT_SYSTEM, WEB_SELECT, FOLLOW_UP_SYSTEM, FOLLOW_UP, PREDICT_SYSTEM, PREDICT,
        SELECT_PATHS_SYSTEM, SELECT_PATHS, REFINE_SYSTEM, REFINE, CHECK_SYSTEM, CHECK, GENERATE_SYSTEM,
        GENERATE]

@@ -3,6 +3,7 @@
 - Available evidence detection: each extracted topic entity is aligned to the KB by exact
   name/alias, else by embedding similarity above a threshold; a source joins ``S_t`` when
   it has topic entities (KG), documents (docs), or is configured (web, needs TAVILY_API_KEY).
+- Topic choices of a constrained (small) model: the KB names the question writes.
 - Skyline indicator: parsed into its nodes to compute the predicted depth (the largest
   distance between the answer node and a topic-entity node) and the topic order.
 - Probes: what one exploration phase searches (phase, sources, depth, and one chain per
@@ -15,7 +16,9 @@ import os
 import re
 
 from agents.hydrarag.pruning import embed_texts
+from agents.llm.constrained import question_spans
 from kb.base import KnowledgeBase
+from tools.retrieval import mentions_in
 
 _SEPARATOR = re.compile(r"\s+[-–—]+\s+|\s*(?:->|→|<-|←)\s*")
 _STRIP = " \t\"'[]{}()."
@@ -77,6 +80,12 @@ def link_names(kb: KnowledgeBase, names: list[str], threshold: float) -> dict[st
             out[name] = _prefer(kb.graph.lookup(kb.name(hits[0].doc.id)) or [kb.graph.get(hits[0].doc.id)],
                                 name) if ok else None
     return out
+
+
+def topic_choices(kb: KnowledgeBase, question: str) -> list[str]:
+    """What a constrained topic extraction may name: the KB names the question writes (longest
+    mentions, :func:`tools.retrieval.mentions_in`), else every span of the question."""
+    return list(dict.fromkeys(kb.name(i) for i in mentions_in(kb, question))) or question_spans(question)
 
 
 def web_available(use_web: bool) -> tuple[bool, str | None]:

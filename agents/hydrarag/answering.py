@@ -22,7 +22,11 @@ No LLM call is made to select among at most W_max paths, or to refine or check a
 
 The answer check is a judging role a small model cannot do (``judge`` setting,
 :mod:`agents.llm.judge`): under the rules (``rules``, or ``auto`` with a small model or for an
-unparseable reply) :func:`rule_check` decides it without an LLM call.
+unparseable reply) :func:`rule_check` decides it without an LLM call. Under the same rules the
+LLM path selection (a judgement over numbered paths) is not asked: the top W_max by cross-score
+are kept; and the paths are not refined (the rule reads the paths, never a summary, and the
+final answer reads them as they are). A constrained model (:func:`agents.hydrarag.roles.constrained`)
+generates the final answer as one of the ranked entities' names, decoded within them.
 """
 
 from __future__ import annotations
@@ -88,14 +92,17 @@ def prune(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     pool = rank_candidates(kb, cands, state["skyline"], state.get("topic_keys", []),
                            set(state.get("subgraph", [])), ctx.pruning())
     selected = pool
-    if len(pool) > ctx.max_width:
+    if len(pool) > ctx.max_width and use_rules(ctx.judge, ctx.llm):
+        selected, used = pool[:ctx.max_width], "rules"
+    elif len(pool) > ctx.max_width:
         reply, calls = roles.select_paths(model, ctx.structured_method, **quoted(state),
                                           paths=path_blocks(pool), width=str(ctx.max_width))
         selected, used = apply_choice(pool, reply.selected if reply else None, ctx.max_width)
     chosen = {c["id"] for c in selected}
     ordered = selected + [c for c in pool if c["id"] not in chosen]
     by_source = {s: sum(c["source"] == s for c in cands) for s in ("kg", "doc", "web")}
-    decision = f"{len(cands)} paths → {len(pool)} by cross-score → {len(selected)} selected"
+    decision = f"{len(cands)} paths → {len(pool)} by cross-score → {len(selected)} selected" + (
+        " (judge rules: top W_max by cross-score)" if used == "rules" else "")
     step = traced("prune_evidence", decision, phase=phase, by_source=by_source,
                   selected=[c["text"] for c in selected], support=[c["support"] for c in selected],
                   fallback="unusable path selection: top W_max by cross-score" if used is False else None)
@@ -114,6 +121,8 @@ def refine(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
         summary, decision = "", "nothing to refine"
     elif not ctx.path_refinement:
         summary, decision = numbered(selected), "refinement off: the paths as they are"
+    elif use_rules(ctx.judge, ctx.llm):
+        summary, decision = numbered(selected), "judge rules (small model): the paths as they are"
     else:
         reply, calls = roles.refine(model, ctx.structured_method, **quoted(state), paths=path_blocks(selected))
         ok = reply is not None and bool(reply.summary.strip())
@@ -206,9 +215,24 @@ def collect_final(state: dict) -> dict:
     return {"phase": "final", "candidates": final, "trace": [step]}
 
 
+def _generated(state: dict, ctx: Any, model: Any) -> tuple[Any, dict]:
+    """The generation reply: free (the paper) or, for a constrained model, one of the ranked entities."""
+    if not roles.constrained(ctx, model):
+        return roles.generate(model, ctx.structured_method, **quoted(state), evidence=_evidence(state))
+    names = list(dict.fromkeys(without_own_entities(state, r["name"]) for r in state.get("ranked", [])
+                               if r["kind"] == "entity"))
+    names = [n for n in names if n]
+    if not names:
+        return None, {}
+    reply, calls = roles.choose_answer(model, ctx.structured_method, names, **quoted(state),
+                                       evidence=_evidence(state))
+    return (roles.FinalAnswer(reasoning="chosen among the ranked entities", answer=reply.answer) if reply
+            else None), calls
+
+
 def generate(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Answer from the final refined paths and the model's own knowledge (never the question's own entity)."""
-    reply, calls = roles.generate(model, ctx.structured_method, **quoted(state), evidence=_evidence(state))
+    reply, calls = _generated(state, ctx, model)
     if reply is not None and reply.answer.strip():
         answer, fallback = reply.answer.strip(), None
         judged = support(state, answer, own_knowledge=True)

@@ -4,7 +4,11 @@ Roles, in the order a run meets them (paper §4, App. E): topic-entity extractio
 analysis (sub-questions + skyline), agentic source selector, paragraph → knowledge paths,
 web result selection, follow-up question (refined exploration), answer prediction
 (predicted exploration), LLM-aware path selection, path refinement, CoT answer check and
-final answer generation. ``None`` means the reply could not be parsed after one retry
+final answer generation. With a small model (:func:`constrained`) the question analysis is
+asked as :class:`SkylinePlan` fields instead (topic entity, relations, answer kind) and every
+name it may write is an ``enum`` of the KB at hand or a span of the question
+(:mod:`agents.llm.constrained`); topic extraction and final generation decode within the
+question's spans and the ranked entities the same way. ``None`` means the reply could not be parsed after one retry
 (:func:`agents.llm.structured.call_structured`); the caller then takes its fallback.
 
 Temperature (paper App. C, after ToG-2 and PoG): the exploration roles (paragraph → paths,
@@ -16,11 +20,13 @@ models: pruning and answering stay reproducible). :func:`at_temperature` makes t
 from __future__ import annotations
 
 import threading
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
+from agents.llm.constrained import is_llama_cpp
+from agents.llm.judge import use_rules
 from agents.llm.structured import call_structured
 from prompts import Prompt
 from prompts import hydrarag as P
@@ -56,6 +62,14 @@ class QuestionAnalysis(BaseModel):
 
     split_questions: list[str] = Field(default_factory=list, description="Simple sub-questions.")
     skyline: str = Field(description="Chain 'entity - relation - ... - answer(kind)' separated by ' - '.")
+
+
+class SkylinePlan(BaseModel):
+    """Question analysis as fields a grammar can constrain (small models): the skyline's parts."""
+
+    topic: str = Field(description="The topic entity, as written in the question.")
+    relations: list[str] = Field(default_factory=list, description="Relations from the topic to the answer.")
+    answer_type: str = Field(description="The kind of the answer.")
 
 
 class SourceChoice(BaseModel):
@@ -122,6 +136,12 @@ class AnswerCheck(BaseModel):
     answer: str = Field(default="", description="The answer when sufficient, else empty.")
 
 
+class ChosenAnswer(BaseModel):
+    """The final answer of a small model: one of the ranked entities (an enum of their names)."""
+
+    answer: str = Field(description="The answer, one of the candidate names.")
+
+
 class FinalAnswer(BaseModel):
     """The answer generated from the final paths and the model's own knowledge."""
 
@@ -129,17 +149,35 @@ class FinalAnswer(BaseModel):
     answer: str = Field(description="Short answer.")
 
 
+def constrained(ctx: Any, model: BaseChatModel) -> bool:
+    """Whether the roles decode within the KB's names and the question's spans: a llama.cpp model
+    (it takes a grammar), or a small model under the judge's rules (``judge=auto``, :mod:`agents.llm.judge`)."""
+    return is_llama_cpp(model) or use_rules(ctx.judge, ctx.llm)
+
+
 def _ask(model: BaseChatModel, schema: type[T], system: Prompt, human: Prompt, role: str, method: str,
-         examples: str = "", **values: str) -> tuple[T | None, dict]:
+         examples: str = "", choices: dict | None = None, **values: str) -> tuple[T | None, dict]:
     text = system.format(examples=examples).rstrip() if "examples" in system.inputs else system.template
     messages = [("system", text), ("human", human.format(**values))]
-    return call_structured(model, schema, messages, role=role, method=method)
+    return call_structured(model, schema, messages, role=role, method=method, choices=choices)
 
 
-def extract_topics(model: BaseChatModel, question: str, method: str,
-                   examples: str = "") -> tuple[TopicEntities | None, dict]:
-    """Available-evidence detection, step 1: potential topic entities of the question."""
-    return _ask(model, TopicEntities, P.TOPICS_SYSTEM, P.TOPICS, "topics", method, examples, question=question)
+def extract_topics(model: BaseChatModel, question: str, method: str, examples: str = "",
+                   choices: dict | None = None) -> tuple[TopicEntities | None, dict]:
+    """Available-evidence detection, step 1: potential topic entities of the question (``choices``:
+    ``{"entities": spans of the question}`` for a constrained model)."""
+    return _ask(model, TopicEntities, P.TOPICS_SYSTEM, P.TOPICS, "topics", method, examples, choices,
+                question=question)
+
+
+def plan(model: BaseChatModel, question: str, topics: str, kb_names: dict[str, list[str]], method: str,
+         examples: str = "", spans: list[str] = ()) -> tuple[SkylinePlan | None, dict]:
+    """Question analysis for a small model: topic (a span of the question), relations and answer kind
+    (the KB's relation names and entity types, ``kb_names`` as :func:`agents.llm.constrained.kb_choices`)."""
+    choices = {"topic": list(spans), "relations": kb_names["relation"], "answer_type": kb_names["type"]}
+    return _ask(model, SkylinePlan, P.PLAN_SYSTEM, P.PLAN, "analysis", method, examples, choices,
+                relations=", ".join(kb_names["relation"]) or "(any)", kinds=", ".join(kb_names["type"]) or "(any)",
+                question=question, topics=topics)
 
 
 def analyse(model: BaseChatModel, question: str, topics: str, method: str,
@@ -198,3 +236,10 @@ def check(model: BaseChatModel, method: str, examples: str = "", **values: str) 
 def generate(model: BaseChatModel, method: str, **values: str) -> tuple[FinalAnswer | None, dict]:
     """CoT answer generation from the final paths and the model's own knowledge."""
     return _ask(model, FinalAnswer, P.GENERATE_SYSTEM, P.GENERATE, "generate", method, **values)
+
+
+def choose_answer(model: BaseChatModel, method: str, names: list[str],
+                  **values: str) -> tuple[ChosenAnswer | None, dict]:
+    """Answer generation for a small model: one of ``names`` (the ranked entities), decoded within them."""
+    return _ask(model, ChosenAnswer, P.GENERATE_SYSTEM, P.GENERATE, "generate", method, "", {"answer": names},
+                **values)

@@ -8,18 +8,20 @@ for the MetaQA evaluations or as an explicit choice. ``num_examples = 0``: no ex
 
 An example is a plain line in the system prompt (never a data block: it is not evidence) with
 its values neutralised (no angle brackets, no line breaks). Roles with examples: topic
-extraction, question analysis, paragraph → paths, answer check.
+extraction, question analysis (``analysis``; ``plan``: the small model's JSON fields, in the
+form its reply takes), paragraph → paths, answer check.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from agents.shots import SolvedExample, bank_for
 from prompts import hydrarag as P
 from prompts.data_block import neutralise
 
-ROLES = ("topics", "analysis", "text_paths", "check")
+ROLES = ("topics", "analysis", "plan", "text_paths", "check")
 SHOWN_ANSWERS = 3
 
 
@@ -27,22 +29,32 @@ def _words(relation: str) -> str:
     return relation.replace("_", " ")
 
 
-def skyline(ex: SolvedExample) -> str:
-    """``topic - relation words - type - ... - answer(answer type)`` of an example."""
-    parts = [ex.topic[0] if ex.topic else "topic"]
-    for i, rel in enumerate(ex.relations):
-        last = i == len(ex.relations) - 1
-        parts += [_words(rel), f"answer({ex.answer_type})" if last else "entity"]  # middle types unknown
+def chain(topic: str, relations: list[str], answer_type: str) -> str:
+    """``topic - relation words - entity - ... - answer(answer type)``: a skyline from its parts."""
+    parts = [topic or "topic"]
+    for i, rel in enumerate(relations):
+        last = i == len(relations) - 1
+        parts += [_words(rel), f"answer({answer_type or 'entity'})" if last else "entity"]  # middle types unknown
     return " - ".join(parts)
 
 
-def _sub_questions(ex: SolvedExample) -> list[str]:
-    out, subject = [], ex.topic[0] if ex.topic else "it"
-    for i, rel in enumerate(ex.relations):
-        kind = ex.answer_type if i == len(ex.relations) - 1 else "entities"
+def skyline(ex: SolvedExample) -> str:
+    """The skyline of an example (:func:`chain` of its topic, relations and answer type)."""
+    return chain(ex.topic[0] if ex.topic else "topic", list(ex.relations), ex.answer_type)
+
+
+def sub_questions(topic: str, relations: list[str], answer_type: str) -> list[str]:
+    """One templated sub-question per relation of a chain (no LLM)."""
+    out, subject = [], topic or "it"
+    for i, rel in enumerate(relations):
+        kind = (answer_type or "entity") if i == len(relations) - 1 else "entities"
         out.append(f"What {kind} is linked to {subject} by {_words(rel)}?")
         subject = "those entities"
     return out
+
+
+def _sub_questions(ex: SolvedExample) -> list[str]:
+    return sub_questions(ex.topic[0] if ex.topic else "it", list(ex.relations), ex.answer_type)
 
 
 def _path(ex: SolvedExample) -> str:
@@ -60,6 +72,11 @@ def render(ex: SolvedExample, role: str) -> str:
         case "analysis":
             line = (f'question "{q}", topic entities {topics}: sub-questions {_sub_questions(ex)}; '
                     f'skyline "{skyline(ex)}"')
+        case "plan":
+            if not topics or not ex.relations:
+                return ""
+            fields = {"topic": topics[0], "relations": list(ex.relations), "answer_type": ex.answer_type}
+            line = f'"{q}" → {json.dumps(fields, ensure_ascii=False)}'
         case "text_paths":
             if ex.hops != 1 or not ex.answers or not topics:
                 return ""
@@ -98,3 +115,14 @@ def to_state(examples: list[SolvedExample]) -> list[dict]:
     keys = ("question", "masked", "topic", "topic_types", "relations", "answer_type", "answers", "source")
     return [{k: (list(v) if isinstance(v, tuple) else v) for k, v in
              ((k, getattr(e, k)) for k in keys)} for e in examples]
+
+
+def other_chain(examples: list[dict], topic: str, current: str) -> str:
+    """The skyline of the first shown example whose relation path differs from ``current``, written
+    from ``topic`` ('' when none does): the refined round's new skyline under the judge's rules."""
+    for e in examples:
+        if e.get("relations"):
+            text = chain(topic, list(e["relations"]), e.get("answer_type", ""))
+            if text != current:
+                return text
+    return ""

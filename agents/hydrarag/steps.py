@@ -10,6 +10,16 @@ its LLM usage (the graph node adds the seconds). Fallbacks (all recorded in the 
 - follow-up question unparseable → the question and skyline again (a deeper, all-source round);
 - predictions unparseable or empty → the top ranked entities so far as predictions;
 - web search unavailable or failing → no web paths, the reason noted.
+
+Small models (:func:`agents.hydrarag.roles.constrained`): topic extraction decodes within the
+KB names the question writes (every span of the question when it writes none; one name is taken
+without a call); the question analysis is asked as fields (topic entity, the KB's relation
+names, the KB's answer kinds) shown in that form by the bank's nearest examples, and the skyline
+and sub-questions are written from them by template; under the judge's rules
+(``judge=auto`` with a small model, or ``rules``) the source selector is not asked (every
+available source is searched: the no-selector setting), the refined round takes the next nearest
+shown example's relation chain as its skyline (no such example: the question and skyline again),
+and the predicted round the top ranked entities as its predictions: no LLM call for either.
 """
 
 from __future__ import annotations
@@ -23,6 +33,8 @@ from agents.hydrarag import shots as shots
 from agents.hydrarag import text as text
 from agents.hydrarag.feedback import feedback_block
 from agents.hydrarag.pruning import path_blocks
+from agents.llm.constrained import kb_choices, question_spans
+from agents.llm.judge import use_rules
 from prompts.data_block import data_block, data_list
 from tools.retrieval import mentions_in
 from tools.web import WebSearchError
@@ -58,11 +70,17 @@ def detect(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Topic entities from the LLM, aligned per source; S_t."""
     q = state["question"]
     chosen = shots.to_state(shots.choose(kb, q, ctx.examples, ctx.num_examples))
-    reply, calls = roles.extract_topics(model, q, ctx.structured_method,
-                                        shots.lines(chosen, "topics", ctx.examples, ctx.num_examples))
+    known = analysis.topic_choices(kb, q) if roles.constrained(ctx, model) else None
+    if known is not None and len(known) == 1:  # the grammar admits one name only: no call needed
+        reply, calls = roles.TopicEntities(entities=known), {}
+    else:
+        reply, calls = roles.extract_topics(model, q, ctx.structured_method,
+                                            shots.lines(chosen, "topics", ctx.examples, ctx.num_examples),
+                                            {"entities": known} if known else None)
     mentions = list(dict.fromkeys(m.strip() for m in (reply.entities if reply else []) if m.strip()))
     found = analysis.detect_sources(kb, mentions, ctx.link_threshold, ctx.use_web)
     notes = ([] if reply else ["unparseable topic extraction"]) + found["notes"]
+    notes += ["one KB name in the question: taken without a call"] if known is not None and len(known) == 1 else []
     exact = [kb.name(i) for i in mentions_in(kb, q)] if not found["topics"] else []
     if exact:
         found = analysis.detect_sources(kb, mentions + exact, ctx.link_threshold, ctx.use_web)
@@ -77,13 +95,30 @@ def detect(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
             "usage": calls}
 
 
+def _planned(state: dict, ctx: Any, kb: Any, model: Any, names: list[str]) -> tuple[Any, dict]:
+    """The small model's analysis: :class:`~agents.hydrarag.roles.SkylinePlan` fields made into a
+    :class:`~agents.hydrarag.roles.QuestionAnalysis` (skyline and sub-questions by template), or None."""
+    q = state["question"]
+    spans = list(dict.fromkeys([*question_spans(q), *names]))
+    reply, calls = roles.plan(model, q, data_list(names), kb_choices(kb), ctx.structured_method,
+                              shots.lines(state.get("shots", []), "plan", ctx.examples, ctx.num_examples), spans)
+    if reply is None or not reply.relations:
+        return None, calls
+    topic, rels = reply.topic.strip(), list(dict.fromkeys(r.strip() for r in reply.relations if r.strip()))
+    return roles.QuestionAnalysis(split_questions=shots.sub_questions(topic, rels, reply.answer_type),
+                                  skyline=shots.chain(topic, rels, reply.answer_type)), calls
+
+
 def analyse(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Sub-questions, skyline and predicted depth (capped at D_max); topics in skyline order."""
     q, fallback = state["question"], None
     names = [t["name"] for t in state["topics"]] + [m for m in state.get("mentions", [])
                                                     if m not in {t["mention"] for t in state["topics"]}]
-    reply, calls = roles.analyse(model, q, data_list(names), ctx.structured_method,
-                                 shots.lines(state.get("shots", []), "analysis", ctx.examples, ctx.num_examples))
+    if roles.constrained(ctx, model):
+        reply, calls = _planned(state, ctx, kb, model, names)
+    else:
+        reply, calls = roles.analyse(model, q, data_list(names), ctx.structured_method,
+                                     shots.lines(state.get("shots", []), "analysis", ctx.examples, ctx.num_examples))
     if reply is not None and reply.skyline.strip():
         skyline = reply.skyline.strip()
         splits = [s.strip() for s in reply.split_questions if s.strip()] or [q]
@@ -104,9 +139,10 @@ def analyse(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
 def select(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Agentic source selector, then the initial probe at min(D_predict, D_max)."""
     q, available, calls = state["question"], state["available"], {}
-    if not ctx.source_selector or len(available) <= 1:
+    if not ctx.source_selector or len(available) <= 1 or use_rules(ctx.judge, ctx.llm):
         chosen = available
-        why = "selector off: every available source" if not ctx.source_selector else "one source or none"
+        why = ("selector off: every available source" if not ctx.source_selector else "one source or none"
+               if len(available) <= 1 else "judge rules (small model): every available source")
     else:
         analysed = data_block([*(("sub_question", s) for s in state.get("split_questions") or [q]),
                                ("skyline", state["skyline"])])
@@ -179,14 +215,21 @@ def plan_refined(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     skyline the round's pruning, answer check and audit read (the refinement corrects the analysis)."""
     q, sky, fallback = state["question"], state["skyline"], None
     model = roles.at_temperature(model, ctx.exploration_temperature)
-    reply, calls = roles.follow_up(model, ctx.structured_method, **quoted(state), topics=_names(state),
-                                   paths=path_blocks(state.get("kept", [])), feedback=feedback_block(state))
+    if use_rules(ctx.judge, ctx.llm):  # a small model's follow-up: the next nearest example's chain instead
+        topic = state["topics"][0]["name"] if state["topics"] else ""
+        alt = shots.other_chain(state.get("shots", []), topic, sky)
+        reply, calls = (roles.FollowUp(missing="judge rules: the next nearest solved example's relations",
+                                       question=q, skyline=alt) if alt else None), {}
+    else:
+        reply, calls = roles.follow_up(model, ctx.structured_method, **quoted(state), topics=_names(state),
+                                       paths=path_blocks(state.get("kept", [])), feedback=feedback_block(state))
     if reply is not None and reply.question.strip():
         q_new, i_new = reply.question.strip(), reply.skyline.strip() or sky
         new_ids = [i for i in analysis.link_names(kb, reply.topic_entities, ctx.link_threshold).values() if i]
     else:
         q_new, i_new, new_ids = q, sky, []
-        fallback = "unparseable follow-up: the question and skyline again"
+        fallback = ("judge rules: no other example chain" if use_rules(ctx.judge, ctx.llm)
+                    else "unparseable follow-up") + ": the question and skyline again"
     chains = [analysis.chain(state["topics"], i_new, q_new, [*state["doc_topics"], *new_ids])]
     known = {t["id"] for t in state["topics"]}
     fresh = [{"mention": kb.name(i), "id": i, "name": kb.name(i)} for i in dict.fromkeys(new_ids) if i not in known]
@@ -205,13 +248,15 @@ def plan_predicted(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Predicted answers with skylines, aligned to E_q; one chain (Topic(q) + e) each, at D_max."""
     q, sky, fallback = state["question"], state["skyline"], None
     model = roles.at_temperature(model, ctx.exploration_temperature)
-    reply, calls = roles.predict(model, ctx.structured_method, **quoted(state), topics=_names(state),
-                                 paths=path_blocks(state.get("kept", [])), feedback=feedback_block(state))
+    reply, calls = (None, {}) if use_rules(ctx.judge, ctx.llm) else roles.predict(
+        model, ctx.structured_method, **quoted(state), topics=_names(state),
+        paths=path_blocks(state.get("kept", [])), feedback=feedback_block(state))
     preds = [(p.answer.strip(), p.skyline.strip() or sky) for p in (reply.predictions if reply else [])
              if p.answer.strip()][:PREDICTIONS]
     if not preds:
         preds = [(r["name"], sky) for r in state.get("ranked", []) if r["kind"] == "entity"][:PREDICTIONS]
-        fallback = "no usable prediction: top ranked entities used"
+        fallback = ("judge rules" if use_rules(ctx.judge, ctx.llm) else "no usable prediction") + \
+            ": top ranked entities used"
     linked = analysis.link_names(kb, [a for a, _ in preds], ctx.link_threshold)
     subgraph, chains, aligned = set(state.get("subgraph", [])), [], []
     for answer, indicator in preds:

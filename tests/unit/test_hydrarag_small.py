@@ -1,0 +1,162 @@
+"""HydraRAG with a small model: constrained analysis, rules for the judging roles, fewer LLM calls.
+
+The small model is a scripted fake named like the llama.cpp integration (it records the grammar
+schema it is asked with) registered as ``local:tiny``, so ``judge=auto`` takes the rules; the same
+graph with a model that is not small keeps the paper's roles (tests/unit/test_hydrarag.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fake_chat import ScriptedChatModel
+from pydantic import Field
+
+from agents.hydrarag import analysis as analysis
+from agents.hydrarag import answering as answering
+from agents.hydrarag import roles as R
+from agents.hydrarag import shots as shots
+from agents.hydrarag import steps as steps
+from agents.llm.models import forget_model, register_model
+from graphs.common import resolve_kb
+from graphs.hydrarag import HydraRAGContext, graph
+
+Q = "which movies did Tom Hanks star in"
+PLAN = R.SkylinePlan(topic="Tom Hanks", relations=["starred_actors"], answer_type="movie")
+
+
+class ChatLlamaCpp(ScriptedChatModel):
+    """Scripted, and named like the llama.cpp integration: records each call's ``response_format``."""
+
+    formats: list[Any] = Field(default_factory=list)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
+        self.formats.append(kwargs.get("response_format"))
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+@pytest.fixture
+def small():
+    """Factory: a scripted llama.cpp-like model registered as ``local:tiny`` (a small model)."""
+    made: list[ChatLlamaCpp] = []
+
+    def make(*script) -> ChatLlamaCpp:
+        model = ChatLlamaCpp(script=list(script))
+        register_model("local:tiny", model)
+        made.append(model)
+        return model
+
+    yield make
+    forget_model("local:tiny")
+    for model in made:
+        assert not model.script, f"script items left unused: {model.script}"
+
+
+def run(kb: str, question: str = Q, **kw) -> dict:
+    ctx = HydraRAGContext(kb=kb, llm=kw.pop("llm", "local:tiny"), use_web=False, examples="bundled", **kw)
+    return graph.invoke({"question": question}, context=ctx)
+
+
+def by_node(out: dict, name: str) -> list[dict]:
+    return [s for s in out["trace"] if s["node"] == name]
+
+
+def test_small_model_answers_1hop_with_one_constrained_call(tiny_kb, small):
+    model = small(PLAN.model_dump_json())
+    out = run(tiny_kb, doc_pool=0)
+    assert out["answer"] in {"Big", "A League of Their Own", "Apollo 13"}
+    assert {r: v["llm_calls"] for r, v in out["usage"]["by_role"].items()} == {"analysis": 1}
+    [detect] = by_node(out, "detect_sources")
+    assert detect["mentions"] == ["Tom Hanks"] and "taken without a call" in detect["notes"][-1]
+    assert by_node(out, "analyze_question")[0]["decision"] == "depth 1: Tom Hanks - starred actors - answer(movie)"
+    schema = model.formats[0]["schema"]
+    assert "starred_actors" in schema["properties"]["relations"]["items"]["enum"]
+    assert "movie" in schema["properties"]["answer_type"]["enum"]
+    assert "Tom Hanks" in schema["properties"]["topic"]["enum"]
+    assert "selector" not in out["usage"]["by_role"] and "judge rules" in by_node(out, "select_sources")[0]["reasoning"]
+    assert "judge rules" in by_node(out, "refine_paths")[0]["decision"]
+    [check] = by_node(out, "check_answer")
+    assert check["reasoning"].startswith("rule: a selected path follows")
+
+
+def test_plan_outside_the_kb_names_is_unparseable_and_the_question_is_the_skyline(tiny_kb, small):
+    bad = '{"topic": "Tom Hanks", "relations": ["acted_in"], "answer_type": "movie"}'
+    small(bad, bad, "x", "x")  # the analysis twice, then an unusable final answer (the best ranked entity)
+    out = run(tiny_kb, doc_pool=0, max_iterations=1)
+    [step] = by_node(out, "analyze_question")
+    assert step["fallback"] == "unparseable analysis: the question is the skyline, depth D_max"
+    assert out["usage"]["by_role"]["analysis"]["fallbacks"] == 1
+
+
+def test_topic_extraction_decodes_within_the_kb_names_of_the_question(tiny_kb):
+    question = "which films did Tom Hanks and Kevin Bacon both star in"
+    ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny", examples="bundled")
+    model = ChatLlamaCpp(script=['{"entities": ["Kevin Bacon", "Tom Hanks"]}'])
+    out = steps.detect({"question": question}, ctx, resolve_kb(ctx), model)
+    assert out["mentions"] == ["Kevin Bacon", "Tom Hanks"] and len(out["topics"]) == 2
+    assert sorted(model.formats[0]["schema"]["properties"]["entities"]["items"]["enum"]) == ["Kevin Bacon",
+                                                                                              "Tom Hanks"]
+
+
+def test_topic_choices_fall_back_to_question_spans(tiny_kb):
+    kb = resolve_kb(HydraRAGContext(kb=tiny_kb, llm="local:tiny"))
+    assert analysis.topic_choices(kb, "who directed Big") == ["Big"]
+    spans = analysis.topic_choices(kb, "who wrote Zorblax")
+    assert "Zorblax" in spans and "who wrote Zorblax" in spans
+
+
+def test_plan_examples_render_in_the_reply_form():
+    ex = {"question": "who directed Big", "masked": "who directed <E>", "topic": ["Big"], "topic_types": ["movie"],
+          "relations": ["directed_by"], "answer_type": "person", "answers": ["Penny Marshall"], "source": "user"}
+    line = shots.lines([ex], "plan", "kb", 1)
+    assert line == ('Example: "who directed Big" → {"topic": "Big", "relations": ["directed_by"], '
+                    '"answer_type": "person"}')
+    assert shots.chain("Big", ["directed_by", "citizen_of"], "country") == \
+        "Big - directed by - entity - citizen of - answer(country)"
+
+
+def _state(kb, **more) -> dict:
+    return {"question": Q, "skyline": "Tom Hanks - release year - answer(year)", "split_questions": [Q],
+            "topics": [{"mention": "Tom Hanks", "id": kb.graph.lookup("Tom Hanks")[0].id, "name": "Tom Hanks"}],
+            "doc_topics": [], "available": ["kg"], "kept": [], "ranked": [], "mentions": ["Tom Hanks"], **more}
+
+
+def test_refined_round_under_rules_takes_the_next_example_chain_without_a_call(tiny_kb):
+    ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny")
+    kb = resolve_kb(ctx)
+    one = {"question": "when was Big released", "masked": "when was <E> released", "topic": ["Big"],
+           "topic_types": ["movie"], "answers": ["1988"], "source": "user"}
+    shown = [{**one, "relations": ["release_year"], "answer_type": "year"},
+             {**one, "relations": ["starred_actors"], "answer_type": "movie"}]
+    out = steps.plan_refined(_state(kb, shots=shown), ctx, kb, ScriptedChatModel(script=[]))
+    assert out["skyline"] == "Tom Hanks - starred actors - answer(movie)" and out["usage"] == {}
+    none = steps.plan_refined(_state(kb, shots=shown[:1]), ctx, kb, ScriptedChatModel(script=[]))
+    assert none["trace"][0]["fallback"] == "judge rules: no other example chain: the question and skyline again"
+
+
+def test_predicted_round_under_rules_takes_ranked_entities_without_a_call(tiny_kb):
+    ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny")
+    kb = resolve_kb(ctx)
+    ranked = [{"kind": "entity", "name": "Big", "id": kb.graph.lookup("Big")[0].id}]
+    out = steps.plan_predicted(_state(kb, ranked=ranked), ctx, kb, ScriptedChatModel(script=[]))
+    assert out["usage"] == {} and out["trace"][0]["decision"] == "predicted: Big"
+    assert out["trace"][0]["fallback"] == "judge rules: top ranked entities used"
+
+
+def test_small_generation_decodes_within_the_ranked_entities(tiny_kb):
+    ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny")
+    kb = resolve_kb(ctx)
+    model = ChatLlamaCpp(script=['{"answer": "Apollo 13"}'])
+    ranked = [{"kind": "entity", "name": n, "id": n} for n in ("Big", "Apollo 13", "Tom Hanks")]
+    out = answering.generate(_state(kb, ranked=ranked, phase="final", selected=[]), ctx, kb, model)
+    assert out["answer"] == "Apollo 13"
+    assert model.formats[0]["schema"]["properties"]["answer"]["enum"] == ["Big", "Apollo 13"]  # never its own
+
+
+def test_judge_llm_keeps_the_llm_roles_with_a_small_model(tiny_kb, small):
+    yes = R.AnswerCheck(reasoning="r", sufficient="yes", answer="Big")
+    small(PLAN.model_dump_json(), R.Refinement(summary="s").model_dump_json(), yes.model_dump_json())
+    out = run(tiny_kb, doc_pool=0, judge="llm", source_selector=False)
+    assert {r: v["llm_calls"] for r, v in out["usage"]["by_role"].items()} == {"analysis": 1, "refine": 1, "check": 1}
+    assert out["answer"] == "Big"
