@@ -10,52 +10,22 @@ Optionally up to three hops: each newly reached entity once, with its best path,
 mean Dice of every label on the path (paper), or answer-aware by the mean of Dice(seed) and
 Dice(the union of the path's relation labels; no type), so a path is not penalised for covering more of
 the question. In memory the expansion is vectorised over the CSR arrays; any other graph store
-goes through the ``GraphStore`` protocol (and the Figure 2 Cypher query when it has one).
+goes through the ``GraphStore`` protocol (and the Figure 2 Cypher query when it has one). One hop in
+memory: :mod:`agents.fusion.one_hop`.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
+from agents.fusion.one_hop import label_table, one_hop_in_memory, rel_dice, top_positions
 from kb.base import KnowledgeBase
 from kb.memory_store import InMemoryGraphStore
 from kb.model import Triple
-from tools.dice import LabelTable, Tokenizer, dice, tokens
+from tools.dice import Tokenizer, dice, tokens
 
-_TABLES: dict[tuple[int, str], LabelTable] = {}
-_KINDS: dict[int, tuple[list[str], np.ndarray]] = {}
 Scored = tuple[list[Triple], float, str]  # (path from a seed, score, the entity reached)
 MAX_HOPS = 3
-
-
-def _label_table(kb: KnowledgeBase, tokenizer: Tokenizer) -> LabelTable:
-    key = (id(kb), tokenizer)
-    if key not in _TABLES:
-        _TABLES[key] = LabelTable([e.name for e in kb.graph.entities], tokenizer)  # type: ignore[attr-defined]
-    return _TABLES[key]
-
-
-def _kinds(kb: KnowledgeBase) -> tuple[list[str], np.ndarray]:
-    """The entity types of an in-memory graph and each entity's type index."""
-    if id(kb) not in _KINDS:
-        names = [e.type or "" for e in kb.graph.entities]  # type: ignore[attr-defined]
-        kinds = sorted(set(names))
-        index = {k: i for i, k in enumerate(kinds)}
-        _KINDS[id(kb)] = kinds, np.array([index[n] for n in names], dtype=np.int64)
-    return _KINDS[id(kb)]
-
-
-def _rel_dice(q: frozenset[str], relation: str, tokenizer: Tokenizer, kind: str = "") -> float:
-    """Dice of the question with a relation label (and, answer-aware, the type of the entity it leads to)."""
-    return dice(q, _rel_tokens(relation, kind, tokenizer))
-
-
-@lru_cache(maxsize=4096)
-def _rel_tokens(relation: str, kind: str, tokenizer: Tokenizer) -> frozenset[str]:
-    """Tokens of a relation label and an entity type (a KB has few of each: tokenised once)."""
-    return tokens(f"{relation.replace('_', ' ')} {kind}", tokenizer)
 
 
 def score_graph(
@@ -85,7 +55,7 @@ def score_one_hop(
     """
     store = kb.graph
     if isinstance(store, InMemoryGraphStore):
-        return _one_hop_in_memory(kb, store, question, seeds, limit, tokenizer, answer_aware)
+        return one_hop_in_memory(kb, store, question, seeds, limit, tokenizer, answer_aware)
     if not answer_aware and tokenizer == "bigram":
         via_cypher = getattr(store, "one_hop_dice", lambda *a: None)(seeds, question, limit)
         if via_cypher is not None:  # Figure 2's query returns seed-first triples
@@ -100,69 +70,21 @@ def score_one_hop(
         for t in triples:
             other = t.tail if t.head == seed else t.head
             nbr = dice(q, tokens(names[other], tokenizer))
-            total = seed_dice + _rel_dice(q, t.type, tokenizer, kinds.get(other, ""))
+            total = seed_dice + rel_dice(q, t.type, tokenizer, kinds.get(other, ""))
             s = total / 2.0 if answer_aware else (total + nbr) / 3.0
             scored.append((t, s, other, nbr))
     scored.sort(key=lambda x: (-x[1], -x[3]))
     return [(t, s, o) for t, s, o, _ in scored[:limit]]
 
 
-def _top(score: np.ndarray, tie: np.ndarray, limit: int) -> np.ndarray:
-    """Positions of the ``limit`` best scores, ties broken by ``tie`` (higher first), in order."""
-    k = min(limit, len(score))
-    if k <= 0:
-        return np.zeros(0, np.int64)
-    cut = np.partition(-score, k - 1)[k - 1]
-    pool = np.flatnonzero(-score <= cut)
-    return pool[np.lexsort((-tie[pool], -score[pool]))][:k]
-
-
-def _one_hop_in_memory(kb, store: InMemoryGraphStore, question, seeds, limit, tokenizer, answer_aware):
-    table = _label_table(kb, tokenizer)
-    q = tokens(question, tokenizer)
-    seed_idx, edges, nbrs = [], [], []
-    for s in seeds:
-        i = store.index_of.get(s)
-        if i is None:
-            continue
-        e, n = store.edge_ids([i])
-        seed_idx.append(np.full(len(e), i, dtype=np.int64))
-        edges.append(e)
-        nbrs.append(n)
-    if not edges:
-        return []
-    seed_a, edge_a, nbr_a = np.concatenate(seed_idx), np.concatenate(edges), np.concatenate(nbrs).astype(np.int64)
-    nbr_dice, seed_dice = np.split(table.scores(q, np.concatenate((nbr_a, seed_a))), [len(nbr_a)])  # one pass, row-wise
-    total = seed_dice + _edge_rel_dice(kb, store, q, tokenizer, edge_a, nbr_a, answer_aware)
-    score = total / 2.0 if answer_aware else (total + nbr_dice) / 3.0
-    top = _top(score, nbr_dice if answer_aware else np.zeros(len(score)), limit)
-    ents, rels, best = store.entities, store.relation_names, edge_a[top]
-    return [
-        (Triple(ents[h].id, rels[r], ents[t].id), s, ents[n].id)
-        for h, r, t, s, n in zip(store.heads[best].tolist(), store.rels[best].tolist(), store.tails[best].tolist(),
-                                 score[top].tolist(), nbr_a[top].tolist(), strict=True)
-    ]
-
-
-def _edge_rel_dice(kb, store: InMemoryGraphStore, q, tokenizer, edge_a, nbr_a, answer_aware) -> np.ndarray:
-    """Each edge's relation term: Dice with its label, answer-aware with its label and the neighbour's type."""
-    rels = store.rels[edge_a].astype(np.int64)
-    if not answer_aware:
-        return np.array([_rel_dice(q, r, tokenizer) for r in store.relation_names])[rels]
-    kinds, kind_of = _kinds(kb)
-    pairs, inverse = np.unique(rels * len(kinds) + kind_of[nbr_a], return_inverse=True)
-    names = store.relation_names
-    return np.array([_rel_dice(q, names[p // len(kinds)], tokenizer, kinds[p % len(kinds)]) for p in pairs])[inverse]
-
-
 def _paths_in_memory(kb, store: InMemoryGraphStore, question, seeds, limit, tokenizer, hops, answer_aware):
     """Level-synchronous expansion over the CSR arrays; each entity keeps its best first-reached path."""
-    table, q = _label_table(kb, tokenizer), tokens(question, tokenizer)
+    table, q = label_table(kb, tokenizer), tokens(question, tokenizer)
     frontier = np.unique([store.index_of[s] for s in seeds if s in store.index_of]).astype(np.int64)
     if not len(frontier):
         return []
     n, n_rel = len(store.entities), len(store.relation_names)
-    rel = np.array([_rel_dice(q, r, tokenizer) for r in store.relation_names])
+    rel = np.array([rel_dice(q, r, tokenizer) for r in store.relation_names])
     run, score = np.zeros(n), np.zeros(n)  # running sum of Dice terms (paper) / path score
     level, parent, rels_of = np.zeros(n, np.int64), np.full(n, -1, np.int64), np.zeros(n, np.int64)
     seed_dice = np.zeros(n)
@@ -197,7 +119,7 @@ def _paths_in_memory(kb, store: InMemoryGraphStore, question, seeds, limit, toke
         seed_dice[frontier] = seed_dice[owner[first]]
         seen[frontier] = True
     reached = np.flatnonzero(level > 0)
-    top = reached[_top(score[reached], level[reached].astype(float), limit)]
+    top = reached[top_positions(score[reached], level[reached].astype(float), limit)]
     ents, names = store.entities, store.relation_names
     out = []
     for node in top:
@@ -243,7 +165,7 @@ def _paths_generic(kb, question, seeds, limit, tokenizer, hops, answer_aware) ->
                 if answer_aware:
                     run = score = (seed_d + dice(q, rel_toks(path))) / 2.0
                 else:
-                    run += _rel_dice(q, t.type, tokenizer) + dice(q, tokens(names[there], tokenizer))
+                    run += rel_dice(q, t.type, tokenizer) + dice(q, tokens(names[there], tokenizer))
                     score = run / (1 + 2 * h)
                 if there not in nxt or score > nxt[there][3]:
                     nxt[there] = (path, run, seed_d, score)

@@ -80,6 +80,24 @@ def test_vectorised_dice_matches_generic_python_path(monkeypatch, tok, aware):
         assert n in (t.head, t.tail) and (t.head in seeds or t.tail in seeds)
 
 
+@pytest.mark.parametrize("aware", [False, True])
+@pytest.mark.parametrize("tok", ["bigram", "word"])
+@pytest.mark.parametrize("limit", [50, 3])
+def test_listed_one_hop_scores_equal_the_array_path(monkeypatch, tok, aware, limit):
+    """Few edges are scored in plain Python, many over numpy arrays: same floats, same order, ties included."""
+    from agents.fusion import one_hop
+    from agents.fusion import paths as fusion_paths
+
+    kb = resolve_kb(context_for("fusion"))
+    seeds = ["Forrest Gump", "Tom Hanks", "Robert Zemeckis"]
+    monkeypatch.setattr(one_hop, "LISTED_EDGES", 10**9)
+    listed = fusion_paths.score_one_hop(kb, QUESTION, seeds, limit, tok, aware)
+    monkeypatch.setattr(one_hop, "LISTED_EDGES", -1)
+    arrays = fusion_paths.score_one_hop(kb, QUESTION, seeds, limit, tok, aware)
+    assert len(listed) == min(limit, 40) and listed == arrays  # the seeds have 40 edges in the sample KB
+    assert len({s for _, s, _ in arrays}) < len(arrays)  # the sample has tied scores: their order is checked too
+
+
 @pytest.mark.parametrize("hops", [2, 3])
 @pytest.mark.parametrize("aware", [False, True])
 def test_multi_hop_vectorised_matches_generic_python_path(monkeypatch, hops, aware):
