@@ -34,6 +34,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m evals.scale_prime", description=__doc__.split("\n\n")[0])
     p.add_argument("--questions", type=int, default=20, help="questions per hop count (1, 2, 3) on each KB")
     p.add_argument("--methods", default="hybgrag,mor,hydrarag,ssrag")
+    p.add_argument("--hop-groups", default="1,2;3",
+                   help="latency runs, ';'-separated, each a comma-separated list of hop counts")
+    p.add_argument("--questions-3hop", type=int, default=3, help="questions per KB in a run of only 3 hops")
+    p.add_argument("--hops", default="1,2,3", help=argparse.SUPPRESS)
     p.add_argument("--entities", type=int, default=ENTITIES)
     p.add_argument("--edges", type=int, default=EDGES)
     p.add_argument("--seed", type=int, default=0)
@@ -62,7 +66,7 @@ class PrimeRunner(Runner):
         a = self.args
         return ["nice", "-n", str(self.nice), sys.executable, "-m", "evals.scale_prime", "--stage", stage,
                 "--key", str(factor), "--work", str(a.work), "--scale-work", str(a.scale_work),
-                "--questions", str(a.questions), "--methods", a.methods, "--entities", str(a.entities),
+                "--methods", a.methods, "--entities", str(a.entities),
                 "--edges", str(a.edges), "--seed", str(a.seed), "--max-rss-gb", str(a.max_rss_gb), *extra]
 
 
@@ -119,11 +123,16 @@ def main(argv: list[str] | None = None) -> None:
     want = (lambda stage: not only or stage in only)  # noqa: E731
     plan = [("synth", "prime"), ("graph", "metaqa1"), ("graph", "prime"), ("graph-load", "metaqa1"),
             ("graph-load", "prime"), ("ingest", "prime"), ("load", "metaqa1"), ("load", "prime"),
-            ("latency", "prime")]
+            *(("latency", f"prime-h{g.replace(',', '')}") for g in args.hop_groups.split(";") if g)]
     for stage, key in plan:
         if not want(stage):
             continue
-        res = run.run(stage, key)
+        extra = []
+        if stage == "latency":
+            hops = key.removeprefix("prime-h")
+            n = args.questions_3hop if hops == "3" else args.questions
+            extra = ["--hops", ",".join(hops), "--questions", str(n)]
+        res = run.run(stage, key, *extra)
         if "aborted" in res:
             run.log(f"[prime] {stage}@{key} stopped: {res['aborted']}; later stages need it, stopping here")
             break

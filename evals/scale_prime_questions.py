@@ -49,12 +49,14 @@ def walk(store, start: int, hops: int, rng: random.Random) -> list[tuple[str, in
     return steps
 
 
-def sample_cases(store, per_hop: int, seed: int = 0, max_tries: int = 1000) -> list[Case]:
-    """``per_hop`` walk questions of 1, 2 and 3 hops over an in-memory graph store (seeded)."""
-    rng = random.Random(seed)
+def sample_cases(store, per_hop: int, seed: int = 0, max_tries: int = 1000,
+                 hops_list: tuple[int, ...] = (1, 2, 3)) -> list[Case]:
+    """``per_hop`` walk questions of each hop count in ``hops_list`` over an in-memory graph store (seeded;
+    the walks of one hop count do not depend on which other counts are asked for)."""
     n = len(store.entities)
     out: list[Case] = []
-    for hops in (1, 2, 3):
+    for hops in hops_list:
+        rng = random.Random(f"{seed}-{hops}")
         made = tries = 0
         while made < per_hop:
             tries += 1

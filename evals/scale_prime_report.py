@@ -70,12 +70,21 @@ def _rows(results: dict, scale: dict) -> list[str]:
 
 
 def _latency(results: dict) -> list[str]:
-    lat = results.get("latency@prime", {})
+    runs = [v for k, v in sorted(results.items()) if k.startswith("latency@") and isinstance(v, dict)]
+    if not runs:
+        return ["Not measured (no latency stage has a result)."]
+    return [line for lat in runs for line in (*_latency_run(lat), "")]
+
+
+def _latency_run(lat: dict) -> list[str]:
     by = lat.get("by_kb", {})
     if not by:
-        return ["Not measured (the latency stage has no result)."]
-    out = [f"{lat['questions']} questions per KB (1, 2 and 3 hops alike), one at a time after two warm-up calls, "
-           "the two KBs interleaved question by question in one process; LLM decisions replaced by gold; "
+        return [f"Hops {lat.get('hops')}: stopped ({lat.get('aborted', 'no result')})."]
+    hops = " and ".join(map(str, lat.get("hops", [1, 2, 3])))
+    out = [f"### {hops} hops", "",
+           f"{lat['questions']} questions per KB ({hops} hops, equally many each), one at a time after two "
+           "warm-up calls, the two KBs interleaved question by question in one process; LLM decisions "
+           "replaced by gold; "
            f"load {_load(lat)}. p50 / p95 ms.", "",
            "| module | MetaQA 1× p50 / p95 | Prime p50 / p95 | Prime / 1× p50 |", "|---|---|---|---|"]
     for m, a in by.get("metaqa1", {}).items():

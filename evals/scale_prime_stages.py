@@ -100,14 +100,15 @@ def load(paths: dict, key: str, args) -> dict:
     return kb_load(paths["kb"][key], args)
 
 
-def cases(paths: dict, per_hop: int, seed: int = 0) -> dict:
-    """The questions of both KBs: MetaQA dev (1×, as the scale stage samples them) and Prime walks."""
+def cases(paths: dict, per_hop: int, seed: int = 0, hops: tuple[int, ...] = (1, 2, 3)) -> dict:
+    """The questions with ``hops`` hops of both KBs: MetaQA dev (1×, sampled as the scale stage does), Prime walks."""
     from evals.scale.modules import cases as metaqa_cases
     from evals.scale_prime_questions import sample_cases
     from kb.memory_store import InMemoryGraphStore
 
     store = InMemoryGraphStore.load(paths["graph"]["prime"])
-    return {"metaqa1": metaqa_cases(datasets_dir(), per_hop, 1, seed), "prime": sample_cases(store, per_hop, seed)}
+    metaqa = [c for c in metaqa_cases(datasets_dir(), per_hop, 1, seed) if c.rec.hops in hops]
+    return {"metaqa1": metaqa, "prime": sample_cases(store, per_hop, seed, hops_list=hops)}
 
 
 def latency(paths: dict, args) -> dict:
@@ -115,12 +116,13 @@ def latency(paths: dict, args) -> dict:
     from evals.scale.modules import time_cases
     from kb.base import open_kb
 
-    qs = cases(paths, args.questions, args.seed)
+    hops = tuple(int(h) for h in args.hops.split(","))
+    qs = cases(paths, args.questions, args.seed, hops)
     t = time.perf_counter()
     kbs = {k: (open_kb(paths["kb"][k]), paths["kb"][k]) for k in KEYS}
     opened = time.perf_counter() - t
     methods = tuple(m for m in args.methods.split(",") if m)
     res = time_cases(kbs, qs, simple=SIMPLE, methods=methods)
-    return {"questions": len(qs["prime"]), "open_s": opened, "methods": list(methods), "by_kb": res,
+    return {"questions": len(qs["prime"]), "hops": list(hops), "open_s": opened, "methods": list(methods), "by_kb": res,
             "loadavg": os.getloadavg()[0],
             "prime_cases": [{"topic": c.topic, "relations": list(c.relations)} for c in qs["prime"]]}
