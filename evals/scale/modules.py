@@ -59,12 +59,14 @@ def pipeline(kb, c: Case, method: str) -> list[tuple[str, Callable[[], object]]]
 
 
 def time_cases(kbs: dict, qs: dict, simple: list[str] | None = None,
-               methods: tuple[str, ...] = METHODS, warm: int = 2) -> dict:
+               methods: tuple[str, ...] = METHODS, warm: int = 2, outputs: dict | None = None) -> dict:
     """p50/p95 per module and key of ``kbs`` ({key: (kb, kb_dir)}; ``qs`` {key: cases}, equally many).
 
     The keys (factors, or memory vs server) are interleaved question by question, so a change in
     the machine's load hits them alike. Single-call modules first, one module at a time; then each
     method's pipeline per question (prepared untimed; every module pays its own query embedding).
+    ``outputs``, when given, receives each pipeline module's timed results: {key: {module: [result
+    per question]}} (the JSON-ready summaries of :mod:`evals.bench_modules_methods`).
     """
     from evals.bench_modules_methods import forget_queries
 
@@ -87,9 +89,11 @@ def time_cases(kbs: dict, qs: dict, simple: list[str] | None = None,
                 for name, call in pipeline(kb, c, method):
                     forget_queries([c.question, c.rec.skyline()])
                     t = time.perf_counter()
-                    call()
+                    got = call()
                     if i >= 0:
                         times[key].setdefault(name, []).append((time.perf_counter() - t) * 1000)
+                        if outputs is not None:
+                            outputs.setdefault(key, {}).setdefault(name, []).append(got)
     return {key: {name: percentiles(ms) for name, ms in per.items()} for key, per in times.items()}
 
 
