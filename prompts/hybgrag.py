@@ -23,13 +23,15 @@ Rules:
    the knowledge graph, "text" when nothing relational was found.
 Follow the pattern of the examples (each a quoted data block: a question and its answer)."""))
 
+# Everything fixed for a KB comes first and the per-question parts (the retrieved examples, the
+# question) last: llama.cpp reuses the evaluated prefix of the previous prompt, so only the
+# examples and the question are evaluated for each new question.
 ROUTER_FIRST = Prompt("hybgrag.router_first", """\
-Examples:
-{examples}
-
-Now extract the topic entities and useful relations of this question, then choose the module.
 Entity types: {entity_types}
 Relation types: {relation_types}
+Examples:
+{examples}
+Now extract the topic entities and useful relations of this question, then choose the module.
 Question: {question}""", ("examples", "entity_types", "relation_types", "question"))
 
 NO_RELATION_TYPES = ("(none: this knowledge base states its facts only in text; name each relation "
@@ -44,8 +46,7 @@ the module again ("hybrid" for the knowledge graph, "text" for text documents)."
                         ("feedback", "question"))
 
 ROUTER_EXAMPLE = Prompt("hybgrag.router_example", """\
-Example {n}:
-{block}""", ("n", "block"))
+{block}""", ("block",))
 
 VALIDATOR_SYSTEM = Prompt("hybgrag.validator_system", guarded("""\
 You check retrieved references against a question. A reference is a data block with the

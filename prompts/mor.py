@@ -29,12 +29,15 @@ Rules:
    the answer type with the question's description as its restriction.
 Follow the pattern of the examples.""")
 
+# Everything fixed for a KB comes first and the per-question parts (the retrieved examples, the
+# question) last: llama.cpp reuses the evaluated prefix of the previous prompt, so only the
+# examples and the question are evaluated for each new question.
 PLANNER = Prompt("mor.planner", """\
+Entity types: {entity_types}
+Relation types: {relation_types}
 Examples:
 {examples}
 
-Entity types: {entity_types}
-Relation types: {relation_types}
 Question: {question}
 Plan:""", ("examples", "entity_types", "relation_types", "question"))
 
@@ -59,11 +62,11 @@ use it in every triplet that concerns it, so that triplets sharing entities form
 Use only the given entity and relation types. Follow the pattern of the examples.""")
 
 TRIPLETS = Prompt("mor.triplets", """\
+Entity types: {entity_types}
+Relation types: {relation_types}
 Examples:
 {examples}
 
-Entity types: {entity_types}
-Relation types: {relation_types}
 Question: {question}
 Triplets:""", ("examples", "entity_types", "relation_types", "question"))
 

@@ -86,12 +86,18 @@ def schema_prompt_parts(schema: Schema) -> tuple[str, str]:
 
 
 def _action_json(entities: list[dict], relations: list[str], module: str) -> str:
-    return json.dumps({"entities": entities, "relations": relations, "module": module}, ensure_ascii=False)
+    """An action as compact JSON (no spaces: fewer tokens to read in examples and to write back)."""
+    return json.dumps({"entities": entities, "relations": relations, "module": module}, ensure_ascii=False,
+                      separators=(",", ":"))
 
 
 def router_first_messages(question: str, schema: Schema, examples: list[dict]) -> list[dict]:
-    """The opening router conversation: instructions, few-shot examples, types, question."""
-    shots = "\n\n".join(P.ROUTER_EXAMPLE.format(n=i, block=data_block(
+    """The opening router conversation: instructions, types, then the few-shot examples and the question.
+
+    The part fixed for a KB (system prompt, entity and relation types, the task) comes first, so
+    consecutive questions share that prefix and llama.cpp evaluates it once.
+    """
+    shots = "\n".join(P.ROUTER_EXAMPLE.format(block=data_block(
         [("question", ex["question"]), ("answer", _action_json(ex["entities"], ex["relations"], ex["module"]))],
         example=i)) for i, ex in enumerate(examples, 1))
     ents, rels = schema_prompt_parts(schema)
