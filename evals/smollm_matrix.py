@@ -117,7 +117,7 @@ def run_one(cell: tuple[str, str, str], limit: int, runs: Path) -> None:
     run_eval(parser.parse_args(argv))
     folder.mkdir(parents=True, exist_ok=True)
     runs_note = {"load_start": load0, "load_end": loadavg(), "wall_seconds": round(time.time() - start, 1),
-                 "command": "hybridrag eval " + " ".join(argv)}
+                 "command": "hybridrag eval " + " ".join(argv), "commit": provenance()["commit"]}
     (folder / "cell.json").write_text(json.dumps(runs_note, indent=1), encoding="utf-8")
 
 
@@ -151,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="another limit for one method (hydrarag, ssrag: many LLM calls per question)")
     p.add_argument("--cells", nargs="+", default=list(DEFAULT_CELLS), metavar="METHOD:SETTING:DATASET")
     p.add_argument("--runs", type=Path, default=Path("eval-runs") / "smollm", help="folder of the runs")
+    p.add_argument("--older-runs", type=Path, action="append", default=[], metavar="DIR",
+                   help="report a cell with no records under --runs from this older runs folder (repeatable; "
+                        "never run or resumed there)")
     p.add_argument("--out", type=Path, default=Path("docs") / "benchmarks_smollm.md")
     p.add_argument("--stop-at", help="start no new cell after this UTC time (HH:MM)")
     p.add_argument("--report-only", action="store_true", help="write the report from the runs as they are")
@@ -174,8 +177,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"[smollm-matrix] past {args.stop_at} UTC: no new cell\n")
             break
         run_one(cell, limit, args.runs)
-        render(args.out, args.runs, cells, info, shown_argv(sys.argv[1:]), args.note)
-    render(args.out, args.runs, cells, info, shown_argv(sys.argv[1:]), args.note)
+        render(args.out, [args.runs, *args.older_runs], cells, info, shown_argv(sys.argv[1:]), args.note)
+    render(args.out, [args.runs, *args.older_runs], cells, info, shown_argv(sys.argv[1:]), args.note)
     return 0
 
 

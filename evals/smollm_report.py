@@ -3,8 +3,13 @@
 Per cell: ``n`` (questions with a record: a cell stopped early says so), Hit@1 and MRR of the
 ranked list, answer Hits@1, the router's / planner's first relation path against the gold path
 of the question's type, LLM calls per question, the p50 of a question's seconds per LLM call
-(its LLM seconds over its LLM calls), the p50 / p95 of the question latency, fallbacks, and the
-load average at the cell's start and end.
+(its LLM seconds over its LLM calls), the p50 / p95 of the question latency, fallbacks, the
+load average at the cell's start and end, and the commit the cell ran on (its ``summary.json``;
+a resumed cell names the commit of its last part).
+
+A cell's row comes from the first runs folder that holds its records: the matrix's ``--runs``,
+then older folders (``--older-runs``: e.g. runs made before a prompt change, which the commit
+column tells apart).
 """
 
 from __future__ import annotations
@@ -62,10 +67,12 @@ def cell_row(cell: tuple[str, str, str], folder: Path, limit_note: str = "") -> 
     path = folder / "records.jsonl"
     records = read_records(path) if path.exists() else []
     if not records:
-        return f"| {method} | {setting} | {key} | not run |" + " |" * 11
+        return f"| {method} | {setting} | {key} | not run |" + " |" * 12
     s = summarise(records)
     m, u = s["metrics"], s["usage"]
     note = json.loads((folder / "cell.json").read_text(encoding="utf-8")) if (folder / "cell.json").exists() else {}
+    summary = folder / "summary.json"
+    commit = json.loads(summary.read_text(encoding="utf-8")).get("commit", "?") if summary.exists() else "(running)"
     acc = path_accuracy(records)
     acc_txt = "–" if acc is None else f"{acc[0]:.1%}" + ("" if acc[0] >= PATH_GOAL else " (<90 %)")
     call = call_seconds_p50(records)
@@ -78,24 +85,34 @@ def cell_row(cell: tuple[str, str, str], folder: Path, limit_note: str = "") -> 
     return (f"| {method} | {setting} | {key} | {s['n']}{limit_note} | {hit} | {m['mrr']:.3f} "
             f"| {m['answer_hits@1']:.3f} | {acc_txt} | {u.get('llm_calls_per_question', 0):.2f} | {call_txt} "
             f"| {lat.get('p50', 0):.1f} / {lat.get('p95', 0):.1f} | {u.get('fallbacks_per_question', 0):.2f} "
-            f"| {s['errors']} | {load} |")
+            f"| {s['errors']} | {load} | `{commit}` |")
 
 
 HEAD = ["method", "examples", "dataset", "n", "Hit@1", "MRR", "answer Hits@1", "first path = gold",
         "LLM calls / q", "s per LLM call, p50", "question s p50 / p95", "fallbacks / q", "errors",
-        "load avg (1/5/15 min) start → end"]
+        "load avg (1/5/15 min) start → end", "commit"]
 
 
-def render(out: Path, runs: Path, cells: list[tuple[str, str, str]], info: dict, argv: list[str],
+def cell_folder(cell: tuple[str, str, str], runs: list[Path]) -> Path:
+    """The folder of ``cell`` in the first of ``runs`` that holds its records (else in the first)."""
+    folders = [r / "-".join(cell) for r in runs]
+    return next((f for f in folders if (f / "records.jsonl").exists() and (f / "records.jsonl").stat().st_size),
+                folders[0])
+
+
+def render(out: Path, runs: Path | list[Path], cells: list[tuple[str, str, str]], info: dict, argv: list[str],
            notes: list[str] | None = None) -> None:
-    """Write the report for ``cells`` (in their order) from the run folders under ``runs``."""
+    """Write the report for ``cells`` (in their order) from the run folders under ``runs`` (one
+    folder, or several: each cell from the first that holds its records)."""
     m = info["machine"]
-    rows = [cell_row(c, runs / "-".join(c)) for c in cells]
+    runs = [runs] if isinstance(runs, Path) else list(runs)
+    rows = [cell_row(c, cell_folder(c, runs)) for c in cells]
     text = "\n".join([
         "# SmolLM2-135M on the LLM methods: bank on and off (`python -m evals.smollm_matrix`)", "",
         "Every row is a real run of `local:smollm2` (SmolLM2-135M-Instruct GGUF through llama.cpp, grammar-"
         "constrained output where the role supports it; judging roles by rule, `judge=auto`). No oracle.", "",
-        f"- Date: {info['date']}; commit: `{info['commit']}`; machine: {m['cores']} cores, {m['cpu']}, no GPU, "
+        f"- Date: {info['date']}; commit of the report: `{info['commit']}` (each row names its own); "
+        f"machine: {m['cores']} cores, {m['cpu']}, no GPU, "
         "shared with other jobs (load average per row).",
         f"- Reproduce: `{' '.join(['python -m evals.smollm_matrix', *argv])}`; each cell's own `hybridrag eval`"
         " command is in its folder's `cell.json` / `summary.json`.",

@@ -82,3 +82,30 @@ def test_report_rows_from_records(tmp_path):
 def test_reproduce_line_leaves_out_notes_and_report_only():
     argv = ["--limit", "25", "--report-only", "--note", "ran at 50", "--note=x", "--stop-at", "07:22"]
     assert smollm_matrix.shown_argv(argv) == ["--limit", "25", "--stop-at", "07:22"]
+
+
+def test_rows_name_their_commit_and_come_from_the_first_runs_folder_with_records(tmp_path):
+    rec = {"id": "q1", "question": "who directed Heat", "qtype": "movie_to_director", "error": None,
+           "ranked": [], "relevant": [["Michael Mann"]], "answer": "",
+           "gold": {"answers": ["Michael Mann"], "answer_ids": [], "keys": ["Michael Mann"]},
+           "trace": [], "seconds": 1.0, "usage": {}}
+    new, old = tmp_path / "new", tmp_path / "old"
+    for runs, commit in ((new, None), (old, "abc1234")):
+        folder = runs / "mor-bank-1hop"
+        folder.mkdir(parents=True)
+        (folder / "records.jsonl").write_text(json.dumps(rec) + "\n", encoding="utf-8")
+        if commit:
+            (folder / "summary.json").write_text(json.dumps({"commit": commit}), encoding="utf-8")
+    (old / "mor-bank-2hop").mkdir()
+    (old / "mor-bank-2hop" / "records.jsonl").write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    (old / "mor-bank-2hop" / "summary.json").write_text(json.dumps({"commit": "abc1234"}), encoding="utf-8")
+    one, two = ("mor", "bank", "1hop"), ("mor", "bank", "2hop")
+    assert smollm_report.cell_folder(one, [new, old]) == new / "mor-bank-1hop"  # the newer runs first
+    assert smollm_report.cell_folder(two, [new, old]) == old / "mor-bank-2hop"  # else an older one
+    assert smollm_report.cell_row(one, new / "mor-bank-1hop").endswith("| `(running)` |")
+    assert smollm_report.cell_row(two, old / "mor-bank-2hop").endswith("| `abc1234` |")
+    out = tmp_path / "report.md"
+    info = {"date": "d", "commit": "c", "machine": {"cores": 2, "cpu": "x"}}
+    smollm_report.render(out, [new, old], [one, two], info, [])
+    table = [line for line in out.read_text(encoding="utf-8").splitlines() if line.startswith("| mor")]
+    assert [line.split("|")[-2].strip() for line in table] == ["`(running)`", "`abc1234`"]

@@ -1,0 +1,61 @@
+"""Router (HybGRAG) and planner (MoR) prompts: the part fixed for a KB is a prefix shared by every
+question, the per-question parts (retrieved examples, the question) come last (llama.cpp then
+evaluates only those: :mod:`evals.smollm_speed`)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from agents.hybgrag import roles as hybgrag
+from agents.mor import roles as mor
+from kb.model import RelationType, Schema
+
+SCHEMA = Schema(entity_types={"movie": 3, "person": 2, "year": 1},
+                relation_types={"directed_by": RelationType("directed_by", ("movie",), ("person",)),
+                                "release_year": RelationType("release_year", ("movie",), ("year",))})
+HEAT, ALIEN = "who directed Heat", "when was Alien released"
+ROUTER_SHOTS = {
+    HEAT: [{"question": "who directed Ran", "entities": [{"name": "Ran", "type": "movie"}],
+            "relations": ["directed_by"], "module": "hybrid"}],
+    ALIEN: [{"question": "when was Big released", "entities": [{"name": "Big", "type": "movie"}],
+             "relations": ["release_year"], "module": "hybrid"},
+            {"question": "what year is Up from", "entities": [{"name": "Up", "type": "movie"}],
+             "relations": ["release_year"], "module": "hybrid"}],
+}
+PLAN = {"routes": [{"nodes": [{"type": "movie", "restriction": "Ran"}, {"type": "person", "relation": "directed_by"}]}]}
+PLANNER_SHOTS = {HEAT: [{"question": "who directed Ran", "plan": PLAN}],
+                 ALIEN: [{"question": "when was Big released", "plan": {"routes": [{"nodes": [
+                     {"type": "movie", "restriction": "Big"}, {"type": "year", "relation": "release_year"}]}]}}]}
+
+
+def _shared(a: list[dict], b: list[dict]) -> str:
+    """The text two conversations share from their start (system prompt, then the user turn)."""
+    assert a[0] == b[0]  # the same system prompt
+    return os.path.commonprefix([a[1]["content"], b[1]["content"]])
+
+
+def test_router_prompt_puts_the_kb_part_first_and_the_examples_and_question_last():
+    heat, alien = (hybgrag.router_first_messages(q, SCHEMA, ROUTER_SHOTS[q]) for q in (HEAT, ALIEN))
+    shared = _shared(heat, alien)
+    ents, rels = hybgrag.schema_prompt_parts(SCHEMA)
+    fixed = f"Entity types: {ents}\nRelation types: {rels}\nExamples:\n<data example=\"1\">\nquestion: "
+    assert shared.startswith(fixed) and len(shared) < len(fixed) + 3  # the examples differ from here
+    user = alien[1]["content"]
+    assert user.endswith(f"of this question, then choose the module.\nQuestion: {ALIEN}")
+    assert user.index("Relation types:") < user.index("question: when was Big released") < user.index(
+        "question: what year is Up from") < user.index(f"Question: {ALIEN}")
+    # an example's action is the same JSON, written without spaces
+    answer = '{"entities":[{"name":"Big","type":"movie"}],"relations":["release_year"],"module":"hybrid"}'
+    assert f"answer: {answer}" in user and json.loads(answer)["relations"] == ["release_year"]
+
+
+def test_planner_prompt_puts_the_kb_part_first_and_the_examples_and_question_last():
+    heat, alien = (mor.planner_messages(q, SCHEMA, PLANNER_SHOTS[q]) for q in (HEAT, ALIEN))
+    shared = _shared(heat, alien)
+    ents, rels = mor.schema_parts(SCHEMA)
+    fixed = f"Entity types: {ents}\nRelation types: {rels}\nExamples:\nQuestion: "
+    assert shared.startswith(fixed) and len(shared) < len(fixed) + 3  # the examples differ from here
+    user = heat[1]["content"]
+    assert user == (f"{fixed}who directed Ran\nPlan: {json.dumps(PLAN, separators=(', ', ': '))}\n\n"
+                    f"Question: {HEAT}\nPlan:")
