@@ -10,8 +10,9 @@ Corrective edges (ours; ``max_iterations=1`` is the paper's single pass, see
 :mod:`agents.ssrag.correct`): the entity check re-asks the extractor, the route check the
 router, and a failed answer (``verify_answer``) re-runs the run from the entities, each with
 the reason in the next prompt. State and context: :mod:`graphs.ssrag_state`; conditional
-edges and their drawn labels: :mod:`graphs.ssrag_edges`. LLM calls per pass: 4 (augmentation) + 1 (router) + one per
-graph node + 1 (filter) + 1 (answer), each retried once on an unparseable reply.
+edges and their drawn labels: :mod:`graphs.ssrag_edges`. LLM calls per pass: 4 (augmentation) + 1
+(router) + one per graph node + 1 (filter) + 1 (answer), each retried once on an unparseable reply; with a
+small model (``judge``) most roles take rules and at most two calls are left (:mod:`graphs.ssrag_small`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from graphs.ssrag_edges import (
     branches,
     route_after_dedup,
 )
+from graphs.ssrag_small import RULED, constrained, extract, rule_intent, small
 from graphs.ssrag_state import SSRAGContext, State, _asked, _ctx, _nodes, _out, _setup
 from graphs.tool_steps_ssrag import step
 
@@ -52,7 +54,11 @@ def decompose_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     usage: dict = {}
     with timed("decompose", usage):
         shown = shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples)
-        subs, calls, note = aug.decompose(model, state["question"], ctx.structured_method, shots.decompose_shots(shown))
+        if small(ctx):
+            subs, calls, note = [state["question"]], {}, f"{RULED}: the question itself"
+        else:
+            subs, calls, note = aug.decompose(model, state["question"], ctx.structured_method,
+                                              shots.decompose_shots(shown))
     examples = [e.question for e in shown]
     out = _out("decompose_query", f"{len(subs)} sub-question(s)", usage, calls, note, sub_questions=subs,
                examples=examples)
@@ -67,9 +73,8 @@ def extract_entities(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     follow = fix.follow_up(state["entity_reply"], feedback, question) if feedback else ()
     with timed("extract_entities", usage):
         shown = shots.nearest(kb, question, ctx.n_examples, ctx.examples)
-        found, calls, note = aug.extract_entities(model, kb, question, state["sub_questions"],
-                                                  ctx.structured_method, follow,
-                                                  shots.kinds(kb) + shots.entity_shots(shown))
+        found, calls, note = extract(model, kb, ctx, question, state["sub_questions"], follow,
+                                     shots.kinds(kb) + shots.entity_shots(shown))
         entities = aug.canonicalise(kb, found)
         problem = fix.entity_problems(entities, fix.known_names(kb, question))
     reply = ", ".join(e["name"] for e in found) or "(no entity)"
@@ -88,8 +93,11 @@ def detect_intent(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     ctx, _, model = _setup(runtime)
     usage: dict = {}
     with timed("detect_intent", usage):
-        cues, calls, note = aug.detect_intent(model, state["question"], state["sub_questions"],
-                                              state["entities"], ctx.structured_method)
+        if small(ctx):
+            cues, calls, note = rule_intent(state["question"]), {}, f"{RULED}: rule cues only"
+        else:
+            cues, calls, note = aug.detect_intent(model, state["question"], state["sub_questions"],
+                                                  state["entities"], ctx.structured_method)
     return {"cues": cues, **_out("detect_intent", cues["intent"], usage, calls, note, **cues)}
 
 
@@ -98,7 +106,11 @@ def enhance_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     ctx, _, model = _setup(runtime)
     usage: dict = {}
     with timed("enhance_query", usage):
-        query, calls, note = aug.enhance_query(model, state["question"], state["entities"], state["cues"],
+        if small(ctx):
+            query, calls, note = aug.canonical_question(state["question"], state["entities"]), {}, \
+                f"{RULED}: canonicalised question"
+        else:
+            query, calls, note = aug.enhance_query(model, state["question"], state["entities"], state["cues"],
                                                ctx.max_query_tokens, ctx.structured_method)
     return {"query": query, **_out("enhance_query", query, usage, calls, note)}
 
@@ -112,7 +124,9 @@ def route_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
         label, problem = rule, ""
         local = rt.probe_local(kb, query_vector(kb, state["query"]), state["query"], state["entities"],
                                ctx.local_min_score)
-        if ctx.routing == "llm":
+        if small(ctx):
+            note = f"{RULED}: temporal-cue rule"
+        elif ctx.routing == "llm":
             reply, calls = rt.classify(model, state["query"], ctx.structured_method)
             label, note = (reply.label, None) if reply else (rule, "unparseable label: temporal-cue rule")
             web = "the local corpus has results for it" if local["found"] else ""
@@ -173,13 +187,14 @@ def convert_graph_to_text(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     with timed("graph_to_text", usage):
         nodes = state.get("nodes", [])
         by_relevance = sorted(range(len(nodes)), key=lambda i: (nodes[i].get("hop", 0), -(nodes[i].get("prior") or 0)))
-        converted = set(by_relevance[:ctx.llm_nodes]) if ctx.graph_to_text == "llm" else set()
+        converted = set(by_relevance[:ctx.llm_nodes]) if ctx.graph_to_text == "llm" and not small(ctx) else set()
         for i, node in enumerate(nodes):
             text, used, note = ret.node_to_text(model if i in converted else None, node, ctx.structured_method)
             calls = add_usage(calls, used)
             items.append(ret.graph_item(node, text))
             notes += [f"{node['id']}: {note}"] if note else []
-    return {"graph": items, **_out("convert_graph_to_text", f"{len(items)} graph texts ({ctx.graph_to_text})",
+    made = "template" if small(ctx) else ctx.graph_to_text
+    return {"graph": items, **_out("convert_graph_to_text", f"{len(items)} graph texts ({made})",
                                    usage, calls, "; ".join(notes) or None)}
 
 
@@ -207,7 +222,7 @@ def deduplicate_contexts(state: State, runtime: Runtime[SSRAGContext]) -> dict:
         pool = state.get("pool", [])
         vecs = uni.item_vectors(kb, pool, _nodes(state), ctx.graph_vectors, ctx.fact_scoring)
         kept, removed = uni.text_dedup(kb, pool, ctx.dedup_threshold, vecs)
-        if ctx.llm_dedup:
+        if ctx.llm_dedup and not small(ctx):
             kept, dropped, calls, note = uni.llm_filter(model, state["query"], kept, ctx.structured_method,
                                                         ctx.context_budget)
             removed += dropped
@@ -226,8 +241,12 @@ def generate_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     usage: dict = {}
     with timed("answer", usage):
         asked, own = _asked(state), [s for e in state.get("entities", []) for s in e.get("surfaces") or [e["name"]]]
+        if small(ctx):  # the rule's answer is accepted as it is (no fallback note for the answer check)
+            text = uni.fallback_answer(uni.candidates_first(state.get("context", []), asked), asked)
+            return {"answer": text, "answer_note": "",
+                    **_out("generate_answer", text, usage, {}, f"{RULED}: the top context's name")}
         text, calls, note = uni.generate(model, state["question"], state.get("context", []),
-                                         ctx.structured_method, ctx.context_budget, own)
+                                         ctx.structured_method, ctx.context_budget, own, constrained(ctx, model))
         if note:  # the non-LLM answer: the best context that is not one of the question's entities
             text = uni.fallback_answer(uni.candidates_first(state.get("context", []), asked), asked)
     return {"answer": text, "answer_note": note or "", **_out("generate_answer", text, usage, calls, note)}

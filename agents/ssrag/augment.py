@@ -154,15 +154,18 @@ def _content(text: str) -> set[str]:
 
 
 def extract_entities(model: BaseChatModel, kb: KnowledgeBase, question: str, subs: list[str],
-                     method: str, follow_up: tuple = (), shots: str = "") -> tuple[list[dict], dict, str | None]:
+                     method: str, follow_up: tuple = (), shots: str = "",
+                     choices: dict | None = None) -> tuple[list[dict], dict, str | None]:
     """ExtractKeyEntities; entities not found in the question are dropped as hallucinated.
 
     ``follow_up``: the earlier reply and the feedback on it (the corrective loop); ``shots``:
-    rendered examples from the KB at hand, put before the question.
+    rendered examples from the KB at hand, put before the question; ``choices``: the names and
+    types a constrained model decodes within (:func:`graphs.ssrag_small.entity_choices`).
     """
     messages = [("system", P.ENTITIES_SYSTEM.template + shots),
                 ("human", P.ENTITIES.format(question=question, sub_questions=" | ".join(subs))), *follow_up]
-    reply, usage = call_structured(model, KeyEntities, messages, role="entity_extractor", method=method)
+    reply, usage = call_structured(model, KeyEntities, messages, role="entity_extractor", method=method,
+                                   choices=choices)
     if reply is None:
         names = explicit_mentions(question) + [kb.name(i) for i in mentions_in(kb, question)]
         found = [{"name": n, "type": ""} for n in _unique(names)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from agents.llm.judge import Judge
 from agents.llm.models import DEFAULT_LLM
 from agents.llm.structured import Method as StructuredMethod
 
@@ -81,13 +82,19 @@ class SSRAGSettings:
     dedup_threshold: float = field(default=0.95, metadata={
         "description": "Cosine at or above which a lower-ranked context is a near-duplicate."})
     llm_dedup: bool = field(default=True, metadata={"description": "Run the LLM redundancy filter too."})
+    judge: Judge = field(default="auto", metadata={
+        "description": "Who takes SSRAG's judging and small-model roles: llm (the paper: every role asks the LLM), "
+                       "rules (decomposition: the question itself; intent: the rule cues; rewrite: the canonicalised "
+                       "question; route: the temporal-cue rule; graph to text: templates; no LLM filter; entity and "
+                       "answer replies decoded within the KB's names) or auto (rules for small models: local:* or a "
+                       "name of at most 3B parameters; else the LLM)."})
     answer: bool = field(default=True, metadata={
         "description": "Generate the answer with the LLM; false answers with the top context's name."})
 
 
 CHOICES = {"structured_method": StructuredMethod, "examples": ExampleSource, "graph_to_text": GraphToText,
            "routing": Routing, "rerank_query": RerankQuery, "fact_scoring": FactScoring,
-           "graph_vectors": GraphVectors}  # each choice field and its Literal (enums in the JSON schema)
+           "graph_vectors": GraphVectors, "judge": Judge}  # each choice field and its Literal (JSON schema enums)
 
 
 def check_choices(settings: SSRAGSettings) -> None:

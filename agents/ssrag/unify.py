@@ -53,6 +53,12 @@ class Answer(BaseModel):
     answer: str = Field(description="The short answer.")
 
 
+class ChosenAnswer(BaseModel):
+    """A constrained (small) model's answer: one of the contexts' names."""
+
+    answer: str = Field(description="The answer, one of the context names.")
+
+
 def states_nothing(item: dict) -> bool:
     """Whether a context's text is only its own name (e.g. an entity document that is a bare name)."""
     return " ".join((item["text"] or "").lower().split()) == " ".join(item["name"].lower().split())
@@ -163,17 +169,32 @@ def own_entity(answer: str, own: list[str]) -> bool:
     return bool(names) and bool(parts) and all(p in names for p in parts)
 
 
+def answer_names(items: list[dict], own: list[str]) -> list[str]:
+    """What a constrained answerer may name: the contexts' names, the question's own entities left out."""
+    mine = {norm(n) for n in own}
+    names = (it["name"].removeprefix("passage about ") for it in items)
+    return [n for n in dict.fromkeys(names) if n.strip() and norm(n) not in mine]
+
+
 def generate(model: BaseChatModel, question: str, items: list[dict], method: str,
-             budget: int = DEFAULT_BUDGET, own: list[str] = ()) -> tuple[str, dict, str | None]:
+             budget: int = DEFAULT_BUDGET, own: list[str] = (), choose: bool = False) -> tuple[str, dict, str | None]:
     """Answer from the unified context; returns (answer, usage, fallback note or None).
 
     An answer that is only the question's own entity (a name in ``own``) is rejected like an
-    unsupported one: an entity the question names is not its answer.
+    unsupported one: an entity the question names is not its answer. ``choose`` (a constrained
+    model): the reply is one name among the shown contexts' (:func:`answer_names`), decoded within them.
     """
     shown = fit_budget(items, budget)
     messages = [("system", P.ANSWER_SYSTEM.template),
                 ("human", P.ANSWER.format(question=question, contexts=format_contexts(shown) or "(none)"))]
-    reply, usage = call_structured(model, Answer, messages, role="answerer", method=method)
+    names = answer_names(shown, list(own)) if choose else []
+    if choose and not names:
+        return fallback_answer(items), {}, "no context names another entity: top context's name"
+    if names:
+        reply, usage = call_structured(model, ChosenAnswer, messages, role="answerer", method=method,
+                                       choices={"answer": names})
+    else:
+        reply, usage = call_structured(model, Answer, messages, role="answerer", method=method)
     text = (reply.answer if reply else "").strip()
     if not text:
         return fallback_answer(items), usage, "unparseable or empty answer: top context's name"

@@ -1,0 +1,80 @@
+"""SSRAG with a small model: which roles ask the LLM, and what the others take instead.
+
+A 135M model (``local:smollm2``) is not a usable decomposer, intent detector, query rewriter,
+router, graph-to-text writer or redundancy filter: on a MetaQA 1-hop question (bank examples, two
+other model runs on the 2 cores) its run took 13 calls and 324 s (the filter 149 s, the answer
+91 s), wrote two sub-questions unrelated to the question and, first, an entity absent from it.
+Under the ``judge`` setting's rules (``rules``, or ``auto`` with a small model,
+:func:`agents.llm.judge.use_rules`) each of those roles and the answer take a rule, and the one
+role left to the LLM, entity extraction, decodes within names:
+
+- decomposition: the question itself (every example of a KB bank is one relation chain, whose
+  only sub-question is the question);
+- intent and cues: the rule cues (:func:`agents.ssrag.augment.rule_cues`), question word ``what``
+  when there is none;
+- rewrite: the question with its entities canonicalised (the rewrite's own fallback);
+- route: the paper's temporal-cue rule (:func:`agents.ssrag.routing.rule_label`), no LLM label;
+- graph to text: facts as sentences (``graph_to_text="template"``);
+- LLM filter: off (exact and cosine deduplication only);
+- entity extraction (LLM, the bank's nearest examples): names decode within the KB names the
+  question writes (every span of the question when it writes none; one such name is taken
+  without a call), types within the KB's entity types;
+- answer: the top context's name that is not one of the question's entities (the method's own
+  non-LLM answer, ``answer=false``). Asked to choose one of the 20 contexts' names (decoded within
+  them), SmolLM2 named the gold answer on none of 5 MetaQA 1-hop questions, the top context was
+  right on 3, and each answer call took 50-133 s (load about 8): the answer is a judgement over
+  the contexts that a 135M model cannot make.
+
+A llama.cpp model under ``judge=llm`` keeps every role but still decodes its entity and answer
+replies within names (:func:`constrained`; the answer within the shown contexts' names,
+:func:`agents.ssrag.unify.answer_names`); any other model under ``judge=llm``, or a model that is
+not small under ``auto``, runs the paper's roles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.llm.constrained import is_llama_cpp, question_spans
+from agents.llm.judge import use_rules
+from agents.ssrag import augment as aug
+from agents.ssrag.correct import known_names
+from kb.base import KnowledgeBase
+
+RULED = "judge rules (small model)"
+
+
+def small(ctx: Any) -> bool:
+    """Whether the rules replace the roles above (``rules``, or ``auto`` with a small model); a context
+    without a ``judge`` (a partial one built in Python) runs the paper's roles."""
+    return use_rules(getattr(ctx, "judge", "llm"), getattr(ctx, "llm", ""))
+
+
+def constrained(ctx: Any, model: Any) -> bool:
+    """Whether the entity and answer replies decode within names: a llama.cpp model or :func:`small`."""
+    return is_llama_cpp(model) or small(ctx)
+
+
+def entity_choices(kb: KnowledgeBase, question: str, known: list[str] | None = None) -> dict[str, list[str]]:
+    """Names (the KB names the question writes, else every span of it) and types of a constrained extractor."""
+    names = (known_names(kb, question) if known is None else known) or question_spans(question)
+    return {"entities.name": names, "entities.type": sorted(t for t in kb.graph.schema().entity_types if t)}
+
+
+def extract(model: Any, kb: KnowledgeBase, ctx: Any, question: str, subs: list[str], follow: tuple,
+            examples: str) -> tuple[list[dict], dict, str | None]:
+    """ExtractKeyEntities (:func:`agents.ssrag.augment.extract_entities`), within :func:`entity_choices`
+    for a constrained model; one KB name in the question is taken without a call on the first ask."""
+    if not constrained(ctx, model):
+        return aug.extract_entities(model, kb, question, subs, ctx.structured_method, follow, examples)
+    known = known_names(kb, question)
+    if len(known) == 1 and not follow:  # the grammar admits one name only
+        return [{"name": known[0], "type": ""}], {}, "one KB name in the question: taken without a call"
+    return aug.extract_entities(model, kb, question, subs, ctx.structured_method, follow, examples,
+                                entity_choices(kb, question, known))
+
+
+def rule_intent(question: str) -> dict:
+    """The intent step's cues by rule alone (the shape :func:`agents.ssrag.augment.detect_intent` returns)."""
+    rules = aug.rule_cues(question)
+    return {**rules, "intent": rules["intent"] or "what", "subtopics": []}

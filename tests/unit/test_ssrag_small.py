@@ -1,0 +1,121 @@
+"""SSRAG with a small model: rules for the roles a 135M model cannot do, names constrained.
+
+The small model is a scripted fake named like the llama.cpp integration (it records the grammar
+schema of each call) registered as ``local:tiny``; ``judge=auto`` then takes the rules. The
+paper's roles with a model that is not small stay as tests/unit/test_ssrag.py runs them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fake_chat import ScriptedChatModel
+from pydantic import Field
+
+from agents.llm.models import forget_model, register_model
+from agents.ssrag import unify as uni
+from agents.ssrag.settings import check_choices
+from graphs.common import resolve_kb
+from graphs.ssrag import SSRAGContext, graph
+from graphs.ssrag_small import constrained, entity_choices, rule_intent, small
+
+
+class ChatLlamaCpp(ScriptedChatModel):
+    """Scripted, and named like the llama.cpp integration: records each call's ``response_format``."""
+
+    formats: list[Any] = Field(default_factory=list)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
+        self.formats.append(kwargs.get("response_format"))
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+@pytest.fixture
+def tiny_model():
+    """Factory: a scripted llama.cpp-like model registered as ``local:tiny`` (a small model)."""
+    made: list[ChatLlamaCpp] = []
+
+    def make(*script) -> ChatLlamaCpp:
+        model = ChatLlamaCpp(script=list(script))
+        register_model("local:tiny", model)
+        made.append(model)
+        return model
+
+    yield make
+    forget_model("local:tiny")
+    for model in made:
+        assert not model.script, f"script items left unused: {model.script}"
+
+
+def run(kb: str, question: str, **kw) -> dict:
+    ctx = SSRAGContext(kb=kb, llm=kw.pop("llm", "local:tiny"), examples="none", **kw)
+    return graph.invoke({"question": question}, context=ctx)
+
+
+def step(out: dict, node: str) -> dict:
+    return next(s for s in out["trace"] if s["node"] == node)
+
+
+def test_one_kb_name_makes_a_run_without_any_llm_call(tiny_kb, tiny_model, monkeypatch):
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    tiny_model()  # any call would fail: the script is empty
+    out = run(tiny_kb, "which movies did Tom Hanks act in")
+    assert out["usage"].get("llm_calls", 0) == 0
+    assert step(out, "extract_entities")["fallback"] == "one KB name in the question: taken without a call"
+    for node in ("decompose_query", "detect_intent", "enhance_query", "route_query", "generate_answer"):
+        assert step(out, node)["fallback"].startswith("judge rules (small model)"), node
+    assert step(out, "route_query")["decision"] == "FACTUAL → local"
+    assert step(out, "convert_graph_to_text")["decision"].endswith("(template)")
+    assert step(out, "verify_answer")["decision"] == "accepted"
+    assert out["answer"] == out["ranked"][0]["name"] and out["answer"] != "Tom Hanks"
+
+
+def test_two_kb_names_ask_the_extractor_within_them(tiny_kb, tiny_model, monkeypatch):
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    model = tiny_model('{"entities": [{"name": "Kevin Bacon", "type": "person"}, '
+                       '{"name": "Tom Hanks", "type": "person"}]}')
+    out = run(tiny_kb, "which films did Tom Hanks and Kevin Bacon both star in")
+    assert {r: v["llm_calls"] for r, v in out["usage"]["by_role"].items()} == {"entity_extractor": 1}
+    schema = model.formats[0]["schema"]
+    item = schema["$defs"]["NamedEntity"]["properties"]
+    assert sorted(item["name"]["enum"]) == ["Kevin Bacon", "Tom Hanks"] and "person" in item["type"]["enum"]
+    assert len(step(out, "extract_entities")["linked"]) == 2
+
+
+def test_entity_choices_fall_back_to_spans_and_name_the_kb_types(tiny_kb):
+    kb = resolve_kb(SSRAGContext(kb=tiny_kb))
+    choices = entity_choices(kb, "who wrote Zorblax")
+    assert "Zorblax" in choices["entities.name"] and "person" in choices["entities.type"]
+    assert entity_choices(kb, "who directed Big")["entities.name"] == ["Big"]
+
+
+def test_rule_intent_has_the_detect_intent_shape():
+    cues = rule_intent("Tom Hanks films")
+    assert cues["intent"] == "what" and cues["subtopics"] == [] and cues["recency"] is False
+    assert rule_intent("what did Tom Hanks do this week")["recency"] is True
+
+
+@pytest.mark.parametrize(("judge", "llm", "rules"), [("auto", "local:smollm2", True), ("auto", "openai:gpt-4o", False),
+                                                      ("llm", "local:smollm2", False), ("rules", "openai:gpt-4o", True),
+                                                      ("auto", "openai:qwen2.5:1.5b-instruct", True)])
+def test_small_follows_the_judge_setting(judge, llm, rules):
+    ctx = SSRAGContext(kb="x", llm=llm, judge=judge)
+    assert small(ctx) is rules
+    assert constrained(ctx, ScriptedChatModel()) is rules  # not llama.cpp: constrained only under the rules
+    assert constrained(ctx, ChatLlamaCpp())  # llama.cpp: always decodes within names
+
+
+def test_judge_llm_with_llama_cpp_chooses_the_answer_among_context_names(tiny_kb):
+    model = ChatLlamaCpp(script=['{"answer": "Apollo 13"}'])
+    items = [{"id": n, "kind": "entity", "name": n, "text": f"{n} stars Tom Hanks.", "source": "kg", "path": [],
+              "score": 1.0} for n in ("Tom Hanks", "Big", "Apollo 13")]
+    text, usage, note = uni.generate(model, "which movies did Tom Hanks act in", items, "function_calling",
+                                     own=["Tom Hanks"], choose=True)
+    assert (text, note, usage["llm_calls"]) == ("Apollo 13", None, 1)
+    assert model.formats[0]["schema"]["properties"]["answer"]["enum"] == ["Big", "Apollo 13"]
+
+
+def test_unknown_judge_is_refused():
+    with pytest.raises(ValueError, match="unknown ssrag judge 'maybe'"):
+        check_choices(SSRAGContext(kb="x", judge="maybe"))
