@@ -11,7 +11,8 @@ a real question's updates, and a minimal 3-node graph); *steps as plain calls* (
 steps called directly); *seed passages searched* (the lexical search for seed passages run on a KB
 holding none, as before commit 39b7106); with ``--before REV``, *invoke, before* (``context_of`` /
 ``resolve_kb`` of ``graphs/common.py`` at REV, i.e. without the per-run memo of ``graphs.run_memo``).
-``--profile``: own time of ``graph.invoke`` by module (cProfile).
+Each variant's wall-clock p50 / p95 / mean, and its p50 CPU time of the calling thread (robust to
+machine load, which preempts the process). ``--profile``: own time of ``graph.invoke`` by module (cProfile).
 Writes its section of ``docs/benchmarks_dispatch.md`` (command, date, commit, machine, load).
 """
 
@@ -48,33 +49,41 @@ SECTION = "## Measured: fusion against its floor, and what dispatch costs"
 BASIS = ("floor", "bare", "direct", "invoke")
 
 
-def measure(kb: Any, ctx: Any, qs: list[str], before: str | None = None) -> dict[str, list[float]]:
-    """Milliseconds per question of every variant, interleaved per question, order alternating."""
+def measure(kb: Any, ctx: Any, qs: list[str], before: str | None = None) -> tuple[dict, dict]:
+    """Milliseconds per question of every variant, interleaved per question, order alternating: wall-clock
+    times, and the CPU time of the calling thread (every variant runs there; what load adds by preempting
+    it is in the first, not in the second)."""
     import graphs.fusion as module
 
     fns = variants(kb, ctx, module, qs[0], before)
     vecs, real = {q: kb.embed(q) for q in dict.fromkeys(["warm up", *qs])}, kb.embed
 
-    def call(label: str, q: str) -> float:
+    def call(label: str, q: str) -> tuple[float, float]:
         with swapped(kb, embed=lambda t: vecs[t] if t in vecs else real(t)) if label.endswith(C) else swapped(kb):
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.thread_time()
             fns[label](q)
-            return (time.perf_counter() - t) * 1e3
+            return (time.perf_counter() - t) * 1e3, (time.thread_time() - cpu) * 1e3
 
     for label in fns:
         call(label, "warm up")
     times: dict[str, list[float]] = {label: [] for label in fns}
+    cpus: dict[str, list[float]] = {label: [] for label in fns}
     for i, q in enumerate(qs):
         call("bare" + C, q)  # untimed: compiles the question's name regexes, so no variant pays for going first
         for label in fns if i % 2 == 0 else reversed(fns):
-            times[label].append(call(label, q))
-    return times
+            wall, cpu = call(label, q)
+            times[label].append(wall)
+            cpus[label].append(cpu)
+    return times, cpus
 
 
 def ratios(s: dict[str, dict]) -> dict[str, float]:
     """The ratios and differences of p50s the report shows."""
     p = {k: v["p50"] for k, v in s.items()}
-    out = {"fusion / floor": p["invoke"] / p["floor"], "invoke / direct" + C: p["invoke" + C] / p["direct" + C],
+    cpu = {k: v["cpu_p50"] for k, v in s.items()}
+    out = {"fusion / floor": p["invoke"] / p["floor"], "fusion / floor, CPU time": cpu["invoke"] / cpu["floor"],
+           "fusion - floor ms, CPU time": cpu["invoke"] - cpu["floor"],
+           "invoke / direct" + C: p["invoke" + C] / p["direct" + C],
            "direct / bare" + C: p["direct" + C] / p["bare" + C],
            "dispatch ms (invoke - direct)" + C: p["invoke" + C] - p["direct" + C],
            "node wrappers ms (direct - bare)" + C: p["direct" + C] - p["bare" + C],
@@ -115,10 +124,11 @@ def run(n: int, kb_dir: Path | None = None, before: str | None = None, with_prof
 
     ctx = context_for("fusion", kb=str(kb_dir or metaqa_kb_dir()))
     kb, qs, load = resolve_kb(ctx), qs or questions(n), [os.getloadavg()[0]]
-    times = measure(kb, ctx, qs, before)
+    times, cpus = measure(kb, ctx, qs, before)
     load.append(os.getloadavg()[0])
     s = {k: {"p50": statistics.median(ts), "p95": sorted(ts)[round(0.95 * (len(ts) - 1))],
-             "mean": statistics.fmean(ts), "n": len(ts)} for k, ts in times.items()}
+             "mean": statistics.fmean(ts), "cpu_p50": statistics.median(cpus[k]), "n": len(ts)}
+         for k, ts in times.items()}
     report = {"stats": s, "ratios": ratios(s), "load": load, "questions": len(qs)}
     if with_profile:
         import graphs.fusion as module
@@ -139,10 +149,10 @@ def render(report: dict, args: argparse.Namespace) -> str:
              f"1-minute load average {load[0]:.2f} before, {load[1]:.2f} after (a shared machine).",
              f"- {report['questions']} MetaQA 1-hop dev questions, every variant once per question, the order "
              "reversed on every other question; one warm-up call each and an untimed bare call per question first; "
-             "times in ms.", "",
-             "| variant | p50 | p95 | mean | p50 / floor p50 |", "|---|---|---|---|---|",
-             *(f"| {k} | {v['p50']:.2f} | {v['p95']:.2f} | {v['mean']:.2f} | {v['p50'] / s['floor']['p50']:.2f}x |"
-               for k, v in s.items()), "", "| ratio (of p50s) | value |", "|---|---|",
+             "times in ms; CPU: the calling thread's CPU time (what preemption by other load adds is not in it).", "",
+             "| variant | p50 | p95 | mean | p50 / floor p50 | CPU p50 |", "|---|---|---|---|---|---|",
+             *(f"| {k} | {v['p50']:.2f} | {v['p95']:.2f} | {v['mean']:.2f} | {v['p50'] / s['floor']['p50']:.2f}x "
+               f"| {v['cpu_p50']:.2f} |" for k, v in s.items()), "", "| ratio (of p50s) | value |", "|---|---|",
              *(f"| {k} | {v:.2f} |" for k, v in report["ratios"].items())]
     if report.get("profile"):
         lines += ["", "Own time of `graph.invoke` (embedding cached) by module, cProfile (inflates all times):", "",

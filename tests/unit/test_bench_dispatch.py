@@ -65,7 +65,7 @@ def test_report_shape_on_the_sample_kb(sample):
               "invoke, steps as plain calls, embedding cached", "invoke, seed passages searched, embedding cached"}
     assert set(report["stats"]) == labels
     for st in report["stats"].values():
-        assert st["n"] == 2 and 0 < st["p50"] <= st["p95"] and st["mean"] > 0
+        assert st["n"] == 2 and 0 < st["p50"] <= st["p95"] and st["mean"] > 0 and 0 < st["cpu_p50"]
     assert report["ratios"]["fusion / floor"] == pytest.approx(
         report["stats"]["invoke"]["p50"] / report["stats"]["floor"]["p50"])
     assert "invoke before / after, embedding cached" in report["ratios"]
@@ -74,6 +74,9 @@ def test_report_shape_on_the_sample_kb(sample):
     text = bd.render(report, argparse.Namespace(questions=2, before="HEAD", profile=False))
     assert "`python -m evals.bench_dispatch --questions 2 --before HEAD`" in text
     assert "| fusion / floor |" in text and "| LangGraph alone (no-op nodes) |" in text
+    assert report["ratios"]["fusion / floor, CPU time"] == pytest.approx(
+        report["stats"]["invoke"]["cpu_p50"] / report["stats"]["floor"]["cpu_p50"])
+    assert "| CPU p50 |" in text
 
 
 def test_profile_groups_own_time_by_module(sample):
