@@ -56,8 +56,10 @@ def constrained(ctx: Any, model: Any) -> bool:
 
 
 def entity_choices(kb: KnowledgeBase, question: str, known: list[str] | None = None) -> dict[str, list[str]]:
-    """Names (the KB names the question writes, else every span of it) and types of a constrained extractor."""
-    names = (known_names(kb, question) if known is None else known) or question_spans(question)
+    """Names (the KB names the question writes, longest first, else every span of it) and types of a
+    constrained extractor."""
+    names = sorted(known_names(kb, question) if known is None else known, key=len, reverse=True) \
+        or question_spans(question)
     return {"entities.name": names, "entities.type": sorted(t for t in kb.graph.schema().entity_types if t)}
 
 

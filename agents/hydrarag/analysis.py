@@ -17,8 +17,8 @@ import re
 
 from agents.hydrarag.pruning import embed_texts
 from agents.llm.constrained import question_spans
+from agents.ssrag.correct import known_names
 from kb.base import KnowledgeBase
-from tools.retrieval import mentions_in
 
 _SEPARATOR = re.compile(r"\s+[-–—]+\s+|\s*(?:->|→|<-|←)\s*")
 _STRIP = " \t\"'[]{}()."
@@ -83,9 +83,9 @@ def link_names(kb: KnowledgeBase, names: list[str], threshold: float) -> dict[st
 
 
 def topic_choices(kb: KnowledgeBase, question: str) -> list[str]:
-    """What a constrained topic extraction may name: the KB names the question writes (longest
-    mentions, :func:`tools.retrieval.mentions_in`), else every span of the question."""
-    return list(dict.fromkeys(kb.name(i) for i in mentions_in(kb, question))) or question_spans(question)
+    """What a constrained topic extraction may name: the KB names the question writes, punctuation
+    kept (:func:`agents.ssrag.correct.known_names`; longest first), else every span of the question."""
+    return sorted(known_names(kb, question), key=len, reverse=True) or question_spans(question)
 
 
 def web_available(use_web: bool) -> tuple[bool, str | None]:

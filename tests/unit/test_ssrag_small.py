@@ -119,3 +119,31 @@ def test_judge_llm_with_llama_cpp_chooses_the_answer_among_context_names(tiny_kb
 def test_unknown_judge_is_refused():
     with pytest.raises(ValueError, match="unknown ssrag judge 'maybe'"):
         check_choices(SSRAGContext(kb="x", judge="maybe"))
+
+
+class NamesKB:
+    """A KB stand-in with names only: ``graph.lookup`` (case-folded) and ``name``."""
+
+    def __init__(self, names: list[str]):
+        self.names = {n.casefold(): n for n in names}
+        self.graph = self
+
+    def lookup(self, name: str) -> list:
+        found = self.names.get(name.casefold())
+        return [type("E", (), {"id": found, "name": found, "aliases": ()})()] if found else []
+
+    def name(self, eid: str) -> str:
+        return eid
+
+
+@pytest.mark.parametrize(("question", "names"), [
+    ("what was the release date of the movie Railroaded!", ["Railroaded!"]),
+    ("Albert S. Rogell was the director of which movies", ["Albert S. Rogell"]),
+    ("the film Railroaded! was directed by who", ["film", "Railroaded!"]),
+    ("who directed Railroaded?", ["Railroaded"]),
+])
+def test_known_names_keep_the_punctuation_a_name_is_written_with(question, names):
+    from agents.ssrag.correct import known_names
+
+    kb = NamesKB(["Railroaded!", "Railroaded", "Albert S. Rogell", "film", "S"])
+    assert known_names(kb, question) == names
