@@ -119,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dataset", choices=tuple(DATASETS), default="1hop")
     p.add_argument("--n", type=int, default=8, help="questions")
     p.add_argument("--shots", type=int, default=3, help="examples shown (num_few_shot)")
+    p.add_argument("--full-grammar", action="store_true",
+                   help="llama-cpp-python's own grammar sampling (every vocabulary entry checked each token)")
     p.add_argument("--no-grammar-check", action="store_true",
                    help="after each call, the same prompt without the grammar (same generated tokens)")
     args = p.parse_args(argv)
@@ -127,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
 
     kb = open_kb(bank_kb(DATASETS[args.dataset]))
     model = load_chat_model("local:smollm2")
+    if args.full_grammar:
+        del model.client._init_sampler  # undo agents.llm.greedy_grammar.install
     counter = Counter(model.client)
     seen: list[list[dict]] = []
     inner = counter._inner

@@ -169,6 +169,9 @@ def _local_model(name: str) -> BaseChatModel:
         )
     except (ValueError, RuntimeError, OSError) as exc:
         raise ModelConfigError(f"the local model {name!r} cannot be loaded: {' '.join(str(exc).split())}") from None
+    from agents.llm.greedy_grammar import install
+
+    install(model.client)  # greedy grammar calls check the best token first (same picks, less time)
     cache_mb = prompt_cache_mb()
     if cache_mb:
         from llama_cpp import LlamaRAMCache
