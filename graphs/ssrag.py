@@ -41,7 +41,7 @@ from graphs.ssrag_edges import (
     branches,
     route_after_dedup,
 )
-from graphs.ssrag_small import RULED, constrained, extract, rule_intent, small
+from graphs.ssrag_small import RULED, constrained, extract, rule_answer, rule_intent, small
 from graphs.ssrag_state import SSRAGContext, State, _asked, _ctx, _nodes, _out, _setup
 from graphs.tool_steps_ssrag import step
 
@@ -237,14 +237,15 @@ def deduplicate_contexts(state: State, runtime: Runtime[SSRAGContext]) -> dict:
 
 def generate_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     """Answer generation over the unified context (the top context's name on fallback)."""
-    ctx, _, model = _setup(runtime)
+    ctx, kb, model = _setup(runtime)
     usage: dict = {}
     with timed("answer", usage):
         asked, own = _asked(state), [s for e in state.get("entities", []) for s in e.get("surfaces") or [e["name"]]]
         if small(ctx):  # the rule's answer is accepted as it is (no fallback note for the answer check)
-            text = uni.fallback_answer(uni.candidates_first(state.get("context", []), asked), asked)
-            return {"answer": text, "answer_note": "",
-                    **_out("generate_answer", text, usage, {}, f"{RULED}: the top context's name")}
+            text, order, why = rule_answer(state.get("context", []), asked,
+                                           shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples))
+            return {"answer": text, "answer_note": "", "ranked": [uni.as_ranked(i) for i in order],
+                    **_out("generate_answer", text, usage, {}, why)}
         text, calls, note = uni.generate(model, state["question"], state.get("context", []),
                                          ctx.structured_method, ctx.context_budget, own, constrained(ctx, model))
         if note:  # the non-LLM answer: the best context that is not one of the question's entities

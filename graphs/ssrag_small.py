@@ -19,11 +19,13 @@ role left to the LLM, entity extraction, decodes within names:
 - entity extraction (LLM, the bank's nearest examples): names decode within the KB names the
   question writes (every span of the question when it writes none; one such name is taken
   without a call), types within the KB's entity types;
-- answer: the top context's name that is not one of the question's entities (the method's own
-  non-LLM answer, ``answer=false``). Asked to choose one of the 20 contexts' names (decoded within
-  them), SmolLM2 named the gold answer on none of 5 MetaQA 1-hop questions, the top context was
-  right on 3, and each answer call took 50-133 s (load about 8): the answer is a judgement over
-  the contexts that a 135M model cannot make.
+- answer (:func:`rule_answer`): the first context, in rank order and never one of the question's
+  entities, that a fact of its own names by the last relation of the nearest solved example (on
+  the side the example's answer takes: ``directed by <name>`` for ``directed_by`` out), ranked
+  first; else the top context's name (the method's own non-LLM answer, ``answer=false``). Asked
+  to choose one of the 20 contexts' names (decoded within them), SmolLM2 named the gold answer on
+  none of 5 MetaQA 1-hop questions, the top context was right on 3, and each answer call took
+  50-133 s (load about 8): the answer is a judgement over the contexts that a 135M model cannot make.
 
 A llama.cpp model under ``judge=llm`` keeps every role but still decodes its entity and answer
 replies within names (:func:`constrained`; the answer within the shown contexts' names,
@@ -38,6 +40,7 @@ from typing import Any
 from agents.llm.constrained import is_llama_cpp, question_spans
 from agents.llm.judge import use_rules
 from agents.ssrag import augment as aug
+from agents.ssrag import unify as uni
 from agents.ssrag.correct import known_names
 from kb.base import KnowledgeBase
 
@@ -80,3 +83,28 @@ def rule_intent(question: str) -> dict:
     """The intent step's cues by rule alone (the shape :func:`agents.ssrag.augment.detect_intent` returns)."""
     rules = aug.rule_cues(question)
     return {**rules, "intent": rules["intent"] or "what", "subtopics": []}
+
+
+def _states(item: dict, phrase: str, direction: str) -> bool:
+    """Whether one of the item's facts names it by ``phrase`` on the answer's side."""
+    name = item["name"].casefold()
+    wanted = f"{phrase} {name}" if direction != "in" else f"{name} {phrase}"
+    return any(wanted in f.casefold() for f in [*(item.get("path") or []), item.get("text") or ""])
+
+
+def rule_answer(items: list[dict], asked: set[str], examples: list) -> tuple[str, list[dict], str]:
+    """The small model's answer by rule: ``(answer, contexts reordered with it first, why)``.
+
+    ``examples``: the nearest solved examples (:func:`agents.ssrag.shots.nearest`); their first one's
+    last relation and direction pick the context (see the module doc)."""
+    order = uni.candidates_first(items, asked)
+    ex = next((e for e in examples if e.relations), None)
+    if ex is not None:
+        phrase = ex.relations[-1].replace("_", " ").casefold()
+        direction = ex.directions[-1] if len(ex.directions) == len(ex.relations) else "out"
+        for i, it in enumerate(order):
+            if (it.get("entity_id") or it["id"]) not in asked and _states(it, phrase, direction):
+                name = it["name"].removeprefix("passage about ") if it["kind"] == "passage" else it["name"]
+                why = f"{RULED}: the first context stated by '{phrase}', the nearest solved example's relation"
+                return name, [it, *order[:i], *order[i + 1:]], why
+    return uni.fallback_answer(order, asked), order, f"{RULED}: the top context's name"

@@ -147,3 +147,26 @@ def test_known_names_keep_the_punctuation_a_name_is_written_with(question, names
 
     kb = NamesKB(["Railroaded!", "Railroaded", "Albert S. Rogell", "film", "S"])
     assert known_names(kb, question) == names
+
+
+def _item(name: str, facts: list[str]) -> dict:
+    return {"id": name, "kind": "entity", "name": name, "text": " ".join(facts), "source": "kg", "path": facts,
+            "score": 1.0}
+
+
+def test_rule_answer_takes_the_context_the_nearest_example_relation_states():
+    from agents.shots import SolvedExample
+    from graphs.ssrag_small import rule_answer
+
+    ex = SolvedExample(question="who directed Big", masked="who directed <E>", topic=("Big",), topic_types=("movie",),
+                       relations=("directed_by",), answer_type="person", answers=("Penny Marshall",), source="user",
+                       directions=("out",))
+    items = [_item("Halls of Montezuma", ["Halls of Montezuma directed by Lewis Milestone"]),
+             _item("Robert Wagner", ["Halls of Montezuma starred actors Robert Wagner"]),
+             _item("Lewis Milestone", ["Halls of Montezuma directed by Lewis Milestone"])]
+    answer, order, why = rule_answer(items, {"Halls of Montezuma"}, [ex])
+    assert answer == "Lewis Milestone" and [i["name"] for i in order][:2] == ["Lewis Milestone", "Robert Wagner"]
+    assert "directed by" in why
+    inverse = SolvedExample(**{**ex.__dict__, "directions": ("in",)})  # the answer is the head: "<name> directed by"
+    assert rule_answer(items, {"Halls of Montezuma"}, [inverse])[0] == "Robert Wagner"  # no match: top context
+    assert rule_answer(items, {"Halls of Montezuma"}, [])[2] == "judge rules (small model): the top context's name"
