@@ -36,7 +36,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--methods", default="hybgrag,mor,hydrarag,ssrag")
     p.add_argument("--hop-groups", default="1,2;3",
                    help="latency runs, ';'-separated, each a comma-separated list of hop counts")
-    p.add_argument("--questions-3hop", type=int, default=3, help="questions per KB in a run of only 3 hops")
+    p.add_argument("--questions-3hop", type=int, default=8, help="questions per KB in a run of only 3 hops")
     p.add_argument("--hops", default="1,2,3", help=argparse.SUPPRESS)
     p.add_argument("--entities", type=int, default=ENTITIES)
     p.add_argument("--edges", type=int, default=EDGES)
