@@ -4,9 +4,10 @@ A node's knowledge is its facts as "subject relation object" sentences: the KG t
 touch it and, with ``text_edges`` (ours; the paper builds its graph from documents, so a fact
 held only in text is still a relation), the sentences of passages about it or naming it
 (:func:`text_facts`). A node's first ``FACT_POOL`` triples and their sentences are cached per
-KB and process (hubs recur); :func:`prefetch` reads those of many nodes with one ``neighbors``
-call and one ``names`` call (:func:`split_by_node` gives each node its share, in the order a
-one-node read gives). Choosing and scoring the nodes is :mod:`agents.ssrag.nodes`.
+KB and process (hubs recur; a hub's pool is the same on every backend, :func:`pool_of`);
+:func:`prefetch` reads those of many nodes with one ``neighbors`` call and one ``names`` call
+(:func:`split_by_node` gives each node its share, in the order a one-node read gives).
+Choosing and scoring the nodes is :mod:`agents.ssrag.nodes`.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def prefetch(kb: KnowledgeBase, nodes: list[str]) -> dict[str, str]:
     missing = _uncached(kb, "triples", nodes)
     if missing:
         for n, ts in split_by_node(kb.graph.neighbors(missing), missing).items():
-            _remember(kb, ("triples", n), ts[:FACT_POOL])
+            _remember(kb, ("triples", n), pool_of(ts))
     missing = _uncached(kb, "sentences", nodes)
     per = {n: _node_triples(kb, n) for n in missing}
     names = kb.names({e for ts in per.values() for t in ts for e in (t.head, t.tail)} | set(nodes))
@@ -105,8 +106,17 @@ def prefetch(kb: KnowledgeBase, nodes: list[str]) -> dict[str, str]:
 
 
 def _node_triples(kb: KnowledgeBase, node: str) -> list[Triple]:
-    """The first ``FACT_POOL`` triples touching ``node``."""
-    return _memoised(kb, ("triples", node), lambda: kb.graph.neighbors([node])[:FACT_POOL])
+    """The ``FACT_POOL`` triples of ``node`` that :func:`pool_of` keeps."""
+    return _memoised(kb, ("triples", node), lambda: pool_of(kb.graph.neighbors([node])))
+
+
+def pool_of(triples: list[Triple]) -> list[Triple]:
+    """A node's triples as read, or, on a hub with more than ``FACT_POOL``, the first ``FACT_POOL`` by
+    (relation, head, tail): stores list a hub's edges in different orders (the in-memory store by
+    ingest order, a Cypher server by its own), and the pool must not depend on the backend."""
+    if len(triples) <= FACT_POOL:
+        return triples
+    return sorted(triples, key=lambda t: (t.type, t.head, t.tail))[:FACT_POOL]
 
 
 def _node_sentences(kb: KnowledgeBase, node: str) -> list[str]:
