@@ -21,6 +21,8 @@ def test_hybgrag_runs_to_completion_with_smollm2(tmp_path, monkeypatch):
     routes = [s for s in out["trace"] if s["node"] == "route_question"]
     assert 1 <= len(routes) <= 2
     usage = out["usage"]
-    assert 2 <= usage["llm_calls"] <= 2 * 3 * 2  # at most 3 calls an iteration, each retried once
-    assert usage["input_tokens"] > 0 and usage["by_role"]["router"]["llm_calls"] >= 1
+    # a small model judges by rule (judge=auto): the router is the only LLM role, once an iteration
+    # (each call retried once at most); a first routing the rule accepts takes one call
+    assert 1 <= usage["llm_calls"] <= 2 * 2 and set(usage["by_role"]) == {"router"}
+    assert usage["input_tokens"] > 0 and usage["by_role"]["router"]["llm_calls"] == usage["llm_calls"]
     assert "Action 1" in render_trace(out["trace"])
