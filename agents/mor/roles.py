@@ -47,15 +47,12 @@ def schema_parts(schema: Schema) -> tuple[str, str]:
 
 
 def _compact(obj: dict | list) -> str:
-    """JSON without spaces: fewer tokens to read in examples and to write back."""
     return json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
 
 
 def planner_messages(question: str, schema: Schema, examples: list[dict], mode: str = "paths") -> list:
-    """The planner conversation: instructions, schema, then the examples and the question.
-
-    The part fixed for a KB (system prompt, entity and relation types) comes first, so consecutive
-    questions share that prefix and llama.cpp evaluates it once.
+    """The planner conversation: instructions, examples, schema, question (examples before the
+    schema: see :data:`prompts.mor.PLANNER`).
 
     Args:
         question: the user question.
