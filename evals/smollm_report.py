@@ -72,7 +72,7 @@ def cell_row(cell: tuple[str, str, str], folder: Path, limit_note: str = "") -> 
     m, u = s["metrics"], s["usage"]
     note = json.loads((folder / "cell.json").read_text(encoding="utf-8")) if (folder / "cell.json").exists() else {}
     summary = folder / "summary.json"
-    commit = json.loads(summary.read_text(encoding="utf-8")).get("commit", "?") if summary.exists() else "(running)"
+    commit = json.loads(summary.read_text(encoding="utf-8")).get("commit", "?") if summary.exists() else "(unfinished)"
     acc = path_accuracy(records)
     acc_txt = "–" if acc is None else f"{acc[0]:.1%}" + ("" if acc[0] >= PATH_GOAL else " (<90 %)")
     call = call_seconds_p50(records)

@@ -102,10 +102,10 @@ def test_rows_name_their_commit_and_come_from_the_first_runs_folder_with_records
     one, two = ("mor", "bank", "1hop"), ("mor", "bank", "2hop")
     assert smollm_report.cell_folder(one, [new, old]) == new / "mor-bank-1hop"  # the newer runs first
     assert smollm_report.cell_folder(two, [new, old]) == old / "mor-bank-2hop"  # else an older one
-    assert smollm_report.cell_row(one, new / "mor-bank-1hop").endswith("| `(running)` |")
+    assert smollm_report.cell_row(one, new / "mor-bank-1hop").endswith("| `(unfinished)` |")
     assert smollm_report.cell_row(two, old / "mor-bank-2hop").endswith("| `abc1234` |")
     out = tmp_path / "report.md"
     info = {"date": "d", "commit": "c", "machine": {"cores": 2, "cpu": "x"}}
     smollm_report.render(out, [new, old], [one, two], info, [])
     table = [line for line in out.read_text(encoding="utf-8").splitlines() if line.startswith("| mor")]
-    assert [line.split("|")[-2].strip() for line in table] == ["`(running)`", "`abc1234`"]
+    assert [line.split("|")[-2].strip() for line in table] == ["`(unfinished)`", "`abc1234`"]
