@@ -51,6 +51,18 @@ def test_within_hops_is_the_ego_graph_node_set(store, depth):
     assert kg.detect_subgraph(_KB(store), [], 3) == []
 
 
+@pytest.mark.parametrize("depth", [1, 2, 3, 5])
+def test_within_hops_on_a_sparse_chain_and_a_dense_star_is_the_ego_graph(depth):
+    chain = [Triple(f"c{i}", "next", f"c{i + 1}") for i in range(200)]  # frontiers far below a quarter of the edges
+    star = [Triple("hub", "near", f"s{i}") for i in range(50)]
+    star += [Triple(f"s{i}", "next", f"s{i + 1}") for i in range(49)]
+    for triples, seeds in ((chain, ["c100"]), (star, ["s3"])):  # the star's second hop spans the whole graph
+        g = InMemoryGraphStore(*assemble(triples, {}))
+        fast = graph_ops.within_hops(graph_ops.arrays(g), seeds, depth)
+        assert sorted(fast) == sorted(g.ego_graph(seeds, radius=depth).distance)
+        assert len(fast) == len(set(fast))
+
+
 def test_path_expansion_and_verbalising_match_the_generic_code(store):
     fast_kb, slow_kb = _KB(store), _KB(_Generic(store))
     assert graph_ops.arrays(slow_kb.graph) is None
