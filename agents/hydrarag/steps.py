@@ -104,7 +104,7 @@ def _planned(state: dict, ctx: Any, kb: Any, model: Any, names: list[str]) -> tu
                               shots.lines(state.get("shots", []), "plan", ctx.examples, ctx.num_examples), spans)
     if reply is None or not reply.relations:
         return None, calls
-    topic, rels = reply.topic.strip(), list(dict.fromkeys(r.strip() for r in reply.relations if r.strip()))
+    topic, rels = reply.topic.strip(), [r.strip() for r in reply.relations if r.strip()]  # a relation may repeat
     return roles.QuestionAnalysis(split_questions=shots.sub_questions(topic, rels, reply.answer_type),
                                   skyline=shots.chain(topic, rels, reply.answer_type)), calls
 

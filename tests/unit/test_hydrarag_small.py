@@ -160,3 +160,13 @@ def test_judge_llm_keeps_the_llm_roles_with_a_small_model(tiny_kb, small):
     out = run(tiny_kb, doc_pool=0, judge="llm", source_selector=False)
     assert {r: v["llm_calls"] for r, v in out["usage"]["by_role"].items()} == {"analysis": 1, "refine": 1, "check": 1}
     assert out["answer"] == "Big"
+
+
+def test_a_repeated_relation_stays_two_hops(tiny_kb):
+    ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny", examples="bundled")
+    kb = resolve_kb(ctx)
+    model = ChatLlamaCpp(script=['{"topic": "Big", "relations": ["starred_actors", "starred_actors"], '
+                                 '"answer_type": "movie"}'])
+    out = steps.analyse(_state(kb, topics=[{"mention": "Big", "id": "Big", "name": "Big"}], mentions=["Big"],
+                               question="which films share an actor with Big"), ctx, kb, model)
+    assert out["skyline"] == "Big - starred actors - entity - starred actors - answer(movie)" and out["depth"] == 2
