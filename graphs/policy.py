@@ -84,7 +84,7 @@ RULES: dict[str, Rule] = {
     "radius": count(3, lo=0), "num_references": count(10), "num_few_shot": count(20, lo=0),
     "validator_examples": count(10, lo=0), "examples": choice("kb", "bundled", "none"),
     "num_experiences": count(50, lo=0), "commentor": choice("llm", "rules"),
-    "judge": choice("auto", "llm", "rules"),  # hybgrag validator/commentor, hydrarag answer check
+    "judge": choice("auto", "llm", "rules"),  # who judges; small-model rules (hybgrag, hydrarag, ssrag)
     "text_hops": FLAG,
     # mor
     "planner": choice("paths", "triplets"), "max_hops": count(5), "ranking": choice("graph_first", "paper"),
