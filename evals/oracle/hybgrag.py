@@ -3,8 +3,8 @@
 - Router: the gold topic entity with its type, the path's relations (each once), module
   ``hybrid``. On a KB whose schema has no relation types the prompt asks for each relation
   as a short phrase with words joined by "_"; the dataset's relation names (``directed_by``)
-  are such phrases, so the answer is the same. Its first decision may carry the drawn error; a later decision (the prompt
-  holds its earlier reply and the method's feedback) repairs it only when the feedback
+  are such phrases, so the answer is the same. Its first decision may carry the drawn error;
+  a later decision (the prompt holds its earlier reply and the method's feedback) repairs it only when the feedback
   names it: an ``incorrect entity`` sentence quoting the wrong entity, an ``incorrect
   relation`` sentence quoting the wrong relation, ``incorrect relation`` or ``missing
   entity`` (which asks for "one more entity and relation") for a missing relation,
