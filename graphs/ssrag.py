@@ -239,13 +239,14 @@ def generate_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     """Answer generation over the unified context (the top context's name on fallback)."""
     ctx, kb, model = _setup(runtime)
     usage: dict = {}
-    with timed("answer", usage):
-        asked, own = _asked(state), [s for e in state.get("entities", []) for s in e.get("surfaces") or [e["name"]]]
-        if small(ctx):  # the rule's answer is accepted as it is (no fallback note for the answer check)
+    asked, own = _asked(state), [s for e in state.get("entities", []) for s in e.get("surfaces") or [e["name"]]]
+    if small(ctx):  # the rule's answer is accepted as it is (no fallback note for the answer check)
+        with timed("answer", usage):
             text, order, why = rule_answer(state.get("context", []), asked,
                                            shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples))
-            return {"answer": text, "answer_note": "", "ranked": [uni.as_ranked(i) for i in order],
-                    **_out("generate_answer", text, usage, {}, why)}
+        return {"answer": text, "answer_note": "", "ranked": [uni.as_ranked(i) for i in order],
+                **_out("generate_answer", text, usage, {}, why)}
+    with timed("answer", usage):
         text, calls, note = uni.generate(model, state["question"], state.get("context", []),
                                          ctx.structured_method, ctx.context_budget, own, constrained(ctx, model))
         if note:  # the non-LLM answer: the best context that is not one of the question's entities

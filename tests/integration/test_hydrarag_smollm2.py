@@ -9,14 +9,15 @@ import pytest
 pytestmark = pytest.mark.integration
 
 
-def test_hydrarag_runs_to_completion_with_smollm2(monkeypatch):
+@pytest.mark.parametrize("judge", ["llm", "auto"])
+def test_hydrarag_runs_to_completion_with_smollm2(monkeypatch, judge):
     assert importlib.util.find_spec("llama_cpp") is not None, "pip install 'hybridrag[local]'"
     monkeypatch.delenv("TAVILY_API_KEY", raising=False)
     from graphs.hydrarag import HydraRAGContext, graph, render_trace
 
     # one exploration round at depth 1, every available source, no corpus passages: a bounded run
     ctx = HydraRAGContext(kb="sample", llm="local:smollm2", max_iterations=1, max_depth=1,
-                          source_selector=False, doc_pool=0)
+                          source_selector=False, doc_pool=0, judge=judge)
     out = graph.invoke({"question": "which movies did Tom Hanks star in"}, context=ctx)
     assert set(out) == {"answer", "ranked", "evidence", "trace", "usage"}
     trace = [s["node"] for s in out["trace"]]
@@ -25,6 +26,11 @@ def test_hydrarag_runs_to_completion_with_smollm2(monkeypatch):
     assert out["evidence"] and {e["source"] for e in out["evidence"]} <= {"kg", "doc"}
     assert out["ranked"] and isinstance(out["answer"], str)
     usage = out["usage"]
-    assert 4 <= usage["llm_calls"] <= 2 * 7  # at most 7 roles in one round, each retried once
-    assert usage["input_tokens"] > 0 and usage["by_role"]["topics"]["llm_calls"] >= 1
+    roles = {role: u["llm_calls"] for role, u in usage["by_role"].items()}
+    assert usage["input_tokens"] > 0 and roles.get("analysis", 0) >= 1
+    if judge == "llm":  # the paper's roles: analysis, refinement, answer check, generation
+        assert 4 <= usage["llm_calls"] <= 2 * 7  # at most 7 roles in one round, each retried once
+        assert roles.get("check", 0) >= 1
+    else:  # a small model under the rules writes the topic (when several KB names) and the analysis only
+        assert 1 <= usage["llm_calls"] <= 2 * 2 and set(roles) <= {"topics", "analysis"}
     assert "explore_kg" in usage["stages"] and "[initial] prune_evidence" in render_trace(out["trace"])
