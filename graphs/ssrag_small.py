@@ -41,8 +41,8 @@ from agents.llm.constrained import is_llama_cpp, question_spans
 from agents.llm.judge import use_rules
 from agents.ssrag import augment as aug
 from agents.ssrag import unify as uni
-from agents.ssrag.correct import known_names
 from kb.base import KnowledgeBase
+from tools.names import known_names
 
 RULED = "judge rules (small model)"
 

@@ -17,8 +17,8 @@ import re
 
 from agents.hydrarag.pruning import embed_texts
 from agents.llm.constrained import question_spans
-from agents.ssrag.correct import known_names
 from kb.base import KnowledgeBase
+from tools.names import known_names
 
 _SEPARATOR = re.compile(r"\s+[-–—]+\s+|\s*(?:->|→|<-|←)\s*")
 _STRIP = " \t\"'[]{}()."
@@ -84,7 +84,7 @@ def link_names(kb: KnowledgeBase, names: list[str], threshold: float) -> dict[st
 
 def topic_choices(kb: KnowledgeBase, question: str) -> list[str]:
     """What a constrained topic extraction may name: the KB names the question writes, punctuation
-    kept (:func:`agents.ssrag.correct.known_names`; longest first), else every span of the question."""
+    kept (:func:`tools.names.known_names`; longest first), else every span of the question."""
     return sorted(known_names(kb, question), key=len, reverse=True) or question_spans(question)
 
 

@@ -1,0 +1,45 @@
+"""KB names a question writes, as it writes them (punctuation kept: ``Railroaded!``, ``Albert S. Rogell``).
+
+The word-level :func:`tools.retrieval.mentions_in` drops punctuation, so names that carry it are
+missed and generic words (``film``) match instead; small-model roles that must pick a topic entity
+among the question's own names (SSRAG's entity extraction, HydraRAG's topic choices) use these.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kb.base import KnowledgeBase
+from tools.retrieval import MAX_MENTION_WORDS, mentions_in
+
+_EDGE = ",?;:\"'()"
+
+
+def written_spans(kb: KnowledgeBase, question: str) -> list[str]:
+    """Runs of the question's words, punctuation kept, that name a KB entity, as the question writes
+    them (``Railroaded!``, ``Albert S. Rogell``: the word-level mentions miss both); longest first,
+    a run inside a longer found one skipped; in question order."""
+    toks, found = question.split(), []
+    taken = [False] * len(toks)
+    for n in range(min(MAX_MENTION_WORDS, len(toks)), 0, -1):
+        for i in range(len(toks) - n + 1):
+            if any(taken[i:i + n]):
+                continue
+            span = " ".join(toks[i:i + n])
+            for form in dict.fromkeys((span.strip(_EDGE), span.strip(_EDGE + ".!"))):
+                if form and kb.graph.lookup(form):
+                    found.append((i, form))
+                    taken[i:i + n] = [True] * n
+                    break
+    return [form for _, form in sorted(found)]
+
+
+def known_names(kb: KnowledgeBase, question: str) -> list[str]:
+    """Names of KB entities the question writes verbatim: :func:`written_spans`, then longer word-level
+    mentions not inside one of them (a name matched only through an alias is left out, so no KB text
+    reaches the feedback)."""
+    spans = written_spans(kb, question)
+    names = (kb.name(i) for i in mentions_in(kb, question))
+    more = [n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", question, re.I)
+            and not any(n.casefold() in s.casefold() for s in spans)]
+    return list(dict.fromkeys([*spans, *more]))
