@@ -83,3 +83,14 @@ class ScriptedChatModel(BaseChatModel):
     def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:
         """Tools are accepted and ignored; replies still come from the script."""
         return self
+
+
+class ChatLlamaCpp(ScriptedChatModel):
+    """Scripted, and named like the llama.cpp integration (code that recognises a llama.cpp model by its
+    class name treats it as one): records each call's ``response_format``."""
+
+    formats: list[Any] = Field(default_factory=list)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
+        self.formats.append(kwargs.get("response_format"))
+        return super()._generate(messages, stop, run_manager, **kwargs)

@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ holds fake_chat.py
 
-from fake_chat import ScriptedChatModel  # noqa: E402
+from fake_chat import ChatLlamaCpp, ScriptedChatModel  # noqa: E402
 
 TRIPLES = """\
 Big|directed_by|Penny Marshall
@@ -73,20 +73,32 @@ def no_real_models(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HYBRIDRAG_LLM", raising=False)
 
 
-@pytest.fixture
-def fake_llm():
-    """Factory: ``fake_llm(*script)`` registers a scripted model as ``fake:test`` and returns it."""
+def _registered(spec: str, cls: type):
+    """Fixture body: a factory ``make(*script)`` registering a scripted ``cls`` model as ``spec``;
+    at teardown the spec is forgotten and every script must have been used up."""
     from agents.llm.models import forget_model, register_model
 
     made: list[ScriptedChatModel] = []
 
     def make(*script) -> ScriptedChatModel:
-        model = ScriptedChatModel(script=list(script))
-        register_model("fake:test", model)
+        model = cls(script=list(script))
+        register_model(spec, model)
         made.append(model)
         return model
 
     yield make
-    forget_model("fake:test")
+    forget_model(spec)
     for model in made:
         assert not model.script, f"script items left unused: {model.script}"
+
+
+@pytest.fixture
+def fake_llm():
+    """Factory: ``fake_llm(*script)`` registers a scripted model as ``fake:test`` and returns it."""
+    yield from _registered("fake:test", ScriptedChatModel)
+
+
+@pytest.fixture
+def tiny_llama():
+    """Factory: a scripted llama.cpp-like model registered as ``local:tiny`` (a small model)."""
+    yield from _registered("local:tiny", ChatLlamaCpp)

@@ -7,18 +7,14 @@ graph with a model that is not small keeps the paper's roles (tests/unit/test_hy
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from fake_chat import ScriptedChatModel
-from pydantic import Field
+from fake_chat import ChatLlamaCpp, ScriptedChatModel
 
 from agents.hydrarag import analysis as analysis
 from agents.hydrarag import answering as answering
 from agents.hydrarag import roles as R
 from agents.hydrarag import shots as shots
 from agents.hydrarag import steps as steps
-from agents.llm.models import forget_model, register_model
 from graphs.common import resolve_kb
 from graphs.hydrarag import HydraRAGContext, graph
 
@@ -26,31 +22,10 @@ Q = "which movies did Tom Hanks star in"
 PLAN = R.SkylinePlan(topic="Tom Hanks", relations=["starred_actors"], answer_type="movie")
 
 
-class ChatLlamaCpp(ScriptedChatModel):
-    """Scripted, and named like the llama.cpp integration: records each call's ``response_format``."""
-
-    formats: list[Any] = Field(default_factory=list)
-
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
-        self.formats.append(kwargs.get("response_format"))
-        return super()._generate(messages, stop, run_manager, **kwargs)
-
-
 @pytest.fixture
-def small():
-    """Factory: a scripted llama.cpp-like model registered as ``local:tiny`` (a small model)."""
-    made: list[ChatLlamaCpp] = []
-
-    def make(*script) -> ChatLlamaCpp:
-        model = ChatLlamaCpp(script=list(script))
-        register_model("local:tiny", model)
-        made.append(model)
-        return model
-
-    yield make
-    forget_model("local:tiny")
-    for model in made:
-        assert not model.script, f"script items left unused: {model.script}"
+def small(tiny_llama):
+    """Factory: a scripted llama.cpp-like model registered as ``local:tiny`` (conftest ``tiny_llama``)."""
+    return tiny_llama
 
 
 def run(kb: str, question: str = Q, **kw) -> dict:

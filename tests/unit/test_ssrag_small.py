@@ -7,13 +7,9 @@ paper's roles with a model that is not small stay as tests/unit/test_ssrag.py ru
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from fake_chat import ScriptedChatModel
-from pydantic import Field
+from fake_chat import ChatLlamaCpp, ScriptedChatModel
 
-from agents.llm.models import forget_model, register_model
 from agents.ssrag import unify as uni
 from agents.ssrag.settings import check_choices
 from graphs.common import resolve_kb
@@ -21,31 +17,10 @@ from graphs.ssrag import SSRAGContext, graph
 from graphs.ssrag_small import constrained, entity_choices, rule_intent, small
 
 
-class ChatLlamaCpp(ScriptedChatModel):
-    """Scripted, and named like the llama.cpp integration: records each call's ``response_format``."""
-
-    formats: list[Any] = Field(default_factory=list)
-
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
-        self.formats.append(kwargs.get("response_format"))
-        return super()._generate(messages, stop, run_manager, **kwargs)
-
-
 @pytest.fixture
-def tiny_model():
-    """Factory: a scripted llama.cpp-like model registered as ``local:tiny`` (a small model)."""
-    made: list[ChatLlamaCpp] = []
-
-    def make(*script) -> ChatLlamaCpp:
-        model = ChatLlamaCpp(script=list(script))
-        register_model("local:tiny", model)
-        made.append(model)
-        return model
-
-    yield make
-    forget_model("local:tiny")
-    for model in made:
-        assert not model.script, f"script items left unused: {model.script}"
+def tiny_model(tiny_llama):
+    """Factory: a scripted llama.cpp-like model registered as ``local:tiny`` (conftest ``tiny_llama``)."""
+    return tiny_llama
 
 
 def run(kb: str, question: str, **kw) -> dict:
