@@ -64,8 +64,16 @@ def greedy_grammar_chain(llama: Any, grammar: Any, repeat_penalty: float, freque
 
 
 def install(llama: Any) -> None:
-    """Make ``llama`` (a ``llama_cpp.Llama``) decode greedy grammar calls with :func:`greedy_grammar_chain`."""
-    original = llama._init_sampler
+    """Make ``llama`` (a ``llama_cpp.Llama``) decode greedy grammar calls with :func:`greedy_grammar_chain`.
+
+    The hook uses llama-cpp-python internals (``Llama._init_sampler``, ``_internals.LlamaSampler``);
+    a version without them keeps its own sampler, untouched.
+    """
+    from llama_cpp import _internals
+
+    original = getattr(llama, "_init_sampler", None)
+    if original is None or not hasattr(_internals.LlamaSampler, "add_custom"):
+        return
 
     def init_sampler(**kw: Any) -> Any:
         if kw.get("grammar") is None or kw.get("temp", 0.8) != 0.0 or kw.get("logits_processor") is not None \
