@@ -20,10 +20,11 @@ models: pruning and answering stay reproducible). :func:`at_temperature` makes t
 from __future__ import annotations
 
 import threading
+from functools import lru_cache
 from typing import Any, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from agents.llm.constrained import is_llama_cpp
 from agents.llm.judge import use_rules
@@ -70,6 +71,18 @@ class SkylinePlan(BaseModel):
     topic: str = Field(description="The topic entity, as written in the question.")
     relations: list[str] = Field(default_factory=list, description="Relations from the topic to the answer.")
     answer_type: str = Field(description="The kind of the answer.")
+
+
+@lru_cache(maxsize=16)
+def plan_schema(hops: tuple[int, int] | None = None) -> type[SkylinePlan]:
+    """:class:`SkylinePlan`, with the number of relations bounded to ``hops = (fewest, most)`` when
+    given (``minItems`` / ``maxItems`` in the grammar; a reply outside them is unparseable)."""
+    if hops is None:
+        return SkylinePlan
+    lo, hi = hops
+    return create_model("SkylinePlan", __base__=SkylinePlan, relations=(
+        list[str], Field(default_factory=list, min_length=lo, max_length=hi,
+                         description="Relations from the topic to the answer.")))
 
 
 class SourceChoice(BaseModel):
@@ -171,11 +184,13 @@ def extract_topics(model: BaseChatModel, question: str, method: str, examples: s
 
 
 def plan(model: BaseChatModel, question: str, topics: str, kb_names: dict[str, list[str]], method: str,
-         examples: str = "", spans: list[str] = ()) -> tuple[SkylinePlan | None, dict]:
+         examples: str = "", spans: list[str] = (), hops: tuple[int, int] | None = None,
+         ) -> tuple[SkylinePlan | None, dict]:
     """Question analysis for a small model: topic (a span of the question), relations and answer kind
-    (the KB's relation names and entity types, ``kb_names`` as :func:`agents.llm.constrained.kb_choices`)."""
+    (the KB's relation names and entity types, ``kb_names`` as :func:`agents.llm.constrained.kb_choices`);
+    ``hops``: the fewest and most relations the reply may name (:func:`plan_schema`)."""
     choices = {"topic": list(spans), "relations": kb_names["relation"], "answer_type": kb_names["type"]}
-    return _ask(model, SkylinePlan, P.PLAN_SYSTEM, P.PLAN, "analysis", method, examples, choices,
+    return _ask(model, plan_schema(hops), P.PLAN_SYSTEM, P.PLAN, "analysis", method, examples, choices,
                 relations=", ".join(kb_names["relation"]) or "(any)", kinds=", ".join(kb_names["type"]) or "(any)",
                 question=question, topics=topics)
 

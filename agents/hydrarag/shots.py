@@ -117,6 +117,15 @@ def to_state(examples: list[SolvedExample]) -> list[dict]:
              ((k, getattr(e, k)) for k in keys)} for e in examples]
 
 
+def hop_range(examples: list[dict], source: str, k: int) -> tuple[int, int] | None:
+    """The fewest and most relations among the shown bank examples' paths (None: no bank examples
+    shown). A small model copies the examples' form but may stop a repeated-relation path early
+    ("the scriptwriter of X also wrote which films": written_by twice); the masked nearest examples
+    hold the right path length on nearly every templated question, so the analysis is held to it."""
+    lengths = [len(e["relations"]) for e in examples if e.get("relations")] if source == "kb" and k > 0 else []
+    return (min(lengths), max(lengths)) if lengths else None
+
+
 def other_chain(examples: list[dict], topic: str, current: str) -> str:
     """The skyline of the first shown example whose relation path differs from ``current``, written
     from ``topic`` ('' when none does): the refined round's new skyline under the judge's rules."""

@@ -100,8 +100,10 @@ def _planned(state: dict, ctx: Any, kb: Any, model: Any, names: list[str]) -> tu
     :class:`~agents.hydrarag.roles.QuestionAnalysis` (skyline and sub-questions by template), or None."""
     q = state["question"]
     spans = list(dict.fromkeys([*question_spans(q), *names]))
+    shown = state.get("shots", [])
     reply, calls = roles.plan(model, q, data_list(names), kb_choices(kb), ctx.structured_method,
-                              shots.lines(state.get("shots", []), "plan", ctx.examples, ctx.num_examples), spans)
+                              shots.lines(shown, "plan", ctx.examples, ctx.num_examples), spans,
+                              shots.hop_range(shown[:ctx.num_examples], ctx.examples, ctx.num_examples))
     if reply is None or not reply.relations:
         return None, calls
     topic, rels = reply.topic.strip(), [r.strip() for r in reply.relations if r.strip()]  # a relation may repeat

@@ -79,13 +79,13 @@ def _field(schema: dict, path: str) -> dict:
 
 
 def _unwrap(node: dict, defs: dict, min_items: int | None = None) -> dict:
-    """The value node under ``$ref``s, arrays and a nullable ``anyOf``; ``min_items`` is set on each
-    array passed through."""
+    """The value node under ``$ref``s, arrays and a nullable ``anyOf``; each array passed through
+    holds at least ``min_items`` (a larger ``minItems`` the schema already sets is kept)."""
     while True:
         node = _resolve(node, defs)
         if node.get("type") == "array":
             if min_items is not None:
-                node["minItems"] = min_items
+                node["minItems"] = max(min_items, node.get("minItems", 0))
             node = node["items"]
         elif "anyOf" in node:
             node = next(n for n in node["anyOf"] if n.get("type") != "null")

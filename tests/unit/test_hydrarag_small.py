@@ -145,3 +145,26 @@ def test_a_repeated_relation_stays_two_hops(tiny_kb):
     out = steps.analyse(_state(kb, topics=[{"mention": "Big", "id": "Big", "name": "Big"}], mentions=["Big"],
                                question="which films share an actor with Big"), ctx, kb, model)
     assert out["skyline"] == "Big - starred actors - entity - starred actors - answer(movie)" and out["depth"] == 2
+
+
+def test_the_analysis_names_as_many_relations_as_the_shown_bank_examples(tiny_kb):
+    ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny", examples="kb", num_examples=2)
+    kb = resolve_kb(ctx)
+    one = {"question": "which films share an actor with Big", "masked": "which films share an actor with <E>",
+           "topic": ["Big"], "topic_types": ["movie"], "answers": ["x"], "source": "user", "answer_type": "movie"}
+    shown = [{**one, "relations": ["starred_actors", "starred_actors"]},
+             {**one, "relations": ["directed_by", "directed_by"]}]
+    assert shots.hop_range(shown, "kb", 2) == (2, 2)
+    assert shots.hop_range(shown[:1] + [{**one, "relations": ["release_year"]}], "kb", 2) == (1, 2)
+    assert shots.hop_range(shown, "bundled", 2) is None and shots.hop_range(shown, "kb", 0) is None
+    model = ChatLlamaCpp(script=['{"topic": "Big", "relations": ["starred_actors", "starred_actors"], '
+                                 '"answer_type": "movie"}'])
+    state = _state(kb, topics=[{"mention": "Big", "id": "Big", "name": "Big"}], mentions=["Big"], shots=shown,
+                   question="the actor of Big also starred in which films")
+    out = steps.analyse(state, ctx, kb, model)
+    relations = model.formats[0]["schema"]["properties"]["relations"]
+    assert (relations["minItems"], relations["maxItems"]) == (2, 2)  # the grammar holds the examples' length
+    assert out["depth"] == 2
+    with pytest.raises(ValueError):  # a reply outside the bound (another backend) is unparseable
+        R.plan_schema((2, 2)).model_validate({"topic": "Big", "relations": ["starred_actors"], "answer_type": "movie"})
+    assert R.plan_schema(None) is R.SkylinePlan
