@@ -8,13 +8,12 @@ iteration: router 1, validator 0-1 (none when the ``judge`` setting decides by r
 after the last iteration, whose feedback would go unused, and none when ``commentor="rules"``
 or the judge's rules decide it); at most 3.
 The hybrid module follows the router's relation path (:mod:`agents.hybgrag.paths`) unless
-``radius`` fixes the paper's ego-graph radius.
+``radius`` fixes the paper's ego-graph radius. Settings: :mod:`graphs.hybgrag_context`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -34,15 +33,12 @@ from agents.hybgrag.retrieval import Retrieval, link_action, text_retrieve
 from agents.hybgrag.shots import examples_for
 from agents.hybgrag.text_hops import has_passages
 from agents.llm.constrained import is_llama_cpp
-from agents.llm.judge import Judge
-from agents.llm.models import DEFAULT_LLM, load_chat_model
-from graphs.common import Context, InputState, OutputState, StructuredMethod, context_of, resolve_kb, timed, traced
-from graphs.tool_steps import check_overrides, run_step
+from agents.llm.models import load_chat_model
+from graphs.common import InputState, OutputState, context_of, resolve_kb, timed, traced
+from graphs.hybgrag_context import HybGRAGContext
+from graphs.tool_steps import run_step
 from graphs.tool_steps_hybgrag import STEPS
 
-Examples = Literal["kb", "bundled"]
-Commentor = Literal["llm", "rules"]
-CHOICES = {"structured_method": StructuredMethod, "examples": Examples, "commentor": Commentor, "judge": Judge}
 ModuleRoute = Literal["hybrid", "text"]
 ValidationRoute = Literal["accepted or out of iterations", "accepted: answer (QA mode)",
                           "rejected: corrective feedback"]
@@ -52,62 +48,6 @@ VALIDATION_ROUTES: dict[ValidationRoute, str] = {
     "accepted or out of iterations": END, "accepted: answer (QA mode)": "generate_answer",
     "rejected: corrective feedback": "comment_on_routing"}
 FEEDBACK_ROUTES: dict[FeedbackRoute, str] = {"feedback to the router": "route_question"}
-
-
-@dataclass(kw_only=True)
-class HybGRAGContext(Context):
-    """HybGRAG settings; each field falls back to ``HYBRIDRAG_<FIELD>``."""
-
-    llm: str = field(default=DEFAULT_LLM, metadata={
-        "description": "Chat model of every role as 'provider:model', e.g. local:smollm2."})
-    router_llm: str = field(default="", metadata={"description": "Router model; empty for `llm`."})
-    validator_llm: str = field(default="", metadata={"description": "Validator model; empty for `llm`."})
-    commentor_llm: str = field(default="", metadata={"description": "Commentor model; empty for `llm`."})
-    answer_llm: str = field(default="", metadata={"description": "Answer model (QA mode); empty for `llm`."})
-    llm_base_url: str = field(default="", metadata={
-        "description": "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); empty for none."})
-    structured_method: StructuredMethod = field(default="function_calling", metadata={
-        "description": "Structured output method: function_calling, json_schema or json_mode."})
-    radius: int = field(default=0, metadata={
-        "description": "Hybrid module hops: 0 follows the router's relation path (as many hops as relations, "
-                       "one more when the same action was rejected, at most 3); N >= 1 is the paper's "
-                       "ego-graph of radius N (paper: 2)."})
-    text_hops: bool = field(default=True, metadata={"description": "Hybrid module (radius 0): also follow a "
-                            "relation through passages where the graph lacks the edge (KBs with passages); on a KB "
-                            "without relation types the only way along the router's relation phrases (off: text "
-                            "module)."})
-    num_references: int = field(default=1, metadata={
-        "description": "How many top references the validator sees (the paper shows one)."})
-    examples: Examples = field(default="kb", metadata={
-        "description": "Router and commentor examples: 'kb' (from the KB at hand's solved examples: the router's "
-                       "nearest by masked question, the six error types made from them) or 'bundled' (the MetaQA "
-                       "files prompts/examples/hybgrag_router.json and hybgrag_experience.json)."})
-    few_shot: str = field(default="", metadata={
-        "description": "Router few-shot JSON file (overrides `examples` for the router); empty for none."})
-    num_few_shot: int = field(default=10, metadata={"description": "Router few-shot examples used."})
-    validator_examples: int = field(default=2, metadata={
-        "description": "Validator examples per entity type, drawn from the KB at hand (paper: 2); 0 for none."})
-    commentor: Commentor = field(default="llm", metadata={"description": "Who writes the corrective feedback: 'llm' "
-                           "(the paper: the LLM commentor with the experience bank judges every rejection) or "
-                           "'rules' (rules where the retrieval shows the error, the LLM commentor the rest)."})
-    judge: Judge = field(default="auto", metadata={"description": "Who validates and diagnoses: 'llm' (the "
-                         "paper), 'rules' (the top reference reached along the router's path with the expected "
-                         "answer type; no LLM call) or 'auto' (rules for small models: local:* or a name of at most "
-                         "3B parameters, and for an unparseable reply; else the LLM)."})
-    experience: str = field(default="", metadata={
-        "description": "Experience bank JSON file (overrides `examples` for the commentor); empty for none."})
-    num_experiences: int = field(default=30, metadata={"description": "Experience-bank examples shown."})
-    answer: bool = field(default=False, metadata={
-        "description": "QA mode: generate a text answer from the accepted references."})
-
-    def __post_init__(self) -> None:
-        """Environment overrides, then one-line refusals of unknown choices."""
-        super().__post_init__()
-        check_overrides("hybgrag", self.tools, STEPS)
-        for name, choice in CHOICES.items():
-            if getattr(self, name) not in get_args(choice):
-                raise ValueError(f"hybgrag {name} must be one of {', '.join(get_args(choice))}, "
-                                 f"not {getattr(self, name)!r}")
 
 
 class State(InputState, OutputState, total=False):
