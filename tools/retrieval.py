@@ -7,9 +7,11 @@ import re
 from kb.base import Hit, KnowledgeBase
 from kb.model import Triple, UnknownEntityError
 from kb.store import Direction
-from kb.text_index import words
 
 MAX_MENTION_WORDS = 8
+_TOKEN = re.compile(r"[\w']+")  # the word tokens of kb.text_index.words, with their offsets
+_PLAIN = re.compile(r"[\w']+(?: [\w']+)*")
+_JOINED = set("!?.()*#$¡¿")  # punctuation a name may start or end with
 
 
 def _hit(kb: KnowledgeBase, h: Hit) -> dict:
@@ -33,23 +35,56 @@ def lexical_search(kb: KnowledgeBase, query: str, k: int = 10, kind: str | None 
     return [_hit(kb, h) for h in kb.lexical_search(query, k, kind)]
 
 
-def mentions_in(kb: KnowledgeBase, text: str) -> list[str]:
-    """Entity ids whose name or alias appears verbatim (case-insensitive) in ``text``.
+def _forms(text: str, start: int, end: int) -> list[str]:
+    """Ways a name may be written over ``text[start:end]``, most specific first: with the punctuation
+    that touches it ("Hello, Dolly!", "(500) Days of Summer", "Jr."; never a separator ``,;:`` or a
+    quote), as written inside ("Albert S. Rogell"), without edge apostrophes ('Heat'), then word by
+    word ("spider man" for "spider-man"). One form a case-folded spelling."""
+    left, right = start, end
+    while left > 0 and text[left - 1] in _JOINED:
+        left -= 1
+    while right < len(text) and text[right] in _JOINED:
+        right += 1
+    core = text[start:end]
+    if left == start and right == end and _PLAIN.fullmatch(core) and "'" not in (core[0], core[-1]):
+        return [core]  # words and single spaces only: every form below is this one
+    spans = dict.fromkeys([(left, right), (start, right), (left, end), (start, end)])
+    forms = [" ".join(text[a:b].split()) for a, b in spans]
+    forms += [forms[-1].strip("'"), " ".join(_TOKEN.findall(core)).lower()]
+    unique: dict[str, str] = {}
+    for form in forms:
+        if form:
+            unique.setdefault(form.casefold(), form)
+    return list(unique.values())
 
-    Longest mentions win; a shorter mention inside a longer matched one is skipped.
-    """
-    toks = words(text)
+
+def mention_spans(kb: KnowledgeBase, text: str) -> list[tuple[int, str, list[str]]]:
+    """(start offset, form as written, entity ids) of each KB name or alias ``text`` writes
+    (case-insensitive), punctuation kept (see :func:`_forms`); longest mentions first, then in text
+    order; a shorter mention inside a longer matched one is skipped."""
+    toks = list(_TOKEN.finditer(text))
     taken = [False] * len(toks)
-    found: list[str] = []
+    found: list[tuple[int, str, list[str]]] = []
     for n in range(min(MAX_MENTION_WORDS, len(toks)), 0, -1):
         for i in range(len(toks) - n + 1):
             if any(taken[i : i + n]):
                 continue
-            ents = kb.graph.lookup(" ".join(toks[i : i + n]))
-            if ents:
-                found.extend(e.id for e in ents)
-                taken[i : i + n] = [True] * n
-    return list(dict.fromkeys(found))
+            start, end = toks[i].start(), toks[i + n - 1].end()
+            for form in _forms(text, start, end):
+                if ents := kb.graph.lookup(form):
+                    found.append((start, form, [e.id for e in ents]))
+                    taken[i : i + n] = [True] * n
+                    break
+    return found
+
+
+def mentions_in(kb: KnowledgeBase, text: str) -> list[str]:
+    """Entity ids whose name or alias appears verbatim (case-insensitive) in ``text``, punctuation
+    and all ("Hello, Dolly!", "The World, the Flesh and the Devil").
+
+    Longest mentions win; a shorter mention inside a longer matched one is skipped.
+    """
+    return list(dict.fromkeys(i for _, _, ids in mention_spans(kb, text) for i in ids))
 
 
 def link_entities(kb: KnowledgeBase, mentions: list[str], min_score: float = 0.5) -> dict[str, list[dict]]:

@@ -45,7 +45,7 @@ import numpy as np
 from agents.hybgrag.retrieval import _doc_rows
 from kb.base import KnowledgeBase
 from kb.model import Triple
-from tools.retrieval import MAX_MENTION_WORDS
+from tools.retrieval import mentions_in as kb_mentions
 
 TEXT = " (text)"
 NEAREST = " (text, nearest sentence)"
@@ -56,7 +56,6 @@ _SENTENCE = re.compile(r"(?<=[^\s.]{2}[.!?])\s+")  # not after an initial ("Albe
 _STOP = {"by", "has", "have", "had", "in", "of", "the", "is", "was", "to", "a", "an", "at", "on", "for",
          "from", "with", "and", "or", "be", "as"}
 _WORD = re.compile(r"[a-z0-9]+")
-_TOKEN = re.compile(r"[\w']+")
 
 
 @lru_cache(maxsize=8)
@@ -129,23 +128,10 @@ def _sentences_of(kb: KnowledgeBase, eid: str, own: re.Pattern) -> list[str]:
 
 @lru_cache(maxsize=MENTION_CACHE)
 def mentions_in(kb: KnowledgeBase, text: str) -> tuple[str, ...]:
-    """Entity ids named in ``text``, longest first, matched on the text as written, so names with
-    punctuation ("Craig E. Serling", "bd-r") are found; a shorter name inside a longer one is not."""
-    toks = list(_TOKEN.finditer(text))
-    taken, found = [False] * len(toks), []
-    for n in range(min(MAX_MENTION_WORDS, len(toks)), 0, -1):
-        for i in range(len(toks) - n + 1):
-            if any(taken[i:i + n]):
-                continue
-            start, end = toks[i].start(), toks[i + n - 1].end()
-            forms = [text[start:end], " ".join(t.group() for t in toks[i:i + n])]
-            if text[end:end + 1] == ".":
-                forms.insert(0, text[start:end + 1])  # a name ending in a dot ("Jr.")
-            ents = next((e for f in forms if (e := kb.graph.lookup(f))), [])
-            if ents:
-                found += [e.id for e in ents]
-                taken[i:i + n] = [True] * n
-    return tuple(dict.fromkeys(found))
+    """Entity ids named in ``text`` (:func:`tools.retrieval.mentions_in`: longest first, matched on
+    the text as written, so names with punctuation, "Craig E. Serling", "bd-r", are found; a shorter
+    name inside a longer one is not), remembered per sentence."""
+    return tuple(kb_mentions(kb, text))
 
 
 def _name_pattern(kb: KnowledgeBase, eid: str) -> re.Pattern:
