@@ -21,12 +21,17 @@ def add_bank_arguments(sub) -> None:
                        help="schema-synthesized examples per relation path (default 2; 0: none)")
     build.add_argument("--limit", type=int, metavar="N", help="use at most N questions (seeded sample)")
     build.add_argument("--seed", type=int, default=0)
+    build.add_argument("--keep-outliers", action="store_true",
+                       help="keep solved examples whose path their look-alikes outvote (left out by default, "
+                            "written to bank.outliers.jsonl)")
     build.set_defaults(func=_build)
     add = cmds.add_parser("add", help="add your own solved examples or questions with answers")
     add.add_argument("--kb", required=True, type=Path, help="KB directory")
     add.add_argument("--file", required=True, type=Path,
                      help="JSONL {question, relations, topic, answers, outputs} or {question, answers}, "
                           "or MetaQA 'question [Topic]<TAB>ans1|ans2'")
+    add.add_argument("--keep-outliers", action="store_true",
+                     help="keep solved questions whose path their look-alikes outvote")
     add.set_defaults(func=_add)
     show = cmds.add_parser("show", help="summarise the bank, or the nearest examples of a question")
     show.add_argument("--kb", required=True, type=Path, help="KB directory")
@@ -116,6 +121,17 @@ def _save(kb, examples: list) -> None:
     print(f"bank {path}: {n} examples ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
 
 
+def _report(kb, source: Path, tally) -> None:
+    """Print a solve tally; the outvoted examples go to ``bank.outliers.jsonl`` (nothing is lost)."""
+    from agents.shots.bank import bank_path, write_bank_file
+
+    print(f"{source}: {tally.line()}")
+    if tally.dropped:
+        path = bank_path(kb.directory).with_name("bank.outliers.jsonl")
+        write_bank_file(path, tally.dropped)
+        print(f"{len(tally.dropped)} outvoted examples written to {path} (keep them: --keep-outliers)")
+
+
 def _existing(kb) -> list:
     from agents.shots.bank import open_bank
 
@@ -137,8 +153,9 @@ def _build(args: argparse.Namespace) -> int:
     user = [e for e in _existing(kb) if e.source == "user"]
     run = []
     if args.questions:
-        run, tally = solve_all(kb, _questions(args.questions, args.limit, args.seed), "run", True, walker, user)
-        print(f"questions {args.questions}: {tally.line()}")
+        run, tally = solve_all(kb, _questions(args.questions, args.limit, args.seed), "run", True, walker, user,
+                               consensus=not args.keep_outliers)
+        _report(kb, args.questions, tally)
     schema = synthesize(kb, per_path=args.synth, seed=args.seed, walker=walker) if args.synth else []
     print(f"schema: {len(schema)} examples synthesized")
     _save(kb, user + run + schema)
@@ -152,9 +169,10 @@ def _add(args: argparse.Namespace) -> int:
     kb = _open(args.kb)
     given, to_solve = _user_rows(kb, args.file)
     old = _existing(kb) or synthesize(kb)
-    solved, tally = solve_all(kb, to_solve, "user", True, voters=given + old) if to_solve else ([], None)
+    solved, tally = solve_all(kb, to_solve, "user", True, voters=given + old,
+                              consensus=not args.keep_outliers) if to_solve else ([], None)
     if tally is not None:
-        print(f"{args.file}: {tally.line()}")
+        _report(kb, args.file, tally)
     _save(kb, given + solved + old)
     return 0
 

@@ -44,6 +44,7 @@ class SolveTally:
 
     solved: int = 0
     skipped: Counter = field(default_factory=Counter)
+    dropped: list[SolvedExample] = field(default_factory=list)  # solved, but outvoted by look-alikes
 
     def line(self) -> str:
         """``solved 90, skipped 10 (topic not in KB: 7, ...)``."""
@@ -180,13 +181,15 @@ def vote(kb: KnowledgeBase, tied: list[_Found], voters: list[SolvedExample]) -> 
 
 
 def solve_all(kb: KnowledgeBase, questions: Iterable[GoldQuestion], source: str = "run",
-              progress: bool = False, walker: Walker | None = None, voters: Iterable[SolvedExample] = ()
-              ) -> tuple[list[SolvedExample], SolveTally]:
+              progress: bool = False, walker: Walker | None = None, voters: Iterable[SolvedExample] = (),
+              consensus: bool = True) -> tuple[list[SolvedExample], SolveTally]:
     """Solve every question; skipped ones are counted by reason, never dropped silently.
 
     A question whose answers several paths reach equally well (a person who wrote and directed
     the film) takes the path of its nearest unambiguous examples, entity masked: this batch's
-    and ``voters`` (e.g. the bank's); without any, the path closest to its words.
+    and ``voters`` (e.g. the bank's); without any, the path closest to its words. With
+    ``consensus``, a solved example whose path its look-alikes outvote
+    (:func:`agents.shots.consensus.outliers`) is left out, counted, and kept in ``tally.dropped``.
     """
     from tqdm import tqdm
 
@@ -202,11 +205,29 @@ def solve_all(kb: KnowledgeBase, questions: Iterable[GoldQuestion], source: str 
         done.append(found if found.tied else found.example(kb, found.paths[0], source))
     tied = [f for f in done if isinstance(f, _Found)]
     clear = [e for e in done if isinstance(e, SolvedExample)]
-    picks = dict(zip(map(id, tied), vote(kb, tied, clear + [v for v in voters if v.source != "schema"]),
-                     strict=True))
+    solved_voters = [v for v in voters if v.source != "schema"]
+    picks = dict(zip(map(id, tied), vote(kb, tied, clear + solved_voters), strict=True))
     out = []
     for item in done:
         if isinstance(item, _Found):
             item = item.example(kb, picks[id(item)] or pick_by_words(kb, item.q.question, item.paths), source)
         out.append(item)
-    return out, tally
+    return _agreeing(kb, out, solved_voters, tally) if consensus else out, tally
+
+
+def _agreeing(kb: KnowledgeBase, solved: list[SolvedExample], voters: list[SolvedExample],
+              tally: SolveTally) -> list[SolvedExample]:
+    """``solved`` without the outliers among them (peers: ``solved`` and ``voters``), tallied."""
+    from agents.shots.bank import embed_texts
+    from agents.shots.consensus import REASON, outliers
+
+    if not solved:
+        return solved
+    peers = solved + voters
+    vectors = embed_texts(kb, [e.masked for e in peers])
+    bad = set(outliers(solved, vectors[:len(solved)], peers, vectors))
+    tally.dropped += [e for i, e in enumerate(solved) if i in bad]
+    if bad:
+        tally.solved -= len(bad)
+        tally.skipped[REASON] += len(bad)
+    return [e for i, e in enumerate(solved) if i not in bad]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -191,3 +192,27 @@ def test_questions_are_written_from_relation_words_in_two_styles():
     assert write_question("Acme", two_hops, style=0)[1] == "which material that the product that <E> makes is made of"
     assert write_question("Acme", two_hops, style=1)[1] == "what material is the product that <E> makes made of"
     assert write_question("Steel", ((("made_of", "in"), "product"),), style=1)[1] == "what product is made of <E>"
+
+
+def test_bank_build_leaves_out_and_keeps_aside_the_outvoted(company_kb, tmp_path, monkeypatch, capsys):
+    import agents.shots.solve as solve_mod
+    from agents.shots.consensus import REASON
+    from app.bank_cli import _report
+    from evals.datasets import Question
+
+    asked = [Question(str(i), q, ans, topic=topic) for i, (q, ans, topic) in enumerate([
+        ("what does Acme make", ("Hammock",), "Acme"),
+        ("what does Globex make", ("Doomsday Device",), "Globex"),
+        ("what does Initech make", ("TPS Report Software",), "Initech")])]
+    got, tally = solve_mod.solve_all(company_kb, asked, consensus=False)
+    assert tally.solved == 3 and not tally.dropped
+    rels = [e.relations for e in got]
+    # the solver's own paths, then one of them made the odd one out by its look-alikes
+    monkeypatch.setattr("agents.shots.consensus.outliers", lambda examples, *a, **k: [len(examples) - 1])
+    kept, tally = solve_mod.solve_all(company_kb, asked)
+    assert [e.relations for e in kept] == rels[:2] and [e.question for e in tally.dropped] == [asked[2].question]
+    assert tally.solved == 2 and tally.skipped[REASON] == 1 and REASON in tally.line()
+    _report(company_kb, tmp_path / "q.txt", tally)
+    out = company_kb.directory / "bank.outliers.jsonl"
+    assert json.loads(out.read_text().splitlines()[0])["question"] == asked[2].question
+    assert "1 outvoted examples written to" in capsys.readouterr().out
