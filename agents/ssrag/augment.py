@@ -12,62 +12,28 @@ rule-based fallback when the reply cannot be parsed after one retry:
 Rules that check the LLM (ours, to keep small models honest): a sub-question must share a
 content word with the question, extracted entities and time hints must occur in the question,
 and a rewrite that drops a named entity is rejected. The rewrite is cut to ``max_tokens``
-tokens (the paper's "≤ 40 tokens") counted by :func:`count_tokens`. Aliases are canonicalised through the
-KB's alias store, keeping the longest surface form of each canonical entity (the paper's
-Churchill example).
+tokens (the paper's "≤ 40 tokens"). The rule cues, the token count and these checks are
+:mod:`agents.ssrag.cues`. Aliases are canonicalised through the KB's alias store, keeping the
+longest surface form of each canonical entity (the paper's Churchill example).
 """
 
 from __future__ import annotations
 
 import re
-from datetime import date
 from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agents.llm.structured import call_structured
+from agents.ssrag.cues import content_words, count_tokens, cut_tokens, rule_cues, unique, written_in
 from kb.base import KnowledgeBase
-from kb.text_index import words
 from prompts import ssrag as P
 from prompts.data_block import data_list
 from tools.retrieval import explicit_mentions, mentions_in
 
-# A deterministic approximation of a BPE tokenizer (no tokenizer file is needed offline):
-# runs of letters in pieces of at most 8, runs of digits in pieces of at most 3 (as GPT-4's
-# cl100k groups digits), and every other non-space character (punctuation, "_") alone.
-_TOKEN = re.compile(r"[^\W\d_]{1,8}|\d{1,3}|[^\w\s]|_|\w")
-
-
-def count_tokens(text: str) -> int:
-    """Tokens of ``text`` under the approximation above (a word of 1-8 letters is one token)."""
-    return sum(1 for _ in _TOKEN.finditer(text))
-
-
-def cut_tokens(text: str, max_tokens: int) -> str:
-    """``text`` up to the end of its ``max_tokens``-th token (unchanged when it fits)."""
-    for n, m in enumerate(_TOKEN.finditer(text), 1):
-        if n == max_tokens:
-            return text[: m.end()]
-    return text
-
-
 Intent = Literal["who", "what", "when", "where", "which", "why", "how"]
 WH_WORDS: tuple[str, ...] = Intent.__args__  # type: ignore[attr-defined]
-
-_WH = re.compile(r"\b(who|whom|whose|what|when|where|which|why|how)\b", re.IGNORECASE)
-# Cues that a question asks about the present or the recent past (paper §III-B examples).
-_RECENCY = re.compile(
-    r"\b(today|tonight|now|nowadays|currently|current|lately|latest|recent|recently|newest|trending|"
-    r"upcoming|breaking|this (?:week|month|year|season)|(?:last|past|next) (?:week|month|few days)|"
-    r"so far this year|yesterday|tomorrow)\b", re.IGNORECASE)
-_YEAR = re.compile(r"\b(?:in |since |during )?((?:1[5-9]|20)\d{2})\b", re.IGNORECASE)
-_PERIOD = re.compile(
-    r"\b(\d{1,2}(?:st|nd|rd|th) century|middle ages|renaissance|world war (?:i{1,2}|one|two|1|2)|"
-    r"cold war|ancient \w+|medieval|victorian era|bronze age|iron age|(?:1[5-9]|20)\d0s)\b", re.IGNORECASE)
-_STOP = {"the", "and", "for", "with", "who", "what", "when", "where", "which", "why", "how", "did", "does",
-         "was", "were", "are", "is", "that", "this", "from", "into", "about", "has", "have", "had"}
-RECENT_YEARS = 2  # a year within this many years of today is a recency cue ("in 2023", paper §III-B)
 
 
 class SubQuestions(BaseModel):
@@ -104,36 +70,6 @@ class AugmentedQuery(BaseModel):
     query: str = Field(description="The augmented query.")
 
 
-def rule_cues(question: str) -> dict:
-    """Cues read by rule: question word, time hints, recency, factual cues (paper §III-A, §III-B)."""
-    wh = _WH.search(question)
-    intent = None
-    if wh:
-        word = wh.group(1).lower()
-        intent = "who" if word in ("whom", "whose") else word
-    this_year = date.today().year
-    years = [(m.group(0).strip(), int(m.group(1))) for m in _YEAR.finditer(question)]
-    recency = [m.group(0) for m in _RECENCY.finditer(question)]
-    recent_years = [text for text, y in years if y >= this_year - RECENT_YEARS]
-    factual = [*explicit_mentions(question), *(m.group(0) for m in _PERIOD.finditer(question)),
-               *(str(y) for _, y in years if y < this_year - RECENT_YEARS)]
-    return {"intent": intent, "time_hints": _unique(recency + [t for t, _ in years]),
-            "recency": bool(recency or recent_years), "factual_cues": _unique(factual)}
-
-
-def _unique(items: list[str]) -> list[str]:
-    seen, out = set(), []
-    for s in (i.strip() for i in items):
-        if s and s.lower() not in seen:
-            seen.add(s.lower())
-            out.append(s)
-    return out
-
-
-def _in(text: str, phrase: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(phrase.strip())}(?!\w)", text, re.IGNORECASE) is not None
-
-
 def decompose(model: BaseChatModel, question: str, method: str,
               shots: str = "") -> tuple[list[str], dict, str | None]:
     """DecomposeQuery; returns (sub-questions, usage, fallback note or None)."""
@@ -141,16 +77,12 @@ def decompose(model: BaseChatModel, question: str, method: str,
     reply, usage = call_structured(model, SubQuestions, messages, role="decomposer", method=method)
     if reply is None:
         return [question], usage, "unparseable decomposition: the question itself"
-    subs = _unique(reply.sub_questions)
-    kept = [s for s in subs if _content(s) & _content(question)]
+    subs = unique(reply.sub_questions)
+    kept = [s for s in subs if content_words(s) & content_words(question)]
     if not kept:
         return [question], usage, "no sub-question shares a word with the question: the question itself"
     return kept, usage, (f"dropped {len(subs) - len(kept)} sub-questions unrelated to the question"
                          if len(kept) < len(subs) else None)
-
-
-def _content(text: str) -> set[str]:
-    return {w for w in words(text) if len(w) > 2 and w not in _STOP}
 
 
 def extract_entities(model: BaseChatModel, kb: KnowledgeBase, question: str, subs: list[str],
@@ -168,10 +100,10 @@ def extract_entities(model: BaseChatModel, kb: KnowledgeBase, question: str, sub
                                    choices=choices)
     if reply is None:
         names = explicit_mentions(question) + [kb.name(i) for i in mentions_in(kb, question)]
-        found = [{"name": n, "type": ""} for n in _unique(names)]
+        found = [{"name": n, "type": ""} for n in unique(names)]
         return found, usage, "unparseable entity list: marked spans and KB mentions"
     kept = [{"name": e.name.strip(), "type": e.type.strip()} for e in reply.entities if e.name.strip()]
-    kept = [e for e in kept if _in(question, e["name"])]
+    kept = [e for e in kept if written_in(question, e["name"])]
     dropped = len(reply.entities) - len(kept)
     return _unique_entities(kept), usage, (f"dropped {dropped} entities absent from the question"
                                            if dropped else None)
@@ -201,7 +133,7 @@ def canonicalise(kb: KnowledgeBase, entities: list[dict]) -> list[dict]:
         group["surfaces"] += [e["name"], *([best.name, *best.aliases] if best else [])]
     out = []
     for g in groups.values():
-        surfaces = _unique(g["surfaces"])
+        surfaces = unique(g["surfaces"])
         out.append({"name": max(surfaces, key=len), "type": g["type"], "id": g["id"], "surfaces": surfaces})
     return out
 
@@ -217,10 +149,10 @@ def detect_intent(model: BaseChatModel, question: str, subs: list[str], entities
     if reply is None:
         return {**rules, "intent": rules["intent"] or "what", "subtopics": []}, usage, \
             "unparseable intent: rule cues only"
-    hints = rules["time_hints"] + [h for h in reply.time_hints if _in(question, h)]
-    cues = {"intent": rules["intent"] or reply.intent, "subtopics": _unique(reply.subtopics),
-            "time_hints": _unique(hints), "recency": rules["recency"],
-            "factual_cues": _unique(rules["factual_cues"] + reply.factual_cues)}
+    hints = rules["time_hints"] + [h for h in reply.time_hints if written_in(question, h)]
+    cues = {"intent": rules["intent"] or reply.intent, "subtopics": unique(reply.subtopics),
+            "time_hints": unique(hints), "recency": rules["recency"],
+            "factual_cues": unique(rules["factual_cues"] + reply.factual_cues)}
     return cues, usage, None
 
 
@@ -229,7 +161,7 @@ def canonical_question(question: str, entities: list[dict]) -> str:
     out = question
     for e in entities:
         for s in sorted(e.get("surfaces", []), key=len, reverse=True):
-            if s != e["name"] and not _in(out, e["name"]):
+            if s != e["name"] and not written_in(out, e["name"]):
                 out = re.sub(rf"(?<!\w){re.escape(s)}(?!\w)", e["name"], out, flags=re.IGNORECASE)
     return out
 
@@ -250,7 +182,7 @@ def enhance_query(model: BaseChatModel, question: str, entities: list[dict], cue
     tokens = count_tokens(text)
     note = f"rewrite cut to {max_tokens} tokens (was {tokens})" if tokens > max_tokens else None
     text = cut_tokens(text, max_tokens)
-    lost = [e["name"] for e in entities if not any(_in(text, s) for s in e["surfaces"])]
+    lost = [e["name"] for e in entities if not any(written_in(text, s) for s in e["surfaces"])]
     if lost:
         return fallback_query, usage, f"rewrite dropped {', '.join(lost)}: canonicalised question"
     return canonical_question(text, entities), usage, note

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from agents.ssrag import augment as aug
+from agents.ssrag import cues as cues
 from agents.ssrag import retrieval as ret
 from agents.ssrag import unify as uni
 from agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
@@ -245,10 +246,10 @@ def test_rewrite_checks(fake_llm, reply, query, note):
 
 
 def test_token_count_is_not_a_word_count():
-    assert aug.count_tokens("Tom Hanks films") == 3
-    assert aug.count_tokens("Apollo 13 (1995), U.S.") == 11  # words: 4
-    assert aug.count_tokens("supercalifragilistic 1234567") == 3 + 3
-    assert aug.cut_tokens("Apollo 13 (1995)", 3) == "Apollo 13 (" and aug.cut_tokens("Big", 40) == "Big"
+    assert cues.count_tokens("Tom Hanks films") == 3
+    assert cues.count_tokens("Apollo 13 (1995), U.S.") == 11  # words: 4
+    assert cues.count_tokens("supercalifragilistic 1234567") == 3 + 3
+    assert cues.cut_tokens("Apollo 13 (1995)", 3) == "Apollo 13 (" and cues.cut_tokens("Big", 40) == "Big"
 
 
 def test_canonicalise_keeps_longest_surface():
@@ -263,14 +264,14 @@ def test_canonicalise_keeps_longest_surface():
 
 
 def test_rule_cues():
-    assert aug.rule_cues("who directed Big")["intent"] == "who"
-    latest = aug.rule_cues("What are the latest breakthroughs in AI?")
+    assert cues.rule_cues("who directed Big")["intent"] == "who"
+    latest = cues.rule_cues("What are the latest breakthroughs in AI?")
     assert latest["recency"] and latest["time_hints"] == ["latest"]
-    old = aug.rule_cues("films released in 1988 during World War II")
+    old = cues.rule_cues("films released in 1988 during World War II")
     assert not old["recency"] and "in 1988" in old["time_hints"] and {"1988", "World War II"} <= set(
         old["factual_cues"])
-    assert aug.rule_cues(f"elections in {date.today().year}")["recency"]
-    assert aug.rule_cues("Albert Einstein's birth place")["intent"] is None
+    assert cues.rule_cues(f"elections in {date.today().year}")["recency"]
+    assert cues.rule_cues("Albert Einstein's birth place")["intent"] is None
 
 
 def test_graph_nodes_seeds_first_then_by_cosine(tiny_kb):
