@@ -14,9 +14,8 @@
   unparseable filter reply removes nothing. The top ``k`` survivors are the unified context.
 - Answer: one LLM call over the unified context; an unparseable reply falls back to the
   name of the top context (an entity name, or the entity a passage is about), and so does a
-  reply the retrieved contexts do not support (:func:`prompts.grounding.check_answer`, strict:
-  the prompt asks for an answer from the contexts only). Support is judged on the contexts'
-  names, their texts and, for graph items, their facts rather than the LLM's prose.
+  reply the retrieved contexts do not support, or one that is only the question's own entity
+  (the checks: :mod:`agents.ssrag.support`).
 The filter and the answerer read the contexts (and the augmented query, which may hold KB
 names) as quoted data blocks: whole contexts in rank order while their texts fit the
 character budget (``context_budget``; a context that does not fit is skipped, a top context
@@ -30,11 +29,12 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agents.llm.structured import add_usage, call_structured
+from agents.ssrag.support import own_entity, supported
 from agents.ssrag.vectors import item_scores, item_vectors
 from kb.base import KnowledgeBase
 from prompts import ssrag as P
 from prompts.data_block import data_block
-from prompts.grounding import Support, answer_parts, check_answer, norm
+from prompts.grounding import norm
 
 DEFAULT_BUDGET = 8000  # characters of context text shown to the filter and the answerer
 
@@ -162,13 +162,6 @@ def fallback_answer(items: list[dict], asked: set[str] = frozenset()) -> str:
     return ""
 
 
-def own_entity(answer: str, own: list[str]) -> bool:
-    """Whether every part of ``answer`` is one of the question's own entities (names in ``own``)."""
-    names = {norm(n) for n in own if n.strip()}
-    parts = [norm(p) for p in answer_parts(answer)]
-    return bool(names) and bool(parts) and all(p in names for p in parts)
-
-
 def answer_names(items: list[dict], own: list[str]) -> list[str]:
     """What a constrained answerer may name: the contexts' names, the question's own entities left out."""
     mine = {norm(n) for n in own}
@@ -205,31 +198,6 @@ def generate(model: BaseChatModel, question: str, items: list[dict], method: str
         usage = add_usage(usage, {"unsupported_answers": 1, "by_role": {"answerer": {"unsupported_answers": 1}}})
         return fallback_answer(items), usage, f"answer rejected: {verdict.reason}; top context's name"
     return text, usage, None
-
-
-def supported(answer: str, question: str, shown: list[dict]) -> Support:
-    """The grounding check of :func:`prompts.grounding.check_answer`, part by part, where a part the
-    contexts write as a whole phrase is supported even without a content word (short tags such
-    as "r" or "bd-r", which the word-overlap rule cannot see); an instruction echo still fails."""
-    names, texts = support_evidence(shown)
-    verdict = check_answer(answer, question, names, texts)
-    if verdict.ok or not verdict.reason.endswith("is not supported by the retrieved data"):
-        return verdict
-    written = [f" {norm(t)} " for t in (*names, *texts)]
-    for part in answer_parts(answer):
-        one = check_answer(part, question, names, texts)
-        if not one.ok and not (one.reason.endswith("is not supported by the retrieved data")
-                               and any(f" {norm(part)} " in w for w in written)):
-            return one
-    return Support(True, "every part is written in the contexts")
-
-
-def support_evidence(items: list[dict]) -> tuple[list[str], list[str]]:
-    """(names, texts) an answer may rest on: names, texts shown, and graph items' own facts."""
-    names = [it["name"].removeprefix("passage about ") for it in items]
-    texts = [*(f for it in items if it["source"] == "kg" for f in it.get("path") or []),
-             *(it["text"] or "" for it in items if it["source"] != "kg")]
-    return names, texts
 
 
 def candidates_first(items: list[dict], asked: set[str]) -> list[dict]:

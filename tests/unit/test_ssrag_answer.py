@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agents.ssrag import support as support
 from agents.ssrag import unify as uni
 from agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
 from agents.ssrag.retrieval import GraphText
@@ -54,15 +55,15 @@ def test_fallback_answer_skips_entities_and_passages_of_the_question():
 
 
 def test_own_entity_reads_every_part_of_the_answer():
-    assert uni.own_entity("Tom Hanks", ["Tom Hanks", "Hanks"])
-    assert uni.own_entity("hanks", ["Tom Hanks", "Hanks"])
-    assert not uni.own_entity("Big, Tom Hanks", ["Tom Hanks"])
-    assert not uni.own_entity("Big", [])
+    assert support.own_entity("Tom Hanks", ["Tom Hanks", "Hanks"])
+    assert support.own_entity("hanks", ["Tom Hanks", "Hanks"])
+    assert not support.own_entity("Big, Tom Hanks", ["Tom Hanks"])
+    assert not support.own_entity("Big", [])
 
 
 def test_a_short_tag_written_in_the_contexts_is_supported():
     shown = [{"name": "Carmen Jones", "kind": "passage", "source": "doc", "path": None,
               "text": "Carmen Jones is tagged as bd-r. Carmen Jones is tagged as world war ii."}]
     question = "describe the movie Carmen Jones in a few words"
-    assert uni.supported("bd-r, world war ii", question, shown).ok  # no content word in "bd-r"
-    assert not uni.supported("bd-r, Tom Cruise", question, shown).ok
+    assert support.supported("bd-r, world war ii", question, shown).ok  # no content word in "bd-r"
+    assert not support.supported("bd-r, Tom Cruise", question, shown).ok
