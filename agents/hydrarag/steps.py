@@ -9,7 +9,7 @@ its LLM usage (the graph node adds the seconds). Fallbacks (all recorded in the 
 - source selection unparseable or empty → every available source (the no-selector setting);
 - follow-up question unparseable → the question and skyline again (a deeper, all-source round);
 - predictions unparseable or empty → the top ranked entities so far as predictions;
-- web search unavailable or failing → no web paths, the reason noted.
+- web search unavailable or failing → no web paths, the reason noted (:mod:`agents.hydrarag.exploration`).
 
 Small models (:func:`agents.hydrarag.roles.constrained`): topic extraction decodes within the
 KB names the question writes (every span of the question when it writes none; one name is taken
@@ -27,17 +27,16 @@ from __future__ import annotations
 from typing import Any
 
 from agents.hydrarag import analysis as analysis
-from agents.hydrarag import kg as kg
 from agents.hydrarag import roles as roles
 from agents.hydrarag import shots as shots
-from agents.hydrarag import text as text
+from agents.hydrarag.exploration import beam_documents as _beam_documents  # noqa: F401 - evals/bench_modules_methods.py calls it here
+from agents.hydrarag.exploration import explore_one
 from agents.hydrarag.feedback import feedback_block
 from agents.hydrarag.pruning import path_blocks
 from agents.llm.constrained import kb_choices, question_spans
 from agents.llm.judge import use_rules
 from prompts.data_block import data_block, data_list
 from tools.retrieval import mentions_in
-from tools.web import WebSearchError
 
 PREDICTIONS = 3  # the paper asks for three predicted answers
 
@@ -159,44 +158,6 @@ def select(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
                   reasoning=why)
     return {"sources": chosen, "probe": probe, "phase": "initial", "round": 1, "trace": [step],
             "usage": calls}
-
-
-def _beam_documents(kb: Any, ctx: Any, probe: dict) -> Any:
-    """What the KG beam's cross-score corroborates against: each chain's top document sentences when
-    documents are searched this round (none otherwise); None under ``beam_score=relevance``."""
-    if ctx.beam_score != "cross":
-        return None
-    if "docs" not in probe["sources"]:
-        return lambda ch: []
-    s = ctx.text()
-    return lambda ch: [x["sentence"] for x in text.top_sentences(
-        kb, text.gather_docs(kb, ch["doc_topics"], ch["query"], s.doc_pool), ch["indicator"], s.num_sentences)]
-
-
-def explore_one(src: str, question: str, probe: dict, topic_keys: list[str], has_subgraph: bool, ctx: Any,
-                kb: Any, model: Any) -> dict:
-    """Explore one source: ``{"candidates", "notes", "usage"}`` and, for the KG's first exploration,
-    ``"subgraph"``."""
-    calls, out = {}, {}
-    match src:
-        case "kg":
-            cands, notes = kg.explore_kg(kb, question, probe, topic_keys, ctx.pruning(), ctx.variant,
-                                         _beam_documents(kb, ctx, probe), ctx.beam_text)
-            if not has_subgraph:
-                topic_ids = list(dict.fromkeys(t for ch in probe["chains"] for t in ch["topics"]))
-                out["subgraph"] = kg.detect_subgraph(kb, topic_ids, ctx.max_depth)
-        case "docs":
-            cands, calls, note = text.explore_docs(kb, model, question, probe, ctx.text())
-            notes = [note] if note else []
-        case "web":
-            try:
-                cands, calls, note = text.explore_web(kb, model, question, probe, ctx.text())
-                notes = [note] if note else []
-            except WebSearchError as exc:
-                cands, notes = [], [str(exc)]
-        case other:
-            raise ValueError(f"unknown HydraRAG source {other!r}")
-    return {"candidates": cands, "notes": notes, "usage": calls, **out}
 
 
 def explore(state: dict, ctx: Any, kb: Any, model: Any, run: Any = None) -> dict:

@@ -1,0 +1,56 @@
+"""HydraRAG: exploring one source for a round's probe (paper §4.2), the tool behind the
+``explore_source`` node (:func:`agents.hydrarag.steps.explore`; ``graphs.tool_steps_hydrarag`` serves
+it as a step a caller may replace).
+
+- ``kg``: the path search of :mod:`agents.hydrarag.kg`, its beam corroborated by the chain's top
+  document sentences when documents are searched this round (``beam_score="cross"``), and on the
+  first KG exploration the question subgraph ``E_q``;
+- ``docs`` and ``web``: the sentence paths of :mod:`agents.hydrarag.text`; web search unavailable or
+  failing → no web paths, the reason noted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.hydrarag import kg as kg
+from agents.hydrarag import text as text
+from tools.web import WebSearchError
+
+
+def beam_documents(kb: Any, ctx: Any, probe: dict) -> Any:
+    """What the KG beam's cross-score corroborates against: each chain's top document sentences when
+    documents are searched this round (none otherwise); None under ``beam_score=relevance``."""
+    if ctx.beam_score != "cross":
+        return None
+    if "docs" not in probe["sources"]:
+        return lambda ch: []
+    s = ctx.text()
+    return lambda ch: [x["sentence"] for x in text.top_sentences(
+        kb, text.gather_docs(kb, ch["doc_topics"], ch["query"], s.doc_pool), ch["indicator"], s.num_sentences)]
+
+
+def explore_one(src: str, question: str, probe: dict, topic_keys: list[str], has_subgraph: bool, ctx: Any,
+                kb: Any, model: Any) -> dict:
+    """Explore one source: ``{"candidates", "notes", "usage"}`` and, for the KG's first exploration,
+    ``"subgraph"``."""
+    calls, out = {}, {}
+    match src:
+        case "kg":
+            cands, notes = kg.explore_kg(kb, question, probe, topic_keys, ctx.pruning(), ctx.variant,
+                                         beam_documents(kb, ctx, probe), ctx.beam_text)
+            if not has_subgraph:
+                topic_ids = list(dict.fromkeys(t for ch in probe["chains"] for t in ch["topics"]))
+                out["subgraph"] = kg.detect_subgraph(kb, topic_ids, ctx.max_depth)
+        case "docs":
+            cands, calls, note = text.explore_docs(kb, model, question, probe, ctx.text())
+            notes = [note] if note else []
+        case "web":
+            try:
+                cands, calls, note = text.explore_web(kb, model, question, probe, ctx.text())
+                notes = [note] if note else []
+            except WebSearchError as exc:
+                cands, notes = [], [str(exc)]
+        case other:
+            raise ValueError(f"unknown HydraRAG source {other!r}")
+    return {"candidates": cands, "notes": notes, "usage": calls, **out}
