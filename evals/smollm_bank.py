@@ -6,7 +6,9 @@ matrix does not write one into the shared KB cache (other runs there would chang
 ``manifest.json`` (and ``inputs``) are links to the dataset KB's, so the graph, texts and vectors
 are the same files, and whose own ``bank.jsonl`` is built with ``hybridrag bank build`` /
 ``bank add`` from questions ``BANK_FROM`` to ``BANK_TO`` of the seed-0 shuffle of each
-``dev_<k>hop.txt`` (a cell asks the first ``--limit <= BANK_FROM`` of the same shuffle).
+``dev_<k>hop.txt`` (a cell asks the first ``--limit <= BANK_FROM`` of the same shuffle). Bank
+version 1 (``smollm-bank-<kb>``) kept every solved example; version 2 (``smollm-bank2-<kb>``, the
+default) leaves out those their look-alikes outvote, as ``hybridrag bank build`` now does.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from pathlib import Path
 from evals.datasets import load_metaqa, sample
 
 BANK_FROM, BANK_TO = 300, 1300
+# 2: solved examples their look-alikes outvote are left out (agents/shots/consensus.py); 1: kept
+BANK_VERSION = 2
 BANK_HOPS = {"metaqa-1hop": (1, 2, 3), "metaqa-2hop": (1, 2, 3), "metaqa-3hop": (1, 2, 3),
              "metaqa-hybrid-50": (1,)}  # the hybrid sets ask 1-hop questions
 DONE = "smollm-bank.done"  # written once every hop's questions are in the bank
@@ -64,7 +68,7 @@ def bank_kb(dataset: str) -> Path:
     if dataset not in BANK_HOPS:
         raise SystemExit(f"no bank KB for dataset {dataset!r}; one of {', '.join(BANK_HOPS)}")
     src = source_kb(dataset)
-    dst = src.parent / f"smollm-bank-{src.name}"
+    dst = src.parent / (f"smollm-bank{BANK_VERSION}-{src.name}" if BANK_VERSION > 1 else f"smollm-bank-{src.name}")
     if (dst / DONE).exists():
         return dst
     _link_kb(src, dst)

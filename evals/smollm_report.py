@@ -26,8 +26,14 @@ PATH_GOAL, CALL_P50_GOAL = 0.9, 3.0
 
 
 def first_path(rec: dict) -> list[str] | None:
-    """The relation path of the first routing (HybGRAG) or planning (MoR) decision, or None."""
+    """The relation path of the first routing (HybGRAG), planning (MoR) or question-analysis
+    (HydraRAG: the skyline's relation words) decision, or None."""
+    from agents.hydrarag.analysis import split_chain
+
     for step in rec.get("trace", []):
+        if step.get("node") == "analyze_question":
+            skyline = str(step.get("decision", "")).split(": ", 1)[-1]
+            return [r.replace(" ", "_") for r in split_chain(skyline)[1::2]]
         if step.get("node") == "route_question":
             return list(step.get("relations") or [])
         if step.get("node") == "plan_question":
@@ -81,6 +87,8 @@ def cell_row(cell: tuple[str, str, str], folder: Path, limit_note: str = "") -> 
     met = "" if goal is None else ("yes" if m["hit@1"] >= goal else "**no**")
     hit = f"{m['hit@1']:.3f}" + ("" if goal is None else f" (goal ≥ {goal:.1f}: {met})")
     lat = u.get("latency_seconds", {}).get("total", {})
+    run = json.loads((folder / "run.json").read_text(encoding="utf-8")) if (folder / "run.json").exists() else {}
+    setting += " (v2)" if "smollm-bank2-" in str(run.get("kb", "")) else ""
     load = f"{note.get('load_start', '?')} → {note.get('load_end', '?')}" if note else "(unfinished)"
     return (f"| {method} | {setting} | {key} | {s['n']}{limit_note} | {hit} | {m['mrr']:.3f} "
             f"| {m['answer_hits@1']:.3f} | {acc_txt} | {u.get('llm_calls_per_question', 0):.2f} | {call_txt} "
@@ -120,10 +128,12 @@ def render(out: Path, runs: Path | list[Path], cells: list[tuple[str, str, str]]
         " dataset). Examples: *bank* = nearest solved examples, entity masked, from a bank of 1000 dev questions"
         " per hop count (questions 300-1300 of the same shuffle, never evaluated; `evals/smollm_bank.py`);"
         " *schema* = the same retrieval over schema-synthesized examples only (bank off); *fixed* = the bundled"
-        " MetaQA example files; *none* = no examples.",
-        "- *First path = gold*: the relation path of the router's (HybGRAG) or planner's (MoR) first decision"
-        " equals the gold path of the question's type (`evals/oracle_router.relation_path`; HybGRAG lists each"
-        " relation once). *s per LLM call*: the median over questions of LLM seconds / LLM calls.",
+        " MetaQA example files; *none* = no examples. *bank (v2)*: the bank without the solved examples their"
+        " look-alikes outvote (`agents/shots/consensus.py`); plain *bank*: every solved example kept.",
+        "- *First path = gold*: the relation path of the router's (HybGRAG), planner's (MoR) or question"
+        " analysis's (HydraRAG: its skyline) first decision equals the gold path of the question's type"
+        " (`evals/oracle_router.relation_path`; HybGRAG lists each relation once). *s per LLM call*: the"
+        " median over questions of LLM seconds / LLM calls.",
         "- Goals (issue 11): with the bank, hybgrag and mor Hit@1 ≥ 0.8 (1-hop), ≥ 0.6 (2-hop); first path ="
         " gold ≥ 90 % at every hop; LLM-call p50 < 3 s.", "",
         "| " + " | ".join(HEAD) + " |", "|---" * len(HEAD) + "|", *rows, "",

@@ -60,6 +60,10 @@ def test_first_path_of_router_and_planner_against_the_gold_path():
     assert smollm_report.first_path(wrong) == ["directed_by", "written_by"]
     assert not smollm_report.path_correct(wrong, smollm_report.first_path(wrong))
     assert smollm_report.path_accuracy([router, wrong]) == (0.5, 2)
+    sky = {"node": "analyze_question", "decision": "depth 2: Big - directed by - entity - directed by - answer(movie)"}
+    analysed = _record("movie_to_director_to_movie", sky)
+    assert smollm_report.first_path(analysed) == ["directed_by", "directed_by"]
+    assert smollm_report.path_correct(analysed, smollm_report.first_path(analysed))
 
 
 def test_report_rows_from_records(tmp_path):
