@@ -12,18 +12,14 @@ from typing import Annotated, Any, Literal
 
 from typing_extensions import TypedDict
 
+from agents.llm.usage import add_usage, with_counters
 from graphs.run_memo import KBUnavailableError, resolve_kb, run_memo  # noqa: F401 - the graphs import these from here
 
 
 def merge_usage(left: dict | None, right: dict | None) -> dict:
-    """Reducer adding usage counters; nested dicts (per-stage) are merged recursively."""
-    out = dict(left or {})
-    for k, v in (right or {}).items():
-        if isinstance(v, dict):
-            out[k] = merge_usage(out.get(k), v)
-        else:
-            out[k] = out.get(k, 0) + v
-    return out
+    """Reducer adding usage records (:mod:`agents.llm.usage`; nested per-role and per-stage dicts
+    merged recursively); the run's counters are always there, 0 when no LLM call was made."""
+    return with_counters(add_usage(left or {}, right or {}))
 
 
 class InputState(TypedDict):

@@ -1,8 +1,8 @@
 """Structured LLM calls: a pydantic schema in, a validated object (or None) out, usage counted.
 
 A parse failure is retried once with a short reminder; a second failure returns None so the
-caller takes its method's fallback. Every attempt counts as one call in the usage record,
-which has the shape :func:`graphs.common.merge_usage` adds up::
+caller takes its method's fallback. Every attempt counts as one call in the usage record
+(:mod:`agents.llm.usage`; ``usage_record`` and ``add_usage`` are importable from here too)::
 
     {"llm_calls": n, "input_tokens": n, "output_tokens": n, "llm_seconds": s,
      "by_role": {role: {"llm_calls": n, "input_tokens": n, "output_tokens": n, "llm_seconds": s}}}
@@ -25,6 +25,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
+from agents.llm.usage import add_usage, usage_record
+
 Method = Literal["function_calling", "json_schema", "json_mode"]
 METHODS: tuple[str, ...] = ("function_calling", "json_schema", "json_mode")
 T = TypeVar("T", bound=BaseModel)
@@ -33,22 +35,6 @@ log = logging.getLogger(__name__)
 RETRY_HINT = ("Your previous reply could not be read. Reply again with only the requested fields, "
               "as valid JSON matching the schema.")
 _PARSE_ERRORS = (OutputParserException, ValidationError, ValueError)
-
-
-def usage_record(role: str, calls: int = 0, input_tokens: int = 0, output_tokens: int = 0,
-                 seconds: float = 0.0) -> dict:
-    """Build a usage increment for one role."""
-    counters = {"llm_calls": calls, "input_tokens": input_tokens, "output_tokens": output_tokens,
-                "llm_seconds": seconds}
-    return {**counters, "by_role": {role: dict(counters)}}
-
-
-def add_usage(total: dict, more: dict) -> dict:
-    """Return the sum of two usage records (same rule as the graph reducer)."""
-    out = dict(total)
-    for key, value in more.items():
-        out[key] = add_usage(out.get(key, {}), value) if isinstance(value, dict) else out.get(key, 0) + value
-    return out
 
 
 def estimate_tokens(text: str) -> int:
