@@ -16,6 +16,8 @@ import pytest
 
 from agents.hybgrag import retrieval as hyb
 from agents.hydrarag import kg as hkg
+from agents.hydrarag import kg_paths as hkp
+from agents.hydrarag import kg_text as hkt
 from agents.hydrarag import pruning as hprune
 from agents.hydrarag import text as htext
 from agents.mor import matching
@@ -275,13 +277,13 @@ def test_hydrarag_expansion_reads_one_neighbours_call_per_hop(tiny_kb, seed):
     assert hkg.graph_ops.arrays(kb.graph) is None
     widest = 0
     for topic in ("Tom Hanks", "Big", "Kevin Bacon"):
-        frontier = [hkg.Chain((frozenset([topic]),))]
+        frontier = [hkp.Chain((frozenset([topic]),))]
         for _ in range(3):
             rng, rng_old = (random.Random(seed), random.Random(seed)) if seed is not None else (None, None)
             before = calls["neighbors"]
-            got = hkg.expand_all(kb, frontier, rng)
+            got = hkp.expand_all(kb, frontier, rng)
             assert calls["neighbors"] == before + 1
-            assert got == [c for f in frontier for c in hkg.expand(base, f, rng_old)]  # one chain at a time
+            assert got == [c for f in frontier for c in hkp.expand(base, f, rng_old)]  # one chain at a time
             widest, frontier = max(widest, len(frontier)), got[:6]
     assert widest > 1  # several chains read with one call
 
@@ -289,16 +291,16 @@ def test_hydrarag_expansion_reads_one_neighbours_call_per_hop(tiny_kb, seed):
 def test_hydrarag_set_names_are_one_read_for_all_sets(tiny_kb):
     base = open_kb(tiny_kb)
     kb, calls = counting(base)
-    chains = [c for f in hkg.expand(base, hkg.Chain((frozenset(["Tom Hanks"]),))) for c in hkg.expand(base, f)]
+    chains = [c for f in hkp.expand(base, hkp.Chain((frozenset(["Tom Hanks"]),))) for c in hkp.expand(base, f)]
     assert len(chains) > 2
-    memo: hkg.Names = {}
-    hkg.remember_names(kb, chains, memo)
+    memo: hkt.Names = {}
+    hkt.remember_names(kb, chains, memo)
     assert (calls["get"], calls["get_many"]) == (0, 1)
     for c in chains:
         for ids in c.nodes:  # the old reading: one name per entity, sorted
             names = sorted(base.name(i) for i in ids)
-            assert memo[ids] == (names[:hkg.SHOWN_NAMES], len(names))
-        assert hkg.verbalise(kb, c, 2, memo) == hkg.verbalise(base, c, 2)
+            assert memo[ids] == (names[:hkt.SHOWN_NAMES], len(names))
+        assert hkt.verbalise(kb, c, 2, memo) == hkt.verbalise(base, c, 2)
     assert calls["get_many"] == 1
 
 

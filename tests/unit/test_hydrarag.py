@@ -6,6 +6,7 @@ import pytest
 
 from agents.hydrarag import analysis as analysis
 from agents.hydrarag import kg as kg
+from agents.hydrarag import kg_paths as kg_paths
 from agents.hydrarag import roles as R
 from agents.hydrarag import steps as steps
 from agents.hydrarag.pruning import PruneSettings, rank_candidates, verification
@@ -236,14 +237,14 @@ def test_multi_entity_paths_join_and_reduce(tiny_kb):
 
 def test_clustering_and_hydrarag_e(tiny_kb):
     kb = resolve_kb(HydraRAGContext(kb=tiny_kb))
-    tremors = kg.expand(kb, kg.Chain((frozenset(["Tremors"]),)))
+    tremors = kg_paths.expand(kb, kg_paths.Chain((frozenset(["Tremors"]),)))
     assert all(len(c.edges[-1][0]) == 1 for c in tremors)  # its neighbours differ per relation
-    chain = kg.Chain((frozenset(["Big", "Apollo 13"]),))
-    rels = {c.edges[-1][0] for c in kg.expand(kb, chain)}
+    chain = kg_paths.Chain((frozenset(["Big", "Apollo 13"]),))
+    rels = {c.edges[-1][0] for c in kg_paths.expand(kb, chain)}
     assert ("starred_actors",) in rels
     import random
 
-    assert all(len(c.edges[-1][0]) == 1 for c in kg.expand(kb, chain, random.Random(0)))
+    assert all(len(c.edges[-1][0]) == 1 for c in kg_paths.expand(kb, chain, random.Random(0)))
 
 
 def test_verification_factors(tiny_kb):

@@ -7,6 +7,7 @@ import pytest
 
 from agents.hydrarag import analysis as analysis
 from agents.hydrarag import kg as kg
+from agents.hydrarag import kg_paths as kg_paths
 from agents.hydrarag import roles as R
 from agents.hydrarag.pruning import PruneSettings, beam_cross_scores
 from graphs.common import resolve_kb
@@ -73,8 +74,8 @@ def test_length_floor_keeps_paths_of_the_predicted_depth_only(tiny_kb):
         cands, _ = kg.explore_kg(kb, "q", probe, ["id:Tom Hanks"], PruneSettings())
         lengths[floor] = {len(c["path"]) - 1 for c in cands}
     assert lengths[True] == {2} and lengths[False] == {1, 2}
-    assert [c.length for c in kg.within([kg.Chain((frozenset("a"),) * 4, ((("r",), False),) * 3)], 2, 2, True)] \
-        == [3]  # two topics at depth 2: 2 < length <= 4
+    chain = kg_paths.Chain((frozenset("a"),) * 4, ((("r",), False),) * 3)
+    assert [c.length for c in kg_paths.within([chain], 2, 2, True)] == [3]  # two topics at depth 2: 2 < length <= 4
 
 
 def test_beam_cross_score_rewards_document_corroboration(tiny_kb):

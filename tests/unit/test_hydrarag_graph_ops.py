@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agents.hydrarag import graph_ops, kg
+from agents.hydrarag import graph_ops, kg, kg_paths, kg_text
 from kb.build import assemble
 from kb.memory_store import InMemoryGraphStore
 from kb.model import Entity, Triple
@@ -67,13 +67,13 @@ def test_path_expansion_and_verbalising_match_the_generic_code(store):
     fast_kb, slow_kb = _KB(store), _KB(_Generic(store))
     assert graph_ops.arrays(slow_kb.graph) is None
     for topic in ("e0", "e3", "e9", "e17"):
-        frontier = [kg.Chain((frozenset([topic]),))]
+        frontier = [kg_paths.Chain((frozenset([topic]),))]
         for _ in range(3):
-            fast = [c for f in frontier for c in kg.expand(fast_kb, f)]
-            slow = [c for f in frontier for c in kg.expand(slow_kb, f)]
+            fast = [c for f in frontier for c in kg_paths.expand(fast_kb, f)]
+            slow = [c for f in frontier for c in kg_paths.expand(slow_kb, f)]
             assert fast == slow
-            assert [kg.verbalise(fast_kb, c, n) for c in fast for n in (2, 6)] == \
-                [kg.verbalise(slow_kb, c, n) for c in slow for n in (2, 6)]
+            assert [kg_text.verbalise(fast_kb, c, n) for c in fast for n in (2, 6)] == \
+                [kg_text.verbalise(slow_kb, c, n) for c in slow for n in (2, 6)]
             frontier = fast[:5]
 
 
@@ -87,17 +87,17 @@ def test_first_names_are_the_sorted_names_and_count_unknown_ids_by_their_id(stor
 def test_path_overlaps_are_the_jaccard_of_the_key_sets(store):
     from agents.hydrarag.pruning import jaccard
 
-    chains = kg.expand(_KB(store), kg.Chain((frozenset(["e0"]),)))
-    chains += [c for f in chains[:3] for c in kg.expand(_KB(store), f)]
+    chains = kg_paths.expand(_KB(store), kg_paths.Chain((frozenset(["e0"]),)))
+    chains += [c for f in chains[:3] for c in kg_paths.expand(_KB(store), f)]
     topic_keys = ["id:e0", "id:e7", "name:somebody"]
     want = [jaccard(set(topic_keys), {f"id:{i}" for i in c.entity_ids()}) for c in chains]
-    assert kg.overlaps(chains, topic_keys).tolist() == pytest.approx(want)
-    assert kg.overlaps([], topic_keys).tolist() == []
+    assert kg_paths.overlaps(chains, topic_keys).tolist() == pytest.approx(want)
+    assert kg_paths.overlaps([], topic_keys).tolist() == []
 
 
 def test_joined_paths_are_tightened_as_the_generic_code_does(store):
     fast_kb, slow_kb = _KB(store), _KB(_Generic(store))
-    a = [c for f in kg.expand(fast_kb, kg.Chain((frozenset(["e0"]),))) for c in kg.expand(fast_kb, f)]
-    b = [c for f in kg.expand(fast_kb, kg.Chain((frozenset(["e1"]),))) for c in kg.expand(fast_kb, f)]
-    fast, slow = kg.join_pair(fast_kb, a, b, "e1"), kg.join_pair(slow_kb, a, b, "e1")
+    a = [c for f in kg_paths.expand(fast_kb, kg_paths.Chain((frozenset(["e0"]),))) for c in kg_paths.expand(fast_kb, f)]
+    b = [c for f in kg_paths.expand(fast_kb, kg_paths.Chain((frozenset(["e1"]),))) for c in kg_paths.expand(fast_kb, f)]
+    fast, slow = kg_paths.join_pair(fast_kb, a, b, "e1"), kg_paths.join_pair(slow_kb, a, b, "e1")
     assert fast and sorted(fast, key=str) == sorted(slow, key=str)

@@ -149,11 +149,12 @@ def test_each_selected_path_is_held_to_the_whole_skyline(tiny_kb):
 
 
 def test_topics_joined_only_by_too_short_paths_fall_back_to_per_topic_paths(tiny_kb, monkeypatch):
-    from agents.hydrarag import kg
+    from agents.hydrarag import kg_paths
 
     kb = resolve_kb(HydraRAGContext(kb=tiny_kb))
-    short = kg.Chain((frozenset(["Tom Hanks"]), frozenset(["Big"])), ((("starred_actors",), True),))
-    monkeypatch.setattr(kg, "join_pair", lambda *a: [short])  # one hop: not above |Topic|·(D-1) = 2
-    paths, joined = kg.explore(kb, ["Tom Hanks", "Penny Marshall"], 2, 100, lambda cs: [0.0] * len(cs), floor=True)
+    short = kg_paths.Chain((frozenset(["Tom Hanks"]), frozenset(["Big"])), ((("starred_actors",), True),))
+    monkeypatch.setattr(kg_paths, "join_pair", lambda *a: [short])  # one hop: not above |Topic|·(D-1) = 2
+    paths, joined = kg_paths.explore(kb, ["Tom Hanks", "Penny Marshall"], 2, 100, lambda cs: [0.0] * len(cs),
+                                     floor=True)
     assert not joined and paths and all(p.length == 2 for p in paths)
     assert {next(iter(p.nodes[0])) for p in paths} == {"Tom Hanks", "Penny Marshall"}
