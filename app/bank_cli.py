@@ -123,12 +123,14 @@ def _save(kb, examples: list) -> None:
 
 def _report(kb, source: Path, tally) -> None:
     """Print a solve tally; the outvoted examples go to ``bank.outliers.jsonl`` (nothing is lost)."""
-    from agents.shots.bank import bank_path, write_bank_file
+    from agents.shots.bank import bank_path, read_bank_file, write_bank_file
 
     print(f"{source}: {tally.line()}")
     if tally.dropped:
         path = bank_path(kb.directory).with_name("bank.outliers.jsonl")
-        write_bank_file(path, tally.dropped)
+        earlier = read_bank_file(path) if path.exists() else []  # an earlier build's or add's: kept
+        new = {(e.question, e.relations) for e in tally.dropped}
+        write_bank_file(path, [e for e in earlier if (e.question, e.relations) not in new] + tally.dropped)
         print(f"{len(tally.dropped)} outvoted examples written to {path} (keep them: --keep-outliers)")
 
 

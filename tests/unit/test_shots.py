@@ -216,3 +216,7 @@ def test_bank_build_leaves_out_and_keeps_aside_the_outvoted(company_kb, tmp_path
     out = company_kb.directory / "bank.outliers.jsonl"
     assert json.loads(out.read_text().splitlines()[0])["question"] == asked[2].question
     assert "1 outvoted examples written to" in capsys.readouterr().out
+    tally.dropped = [kept[0]]  # a later `bank add`: the earlier outliers stay in the file
+    _report(company_kb, tmp_path / "more.txt", tally)
+    assert [json.loads(line)["question"] for line in out.read_text().splitlines()] == [asked[2].question,
+                                                                                      kept[0].question]
