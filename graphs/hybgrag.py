@@ -33,6 +33,7 @@ from agents.hybgrag.retrieval import Retrieval, link_action, text_retrieve
 from agents.hybgrag.shots import examples_for
 from agents.hybgrag.text_hops import has_passages
 from agents.llm.constrained import is_llama_cpp
+from agents.llm.judge import few_shot_count
 from agents.llm.models import load_chat_model
 from graphs.common import InputState, OutputState, context_of, resolve_kb, timed, traced
 from graphs.hybgrag_context import HybGRAGContext
@@ -73,7 +74,8 @@ def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     ctx, kb, model = _setup(runtime, "router")
     t, usage, shown = state.get("iteration", 0) + 1, {}, None
     if t == 1:
-        shots = examples_for(kb, "router", state["question"], ctx.examples, ctx.num_few_shot, ctx.few_shot)
+        n = few_shot_count(ctx.num_few_shot, ctx.small_model_few_shot, ctx.llm)
+        shots = examples_for(kb, "router", state["question"], ctx.examples, n, ctx.few_shot)
         messages = roles.router_first_messages(state["question"], kb.graph.schema(), shots)
         shown = [ex["question"] for ex in shots]
     else:

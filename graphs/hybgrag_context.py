@@ -52,6 +52,9 @@ class HybGRAGContext(Context):
     few_shot: str = field(default="", metadata={
         "description": "Router few-shot JSON file (overrides `examples` for the router); empty for none."})
     num_few_shot: int = field(default=10, metadata={"description": "Router few-shot examples used."})
+    small_model_few_shot: int = field(default=3, metadata={
+        "description": "At most this many router examples for a model known to be small (local:*, or a "
+                       "size of 3B or less in its name): long prompts cost a small model accuracy and time."})
     validator_examples: int = field(default=2, metadata={
         "description": "Validator examples per entity type, drawn from the KB at hand (paper: 2); 0 for none."})
     commentor: Commentor = field(default="llm", metadata={"description": "Who writes the corrective feedback: 'llm' "

@@ -25,6 +25,7 @@ from langgraph.types import Send
 from typing_extensions import TypedDict
 
 from agents.llm.constrained import is_llama_cpp
+from agents.llm.judge import few_shot_count
 from agents.llm.models import load_chat_model
 from agents.mor import rerank as rr
 from agents.mor import roles as roles
@@ -85,7 +86,8 @@ def plan_question(state: State, runtime: Runtime[MoRContext]) -> dict:
     kb = resolve_kb(ctx)
     schema, shown = kb.graph.schema(), []
     if t == 1:
-        shots = planner_shots(kb, state["question"], ctx.examples, ctx.num_few_shot, ctx.planner, ctx.few_shot)
+        n = few_shot_count(ctx.num_few_shot, ctx.small_model_few_shot, ctx.llm)
+        shots = planner_shots(kb, state["question"], ctx.examples, n, ctx.planner, ctx.few_shot)
         shown = [s["question"] for s in shots]
         messages = roles.planner_messages(state["question"], schema, shots, ctx.planner)
     else:

@@ -44,6 +44,8 @@ class MoRContext(Context):
                                   "or bundled (the movie JSON files, for MetaQA).")
     few_shot: str = _setting("", "Planner few-shot JSON file (overrides examples); empty: none.")
     num_few_shot: int = _setting(10, "Planner few-shot examples used.")
+    small_model_few_shot: int = _setting(3, "At most this many planner examples for a model known to be small "
+                                            "(local:*, or 3B or less by name): long prompts cost it accuracy and time.")
     target_types: str = _setting("", "Comma-separated answer categories (STaRK-MAG: paper); empty: any.")
     max_hops: int = _setting(3, "Longest route kept, in hops; longer routes keep their last hops.")
     retrieval: Retrieval = _setting("mixed", "mixed (MoR), or the ablations structural / textual (§4.3.1).")

@@ -82,6 +82,7 @@ RULES: dict[str, Rule] = {
     "hops": count(3), "seed_passages": count(1000, lo=0),
     # hybgrag
     "radius": count(3, lo=0), "num_references": count(10), "num_few_shot": count(20, lo=0),
+    "small_model_few_shot": count(20, lo=0),
     "validator_examples": count(10, lo=0), "examples": choice("kb", "bundled", "none"),
     "num_experiences": count(50, lo=0), "commentor": choice("llm", "rules"),
     "judge": choice("auto", "llm", "rules"),  # who judges; small-model rules (hybgrag, hydrarag, ssrag)

@@ -192,3 +192,19 @@ def test_a_chat_model_object_is_judged_by_its_class_and_name():
     ChatLlamaCppLike.__name__ = "LocalChatLlamaCpp"
     assert is_small_model(ChatLlamaCppLike(responses=["x"]))  # runs through llama.cpp: local
     assert not is_small_model(FakeListChatModel(responses=["x"]))  # states no size
+
+
+def test_a_small_model_is_shown_at_most_small_model_few_shot_examples(tiny_kb, tiny_llama, fake_llm):
+    from agents.llm.judge import few_shot_count
+    from graphs.hybgrag import graph as hybgrag_graph
+
+    assert few_shot_count(10, 3, "local:smollm2") == 3 and few_shot_count(2, 3, "local:smollm2") == 2
+    assert few_shot_count(10, 3, "openai:gpt-4o-mini") == 10 and few_shot_count(10, 3, "ollama:qwen2.5:7b") == 10
+    reply = '{"entities": [{"name": "Tom Hanks", "type": "person"}], "relations": ["starred_actors"], ' \
+            '"module": "graph"}'
+    for spec, shown in (("local:tiny", 3), ("fake:test", 10)):
+        (tiny_llama if spec == "local:tiny" else fake_llm)(reply, '{"reasoning": "r", "verdict": "yes"}')
+        ctx = HybGRAGContext(kb=tiny_kb, llm=spec, examples="kb", max_iterations=1, judge="rules")
+        out = hybgrag_graph.invoke({"question": Q}, context=ctx)
+        route = next(s for s in out["trace"] if s["node"] == "route_question")
+        assert len(route["examples"]) == shown, spec
