@@ -68,7 +68,7 @@ def render(ex: SolvedExample, role: str) -> str:
     q, topics = ex.question, list(ex.topic)
     match role:
         case "topics":
-            line = f'"{q}" -> {topics}'
+            line = f'"{q}" → {topics}'
         case "analysis":
             line = (f'question "{q}", topic entities {topics}: sub-questions {_sub_questions(ex)}; '
                     f'skyline "{skyline(ex)}"')
@@ -81,11 +81,11 @@ def render(ex: SolvedExample, role: str) -> str:
             if ex.hops != 1 or not ex.answers or not topics:
                 return ""
             fact = f"{topics[0]} {_words(ex.relations[0])} {ex.answers[0]}."
-            line = f'paragraph 1 "{fact}" -> paragraph 1, "{topics[0]} - {_words(ex.relations[0])} - {ex.answers[0]}"'
+            line = f'paragraph 1 "{fact}" → paragraph 1, "{topics[0]} - {_words(ex.relations[0])} - {ex.answers[0]}"'
         case "check":
             if not ex.answers:
                 return ""
-            line = f'question "{q}", evidence "{_path(ex)}" -> yes, answer "{ex.answers[0]}"'
+            line = f'question "{q}", evidence "{_path(ex)}" → yes, answer "{ex.answers[0]}"'
         case _:
             raise ValueError(f"unknown HydraRAG example role {role!r}")
     return "Example: " + neutralise(line)
