@@ -110,7 +110,9 @@ def path_retrieve(kb: KnowledgeBase, question: str, topic_ids: list[str], relati
                 reached[eid] = trail
     used = {base_relation(t.type) for trail in reached.values() for t in trail}
     out = Retrieval("hybrid", [], {topic: len(reached)}, len(reached), [r for r in relations if r not in used])
-    for eid, score, row in rank_entities(kb, question, sorted(reached), k):
-        text = kb.docs[row].text if row >= 0 else kb.name(eid)
-        out.references.append(Reference(eid, "entity", kb.name(eid), score, "kg", text, [reached[eid]]))
+    ranked = rank_entities(kb, question, sorted(reached), k)
+    names = kb.names(eid for eid, _, _ in ranked)  # one store read for all candidates
+    for eid, score, row in ranked:
+        text = kb.docs[row].text if row >= 0 else names[eid]
+        out.references.append(Reference(eid, "entity", names[eid], score, "kg", text, [reached[eid]]))
     return out

@@ -55,9 +55,11 @@ def _topic_id(kb: KnowledgeBase, ex: Any) -> str | None:
 
 def _positive(kb: KnowledgeBase, ex: Any, topic: str) -> dict | None:
     answers = {a.casefold() for a in ex.answers}
-    for eid, trail in follow_path(kb, topic, tuple(ex.relations)).items():
-        if kb.name(eid).casefold() in answers:
-            return {"name": kb.name(eid), "path": verbalise_path(kb, topic, trail)}
+    reached = follow_path(kb, topic, tuple(ex.relations))
+    names = kb.names(reached) if reached else {}  # one store read for every reached entity
+    for eid, trail in reached.items():
+        if names[eid].casefold() in answers:
+            return {"name": names[eid], "path": verbalise_path(kb, topic, trail)}
     return None
 
 
@@ -65,15 +67,18 @@ def _negative(kb: KnowledgeBase, ex: Any, topic: str) -> dict | None:
     """A reference that misses the question: a neighbour through another relation, else an entity
     the path reaches one hop short or one hop too far (never an answer)."""
     answers = {a.casefold() for a in ex.answers}
-    for t in kb.graph.neighbors([topic], direction="both"):
-        other = t.tail if t.head == topic else t.head
-        if t.type not in ex.relations and other != topic and kb.name(other).casefold() not in answers:
-            return {"name": kb.name(other), "path": verbalise_path(kb, topic, [t])}
+    edges = [(t, t.tail if t.head == topic else t.head) for t in kb.graph.neighbors([topic], direction="both")]
+    names = kb.names(other for _, other in edges) if edges else {}  # one store read per list of entities
+    for t, other in edges:
+        if t.type not in ex.relations and other != topic and names[other].casefold() not in answers:
+            return {"name": names[other], "path": verbalise_path(kb, topic, [t])}
     rels = tuple(ex.relations)
     for path in (rels[:-1], (*rels, rels[-1])):
-        for eid, trail in sorted(follow_path(kb, topic, path).items()) if path else []:
-            if kb.name(eid).casefold() not in answers:
-                return {"name": kb.name(eid), "path": verbalise_path(kb, topic, trail)}
+        reached = sorted(follow_path(kb, topic, path).items()) if path else []
+        names = kb.names(eid for eid, _ in reached) if reached else {}
+        for eid, trail in reached:
+            if names[eid].casefold() not in answers:
+                return {"name": names[eid], "path": verbalise_path(kb, topic, trail)}
     return None
 
 
@@ -110,11 +115,12 @@ def _second_entity(kb: KnowledgeBase, ex: Any, other: Any, etype: str) -> dict |
     along the first relation (so the neighbourhoods meet), else another example's topic."""
     if etype == "incorrect_intersection":
         topic = _topic_id(kb, ex)
-        reached = follow_path(kb, topic, (ex.relations[0], ex.relations[0])) if topic else {}
-        for eid in sorted(reached):
-            if kb.name(eid).casefold() not in {a.casefold() for a in ex.answers}:
-                ent = kb.graph.get(eid)
-                return {"id": eid, "name": kb.name(eid), "type": ent.type if ent else None}
+        reached = sorted(follow_path(kb, topic, (ex.relations[0], ex.relations[0]))) if topic else []
+        ents = kb.graph.get_many(reached) if reached else {}  # one store read for every reached entity
+        for eid in reached:
+            name = ents[eid].name if eid in ents else eid
+            if name.casefold() not in {a.casefold() for a in ex.answers}:
+                return {"id": eid, "name": name, "type": ents[eid].type if eid in ents else None}
         return None
     oid = _topic_id(kb, other)
     return {"id": oid, "name": other.topic[0], "type": other.topic_types[0]} if oid else None

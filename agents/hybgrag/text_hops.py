@@ -134,49 +134,59 @@ def mentions_in(kb: KnowledgeBase, text: str) -> tuple[str, ...]:
     return tuple(kb_mentions(kb, text))
 
 
-def _name_pattern(kb: KnowledgeBase, eid: str) -> re.Pattern:
-    return re.compile(rf"(?<!\w){re.escape(kb.name(eid))}(?!\w)", re.IGNORECASE)
+def _name_pattern(name: str) -> re.Pattern:
+    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)
 
 
-def _sentences_naming(kb: KnowledgeBase, eid: str) -> list[tuple[str, str]]:
-    """(owner, sentence) of other entities' passages that mention the frontier entity."""
-    pattern, name, out = _name_pattern(kb, eid), kb.name(eid).lower(), []
-    for hit in kb.lexical_search(kb.name(eid), k=SEARCH_K, kind="passage"):
+def _sentences_naming(kb: KnowledgeBase, eid: str, name: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(owner, sentence, entities the sentence names) of other entities' passages whose sentence
+    holds the frontier entity's ``name`` (:func:`_mentions` then tells a mention from a namesake)."""
+    pattern, low, out = _name_pattern(name), name.lower(), []
+    for hit in kb.lexical_search(name, k=SEARCH_K, kind="passage"):
         owner = hit.doc.entity_id
-        if owner and owner != eid and name in hit.doc.text.lower() and pattern.search(hit.doc.text):
-            out += [(owner, s) for s in sentences(hit.doc.text, pattern) if pattern.search(s) and _mentions(kb, eid, s)]
+        if owner and owner != eid and low in hit.doc.text.lower() and pattern.search(hit.doc.text):
+            out += [(owner, s, mentions_in(kb, s)) for s in sentences(hit.doc.text, pattern) if pattern.search(s)]
     return out
 
 
-def _mentions(kb: KnowledgeBase, eid: str, sentence: str) -> bool:
-    """Whether ``sentence`` mentions ``eid`` itself, not only inside a longer entity's name."""
-    found = mentions_in(kb, sentence)
-    name = kb.name(eid).lower()
-    return eid in found or not any(name in kb.name(o).lower() and o != eid for o in found)
+def _mentions(eid: str, found: tuple[str, ...], names: dict[str, str]) -> bool:
+    """Whether a sentence naming ``found`` mentions ``eid`` itself, not only inside a longer
+    entity's name (``names``: id → name of ``eid`` and of every found entity)."""
+    name = names[eid].lower()
+    return eid in found or not any(name in names[o].lower() and o != eid for o in found)
 
 
 def text_steps(kb: KnowledgeBase, frontier: list[str], relation: str,
                on_graph: frozenset[str] | set[str] = frozenset()) -> list[tuple[str, str, Triple]]:
     """(parent, child, marked triple) of the text steps along ``relation`` from ``frontier``;
     from an entity in ``on_graph`` (it has graph edges along the relation) a step's sentence must
-    carry a word of the relation (the type alone is too weak beside a stated edge)."""
-    stems, named, want, out = _stems(relation), named_types(kb, relation), _end_types(kb, relation), []
+    carry a word of the relation (the type alone is too weak beside a stated edge). Two store reads
+    a hop: the frontier's names, then every entity the sentences name."""
+    stems, named, want = _stems(relation), named_types(kb, relation), _end_types(kb, relation)
+    names = kb.names(frontier) if frontier else {}
+    forward: dict[str, list[tuple[str, str]]] = {}  # frontier entity -> (child, sentence)
+    backward: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {}
     for eid in frontier:
-        found: list[tuple[str, int, Triple]] = []
+        own = _name_pattern(names[eid])  # read around the entity's own name: no namesake, no part of it
+        forward[eid] = [(child, s) for s in _sentences_of(kb, eid, own) for child in _named_around(kb, s, own, eid)]
+        backward[eid] = _sentences_naming(kb, eid, names[eid])
+    wanted = {c for pairs in forward.values() for c, _ in pairs}
+    wanted |= {i for rows in backward.values() for owner, _, found in rows for i in (owner, *found)}
+    ents = kb.graph.get_many(wanted) if wanted else {}
+    names = {**{i: i for i in wanted}, **{i: e.name for i, e in ents.items()}, **names}  # kb.name's rule
 
-        def support(child: str, sentence: str) -> int:
-            c = kb.graph.get(child)
-            words = carried(_predicate(sentence, (kb.name(child), kb.name(eid))), stems)
-            if c is None or (want is not None and c.type not in want) or (eid in on_graph and not words):
-                return 0
-            return words + (c.type in named)
+    def support(eid: str, child: str, sentence: str) -> int:
+        c = ents.get(child)
+        words = carried(_predicate(sentence, (names[child], names[eid])), stems)
+        if c is None or (want is not None and c.type not in want) or (eid in on_graph and not words):
+            return 0
+        return words + (c.type in named)
 
-        own = _name_pattern(kb, eid)
-        for sentence in _sentences_of(kb, eid, own):  # read around the entity's own name: no namesake, no part of it
-            for child in _named_around(kb, sentence, own, eid):
-                found.append((child, support(child, sentence), Triple(eid, relation + TEXT, child)))
-        for owner, sentence in _sentences_naming(kb, eid):
-            found.append((owner, support(owner, sentence), Triple(owner, relation + TEXT, eid)))
+    out = []
+    for eid in frontier:
+        found = [(child, support(eid, child, s), Triple(eid, relation + TEXT, child)) for child, s in forward[eid]]
+        found += [(owner, support(eid, owner, s), Triple(owner, relation + TEXT, eid))
+                  for owner, s, mentioned in backward[eid] if _mentions(eid, mentioned, names)]
         best = max((s for _, s, _ in found), default=0)
         out += [(eid, child, t) for child, s, t in found if s == best > 0]
     return out
@@ -188,9 +198,9 @@ def nearest_steps(kb: KnowledgeBase, frontier: list[str], relation: str) -> list
     words, out = " ".join(relation_words(relation)), []
     if not words:
         return out
-    query = kb.embed(words)
+    query, names = kb.embed(words), kb.names(frontier[:MAX_NEAREST]) if frontier else {}
     for eid in frontier[:MAX_NEAREST]:
-        own = _name_pattern(kb, eid)
+        own = _name_pattern(names[eid])
         found = [(s, c) for s in _sentences_of(kb, eid, own) if (c := _named_around(kb, s, own, eid))]
         if not found:
             continue

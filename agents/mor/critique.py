@@ -47,7 +47,8 @@ def restriction_problem(kb: KnowledgeBase, route: dict, seeds: list[str]) -> str
     text = first["restriction"]
     if len(route["nodes"]) < 2 or not text:
         return None
-    if any(_named(kb.name(s), text) for s in seeds):  # as the topic entities are found (graph_first)
+    names = kb.names(seeds) if seeds else {}  # one store read for every seed
+    if any(_named(names[s], text) for s in seeds):  # as the topic entities are found (graph_first)
         return None
     return (f'restriction "{text}" names no {first["type"]} entity in the knowledge graph '
             f"(route {render_route(route)}); copy the name the question gives")
@@ -64,10 +65,10 @@ def type_problems(kb: KnowledgeBase, route: dict, candidates: dict[str, list[dic
             if s["via"] == "struct":
                 seen.setdefault(i, {})[s["id"]] = s["type"]
     out = []
+    ents = kb.graph.get_many(dict.fromkeys(e for found in seen.values() for e in found)) if seen else {}
     for i, found in sorted(seen.items()):
         planned = route["nodes"][i]["type"] if i < len(route["nodes"]) else None
-        actual = [kb.graph.get(e) for e in found]
-        kinds = [a.type for a in actual if a is not None]
+        kinds = [ents[e].type for e in found if e in ents]
         if planned is None or not kinds:
             continue
         top = max(set(kinds), key=kinds.count)
@@ -84,7 +85,9 @@ def _relations(rels: list[str]) -> str:
 def hop_problems(kb: KnowledgeBase, route: dict, result: dict) -> list[str]:
     """Hops along which structure reached nothing (from the topic entity when there is one)."""
     nodes, hops = route["nodes"], route["relations"]
-    topic = [kb.name(t) for t in result.get("topics", [])]
+    topics = result.get("topics", [])
+    names = kb.names(topics) if topics else {}
+    topic = [names[t] for t in topics]
     out = []
     for i, (layer, a, b, rels) in enumerate(zip(result["layers"][1:], nodes, nodes[1:], hops, strict=False)):
         reached = layer.get("anchored", layer["struct"]) if topic else layer["struct"]

@@ -47,7 +47,7 @@ def topic_entities(kb: KnowledgeBase, route: dict, seeds: list[str]) -> set[str]
     restriction = first.get("restriction", "").strip().lower()
     if len(route["nodes"]) < 2 or not seeds:
         return set()
-    names = {s: kb.name(s).strip().lower() for s in seeds}
+    names = {s: n.strip().lower() for s, n in kb.names(seeds).items()}  # one store read
     exact = {s for s, n in names.items() if n and n == restriction}
     linked = {e.id for e in kb.graph.lookup(restriction) if e.type == first["type"]} if restriction else set()
     named = {s for s, n in names.items() if _named(n, restriction)}

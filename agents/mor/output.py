@@ -11,16 +11,33 @@ from prompts.data_block import data_block
 TEXT_CHARS = 500  # characters of each path or text shown to the answerer
 
 
-def verbalise_trajectory(kb: KnowledgeBase, trajectory: list[dict]) -> str:
-    """``seed → relation → ... → candidate``; an edge walked tail-to-head says (inverse)."""
-    node = trajectory[0]["id"]
-    parts = [kb.name(node)]
+def _walk(trajectory: list[dict]) -> list[tuple[str, str]]:
+    """(relation as walked, entity reached) of each step after the seed."""
+    node, out = trajectory[0]["id"], []
     for step in trajectory[1:]:
         head, rel, tail = step["edge"]
         forward = head == node
-        parts.append(rel if forward else f"{rel} (inverse)")
         node = tail if forward else head
-        parts.append(kb.name(node))
+        out.append((rel if forward else f"{rel} (inverse)", node))
+    return out
+
+
+def _entities(trajectory: list[dict]) -> list[str]:
+    """The seed and every entity the trajectory reaches, in order."""
+    return [trajectory[0]["id"], *(node for _, node in _walk(trajectory))]
+
+
+def verbalise_trajectory(kb: KnowledgeBase, trajectory: list[dict], names: dict[str, str] | None = None) -> str:
+    """``seed → relation → ... → candidate``; an edge walked tail-to-head says (inverse).
+
+    ``names`` (entity id → name) holds every entity on the trajectory when given; else they are
+    read in one store call."""
+    walk = _walk(trajectory)
+    if names is None:
+        names = kb.names(_entities(trajectory))
+    parts = [names[trajectory[0]["id"]]]
+    for rel, node in walk:
+        parts += [rel, names[node]]
     return " → ".join(parts)
 
 
@@ -55,15 +72,17 @@ def outputs(kb: KnowledgeBase, question: str, top: list[dict], topics: list[str]
     closest to the question).
     """
     qvec = question_vector(kb, question) if top else None
+    on_paths = [e for c in top if len(c["trajectory"]) > 1 for e in _entities(c["trajectory"])]
+    names = kb.names(dict.fromkeys([*(c["id"] for c in top), *on_paths])) if top else {}  # one store read
     ranked, evidence = [], []
     for c in top:
         traj, eid = c["trajectory"], c["id"]
         structural = any(s["via"] == "struct" for s in traj)
-        ranked.append({"id": eid, "kind": "entity", "name": kb.name(eid), "score": c["score"],
+        ranked.append({"id": eid, "kind": "entity", "name": names[eid], "score": c["score"],
                        "source": "kg" if structural else "doc"})
         if len(traj) > 1:  # reached along edges (graph edges, or textual ones: agents.mor.mentions)
             evidence.append({"source": "kg" if structural else "doc", "id": eid,
-                             "text": verbalise_trajectory(kb, traj), "score": c["score"],
+                             "text": verbalise_trajectory(kb, traj, names), "score": c["score"],
                              "path": [s["edge"] for s in traj[1:]]})
         evidence.append({"source": "doc", "id": eid, "text": best_text(kb, qvec, eid), "score": c["score"],
                          "path": None})
