@@ -23,10 +23,12 @@ No LLM call is made to select among at most W_max paths, or to refine or check a
 The answer check is a judging role a small model cannot do (``judge`` setting,
 :mod:`agents.llm.judge`): under the rules (``rules``, or ``auto`` with a small model or for an
 unparseable reply) :func:`rule_check` decides it without an LLM call. Under the same rules the
-LLM path selection (a judgement over numbered paths) is not asked: the top W_max by cross-score
-are kept; and the paths are not refined (the rule reads the paths, never a summary, and the
-final answer reads them as they are). A constrained model (:func:`agents.hydrarag.roles.constrained`)
-generates the final answer as one of the ranked entities' names, decoded within them.
+LLM path selection (a judgement over numbered paths) is not asked: the KG paths that follow the
+skyline's relations hop by hop come first (:func:`agents.hydrarag.audit.skyline_first`), then the
+rest by cross-score, and the top W_max are kept; and the paths are not refined (the rule reads
+the paths, never a summary, and the final answer reads them as they are). A constrained model
+(:func:`agents.hydrarag.roles.constrained`) generates the final answer as one of the ranked
+entities' names, decoded within them.
 """
 
 from __future__ import annotations
@@ -92,7 +94,8 @@ def prune(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     pool = rank_candidates(kb, cands, state["skyline"], state.get("topic_keys", []),
                            set(state.get("subgraph", [])), ctx.pruning())
     selected = pool
-    if len(pool) > ctx.max_width and use_rules(ctx.judge, ctx.llm):
+    if use_rules(ctx.judge, ctx.llm):
+        pool = audit.skyline_first(pool, state["skyline"])
         selected, used = pool[:ctx.max_width], "rules"
     elif len(pool) > ctx.max_width:
         reply, calls = roles.select_paths(model, ctx.structured_method, **quoted(state),
@@ -102,7 +105,7 @@ def prune(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     ordered = selected + [c for c in pool if c["id"] not in chosen]
     by_source = {s: sum(c["source"] == s for c in cands) for s in ("kg", "doc", "web")}
     decision = f"{len(cands)} paths → {len(pool)} by cross-score → {len(selected)} selected" + (
-        " (judge rules: top W_max by cross-score)" if used == "rules" else "")
+        " (judge rules: paths along the skyline's relations first, then by cross-score)" if used == "rules" else "")
     step = traced("prune_evidence", decision, phase=phase, by_source=by_source,
                   selected=[c["text"] for c in selected], support=[c["support"] for c in selected],
                   fallback="unusable path selection: top W_max by cross-score" if used is False else None)

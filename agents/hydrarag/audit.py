@@ -117,6 +117,21 @@ def path_problems(kb: KnowledgeBase, state: dict, threshold: float) -> list[str]
     return out
 
 
+def skyline_first(pool: list[dict], skyline: str) -> list[dict]:
+    """``pool`` with the KG paths that follow the skyline hop by hop first (each hop carries the
+    skyline's relation of that hop, as many hops as it names), each part in its own order: the
+    path selection of the judge's rules, where a small model's analysis is the plan to follow."""
+    wanted = [words(r) for r in skyline_relations(skyline)]
+
+    def follows(c: dict) -> bool:
+        hops = path_relations(c) if c["source"] == "kg" else []
+        return bool(wanted) and len(hops) == len(wanted) and all(
+            w in {words(r) for r in hop} for w, hop in zip(wanted, hops, strict=True))
+
+    marks = [follows(c) for c in pool]
+    return [c for c, m in zip(pool, marks, strict=True) if m] + [c for c, m in zip(pool, marks, strict=True) if not m]
+
+
 def problems(kb: KnowledgeBase, state: dict, threshold: float) -> dict[str, list[str]]:
     """Topic and path problems of the round (each list bounded by ``MAX_PROBLEMS``)."""
     return {"topic": topic_problems(state, state["question"])[:MAX_PROBLEMS],

@@ -168,3 +168,17 @@ def test_the_analysis_names_as_many_relations_as_the_shown_bank_examples(tiny_kb
     with pytest.raises(ValueError):  # a reply outside the bound (another backend) is unparseable
         R.plan_schema((2, 2)).model_validate({"topic": "Big", "relations": ["starred_actors"], "answer_type": "movie"})
     assert R.plan_schema(None) is R.SkylinePlan
+
+
+def test_rules_select_the_paths_along_the_skyline_first():
+    from agents.hydrarag import audit
+
+    def kg(i: str, *hops: str) -> dict:
+        return {"id": i, "source": "kg", "path": [{"relations": [h]} for h in hops]}
+
+    pool = [kg("year", "starred_actors", "release_year"), {"id": "doc", "source": "doc", "path": []},
+            kg("films", "starred_actors", "starred_actors"), kg("one", "starred_actors"),
+            kg("films2", "starred_actors", "starred_actors")]
+    sky = "John Carter - starred actors - entity - starred actors - answer(movie)"
+    assert [c["id"] for c in audit.skyline_first(pool, sky)] == ["films", "films2", "year", "doc", "one"]
+    assert audit.skyline_first(pool, "John Carter") == pool  # a skyline naming no relation keeps the order
