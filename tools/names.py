@@ -13,6 +13,7 @@ from kb.base import KnowledgeBase
 from tools.retrieval import MAX_MENTION_WORDS, mentions_in
 
 _EDGE = ",?;:\"'()"
+_LIST_EDGE = ",;:\"()"  # what a name never ends with (it may end with ? or ': "Are You Scared?", "Takeshis'")
 
 
 def written_spans(kb: KnowledgeBase, question: str) -> list[str]:
@@ -26,7 +27,7 @@ def written_spans(kb: KnowledgeBase, question: str) -> list[str]:
             if any(taken[i:i + n]):
                 continue
             span = " ".join(toks[i:i + n])
-            for form in dict.fromkeys((span.strip(_EDGE), span.strip(_EDGE + ".!"))):
+            for form in dict.fromkeys((span.strip(_LIST_EDGE), span.strip(_EDGE), span.strip(_EDGE + ".!"))):
                 if form and kb.graph.lookup(form):
                     found.append((i, form))
                     taken[i:i + n] = [True] * n

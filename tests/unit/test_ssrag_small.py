@@ -116,11 +116,13 @@ class NamesKB:
     ("Albert S. Rogell was the director of which movies", ["Albert S. Rogell"]),
     ("the film Railroaded! was directed by who", ["film", "Railroaded!"]),
     ("who directed Railroaded?", ["Railroaded"]),
+    ("who directed Are You Scared?", ["Are You Scared?"]),
+    ("which films did Takeshis' star", ["Takeshis'"]),
 ])
 def test_known_names_keep_the_punctuation_a_name_is_written_with(question, names):
     from agents.ssrag.correct import known_names
 
-    kb = NamesKB(["Railroaded!", "Railroaded", "Albert S. Rogell", "film", "S"])
+    kb = NamesKB(["Railroaded!", "Railroaded", "Albert S. Rogell", "film", "S", "Are You Scared?", "Takeshis'"])
     assert known_names(kb, question) == names
 
 
@@ -145,3 +147,12 @@ def test_rule_answer_takes_the_context_the_nearest_example_relation_states():
     inverse = SolvedExample(**{**ex.__dict__, "directions": ("in",)})  # the answer is the head: "<name> directed by"
     assert rule_answer(items, {"Halls of Montezuma"}, [inverse])[0] == "Robert Wagner"  # no match: top context
     assert rule_answer(items, {"Halls of Montezuma"}, [])[2] == "judge rules (small model): the top context's name"
+
+
+def test_written_spans_keep_a_final_question_mark_or_apostrophe_of_a_name():
+    from tools.names import written_spans
+
+    kb = NamesKB(["Are You Scared?", "Takeshis'", "Big"])
+    assert written_spans(kb, "who directed Are You Scared?") == ["Are You Scared?"]
+    assert written_spans(kb, "which films did Takeshis' star") == ["Takeshis'"]
+    assert written_spans(kb, 'who directed "Big"?') == ["Big"]  # quotes and the question's own ? stripped
