@@ -124,10 +124,10 @@ def rows_naming(kb: KnowledgeBase, name: str, category: str, max_rows: int) -> l
 
 
 def _backward(kb: KnowledgeBase, parent: str, category: str, roots: set[str],
-              max_rows: int) -> list[tuple[str, bool, bool]]:
-    """(entity, stated, forward) triples: entities of ``category`` whose texts name the parent (a
-    mention of it, not a part of a longer name: "Me and Orson Welles" does not name Orson Welles)."""
-    table, name = doc_table(kb), kb.name(parent).strip()
+              max_rows: int, name: str) -> list[tuple[str, bool, bool]]:
+    """(entity, stated, forward) triples: entities of ``category`` whose texts name the parent, called
+    ``name`` (a mention of it, not a part of a longer name: "Me and Orson Welles" does not name Orson Welles)."""
+    table, name = doc_table(kb), name.strip()
     if not name:
         return []
     phrase, out = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE), []
@@ -159,10 +159,11 @@ def mentioned(kb: KnowledgeBase, parents: list[str], category: str, relations: l
         backward: also link entities whose texts name the parent (False: forward only).
     """
     roots, out = relation_roots(relations), {}
+    called = kb.names(list(dict.fromkeys(parents))) if backward and parents else {}  # one read for every name
     for parent in parents:
         pairs = _forward(kb, parent, category, roots)
         if backward:
-            pairs += _backward(kb, parent, category, roots, max_rows)
+            pairs += _backward(kb, parent, category, roots, max_rows, called.get(parent, ""))
         kept = [p for p in pairs if p[1]] or pairs
         found = {e: fwd for e, _, fwd in reversed(kept) if e != parent}  # the first link of each wins
         if found:

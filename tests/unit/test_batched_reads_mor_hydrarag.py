@@ -240,3 +240,14 @@ def test_mor_outputs_read_every_name_shown_at_once(tiny_kb, monkeypatch):
     assert (calls["get"], calls["get_many"]) == (0, 1)
     assert output.verbalise_trajectory(kb, top[0]["trajectory"]) == _old_path(base, top[0]["trajectory"])
     assert (calls["get"], calls["get_many"]) == (0, 2)
+
+
+def test_mor_text_links_read_the_parents_names_once(tiny_kb):
+    from agents.mor import mentions
+
+    plain = open_kb(tiny_kb)
+    kb, calls = counting(plain)
+    parents = ["Tom Hanks", "Big", "Penny Marshall"]
+    got = mentions.mentioned(kb, parents, "movie", ["starred_actors"], max_rows=20)
+    assert got == mentions.mentioned(plain, parents, "movie", ["starred_actors"], max_rows=20)
+    assert calls["get"] == 0 and calls["get_many"] >= 1
