@@ -11,7 +11,7 @@ from typing import Any, Literal, get_args
 
 from agents.hydrarag.pruning import PruneSettings
 from agents.hydrarag.text import TextSettings
-from agents.llm.judge import Judge
+from agents.llm.judge import Judge, use_rules
 from agents.llm.models import DEFAULT_LLM
 from graphs.common import Context, StructuredMethod
 
@@ -82,8 +82,8 @@ class HydraRAGContext(Context):
         True, "Audit each round's analysis against its paths (ours): a {Yes} whose topic entities or skyline the "
         "paths contradict goes to the next round with the problems named; false: the paper's answer check alone.")
     judge: Judge = _setting(
-        "auto", "Who decides the answer check: llm (the paper), rules (a selected KG path follows the skyline's "
-        "relations and reaches an entity, the audit finds nothing wrong; no LLM call) or auto (rules for small "
+        "auto", "Who decides the answer check: llm (the paper), rules (a selected KG path, or a text path built by "
+        "rule, follows the skyline's relations and reaches an entity, the audit finds nothing wrong; no LLM call) or auto (rules for small "
         "models: local:* or a name of at most 3B parameters, and for an unparseable reply; else the LLM).")
     relation_match: float = _setting(
         0.8, "Cosine at which a skyline relation matches a path relation when their words differ (audit).")
@@ -107,7 +107,7 @@ class HydraRAGContext(Context):
     def text(self) -> TextSettings:
         """Unstructured-retrieval settings."""
         return TextSettings(self.num_sentences, self.doc_pool, self.web_results, self.max_width,
-                            self.link_threshold, self.structured_method)
+                            self.link_threshold, self.structured_method, use_rules(self.judge, self.llm))
 
     def rounds(self) -> int:
         """Exploration rounds actually run (1..3)."""

@@ -146,18 +146,19 @@ def _held_back(state: dict, ctx: Any, kb: Any, answer: str) -> tuple[dict, list[
 def rule_check(kb: Any, state: dict, threshold: float) -> tuple[str, str, str]:
     """The answer check by rule: ``(answer or "", reasoning, missing)``.
 
-    {Yes} with the best ranked entity when a selected knowledge-graph path reaches an entity and the
+    {Yes} with the best ranked entity when a selected knowledge-graph path (or a rule-built text path
+    along a skyline relation, ``follows``) reaches an entity and the
     audit finds nothing wrong (the topic entities are the question's, and a selected path follows
     the skyline's relations in as many hops); else {No} naming what is missing.
     """
-    if not any(c["source"] == "kg" and c.get("answers") for c in state.get("selected", [])):
+    if not any((c["source"] == "kg" or c.get("follows")) and c.get("answers") for c in state.get("selected", [])):
         return "", "rule: no selected knowledge-graph path reaches an entity", \
             "a knowledge-graph path from the topic entity along the skyline's relations"
     found = audit.problems(kb, state, threshold)
     issues = [*found["topic"], *found["path"]]
     if issues:
         return "", "rule: the paths disagree with the analysis: " + "; ".join(issues), "; ".join(issues)
-    best = _best(state)
+    best = audit.along_skyline(state) or _best(state)
     if not best:
         return "", "rule: the paths reach no ranked entity", "an entity the skyline's relations reach"
     return best, f"rule: a selected path follows the skyline's relations and reaches {best!r}", ""

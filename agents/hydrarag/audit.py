@@ -89,14 +89,15 @@ def topic_problems(state: dict, question: str) -> list[str]:
 
 def path_problems(kb: KnowledgeBase, state: dict, threshold: float) -> list[str]:
     """Where the skyline disagrees with the KG paths this round selected, or the round found nothing
-    while the KG was searched. Text paths are left out: their relations are the model's own words."""
+    while the KG was searched. Text paths are left out (their relations are the model's own words),
+    except those built by rule that carry a skyline relation (``follows``, :mod:`agents.hydrarag.text_rules`)."""
     probe, selected = state.get("probe") or {}, state.get("selected", [])
     if not selected:
         if "kg" not in probe.get("sources", []):
             return []
         starts = ", ".join(dict.fromkeys(n for ch in probe.get("chains", []) for n in ch["names"])) or "none"
         return [f"the knowledge-graph search from {starts} at depth {probe.get('depth')} found no path"]
-    hops = [path_relations(c) for c in selected if c["source"] == "kg"]
+    hops = [path_relations(c) for c in selected if c["source"] == "kg" or c.get("follows")]
     hops = [h for h in hops if h]
     if not hops:
         return []
@@ -117,18 +118,28 @@ def path_problems(kb: KnowledgeBase, state: dict, threshold: float) -> list[str]
     return out
 
 
-def skyline_first(pool: list[dict], skyline: str) -> list[dict]:
-    """``pool`` with the KG paths that follow the skyline hop by hop first (each hop carries the
-    skyline's relation of that hop, as many hops as it names), each part in its own order: the
-    path selection of the judge's rules, where a small model's analysis is the plan to follow."""
+def follows_skyline(c: dict, skyline: str) -> bool:
+    """Whether a path follows the skyline hop by hop: each hop carries the skyline's relation of that
+    hop, as many hops as it names (KG paths, and text paths built by rule along a skyline relation)."""
     wanted = [words(r) for r in skyline_relations(skyline)]
+    hops = path_relations(c) if c["source"] == "kg" or c.get("follows") else []
+    return bool(wanted) and len(hops) == len(wanted) and all(
+        w in {words(r) for r in hop} for w, hop in zip(wanted, hops, strict=True))
 
-    def follows(c: dict) -> bool:
-        hops = path_relations(c) if c["source"] == "kg" else []
-        return bool(wanted) and len(hops) == len(wanted) and all(
-            w in {words(r) for r in hop} for w, hop in zip(wanted, hops, strict=True))
 
-    marks = [follows(c) for c in pool]
+def along_skyline(state: dict) -> str:
+    """The best ranked entity a selected path that follows the skyline reaches ('' when none does)."""
+    reached = {a for c in state.get("selected", []) if follows_skyline(c, state.get("skyline", ""))
+               for a in c.get("answers", [])}
+    best = [r["name"] for r in state.get("ranked", []) if r["kind"] == "entity" and r["id"] in reached]
+    return best[0] if best else ""
+
+
+def skyline_first(pool: list[dict], skyline: str) -> list[dict]:
+    """``pool`` with the paths that follow the skyline (:func:`follows_skyline`) first, each part in its
+    own order: the path selection of the judge's rules, where a small model's analysis is the plan to
+    follow."""
+    marks = [follows_skyline(c, skyline) for c in pool]
     return [c for c, m in zip(pool, marks, strict=True) if m] + [c for c, m in zip(pool, marks, strict=True) if not m]
 
 

@@ -20,19 +20,36 @@ models: pruning and answering stay reproducible). :func:`at_temperature` makes t
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel
 
+from agents.hydrarag.replies import (  # noqa: F401  (the role replies, re-exported)
+    AnswerCheck,
+    Choice,
+    ChosenAnswer,
+    FinalAnswer,
+    FollowUp,
+    Prediction,
+    Predictions,
+    QuestionAnalysis,
+    Refinement,
+    SkylinePlan,
+    SourceChoice,
+    SourceName,
+    TextPath,
+    TextPaths,
+    TopicEntities,
+    plan_schema,
+    topics_schema,
+)
 from agents.llm.constrained import is_llama_cpp
 from agents.llm.judge import use_rules
 from agents.llm.structured import call_structured
 from prompts import Prompt
 from prompts import hydrarag as P
 
-SourceName = Literal["kg", "docs", "web"]
 T = TypeVar("T", bound=BaseModel)
 _WARM: dict[tuple[int, float], tuple[BaseChatModel, BaseChatModel]] = {}
 _WARM_LOCK = threading.Lock()
@@ -52,116 +69,6 @@ def at_temperature(model: BaseChatModel, temperature: float | None) -> BaseChatM
         return _WARM[key][1]
 
 
-class TopicEntities(BaseModel):
-    """Potential topic entities named in a question."""
-
-    entities: list[str] = Field(default_factory=list, description="Names as written in the question.")
-
-
-class QuestionAnalysis(BaseModel):
-    """Sub-questions and the skyline indicator of a question."""
-
-    split_questions: list[str] = Field(default_factory=list, description="Simple sub-questions.")
-    skyline: str = Field(description="Chain 'entity - relation - ... - answer(kind)' separated by ' - '.")
-
-
-class SkylinePlan(BaseModel):
-    """Question analysis as fields a grammar can constrain (small models): the skyline's parts."""
-
-    topic: str = Field(description="The topic entity, as written in the question.")
-    relations: list[str] = Field(default_factory=list, description="Relations from the topic to the answer.")
-    answer_type: str = Field(description="The kind of the answer.")
-
-
-@lru_cache(maxsize=16)
-def plan_schema(hops: tuple[int, int] | None = None) -> type[SkylinePlan]:
-    """:class:`SkylinePlan`, with the number of relations bounded to ``hops = (fewest, most)`` when
-    given (``minItems`` / ``maxItems`` in the grammar; a reply outside them is unparseable)."""
-    if hops is None:
-        return SkylinePlan
-    lo, hi = hops
-    return create_model("SkylinePlan", __base__=SkylinePlan, relations=(
-        list[str], Field(default_factory=list, min_length=lo, max_length=hi,
-                         description="Relations from the topic to the answer.")))
-
-
-class SourceChoice(BaseModel):
-    """The agentic source selector's choice."""
-
-    reasoning: str = Field(description="Time sensitivity, reasoning complexity and domain of the question.")
-    sources: list[SourceName] = Field(default_factory=list, description="Sources to search first.")
-
-
-class TextPath(BaseModel):
-    """One knowledge path built from a numbered paragraph."""
-
-    paragraph: int = Field(description="Number of the paragraph the path restates.")
-    path: str = Field(description="'entity - relation - entity ...' separated by ' - '.")
-
-
-class TextPaths(BaseModel):
-    """Knowledge paths built from evidence paragraphs."""
-
-    paths: list[TextPath] = Field(default_factory=list)
-
-
-class Choice(BaseModel):
-    """A selection of numbered items (web results or candidate paths)."""
-
-    reasoning: str = Field(description="Why these items.")
-    selected: list[int] = Field(default_factory=list, description="Numbers of the chosen items.")
-
-
-class FollowUp(BaseModel):
-    """A follow-up question for refined exploration."""
-
-    missing: str = Field(description="The evidence still missing.")
-    question: str = Field(description="A follow-up search question aimed at the missing evidence.")
-    skyline: str = Field(description="Skyline of the follow-up question, ' - ' separated.")
-    topic_entities: list[str] = Field(default_factory=list, description="Named entities of the follow-up.")
-
-
-class Prediction(BaseModel):
-    """One predicted answer with the chain that would connect it to the topic entities."""
-
-    answer: str = Field(description="The predicted answer, named exactly.")
-    skyline: str = Field(description="Chain from the topic entities to this answer, ' - ' separated.")
-
-
-class Predictions(BaseModel):
-    """Up to three predicted answers."""
-
-    predictions: list[Prediction] = Field(default_factory=list)
-
-
-class Refinement(BaseModel):
-    """Refined paths: a short chain of reasoning summarised from the selected paths."""
-
-    summary: str = Field(description="Chain of reasoning using only facts from the paths.")
-
-
-class AnswerCheck(BaseModel):
-    """CoT answer check: are the paths sufficient, and if so, the answer."""
-
-    reasoning: str = Field(description="Step-by-step check of each sub-question, then the question.")
-    missing: str = Field(default="", description="When not enough: the fact, relation or entity still missing.")
-    sufficient: Literal["yes", "no"] = Field(description="'yes' if the evidence answers the question.")
-    answer: str = Field(default="", description="The answer when sufficient, else empty.")
-
-
-class ChosenAnswer(BaseModel):
-    """The final answer of a small model: one of the ranked entities (an enum of their names)."""
-
-    answer: str = Field(description="The answer, one of the candidate names.")
-
-
-class FinalAnswer(BaseModel):
-    """The answer generated from the final paths and the model's own knowledge."""
-
-    reasoning: str = Field(description="Brief reasoning.")
-    answer: str = Field(description="Short answer.")
-
-
 def constrained(ctx: Any, model: BaseChatModel) -> bool:
     """Whether the roles decode within the KB's names and the question's spans: a llama.cpp model
     (it takes a grammar), or a small model under the judge's rules (``judge=auto``, :mod:`agents.llm.judge`)."""
@@ -178,8 +85,10 @@ def _ask(model: BaseChatModel, schema: type[T], system: Prompt, human: Prompt, r
 def extract_topics(model: BaseChatModel, question: str, method: str, examples: str = "",
                    choices: dict | None = None) -> tuple[TopicEntities | None, dict]:
     """Available-evidence detection, step 1: potential topic entities of the question (``choices``:
-    ``{"entities": spans of the question}`` for a constrained model)."""
-    return _ask(model, TopicEntities, P.TOPICS_SYSTEM, P.TOPICS, "topics", method, examples, choices,
+    ``{"entities": spans of the question}`` for a constrained model, whose list then holds at most as
+    many names as there are choices: SmolLM2 repeated them until its token limit)."""
+    schema = topics_schema(len((choices or {}).get("entities") or []))
+    return _ask(model, schema, P.TOPICS_SYSTEM, P.TOPICS, "topics", method, examples, choices,
                 question=question)
 
 

@@ -27,6 +27,7 @@ from agents import vector_table
 from agents.hydrarag import roles as roles
 from agents.hydrarag.analysis import link_names, split_chain
 from agents.hydrarag.pruning import SENTENCE_TABLE, apply_choice, embed_texts
+from agents.hydrarag.text_rules import rule_paths
 from agents.llm.structured import add_usage
 from kb.base import KnowledgeBase
 from prompts.data_block import data_block, data_list
@@ -49,6 +50,7 @@ class TextSettings:
     max_width: int = 3
     link_threshold: float = 0.75
     method: str = "function_calling"
+    rules: bool = False  # paragraph → path by rule (:mod:`agents.hydrarag.text_rules`), no LLM call
 
 
 def sentences(text: str) -> list[str]:
@@ -146,9 +148,11 @@ def _parsed_paths(kb: KnowledgeBase, reply: roles.TextPaths, sents: list[dict],
 
 
 def to_candidates(kb: KnowledgeBase, reply: roles.TextPaths | None, sents: list[dict], source: str,
-                  phase: str, threshold: float) -> tuple[list[dict], str | None]:
-    """Candidate paths from the LLM's paths (or the sentence fallback) and the fallback note."""
-    built = _parsed_paths(kb, reply, sents, threshold) if reply is not None else []
+                  phase: str, threshold: float, built: list[dict] | None = None) -> tuple[list[dict], str | None]:
+    """Candidate paths from the LLM's paths, or ``built`` ones (:mod:`agents.hydrarag.text_rules`), or the
+    sentence fallback; and the fallback note."""
+    if built is None:
+        built = _parsed_paths(kb, reply, sents, threshold) if reply is not None else []
     note = None
     if not built:
         note = "unparseable path construction: sentences kept as paths" if reply is None else \
@@ -164,7 +168,7 @@ def to_candidates(kb: KnowledgeBase, reply: roles.TextPaths | None, sents: list[
                     "text": " → ".join(b["tokens"]), "keys": list(dict.fromkeys(keys)),
                     "answers": [i for i in b["ids"] if i], "doc_id": b["sent"]["doc_id"],
                     "doc_name": b["sent"]["doc_name"], "path": b["tokens"],
-                    "sentence": b["sent"]["sentence"], "instructions": flagged})
+                    "sentence": b["sent"]["sentence"], "instructions": flagged, "follows": b.get("follows", False)})
     return out, note
 
 
@@ -181,6 +185,11 @@ def _build_paths(kb, model, question: str, probe: dict, sents: list[dict], sourc
     if not sents:
         return [], {}, f"no {source} sentences"
     names = sorted({n for ch in probe["chains"] for n in ch["names"]})
+    if s.rules:
+        built = rule_paths(kb, probe["chains"], sents)
+        note = "judge rules (small model): paths from the sentences naming a topic" + \
+            ("" if built else "; none found: sentences kept as paths")
+        return to_candidates(kb, None, sents, source, probe["phase"], s.link_threshold, built)[0], {}, note
     skyline = data_list(dict.fromkeys(ch["indicator"] for ch in probe["chains"]))
     reply, usage = roles.paths_from_text(model, question, data_list(names), skyline, _paragraphs(sents),
                                          s.method, probe.get("examples", ""))

@@ -72,6 +72,7 @@ def test_topic_extraction_decodes_within_the_kb_names_of_the_question(tiny_kb):
     assert out["mentions"] == ["Kevin Bacon", "Tom Hanks"] and len(out["topics"]) == 2
     assert sorted(model.formats[0]["schema"]["properties"]["entities"]["items"]["enum"]) == ["Kevin Bacon",
                                                                                               "Tom Hanks"]
+    assert model.formats[0]["schema"]["properties"]["entities"]["maxItems"] == 2  # no list past the choices
 
 
 def test_topic_choices_fall_back_to_question_spans(tiny_kb):
