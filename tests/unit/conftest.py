@@ -6,7 +6,6 @@ removed, and a fake model answers only what its script says.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ holds fake_chat.py
 
 from fake_chat import ChatLlamaCpp, ScriptedChatModel  # noqa: E402
+from kb_fixtures import movie_kb
 
 TRIPLES = """\
 Big|directed_by|Penny Marshall
@@ -49,15 +49,7 @@ PASSAGES = [
 @pytest.fixture(scope="session")
 def tiny_kb(tmp_path_factory: pytest.TempPathFactory) -> str:
     """Directory of a tiny movie KB built with the real ingest (local MiniLM embeddings)."""
-    from kb.ingest import ingest
-    from kb.sample import TYPE_MAP
-
-    src = tmp_path_factory.mktemp("tiny-src")
-    (src / "triples.txt").write_text(TRIPLES, encoding="utf-8")
-    (src / "passages.jsonl").write_text("\n".join(json.dumps(p) for p in PASSAGES), encoding="utf-8")
-    out = tmp_path_factory.mktemp("tiny-kb") / "kb"
-    ingest(out, [src / "triples.txt"], passages=src / "passages.jsonl", type_map=TYPE_MAP, progress=False)
-    return str(out)
+    return movie_kb(tmp_path_factory, "tiny", TRIPLES, PASSAGES)
 
 
 @pytest.fixture(autouse=True)

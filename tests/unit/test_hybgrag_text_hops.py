@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from kb_fixtures import movie_kb
 
 from agents.hybgrag.paths import path_retrieve
 from agents.hybgrag.roles import RouterAction, TopicEntity, Validation
@@ -27,15 +28,7 @@ PASSAGES = [
 
 @pytest.fixture(scope="module")
 def half_kb(tmp_path_factory) -> str:
-    from kb.ingest import ingest
-    from kb.sample import TYPE_MAP
-
-    src = tmp_path_factory.mktemp("half-src")
-    (src / "triples.txt").write_text(TRIPLES, encoding="utf-8")
-    (src / "passages.jsonl").write_text("\n".join(json.dumps(p) for p in PASSAGES), encoding="utf-8")
-    out = tmp_path_factory.mktemp("half-kb") / "kb"
-    ingest(out, [src / "triples.txt"], passages=src / "passages.jsonl", type_map=TYPE_MAP, progress=False)
-    return str(out)
+    return movie_kb(tmp_path_factory, "half", TRIPLES, PASSAGES)
 
 
 def test_forward_text_hop_takes_the_sentence_with_the_relation(half_kb):

@@ -3,9 +3,8 @@ check that reads its paths: a fact only a passage states is answered without a p
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from kb_fixtures import movie_kb
 
 from agents.hydrarag import audit as audit
 from agents.hydrarag import roles as R
@@ -28,15 +27,7 @@ PASSAGES = [{"id": "p:Amelie", "entity_id": "Amelie",
 
 @pytest.fixture(scope="module")
 def hybrid_kb(tmp_path_factory: pytest.TempPathFactory) -> str:
-    from kb.ingest import ingest
-    from kb.sample import TYPE_MAP
-
-    src = tmp_path_factory.mktemp("hybrid-src")
-    (src / "triples.txt").write_text(TRIPLES, encoding="utf-8")
-    (src / "passages.jsonl").write_text("\n".join(json.dumps(p) for p in PASSAGES), encoding="utf-8")
-    out = tmp_path_factory.mktemp("hybrid-kb") / "kb"
-    ingest(out, [src / "triples.txt"], passages=src / "passages.jsonl", type_map=TYPE_MAP, progress=False)
-    return str(out)
+    return movie_kb(tmp_path_factory, "hybrid", TRIPLES, PASSAGES)
 
 
 def sent(text: str, doc: str = "Amelie") -> dict:

@@ -3,9 +3,8 @@ edge reaches any; a text-only KB of another domain in tests/unit/test_mor_text_k
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from kb_fixtures import movie_kb
 
 from agents.mor.graph_first import topic_entities
 from agents.mor.mentions import mentioned
@@ -25,15 +24,7 @@ PASSAGES = [{"id": "p:Big", "entity_id": "Big",
 @pytest.fixture(scope="module")
 def held_out_kb(tmp_path_factory) -> str:
     """Big's director is only in Big's passage (the edge is held out of the graph)."""
-    from kb.ingest import ingest
-    from kb.sample import TYPE_MAP
-
-    src = tmp_path_factory.mktemp("mention-src")
-    (src / "triples.txt").write_text(TRIPLES, encoding="utf-8")
-    (src / "passages.jsonl").write_text("\n".join(json.dumps(p) for p in PASSAGES), encoding="utf-8")
-    out = tmp_path_factory.mktemp("mention-kb") / "kb"
-    ingest(out, [src / "triples.txt"], passages=src / "passages.jsonl", type_map=TYPE_MAP, progress=False)
-    return str(out)
+    return movie_kb(tmp_path_factory, "mention", TRIPLES, PASSAGES)
 
 
 def test_sentences_naming_the_relation_are_read_first(held_out_kb):
