@@ -17,12 +17,7 @@ it is not built here (``--wait-kb`` waits for another process building it).
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import shlex
-import signal
-import socket
-import subprocess
 import sys
 import threading
 import time
@@ -32,7 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+from evals.load_report import report
+from evals.load_server import KB_NAME, ROOT, Server, free_port, wait_for_kb
+
 DEFAULT_OUT = ROOT / "docs" / "benchmarks_load.md"
 
 
@@ -66,13 +63,6 @@ class Result:
         )
 
 
-def free_port() -> int:
-    """An unused TCP port on the loopback interface."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def questions(path: Path, n: int, kb: Path | None = None) -> tuple[list[str], int]:
     """``n`` questions of a MetaQA file (brackets removed), cycling when the file is shorter,
     and how many were skipped because their topic entity is not in ``kb`` (the server
@@ -97,81 +87,6 @@ def questions(path: Path, n: int, kb: Path | None = None) -> tuple[list[str], in
     if not qs:
         raise ValueError(f"no usable questions in {path}")
     return [qs[i % len(qs)].question for i in range(n)], skipped
-
-
-def wait_for_kb(kb: Path, wait: float) -> None:
-    """Return when ``kb/manifest.json`` exists; exit after ``wait`` seconds."""
-    deadline = time.monotonic() + wait
-    while not (kb / "manifest.json").exists():
-        if time.monotonic() > deadline:
-            raise SystemExit(
-                f"no KB at {kb} (manifest.json missing); build it with "
-                "`hybridrag eval --dataset metaqa-1hop` or pass --kb"
-            )
-        time.sleep(10)
-
-
-KB_NAME = "bench"  # the name under which the server's operator config offers the KB
-
-
-class Server:
-    """``uvicorn app.server:create_app`` in a subprocess on 127.0.0.1 serving ``kb``, stopped on exit."""
-
-    def __init__(self, port: int, log: Path, kb: Path) -> None:
-        self.url = f"http://127.0.0.1:{port}"
-        self.log = log
-        self.config = log.with_name(log.stem + "-config.json")
-        self.config.write_text(json.dumps({"kbs": {KB_NAME: str(kb)}}), encoding="utf-8")
-        env = {
-            **os.environ,
-            "HF_HUB_OFFLINE": "1",
-            "TRANSFORMERS_OFFLINE": "1",
-            "TOKENIZERS_PARALLELISM": "false",
-            "HYBRIDRAG_SERVER_CONFIG": str(self.config),
-        }
-        self.cmd = [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.server:create_app",
-            "--factory",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-access-log",
-            "--log-level",
-            "warning",
-        ]
-        with open(log, "wb") as out:
-            self.proc = subprocess.Popen(
-                self.cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-            )
-
-    def wait_ready(self, timeout: float = 180) -> None:
-        import httpx
-
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited:\n{self.log.read_text(errors='replace')[-3000:]}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.5)
-        raise RuntimeError(f"server not ready after {timeout}s")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=10)
-        self.config.unlink(missing_ok=True)
 
 
 def run_phase(name: str, clients: int, items: list[str], call) -> Result:
@@ -230,62 +145,6 @@ def inprocess_caller(method: str, kb: str):
             raise RuntimeError("no answer in the output")
 
     return call
-
-
-def report(args: argparse.Namespace, kb: Path, http: Result, local: Result, load: tuple, skipped: int) -> str:
-    """The markdown report."""
-    from evals.cli import provenance
-
-    prov = provenance()
-    manifest = json.loads((kb / "manifest.json").read_text(encoding="utf-8"))
-    counts = manifest.get("counts", {})
-    ratio = local.throughput / http.throughput if http.throughput else float("inf")
-    ok = not http.errors and not local.errors and ratio <= 2.0
-    env = [f"HYBRIDRAG_CACHE={os.environ['HYBRIDRAG_CACHE']}"] if os.environ.get("HYBRIDRAG_CACHE") else []
-    cmd = shlex.join([*env, "python", "-m", "evals.load_bench", *sys.argv[1:]])
-    m = prov["machine"]
-    lines = [
-        "# Load benchmark: LangServe app vs. in-process",
-        "",
-        f"`{cmd}`",
-        "",
-        f"- date: {prov['date']}; commit: {prov['commit']}",
-        f"- machine: {m['cpu']}, {m['cores']} cores, {m['gpu']}; load average before the run: "
-        f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min)",
-        f"- method: `{args.method}` (default settings); KB: `{kb}` "
-        f"({counts.get('entities', '?')} entities, {counts.get('triples', '?')} triples, "
-        f"{counts.get('docs', '?')} text documents)",
-        f"- questions: {args.requests} of `{args.questions}` in file order (MetaQA 1-hop dev, brackets "
-        f"removed) after {args.warmup} warm-up requests per mode; {skipped} questions whose topic entity "
-        "is not in the KB were skipped (the server refuses those with a 400 `unknown entity`); the modes "
-        f"alternate in {args.rounds} rounds (HTTP then in-process, same questions) so that background "
-        "load affects both alike",
-        "- HTTP: `uvicorn app.server:create_app --factory` (one process, access log off) on 127.0.0.1, "
-        f"its `HYBRIDRAG_SERVER_CONFIG` naming the KB `{KB_NAME}`; "
-        f"{args.clients} client threads with keep-alive `httpx` clients posting "
-        f'`/{args.method}/invoke` with `{{"question", "settings": {{"kb"}}}}`; the server validates the '
-        "input, checks the question's entity mentions against the KB, then runs the graph",
-        f'- in-process: `get_graph("{args.method}").invoke(..., context=...)` from {args.clients} threads',
-        "",
-        "| mode | clients | requests | errors | throughput (req/s) | p50 (ms) | p95 (ms) | max (ms) |",
-        "|---|---|---|---|---|---|---|---|",
-        http.row(),
-        local.row(),
-        "",
-        f"In-process / HTTP throughput: **{ratio:.2f}x** (target ≤ 2x, zero errors): "
-        f"**{'met' if ok else 'not met'}**.",
-    ]
-    if load[0] > (os.cpu_count() or 1):
-        lines += [
-            "",
-            f"Note: other jobs were running (1-minute load {load[0]:.1f} on {m['cores']} cores), so the "
-            "absolute numbers are low and noisy; both modes saw the same background load (alternating "
-            "rounds), so their ratio is the meaningful result.",
-        ]
-    errs = http.errors[:5] + local.errors[:5]
-    if errs:
-        lines += ["", "First errors:", "", *[f"- `{e}`" for e in errs]]
-    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:

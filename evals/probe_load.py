@@ -23,7 +23,7 @@ from pathlib import Path
 
 import httpx
 
-from evals.load_bench import free_port
+from evals.load_server import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_TRIPLES = ROOT / "kb" / "sample" / "triples.txt"

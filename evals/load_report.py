@@ -1,0 +1,72 @@
+"""The markdown report of the load benchmark (:mod:`evals.load_bench`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from evals.load_server import KB_NAME
+
+if TYPE_CHECKING:
+    from evals.load_bench import Result
+
+
+def report(args: argparse.Namespace, kb: Path, http: Result, local: Result, load: tuple, skipped: int) -> str:
+    """The markdown report."""
+    from evals.cli import provenance
+
+    prov = provenance()
+    manifest = json.loads((kb / "manifest.json").read_text(encoding="utf-8"))
+    counts = manifest.get("counts", {})
+    ratio = local.throughput / http.throughput if http.throughput else float("inf")
+    ok = not http.errors and not local.errors and ratio <= 2.0
+    env = [f"HYBRIDRAG_CACHE={os.environ['HYBRIDRAG_CACHE']}"] if os.environ.get("HYBRIDRAG_CACHE") else []
+    cmd = shlex.join([*env, "python", "-m", "evals.load_bench", *sys.argv[1:]])
+    m = prov["machine"]
+    lines = [
+        "# Load benchmark: LangServe app vs. in-process",
+        "",
+        f"`{cmd}`",
+        "",
+        f"- date: {prov['date']}; commit: {prov['commit']}",
+        f"- machine: {m['cpu']}, {m['cores']} cores, {m['gpu']}; load average before the run: "
+        f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min)",
+        f"- method: `{args.method}` (default settings); KB: `{kb}` "
+        f"({counts.get('entities', '?')} entities, {counts.get('triples', '?')} triples, "
+        f"{counts.get('docs', '?')} text documents)",
+        f"- questions: {args.requests} of `{args.questions}` in file order (MetaQA 1-hop dev, brackets "
+        f"removed) after {args.warmup} warm-up requests per mode; {skipped} questions whose topic entity "
+        "is not in the KB were skipped (the server refuses those with a 400 `unknown entity`); the modes "
+        f"alternate in {args.rounds} rounds (HTTP then in-process, same questions) so that background "
+        "load affects both alike",
+        "- HTTP: `uvicorn app.server:create_app --factory` (one process, access log off) on 127.0.0.1, "
+        f"its `HYBRIDRAG_SERVER_CONFIG` naming the KB `{KB_NAME}`; "
+        f"{args.clients} client threads with keep-alive `httpx` clients posting "
+        f'`/{args.method}/invoke` with `{{"question", "settings": {{"kb"}}}}`; the server validates the '
+        "input, checks the question's entity mentions against the KB, then runs the graph",
+        f'- in-process: `get_graph("{args.method}").invoke(..., context=...)` from {args.clients} threads',
+        "",
+        "| mode | clients | requests | errors | throughput (req/s) | p50 (ms) | p95 (ms) | max (ms) |",
+        "|---|---|---|---|---|---|---|---|",
+        http.row(),
+        local.row(),
+        "",
+        f"In-process / HTTP throughput: **{ratio:.2f}x** (target ≤ 2x, zero errors): "
+        f"**{'met' if ok else 'not met'}**.",
+    ]
+    if load[0] > (os.cpu_count() or 1):
+        lines += [
+            "",
+            f"Note: other jobs were running (1-minute load {load[0]:.1f} on {m['cores']} cores), so the "
+            "absolute numbers are low and noisy; both modes saw the same background load (alternating "
+            "rounds), so their ratio is the meaningful result.",
+        ]
+    errs = http.errors[:5] + local.errors[:5]
+    if errs:
+        lines += ["", "First errors:", "", *[f"- `{e}`" for e in errs]]
+    return "\n".join(lines) + "\n"
