@@ -26,6 +26,35 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_healthy(proc: subprocess.Popen, url: str, timeout: float, log: Path | None = None) -> None:
+    """Return when ``url/health`` answers 200; raise when ``proc`` exits (its log's tail) or ``timeout`` passes."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            tail = log.read_text(errors="replace")[-3000:] if log else ""
+            raise RuntimeError(f"server exited with {proc.returncode}:\n{tail}")
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"server not ready after {timeout:.0f} s")
+
+
+def stop_group(proc: subprocess.Popen) -> None:
+    """Stop a server started with ``start_new_session=True`` and its children: TERM, then KILL."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
 def wait_for_kb(kb: Path, wait: float) -> None:
     """Return when ``kb/manifest.json`` exists; exit after ``wait`` seconds."""
     deadline = time.monotonic() + wait
@@ -76,26 +105,8 @@ class Server:
             )
 
     def wait_ready(self, timeout: float = 180) -> None:
-        import httpx
-
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited:\n{self.log.read_text(errors='replace')[-3000:]}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.5)
-        raise RuntimeError(f"server not ready after {timeout}s")
+        wait_healthy(self.proc, self.url, timeout, log=self.log)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=10)
+        stop_group(self.proc)
         self.config.unlink(missing_ok=True)

@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import time
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import httpx
 
-from evals.load_server import free_port
+from evals.load_server import free_port, stop_group, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_TRIPLES = ROOT / "kb" / "sample" / "triples.txt"
@@ -66,25 +65,11 @@ class Served:
                                          start_new_session=True)
 
     def __enter__(self) -> Served:
-        deadline = time.monotonic() + 600
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.log.read_text(errors='replace')[-1500:]}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            time.sleep(0.5)
-        raise RuntimeError("server not ready after 600 s")
+        wait_healthy(self.proc, self.url, 600, log=self.log)
+        return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
+        stop_group(self.proc)
 
     def ask(self, client: httpx.Client, method: str, question: str, **settings: object) -> httpx.Response:
         body = {"input": {"question": question, "settings": settings}}

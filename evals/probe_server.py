@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import signal
 import socket
 import subprocess
 import sys
@@ -28,6 +27,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from evals.load_server import stop_group, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "who directed Forrest Gump"
@@ -140,22 +141,6 @@ def _start_server(workdir: Path, fake_port: int) -> tuple[subprocess.Popen, str,
     return proc, url, shown
 
 
-def _wait_ready(proc: subprocess.Popen, url: str, timeout: float = 180) -> None:
-    import httpx
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"hybridrag serve exited with {proc.returncode}")
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.5)
-    raise RuntimeError(f"hybridrag serve not ready after {timeout}s")
-
-
 def _curl(url: str, body: dict) -> str:
     return f"curl -s -X POST {url} -H 'content-type: application/json' -d {shlex.quote(json.dumps(body))}"
 
@@ -207,15 +192,10 @@ def run(workdir: Path) -> list[dict]:
     fake = FakeLLM().start()
     proc, url, shown = _start_server(workdir, fake.server_address[1])
     try:
-        _wait_ready(proc, url)
+        wait_healthy(proc, url, 180)
         rows = _probes(url, f"http://127.0.0.1:{fake.server_address[1]}")
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+        stop_group(proc)
         fake.close()
     rows.insert(0, {"probe": "server under test", "command": shlex.join(shown), "result": url, "ok": True})
     return rows

@@ -11,7 +11,6 @@ import importlib.util
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +22,7 @@ import httpx  # noqa: E402
 import pytest
 from http_ready import wait_until_ready  # noqa: E402
 
+from evals.load_server import stop_group as stop  # noqa: E402
 from graphs import REGISTRY, context_class, list_graphs  # noqa: E402
 
 pytestmark = pytest.mark.integration
@@ -47,16 +47,6 @@ def langgraph_cli() -> str:
     if not found:
         pytest.skip("langgraph-cli[inmem] is not installed (pip install 'hybridrag[studio]')")
     return found
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
 
 
 def start_dev(work: Path, env_extra: dict | None = None, budget: str | None = None) -> Iterator[str]:

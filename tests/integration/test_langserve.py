@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -22,6 +21,7 @@ import langserve  # noqa: E402,F401
 import pytest
 from http_ready import wait_until_ready  # noqa: E402
 
+from evals.load_server import stop_group as stop  # noqa: E402
 from graphs import context_class, list_graphs  # noqa: E402
 
 pytestmark = pytest.mark.integration
@@ -41,16 +41,6 @@ def free_port() -> int:
 def settings_for(method: str) -> dict:
     fields = set(context_class(method).__dataclass_fields__)
     return {k: v for k, v in OFFLINE.items() if k in fields}
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -15,6 +14,8 @@ from collections.abc import Iterator
 
 import httpx  # noqa: E402
 import pytest
+
+from evals.load_server import stop_group  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
@@ -80,13 +81,7 @@ def openai_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
         yield base, log
     finally:
         patch.undo()
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+        stop_group(proc)
 
 
 def test_chat_openai_is_the_client(openai_server):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -26,6 +25,7 @@ import httpx  # noqa: E402
 import pytest
 from http_ready import wait_until_ready  # noqa: E402
 
+from evals.load_server import stop_group as stop  # noqa: E402
 from evals.probe_server import FakeLLM  # noqa: E402
 
 pytestmark = pytest.mark.integration
@@ -48,16 +48,6 @@ def fake_llm() -> Iterator[FakeLLM]:
     server = FakeLLM(slow_reply=SLOW_REPLY).start()
     yield server
     server.close()
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
 
 
 def serve(tmp: Path, fake: FakeLLM, run_timeout: float) -> Iterator[tuple[str, Path]]:
