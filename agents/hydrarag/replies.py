@@ -43,14 +43,18 @@ class SkylinePlan(BaseModel):
 
 
 @lru_cache(maxsize=16)
-def plan_schema(hops: tuple[int, int] | None = None) -> type[SkylinePlan]:
+def plan_schema(hops: tuple[int, int] | None = None,
+                paths: tuple[tuple[str, ...], ...] | None = None) -> type[SkylinePlan]:
     """:class:`SkylinePlan`, with the number of relations bounded to ``hops = (fewest, most)`` when
-    given (``minItems`` / ``maxItems`` in the grammar; a reply outside them is unparseable)."""
-    if hops is None:
+    given (``minItems`` / ``maxItems`` in the grammar; a reply outside them is unparseable), and the
+    whole relation list one of ``paths`` when given (an ``enum`` of lists: the grammar writes one of
+    them, relation for relation; a backend without a grammar is not held to it)."""
+    if hops is None and not paths:
         return SkylinePlan
-    lo, hi = hops
+    lo, hi = hops or (0, None)
+    extra = {"enum": [list(p) for p in paths]} if paths else None
     return create_model("SkylinePlan", __base__=SkylinePlan, relations=(
-        list[str], Field(default_factory=list, min_length=lo, max_length=hi,
+        list[str], Field(default_factory=list, min_length=lo, max_length=hi, json_schema_extra=extra,
                          description="Relations from the topic to the answer.")))
 
 

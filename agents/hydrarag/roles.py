@@ -94,12 +94,13 @@ def extract_topics(model: BaseChatModel, question: str, method: str, examples: s
 
 def plan(model: BaseChatModel, question: str, topics: str, kb_names: dict[str, list[str]], method: str,
          examples: str = "", spans: list[str] = (), hops: tuple[int, int] | None = None,
-         ) -> tuple[SkylinePlan | None, dict]:
+         paths: tuple[tuple[str, ...], ...] | None = None) -> tuple[SkylinePlan | None, dict]:
     """Question analysis for a small model: topic (a span of the question), relations and answer kind
     (the KB's relation names and entity types, ``kb_names`` as :func:`agents.llm.constrained.kb_choices`);
-    ``hops``: the fewest and most relations the reply may name (:func:`plan_schema`)."""
+    ``hops``: the fewest and most relations the reply may name, ``paths``: the relation lists it may
+    write (:func:`plan_schema`)."""
     choices = {"topic": list(spans), "relations": kb_names["relation"], "answer_type": kb_names["type"]}
-    return _ask(model, plan_schema(hops), P.PLAN_SYSTEM, P.PLAN, "analysis", method, examples, choices,
+    return _ask(model, plan_schema(hops, paths), P.PLAN_SYSTEM, P.PLAN, "analysis", method, examples, choices,
                 relations=", ".join(kb_names["relation"]) or "(any)", kinds=", ".join(kb_names["type"]) or "(any)",
                 question=question, topics=topics)
 

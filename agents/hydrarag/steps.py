@@ -102,7 +102,8 @@ def _planned(state: dict, ctx: Any, kb: Any, model: Any, names: list[str]) -> tu
     shown = state.get("shots", [])
     reply, calls = roles.plan(model, q, data_list(names), kb_choices(kb), ctx.structured_method,
                               shots.lines(shown, "plan", ctx.examples, ctx.num_examples), spans,
-                              shots.hop_range(shown[:ctx.num_examples], ctx.examples, ctx.num_examples))
+                              shots.hop_range(shown[:ctx.num_examples], ctx.examples, ctx.num_examples),
+                              shots.shown_paths(shown[:ctx.num_examples], ctx.examples, ctx.num_examples))
     if reply is None or not reply.relations:
         return None, calls
     topic, rels = reply.topic.strip(), [r.strip() for r in reply.relations if r.strip()]  # a relation may repeat

@@ -171,6 +171,37 @@ def test_the_analysis_names_as_many_relations_as_the_shown_bank_examples(tiny_kb
     assert R.plan_schema(None) is R.SkylinePlan
 
 
+def test_the_analysis_writes_one_of_the_shown_bank_examples_whole_paths(tiny_kb):
+    import json
+
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny", examples="kb", num_examples=3)
+    kb = resolve_kb(ctx)
+    one = {"question": "q", "masked": "q", "topic": ["Big"], "topic_types": ["movie"], "answers": ["x"],
+           "source": "user", "answer_type": "genre"}
+    shown = [{**one, "relations": ["starred_actors", "starred_actors", "has_genre"]},
+             {**one, "relations": ["directed_by", "directed_by", "has_genre"]},
+             {**one, "relations": ["starred_actors", "starred_actors", "has_genre"]}]
+    assert shots.shown_paths(shown, "kb", 3) == (("starred_actors", "starred_actors", "has_genre"),
+                                                 ("directed_by", "directed_by", "has_genre"))
+    assert shots.shown_paths(shown, "bundled", 3) is None and shots.shown_paths(shown, "kb", 0) is None
+    assert shots.shown_paths([{**one, "relations": []}], "kb", 3) is None
+    model = ChatLlamaCpp(script=['{"topic": "Big", "relations": ["starred_actors", "starred_actors", "has_genre"], '
+                                 '"answer_type": "genre"}'])
+    state = _state(kb, topics=[{"mention": "Big", "id": "Big", "name": "Big"}], mentions=["Big"], shots=shown,
+                   question="the films that share actors with Big were in which genres")
+    out = steps.analyse(state, ctx, kb, model)
+    schema = model.formats[0]["schema"]
+    assert schema["properties"]["relations"]["enum"] == [["starred_actors", "starred_actors", "has_genre"],
+                                                         ["directed_by", "directed_by", "has_genre"]]
+    grammar = [line for line in json_schema_to_gbnf(json.dumps(schema)).splitlines()
+               if line.startswith("relations ::=")][0]
+    assert grammar.count("|") == 1 and "has_imdb_rating" not in grammar  # two whole paths, nothing composed
+    assert out["skyline"] == ("Big - starred actors - entity - starred actors - entity - has genre - answer(genre)")
+    assert R.plan_schema((3, 3), None) is not R.plan_schema((3, 3), (("has_genre",),))
+
+
 def test_rules_select_the_paths_along_the_skyline_first():
     from agents.hydrarag import audit
 
