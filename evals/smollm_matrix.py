@@ -158,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stop-at", help="start no new cell after this UTC time (HH:MM)")
     p.add_argument("--report-only", action="store_true", help="write the report from the runs as they are")
     p.add_argument("--note", action="append", default=[], help="a line for the report's notes (repeatable)")
+    p.add_argument("--first", type=int, help="with --report-only: each row from its first N questions")
+    p.add_argument("--every-run", action="store_true",
+                   help="with --report-only: a row from every runs folder that holds the cell (compare runs)")
     args = p.parse_args(argv)
     cells = [parse_cell(c) for c in args.cells]
     limits = {}
@@ -178,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
             break
         run_one(cell, limit, args.runs)
         render(args.out, [args.runs, *args.older_runs], cells, info, shown_argv(sys.argv[1:]), args.note)
-    render(args.out, [args.runs, *args.older_runs], cells, info, shown_argv(sys.argv[1:]), args.note)
+    render(args.out, [args.runs, *args.older_runs], cells, info, shown_argv(sys.argv[1:]), args.note,
+           first=args.first, every=args.every_run)
     return 0
 
 

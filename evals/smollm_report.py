@@ -67,11 +67,13 @@ def call_seconds_p50(records: list[dict]) -> float | None:
     return statistics.median(per) if per else None
 
 
-def cell_row(cell: tuple[str, str, str], folder: Path, limit_note: str = "") -> str:
-    """One table row of a cell (``not run`` when it has no records)."""
+def cell_row(cell: tuple[str, str, str], folder: Path, limit_note: str = "", first: int | None = None) -> str:
+    """One table row of a cell (``not run`` when it has no records), from its first ``first`` records
+    (the first questions asked) when given."""
     method, setting, key = cell
     path = folder / "records.jsonl"
     records = read_records(path) if path.exists() else []
+    records = records[:first] if first else records
     if not records:
         return f"| {method} | {setting} | {key} | not run |" + " |" * 12
     s = summarise(records)
@@ -108,13 +110,24 @@ def cell_folder(cell: tuple[str, str, str], runs: list[Path]) -> Path:
                 folders[0])
 
 
+def held(cell: tuple[str, str, str], runs: list[Path]) -> list[Path]:
+    """The folders of ``cell`` in every one of ``runs`` that holds its records."""
+    folders = [r / "-".join(cell) for r in runs]
+    return [f for f in folders if (f / "records.jsonl").exists() and (f / "records.jsonl").stat().st_size]
+
+
 def render(out: Path, runs: Path | list[Path], cells: list[tuple[str, str, str]], info: dict, argv: list[str],
-           notes: list[str] | None = None) -> None:
+           notes: list[str] | None = None, first: int | None = None, every: bool = False) -> None:
     """Write the report for ``cells`` (in their order) from the run folders under ``runs`` (one
-    folder, or several: each cell from the first that holds its records)."""
+    folder, or several: each cell from the first that holds its records; with ``every``, a row from
+    each, its folder named beside n). ``first``: each row from its first ``first`` records, so that
+    runs of one cell compare on the same questions."""
     m = info["machine"]
     runs = [runs] if isinstance(runs, Path) else list(runs)
-    rows = [cell_row(c, cell_folder(c, runs)) for c in cells]
+    if every:
+        rows = [cell_row(c, f, f" ({f.parent.name})", first) for c in cells for f in held(c, runs) or [runs[0]]]
+    else:
+        rows = [cell_row(c, cell_folder(c, runs), first=first) for c in cells]
     text = "\n".join([
         "# SmolLM2-135M on the LLM methods: bank on and off (`python -m evals.smollm_matrix`)", "",
         "Every row is a real run of `local:smollm2` (SmolLM2-135M-Instruct GGUF through llama.cpp, grammar-"

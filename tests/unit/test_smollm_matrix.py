@@ -113,3 +113,28 @@ def test_rows_name_their_commit_and_come_from_the_first_runs_folder_with_records
     smollm_report.render(out, [new, old], [one, two], info, [])
     table = [line for line in out.read_text(encoding="utf-8").splitlines() if line.startswith("| mor")]
     assert [line.split("|")[-2].strip() for line in table] == ["`(unfinished)`", "`abc1234`"]
+
+
+def test_every_run_and_first_n_compare_runs_of_a_cell_on_the_same_questions(tmp_path):
+    def rec(i: int, right: bool) -> dict:
+        return {"id": f"q{i}", "question": "who directed Heat", "qtype": "movie_to_director", "error": None,
+                "ranked": [{"id": "Michael Mann" if right else "x", "kind": "entity",
+                            "name": "Michael Mann" if right else "x", "score": 1.0}],
+                "relevant": [["Michael Mann"] if right else []], "answer": "",
+                "gold": {"answers": ["Michael Mann"], "answer_ids": [], "keys": ["Michael Mann"]},
+                "trace": [], "seconds": 1.0, "usage": {}}
+
+    new, old = tmp_path / "new", tmp_path / "old"
+    for runs, rights in ((new, [True, True]), (old, [False, True, True, True])):
+        (runs / "mor-bank-1hop").mkdir(parents=True)
+        lines = [json.dumps(rec(i, r)) for i, r in enumerate(rights)]
+        (runs / "mor-bank-1hop" / "records.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    info = {"date": "d", "commit": "c", "machine": {"cores": 2, "cpu": "x"}}
+    out = tmp_path / "report.md"
+    smollm_report.render(out, [new, old], [("mor", "bank", "1hop")], info, [], first=2, every=True)
+    rows = [[c.strip() for c in line.split("|")[1:-1]]
+            for line in out.read_text(encoding="utf-8").splitlines() if line.startswith("| mor")]
+    assert [(r[3], r[4][:5]) for r in rows] == [("2 (new)", "1.000"), ("2 (old)", "0.500")]
+    smollm_report.render(out, [new, old], [("mor", "bank", "1hop")], info, [])
+    rows = [line for line in out.read_text(encoding="utf-8").splitlines() if line.startswith("| mor")]
+    assert len(rows) == 1 and "| 2 |" in rows[0]  # without them: one row, from the newer folder, all records
