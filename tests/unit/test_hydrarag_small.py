@@ -214,3 +214,14 @@ def test_rules_select_the_paths_along_the_skyline_first():
     sky = "John Carter - starred actors - entity - starred actors - answer(movie)"
     assert [c["id"] for c in audit.skyline_first(pool, sky)] == ["films", "films2", "year", "doc", "one"]
     assert audit.skyline_first(pool, "John Carter") == pool  # a skyline naming no relation keeps the order
+
+
+def test_ranked_answers_keep_the_place_of_the_first_path_that_reaches_them(tiny_kb):
+    from agents.hydrarag import pruning
+
+    kb = resolve_kb(HydraRAGContext(kb=tiny_kb))
+    paths = [{"answers": ["Big"], "score": 0.4, "source": "kg"},  # selected first (along the skyline)
+             {"answers": ["Apollo 13", "Big"], "score": 0.9, "source": "kg"}]
+    ranked = pruning.to_ranked(kb, paths, set(), 1)
+    assert [r["id"] for r in ranked] == ["Big"] and ranked[0]["score"] == 0.9  # its place, the best score
+    assert [r["id"] for r in pruning.to_ranked(kb, paths, set(), 5)] == ["Big", "Apollo 13"]
