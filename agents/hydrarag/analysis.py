@@ -116,6 +116,26 @@ def detect_sources(kb: KnowledgeBase, mentions: list[str], threshold: float, use
             "topic_keys": keys, "notes": [note] if note else []}
 
 
+def planned_topic(kb: KnowledgeBase, topics: list[dict], skyline: str, threshold: float,
+                  use_web: bool) -> tuple[list[dict], list[dict], dict]:
+    """The topic entity a small model's plan names (its one ``topic``: the skyline's first item):
+    ``(topics, dropped, found)``. Topics the plan does not name are dropped, e.g. the tags ``film`` or
+    ``actors`` of "the films that share directors with the film Forever Strong", which otherwise became
+    topics every KG path had to join. When the plan names none of them, its topic is aligned to the KB
+    (:func:`detect_sources`; ``found`` then holds the new ``topic_keys``, ``doc_topics`` and
+    ``available``); when that fails too, the topics stay as they are."""
+    head = split_chain(skyline)[:1]
+    if not head:
+        return topics, [], {}
+    named = [t for t in topics if head[0].casefold() in {t["name"].casefold(), t["mention"].casefold()}]
+    if named:
+        return named, [t for t in topics if t not in named], {}
+    found = detect_sources(kb, head, threshold, use_web)
+    if not found["topics"]:
+        return topics, [], {}
+    return found["topics"], topics, {k: found[k] for k in ("topic_keys", "doc_topics", "available")}
+
+
 def chain(topics: list[dict], indicator: str, query: str, doc_topics: list[str]) -> dict:
     """One exploration chain: ordered topic ids (KG), indicator, query, document topics."""
     return {"topics": [t["id"] for t in topics], "names": [t["name"] for t in topics], "indicator": indicator,

@@ -6,6 +6,11 @@
   path search of :mod:`agents.hydrarag.kg_paths` (clustering, beam, joins, graph reduction) scored
   by relevance (and, with documents, cross-scores), its paths made candidates by
   :mod:`agents.hydrarag.kg_text`.
+- Under the judge's rules (a small model, ``probe["follow"]``) the beam keeps the paths that follow
+  the chain's skyline hop by hop first (:func:`follow_bonus`): relevance compares the skyline with a
+  path's relation words regardless of their order, so on MetaQA 3-hop the beam kept
+  ``release_year ← release_year → written_by`` for ``written by, written by, release year`` and lost
+  every path along it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import zlib
 from collections.abc import Callable
 
 from agents.hydrarag import graph_ops as graph_ops
+from agents.hydrarag.audit import skyline_relations, words
 from agents.hydrarag.kg_paths import Chain, explore, overlaps
 from agents.hydrarag.kg_text import EMBEDDED_NAMES, Names, remember_names, signature, to_candidate, verbalise
 from agents.hydrarag.pruning import PruneSettings, beam_cross_scores, relevance
@@ -29,6 +35,14 @@ def detect_subgraph(kb: KnowledgeBase, topic_ids: list[str], max_depth: int) -> 
     if fast is not None:
         return graph_ops.within_hops(fast, topic_ids, max_depth)
     return list(kb.graph.ego_graph(topic_ids, radius=max_depth).distance)
+
+
+def follow_bonus(chains: list[Chain], indicator: str) -> list[float]:
+    """1.0 for a chain whose hops carry the skyline's relations in order so far (a prefix of it), else
+    0.0: added to the beam's scores (in [0, 1]) it ranks the paths along the skyline first."""
+    wanted = [words(r) for r in skyline_relations(indicator)]
+    return [float(bool(wanted) and c.length <= len(wanted) and all(
+        w in {words(r) for r in rels} for w, (rels, _) in zip(wanted, c.edges, strict=False))) for c in chains]
 
 
 def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[str], s: PruneSettings,
@@ -52,15 +66,19 @@ def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[s
             notes.append("a chain has no topic entity in the KG")
             continue
         docs = doc_sentences(ch) if doc_sentences is not None else None
+        follow = probe.get("follow", False) and len(set(ch["topics"])) == 1  # a join reads the skyline both ways
 
-        def score(chains: list[Chain], indicator: str = ch["indicator"], docs: list[str] | None = docs
-                  ) -> list[float]:
+        def score(chains: list[Chain], indicator: str = ch["indicator"], docs: list[str] | None = docs,
+                  follow: bool = follow) -> list[float]:
             if docs or beam_text != "relations":
                 remember_names(kb, chains, memo)
             sem = [signature(c) if beam_text == "relations" else verbalise(kb, c, memo=memo) for c in chains]
             texts = [verbalise(kb, c, EMBEDDED_NAMES, memo) for c in chains] if docs else []
             rel = relevance(kb, indicator, topic_keys, sem, overlaps(chains, topic_keys), s.lambda_sem)
-            return (rel if docs is None else beam_cross_scores(kb, rel, texts, docs, s)).tolist()
+            out = (rel if docs is None else beam_cross_scores(kb, rel, texts, docs, s)).tolist()
+            if follow:
+                out = [x + b for x, b in zip(out, follow_bonus(chains, indicator), strict=True)]
+            return out
 
         chains, joined = explore(kb, ch["topics"], probe["depth"], s.beam_width, score, rng,
                                  probe.get("floor", False))

@@ -61,8 +61,10 @@ def quoted(state: dict) -> dict:
 
 
 def _shown(state: dict, ctx: Any, probe: dict) -> dict:
-    """A probe with the paragraph → path example lines its text exploration shows."""
-    return {**probe, "examples": shots.lines(state.get("shots", []), "text_paths", ctx.examples, ctx.num_examples)}
+    """A probe with the paragraph → path example lines its text exploration shows, and under the judge's
+    rules ``follow``: the KG beam keeps the paths along the skyline first (:func:`agents.hydrarag.kg.follow_bonus`)."""
+    return {**probe, "examples": shots.lines(state.get("shots", []), "text_paths", ctx.examples, ctx.num_examples),
+            "follow": use_rules(ctx.judge, ctx.llm)}
 
 
 def detect(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
@@ -132,10 +134,14 @@ def analyse(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
         fallback = "unparseable analysis: the question is the skyline, depth D_max"
     depth = max(1, min(depth, ctx.max_depth))
     topics = analysis.reorder(state["topics"], skyline)
+    dropped, found = [], {}
+    if roles.constrained(ctx, model) and reply is not None:
+        topics, dropped, found = analysis.planned_topic(kb, topics, skyline, ctx.link_threshold, ctx.use_web)
     step = traced("analyze_question", f"depth {depth}: {skyline}", split_questions=splits,
-                  topic_order=[t["name"] for t in topics], fallback=fallback)
+                  topic_order=[t["name"] for t in topics], fallback=fallback,
+                  **({"dropped_topics": [t["name"] for t in dropped]} if dropped else {}))
     return {"topics": topics, "skyline": skyline, "split_questions": splits, "depth": depth, "trace": [step],
-            "usage": calls}
+            "usage": calls, **found}
 
 
 def select(state: dict, ctx: Any, kb: Any, model: Any) -> dict:

@@ -225,3 +225,32 @@ def test_ranked_answers_keep_the_place_of_the_first_path_that_reaches_them(tiny_
     ranked = pruning.to_ranked(kb, paths, set(), 1)
     assert [r["id"] for r in ranked] == ["Big"] and ranked[0]["score"] == 0.9  # its place, the best score
     assert [r["id"] for r in pruning.to_ranked(kb, paths, set(), 5)] == ["Big", "Apollo 13"]
+
+
+def test_the_beam_keeps_paths_along_the_skyline_first_under_the_rules():
+    from agents.hydrarag.kg import follow_bonus
+    from agents.hydrarag.kg_paths import Chain
+
+    def path(*rels: tuple[str, ...]) -> Chain:
+        return Chain(tuple(frozenset([f"n{i}"]) for i in range(len(rels) + 1)), tuple((r, False) for r in rels))
+
+    sky = "Forever Strong - directed by - entity - directed by - entity - release year - answer(year)"
+    chains = [path(("directed_by",)), path(("directed_by",), ("directed_by", "written_by")),
+              path(("directed_by",), ("directed_by",), ("release_year",)),
+              path(("release_year",), ("release_year",), ("directed_by",)),  # the same words, another order
+              path(("directed_by",), ("release_year",))]
+    assert follow_bonus(chains, sky) == [1.0, 1.0, 1.0, 0.0, 0.0]
+    assert follow_bonus(chains, "Forever Strong") == [0.0] * 5  # a skyline naming no relation: no bonus
+
+
+def test_the_plans_topic_replaces_the_other_names_of_the_question(tiny_kb):
+    kb = resolve_kb(HydraRAGContext(kb=tiny_kb))
+    big = {"mention": "Big", "id": "Big", "name": "Big"}
+    tag = {"mention": "Tom Hanks", "id": "Tom Hanks", "name": "Tom Hanks"}
+    sky = "Big - starred actors - answer(person)"
+    assert analysis.planned_topic(kb, [tag, big], sky, 0.9, False) == ([big], [tag], {})
+    topics, dropped, found = analysis.planned_topic(kb, [tag], sky, 0.9, False)  # the plan's topic was not detected
+    assert [t["id"] for t in topics] == ["Big"] and dropped == [tag] and found["topic_keys"] == ["id:Big"]
+    assert analysis.planned_topic(kb, [tag], "Nowhere Film - starred actors - answer(person)", 0.99, False) == (
+        [tag], [], {})  # a plan topic the KB does not know changes nothing
+    assert analysis.planned_topic(kb, [tag], "", 0.9, False) == ([tag], [], {})
