@@ -103,17 +103,15 @@ HEAD = ["method", "examples", "dataset", "n", "Hit@1", "MRR", "answer Hits@1", "
         "load avg (1/5/15 min) start → end", "commit"]
 
 
-def cell_folder(cell: tuple[str, str, str], runs: list[Path]) -> Path:
-    """The folder of ``cell`` in the first of ``runs`` that holds its records (else in the first)."""
-    folders = [r / "-".join(cell) for r in runs]
-    return next((f for f in folders if (f / "records.jsonl").exists() and (f / "records.jsonl").stat().st_size),
-                folders[0])
-
-
 def held(cell: tuple[str, str, str], runs: list[Path]) -> list[Path]:
     """The folders of ``cell`` in every one of ``runs`` that holds its records."""
     folders = [r / "-".join(cell) for r in runs]
     return [f for f in folders if (f / "records.jsonl").exists() and (f / "records.jsonl").stat().st_size]
+
+
+def cell_folder(cell: tuple[str, str, str], runs: list[Path]) -> Path:
+    """The folder of ``cell`` in the first of ``runs`` that holds its records (else in the first)."""
+    return (held(cell, runs) or [runs[0] / "-".join(cell)])[0]
 
 
 def render(out: Path, runs: Path | list[Path], cells: list[tuple[str, str, str]], info: dict, argv: list[str],
@@ -125,7 +123,8 @@ def render(out: Path, runs: Path | list[Path], cells: list[tuple[str, str, str]]
     m = info["machine"]
     runs = [runs] if isinstance(runs, Path) else list(runs)
     if every:
-        rows = [cell_row(c, f, f" ({f.parent.name})", first) for c in cells for f in held(c, runs) or [runs[0]]]
+        rows = [cell_row(c, f, f" ({f.parent.name})", first) for c in cells
+                for f in held(c, runs) or [cell_folder(c, runs)]]
     else:
         rows = [cell_row(c, cell_folder(c, runs), first=first) for c in cells]
     text = "\n".join([

@@ -118,13 +118,23 @@ def path_problems(kb: KnowledgeBase, state: dict, threshold: float) -> list[str]
     return out
 
 
+def wanted_relations(skyline: str) -> list[str]:
+    """The skyline's relations, each as :func:`words`."""
+    return [words(r) for r in skyline_relations(skyline)]
+
+
+def hops_follow(hops: list, wanted: list[str], prefix: bool = False) -> bool:
+    """Whether each hop (its relations) carries the ``wanted`` relation of that hop, with as many hops
+    as ``wanted`` names (``prefix``: at most as many, a path still on its way)."""
+    return bool(wanted) and (len(hops) <= len(wanted) if prefix else len(hops) == len(wanted)) and all(
+        w in {words(r) for r in hop} for w, hop in zip(wanted, hops, strict=False))
+
+
 def follows_skyline(c: dict, skyline: str) -> bool:
     """Whether a path follows the skyline hop by hop: each hop carries the skyline's relation of that
     hop, as many hops as it names (KG paths, and text paths built by rule along a skyline relation)."""
-    wanted = [words(r) for r in skyline_relations(skyline)]
     hops = path_relations(c) if c["source"] == "kg" or c.get("follows") else []
-    return bool(wanted) and len(hops) == len(wanted) and all(
-        w in {words(r) for r in hop} for w, hop in zip(wanted, hops, strict=True))
+    return hops_follow(hops, wanted_relations(skyline))
 
 
 def along_skyline(state: dict) -> str:

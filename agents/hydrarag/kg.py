@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Callable
 
 from agents.hydrarag import graph_ops as graph_ops
-from agents.hydrarag.audit import skyline_relations, words
+from agents.hydrarag.audit import hops_follow, wanted_relations
 from agents.hydrarag.kg_paths import Chain, explore, overlaps
 from agents.hydrarag.kg_text import EMBEDDED_NAMES, Names, remember_names, signature, to_candidate, verbalise
 from agents.hydrarag.pruning import PruneSettings, beam_cross_scores, relevance
@@ -40,9 +40,8 @@ def detect_subgraph(kb: KnowledgeBase, topic_ids: list[str], max_depth: int) -> 
 def follow_bonus(chains: list[Chain], indicator: str) -> list[float]:
     """1.0 for a chain whose hops carry the skyline's relations in order so far (a prefix of it), else
     0.0: added to the beam's scores (in [0, 1]) it ranks the paths along the skyline first."""
-    wanted = [words(r) for r in skyline_relations(indicator)]
-    return [float(bool(wanted) and c.length <= len(wanted) and all(
-        w in {words(r) for r in rels} for w, (rels, _) in zip(wanted, c.edges, strict=False))) for c in chains]
+    wanted = wanted_relations(indicator)
+    return [float(hops_follow([rels for rels, _ in c.edges], wanted, prefix=True)) for c in chains]
 
 
 def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[str], s: PruneSettings,
