@@ -105,7 +105,8 @@ mentions. If a topic entity looks wrong or was never found, name the right one; 
 skyline's relations or length look wrong, write the corrected skyline. Use the paths, the
 check's account and your own knowledge."""))
 
-FOLLOW_UP = Prompt("hydrarag.follow_up", """\
+# The state after a rejected answer: the follow-up writer and the predictor both read it.
+_AFTER_NO = """\
 Question: {question}
 Topic entities (quoted data):
 {topics}
@@ -116,7 +117,10 @@ Sub-questions (quoted data):
 Paths found so far (quoted data, one block each):
 {paths}
 Why the last answer check said no (quoted data):
-{feedback}""", ("question", "topics", "skyline", "splits", "paths", "feedback"))
+{feedback}"""
+_AFTER_NO_INPUTS = ("question", "topics", "skyline", "splits", "paths", "feedback")
+
+FOLLOW_UP = Prompt("hydrarag.follow_up", _AFTER_NO, _AFTER_NO_INPUTS)
 
 PREDICT_SYSTEM = Prompt("hydrarag.predict_system", guarded("""\
 Use the paths found so far, the last answer check's account of what was missing, and your
@@ -124,18 +128,7 @@ own knowledge to propose up to three likely answers.
 For each, write a skyline in the " - " chain format that would connect the topic entities
 to that answer, so the sources can confirm or refute it. Name each answer exactly."""))
 
-PREDICT = Prompt("hydrarag.predict", """\
-Question: {question}
-Topic entities (quoted data):
-{topics}
-Skyline (quoted data):
-{skyline}
-Sub-questions (quoted data):
-{splits}
-Paths found so far (quoted data, one block each):
-{paths}
-Why the last answer check said no (quoted data):
-{feedback}""", ("question", "topics", "skyline", "splits", "paths", "feedback"))
+PREDICT = Prompt("hydrarag.predict", _AFTER_NO, _AFTER_NO_INPUTS)
 
 SELECT_PATHS_SYSTEM = Prompt("hydrarag.select_paths_system", guarded("""\
 Score candidate reasoning paths against a question, its skyline and its sub-questions, and
