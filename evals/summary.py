@@ -6,10 +6,18 @@ A record holds the gold keys (``gold.keys``), the gold keys covered by each rank
 ``usage`` and the wall-clock ``seconds``. When an id appears more than once (a resumed run
 retried an error), the last record counts. A question that errored scores 0 everywhere and
 is counted in ``errors``.
+
+Besides the reachable-answer ceiling, ``ceiling_evidence`` says how often the run's own
+``evidence`` names some gold answer (normalised, as whole words): when Hit@1 is far below it,
+the method retrieved the answer and then ranked or chose another one.
+
+``python -m evals.summary RECORDS.jsonl [--json]`` prints the summary of a run's records
+again (with metrics added since the run), without touching its files.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections import defaultdict
 from collections.abc import Iterable
@@ -17,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.metrics import ANSWER_METRICS, RETRIEVAL_METRICS, answer_scores, retrieval_scores
+from evals.metrics import ANSWER_METRICS, RETRIEVAL_METRICS, answer_scores, normalize_answer, retrieval_scores
 
 LABELS = {
     "hit@1": "Hit@1", "hit@5": "Hit@5", "recall@20": "Recall@20 (STaRK)",
@@ -65,6 +73,35 @@ def _ceiling(records: list[dict], field: str) -> dict[str, float | int]:
     }
 
 
+def _strings(value) -> Iterable[str]:
+    """Every string inside an evidence item (its text, names, path steps), nested lists and dicts included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+def names_gold(evidence: list, answers: Iterable[str]) -> bool:
+    """Whether some evidence item names one of ``answers`` as whole words, after normalisation."""
+    golds = {g for g in (normalize_answer(a) for a in answers) if g}
+    if not golds:
+        return False
+    text = " " + " | ".join(normalize_answer(s) for s in _strings(evidence)) + " "
+    return any(f" {g} " in text for g in golds)
+
+
+def _evidence_ceiling(records: list[dict]) -> dict[str, float | int]:
+    judged = [r for r in records if isinstance(r.get("evidence"), list) and (r.get("gold") or {}).get("answers")]
+    if not judged:
+        return {"n": 0}
+    return {"n": len(judged),
+            "hit": float(np.mean([1.0 if names_gold(r["evidence"], r["gold"]["answers"]) else 0.0 for r in judged]))}
+
+
 def _pct(values: Iterable[float]) -> dict[str, float]:
     arr = np.asarray(list(values), dtype=float)
     if not len(arr):
@@ -102,6 +139,7 @@ def summarise(records: list[dict], meta: dict | None = None) -> dict:
         "by_qtype": {t: {"n": len(rows), **_means(rows)} for t, rows in sorted(by_type.items())},
         "ceiling": _ceiling(records, "reachable"),
         "ceiling_kg": _ceiling(records, "reachable_kg"),
+        "ceiling_evidence": _evidence_ceiling(records),
         "usage": _usage(records),
     }
 
@@ -124,6 +162,9 @@ def to_markdown(summary: dict) -> str:
     ckg = summary.get("ceiling_kg", {})
     if ckg.get("n"):
         lines.append(f"| ceiling in the KB graph alone | {ckg['hit']:.3f} |")
+    cev = summary.get("ceiling_evidence", {})
+    if cev.get("n"):
+        lines.append(f"| some gold answer named in the run's evidence | {cev['hit']:.3f} |")
     keys = ("hit@1", "recall_any@10", "mrr", "ndcg@10")
     lines += ["", "| question type | n | " + " | ".join(LABELS[k] for k in keys) + " |",
               "|---|---|" + "---|" * len(keys)]
@@ -163,3 +204,24 @@ def plot(summary: dict, path: str | Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the summary of a run's records (markdown, or JSON with ``--json``)."""
+    p = argparse.ArgumentParser(prog="python -m evals.summary", description=main.__doc__)
+    p.add_argument("records", type=Path, help="a run's records.jsonl")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    args = p.parse_args(argv)
+    if not args.records.is_file():
+        raise SystemExit(f"no records file at {args.records}")
+    records = read_records(args.records)
+    if not records:
+        raise SystemExit(f"{args.records} holds no records")
+    run = args.records.parent / "run.json"  # the run's method and dataset, for the title
+    meta = json.loads(run.read_text(encoding="utf-8")) if run.is_file() else {}
+    summary = summarise(records, {k: meta[k] for k in ("method", "dataset") if meta.get(k)})
+    print(json.dumps(summary, indent=2) if args.json else to_markdown(summary), end="" if not args.json else "\n")
+
+
+if __name__ == "__main__":
+    main()
