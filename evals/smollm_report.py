@@ -1,7 +1,8 @@
 """The report of :mod:`evals.smollm_matrix` (``docs/benchmarks_smollm.md``), from the cells' records.
 
 Per cell: ``n`` (questions with a record: a cell stopped early says so), Hit@1 and MRR of the
-ranked list, answer Hits@1, the router's / planner's first relation path against the gold path
+ranked list, answer Hits@1, how often the run's own evidence names a gold answer (Hit@1 far below
+it: the answer was retrieved, then another one ranked first), the router's / planner's first relation path against the gold path
 of the question's type, LLM calls per question, the p50 of a question's seconds per LLM call
 (its LLM seconds over its LLM calls), the p50 / p95 of the question latency, fallbacks, the
 load average at the cell's start and end, and the commit the cell ran on (its ``summary.json``;
@@ -67,6 +68,10 @@ def call_seconds_p50(records: list[dict]) -> float | None:
     return statistics.median(per) if per else None
 
 
+def _share(ceiling: dict) -> str:
+    return f"{ceiling['hit']:.1%}" if ceiling.get("n") else "–"
+
+
 def cell_row(cell: tuple[str, str, str], folder: Path, limit_note: str = "", first: int | None = None) -> str:
     """One table row of a cell (``not run`` when it has no records), from its first ``first`` records
     (the first questions asked) when given."""
@@ -75,7 +80,7 @@ def cell_row(cell: tuple[str, str, str], folder: Path, limit_note: str = "", fir
     records = read_records(path) if path.exists() else []
     records = records[:first] if first else records
     if not records:
-        return f"| {method} | {setting} | {key} | not run |" + " |" * 12
+        return f"| {method} | {setting} | {key} | not run |" + " |" * (len(HEAD) - 4)
     s = summarise(records)
     m, u = s["metrics"], s["usage"]
     note = json.loads((folder / "cell.json").read_text(encoding="utf-8")) if (folder / "cell.json").exists() else {}
@@ -93,12 +98,12 @@ def cell_row(cell: tuple[str, str, str], folder: Path, limit_note: str = "", fir
     setting += " (v2)" if "smollm-bank2-" in str(run.get("kb", "")) else ""
     load = f"{note.get('load_start', '?')} → {note.get('load_end', '?')}" if note else "(unfinished)"
     return (f"| {method} | {setting} | {key} | {s['n']}{limit_note} | {hit} | {m['mrr']:.3f} "
-            f"| {m['answer_hits@1']:.3f} | {acc_txt} | {u.get('llm_calls_per_question', 0):.2f} | {call_txt} "
+            f"| {m['answer_hits@1']:.3f} | {_share(s['ceiling_evidence'])} | {acc_txt} | {u.get('llm_calls_per_question', 0):.2f} | {call_txt} "
             f"| {lat.get('p50', 0):.1f} / {lat.get('p95', 0):.1f} | {u.get('fallbacks_per_question', 0):.2f} "
             f"| {s['errors']} | {load} | `{commit}` |")
 
 
-HEAD = ["method", "examples", "dataset", "n", "Hit@1", "MRR", "answer Hits@1", "first path = gold",
+HEAD = ["method", "examples", "dataset", "n", "Hit@1", "MRR", "answer Hits@1", "gold in evidence", "first path = gold",
         "LLM calls / q", "s per LLM call, p50", "question s p50 / p95", "fallbacks / q", "errors",
         "load avg (1/5/15 min) start → end", "commit"]
 

@@ -74,12 +74,19 @@ def test_report_rows_from_records(tmp_path):
            "relevant": [["Michael Mann"]], "answer": "",
            "gold": {"answers": ["Michael Mann"], "answer_ids": [], "keys": ["Michael Mann"]},
            "trace": [{"node": "route_question", "relations": ["directed_by"]}], "seconds": 4.0,
-           "usage": {"llm_calls": 2, "llm_seconds": 3.0, "stages": {}}}
-    (folder / "records.jsonl").write_text(json.dumps(rec) + "\n", encoding="utf-8")
+           "usage": {"llm_calls": 2, "llm_seconds": 3.0, "stages": {}},
+           "evidence": [{"source": "kg", "id": "Heat", "path": ["Heat directed by Michael Mann"]}]}
+    missed = {**rec, "id": "q2", "ranked": [], "relevant": [], "evidence": [{"text": "Heat release year 1995"}]}
+    (folder / "records.jsonl").write_text(json.dumps(rec) + "\n" + json.dumps(missed) + "\n", encoding="utf-8")
     row = smollm_report.cell_row(("hybgrag", "bank", "1hop"), folder)
     cells = [c.strip() for c in row.split("|")[1:-1]]
-    assert cells[3] == "1" and cells[4].startswith("1.000 (goal ≥ 0.8: yes)") and cells[7] == "100.0%"
-    assert cells[9] == "1.50"
+    assert len(cells) == len(smollm_report.HEAD)
+    assert cells[3] == "2" and cells[4].startswith("0.500 (goal ≥ 0.8: **no**)")
+    assert cells[7] == "50.0%"  # gold in evidence: q1's evidence names Michael Mann, q2's does not
+    assert cells[8] == "100.0%" and cells[10] == "1.50"
+    row = smollm_report.cell_row(("hybgrag", "bank", "1hop"), folder, first=1)
+    assert [c.strip() for c in row.split("|")[1:-1]][7] == "100.0%"
+    assert len(smollm_report.cell_row(("mor", "bank", "1hop"), tmp_path / "missing").split("|")) == len(smollm_report.HEAD) + 2
     assert "not run" in smollm_report.cell_row(("mor", "bank", "1hop"), tmp_path / "missing")
 
 
