@@ -150,7 +150,9 @@ def render(out: Path, runs: Path | list[Path], cells: list[tuple[str, str, str]]
         "- *First path = gold*: the relation path of the router's (HybGRAG), planner's (MoR) or question"
         " analysis's (HydraRAG: its skyline) first decision equals the gold path of the question's type"
         " (`evals/oracle_router.relation_path`; HybGRAG lists each relation once). *s per LLM call*: the"
-        " median over questions of LLM seconds / LLM calls.",
+        " median over questions of LLM seconds / LLM calls. *Gold in evidence*: the share of questions whose"
+        " run's own evidence names a gold answer (`evals/summary.py`); Hit@1 far below it means the answer"
+        " was retrieved and another one ranked first.",
         "- Goals (issue 11): with the bank, hybgrag and mor Hit@1 ≥ 0.8 (1-hop), ≥ 0.6 (2-hop); first path ="
         " gold ≥ 90 % at every hop; LLM-call p50 < 3 s.", "",
         "| " + " | ".join(HEAD) + " |", "|---" * len(HEAD) + "|", *rows, "",
