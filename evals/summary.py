@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
     run = args.records.parent / "run.json"  # the run's method and dataset, for the title
     meta = json.loads(run.read_text(encoding="utf-8")) if run.is_file() else {}
     summary = summarise(records, {k: meta[k] for k in ("method", "dataset") if meta.get(k)})
-    print(json.dumps(summary, indent=2) if args.json else to_markdown(summary), end="" if not args.json else "\n")
+    print(json.dumps(summary, indent=2) if args.json else to_markdown(summary).rstrip("\n"))
 
 
 if __name__ == "__main__":
