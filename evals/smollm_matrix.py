@@ -35,7 +35,7 @@ import json
 import os
 import sys
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from evals.cli import add_eval_arguments, provenance, run_eval
@@ -121,13 +121,23 @@ def run_one(cell: tuple[str, str, str], limit: int, runs: Path) -> None:
     (folder / "cell.json").write_text(json.dumps(runs_note, indent=1), encoding="utf-8")
 
 
-def past(stop_at: str | None) -> bool:
-    """Whether the UTC clock is past ``HH:MM`` (today)."""
-    if not stop_at:
-        return False
-    now = datetime.now(UTC)
-    hh, mm = (int(x) for x in stop_at.split(":"))
-    return (now.hour, now.minute) >= (hh, mm)
+def deadline(text: str, now: datetime | None = None) -> datetime:
+    """``--stop-at``: ``HH:MM`` is its next occurrence (UTC, within 24 hours, so it may be tomorrow);
+    ``YYYY-MM-DDTHH:MM`` is that moment (UTC)."""
+    now = now or datetime.now(UTC)
+    try:
+        if "T" in text:
+            return datetime.fromisoformat(text).replace(tzinfo=UTC)
+        hh, mm = (int(x) for x in text.split(":"))
+        at = now.replace(hour=hh, minute=mm, second=0, microsecond=0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a UTC time: use HH:MM or YYYY-MM-DDTHH:MM") from None
+    return at if at > now else at + timedelta(days=1)
+
+
+def past(stop_at: datetime | None) -> bool:
+    """Whether the UTC clock is past ``stop_at``."""
+    return stop_at is not None and datetime.now(UTC) >= stop_at
 
 
 def shown_argv(argv: list[str]) -> list[str]:
@@ -155,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="report a cell with no records under --runs from this older runs folder (repeatable; "
                         "never run or resumed there)")
     p.add_argument("--out", type=Path, default=Path("docs") / "benchmarks_smollm.md")
-    p.add_argument("--stop-at", help="start no new cell after this UTC time (HH:MM)")
+    p.add_argument("--stop-at", type=deadline, metavar="HH:MM",
+                   help="start no new cell after this UTC time (HH:MM: its next occurrence; or YYYY-MM-DDTHH:MM)")
     p.add_argument("--report-only", action="store_true", help="write the report from the runs as they are")
     p.add_argument("--note", action="append", default=[], help="a line for the report's notes (repeatable)")
     p.add_argument("--first", type=int, help="with --report-only: each row from its first N questions")
@@ -177,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         if finished(cell_dir(args.runs, cell), limit):
             continue
         if past(args.stop_at):
-            sys.stderr.write(f"[smollm-matrix] past {args.stop_at} UTC: no new cell\n")
+            sys.stderr.write(f"[smollm-matrix] past {args.stop_at:%Y-%m-%d %H:%M} UTC: no new cell\n")
             break
         run_one(cell, limit, args.runs)
         render(args.out, [args.runs, *args.older_runs], cells, info, shown_argv(sys.argv[1:]), args.note)

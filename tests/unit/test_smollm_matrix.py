@@ -145,3 +145,15 @@ def test_every_run_and_first_n_compare_runs_of_a_cell_on_the_same_questions(tmp_
     smollm_report.render(out, [new, old], [("mor", "bank", "1hop")], info, [])
     rows = [line for line in out.read_text(encoding="utf-8").splitlines() if line.startswith("| mor")]
     assert len(rows) == 1 and "| 2 |" in rows[0]  # without them: one row, from the newer folder, all records
+
+
+def test_stop_at_is_the_next_occurrence_and_a_bad_time_is_a_clear_error():
+    from datetime import UTC, datetime
+
+    night = datetime(2026, 11, 24, 23, 40, tzinfo=UTC)
+    assert smollm_matrix.deadline("01:40", night) == datetime(2026, 11, 25, 1, 40, tzinfo=UTC)
+    assert smollm_matrix.deadline("23:50", night) == datetime(2026, 11, 24, 23, 50, tzinfo=UTC)
+    assert smollm_matrix.deadline("2026-11-25T01:40", night) == datetime(2026, 11, 25, 1, 40, tzinfo=UTC)
+    assert smollm_matrix.past(datetime(2020, 1, 1, tzinfo=UTC)) and not smollm_matrix.past(None)
+    with pytest.raises(SystemExit):
+        smollm_matrix.main(["--report-only", "--stop-at", "half past one"])
