@@ -26,6 +26,7 @@ from agents.ssrag import correct as fix
 from agents.ssrag import retrieval as ret
 from agents.ssrag import shots
 from agents.ssrag import unify as uni
+from agents.ssrag.chain import chain_text, example_chain
 from agents.ssrag.vectors import query_vector
 from graphs.common import InputState, OutputState, resolve_kb, timed, traced
 from graphs.ssrag_edges import (
@@ -64,13 +65,18 @@ def retrieve_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     """Graph branch, local corpus: the KB graph walked from the query's linked entities."""
     ctx, kb, _ = _setup(runtime)
     usage: dict = {}
+    chain = example_chain(shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples)) \
+        if ctx.chain_walk and small(ctx) else []
     with timed("graph_retrieval", usage):
         nodes, seeds = step(ctx, kb, "graph_retrieval", {
             "query": state["query"], "question": state["question"], "entities": state["entities"], "k": ctx.graph_k,
             "hops": ctx.graph_hops, "max_facts": ctx.max_node_facts, "link_min_score": ctx.link_min_score,
-            "text_edges": ctx.text_edges, "scoring": ctx.fact_scoring})
-    return {"nodes": nodes, **_out("retrieve_graph", f"{len(nodes)} nodes from {len(seeds)} seeds", usage, {},
-                                   None, source="local", seeds=seeds[:10], nodes=[n["id"] for n in nodes])}
+            "text_edges": ctx.text_edges, "scoring": ctx.fact_scoring, "chain": chain})
+    ends = [n["id"] for n in nodes if n.get("chain")]
+    extra = {"chain": chain_text(chain), "chain_ends": ends[:10]} if chain else {}
+    return {"nodes": nodes, **_out("retrieve_graph", f"{len(nodes)} nodes from {len(seeds)} seeds"
+                                   + (f", {len(ends)} at the example's chain end" if chain else ""), usage, {},
+                                   None, source="local", seeds=seeds[:10], nodes=[n["id"] for n in nodes], **extra)}
 
 
 def retrieve_web_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:

@@ -19,8 +19,11 @@ role left to the LLM, entity extraction, decodes within names:
 - entity extraction (LLM, the bank's nearest examples): names decode within the KB names the
   question writes (every span of the question when it writes none; one such name is taken
   without a call), types within the KB's entity types;
-- answer (:func:`rule_answer`): the first context, in rank order and never one of the question's
-  entities, that a fact of its own names by the last relation of the nearest solved example (on
+- graph branch: the relevance walk, and the nearest solved example's relation chain followed from
+  the linked entities (``chain_walk``, :mod:`agents.ssrag.chain`);
+- answer (:func:`rule_answer`): the first context at the chain's end, in rank order; else the
+  first context, in rank order and never one of the question's entities, that a fact of its own
+  names by the last relation of the nearest solved example (on
   the side the example's answer takes: ``directed by <name>`` for ``directed_by`` out), ranked
   first; else the top context's name (the method's own non-LLM answer, ``answer=false``). Asked
   to choose one of the 20 contexts' names (decoded within them), SmolLM2 named the gold answer on
@@ -98,6 +101,10 @@ def rule_answer(items: list[dict], asked: set[str], examples: list) -> tuple[str
     ``examples``: the nearest solved examples (:func:`agents.ssrag.shots.nearest`); their first one's
     last relation and direction pick the context (see the module doc)."""
     order = uni.candidates_first(items, asked)
+    for i, it in enumerate(order):
+        if it.get("chain") and (it.get("entity_id") or it["id"]) not in asked:
+            why = f"{RULED}: the first context at the end of the nearest solved example's relation chain"
+            return it["name"], [it, *order[:i], *order[i + 1:]], why
     ex = next((e for e in examples if e.relations), None)
     if ex is not None:
         phrase = ex.relations[-1].replace("_", " ").casefold()

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from agents.ssrag import retrieval as ret
 from agents.ssrag import web_graph as wg
+from agents.ssrag.chain import with_chain_ends
 from agents.ssrag.vectors import query_vector
 from graphs.tool_steps import PASSAGES, VIEW_LIMIT, Step, StepCall, listed, passage, run_step, score_of
 
@@ -39,6 +40,9 @@ class GraphArgs(BaseModel):
     link_min_score: float = Field(default=0.5, description="Dense link threshold of an entity name.")
     text_edges: bool = Field(default=False, description="Also passage sentences naming a node.")
     scoring: str = Field(default="parts", description="How facts are scored: parts or sentence.")
+    chain: list[tuple[str, str]] = Field(default_factory=list, description=(
+        "A relation chain to follow from the linked entities too, as (relation, direction) pairs "
+        "(the small-model rules' chain walk; empty: the relevance walk alone)."))
 
 
 class WebGraphArgs(BaseModel):
@@ -83,10 +87,14 @@ def _vector_adopt(kb: Any, output: Any, call: StepCall) -> tuple[list[dict], str
 def _graph_default(kb: Any):
     def run(query: str, question: str, k: int, entities: list[dict] | None = None, hops: int = 1,
             max_facts: int = 10, link_min_score: float = 0.5, text_edges: bool = False, scoring: str = "parts",
-            **_: Any) -> tuple[tuple, dict]:
+            chain: list | None = None, **_: Any) -> tuple[tuple, dict]:
         seeds = ret.seed_entities(kb, query, entities or [], link_min_score)
+        fact_qv = query_vector(kb, question)
         nodes = ret.relevant_nodes(kb, seeds, query_vector(kb, query), hops, k, max_facts,
-                                   fact_qv=query_vector(kb, question), text_edges=text_edges, scoring=scoring)
+                                   fact_qv=fact_qv, text_edges=text_edges, scoring=scoring)
+        if chain:
+            nodes = with_chain_ends(kb, nodes, seeds, [tuple(c) for c in chain], k, max_facts, fact_qv,
+                                        text_edges, scoring)
         return (nodes, seeds), {"seeds": seeds[:10], "nodes": _nodes_view(nodes)}
 
     return run

@@ -106,4 +106,5 @@ def node_to_text(model: BaseChatModel | None, node: dict, method: str) -> tuple[
 def graph_item(node: dict, text: str) -> dict:
     """A converted node as a retrieval item (kind entity, source kg, its facts as the path)."""
     return {"id": node["id"], "kind": "entity", "name": node["name"], "text": text, "source": "kg",
-            "entity_id": node["id"], "path": node["facts"], "score": node.get("prior") or 0.0}
+            "entity_id": node["id"], "path": node["facts"], "score": node.get("prior") or 0.0,
+            **({"chain": True} if node.get("chain") else {})}

@@ -88,6 +88,10 @@ class SSRAGSettings:
                        "question; route: the temporal-cue rule; graph to text: templates; no LLM filter; entity and "
                        "answer replies decoded within the KB's names) or auto (rules for small models: local:* or a "
                        "name of at most 3B parameters; else the LLM)."})
+    chain_walk: bool = field(default=True, metadata={
+        "description": "Under the small-model rules, the graph branch also follows the nearest solved example's "
+                       "relation chain from the linked entities and the answer rule takes the first entity at its "
+                       "end (agents/ssrag/chain.py; ours, not the paper's); false: the paper's relevance walk alone."})
     answer: bool = field(default=True, metadata={
         "description": "Generate the answer with the LLM; false answers with the top context's name."})
 
