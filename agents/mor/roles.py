@@ -47,7 +47,9 @@ def schema_parts(schema: Schema) -> tuple[str, str]:
 
 
 def _compact(obj: dict | list) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
+    """JSON without spaces: the model writes its plan the way the examples are written, and each
+    space is a token more to evaluate in the prompt and to generate in the reply."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 def planner_messages(question: str, schema: Schema, examples: list[dict], mode: str = "paths") -> list:

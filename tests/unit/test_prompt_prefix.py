@@ -55,5 +55,6 @@ def test_planner_prompt_keeps_the_examples_before_the_schema():
     heat, alien = (mor.planner_messages(q, SCHEMA, PLANNER_SHOTS[q]) for q in (HEAT, ALIEN))
     ents, rels = mor.schema_parts(SCHEMA)
     assert _shared(heat, alien).startswith("Examples:\nQuestion: ")
-    assert heat[1]["content"] == (f"Examples:\nQuestion: who directed Ran\nPlan: {json.dumps(PLAN)}\n\n"
+    compact = json.dumps(PLAN, separators=(",", ":"))  # no spaces: fewer tokens to read and to write
+    assert heat[1]["content"] == (f"Examples:\nQuestion: who directed Ran\nPlan: {compact}\n\n"
                                   f"Entity types: {ents}\nRelation types: {rels}\nQuestion: {HEAT}\nPlan:")
