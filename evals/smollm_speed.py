@@ -84,8 +84,9 @@ def first_call(method: str, kb, model, question: str, shots: int) -> None:  # no
         from agents.mor.examples import planner_shots
 
         examples = planner_shots(kb, question, "kb", shots, "paths", "")
-        roles.plan(model, roles.planner_messages(question, schema, examples), "paths", "function_calling",
-                   roles.plan_choices(schema, question, "paths"))
+        show = roles.schema_shown(os.environ.get("HYBRIDRAG_PLANNER_SCHEMA", "auto"), model, True, len(examples))
+        roles.plan(model, roles.planner_messages(question, schema, examples, "paths", show), "paths",
+                   "function_calling", roles.plan_choices(schema, question, "paths"))
 
 
 def gold_path(method: str, text: str, qtype: str | None) -> bool | None:

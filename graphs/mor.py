@@ -89,7 +89,8 @@ def plan_question(state: State, runtime: Runtime[MoRContext]) -> dict:
         n = few_shot_count(ctx.num_few_shot, ctx.small_model_few_shot, ctx.llm)
         shots = planner_shots(kb, state["question"], ctx.examples, n, ctx.planner, ctx.few_shot)
         shown = [s["question"] for s in shots]
-        messages = roles.planner_messages(state["question"], schema, shots, ctx.planner)
+        show = roles.schema_shown(ctx.planner_schema, model, is_llama_cpp(model), len(shots))
+        messages = roles.planner_messages(state["question"], schema, shots, ctx.planner, show)
     else:
         messages = roles.replan_messages(state["planner_messages"], state.get("raw_plan") or {},
                                          state.get("feedback", []), state["question"])

@@ -16,6 +16,7 @@ from graphs.tool_steps_mor import STEPS
 
 Planner = Literal["paths", "triplets"]
 Examples = Literal["kb", "bundled"]
+PlannerSchema = Literal["auto", "full", "off"]
 Retrieval = Literal["mixed", "structural", "textual"]
 TextMatcher = Literal["bm25", "dense"]
 LayerMatch = Literal["always", "restricted"]
@@ -23,7 +24,8 @@ Ranking = Literal["graph_first", "paper"]
 Reranker = Literal["neural", "structure", "none"]
 CHOICES = {"structured_method": StructuredMethod, "planner": Planner, "examples": Examples,
            "retrieval": Retrieval, "text_matcher": TextMatcher, "layer_match": LayerMatch,
-           "ranking": Ranking, "reranker": Reranker}  # each choice field and its Literal
+           "ranking": Ranking, "reranker": Reranker,
+           "planner_schema": PlannerSchema}  # each choice field and its Literal
 
 
 def _setting(default: Any, description: str) -> Any:
@@ -44,6 +46,9 @@ class MoRContext(Context):
                                   "or bundled (the movie JSON files, for MetaQA).")
     few_shot: str = _setting("", "Planner few-shot JSON file (overrides examples); empty: none.")
     num_few_shot: int = _setting(10, "Planner few-shot examples used.")
+    planner_schema: PlannerSchema = _setting(
+        "auto", "The KB schema in the planner prompt: full, off, or auto (off for a model known to be small that "
+        "decodes within the KB's names and is shown examples; full otherwise).")
     small_model_few_shot: int = _setting(3, "At most this many planner examples for a model known to be small "
                                             "(local:*, or 3B or less by name): long prompts cost it accuracy and time.")
     target_types: str = _setting("", "Comma-separated answer categories (STaRK-MAG: paper); empty: any.")

@@ -37,10 +37,14 @@ PLANNER = Prompt("mor.planner", """\
 Examples:
 {examples}
 
+{schema}Question: {question}
+Plan:""", ("examples", "schema", "question"))
+
+# The schema block of the planner and triplet prompts (empty when ``planner_schema`` leaves it out).
+SCHEMA = Prompt("mor.schema", """\
 Entity types: {entity_types}
 Relation types: {relation_types}
-Question: {question}
-Plan:""", ("examples", "entity_types", "relation_types", "question"))
+""", ("entity_types", "relation_types"))
 
 PLANNER_EXAMPLE = Prompt("mor.planner_example", """\
 Question: {question}
@@ -66,10 +70,8 @@ TRIPLETS = Prompt("mor.triplets", """\
 Examples:
 {examples}
 
-Entity types: {entity_types}
-Relation types: {relation_types}
-Question: {question}
-Triplets:""", ("examples", "entity_types", "relation_types", "question"))
+{schema}Question: {question}
+Triplets:""", ("examples", "schema", "question"))
 
 TRIPLET_EXAMPLE = Prompt("mor.triplet_example", """\
 Question: {question}
@@ -86,5 +88,5 @@ Question: {question}
 Retrieved entities (quoted data, one block each):
 {references}""", ("question", "references"))
 
-ALL = [PLANNER_SYSTEM, PLANNER, PLANNER_EXAMPLE, REPLAN, TRIPLETS_SYSTEM, TRIPLETS, TRIPLET_EXAMPLE,
+ALL = [PLANNER_SYSTEM, PLANNER, SCHEMA, PLANNER_EXAMPLE, REPLAN, TRIPLETS_SYSTEM, TRIPLETS, TRIPLET_EXAMPLE,
        ANSWER_SYSTEM, ANSWER]

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from agents.llm.constrained import question_spans
 from agents.llm.grounded import answer_decision as grounded_decision
 from agents.llm.grounded import grounded_answer
+from agents.llm.judge import is_small_model
 from agents.llm.structured import call_structured
 from agents.mor.plan import Plan, TripletPlan, plan_from_triplets
 from kb.model import Schema
@@ -52,7 +53,21 @@ def _compact(obj: dict | list) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def planner_messages(question: str, schema: Schema, examples: list[dict], mode: str = "paths") -> list:
+def schema_shown(setting: str, llm: object, constrained: bool, n_examples: int) -> bool:
+    """Whether the planner prompt lists the KB schema (``planner_schema``).
+
+    ``auto`` leaves it out only for a model known to be small (:func:`agents.llm.judge.is_small_model`)
+    whose reply is decoded within the KB's types and relations (``constrained``: the grammar holds
+    the schema) and that is shown examples (they show the form). SmolLM2-135M planned the gold path
+    as often without the list (``python -m evals.smollm_speed``, docs/benchmarks.md) and each call
+    evaluated about 130 prompt tokens fewer."""
+    if setting == "auto":
+        return not (constrained and n_examples > 0 and is_small_model(llm))
+    return setting == "full"
+
+
+def planner_messages(question: str, schema: Schema, examples: list[dict], mode: str = "paths",
+                     show_schema: bool = True) -> list:
     """The planner conversation: instructions, examples, schema, question (examples before the
     schema: see :data:`prompts.mor.PLANNER`).
 
@@ -61,8 +76,10 @@ def planner_messages(question: str, schema: Schema, examples: list[dict], mode: 
         schema: the KB schema (the paper's "Entity Type List", plus relation types).
         examples: few-shot items ``{"question", "plan"}`` (paths) or ``{"question", "triplets"}``.
         mode: ``paths`` (§3.1) or ``triplets`` (the PRIME variant of §4.1).
+        show_schema: list the schema (:func:`schema_shown`).
     """
     ents, rels = schema_parts(schema)
+    block = P.SCHEMA.format(entity_types=ents, relation_types=rels) if show_schema else ""
     if mode == "triplets":
         system, user = P.TRIPLETS_SYSTEM, P.TRIPLETS
         shots = [P.TRIPLET_EXAMPLE.format(question=ex["question"], triplets=_compact(ex["triplets"]))
@@ -71,8 +88,7 @@ def planner_messages(question: str, schema: Schema, examples: list[dict], mode: 
         system, user = P.PLANNER_SYSTEM, P.PLANNER
         shots = [P.PLANNER_EXAMPLE.format(question=ex["question"], plan=_compact(ex["plan"]))
                  for ex in examples]
-    text = user.format(examples="\n\n".join(shots) or "(none)", entity_types=ents, relation_types=rels,
-                       question=question)
+    text = user.format(examples="\n\n".join(shots) or "(none)", schema=block, question=question)
     return [{"role": "system", "content": system.template}, {"role": "user", "content": text}]
 
 

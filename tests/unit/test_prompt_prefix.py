@@ -58,3 +58,15 @@ def test_planner_prompt_keeps_the_examples_before_the_schema():
     compact = json.dumps(PLAN, separators=(",", ":"))  # no spaces: fewer tokens to read and to write
     assert heat[1]["content"] == (f"Examples:\nQuestion: who directed Ran\nPlan: {compact}\n\n"
                                   f"Entity types: {ents}\nRelation types: {rels}\nQuestion: {HEAT}\nPlan:")
+
+
+def test_planner_schema_is_left_out_only_for_a_small_constrained_model_shown_examples():
+    compact = json.dumps(PLAN, separators=(",", ":"))
+    bare = mor.planner_messages(HEAT, SCHEMA, PLANNER_SHOTS[HEAT], "paths", show_schema=False)
+    assert bare[1]["content"] == f"Examples:\nQuestion: who directed Ran\nPlan: {compact}\n\nQuestion: {HEAT}\nPlan:"
+    assert mor.schema_shown("auto", "local:smollm2", True, 3) is False
+    assert mor.schema_shown("auto", "local:smollm2", False, 3) is True  # no grammar: the list is all it has
+    assert mor.schema_shown("auto", "local:smollm2", True, 0) is True  # no examples to show the form
+    assert mor.schema_shown("auto", "openai:gpt-4o-mini", True, 3) is True  # not known to be small
+    assert mor.schema_shown("full", "local:smollm2", True, 3) is True
+    assert mor.schema_shown("off", "openai:gpt-4o-mini", False, 0) is False
