@@ -157,8 +157,11 @@ def generate_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     if small(ctx):  # the rule's answer is accepted as it is (no fallback note for the answer check)
         with timed("answer", usage):
             text, order, why = rule_answer(state.get("context", []), asked,
-                                           shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples))
+                                           shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples),
+                                           state.get("graph", []))
+        back = [uni.as_evidence(order[0])] if order and order[0] not in state.get("context", []) else []
         return {"answer": text, "answer_note": "", "ranked": [uni.as_ranked(i) for i in order],
+                **({"evidence": back + state.get("evidence", [])} if back else {}),
                 **_out("generate_answer", text, usage, {}, why)}
     with timed("answer", usage):
         text, calls, note = uni.generate(model, state["question"], state.get("context", []),

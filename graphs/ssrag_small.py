@@ -95,16 +95,24 @@ def _states(item: dict, phrase: str, direction: str) -> bool:
     return any(wanted in f.casefold() for f in [*(item.get("path") or []), item.get("text") or ""])
 
 
-def rule_answer(items: list[dict], asked: set[str], examples: list) -> tuple[str, list[dict], str]:
+def rule_answer(items: list[dict], asked: set[str], examples: list,
+                graph: list[dict] | None = None) -> tuple[str, list[dict], str]:
     """The small model's answer by rule: ``(answer, contexts reordered with it first, why)``.
 
     ``examples``: the nearest solved examples (:func:`agents.ssrag.shots.nearest`); their first one's
-    last relation and direction pick the context (see the module doc)."""
+    last relation and direction pick the context (see the module doc). ``graph``: the graph branch's
+    contexts; when the joint rerank cut every context at the chain's end, the first of them in the
+    chain's order is put back first."""
     order = uni.candidates_first(items, asked)
     for i, it in enumerate(order):
         if it.get("chain") and (it.get("entity_id") or it["id"]) not in asked:
             why = f"{RULED}: the first context at the end of the nearest solved example's relation chain"
             return it["name"], [it, *order[:i], *order[i + 1:]], why
+    cut = next((it for it in graph or [] if it.get("chain") and (it.get("entity_id") or it["id"]) not in asked), None)
+    if cut is not None:
+        why = f"{RULED}: the first entity at the end of the nearest solved example's relation chain (put back: " \
+              "the rerank had cut it)"
+        return cut["name"], [cut, *order], why
     ex = next((e for e in examples if e.relations), None)
     if ex is not None:
         phrase = ex.relations[-1].replace("_", " ").casefold()

@@ -12,18 +12,21 @@ A bank example is one relation chain from its topic entity, with the direction o
 (:class:`agents.shots.example.Example`). Under the small-model rules (``judge`` ``rules``, or
 ``auto`` with a small model) and with ``chain_walk`` on, the graph branch also follows the
 nearest example's chain from the linked entities, hop by hop along each relation in its
-direction; the entities at the chain's end (never a linked entity) come first among the graph
-nodes, marked ``chain``, and the answer rule takes the first such context. This is a
-decision of this project for small models, not a part of the paper; ``chain_walk=false``
-measures the paper's walk alone.
+direction (and, on a KB with passages, through a passage sentence that states the relation:
+HybGRAG's text hops, :mod:`agents.hybgrag.text_hops`); the entities at the chain's end (never a
+linked entity) come first among the graph nodes, marked ``chain``, and the answer rule takes the
+first such context. This is a decision of this project for small models, not a part of the
+paper; ``chain_walk=false`` measures the paper's walk alone.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
+from agents.hybgrag.text_hops import has_passages, text_steps
 from kb.base import KnowledgeBase
 
+MAX_TEXT_FRONTIER = 100  # entities of a hop that also step through passages (a bound on lexical searches)
 MAX_FRONTIER = 200  # entities carried from one hop of the chain to the next (a hub is not walked whole)
 
 
@@ -46,14 +49,19 @@ def follow_chain(kb: KnowledgeBase, seeds: list[str], chain: list[tuple[str, str
     """
     if not seeds or not chain or limit <= 0:
         return []
-    start = set(seeds)
+    start, text = set(seeds), has_passages(kb)
     frontier: Counter[str] = Counter({s: 1 for s in seeds})
     for relation, direction in chain:
         reached: Counter[str] = Counter()
-        ids = list(frontier)
+        ids, stepped = list(frontier), set()
         for t in kb.graph.neighbors(ids, [relation], direction if direction in ("in", "out") else "both"):
             for here, there in ((t.head, t.tail), (t.tail, t.head)):
                 if here in frontier and there not in start and _along(direction, t.head == here):
+                    reached[there] += frontier[here]
+                    stepped.add(here)
+        if text:  # the edge may be stated in a passage only (either way: a sentence's voice is not a direction)
+            for here, there, _ in text_steps(kb, ids[:MAX_TEXT_FRONTIER], relation, stepped):
+                if there not in start and there not in reached:
                     reached[there] += frontier[here]
         frontier = Counter(dict(sorted(reached.items(), key=lambda kv: (-kv[1], kv[0]))[:max_frontier]))
         if not frontier:

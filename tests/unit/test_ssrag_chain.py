@@ -63,3 +63,28 @@ def test_small_model_run_follows_the_nearest_example_chain(tiny_kb, tiny_llama, 
         assert "chain" in next(s for s in out["trace"] if s["node"] == "generate_answer")["fallback"]
     else:
         assert "chain" not in step and "chain" not in step["decision"]
+
+
+def test_a_hop_stated_only_in_a_passage_is_followed_through_it(tmp_path_factory):
+    from kb_fixtures import movie_kb
+
+    triples = "Heat|directed_by|Michael Mann\nCollateral|starred_actors|Tom Cruise\nHeat|starred_actors|Al Pacino\n"
+    passages = [{"id": "p:Collateral", "entity_id": "Collateral",
+                 "text": "Collateral is a thriller. Collateral was directed by Michael Mann in Los Angeles."}]
+    kb = resolve_kb(SSRAGContext(kb=movie_kb(tmp_path_factory, "chain-text", triples, passages)))
+    assert follow_chain(kb, ["Collateral"], [("directed_by", "out")], 10) == ["Michael Mann"]
+    # Tom Cruise -> Collateral (graph) -> Michael Mann (text) -> Heat (graph) and Collateral (text)
+    chain = [("starred_actors", "in"), ("directed_by", "out"), ("directed_by", "in")]
+    assert follow_chain(kb, ["Tom Cruise"], chain, 10) == ["Collateral", "Heat"]
+    assert follow_chain(kb, ["Collateral"], [("starred_actors", "out")], 10) == ["Tom Cruise"]  # no text step
+
+
+def test_a_chain_end_the_rerank_cut_is_put_back_first():
+    ctx = [{"id": n, "kind": "entity", "name": n, "text": n, "source": "kg", "path": [], "score": 1.0}
+           for n in ("Big", "Geena Davis")]
+    graph_items = [{**ctx[0]}, {"id": "Ron Howard", "kind": "entity", "name": "Ron Howard", "text": "", "source": "kg",
+                                "path": [], "score": 0.0, "chain": True}]
+    answer, order, why = rule_answer(ctx, {"Tom Hanks"}, [DIRECTED_HANKS_FILMS], graph_items)
+    assert answer == "Ron Howard" and [i["name"] for i in order] == ["Ron Howard", "Big", "Geena Davis"]
+    assert "put back" in why
+    assert rule_answer(ctx, {"Tom Hanks"}, [], [])[0] == "Big"  # no chain: the top context, as before
