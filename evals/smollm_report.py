@@ -2,9 +2,9 @@
 
 Per cell: ``n`` (questions with a record: a cell stopped early says so), Hit@1 and MRR of the
 ranked list, answer Hits@1, how often the run's own evidence names a gold answer (Hit@1 far below
-it: the answer was retrieved, then another one ranked first), the router's / planner's first relation path against the gold path
-of the question's type, LLM calls per question, the p50 of a question's seconds per LLM call
-(its LLM seconds over its LLM calls), the p50 / p95 of the question latency, fallbacks, the
+it: the answer was retrieved, then another one ranked first), the router's / planner's first
+relation path against the gold path of the question's type, LLM calls per question, the p50 of
+a question's seconds per LLM call (its LLM seconds over its LLM calls), the p50 / p95 of the question latency, fallbacks, the
 load average at the cell's start and end, and the commit the cell ran on (its ``summary.json``;
 a resumed cell names the commit of its last part).
 
@@ -98,7 +98,8 @@ def cell_row(cell: tuple[str, str, str], folder: Path, limit_note: str = "", fir
     setting += " (v2)" if "smollm-bank2-" in str(run.get("kb", "")) else ""
     load = f"{note.get('load_start', '?')} → {note.get('load_end', '?')}" if note else "(unfinished)"
     return (f"| {method} | {setting} | {key} | {s['n']}{limit_note} | {hit} | {m['mrr']:.3f} "
-            f"| {m['answer_hits@1']:.3f} | {_share(s['ceiling_evidence'])} | {acc_txt} | {u.get('llm_calls_per_question', 0):.2f} | {call_txt} "
+            f"| {m['answer_hits@1']:.3f} | {_share(s['ceiling_evidence'])} | {acc_txt} "
+            f"| {u.get('llm_calls_per_question', 0):.2f} | {call_txt} "
             f"| {lat.get('p50', 0):.1f} / {lat.get('p95', 0):.1f} | {u.get('fallbacks_per_question', 0):.2f} "
             f"| {s['errors']} | {load} | `{commit}` |")
 

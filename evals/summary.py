@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
@@ -220,7 +221,7 @@ def main(argv: list[str] | None = None) -> None:
     run = args.records.parent / "run.json"  # the run's method and dataset, for the title
     meta = json.loads(run.read_text(encoding="utf-8")) if run.is_file() else {}
     summary = summarise(records, {k: meta[k] for k in ("method", "dataset") if meta.get(k)})
-    print(json.dumps(summary, indent=2) if args.json else to_markdown(summary).rstrip("\n"))
+    sys.stdout.write((json.dumps(summary, indent=2) if args.json else to_markdown(summary).rstrip("\n")) + "\n")
 
 
 if __name__ == "__main__":

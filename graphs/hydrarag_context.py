@@ -83,8 +83,9 @@ class HydraRAGContext(Context):
         "paths contradict goes to the next round with the problems named; false: the paper's answer check alone.")
     judge: Judge = _setting(
         "auto", "Who decides the answer check: llm (the paper), rules (a selected KG path, or a text path built by "
-        "rule, follows the skyline's relations and reaches an entity, the audit finds nothing wrong; no LLM call) or auto (rules for small "
-        "models: local:* or a name of at most 3B parameters, and for an unparseable reply; else the LLM).")
+        "rule, follows the skyline's relations and reaches an entity, the audit finds nothing wrong; no LLM call) "
+        "or auto (rules for small models: local:* or a name of at most 3B parameters, and for an unparseable reply; "
+        "else the LLM).")
     relation_match: float = _setting(
         0.8, "Cosine at which a skyline relation matches a path relation when their words differ (audit).")
     length_floor: bool = _setting(

@@ -8,6 +8,7 @@ from typing import Any
 from langchain_core.documents import Document
 from pydantic import BaseModel, Field
 
+from agents.hybgrag.text_hops import has_passages, text_steps
 from agents.ssrag import retrieval as ret
 from agents.ssrag import web_graph as wg
 from agents.ssrag.chain import with_chain_ends
@@ -94,7 +95,7 @@ def _graph_default(kb: Any):
                                    fact_qv=fact_qv, text_edges=text_edges, scoring=scoring)
         if chain:
             nodes = with_chain_ends(kb, nodes, seeds, [tuple(c) for c in chain], k, max_facts, fact_qv,
-                                        text_edges, scoring)
+                                        text_edges, scoring, text_steps if has_passages(kb) else None)
         return (nodes, seeds), {"seeds": seeds[:10], "nodes": _nodes_view(nodes)}
 
     return run

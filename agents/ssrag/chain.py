@@ -13,7 +13,8 @@ A bank example is one relation chain from its topic entity, with the direction o
 ``auto`` with a small model) and with ``chain_walk`` on, the graph branch also follows the
 nearest example's chain from the linked entities, hop by hop along each relation in its
 direction (and, on a KB with passages, through a passage sentence that states the relation:
-HybGRAG's text hops, :mod:`agents.hybgrag.text_hops`); the entities at the chain's end (never a
+HybGRAG's text hops, :mod:`agents.hybgrag.text_hops`, which the graph layer passes in: a method
+package imports no other method); the entities at the chain's end (never a
 linked entity) come first among the graph nodes, marked ``chain``, and the answer rule takes the
 first such context. This is a decision of this project for small models, not a part of the
 paper; ``chain_walk=false`` measures the paper's walk alone.
@@ -22,8 +23,8 @@ paper; ``chain_walk=false`` measures the paper's walk alone.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
-from agents.hybgrag.text_hops import has_passages, text_steps
 from kb.base import KnowledgeBase
 
 MAX_TEXT_FRONTIER = 100  # entities of a hop that also step through passages (a bound on lexical searches)
@@ -40,16 +41,21 @@ def example_chain(examples: list) -> list[tuple[str, str]]:
     return list(zip(ex.relations, dirs, strict=True))
 
 
-def follow_chain(kb: KnowledgeBase, seeds: list[str], chain: list[tuple[str, str]],
-                 limit: int, max_frontier: int = MAX_FRONTIER) -> list[str]:
+TextSteps = Callable[[KnowledgeBase, list[str], str, set[str]], list[tuple]]  # (parent, child, triple) rows
+
+
+def follow_chain(kb: KnowledgeBase, seeds: list[str], chain: list[tuple[str, str]], limit: int,
+                 max_frontier: int = MAX_FRONTIER, text: TextSteps | None = None) -> list[str]:
     """Entities reached from ``seeds`` along ``chain``, most chain paths first (then by id), at most ``limit``.
 
     A seed is never an intermediate or a final entity (MetaQA's "films that share actors with X"
-    are not X). Each hop keeps the ``max_frontier`` entities reached by the most paths.
+    are not X). Each hop keeps the ``max_frontier`` entities reached by the most paths. ``text``:
+    steps through passages (``text_steps(kb, frontier, relation, on_graph)``), for the first
+    ``MAX_TEXT_FRONTIER`` entities of a hop.
     """
     if not seeds or not chain or limit <= 0:
         return []
-    start, text = set(seeds), has_passages(kb)
+    start = set(seeds)
     frontier: Counter[str] = Counter({s: 1 for s in seeds})
     for relation, direction in chain:
         reached: Counter[str] = Counter()
@@ -60,7 +66,7 @@ def follow_chain(kb: KnowledgeBase, seeds: list[str], chain: list[tuple[str, str
                     reached[there] += frontier[here]
                     stepped.add(here)
         if text:  # the edge may be stated in a passage only (either way: a sentence's voice is not a direction)
-            for here, there, _ in text_steps(kb, ids[:MAX_TEXT_FRONTIER], relation, stepped):
+            for here, there, _ in text(kb, ids[:MAX_TEXT_FRONTIER], relation, stepped):
                 if there not in start and there not in reached:
                     reached[there] += frontier[here]
         frontier = Counter(dict(sorted(reached.items(), key=lambda kv: (-kv[1], kv[0]))[:max_frontier]))
@@ -80,12 +86,13 @@ def chain_text(chain: list[tuple[str, str]]) -> str:
 
 
 def with_chain_ends(kb: KnowledgeBase, nodes: list[dict], seeds: list[str], chain: list[tuple[str, str]],
-                    k: int, max_facts: int, fact_qv, text_edges: bool, scoring: str) -> list[dict]:  # noqa: ANN001
+                    k: int, max_facts: int, fact_qv, text_edges: bool, scoring: str,  # noqa: ANN001
+                    text: TextSteps | None = None) -> list[dict]:
     """The relevance walk's ``nodes`` with the chain's end entities first (at most half of ``k``),
     each marked ``chain``; the walk's last nodes make room, so there are still at most ``k``."""
     from agents.ssrag.nodes import nodes_facts
 
-    ends = follow_chain(kb, seeds, chain, max(k // 2, 1))
+    ends = follow_chain(kb, seeds, chain, max(k // 2, 1), text=text)
     if not ends:
         return nodes
     walked = {n["id"]: n for n in nodes}

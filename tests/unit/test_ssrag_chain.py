@@ -71,12 +71,15 @@ def test_a_hop_stated_only_in_a_passage_is_followed_through_it(tmp_path_factory)
     triples = "Heat|directed_by|Michael Mann\nCollateral|starred_actors|Tom Cruise\nHeat|starred_actors|Al Pacino\n"
     passages = [{"id": "p:Collateral", "entity_id": "Collateral",
                  "text": "Collateral is a thriller. Collateral was directed by Michael Mann in Los Angeles."}]
+    from agents.hybgrag.text_hops import text_steps
+
     kb = resolve_kb(SSRAGContext(kb=movie_kb(tmp_path_factory, "chain-text", triples, passages)))
-    assert follow_chain(kb, ["Collateral"], [("directed_by", "out")], 10) == ["Michael Mann"]
+    assert follow_chain(kb, ["Collateral"], [("directed_by", "out")], 10, text=text_steps) == ["Michael Mann"]
+    assert follow_chain(kb, ["Collateral"], [("directed_by", "out")], 10) == []  # the graph alone lacks the edge
     # Tom Cruise -> Collateral (graph) -> Michael Mann (text) -> Heat (graph) and Collateral (text)
     chain = [("starred_actors", "in"), ("directed_by", "out"), ("directed_by", "in")]
-    assert follow_chain(kb, ["Tom Cruise"], chain, 10) == ["Collateral", "Heat"]
-    assert follow_chain(kb, ["Collateral"], [("starred_actors", "out")], 10) == ["Tom Cruise"]  # no text step
+    assert follow_chain(kb, ["Tom Cruise"], chain, 10, text=text_steps) == ["Collateral", "Heat"]
+    assert follow_chain(kb, ["Collateral"], [("starred_actors", "out")], 10, text=text_steps) == ["Tom Cruise"]
 
 
 def test_a_chain_end_the_rerank_cut_is_put_back_first():

@@ -13,7 +13,8 @@ def _record(qid: str, evidence, answers: list[str], ranked_hit: bool) -> dict:
 
 
 def test_gold_is_named_as_whole_words_in_any_string_of_the_evidence():
-    facts = [{"source": "kg", "id": "Fred Claus", "path": ["Fred Claus release year 2007", "Fred Claus has genre Comedy"]}]
+    facts = [{"source": "kg", "id": "Fred Claus",
+              "path": ["Fred Claus release year 2007", "Fred Claus has genre Comedy"]}]
     assert names_gold(facts, ["2007"])
     assert names_gold(facts, ["comedy"])  # normalised: case
     assert not names_gold(facts, ["200"])  # a part of a word is not a name
