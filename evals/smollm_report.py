@@ -5,8 +5,8 @@ ranked list, answer Hits@1, how often the run's own evidence names a gold answer
 it: the answer was retrieved, then another one ranked first), the router's / planner's first
 relation path against the gold path of the question's type, LLM calls per question, the p50 of
 a question's seconds per LLM call (its LLM seconds over its LLM calls), the p50 / p95 of the
-question latency, fallbacks, the load average at the cell's start and end, and the commit the cell ran on (its ``summary.json``;
-a resumed cell names the commit of its last part).
+question latency, fallbacks, the load average at the cell's start and end, and the commit the
+cell ran on (its ``summary.json``; a resumed cell names the commit of its last part).
 
 A cell's row comes from the first runs folder that holds its records: the matrix's ``--runs``,
 then older folders (``--older-runs``: e.g. runs made before a prompt change, which the commit
