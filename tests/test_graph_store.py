@@ -255,7 +255,7 @@ def test_frozen_server_times_out_then_same_store_recovers(private_falkordb, kind
             with pytest.raises(GraphUnavailableError) as err:
                 call()
             took = time.monotonic() - t
-            assert 1.0 < took < 4.5, took
+            assert 1.0 < took < 10, took  # waited about the timeout, and did not hang (loose: a busy CI machine)
             assert "within 1.5 s" in str(err.value) and "\n" not in str(err.value)
     finally:
         private_falkordb.thaw()
