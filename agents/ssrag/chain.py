@@ -100,5 +100,6 @@ def with_chain_ends(kb: KnowledgeBase, nodes: list[dict], seeds: list[str], chai
     made = {n["id"]: {**n, "prior": None, "hop": len(chain), "path": 0.0}
             for n in nodes_facts(kb, new, max_facts, fact_qv, text_edges, scoring=scoring)} if new else {}
     first = [{**(walked.get(e) or made[e]), "chain": True} for e in ends if e in walked or e in made]
-    rest = [n for n in nodes if n["id"] not in set(ends)]
+    at_end = set(ends)
+    rest = [n for n in nodes if n["id"] not in at_end]
     return (first + rest)[:k]
