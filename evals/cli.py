@@ -176,17 +176,20 @@ RUN_KEYS = ("method", "dataset", "kb", "seed", "top_k", "overrides", "llm")
 
 
 def _check_resume(out: Path, meta: dict) -> None:
-    """Refuse to resume a folder holding a run with other settings; record the settings."""
+    """Refuse (ValueError) a folder that is a file, cannot be written or holds a run with other
+    settings; record the settings (a torn ``run.json`` is named in a warning and rewritten)."""
+    from evals.runner import check_out_dir, read_run_json, write_json_atomic
+
+    check_out_dir(out)
     path = out / "run.json"
     settings = {k: meta.get(k) for k in RUN_KEYS}
-    if path.exists():
-        before = json.loads(path.read_text(encoding="utf-8"))
+    before = read_run_json(path)
+    if before is not None:
         changed = [k for k in RUN_KEYS if before.get(k) != settings[k]]
         if changed:
             raise ValueError(f"{out} holds a run with other settings ({', '.join(changed)}); "
                              "use another --out")
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    write_json_atomic(path, settings)
 
 
 def _warm_up(kb: Any, ctx: Any) -> None:

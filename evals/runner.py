@@ -116,6 +116,53 @@ def repair_records(records_path: Path) -> int:
     return len(dropped)
 
 
+def check_out_dir(out: Path) -> None:
+    """Create the output folder; a one-line ValueError when it is a file, cannot be created, or its
+    records file is not a file."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"output folder {out} is a file, not a folder; use another --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cannot create output folder {out}: {exc.strerror or exc}") from None
+    records = out / RECORDS
+    if records.exists() and not records.is_file():
+        raise ValueError(f"{records} is a directory, not a records file; move it away or use another --out")
+
+
+def read_run_json(path: Path) -> dict | None:
+    """A folder's ``run.json`` settings; None when absent, or torn (a warning naming the file)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(raw)
+        problem = "" if isinstance(data, dict) else f"holds a {type(data).__name__}, not an object"
+    except ValueError as exc:  # invalid JSON or UTF-8: a write cut short
+        data, problem = None, str(exc)
+    if problem:
+        log.warning("%s is torn or unreadable (%s); rewritten from this run's settings, records kept",
+                    path, problem)
+        return None
+    return data
+
+
+def write_json_atomic(path: Path, data: dict) -> None:
+    """Write ``data`` to a temporary file and rename it over ``path`` (a crash leaves the old file)."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(json.dumps(data, indent=2, default=_jsonable))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 def done_ids(records_path: Path) -> set[str]:
     """Ids of questions with an error-free record."""
     return {r["id"] for r in read_records(records_path) if not r.get("error")}
@@ -137,7 +184,8 @@ def run_questions(
         graph: A compiled method graph (or any object with ``invoke(input, context=...)``).
         context: The method's context object, passed to every call.
         questions: The questions; their ids must be unique.
-        out_dir: Output folder (created; an existing ``records.jsonl`` is resumed).
+        out_dir: Output folder (created; an existing ``records.jsonl`` is resumed). A folder that is
+            a file or cannot be written, or a ``records.jsonl`` that is not a file, is a ValueError.
         judge: Labels ranked items and computes the ceiling (built on the KB used).
         workers: Questions answered concurrently.
         progress: Show a tqdm progress bar.
@@ -147,7 +195,7 @@ def run_questions(
         The summary dict, also written to ``summary.json``.
     """
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    check_out_dir(out)
     records_path = out / RECORDS
     ids = [q.id for q in questions]
     if len(set(ids)) != len(ids):
