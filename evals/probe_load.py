@@ -51,15 +51,15 @@ def rss_mb(pid: int) -> float:
 
 
 class Served:
-    """``hybridrag serve`` in a subprocess, stopped on exit."""
+    """``hybridrag serve`` in a subprocess (``env``: extra environment variables), stopped on exit."""
 
-    def __init__(self, workdir: Path, *flags: str) -> None:
+    def __init__(self, workdir: Path, *flags: str, env: dict | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = workdir / f"serve-{self.port}.log"
         cmd = [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port), *flags]
         self.command = " ".join(["hybridrag", *cmd[3:]])
-        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", **(env or {})}
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
                                          start_new_session=True)
