@@ -1,6 +1,7 @@
 """How the server answers a failure: a status and a one-line message, never a trace or a path.
 
-- the client's mistakes (bad settings, unknown entity, too large a batch): 4xx with the message;
+- the client's mistakes (bad settings, unknown entity, too large a batch or body, a malformed
+  body): 4xx with the message; a 422's field errors repeat at most ``ECHO_CHARS`` of an input;
 - the language model's server timed out / failed: 504 / 502;
 - the graph database (or the KB, the local model) unavailable: 503;
 - the run's wall-clock budget exceeded: 504;
@@ -12,23 +13,39 @@ The same (status, message) pair is the body of an HTTP error and the ``error`` e
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import uuid
+from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.exceptions import HTTPException
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import HTTPException, RequestValidationError
 from fastapi.responses import JSONResponse
 
 log = logging.getLogger("hybridrag.server")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w:/.])(?:~|\.{0,2})/[^\s'\",;:)]+")
+ECHO_CHARS = 100  # the most of a client's input a 422 repeats back
 
 
 class UserInputError(ValueError):
     """A request the server refuses with a 4xx: the message is meant for the client."""
 
     status = 400
+
+
+class BodyTooLarge(UserInputError):
+    """A request body over the operator's ``max_body_bytes`` (refused before it is parsed)."""
+
+    status = 413
+
+
+class MalformedRequest(UserInputError):
+    """A body of the wrong shape (``inputs`` not a list, ``config.configurable`` not an object)."""
+
+    status = 422
 
 
 class RunTimeout(RuntimeError):
@@ -85,12 +102,31 @@ def classify(exc: BaseException) -> tuple[int, str]:
     return _server_error(500, "internal error", exc)
 
 
+def _short(value: Any) -> Any:
+    """``value``, or its JSON cut to ``ECHO_CHARS`` when longer (a 422 never echoes a large input)."""
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return value if len(text) <= ECHO_CHARS else f"{text[:ECHO_CHARS]}... ({len(text)} characters)"
+
+
+def validation_errors(exc: RequestValidationError) -> list:
+    """The field errors of a 422, each ``input`` cut short."""
+    errors = [{**e, "input": _short(e["input"])} if isinstance(e, dict) and "input" in e else e
+              for e in exc.errors()]
+    return jsonable_encoder(errors)
+
+
 def install_handlers(app: FastAPI) -> None:
-    """Answer every exception a route raises with :func:`classify` (JSON ``{"detail": ...}``)."""
+    """Answer every exception a route raises with :func:`classify` (JSON ``{"detail": ...}``), and a
+    validation error with its field errors, inputs cut short."""
 
     async def handle(request: Request, exc: Exception) -> JSONResponse:
         status, message = classify(exc)
         return JSONResponse(status_code=status, content={"detail": message})
+
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"detail": validation_errors(exc)})
+
+    app.add_exception_handler(RequestValidationError, invalid)
 
     from agents.llm.models import LLMUnavailableError, ModelConfigError
     from kb.model import KBError

@@ -2,7 +2,8 @@
 
 Everything server-side comes from here, never from a request: KB directories and model
 specs (each under a NAME a client may pick), base URLs, file paths and other server-side
-settings, the limits of client settings, the run budget and the batch size. Flags win over
+settings, the limits of client settings, the run budget, the batch size and the request limits
+(body size, ``config.metadata`` size, number of tags). Flags win over
 the file (``--config``, default ``$HYBRIDRAG_SERVER_CONFIG``); the file's format is
 :class:`graphs.server_config.ServerConfig` (docs/serving.md). :func:`check_config` refuses,
 in one line, a KB directory that does not exist or a named model that cannot be loaded, so
@@ -42,6 +43,9 @@ def add_operator_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-iterations", type=int, help="largest max_iterations a client may ask (5)")
     p.add_argument("--max-batch", type=int, help="most inputs of one /batch request (8)")
     p.add_argument("--run-timeout", type=float, help="wall-clock seconds one run may take (120)")
+    p.add_argument("--max-body-bytes", type=int, help="largest request body; more is a 413 (65536)")
+    p.add_argument("--max-metadata-bytes", type=int, help="largest config.metadata of a request, as JSON (2048)")
+    p.add_argument("--max-tags", type=int, help="most config.tags of a request (16)")
     p.add_argument("--set", action="append", default=[], metavar="[METHOD.]FIELD=VALUE",
                    help="an operator setting of every method having FIELD, or of METHOD only, e.g. "
                         "--set structured_method=json_mode --set hybgrag.few_shot=/srv/shots.json; repeatable")
@@ -88,7 +92,9 @@ def operator_config(args: argparse.Namespace) -> ServerConfig:
     if models:
         data["models"] = {**data.get("models", {}), **models}
     for flag, key in (("default_kb", "default_kb"), ("default_llm", "default_model"),
-                      ("max_batch", "max_batch"), ("run_timeout", "run_timeout")):
+                      ("max_batch", "max_batch"), ("run_timeout", "run_timeout"),
+                      ("max_body_bytes", "max_body_bytes"), ("max_metadata_bytes", "max_metadata_bytes"),
+                      ("max_tags", "max_tags")):
         if getattr(args, flag, None) is not None:
             data[key] = getattr(args, flag)
     from app.setting_args import operator_settings
@@ -135,4 +141,4 @@ def describe(config: ServerConfig) -> str:
     kbs = ", ".join(f"{n}{'*' if n == config.kb_name() else ''}" for n in config.kbs)
     models = ", ".join(f"{n}{'*' if n == config.model_name() else ''}" for n in config.models) or "(operator default)"
     return (f"KBs: {kbs}; models: {models}; run budget {config.run_timeout:g}s; batch <= {config.max_batch}; "
-            f"limits {dict(config.limits)}")
+            f"body <= {config.max_body_bytes} bytes; limits {dict(config.limits)}")

@@ -22,20 +22,18 @@ Runs have the operator's wall-clock budget (504) and stop when the client discon
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import uuid
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.exceptions import HTTPException, RequestValidationError
+from fastapi.exceptions import HTTPException
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from app.errors import UserInputError, classify, install_handlers
+from app.errors import UserInputError, install_handlers
 from app.readiness import Readiness
 from app.runnable import MethodRunnable
 from app.runs import CURRENT_REQUEST
@@ -105,41 +103,11 @@ def _pre_checker(runnable: MethodRunnable):
 
 
 def _add_stream_route(app: FastAPI, runnable: MethodRunnable) -> None:
-    """``POST /<method>/stream``: LangServe's event protocol, with our statuses in ``error`` events."""
-    from langserve.serialization import WellKnownLCSerializer
-    from sse_starlette import EventSourceResponse
+    """``POST /<method>/stream``, ``/stream_log`` and ``/stream_events`` (``app/streams.py``): LangServe's
+    event protocol, with our statuses in ``error`` events and the client's metadata not echoed."""
+    from app.streams import add_stream_routes
 
-    serializer = WellKnownLCSerializer()
-
-    @app.post(f"/{runnable.method}/stream", include_in_schema=False)
-    async def stream(request: Request) -> EventSourceResponse:
-        try:
-            body = await request.json()
-        except ValueError:
-            raise RequestValidationError([{"loc": ("body",), "msg": "Invalid JSON body", "type": "json_invalid"}])
-        if not isinstance(body, dict) or "input" not in body:
-            raise RequestValidationError([{"loc": ("body", "input"), "msg": "Field required", "type": "missing"}])
-        await admit(runnable, body)
-        try:
-            runnable.InputType.model_validate(body["input"])
-        except ValidationError as exc:
-            raise RequestValidationError(exc.errors()) from None
-        raw = body.get("config") if isinstance(body.get("config"), dict) else {}
-        config = {k: raw[k] for k in CONFIG_KEYS if k in raw}
-        CURRENT_REQUEST.set(request)
-
-        async def events() -> AsyncIterator[dict]:
-            yield {"event": "metadata", "data": json.dumps({"run_id": str(uuid.uuid4())})}
-            try:
-                async for chunk in runnable.astream(body["input"], config):
-                    yield {"event": "data", "data": serializer.dumps(chunk).decode("utf-8")}
-            except Exception as exc:  # noqa: BLE001 - every failure becomes an error event
-                status, message = classify(exc)
-                yield {"event": "error", "data": json.dumps({"status_code": status, "message": message})}
-                return
-            yield {"event": "end"}
-
-        return EventSourceResponse(events())
+    add_stream_routes(app, runnable, admit, CONFIG_KEYS)
 
 
 @asynccontextmanager
@@ -154,7 +122,9 @@ def create_app(methods: list[str] | None = None, config: ServerConfig | None = N
     """The FastAPI app under the operator's ``config`` (default: ``$HYBRIDRAG_SERVER_CONFIG``)."""
     from langserve import add_routes
 
+    from app.limits import BodyGuard
     from app.operator import check_config
+    from app.streams import STREAM_ENDPOINTS
     from graphs import REGISTRY, list_graphs
     from graphs.server_config import active_config
 
@@ -168,6 +138,7 @@ def create_app(methods: list[str] | None = None, config: ServerConfig | None = N
         lifespan=_lifespan,
     )
     install_handlers(app)
+    app.add_middleware(BodyGuard, config=config)  # size, JSON and shape checks before any route reads a body
 
     app.state.readiness = readiness = Readiness(config)
 
@@ -177,11 +148,12 @@ def create_app(methods: list[str] | None = None, config: ServerConfig | None = N
         status, body = readiness.body()
         return JSONResponse(status_code=status, content={**body, "methods": names})
 
+    endpoints = [e for e in ENDPOINTS if e not in STREAM_ENDPOINTS]  # the stream routes are ours
     for name in names:
         runnable = MethodRunnable(name, config)
         _add_stream_route(app, runnable)
         add_routes(app, runnable, path=f"/{name}", config_keys=CONFIG_KEYS,
-                   per_req_config_modifier=_pre_checker(runnable), enabled_endpoints=ENDPOINTS)
+                   per_req_config_modifier=_pre_checker(runnable), enabled_endpoints=endpoints)
         app.description += f"\n\n- /{name}: {REGISTRY[name].description}"
     return app
 

@@ -9,7 +9,8 @@ the Agent Server deployment reads the JSON file named by ``HYBRIDRAG_SERVER_CONF
                 "qwen": {"spec": "openai:qwen2.5", "base_url": "http://10.0.0.5:8000/v1"}},
      "limits": {"max_top_k": 20, "max_iterations": 3}, "bounds": {"beam_width": [1, 50]},
      "settings": {"*": {"structured_method": "json_mode"}, "hybgrag": {"few_shot": "/srv/shots.json"}},
-     "run_timeout": 120, "max_batch": 8, "max_edit_chars": 20000}
+     "run_timeout": 120, "max_batch": 8, "max_edit_chars": 20000,
+     "max_body_bytes": 65536, "max_metadata_bytes": 2048, "max_tags": 16}
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ class ServerConfig:
     run_timeout: float = 120.0
     max_batch: int = 8
     max_edit_chars: int = 20_000  # largest edited decision (as JSON) a human's approval may send
+    max_body_bytes: int = 65_536  # largest request body; more is a 413 before it is parsed
+    max_metadata_bytes: int = 2_048  # largest ``config.metadata`` (as JSON) of a request
+    max_tags: int = 16  # most ``config.tags`` of a request
 
     def __post_init__(self) -> None:
         for kind, names in (("KB", self.kbs), ("model", self.models)):
@@ -70,6 +74,10 @@ class ServerConfig:
             raise ValueError(f"limit {low[0]} must be at least 1, not {self.limits[low[0]]!r}")
         if not self.run_timeout > 0 or not self.max_batch >= 1 or not self.max_edit_chars >= 1:
             raise ValueError("run_timeout must be > 0, max_batch and max_edit_chars >= 1")
+        for name, floor in (("max_body_bytes", 1024), ("max_metadata_bytes", 0), ("max_tags", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < floor:
+                raise ValueError(f"{name} must be an integer of at least {floor}, not {value!r}")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> ServerConfig:
