@@ -9,7 +9,8 @@ too slow raises :class:`~kb.model.GraphUnavailableError`, and the connection poo
 next call once the server is back.
 
 URI: ``redis://[user:password@]host:port`` (also ``rediss://``, ``falkor://``, ``falkors://``); a
-``?graph=NAME`` parameter names the graph when none is given.
+``?graph=NAME`` parameter names the graph when none is given (an ingest uses it as the prefix of its
+build graphs, :mod:`kb.graph_versions`, and reads ``&shared=1`` too).
 """
 
 from __future__ import annotations
@@ -26,17 +27,27 @@ from kb.model import GraphUnavailableError, KBError
 
 GRAPH_NAME = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 SCHEMES = {"redis": "redis", "rediss": "rediss", "falkor": "redis", "falkors": "rediss"}
+SHARED_FLAGS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
 
 
-def split_uri(uri: str) -> tuple[str, str | None]:
-    """(redis URI without the ``graph`` parameter, that graph name or None)."""
+def uri_options(uri: str) -> tuple[str, str | None, bool]:
+    """(redis URI without hybridrag's parameters, the ``graph`` name or None, the ``shared`` flag)."""
     parts = urlsplit(uri)
     if parts.scheme not in SCHEMES:
         raise KBError(f"FalkorDB URI must start with redis://, rediss://, falkor:// or falkors://, got {redact(uri)!r}")
     query = parse_qsl(parts.query, keep_blank_values=True)
     graph = next((v for k, v in query if k == "graph"), None)
-    rest = urlencode([(k, v) for k, v in query if k != "graph"])
-    return urlunsplit(parts._replace(scheme=SCHEMES[parts.scheme], query=rest)), graph
+    shared = next((v for k, v in query if k == "shared"), "0").lower()
+    if shared not in SHARED_FLAGS:
+        raise KBError(f"FalkorDB URI parameter shared={shared!r}: use shared=1 or shared=0")
+    rest = urlencode([(k, v) for k, v in query if k not in ("graph", "shared")])
+    return urlunsplit(parts._replace(scheme=SCHEMES[parts.scheme], query=rest)), graph, SHARED_FLAGS[shared]
+
+
+def split_uri(uri: str) -> tuple[str, str | None]:
+    """(redis URI without hybridrag's parameters, the ``graph`` name or None)."""
+    url, graph, _ = uri_options(uri)
+    return url, graph
 
 
 def check_graph_name(name: str) -> str:
@@ -138,6 +149,13 @@ class FalkorDBGraphStore(CypherGraphStore):
         except KBError as e:
             if isinstance(e, GraphUnavailableError) or "empty key" not in str(e):
                 raise
+
+    def list_graphs(self) -> list[str]:
+        """Names of every graph on the server (``GRAPH.LIST``)."""
+        import redis
+
+        names = self._call(lambda: redis.Redis(connection_pool=self._pool).execute_command("GRAPH.LIST"))
+        return [n.decode() if isinstance(n, bytes) else str(n) for n in names or ()]
 
     def close(self) -> None:
         """Close the pool's connections."""

@@ -18,7 +18,8 @@ from typing import Any
 from kb import graph_read as rd
 from kb import neo4j_cypher as cy
 from kb.graph_codec import PLAIN, Codec, digest
-from kb.graph_write import batches, message_bytes, write_graph, write_meta
+from kb.graph_namespace import delete_namespace
+from kb.graph_write import batches, message_bytes, write_graph, write_meta, write_owner
 from kb.model import Entity, KBError, RelationType, Schema, Subgraph, Triple
 from kb.store import Direction
 
@@ -39,6 +40,7 @@ class CypherGraphStore:
     max_message_bytes = 0
     max_record_chars = 0
     uri = ""
+    namespace: str | None = None  # a build's label namespace (kb.graph_namespace); None: plain labels
 
     def _query(self, query: str, params: dict[str, Any], write: bool = False) -> list[dict[str, Any]]:
         """Run one query; return its records as dicts. Errors: KBError / GraphUnavailableError."""
@@ -90,8 +92,11 @@ class CypherGraphStore:
 
     # -- writing ---------------------------------------------------------------------
     def write(self, entities: Iterable[Entity], triples: Iterable[Triple], progress: bool = True,
-              batch_size: int = 5000) -> None:
-        """Merge entities and typed relationships in batches, then store the derived schema."""
+              batch_size: int = 5000, owner: dict[str, Any] | None = None) -> None:
+        """Merge entities and typed relationships in batches, then store the derived schema; ``owner``
+        (KB id and path, build id, shared flag) goes on the meta node first, so a graph cut short has one."""
+        if owner is not None:
+            write_owner(self, owner)
         write_graph(self, entities, triples, progress, batch_size, check_relation_type)
         write_meta(self, self._derive_schema().to_dict())
 
@@ -114,9 +119,12 @@ class CypherGraphStore:
         return Schema({k: types[k] for k in ranked(types)}, rels)
 
     def clear(self, batch_size: int = 10000) -> None:
-        """Delete every node and relationship (tests, re-ingest)."""
-        while self._query(cy.CLEAR, {"batch": int(batch_size)}, write=True)[0]["c"]:
-            pass
+        """Delete every node and relationship (of the store's namespace only, when it has one)."""
+        if self.namespace:
+            delete_namespace(self, self.namespace, batch_size)
+        else:
+            while self._query(cy.CLEAR, {"batch": int(batch_size)}, write=True)[0]["c"]:
+                pass
         self._id_cache.clear()
 
     # -- lookups -----------------------------------------------------------------------

@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from kb.graph_cypher_store import CypherGraphStore
 
 _MARGIN = 64  # bytes of message framing beyond query text and JSON-sized parameters
+OWNER_WRITE = ("MERGE (m:HybridragMeta {key: 'schema'}) "
+               "SET m.kb = $kb, m.kb_path = $kb_path, m.build = $build, m.shared = $shared")
+OWNER_READ = "MATCH (m:HybridragMeta) RETURN m.kb AS kb, m.kb_path AS kb_path, m.shared AS shared"
+PATH_CHARS = 200  # of the KB path kept on the meta node: enough to name it, small for any message cap
 
 
 def message_bytes(query: str, params: dict[str, Any]) -> int:
@@ -135,3 +139,19 @@ def write_meta(store: CypherGraphStore, schema: dict) -> None:
         store._query(cy.META_WRITE, params, write=True)
     else:
         stage(store, params, cy.STAGE_TO_META)
+
+
+def write_owner(store: CypherGraphStore, owner: dict[str, Any]) -> None:
+    """Record which KB directory and build wrote this graph on the ``:HybridragMeta`` node."""
+    c = store.codec
+    store._query(OWNER_WRITE, {"kb": c.enc(str(owner["kb"])), "kb_path": c.enc(str(owner["kb_path"])[-PATH_CHARS:]),
+                               "build": c.enc(str(owner["build"])), "shared": bool(owner["shared"])}, write=True)
+
+
+def read_owner(store: CypherGraphStore) -> dict[str, Any] | None:
+    """The owner :func:`write_owner` recorded (kb, kb_path, shared), or None when the graph has none."""
+    recs = store._query(OWNER_READ, {})
+    if not recs or recs[0]["kb"] is None:
+        return None
+    c = store.codec
+    return {"kb": c.dec(recs[0]["kb"]), "kb_path": c.dec(recs[0]["kb_path"]), "shared": bool(recs[0]["shared"])}

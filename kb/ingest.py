@@ -3,11 +3,11 @@
 Stages, each recorded in the stage marker (:mod:`kb.ingest_state`): ``parse`` (read and check
 the inputs), ``graph`` (assemble and save the graph), ``embeddings`` (in chunks saved as they
 finish, :mod:`kb.embed_chunks`), ``indexes`` (document table, BM25, FAISS); then the optional
-export to a graph server, the manifest, and the swap that makes the build live
-(:func:`kb.kb_dir.commit_build`). Everything is written into a partial build folder under the
-directory's ingest lock, so a kill at any point leaves the previous build live (or, on a first
-ingest, a directory every command refuses as incomplete), and a re-run embeds only the chunks
-the killed run had not finished.
+export to a graph server (into a graph or namespace of the build's own, :mod:`kb.graph_versions`),
+the manifest, and the swap that makes the build live (:func:`kb.kb_dir.commit_build`).
+Everything is written into a partial build folder under the directory's ingest lock, so a kill
+at any point leaves the previous build live (or, on a first ingest, a directory every command
+refuses as incomplete), and a re-run embeds only the chunks the killed run had not finished.
 """
 
 from __future__ import annotations
@@ -30,9 +30,13 @@ from kb.kb_dir import (
     MANIFEST,
     PARTIAL,
     commit_build,
+    kb_id,
     new_build_dir,
+    partial_target,
+    record_target,
     remove_old_builds,
     remove_partial_builds,
+    server_graphs,
     work_dir,
 )
 from kb.memory_store import InMemoryGraphStore
@@ -118,14 +122,18 @@ def ingest(
     if root.exists() and not root.is_dir():
         raise KBError(f"--kb {root} is a file, not a directory")
     with ingest_lock(root, wait):
-        remove_partial_builds(root)
+        stale: list[str] = []
+        for entry in remove_partial_builds(root):  # a killed ingest's half-written server graphs
+            _drop_graph(entry, stale)
+        for w in stale:
+            log.warning("%s", w)
         marker = StageMarker(root)
         partial = new_build_dir(root)
         try:
             report = _build(root, partial, marker, triples, entities, passages, type_map, embeddings,
                             neo4j_uri, falkordb_uri, progress, attach)
-        except Exception:  # a reported error (bad input, graph server down): drop the partial build,
-            shutil.rmtree(partial, ignore_errors=True)  # keep the saved embedding chunks for the re-run
+        except Exception:  # a reported error (bad input, graph server down): drop the partial build
+            _discard(partial)  # and its server graph; keep the saved embedding chunks for the re-run
             raise
         report.build_dir = commit_build(root, partial)
         shutil.rmtree(work_dir(root), ignore_errors=True)
@@ -136,14 +144,39 @@ def ingest(
     return report
 
 
-def _drop_graph(entry: dict, warnings: list[str]) -> None:
-    """Delete a graph-server graph only deleted builds used; a failure is a warning, not an error."""
+def _drop_graph(entry: dict, warnings: list[str]) -> bool:
+    """Delete a graph-server graph no build uses; a failure is a warning, not an error. True when dropped."""
     from kb.graph_backends import drop_graph
+    from kb.graph_timeouts import redact
 
     try:
         drop_graph(entry)
-    except Exception as exc:  # noqa: BLE001 - the new build is live; a leftover graph is not fatal
-        warnings.append(f"could not drop the unused graph {entry}: {type(exc).__name__}: {exc}")
+    except Exception as exc:  # noqa: BLE001 - the live build is intact; a leftover graph is not fatal
+        shown = {**entry, "uri": redact(str(entry.get("uri", "")))}
+        warnings.append(f"could not drop the unused graph {shown}: {type(exc).__name__}: {exc}")
+        return False
+    return True
+
+
+def _discard(partial: Path) -> None:
+    """Remove a failed build and the server graph it exported to (noted for the next ingest if that fails)."""
+    target = partial_target(partial)
+    shutil.rmtree(partial, ignore_errors=True)
+    failed: list[str] = []
+    if target is not None and not _drop_graph(target, failed):
+        partial.mkdir(parents=True, exist_ok=True)  # the next ingest retries the drop
+        record_target(partial, target)
+        log.warning("%s", failed[0])
+
+
+def _export(root: Path, out: Path, backend: str, uri: str, store: InMemoryGraphStore, progress: bool) -> dict:
+    """Export the graph to a server graph of this build's own; return the manifest's ``graph`` entry."""
+    from kb.graph_backends import export_graph
+    from kb.graph_versions import plan_target
+
+    target = plan_target(backend, uri, kb_id(root), root, out.name.removesuffix(PARTIAL))
+    record_target(out, target.entry)  # before anything is sent: a killed export's graph gets dropped
+    return export_graph(backend, uri, store, progress=progress, target=target, own_graphs=server_graphs(root))
 
 
 def _build(root: Path, out: Path, marker: StageMarker, triples, entities, passages, type_map,
@@ -186,13 +219,12 @@ def _build(root: Path, out: Path, marker: StageMarker, triples, entities, passag
 
     graph_cfg = {"backend": "memory"}
     if neo4j_uri or falkordb_uri:
-        from kb.graph_backends import export_graph
-
         t = time.perf_counter()
         backend, uri = ("neo4j", neo4j_uri) if neo4j_uri else ("falkordb", falkordb_uri)
         marker.enter(f"export to {backend}")
-        graph_cfg = export_graph(backend, uri, store, progress=progress)
+        graph_cfg = _export(root, out, backend, uri, store, progress)
         secs[backend] = time.perf_counter() - t
+        marker.checkpoint("export", 0)
     counts = {**store.counts(), "passages": len(pas), "docs": len(docs), "relations": len(store.relation_names)}
     extra = attach(out) if attach else {}
     manifest = {

@@ -7,6 +7,8 @@ A KB directory (the path given to ``hybridrag ingest --kb``) holds::
     builds/<id>/   one finished build: manifest.json, docs.jsonl, dense.faiss, bm25.*, graph.*
     builds/<id>.partial/  a build being written (never pointed at; removed by the next ingest)
     .ingest.lock   held by the ingest writing this directory
+    kb-id          a random token naming this KB on graph servers (made by the first export to one)
+    builds/<id>.partial/graph-target.json  the server graph a build being written exports to
     .ingest-work/  what a killed ingest leaves to resume from (stage marker, embedding chunks)
 
 Readers resolve ``current`` once and read every part from that build, so a query during a
@@ -29,6 +31,7 @@ from kb.model import KBError
 FORMAT_VERSION = 2  # 2: builds behind the ``current`` pointer; 1: parts at the top (still read)
 CURRENT, MANIFEST, BUILDS, WORK, LOCK = "current", "manifest.json", "builds", ".ingest-work", ".ingest.lock"
 PARTIAL = ".partial"
+KB_ID, TARGET = "kb-id", "graph-target.json"
 LEGACY_PARTS = ("docs.jsonl", "dense.faiss", "bm25.npz", "bm25_vocab.json",
                 "graph.npz", "entities.jsonl", "graph.json")
 KEEP_PREVIOUS = 1  # finished builds kept besides the live one, for readers still opening them
@@ -117,13 +120,52 @@ def new_build_dir(root: Path) -> Path:
     return path
 
 
-def remove_partial_builds(root: Path) -> int:
-    """Delete partial builds a killed ingest left (call with the ingest lock held)."""
+def kb_id(root: Path) -> str:
+    """The KB directory's id (32 hex characters), made on first use (call with the ingest lock held)."""
+    path = Path(root) / KB_ID
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        token = ""
+    if len(token) == 32 and all(c in "0123456789abcdef" for c in token):
+        return token
+    token = secrets.token_hex(16)
+    tmp = path.with_name(f".{KB_ID}.{os.getpid()}")
+    tmp.write_text(token + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return token
+
+
+def record_target(build: Path, entry: dict) -> None:
+    """Note in a build being written which server graph it exports to, before anything is sent."""
+    path = build / TARGET
+    path.write_text(json.dumps(entry), encoding="utf-8")
+    _fsync(path)
+
+
+def partial_target(build: Path) -> dict | None:
+    """The server graph a partial build recorded with :func:`record_target`, or None."""
+    try:
+        entry = json.loads((build / TARGET).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return entry if isinstance(entry, dict) else None
+
+
+def remove_partial_builds(root: Path) -> list[dict]:
+    """Delete partial builds a killed ingest left (call with the ingest lock held).
+
+    Returns the server graphs those builds were exporting to (for the caller to drop).
+    """
     folder = root / BUILDS
     stale = [p for p in folder.iterdir() if p.name.endswith(PARTIAL)] if folder.is_dir() else []
+    targets = []
     for p in stale:
+        entry = partial_target(p)
+        if entry is not None:
+            targets.append(entry)
         shutil.rmtree(p, ignore_errors=True)
-    return len(stale)
+    return targets
 
 
 def _fsync(path: Path) -> None:
@@ -174,6 +216,14 @@ def _graph_entry(build: Path) -> dict | None:
         return json.loads((build / MANIFEST).read_text(encoding="utf-8")).get("graph")
     except (OSError, ValueError, AttributeError):
         return None
+
+
+def server_graphs(root: Path) -> frozenset[str]:
+    """Names of the FalkorDB graphs the finished builds of ``root`` point at."""
+    folder = Path(root) / BUILDS
+    entries = [_graph_entry(p) for p in folder.iterdir() if p.is_dir()] if folder.is_dir() else []
+    entries.append(_graph_entry(Path(root)))  # the first layout's manifest at the top
+    return frozenset(e["graph"] for e in entries if isinstance(e, dict) and isinstance(e.get("graph"), str))
 
 
 def remove_old_builds(root: Path, live: str) -> list[dict]:

@@ -6,7 +6,8 @@ text without escaping ``'``) gets hex-encoded values, requests under its message
 connections closed without the GOODBYE that stalls it. Every query runs under
 ``HYBRIDRAG_GRAPH_TIMEOUT``; a server that is down, frozen or too slow raises
 :class:`~kb.model.GraphUnavailableError` and the driver is replaced, so the same store works again
-when the server is back.
+when the server is back. A ``namespace`` confines the store to one build's labels
+(:mod:`kb.graph_namespace`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from kb.graph_bolt import (
 )
 from kb.graph_codec import HEX, PLAIN, digest
 from kb.graph_cypher_store import REL_TYPE, CypherGraphStore, check_relation_type
+from kb.graph_namespace import check_namespace, scoped
 from kb.graph_timeouts import call_with_deadline, graph_timeout, one_line, redact
 from kb.model import GraphUnavailableError, KBError, Triple
 
@@ -36,9 +38,14 @@ class Neo4jGraphStore(CypherGraphStore):
     """GraphStore whose entities are ``:Entity`` nodes and whose triples are typed relationships."""
 
     def __init__(self, uri: str, auth: tuple[str, str] | None = None, database: str | None = None,
-                 timeout: float | None = None) -> None:
-        """Remember how to reach the server; :meth:`connect` also checks it and picks the encoding."""
+                 timeout: float | None = None, namespace: str | None = None) -> None:
+        """Remember how to reach the server; :meth:`connect` also checks it and picks the encoding.
+
+        ``namespace``: the build's label namespace (:mod:`kb.graph_namespace`); None reads and writes
+        the plain ``Entity`` labels.
+        """
         self._uri, self._auth = uri, auth
+        self.namespace = None if namespace is None else check_namespace(namespace)
         self.uri = redact(uri)
         self._session_kw = {"database": database} if database else {}
         self.timeout = graph_timeout() if timeout is None else timeout
@@ -54,12 +61,19 @@ class Neo4jGraphStore(CypherGraphStore):
 
     @classmethod
     def connect(cls, uri: str, auth: tuple[str, str] | None = None, database: str | None = None,
-                timeout: float | None = None) -> Neo4jGraphStore:
-        """Open a driver, check the server answers and what it is; one-line errors."""
-        store = cls(uri, auth, database, timeout)
+                timeout: float | None = None, namespace: str | None = None,
+                must_exist: bool = False, check: bool = True) -> Neo4jGraphStore:
+        """Open a driver, check the server answers and what it is; one-line errors.
+
+        ``check`` also refuses a graph of another format; ``must_exist`` refuses a missing graph.
+        """
+        store = cls(uri, auth, database, timeout, namespace)
         try:
             store._identify()
-            store.check_format()
+            found = store.check_format() if check or must_exist else True
+            if must_exist and not found:
+                where = f"graph namespace {namespace!r}" if namespace else "the graph"
+                raise KBError(f"{where} not found at {store.uri}; re-run `hybridrag ingest`")
         except BaseException:
             store.close()
             raise
@@ -129,6 +143,8 @@ class Neo4jGraphStore(CypherGraphStore):
         import neo4j
         import neo4j.exceptions as ne
 
+        if self.namespace:
+            query = scoped(query, self.namespace)
         kw = dict(self._session_kw)
         if self.genuine_neo4j and not write:  # Neo4j refuses writes in read sessions (FalkorDB's Bolt
             kw["default_access_mode"] = neo4j.READ_ACCESS  # layer takes the mode for a graph name)

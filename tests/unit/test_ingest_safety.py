@@ -256,7 +256,7 @@ def test_a_damaged_chunk_file_is_embedded_again(tmp_path, emb, monkeypatch):
 def test_old_builds_are_removed_with_the_server_graphs_only_they_used(tmp_path, emb, monkeypatch):
     made, dropped = [], []
 
-    def export(backend, uri, store, progress=True):
+    def export(backend, uri, store, progress=True, **target):
         made.append({"backend": backend, "uri": uri, "graph": f"g{len(made) + 1}"})
         return made[-1]
 
