@@ -251,3 +251,26 @@ def test_sigkill_after_the_export_leaves_the_previous_kb_answering(tmp_path, mod
     _answers(kb, "A")
     ingest(kb, [_triples(tmp_path, "C")], progress=False, **target)
     _answers(kb, "C")
+
+
+def test_a_kb_from_before_graph_versions_reingests_and_keeps_its_old_graph(tmp_path, emb, module_falkordb,
+                                                                          monkeypatch, caplog):
+    import kb.ingest as ing
+    from kb.graph_backends import export_graph
+    from kb.neo4j_store import Neo4jGraphStore
+
+    kb, target = tmp_path / "kb", _uri(module_falkordb, "neo4j")
+    with Neo4jGraphStore.connect(module_falkordb.uri) as plain:
+        plain.clear()
+    with monkeypatch.context() as m:  # the earlier export: plain labels, no namespace in the manifest
+        m.setattr(ing, "_export", lambda root, out, backend, uri, store, progress: export_graph(backend, uri, store,
+                                                                                                progress))
+        ingest(kb, [_triples(tmp_path, "A")], progress=False, **target)
+    assert "namespace" not in _live_entry(kb)
+    _answers(kb, "A")
+    for key in ("B", "C"):
+        ingest(kb, [_triples(tmp_path, key)], progress=False, **target)
+        _answers(kb, key)
+    assert any("has no namespace" in r.getMessage() for r in caplog.records)
+    with Neo4jGraphStore.connect(module_falkordb.uri) as plain:
+        assert plain.counts() == {"entities": 3, "triples": 2}  # left in place: other KBs may have merged into it
