@@ -6,7 +6,10 @@ when the client disconnects. Stopping sets an event that
 
 - ends the run between node steps (the pump stops and closes the graph's stream), and
 - refuses any further LLM call (:class:`StopGuard`, a callback every chat model of the run
-  inherits through LangGraph's config), so the model's server gets nothing more.
+  inherits through LangGraph's config), so the model's server gets nothing more;
+- ends the CPU work of a node under way: the event is the run's :mod:`kb.cancel` stop event,
+  which the long loops (path search, ego graphs, graph walks, encodes) check, raising
+  :class:`kb.cancel.RunCancelled` (reported as :class:`RunStopped`).
 
 A node already inside an LLM call finishes that call (bounded by ``HYBRIDRAG_LLM_TIMEOUT``).
 """
@@ -27,6 +30,7 @@ from langchain_core.runnables.config import merge_configs
 
 from app.errors import RunStopped, RunTimeout
 from kb.base import same_kb_build
+from kb.cancel import RunCancelled, stop_scope
 
 CURRENT_REQUEST: ContextVar[Request | None] = ContextVar("hybridrag_request", default=None)
 """The HTTP request being served (set by the app's per-request hook), to notice a disconnect."""
@@ -78,7 +82,8 @@ async def controlled_stream(graph: Any, question: str, ctx: Any, config: Runnabl
         try:
             stream = graph.astream({"question": question}, config=run_config, context=ctx,
                                    stream_mode=["updates", "values"])
-            with same_kb_build():  # every node of this run reads one KB build, even across a re-ingest
+            # every node reads one KB build, even across a re-ingest; its loops see the run's stop
+            with same_kb_build(), stop_scope(stop):
                 async with aclosing(stream):
                     async for item in stream:
                         if stop.is_set():
@@ -87,6 +92,8 @@ async def controlled_stream(graph: Any, question: str, ctx: Any, config: Runnabl
             queue.put_nowait(_DONE)
         except asyncio.CancelledError:
             raise
+        except RunCancelled as exc:  # a node's loop saw the stop: the same answer as any stopped run
+            queue.put_nowait(RunStopped(str(exc)))
         except BaseException as exc:  # noqa: BLE001 - handed to the caller, which raises it
             queue.put_nowait(exc)
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from kb.cancel import watch_layers
 from kb.model import KBError
 
 DEFAULT_EMBEDDINGS = "local:all-MiniLM-L6-v2"
@@ -80,6 +81,7 @@ class LocalSentenceEmbeddings(Embeddings):
                 from sentence_transformers import SentenceTransformer
 
                 self._model = SentenceTransformer(str(self.path), device="cpu")
+                watch_layers(self._model)  # a stopped run's long encode ends within one layer
                 self._default_threads = torch.get_num_threads()
             return self._model
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kb.cancel import check_cancelled
 from kb.jsonl import read_rows
 from kb.kb_dir import CURRENT, resolve_build
 from kb.model import Entity, Schema, Subgraph, Triple
@@ -183,6 +184,7 @@ class InMemoryGraphStore:
         for _ in range(max(radius, 0)):
             if not len(frontier):
                 break
+            check_cancelled()  # a hub's level can take a while: a stopped run ends here
             edges, nbrs = self._gather(frontier, allowed)
             seen.append(edges)
             fresh = ~visited[nbrs]
@@ -212,6 +214,7 @@ class InMemoryGraphStore:
         out: list[list[Triple]] = []
         stack: list[tuple[int, list[int], list[int]]] = [(s, [s], []) for s in self._indexes(sources)]
         while stack and len(out) < limit:
+            check_cancelled()  # the paths grow as degree^hops: a stopped run ends here
             node, visited, path = stack.pop()
             if path and node in target_idx:
                 out.append([self._triple(e) for e in path])

@@ -20,6 +20,7 @@ import numpy as np
 
 from agents.fusion.one_hop import label_table, one_hop_in_memory, rel_dice, top_positions
 from kb.base import KnowledgeBase
+from kb.cancel import check_cancelled
 from kb.memory_store import InMemoryGraphStore
 from kb.model import Triple
 from tools.dice import Tokenizer, dice, tokens
@@ -94,6 +95,7 @@ def _paths_in_memory(kb, store: InMemoryGraphStore, question, seeds, limit, toke
     seen = np.zeros(n, dtype=bool)
     seen[frontier] = True
     for h in range(1, hops + 1):
+        check_cancelled()
         edges, nbr = store.edge_ids(frontier.tolist())
         edges, nbr = edges.astype(np.int64), nbr.astype(np.int64)
         keep = ~seen[nbr]
@@ -153,6 +155,7 @@ def _paths_generic(kb, question, seeds, limit, tokenizer, hops, answer_aware) ->
             frontier[s] = ([], d, d)
     seen, found = set(frontier), []
     for h in range(1, hops + 1):
+        check_cancelled()
         triples = store.neighbors(list(frontier)) if frontier else []
         names = kb.names({e for t in triples for e in (t.head, t.tail)})
         nxt: dict[str, tuple[list[Triple], float, float, float]] = {}

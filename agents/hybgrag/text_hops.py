@@ -44,6 +44,7 @@ import numpy as np
 
 from agents.hybgrag.retrieval import _doc_rows
 from kb.base import KnowledgeBase
+from kb.cancel import check_cancelled
 from kb.model import Triple
 from tools.retrieval import mentions_in as kb_mentions
 
@@ -167,6 +168,7 @@ def text_steps(kb: KnowledgeBase, frontier: list[str], relation: str,
     forward: dict[str, list[tuple[str, str]]] = {}  # frontier entity -> (child, sentence)
     backward: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {}
     for eid in frontier:
+        check_cancelled()  # a lexical search and its sentences per frontier entity
         own = _name_pattern(names[eid])  # read around the entity's own name: no namesake, no part of it
         forward[eid] = [(child, s) for s in _sentences_of(kb, eid, own) for child in _named_around(kb, s, own, eid)]
         backward[eid] = _sentences_naming(kb, eid, names[eid])
@@ -200,6 +202,7 @@ def nearest_steps(kb: KnowledgeBase, frontier: list[str], relation: str) -> list
         return out
     query, names = kb.embed(words), kb.names(frontier[:MAX_NEAREST]) if frontier else {}
     for eid in frontier[:MAX_NEAREST]:
+        check_cancelled()
         own = _name_pattern(names[eid])
         found = [(s, c) for s in _sentences_of(kb, eid, own) if (c := _named_around(kb, s, own, eid))]
         if not found:

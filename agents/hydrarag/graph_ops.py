@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kb.cancel import check_cancelled
 from kb.memory_store import InMemoryGraphStore
 
 MAX_STORES = 4  # opened stores whose indexes are kept
@@ -94,6 +95,7 @@ def within_hops(a: Arrays, seeds: Iterable[str], depth: int) -> list[str]:
     for _ in range(max(0, depth)):
         if not len(frontier):
             break
+        check_cancelled()
         degree = a.indptr[frontier + 1] - a.indptr[frontier]
         mark = np.zeros(n, dtype=bool)
         if int(degree.sum()) * 4 > len(a.neighbours):
@@ -111,6 +113,7 @@ def within_hops(a: Arrays, seeds: Iterable[str], depth: int) -> list[str]:
 def neighbour_groups(a: Arrays, ends: list[str], seen: set[str]) -> dict[tuple[str, bool], set[str]]:
     """One hop from ``ends``: {(relation, inverse): neighbour ids not in ``seen``}, as the generic
     expansion builds it from out-edges (inverse False) and in-edges (inverse True)."""
+    check_cancelled()  # called once per chain of a beam: a stopped run ends here
     g = a.store
     idx = [g.index_of[e] for e in ends if e in g.index_of]
     edges_out, tails = g.edge_ids(idx, direction="out")

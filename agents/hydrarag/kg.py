@@ -25,6 +25,7 @@ from agents.hydrarag.kg_paths import Chain, explore, overlaps
 from agents.hydrarag.kg_text import EMBEDDED_NAMES, Names, remember_names, signature, to_candidate, verbalise
 from agents.hydrarag.pruning import PruneSettings, beam_cross_scores, relevance
 from kb.base import KnowledgeBase
+from kb.cancel import check_cancelled
 
 
 def detect_subgraph(kb: KnowledgeBase, topic_ids: list[str], max_depth: int) -> list[str]:
@@ -61,6 +62,7 @@ def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[s
     notes: list[str] = []
     memo: Names = {}  # names of the sets the paths share
     for ch in probe["chains"]:
+        check_cancelled()
         if not ch["topics"]:
             notes.append("a chain has no topic entity in the KG")
             continue

@@ -27,6 +27,7 @@ import numpy as np
 
 from agents.hydrarag import graph_ops as graph_ops
 from kb.base import KnowledgeBase
+from kb.cancel import check_cancelled
 
 MAX_EXPAND = 100  # entities of one set expanded per hop (bounds the cost on hub sets)
 
@@ -79,6 +80,7 @@ def _all_groups(kb: KnowledgeBase, chains: list[Chain]) -> list[dict[tuple[str, 
     found = kb.graph.neighbors(every) if every else []
     out = []
     for c, ids in zip(chains, asked, strict=True):
+        check_cancelled()
         mine = set(ids)  # what neighbors(ids) alone returns: the edges touching them
         out.append(_groups(c.nodes[-1], c.entity_ids(), (t for t in found if t.head in mine or t.tail in mine)))
     return out
@@ -114,6 +116,7 @@ def beam(kb: KnowledgeBase, topic: str, depth: int, width: int, score: Scorer,
     kept: list[tuple[float, Chain]] = []
     frontier = [Chain((frozenset([topic]),))]
     for _ in range(depth):
+        check_cancelled()
         new = expand_all(kb, frontier, rng)
         if not new:
             break
@@ -141,6 +144,7 @@ def _linked(kb: KnowledgeBase, ids: frozenset[str], edge: Edge, others: frozense
 
 def tighten(kb: KnowledgeBase, chain: Chain) -> Chain | None:
     """Graph reduction along a joined path: keep only entities on a complete start-to-end path."""
+    check_cancelled()  # join_pair tightens up to width² joined paths
     nodes = list(chain.nodes)
     for i in range(len(chain.edges) - 1, -1, -1):
         nodes[i] = _linked(kb, nodes[i], chain.edges[i], nodes[i + 1])
@@ -153,6 +157,7 @@ def join_pair(kb: KnowledgeBase, a_paths: list[Chain], b_paths: list[Chain], b_t
     """Paths from topic a to topic b: a reaches b, or a's and b's end sets meet (then tightened)."""
     out: dict[tuple, Chain] = {}
     for ca in a_paths:
+        check_cancelled()
         if b_topic in ca.nodes[-1] and ca.length > 1:
             joined = Chain((*ca.nodes[:-1], frozenset([b_topic])), ca.edges, answer_at=ca.length - 1)
             out.setdefault((joined.nodes, joined.edges), joined)

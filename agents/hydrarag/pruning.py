@@ -20,6 +20,7 @@ import numpy as np
 
 from agents import vector_table
 from kb.base import KnowledgeBase
+from kb.cancel import check_cancelled
 from kb.embeddings import SMALL_BATCH, embed_matrix
 from prompts.data_block import data_block
 
@@ -58,6 +59,7 @@ def embed_texts(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
             _VECTORS[(spec, t)] = v
         missing = [t for t in missing if t not in stored]
         for at in range(0, len(missing), ENCODE_CHUNK):
+            check_cancelled()  # thousands of paths a beam: a stopped run ends between chunks
             chunk = missing[at: at + ENCODE_CHUNK]
             for t, v in zip(chunk, embed_matrix(kb.embeddings, chunk), strict=True):
                 _VECTORS[(spec, t)] = v

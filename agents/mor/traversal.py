@@ -26,6 +26,7 @@ import numpy as np
 from agents.mor.matching import LayerScores, semantic_scores
 from agents.mor.mentions import mentioned
 from kb.base import KnowledgeBase
+from kb.cancel import check_cancelled
 
 Trajectory = list[dict]
 EDGES = ("struct", "mention")  # steps along an edge: a graph edge, or a textual edge (agents.mor.mentions)
@@ -149,6 +150,7 @@ def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int
         current[t][0]["topic"] = True
     layers = [{"layer": 0, "type": first["type"], "struct": 0, "text": len(current), "kept": len(current)}]
     for i, (node, rels) in enumerate(zip(nodes[1:], hops, strict=True), start=1):
+        check_cancelled()  # a layer of hubs can take a while: a stopped run ends here
         scores = LayerScores(kb, expand_query(question, node["restriction"]), matcher)
         nxt = _structural(kb, current, node["type"], rels, scores) if current and structure and rels else {}
         n_struct, n_mention = len(nxt), 0

@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from kb.base import KnowledgeBase
+from kb.cancel import check_cancelled
 
 MAX_TEXT_FRONTIER = 100  # entities of a hop that also step through passages (a bound on lexical searches)
 MAX_FRONTIER = 200  # entities carried from one hop of the chain to the next (a hub is not walked whole)
@@ -58,6 +59,7 @@ def follow_chain(kb: KnowledgeBase, seeds: list[str], chain: list[tuple[str, str
     start = set(seeds)
     frontier: Counter[str] = Counter({s: 1 for s in seeds})
     for relation, direction in chain:
+        check_cancelled()
         reached: Counter[str] = Counter()
         ids, stepped = list(frontier), set()
         for t in kb.graph.neighbors(ids, [relation], direction if direction in ("in", "out") else "both"):

@@ -42,6 +42,7 @@ from agents.ssrag.facts import (  # noqa: F401 - re-exported: callers and tests 
 )
 from agents.ssrag.vectors import fact_parts, fact_vectors
 from kb.base import KnowledgeBase
+from kb.cancel import check_cancelled
 
 
 def nodes_facts(kb: KnowledgeBase, nodes: list[str], max_facts: int, qv: np.ndarray | None = None,
@@ -63,6 +64,7 @@ def nodes_facts(kb: KnowledgeBase, nodes: list[str], max_facts: int, qv: np.ndar
     all_scores = fact_vectors(kb, every, [r for _, rows in per for r in rows], scoring) @ qv if scored else None
     out, at = [], 0
     for node, (facts, rows) in zip(nodes, per, strict=True):
+        check_cancelled()
         scores, order = np.zeros(len(facts)), list(range(len(facts)))
         if scored:
             scores = all_scores[at:at + len(facts)]
@@ -123,6 +125,7 @@ def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: in
              for n in nodes_facts(kb, seeds[:k], max_facts, fact_qv, text_edges, scoring=scoring)]
     seen, frontier = {n["id"] for n in nodes}, list(nodes)
     for hop in range(1, max(hops, 0) + 1):
+        check_cancelled()
         room = k - len(nodes)
         if room <= 0 or not frontier:
             break
