@@ -2,7 +2,8 @@
 
 ``run(workdir)`` starts a local FalkorDB and, with real ``hybridrag`` subprocesses:
 
-- ingests a 2-triple file twice with ``--neo4j`` (FalkorDB's Bolt endpoint), then asks;
+- ingests a 2-triple file with ``--neo4j`` (FalkorDB's Bolt endpoint), re-ingests another one
+  twice, then asks (the new director must answer);
 - ingests it with ``--falkordb redis://…?graph=films``, then re-ingests a file whose relation
   name a graph server refuses, then one killed (SIGKILL) as soon as the export changes anything on
   the server, asking after each: the first build must still answer;
@@ -45,11 +46,11 @@ def _tail(done: subprocess.CompletedProcess) -> str:
     return (err or lines or ["no output"])[-1].strip()[:160]
 
 
-def _ask(kb: Path) -> tuple[bool, str]:
-    """(answered with the first build's director, what ``ask`` printed)."""
+def _ask(kb: Path, want: str = "Old Director") -> tuple[bool, str]:
+    """(answered with ``want``, what ``ask`` printed)."""
     done = _cli("ask", QUESTION, "--kb", str(kb))
     first = (done.stdout.strip().splitlines() or [""])[0]
-    return done.returncode == 0 and "Old Director" in first, f"exit {done.returncode}, {first or _tail(done)!r}"
+    return done.returncode == 0 and want in first, f"exit {done.returncode}, {first or _tail(done)!r}"
 
 
 def _triples(folder: Path, name: str, lines: list[str]) -> Path:
@@ -89,14 +90,18 @@ def _kill_during_export(args: list[str], server) -> str:  # noqa: ANN001
 
 def _bolt_rows(work: Path, server) -> list[dict]:  # noqa: ANN001
     old = _triples(work, "old.txt", ["Film 1|directed_by|Old Director", "Film 1|release_year|1999"])
+    new = _triples(work, "new.txt", ["Film 1|directed_by|New Director", "Film 1|release_year|1999"])
     kb = work / "bolt-kb"
-    a1, d1 = _ingest(kb, old, "--neo4j", server.uri)
-    _, d2 = _ingest(kb, old, "--neo4j", server.uri)
-    ok, said = _ask(kb)
-    return [{"probe": "--neo4j (FalkorDB's Bolt): a 2-triple file ingested twice, then ask",
-             "command": f"hybridrag {' '.join(a1)} (twice); hybridrag ask {QUESTION!r} --kb {kb}",
-             "result": f"ingests: exit {d1.returncode}, exit {d2.returncode} ({_tail(d2)}); ask: {said}",
-             "ok": d1.returncode == d2.returncode == 0 and ok}]
+    a0, d0 = _ingest(kb, old, "--neo4j", server.uri)
+    a1, d1 = _ingest(kb, new, "--neo4j", server.uri)
+    _, d2 = _ingest(kb, new, "--neo4j", server.uri)
+    ok, said = _ask(kb, "New Director")
+    codes = [d.returncode for d in (d0, d1, d2)]
+    return [{"probe": "--neo4j (FalkorDB's Bolt): re-ingest of another 2-triple file, twice, then ask",
+             "command": f"hybridrag {' '.join(a0)}; hybridrag {' '.join(a1)} (twice); hybridrag ask {QUESTION!r} "
+                        f"--kb {kb}",
+             "result": f"ingests: exit {', '.join(map(str, codes))} ({_tail(d2)}); ask: {said}",
+             "ok": codes == [0, 0, 0] and ok}]
 
 
 def _falkordb_rows(work: Path, server) -> list[dict]:  # noqa: ANN001
