@@ -23,8 +23,8 @@ from langchain_core.runnables.config import ensure_config
 from langchain_core.runnables.utils import ConfigurableFieldSpec
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from app.errors import UserInputError
-from app.runs import controlled_stream, current_request
+from app.errors import RunStopped, RunTimeout, UserInputError
+from app.runs import POLL_SECONDS, controlled_stream, current_request
 from app.schemas import (
     THREAD_ONLY,
     MethodOutput,
@@ -153,6 +153,28 @@ class MethodRunnable(Runnable[dict, dict]):
             from agents.llm.models import load_chat_model
 
             load_chat_model(ctx.llm, getattr(ctx, "llm_base_url", ""))
+
+    async def acheck(self, runs: list[tuple[str, Any]], request: Any = None) -> None:
+        """:meth:`check` each ``(question, context)`` in a worker thread, within the operator's run
+        budget (:class:`RunTimeout`); given up when ``request``'s client disconnects (:class:`RunStopped`)."""
+        if not runs:
+            return
+        budget = self.server_config.run_timeout
+        work = asyncio.ensure_future(asyncio.to_thread(lambda: [self.check(q, ctx) for q, ctx in runs]))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + budget
+        try:
+            while not work.done():
+                await asyncio.wait({work}, timeout=max(0.0, min(POLL_SECONDS, deadline - loop.time())))
+                if work.done():
+                    break
+                if loop.time() >= deadline:
+                    raise RunTimeout(f"the question's checks exceeded the {budget:g} s run budget")
+                if request is not None and await request.is_disconnected():
+                    raise RunStopped("the client disconnected; the question's checks were stopped")
+            work.result()
+        finally:
+            work.cancel()  # a check still running in its thread finishes its bounded work unawaited
 
     # -- running --
     async def _chunks(self, input: Any, config: RunnableConfig | None, updates: bool) -> AsyncIterator[dict]:

@@ -136,8 +136,10 @@ def _title(name: str, suffix: str) -> str:
 
 
 def settings_model(name: str, config: ServerConfig) -> type[BaseModel]:
-    """Pydantic model of the settings a client may send: the allowed Context fields, optional."""
-    return settings_fields_model(_title(name, "Settings"), client_fields(name, config), extra="forbid")
+    """Pydantic model of the settings a client may send: the allowed Context fields, optional, strict
+    (``true`` or ``"1"`` is no number and ``1`` no boolean: a 422 naming the field, never coerced)."""
+    return settings_fields_model(_title(name, "Settings"), client_fields(name, config), extra="forbid",
+                                 strict=True)
 
 
 def input_model(name: str, config: ServerConfig) -> type[BaseModel]:

@@ -46,43 +46,65 @@ CONFIG_KEYS = ("configurable", "tags", "metadata")
 WORKER_THREADS = 32  # graph nodes and checks run in the loop's default executor
 
 
-def _payloads(body: Any) -> tuple[list[Any], list[Any]]:
-    """(inputs, their raw configs) of an invoke/stream/batch body."""
+def _payloads(body: Any, batch: bool = False) -> tuple[list[Any], list[Any]]:
+    """(inputs, their raw configs) of a body: ``inputs`` of a batch, else ``input`` (what the run
+    runs); an HTTPException 422 for a body with both or with a config per input that does not pair up."""
     if not isinstance(body, dict):
         return [], []
-    inputs = body["inputs"] if isinstance(body.get("inputs"), list) else [body["input"]] if "input" in body else []
+    if "input" in body and "inputs" in body:
+        raise HTTPException(status_code=422, detail="the body has both 'input' and 'inputs': send 'input' "
+                                                    "(invoke, stream) or 'inputs' (batch), not both")
+    key = "inputs" if batch else "input"
+    if key not in body or (batch and not isinstance(body[key], list)):
+        return [], []  # LangServe's (or the /stream route's) 422 names the field
+    inputs = body[key] if batch else [body[key]]
     config = body.get("config")
+    if isinstance(config, list) and len(config) != len(inputs):
+        raise HTTPException(status_code=422, detail=f"{len(config)} configs for {len(inputs)} inputs: "
+                                                    "send one config, or one per input")
     configs = config if isinstance(config, list) else [config] * len(inputs)
     return inputs, [c if isinstance(c, dict) else {} for c in configs]
 
 
-async def admit(runnable: MethodRunnable, body: Any) -> None:
-    """Refuse a request before its run starts (HTTPException, or a server error from the KB/model)."""
-    from graphs.policy import PolicyError, check_batch, check_name
+def _prepared(runnable: MethodRunnable, payload: Any, config: dict) -> tuple[str, Any] | None:
+    """(question, context) of one input, None when its fields are malformed (a 422 follows), or a 400."""
+    from graphs.policy import PolicyError, check_name
 
-    inputs, configs = _payloads(body)
+    configurable = config.get("configurable") if isinstance(config.get("configurable"), dict) else {}
+    settings = payload.get("settings") if isinstance(payload, dict) else None
     try:
-        if isinstance(body, dict) and "inputs" in body:
+        for name in [*configurable, *(settings if isinstance(settings, dict) else {})]:
+            check_name(runnable.context_cls, name)
+        runnable.InputType.model_validate(payload)
+        return runnable.prepare(payload, {"configurable": configurable})
+    except ValidationError:
+        return None  # a 422 with the field errors (LangServe's, or the /stream route's)
+    except (UserInputError, PolicyError) as exc:
+        raise HTTPException(status_code=400, detail=str(exc)) from None
+
+
+async def admit(runnable: MethodRunnable, body: Any, request: Request | None = None) -> None:
+    """Refuse a request before its run starts (HTTPException, RunTimeout / RunStopped when its checks
+    outlast the run budget / its client, or a server error from the KB or model).
+
+    ``request`` (default: the one the per-request hook set) tells a ``/batch`` body from the
+    others and is watched for a disconnect.
+    """
+    from graphs.policy import PolicyError, check_batch
+
+    request = request or CURRENT_REQUEST.get()
+    batch = request is not None and request.url.path.rstrip("/").endswith("/batch")
+    inputs, configs = _payloads(body, batch)
+    try:
+        if batch:
             check_batch(len(inputs), runnable.server_config)
     except PolicyError as exc:
         raise HTTPException(status_code=413, detail=str(exc)) from None
-    for payload, config in zip(inputs, configs, strict=False):
-        configurable = config.get("configurable") if isinstance(config.get("configurable"), dict) else {}
-        settings = payload.get("settings") if isinstance(payload, dict) else None
-        try:
-            for name in [*configurable, *(settings if isinstance(settings, dict) else {})]:
-                check_name(runnable.context_cls, name)
-        except PolicyError as exc:
-            raise HTTPException(status_code=400, detail=str(exc)) from None
-        try:
-            runnable.InputType.model_validate(payload)
-        except ValidationError:
-            continue  # a 422 with the field errors (LangServe's, or the /stream route's)
-        try:
-            question, ctx = runnable.prepare(payload, {"configurable": configurable})
-            await asyncio.to_thread(runnable.check, question, ctx)
-        except (UserInputError, PolicyError) as exc:
-            raise HTTPException(status_code=400, detail=str(exc)) from None
+    runs = [run for p, c in zip(inputs, configs, strict=True) if (run := _prepared(runnable, p, c)) is not None]
+    try:
+        await runnable.acheck(runs, request)
+    except (UserInputError, PolicyError) as exc:
+        raise HTTPException(status_code=400, detail=str(exc)) from None
 
 
 def _pre_checker(runnable: MethodRunnable):
@@ -95,7 +117,7 @@ def _pre_checker(runnable: MethodRunnable):
                 body = await request.json()
             except ValueError:
                 return config  # LangServe answers 422
-            await admit(runnable, body)
+            await admit(runnable, body, request)
             request.state.admitted = True  # a batch with a config per input calls this hook per input
         return config
 

@@ -13,7 +13,7 @@ from typing import TypeVar
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from kb.embeddings import embed_query, get_embeddings
+from kb.embeddings import embed_matrix, embed_query, get_embeddings
 from kb.kb_check import check_files, check_parts, check_query_dim, read_manifest
 from kb.kb_dir import build_token, resolve_build
 from kb.model import Entity, KBError, UnknownEntityError
@@ -124,6 +124,31 @@ class KnowledgeBase:
         hits = self.dense_search(mention, k=k, kind="entity")
         out = [self.graph.get(h.doc.id) for h in hits if h.score >= min_score]
         return [e for e in out if e is not None]
+
+    def embed_many(self, texts: list[str]) -> np.ndarray:
+        """Normalised query vectors of ``texts`` in one embedding call (a row per text)."""
+        mat = embed_matrix(self.embeddings, texts)
+        if mat.shape[-1] != self.dense.index.d:
+            check_query_dim(self.directory, int(mat.shape[-1]), int(self.dense.index.d), self.embeddings_spec)
+        return mat
+
+    def dense_link_many(self, mentions: list[str], k: int = 1, min_score: float = 0.5) -> list[list[Entity]]:
+        """The dense step of :meth:`link` for many mentions at once: one embedding call, one vector
+        search; per mention, the entities of its ``k`` best entity documents scoring ``min_score``."""
+        if not mentions:
+            return []
+        index, want = self.dense.index, max(4 * k, 50)  # as dense_search(kind="entity") asks
+        if hasattr(index, "hnsw"):
+            index.hnsw.efSearch = max(self.dense.ef_search, want)
+        scores, rows = index.search(np.ascontiguousarray(self.embed_many(mentions), dtype=np.float32),
+                                    min(want, index.ntotal))
+        picked = []
+        for row_ids, row_scores in zip(rows, scores, strict=True):
+            hits = [(self.docs[i], float(s)) for i, s in zip(row_ids, row_scores, strict=True) if i >= 0]
+            best = [(d, s) for d, s in hits if d.kind == "entity"][:k]
+            picked.append([d.id for d, s in best if s >= min_score])
+        found = self.graph.get_many({i for ids in picked for i in ids})
+        return [[found[i] for i in ids if i in found] for ids in picked]
 
     def require(self, mention: str) -> Entity:
         """Link a mention or raise :class:`UnknownEntityError` naming it."""

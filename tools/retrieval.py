@@ -123,6 +123,10 @@ def paths(kb: KnowledgeBase, sources: list[str], targets: list[str], max_hops: i
     return [[_triple(kb, t) for t in p] for p in kb.graph.paths(sources, targets, max_hops, limit)]
 
 
+JOIN_RUNS = 4  # a title's capitalised runs are at most 4 runs apart ("It's a Mad, Mad, Mad, Mad World")
+MAX_SPAN_CHARS = 120  # longer than any KB name (MetaQA's longest has 79 characters)
+MAX_CHECKED_SPANS = 32  # the spans admission links: a question naming more is refused on these
+NAMED_SPANS = 3  # the spans a refusal names
 _EXPLICIT = re.compile(r"\[([^\]]+)\]|\"([^\"]+)\"")
 _CAPS = re.compile(r"(?:[A-Z0-9][\w'&.-]*)(?:\s+(?:of|the|and|de|la|[A-Z0-9][\w'&.-]*))*")
 
@@ -148,16 +152,33 @@ def explicit_mentions(question: str) -> list[str]:
             found.append(span)
             runs.append((start, start + len(span)))
     # a title with lower-case words inside ("Miracle on 34th Street", "A View to a Kill") is
-    # split into runs: the text from each run to each later one is a mention too
-    joined = [plain[a:b].strip(" .?!,") for i, (a, _) in enumerate(runs) for _, b in runs[i + 1:]]
+    # split into runs: the text from each run to each of the next few is a mention too (a few,
+    # and short: every pair of runs would make a long question cost quadratic time)
+    joined = [plain[a:b].strip(" .?!,") for i, (a, _) in enumerate(runs)
+              for _, b in runs[i + 1 : i + 1 + JOIN_RUNS] if b - a <= MAX_SPAN_CHARS]
     return list(dict.fromkeys(found + sorted(joined, key=len, reverse=True)))
 
 
+def checked_spans(question: str) -> list[str]:
+    """The explicit mentions admission links: at most ``MAX_CHECKED_SPANS``, none longer than any
+    name (``MAX_SPAN_CHARS``), marked ones and single runs first, then joined ones longest first."""
+    spans = [s for s in explicit_mentions(question) if len(s) <= MAX_SPAN_CHARS]
+    return spans[:MAX_CHECKED_SPANS]
+
+
 def check_mentions(kb: KnowledgeBase, question: str, min_score: float = 0.8) -> None:
-    """Raise UnknownEntityError when the question names entities and none of them is in the KB."""
+    """Raise UnknownEntityError when the question names entities and none of them is in the KB.
+
+    Costs at most ``MAX_CHECKED_SPANS`` exact name lookups, then (when none matches) one
+    embedding call and one vector search for all of them.
+    """
     if not question.strip():
         raise ValueError("empty question: ask something, e.g. 'who directed Forrest Gump'")
-    spans = explicit_mentions(question)
-    if spans and not any(kb.link(s, k=1, min_score=min_score) for s in spans):
-        names = ", ".join(repr(s) for s in spans)
-        raise UnknownEntityError(f"unknown entity: {names} is not in the knowledge base at {kb.directory}")
+    spans = checked_spans(question)
+    if not spans or any(kb.graph.lookup(s) for s in spans):
+        return
+    if any(kb.dense_link_many(spans, k=1, min_score=min_score)):
+        return
+    names = ", ".join(repr(s) for s in spans[:NAMED_SPANS])
+    more = f" and {len(spans) - NAMED_SPANS} more" if len(spans) > NAMED_SPANS else ""
+    raise UnknownEntityError(f"unknown entity: {names}{more} is not in the knowledge base at {kb.directory}")
