@@ -24,7 +24,7 @@ SAMPLE_QUESTIONS = ROOT / "tests" / "fixtures" / "guard_sample_questions.txt"
 
 def _cells() -> list[tuple[str, list[str]]]:
     """(cell name, ``hybridrag eval`` arguments) of every recorded run."""
-    cells = [(f"fusion/sample", ["--method", "fusion", "--kb", "sample", "--questions", str(SAMPLE_QUESTIONS)])]
+    cells = [("fusion/sample", ["--method", "fusion", "--kb", "sample", "--questions", str(SAMPLE_QUESTIONS)])]
     for dataset, limit in DATASETS:
         cells.append((f"fusion/{dataset}", ["--method", "fusion", "--dataset", dataset, "--limit", str(limit)]))
         for method in LLM_METHODS:
