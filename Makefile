@@ -5,7 +5,9 @@ install:
 test:
 	.venv/bin/python -m pytest -q
 lint:
-	.venv/bin/python -m ruff check kb tools agents prompts graphs evals app
+	.venv/bin/ruff format --check .
+	.venv/bin/ruff check .
+	bash scripts/typecheck.sh
 bench:
 	.venv/bin/python -m evals.bench_fusion --questions 1000
 	.venv/bin/python -m evals.report --limit 1000

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from kb.base import KnowledgeBase
-from kb.embeddings import embed_matrix
-from kb.sample import cache_root
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.embeddings import embed_matrix
+from hybridrag.kb.sample import cache_root
 
 BUILD_BATCH = 1024  # texts per bulk encode while building
 

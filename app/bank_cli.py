@@ -42,13 +42,13 @@ def add_bank_arguments(sub) -> None:
 
 
 def _open(kb_dir: Path):
-    from kb.base import open_kb
+    from hybridrag.kb.base import open_kb
 
     return open_kb(kb_dir)
 
 
 def _questions(path: Path, limit: int | None, seed: int) -> list:
-    from evals.datasets import load_questions, sample
+    from hybridrag.evals.datasets import load_questions, sample
 
     if limit is not None and limit < 1:
         raise ValueError(f"--limit must be at least 1, got {limit}")
@@ -59,9 +59,9 @@ def _user_rows(kb, path: Path) -> tuple[list, list]:
     """(examples given with their relations, questions to solve) from a user file."""
     from dataclasses import replace
 
-    from agents.shots.example import example_from_dict
-    from agents.shots.mask import mask_name
-    from kb.loaders import json_lines
+    from hybridrag.agents.shots.example import example_from_dict
+    from hybridrag.agents.shots.mask import mask_name
+    from hybridrag.kb.loaders import json_lines
 
     if path.suffix.lower() not in (".jsonl", ".json"):
         return [], _questions(path, None, 0)
@@ -92,7 +92,7 @@ def _user_rows(kb, path: Path) -> tuple[list, list]:
 
 def _plain_question(row, where: str):
     """A row without relations: a question with gold answers to solve on the KB."""
-    from evals.datasets import Question
+    from hybridrag.evals.datasets import Question
 
     if not isinstance(row, dict) or not isinstance(row.get("question"), str) or not row["question"].strip():
         raise ValueError(f"{where}: needs a non-empty 'question' (and 'answers', or 'relations')")
@@ -106,7 +106,7 @@ def _plain_question(row, where: str):
 
 
 def _save(kb, examples: list) -> None:
-    from agents.shots.bank import Bank, bank_path, write_bank_file
+    from hybridrag.agents.shots.bank import Bank, bank_path, write_bank_file
 
     path = bank_path(kb.directory)
     seen, unique = set(), []
@@ -123,7 +123,7 @@ def _save(kb, examples: list) -> None:
 
 def _report(kb, source: Path, tally) -> None:
     """Print a solve tally; the outvoted examples go to ``bank.outliers.jsonl`` (nothing is lost)."""
-    from agents.shots.bank import bank_path, read_bank_file, write_bank_file
+    from hybridrag.agents.shots.bank import bank_path, read_bank_file, write_bank_file
 
     print(f"{source}: {tally.line()}")
     if tally.dropped:
@@ -135,16 +135,16 @@ def _report(kb, source: Path, tally) -> None:
 
 
 def _existing(kb) -> list:
-    from agents.shots.bank import open_bank
+    from hybridrag.agents.shots.bank import open_bank
 
     bank = open_bank(kb)
     return list(bank.examples) if bank else []
 
 
 def _build(args: argparse.Namespace) -> int:
-    from agents.shots.solve import solve_all
-    from agents.shots.synth import synthesize
-    from agents.shots.walk import Walker
+    from hybridrag.agents.shots.solve import solve_all
+    from hybridrag.agents.shots.synth import synthesize
+    from hybridrag.agents.shots.walk import Walker
 
     if args.synth < 0:
         raise ValueError(f"--synth must be 0 or more, got {args.synth}")
@@ -165,8 +165,8 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _add(args: argparse.Namespace) -> int:
-    from agents.shots.solve import solve_all
-    from agents.shots.synth import synthesize
+    from hybridrag.agents.shots.solve import solve_all
+    from hybridrag.agents.shots.synth import synthesize
 
     kb = _open(args.kb)
     given, to_solve = _user_rows(kb, args.file)
@@ -180,8 +180,8 @@ def _add(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from agents.shots.bank import bank_for, bank_path
-    from agents.shots.mask import mask_question
+    from hybridrag.agents.shots.bank import bank_for, bank_path
+    from hybridrag.agents.shots.mask import mask_question
 
     kb = _open(args.kb)
     bank = bank_for(kb)

@@ -16,12 +16,12 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    from kb.ingest import ingest
-    from kb.model import KBError
+    from hybridrag.kb.ingest import ingest
+    from hybridrag.kb.model import KBError
 
     try:
         if args.documents:  # documents -> passages (and an extracted graph): app/documents_cli.py
-            from app.documents_cli import run_document_ingest
+            from hybridrag.app.documents_cli import run_document_ingest
 
             return run_document_ingest(args)
         report = ingest(args.kb, args.triples, entities=args.entities, passages=args.passages,
@@ -41,17 +41,17 @@ def _ingest(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from graphs import context_for, get_graph
-    from graphs.common import resolve_kb
-    from kb.base import same_kb_build
-    from tools.retrieval import check_mentions
+    from hybridrag.graphs import context_for, get_graph
+    from hybridrag.graphs.common import resolve_kb
+    from hybridrag.kb.base import same_kb_build
+    from hybridrag.tools.retrieval import check_mentions
 
     if not args.question.strip():
         raise ValueError("empty question: ask something, e.g. hybridrag ask \"who directed Forrest Gump\"")
     for flag, value in (("--top-k", args.top_k), ("--max-iterations", args.max_iterations)):
         if value is not None and value < 1:
             raise ValueError(f"{flag} must be at least 1, not {value}")
-    from app.setting_args import run_settings
+    from hybridrag.app.setting_args import run_settings
 
     settings = {"kb": args.kb, "top_k": args.top_k, "llm": args.llm, "max_iterations": args.max_iterations}
     settings = {k: v for k, v in settings.items() if v is not None and k in _fields(args.method)}
@@ -66,7 +66,7 @@ def _ask(args: argparse.Namespace) -> int:
     for i, (r, ev) in enumerate(zip(out.get("ranked", []), out.get("evidence", []), strict=False), 1):
         print(f"{i:>2}. {r['name']}  [{r['source']} {r['score']:.3f}]  {ev.get('text', '')[:100]}")
     if args.trace:
-        module = importlib.import_module(f"graphs.{args.method}")
+        module = importlib.import_module(f"hybridrag.graphs.{args.method}")
         if hasattr(module, "render_trace"):  # the method's own reading of its refinement path
             print(module.render_trace(out.get("trace", [])))
         else:
@@ -76,7 +76,7 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def _fields(method: str) -> set[str]:
-    from graphs import context_class
+    from hybridrag.graphs import context_class
 
     return set(context_class(method).__dataclass_fields__)
 
@@ -84,8 +84,8 @@ def _fields(method: str) -> set[str]:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from app.operator import check_config, describe, operator_config
-    from app.server import create_app
+    from hybridrag.app.operator import check_config, describe, operator_config
+    from hybridrag.app.server import create_app
 
     config = operator_config(args)
     check_config(config)
@@ -96,7 +96,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every sub-command."""
-    from graphs import list_graphs
+    from hybridrag.graphs import list_graphs
 
     p = argparse.ArgumentParser(prog="hybridrag", description="Hybrid RAG over knowledge graphs and text.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -112,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     graph = ing.add_mutually_exclusive_group()
     graph.add_argument("--neo4j", help="also load the graph into Neo4j at this bolt:// URI and use it")
     graph.add_argument("--falkordb", help="also load the graph into FalkorDB at this redis:// URI and use it")
-    from app.documents_cli import add_document_arguments
+    from hybridrag.app.documents_cli import add_document_arguments
 
     add_document_arguments(ing)
     ing.set_defaults(func=_ingest)
@@ -130,18 +130,18 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--trace", action="store_true", help="print the trace after the ranking")
     ask.set_defaults(func=_ask)
     ev = sub.add_parser("eval", help="evaluate a method on a dataset")
-    from evals.cli import add_eval_arguments, run_eval
+    from hybridrag.evals.cli import add_eval_arguments, run_eval
 
     add_eval_arguments(ev)
     ev.set_defaults(func=run_eval)
     srv = sub.add_parser("serve", help="serve every method with LangServe (docs/serving.md)")
     srv.add_argument("--host", default="127.0.0.1")
     srv.add_argument("--port", type=int, default=8000)
-    from app.operator import add_operator_arguments
+    from hybridrag.app.operator import add_operator_arguments
 
     add_operator_arguments(srv)
     srv.set_defaults(func=_serve)
-    from app.bank_cli import add_bank_arguments
+    from hybridrag.app.bank_cli import add_bank_arguments
 
     add_bank_arguments(sub)
     sub.add_parser("train-reranker", add_help=False,
@@ -152,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _train_reranker(argv: list[str]) -> int:
     """``hybridrag train-reranker ...``: the options are evals.train_reranker's own."""
-    from evals.train_reranker import main as train
+    from hybridrag.evals.train_reranker import main as train
 
     return train(argv)
 
@@ -169,9 +169,9 @@ def main(argv: list[str] | None = None) -> int:
         args = argparse.Namespace(func=lambda _: _train_reranker(argv[1:]))
     else:
         args = build_parser().parse_args(argv)
-    from agents.llm.models import ModelConfigError
-    from kb.model import KBError
-    from tools.web import WebSearchError
+    from hybridrag.agents.llm.models import ModelConfigError
+    from hybridrag.kb.model import KBError
+    from hybridrag.tools.web import WebSearchError
 
     try:
         return args.func(args)

@@ -33,14 +33,14 @@ def add_document_arguments(ing: argparse.ArgumentParser) -> None:
 
 def run_document_ingest(args: argparse.Namespace) -> int:
     """Ingest ``args.documents``; print one summary line (warnings go to stderr)."""
-    from agents.extraction import ingest_documents
+    from hybridrag.agents.extraction import ingest_documents
 
     mixed = [f"--{o.replace('_', '-')}" for o in TRIPLE_OPTIONS if getattr(args, o)]
     if mixed:
         raise ValueError(f"--documents cannot be combined with {', '.join(mixed)}: ingest those first, "
                          f"then add the documents to the same --kb")
-    from agents.llm.models import LLMUnavailableError
-    from kb.model import KBError
+    from hybridrag.agents.llm.models import LLMUnavailableError
+    from hybridrag.kb.model import KBError
 
     try:
         report = ingest_documents(

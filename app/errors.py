@@ -71,10 +71,10 @@ def _server_error(status: int, message: str, exc: BaseException) -> tuple[int, s
 
 def classify(exc: BaseException) -> tuple[int, str]:
     """The HTTP status and client message of an exception (5xx details are logged with an id)."""
-    from agents.llm.models import LLMUnavailableError, ModelConfigError
-    from graphs.policy import PolicyError
-    from kb.model import GraphUnavailableError, KBError, UnknownEntityError
-    from tools.web import WebSearchError
+    from hybridrag.agents.llm.models import LLMUnavailableError, ModelConfigError
+    from hybridrag.app.policy import PolicyError
+    from hybridrag.kb.model import GraphUnavailableError, KBError, UnknownEntityError
+    from hybridrag.tools.web import WebSearchError
 
     if isinstance(exc, HTTPException):
         return exc.status_code, scrub(str(exc.detail))
@@ -128,9 +128,9 @@ def install_handlers(app: FastAPI) -> None:
 
     app.add_exception_handler(RequestValidationError, invalid)
 
-    from agents.llm.models import LLMUnavailableError, ModelConfigError
-    from kb.model import KBError
-    from tools.web import WebSearchError
+    from hybridrag.agents.llm.models import LLMUnavailableError, ModelConfigError
+    from hybridrag.kb.model import KBError
+    from hybridrag.tools.web import WebSearchError
 
     for exc_type in (UserInputError, ValueError, KBError, ModelConfigError, LLMUnavailableError,
                      WebSearchError, RunTimeout, RunStopped, Exception):

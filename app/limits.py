@@ -27,8 +27,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.errors import BodyTooLarge, MalformedRequest, UserInputError
-from graphs.server_config import ServerConfig
+from hybridrag.app.errors import BodyTooLarge, MalformedRequest, UserInputError
+from hybridrag.app.server_config import ServerConfig
 
 log = logging.getLogger("hybridrag.server")
 MAX_DEPTH = 32  # a run request nests a few levels; LangServe's configs a few more

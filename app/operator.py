@@ -5,7 +5,7 @@ specs (each under a NAME a client may pick), base URLs, file paths and other ser
 settings, the limits of client settings, the run budget, the batch size and the request limits
 (body size, ``config.metadata`` size, number of tags). Flags win over
 the file (``--config``, default ``$HYBRIDRAG_SERVER_CONFIG``); the file's format is
-:class:`graphs.server_config.ServerConfig` (docs/serving.md). :func:`check_config` refuses,
+:class:`app.server_config.ServerConfig` (docs/serving.md). :func:`check_config` refuses,
 in one line, a KB directory that does not exist or a named model that cannot be loaded, so
 a misconfigured server does not start.
 """
@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from graphs.server_config import SERVER_CONFIG_ENV, ServerConfig
+from hybridrag.app.server_config import SERVER_CONFIG_ENV, ServerConfig
 
 
 def _pair(flag: str, raw: str) -> tuple[str, str]:
@@ -97,7 +97,7 @@ def operator_config(args: argparse.Namespace) -> ServerConfig:
                       ("max_tags", "max_tags")):
         if getattr(args, flag, None) is not None:
             data[key] = getattr(args, flag)
-    from app.setting_args import operator_settings
+    from hybridrag.app.setting_args import operator_settings
 
     for scope, values in operator_settings(getattr(args, "set", [])).items():
         data.setdefault("settings", {})
@@ -113,7 +113,7 @@ def operator_config(args: argparse.Namespace) -> ServerConfig:
 
 def check_config(config: ServerConfig, load_models: bool = True) -> None:
     """Refuse a config the server cannot serve: missing KB directories, unknown settings, unloadable models."""
-    from graphs import context_class, list_graphs
+    from hybridrag.graphs import context_class, list_graphs
 
     for name, directory in config.kbs.items():
         if directory != "sample" and not (Path(directory) / "manifest.json").is_file():
@@ -127,7 +127,7 @@ def check_config(config: ServerConfig, load_models: bool = True) -> None:
         if bad:
             raise ValueError(f"settings[{scope!r}]: unknown setting(s) {', '.join(bad)}")
     if load_models:
-        from agents.llm.models import ModelConfigError, load_chat_model
+        from hybridrag.agents.llm.models import ModelConfigError, load_chat_model
 
         for name, model in config.models.items():
             try:

@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 
-from graphs.server_config import ServerConfig, warm_up
+from hybridrag.app.server_config import ServerConfig, warm_up
 
 log = logging.getLogger("hybridrag.server")
 
@@ -49,7 +49,7 @@ class Readiness:
             warm_up(self.config)
             self.status = "ok"
         except Exception as exc:  # noqa: BLE001 - reported by /health, logged with its trace
-            from app.errors import scrub
+            from hybridrag.app.errors import scrub
 
             self.status, self.error = "failed", scrub(f"{type(exc).__name__}: {exc}")
             log.error("warm-up failed: %s", exc, exc_info=exc)

@@ -1,7 +1,7 @@
 """A registered method as a LangServe Runnable: a client's request → a checked context → a controlled run.
 
 - input: ``{"question": "...", "settings": {...}}``; ``settings`` (or ``config["configurable"]``,
-  the input's settings win) may hold only what ``graphs.policy`` lets a client set: a KB or a
+  the input's settings win) may hold only what ``app.policy`` lets a client set: a KB or a
   model by the NAME the operator gave it, bounded numbers, fixed choices. The context is the
   operator's values (``ServerConfig``) plus those settings.
 - before the run, the KB is opened and the question's explicit entity mentions checked
@@ -23,9 +23,9 @@ from langchain_core.runnables.config import ensure_config
 from langchain_core.runnables.utils import ConfigurableFieldSpec
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from app.errors import RunStopped, RunTimeout, UserInputError
-from app.runs import POLL_SECONDS, controlled_stream, current_request
-from app.schemas import (
+from hybridrag.app.errors import RunStopped, RunTimeout, UserInputError
+from hybridrag.app.runs import POLL_SECONDS, controlled_stream, current_request
+from hybridrag.app.schemas import (
     THREAD_ONLY,
     MethodOutput,
     _output,
@@ -35,7 +35,7 @@ from app.schemas import (
     settings_fields_model,
     to_json,
 )
-from graphs.server_config import ServerConfig
+from hybridrag.app.server_config import ServerConfig
 
 
 def validation_message(exc: ValidationError) -> str:
@@ -56,7 +56,7 @@ class MethodRunnable(Runnable[dict, dict]):
     """A registered method served to remote clients under the operator's ``ServerConfig``."""
 
     def __init__(self, method: str, config: ServerConfig) -> None:
-        from graphs import context_class, get_graph
+        from hybridrag.graphs import context_class, get_graph
 
         self.method = method
         self.name = method
@@ -125,7 +125,7 @@ class MethodRunnable(Runnable[dict, dict]):
 
     def prepare(self, input: Any, config: RunnableConfig | None = None) -> tuple[str, Any]:
         """Validate the input; build the context from the operator's values and the client's settings."""
-        from graphs.policy import build_context
+        from hybridrag.app.policy import build_context
 
         question, settings = self.settings_of(input, config)
         pausing = sorted(k for k in THREAD_ONLY if settings.get(k))
@@ -136,9 +136,9 @@ class MethodRunnable(Runnable[dict, dict]):
 
     def check(self, question: str, ctx: Any) -> None:
         """Open the KB, check the question's entity mentions (UserInputError), load the model."""
-        from graphs.common import resolve_kb
-        from kb.model import UnknownEntityError
-        from tools.retrieval import check_mentions
+        from hybridrag.graphs.common import resolve_kb
+        from hybridrag.kb.model import UnknownEntityError
+        from hybridrag.tools.retrieval import check_mentions
 
         kb = resolve_kb(ctx)  # KBError here is the server's (503)
         try:
@@ -150,7 +150,7 @@ class MethodRunnable(Runnable[dict, dict]):
         except ValueError as exc:
             raise UserInputError(str(exc)) from None
         if getattr(ctx, "llm", None):
-            from agents.llm.models import load_chat_model
+            from hybridrag.agents.llm.models import load_chat_model
 
             load_chat_model(ctx.llm, getattr(ctx, "llm_base_url", ""))
 

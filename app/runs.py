@@ -28,9 +28,9 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
 
-from app.errors import RunStopped, RunTimeout
-from kb.base import same_kb_build
-from kb.cancel import RunCancelled, stop_scope
+from hybridrag.app.errors import RunStopped, RunTimeout
+from hybridrag.kb.base import same_kb_build
+from hybridrag.kb.cancel import RunCancelled, stop_scope
 
 CURRENT_REQUEST: ContextVar[Request | None] = ContextVar("hybridrag_request", default=None)
 """The HTTP request being served (set by the app's per-request hook), to notice a disconnect."""

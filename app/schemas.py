@@ -1,4 +1,4 @@
-"""Request and response schemas of the LangServe app: each method's client settings (``graphs.policy``)."""
+"""Request and response schemas of the LangServe app: each method's client settings (``app.policy``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
-from graphs.server_config import ServerConfig
+from hybridrag.app.server_config import ServerConfig
 
 MAX_QUESTION_CHARS = 2000
 OUTPUT_KEYS = ("answer", "ranked", "evidence", "trace", "usage")
@@ -36,7 +36,7 @@ class MethodOutput(BaseModel):
 
 def _context_fields(name: str) -> list[tuple[str, type, Any, str]]:
     """(field, type, default, description) of a method's Context dataclass."""
-    from graphs import context_class
+    from hybridrag.graphs import context_class
 
     cls = context_class(name)
     hints = typing.get_type_hints(cls)
@@ -47,8 +47,8 @@ def _context_fields(name: str) -> list[tuple[str, type, Any, str]]:
 
 
 def client_fields(name: str, config: ServerConfig) -> list[tuple[str, type, str]]:
-    """(field, type, description) of the settings a client may send to a method (``graphs.policy``)."""
-    from graphs.policy import RULES, bounds
+    """(field, type, description) of the settings a client may send to a method (``app.policy``)."""
+    from hybridrag.app.policy import RULES, bounds
 
     out = []
     for f, t, default, desc in _context_fields(name):
@@ -79,7 +79,7 @@ def client_fields(name: str, config: ServerConfig) -> list[tuple[str, type, str]
 
 class Choices(str):
     """A string field whose JSON schema lists its values (the playground and /docs offer them);
-    the value is checked by ``graphs.policy`` (a 400 naming the field), not by the schema."""
+    the value is checked by ``app.policy`` (a 400 naming the field), not by the schema."""
 
     values: tuple[str, ...] = ()
 

@@ -1,6 +1,6 @@
 """LangServe app: every registered method at ``/<method>`` plus ``/health``.
 
-What a client may set is decided by ``graphs.policy`` under the operator's
+What a client may set is decided by ``app.policy`` under the operator's
 ``ServerConfig`` (``hybridrag serve`` flags / ``--config``; docs/serving.md). Before a run
 starts (so also for ``/stream``) each request is admitted:
 
@@ -33,12 +33,12 @@ from fastapi.exceptions import HTTPException
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from app.errors import UserInputError, install_handlers
-from app.readiness import Readiness
-from app.runnable import MethodRunnable
-from app.runs import CURRENT_REQUEST
-from app.schemas import MAX_QUESTION_CHARS  # noqa: F401 - part of this module's API
-from graphs.server_config import ServerConfig
+from hybridrag.app.errors import UserInputError, install_handlers
+from hybridrag.app.readiness import Readiness
+from hybridrag.app.runnable import MethodRunnable
+from hybridrag.app.runs import CURRENT_REQUEST
+from hybridrag.app.schemas import MAX_QUESTION_CHARS  # noqa: F401 - part of this module's API
+from hybridrag.app.server_config import ServerConfig
 
 ENDPOINTS = ("invoke", "batch", "stream_log", "stream_events", "playground",
              "input_schema", "output_schema", "config_schema")  # /stream is ours; no config-hash routes
@@ -68,7 +68,7 @@ def _payloads(body: Any, batch: bool = False) -> tuple[list[Any], list[Any]]:
 
 def _prepared(runnable: MethodRunnable, payload: Any, config: dict) -> tuple[str, Any] | None:
     """(question, context) of one input, None when its fields are malformed (a 422 follows), or a 400."""
-    from graphs.policy import PolicyError, check_name
+    from hybridrag.app.policy import PolicyError, check_name
 
     configurable = config.get("configurable") if isinstance(config.get("configurable"), dict) else {}
     settings = payload.get("settings") if isinstance(payload, dict) else None
@@ -90,7 +90,7 @@ async def admit(runnable: MethodRunnable, body: Any, request: Request | None = N
     ``request`` (default: the one the per-request hook set) tells a ``/batch`` body from the
     others and is watched for a disconnect.
     """
-    from graphs.policy import PolicyError, check_batch
+    from hybridrag.app.policy import PolicyError, check_batch
 
     request = request or CURRENT_REQUEST.get()
     batch = request is not None and request.url.path.rstrip("/").endswith("/batch")
@@ -127,7 +127,7 @@ def _pre_checker(runnable: MethodRunnable):
 def _add_stream_route(app: FastAPI, runnable: MethodRunnable) -> None:
     """``POST /<method>/stream``, ``/stream_log`` and ``/stream_events`` (``app/streams.py``): LangServe's
     event protocol, with our statuses in ``error`` events and the client's metadata not echoed."""
-    from app.streams import add_stream_routes
+    from hybridrag.app.streams import add_stream_routes
 
     add_stream_routes(app, runnable, admit, CONFIG_KEYS)
 
@@ -144,11 +144,11 @@ def create_app(methods: list[str] | None = None, config: ServerConfig | None = N
     """The FastAPI app under the operator's ``config`` (default: ``$HYBRIDRAG_SERVER_CONFIG``)."""
     from langserve import add_routes
 
-    from app.limits import BodyGuard
-    from app.operator import check_config
-    from app.streams import STREAM_ENDPOINTS
-    from graphs import REGISTRY, list_graphs
-    from graphs.server_config import active_config
+    from hybridrag.app.limits import BodyGuard
+    from hybridrag.app.operator import check_config
+    from hybridrag.app.streams import STREAM_ENDPOINTS
+    from hybridrag.graphs import REGISTRY, list_graphs
+    from hybridrag.app.server_config import active_config
 
     config = config or active_config()
     check_config(config)

@@ -45,7 +45,7 @@ def split_pair(flag: str, raw: str) -> tuple[str, str]:
 
 def run_settings(method: str, pairs: list[str]) -> dict[str, Any]:
     """``ask --set`` pairs → context overrides of ``method`` (unknown fields name the known ones)."""
-    from graphs import context_class
+    from hybridrag.graphs import context_class
 
     cls, out = context_class(method), {}
     for raw in pairs:
@@ -60,7 +60,7 @@ def run_settings(method: str, pairs: list[str]) -> dict[str, Any]:
 
 def operator_settings(pairs: list[str]) -> dict[str, dict[str, Any]]:
     """``serve --set [METHOD.]FIELD=VALUE`` pairs → ``ServerConfig.settings`` ({"*" or method: fields})."""
-    from graphs import context_class, list_graphs
+    from hybridrag.graphs import context_class, list_graphs
 
     out: dict[str, dict[str, Any]] = {}
     for raw in pairs:

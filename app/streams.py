@@ -25,9 +25,9 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
-from app.errors import classify
-from app.limits import parsed_body
-from app.runs import CURRENT_REQUEST
+from hybridrag.app.errors import classify
+from hybridrag.app.limits import parsed_body
+from hybridrag.app.runs import CURRENT_REQUEST
 
 STREAM_ENDPOINTS = ("stream", "stream_log", "stream_events")
 Admit = Callable[..., Awaitable[None]]

@@ -14,8 +14,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from evals.hybrid import metaqa_dir
-from evals.oracle_router import relation_path
+from hybridrag.evals.hybrid import metaqa_dir
+from hybridrag.evals.oracle_router import relation_path
 
 
 def question_types() -> dict[str, str]:
@@ -43,7 +43,7 @@ def tally(path: Path, types: dict[str, str]) -> Counter:
 
 def main() -> int:
     """Print one line per bank KB and file."""
-    from evals.smollm_bank import bank_kb
+    from hybridrag.evals.smollm_bank import bank_kb
 
     types = question_types()
     for dataset in ("metaqa-1hop", "metaqa-hybrid-50"):

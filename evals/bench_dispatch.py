@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evals.bench_dispatch_variants import (  # noqa: F401 - the variants, importable from here
+from hybridrag.evals.bench_dispatch_variants import (  # noqa: F401 - the variants, importable from here
     ALONE,
     MINIMAL,
     C,
@@ -42,7 +42,7 @@ from evals.bench_dispatch_variants import (  # noqa: F401 - the variants, import
     swapped,
     variants,
 )
-from evals.paths import metaqa_kb_dir
+from hybridrag.evals.paths import metaqa_kb_dir
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks_dispatch.md"
 SECTION = "## Measured: fusion against its floor, and what dispatch costs"
@@ -53,8 +53,7 @@ def measure(kb: Any, ctx: Any, qs: list[str], before: str | None = None) -> tupl
     """Milliseconds per question of every variant, interleaved per question, order alternating: wall-clock
     times, and the CPU time of the calling thread (every variant runs there; what load adds by preempting
     it is in the first, not in the second)."""
-    import graphs.fusion as module
-
+    import hybridrag.graphs.fusion as module
     fns = variants(kb, ctx, module, qs[0], before)
     vecs, real = {q: kb.embed(q) for q in dict.fromkeys(["warm up", *qs])}, kb.embed
 
@@ -119,8 +118,8 @@ def profile(graph: Any, ctx: Any, kb: Any, qs: list[str], top: int = 12) -> list
 def run(n: int, kb_dir: Path | None = None, before: str | None = None, with_profile: bool = False,
         qs: list[str] | None = None) -> dict:
     """The whole benchmark: p50 / p95 / mean per variant, ratios, load averages, optional profile."""
-    from graphs import context_for
-    from graphs.common import resolve_kb
+    from hybridrag.graphs import context_for
+    from hybridrag.graphs.common import resolve_kb
 
     ctx = context_for("fusion", kb=str(kb_dir or metaqa_kb_dir()))
     kb, qs, load = resolve_kb(ctx), qs or questions(n), [os.getloadavg()[0]]
@@ -131,8 +130,7 @@ def run(n: int, kb_dir: Path | None = None, before: str | None = None, with_prof
          for k, ts in times.items()}
     report = {"stats": s, "ratios": ratios(s), "load": load, "questions": len(qs)}
     if with_profile:
-        import graphs.fusion as module
-
+        import hybridrag.graphs.fusion as module
         report["profile"] = profile(module.graph, ctx, kb, qs[:200])
     return report
 
@@ -162,7 +160,7 @@ def render(report: dict, args: argparse.Namespace) -> str:
 
 def main() -> None:
     """Parse flags, run, rewrite this benchmark's section of the markdown file."""
-    from evals.fusion_docs import write_section
+    from hybridrag.evals.fusion_docs import write_section
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--questions", type=int, default=1000)

@@ -17,7 +17,7 @@ from typing import Any
 
 import typing_extensions
 
-from evals.paths import datasets_dir
+from hybridrag.evals.paths import datasets_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 C = ", embedding cached"
@@ -42,9 +42,9 @@ def floor(kb: Any, k: int) -> Callable[[str], Any]:
 
 def bare_fusion(kb: Any, ctx: Any) -> Callable[[str], dict]:
     """Fusion's default path (hybrid mode, 'evidence' scoring, 1 hop) as plain calls."""
-    from agents.fusion import scoring as fs
-    from agents.fusion.paths import score_graph
-    from tools.retrieval import mentions_in
+    from hybridrag.agents.fusion import scoring as fs
+    from hybridrag.agents.fusion.paths import score_graph
+    from hybridrag.tools.retrieval import mentions_in
 
     if (ctx.mode, ctx.scoring, ctx.hops) != ("hybrid", "evidence", 1):
         raise ValueError("bare_fusion reproduces the default settings only (hybrid, evidence, 1 hop)")
@@ -123,7 +123,7 @@ def before_common(rev: str) -> types.ModuleType:
     """``graphs/common.py`` as it was at git revision ``rev`` (a separate module object)."""
     src = subprocess.run(["git", "show", f"{rev}:graphs/common.py"], check=True, capture_output=True, text=True,
                          cwd=ROOT).stdout
-    mod = sys.modules["graphs._common_before"] = types.ModuleType("graphs._common_before")
+    mod = sys.modules["hybridrag.graphs._common_before"] = types.ModuleType("hybridrag.graphs._common_before")
     exec(compile(src, f"graphs/common.py@{rev}", "exec"), mod.__dict__)  # noqa: S102 - our own file
     return mod
 
@@ -161,7 +161,7 @@ def variants(kb: Any, ctx: Any, module: Any, sample: str, before: str | None) ->
     if hasattr(module, "_step") and hasattr(module, "STEPS"):  # retrieval steps run as LangChain tools
         plain = {name: step.default(kb) for name, step in module.STEPS.items()}
         out["invoke, steps as plain calls" + C] = patched(invoke, _step=lambda _c, _k, name, **a: plain[name](**a)[0])
-    from agents.fusion import scoring  # seed passages searched for on any KB, as before commit 39b7106
+    from hybridrag.agents.fusion import scoring  # seed passages searched for on any KB, as before commit 39b7106
 
     out["invoke, seed passages searched" + C] = patched(invoke, scoring, has_passages=lambda _kb: True)
     if before:

@@ -32,11 +32,11 @@ from collections import deque
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agents.hybgrag.retrieval import link_entity, rank_entities
-from evals.datasets import load_metaqa
-from evals.oracle_router import TYPE_OF, relation_path
-from kb.memory_store import InMemoryGraphStore
-from kb.model import Subgraph
+from hybridrag.agents.hybgrag.retrieval import link_entity, rank_entities
+from hybridrag.evals.datasets import load_metaqa
+from hybridrag.evals.oracle_router import TYPE_OF, relation_path
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.model import Subgraph
 
 K = 10
 
@@ -143,8 +143,8 @@ def table(rows: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: measure, print the table, write the report."""
-    from evals.paths import datasets_dir, metaqa_kb_dir
-    from kb.base import open_kb
+    from hybridrag.evals.paths import datasets_dir, metaqa_kb_dir
+    from hybridrag.kb.base import open_kb
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--limit", type=int, default=200, help="dev questions per hop count")

@@ -43,8 +43,8 @@ def encoders() -> dict:
     from sentence_transformers import SentenceTransformer
     from threadpoolctl import threadpool_limits
 
-    from kb.bert_numpy import NumpyBert
-    from kb.embeddings import bundled_minilm_path
+    from hybridrag.kb.bert_numpy import NumpyBert
+    from hybridrag.kb.embeddings import bundled_minilm_path
 
     path = bundled_minilm_path()
     st = SentenceTransformer(str(path), device="cpu")
@@ -86,7 +86,7 @@ def cold_start(runs: int, encoder: str) -> list[tuple[float, float]]:
     env = {**os.environ, "HYBRIDRAG_QUERY_ENCODER": encoder}
     for _ in range(runs):
         t = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "app.cli", "ask", "--method", "fusion", "--kb", "sample",
+        proc = subprocess.Popen([sys.executable, "-m", "hybridrag.app.cli", "ask", "--method", "fusion", "--kb", "sample",
                                  "who directed Big"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak RSS
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -105,7 +105,7 @@ def torch_free() -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     """Measure and write the report."""
-    from evals.cli import provenance
+    from hybridrag.evals.cli import provenance
 
     p = argparse.ArgumentParser(prog="python -m evals.bench_embed", description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=10, help="passes over the questions per encoder")

@@ -22,21 +22,21 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.fusion_docs import DOC, write_section
-from evals.paths import datasets_dir, metaqa_kb_dir
+from hybridrag.evals.fusion_docs import DOC, write_section
+from hybridrag.evals.paths import datasets_dir, metaqa_kb_dir
 
 TYPE_MAP = Path(__file__).resolve().parents[1] / "kb" / "data" / "metaqa_types.json"
 
 
 def _child(stage: str, *args: str) -> dict:
     """Run one stage in a fresh interpreter; return its JSON report plus peak RSS."""
-    cmd = [sys.executable, "-m", "evals.bench_fusion", "--stage", stage, *args]
+    cmd = [sys.executable, "-m", "hybridrag.evals.bench_fusion", "--stage", stage, *args]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
 def _stage(name: str, args: argparse.Namespace) -> dict:
-    from kb.ingest import build_graph
+    from hybridrag.kb.ingest import build_graph
 
     kb_txt = datasets_dir() / "metaqa" / "kb.txt"
     t0 = time.perf_counter()
@@ -45,7 +45,7 @@ def _stage(name: str, args: argparse.Namespace) -> dict:
             store = build_graph(Path(tmp), [kb_txt], type_map=TYPE_MAP, progress=False)
             res = {"seconds": time.perf_counter() - t0, **store.counts()}
     elif name == "load":
-        from kb.base import KnowledgeBase
+        from hybridrag.kb.base import KnowledgeBase
 
         kb = KnowledgeBase(metaqa_kb_dir())
         res = {"seconds": time.perf_counter() - t0, **kb.graph.counts()}
@@ -59,8 +59,8 @@ def _stage(name: str, args: argparse.Namespace) -> dict:
 
 
 def _latency(args: argparse.Namespace) -> dict:
-    from agents.fusion import paths as fusion_paths
-    from graphs import context_for, get_graph
+    from hybridrag.agents.fusion import paths as fusion_paths
+    from hybridrag.graphs import context_for, get_graph
 
     lines = (datasets_dir() / "metaqa" / "dev_1hop.txt").read_text(encoding="utf-8").splitlines()
     qs = [ln.split("\t")[0].replace("[", "").replace("]", "") for ln in lines[: args.questions]]
@@ -108,7 +108,7 @@ def main() -> None:
     if args.stage:
         print(json.dumps(_stage(args.stage, args)))  # noqa: T201
         return
-    from kb.ingest import ingest
+    from hybridrag.kb.ingest import ingest
 
     load_before = os.getloadavg()[0]
     full = None

@@ -35,16 +35,16 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import vector_table
-from agents.hydrarag.pruning import SENTENCE_TABLE
-from agents.hydrarag.text import build_sentence_table
-from agents.ssrag.nodes import build_fact_table
-from agents.ssrag.vectors import FACT_PARTS, FACT_TABLE
-from evals.bench_modules_methods import METHODS, PREPARE, forget_queries
-from evals.datasets import load_metaqa, sample
-from evals.oracle.gold import GoldRecord, NoGoldAnnotationError, record_for
-from kb.base import KnowledgeBase, open_kb
-from kb.embeddings import embed_matrix
+from hybridrag.agents import vector_table
+from hybridrag.agents.hydrarag.pruning import SENTENCE_TABLE
+from hybridrag.agents.hydrarag.text import build_sentence_table
+from hybridrag.agents.ssrag.nodes import build_fact_table
+from hybridrag.agents.ssrag.vectors import FACT_PARTS, FACT_TABLE
+from hybridrag.evals.bench_modules_methods import METHODS, PREPARE, forget_queries
+from hybridrag.evals.datasets import load_metaqa, sample
+from hybridrag.evals.oracle.gold import GoldRecord, NoGoldAnnotationError, record_for
+from hybridrag.kb.base import KnowledgeBase, open_kb
+from hybridrag.kb.embeddings import embed_matrix
 
 DATASETS = ("metaqa-1hop", "metaqa-2hop", "metaqa-3hop", "metaqa-hybrid-50")
 CONDITIONS = ("as-is", "loaded")
@@ -63,7 +63,7 @@ def load_average() -> str:
 
 def dataset(name: str) -> tuple[KnowledgeBase, list[GoldRecord]]:
     """The KB and the gold records of a named dataset (KBs built into the cache when missing)."""
-    from evals import hybrid
+    from hybridrag.evals import hybrid
 
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; use one of {', '.join(DATASETS)}")

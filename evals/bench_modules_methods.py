@@ -18,35 +18,35 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agents.hybgrag import roles as hg_roles
-from agents.hybgrag.paths import action_key, next_hops, path_retrieve
-from agents.hybgrag.report import reference_dicts
-from agents.hybgrag.retrieval import link_action, text_retrieve
-from agents.hydrarag import analysis as hy_analysis
-from agents.hydrarag import kg as hy_kg
-from agents.hydrarag import pruning as hy_pruning
-from agents.hydrarag import steps as hy_steps
-from agents.hydrarag import text as hy_text
-from agents.mor import matching as mor_matching
-from agents.mor import plan as mor_plan
-from agents.mor import rerank as mor_rr
-from agents.mor import traversal as mor_trav
-from agents.mor.critique import critique
-from agents.mor.graph_first import select_graph_first, topic_entities
-from agents.mor.organize import neural_scores
-from agents.mor.output import outputs
-from agents.ssrag import augment as ss_aug
-from agents.ssrag import retrieval as ss_ret
-from agents.ssrag import unify as ss_uni
-from agents.ssrag import vectors as ss_vec
-from evals.oracle.gold import GoldRecord
-from evals.oracle.hybgrag import gold_action
-from evals.oracle.mor import gold_nodes
-from graphs.hybgrag import HybGRAGContext
-from graphs.hydrarag_context import HydraRAGContext
-from graphs.mor_context import MoRContext
-from graphs.ssrag_state import SSRAGContext
-from kb.base import KnowledgeBase
+from hybridrag.agents.hybgrag import roles as hg_roles
+from hybridrag.agents.hybgrag.paths import action_key, next_hops, path_retrieve
+from hybridrag.agents.hybgrag.report import reference_dicts
+from hybridrag.agents.hybgrag.retrieval import link_action, text_retrieve
+from hybridrag.agents.hydrarag import analysis as hy_analysis
+from hybridrag.agents.hydrarag import kg as hy_kg
+from hybridrag.agents.hydrarag import pruning as hy_pruning
+from hybridrag.agents.hydrarag import steps as hy_steps
+from hybridrag.agents.hydrarag import text as hy_text
+from hybridrag.agents.mor import matching as mor_matching
+from hybridrag.agents.mor import plan as mor_plan
+from hybridrag.agents.mor import rerank as mor_rr
+from hybridrag.agents.mor import traversal as mor_trav
+from hybridrag.agents.mor.critique import critique
+from hybridrag.agents.mor.graph_first import select_graph_first, topic_entities
+from hybridrag.agents.mor.organize import neural_scores
+from hybridrag.agents.mor.output import outputs
+from hybridrag.agents.ssrag import augment as ss_aug
+from hybridrag.agents.ssrag import retrieval as ss_ret
+from hybridrag.agents.ssrag import unify as ss_uni
+from hybridrag.agents.ssrag import vectors as ss_vec
+from hybridrag.evals.oracle.gold import GoldRecord
+from hybridrag.evals.oracle.hybgrag import gold_action
+from hybridrag.evals.oracle.mor import gold_nodes
+from hybridrag.graphs.hybgrag import HybGRAGContext
+from hybridrag.agents.hydrarag.context import HydraRAGContext
+from hybridrag.agents.mor.context import MoRContext
+from hybridrag.graphs.ssrag_state import SSRAGContext
+from hybridrag.kb.base import KnowledgeBase
 
 Module = tuple[str, Callable[[], object]]
 METHODS = ("hybgrag", "mor", "hydrarag", "ssrag")

@@ -34,7 +34,7 @@ def _instructions(kind: str) -> str:
 
 def child() -> None:
     """One process: the alternating sequence with the cache size in the environment; JSON timings out."""
-    from agents.llm.models import load_chat_model
+    from hybridrag.agents.llm.models import load_chat_model
 
     model = load_chat_model("local:smollm2")
     times = []
@@ -48,7 +48,7 @@ def child() -> None:
 
 def run(cache_mb: int) -> list[float]:
     env = {**os.environ, "HYBRIDRAG_LOCAL_PROMPT_CACHE_MB": str(cache_mb), "OMP_WAIT_POLICY": "passive"}
-    out = subprocess.run([sys.executable, "-m", "evals.bench_prompt_cache", "--child"], env=env, check=True,
+    out = subprocess.run([sys.executable, "-m", "hybridrag.evals.bench_prompt_cache", "--child"], env=env, check=True,
                          capture_output=True, text=True, timeout=3600)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         child()
         return 0
-    from evals.cli import provenance
+    from hybridrag.evals.cli import provenance
 
     info, load0 = provenance(), os.getloadavg()[0]
     rows = []

@@ -32,16 +32,16 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.shots import mask_question, synthesize
-from agents.shots.bank import Bank
-from agents.shots.mask import mask_name
-from agents.shots.solve import solve_all
-from agents.shots.walk import Walker
-from evals.datasets import load_metaqa
-from evals.hybrid import full_kb, metaqa_dir
-from evals.oracle_router import relation_path
-from kb.base import open_kb
-from kb.embeddings import embed_matrix
+from hybridrag.agents.shots import mask_question, synthesize
+from hybridrag.agents.shots.bank import Bank
+from hybridrag.agents.shots.mask import mask_name
+from hybridrag.agents.shots.solve import solve_all
+from hybridrag.agents.shots.walk import Walker
+from hybridrag.evals.datasets import load_metaqa
+from hybridrag.evals.hybrid import full_kb, metaqa_dir
+from hybridrag.evals.oracle_router import relation_path
+from hybridrag.kb.base import open_kb
+from hybridrag.kb.embeddings import embed_matrix
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "bank.md"
 START, END = "<!-- bench_shots:start -->", "<!-- bench_shots:end -->"

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evals.datasets import (
+from hybridrag.evals.datasets import (
     Question,
     load_metaqa,
     load_questions,
@@ -42,8 +42,8 @@ from evals.datasets import (
     stark_kb,
     with_answer_names,
 )
-from kb.model import KBError
-from kb.store import GraphStore
+from hybridrag.kb.model import KBError
+from hybridrag.kb.store import GraphStore
 
 _METAQA = re.compile(r"^metaqa-(\d)hop$")
 _HYBRID = re.compile(r"^metaqa-hybrid-(100|50|0)(?::(\d)hop)?$")
@@ -62,15 +62,15 @@ class EvalSet:
 
 
 def _metaqa_questions(hops: int) -> list[Question]:
-    from evals.hybrid import metaqa_dir
+    from hybridrag.evals.hybrid import metaqa_dir
 
     return load_metaqa(metaqa_dir() / f"dev_{hops}hop.txt", prefix=f"metaqa-{hops}hop")
 
 
 def resolve_dataset(name: str, seed: int = 0, progress: bool = True) -> EvalSet:
     """Questions and KB of a named dataset (building the KB into the cache when needed)."""
-    from evals import hybrid
-    from kb.sample import cache_root
+    from hybridrag.evals import hybrid
+    from hybridrag.kb.sample import cache_root
 
     if m := _METAQA.match(name):
         return EvalSet(name, _metaqa_questions(int(m.group(1))), hybrid.full_kb(progress))
@@ -159,7 +159,7 @@ def _command(args: argparse.Namespace) -> str:
 
 
 def _eval_set(args: argparse.Namespace) -> EvalSet:
-    from kb.sample import cache_root
+    from hybridrag.kb.sample import cache_root
 
     progress = not args.no_progress
     if args.dataset:
@@ -178,7 +178,7 @@ RUN_KEYS = ("method", "dataset", "kb", "seed", "top_k", "overrides", "llm")
 def _check_resume(out: Path, meta: dict) -> None:
     """Refuse (ValueError) a folder that is a file, cannot be written or holds a run with other
     settings; record the settings (a torn ``run.json`` is named in a warning and rewritten)."""
-    from evals.runner import check_out_dir, read_run_json, write_json_atomic
+    from hybridrag.evals.runner import check_out_dir, read_run_json, write_json_atomic
 
     check_out_dir(out)
     path = out / "run.json"
@@ -196,7 +196,7 @@ def _warm_up(kb: Any, ctx: Any) -> None:
     """Load the KB's vectors, the embedding model and (LLM methods) the solved-example bank
     before the first timed question, so no question's latency carries the one-off loading
     (``open_kb`` caches the KB, so the method's graph gets this same, warm object)."""
-    from agents.shots import bank_for
+    from hybridrag.agents.shots import bank_for
 
     try:
         kb.dense_search("warm-up", k=1)
@@ -208,13 +208,13 @@ def _warm_up(kb: Any, ctx: Any) -> None:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Run ``hybridrag eval``; return 0, or 1 when every question failed."""
-    from evals.oracle import run as oracle_run
-    from evals.oracle.model import is_oracle_spec
-    from evals.relevance import Judge
-    from evals.runner import run_questions
-    from graphs import context_class, context_for, get_graph
-    from kb.base import open_kb
-    from kb.sample import sample_kb_dir
+    from hybridrag.evals.oracle import run as oracle_run
+    from hybridrag.evals.oracle.model import is_oracle_spec
+    from hybridrag.evals.relevance import Judge
+    from hybridrag.evals.runner import run_questions
+    from hybridrag.graphs import context_class, context_for, get_graph
+    from hybridrag.kb.base import open_kb
+    from hybridrag.kb.sample import sample_kb_dir
 
     es = _eval_set(args)
     kb = open_kb(es.kb_dir or sample_kb_dir(not args.no_progress))
@@ -229,7 +229,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if "llm" in known and is_oracle_spec(ctx.llm):  # the perfect-LLM stand-in, built from the gold
         oracle = oracle_run.setup(ctx.llm, questions, es.notes, getattr(ctx, "llm_base_url", ""))
     if "llm" in known:  # fail before the first question on a missing API key or model file
-        from agents.llm.models import load_chat_model
+        from hybridrag.agents.llm.models import load_chat_model
 
         load_chat_model(ctx.llm, getattr(ctx, "llm_base_url", ""))
     slug = re.sub(r"[^\w.-]+", "_", es.name) + "".join(f"-{k}={v}" for k, v in extra.items())
@@ -246,7 +246,7 @@ def run_eval(args: argparse.Namespace) -> int:
     judge = Judge.for_kb(kb, es.ceiling_graph)
     summary = run_questions(get_graph(args.method), ctx, questions, out, judge, workers,
                             progress=not args.no_progress, meta=meta)
-    from evals.summary import to_markdown
+    from hybridrag.evals.summary import to_markdown
 
     text = oracle_run.finish(oracle, summary, Path(out)) if oracle else to_markdown(summary)
     sys.stdout.write(text + f"\nrecords and summary in {out}\n")

@@ -31,9 +31,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from agents.hybgrag.roles import ERROR_TYPES
-from evals.datasets import Question, load_metaqa, sample, with_answer_names
-from prompts import examples_path
+from hybridrag.agents.hybgrag.roles import ERROR_TYPES
+from hybridrag.evals.datasets import Question, load_metaqa, sample, with_answer_names
+from hybridrag.prompts import examples_path
 
 NOISE = ("oracle:p=1,types=wrong_entity+wrong_relation+missing_relation+wrong_module+missing_entity"
          "+extra_entity")
@@ -101,9 +101,9 @@ def fill_from_kb(bank: list[dict], kb_dir: str, per_type: int) -> list[dict]:
     """Entries of the error types no run verified, made from the KB's solved examples
     (:func:`agents.hybgrag.shots.commentor_shots`: the intersection types labelled by the
     intersection the KB gives), marked as such; appended after the run-verified entries."""
-    from agents.hybgrag.critic import render_feedback
-    from agents.hybgrag.shots import commentor_shots
-    from kb.base import open_kb
+    from hybridrag.agents.hybgrag.critic import render_feedback
+    from hybridrag.agents.hybgrag.shots import commentor_shots
+    from hybridrag.kb.base import open_kb
 
     missing = [t for t in ERROR_TYPES if t not in {e["error_type"] for e in bank}]
     if not missing:
@@ -127,10 +127,10 @@ def questions(data: Path, hops: list[int], skip: int, limit: int, name_of) -> li
 
 def collect(args: argparse.Namespace) -> tuple[list[dict], dict]:
     """Run the graph per commentor setting; return the verified entries and counts per setting."""
-    from evals.oracle import run as oracle_run
-    from evals.oracle.model import is_oracle_spec
-    from graphs import context_for, get_graph
-    from kb.base import open_kb
+    from hybridrag.evals.oracle import run as oracle_run
+    from hybridrag.evals.oracle.model import is_oracle_spec
+    from hybridrag.graphs import context_for, get_graph
+    from hybridrag.kb.base import open_kb
 
     kb = open_kb(args.kb)
     qs = questions(Path(args.data), args.hops, args.skip, args.limit, kb.name)
@@ -153,8 +153,8 @@ def collect(args: argparse.Namespace) -> tuple[list[dict], dict]:
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: collect and write the bank."""
-    from evals.hybrid import full_kb
-    from evals.paths import datasets_dir
+    from hybridrag.evals.hybrid import full_kb
+    from hybridrag.evals.paths import datasets_dir
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--llm", default=NOISE, help="model spec of every role (default: the noisy stand-in)")

@@ -26,8 +26,8 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from kb.loaders import json_lines
-from kb.model import KBError, MalformedInputError
+from hybridrag.kb.loaders import json_lines
+from hybridrag.kb.model import KBError, MalformedInputError
 
 _TOPIC = re.compile(r"\[([^\[\]]+)\]")
 _HOPS = re.compile(r"(\d)hop")
@@ -213,7 +213,7 @@ def stark_kb(skb_dir: str | Path, cache: Path, progress: bool = False, **ingest_
     """
     from filelock import FileLock
 
-    from kb.ingest import ingest
+    from hybridrag.kb.ingest import ingest
 
     skb = Path(skb_dir).resolve()
     nodes, edges, passages = skb / SKB_NODES, skb / SKB_EDGES, skb / SKB_PASSAGES

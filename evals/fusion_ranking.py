@@ -22,10 +22,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evals.cli import add_eval_arguments, provenance, run_eval
-from evals.datasets import load_metaqa
-from evals.fusion_docs import DOC, write_section
-from evals.hybrid import COMPLETENESS, hybrid_kb, metaqa_dir
+from hybridrag.evals.cli import add_eval_arguments, provenance, run_eval
+from hybridrag.evals.datasets import load_metaqa
+from hybridrag.evals.fusion_docs import DOC, write_section
+from hybridrag.evals.hybrid import COMPLETENESS, hybrid_kb, metaqa_dir
 
 COLUMNS = [("recall_any@10", "R@10"), ("mrr", "MRR"), ("ndcg@10", "nDCG@10"), ("hit@1", "Hit@1"),
            ("recall@20", "Recall@20"), ("answer_em", "answer EM"), ("answer_hits@1", "answer Hits@1")]

@@ -23,13 +23,13 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from kb.build import assemble
-from kb.loaders import read_triples, read_type_map
-from kb.memory_store import InMemoryGraphStore
-from kb.model import KBError, Triple
-from kb.sample import TYPE_MAP, cache_root
-from kb.store import GraphStore
-from kb.verbalise import passages_about_heads
+from hybridrag.kb.build import assemble
+from hybridrag.kb.loaders import read_triples, read_type_map
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.model import KBError, Triple
+from hybridrag.kb.sample import TYPE_MAP, cache_root
+from hybridrag.kb.store import GraphStore
+from hybridrag.kb.verbalise import passages_about_heads
 
 COMPLETENESS = {"100": 1.0, "50": 0.5, "0": 0.0}
 
@@ -66,7 +66,7 @@ def _build_once(out: Path, build) -> Path:
 
 def full_kb(progress: bool = True) -> Path:
     """The KB of all MetaQA triples (no passages), built once into the cache."""
-    from kb.ingest import ingest
+    from hybridrag.kb.ingest import ingest
 
     return _build_once(cache_root() / "metaqa-full", lambda out: ingest(
         out, [metaqa_dir() / "kb.txt"], type_map=TYPE_MAP, progress=progress))
@@ -110,7 +110,7 @@ def hybrid_kb(completeness: float, seed: int = 0, progress: bool = True) -> Path
     """The MetaQA-hybrid KB at ``completeness`` (1.0, 0.5, 0.0, ...) and ``seed``, built once."""
     if completeness >= 1.0:
         return full_kb(progress)
-    from kb.ingest import ingest
+    from hybridrag.kb.ingest import ingest
 
     def build(out: Path) -> None:
         tri, ents, pas = _write_inputs(out / "inputs", completeness, seed)

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.load_report import report
-from evals.load_server import KB_NAME, ROOT, Server, free_port, wait_for_kb
+from hybridrag.evals.load_report import report
+from hybridrag.evals.load_server import KB_NAME, ROOT, Server, free_port, wait_for_kb
 
 DEFAULT_OUT = ROOT / "docs" / "benchmarks_load.md"
 
@@ -68,12 +68,12 @@ def questions(path: Path, n: int, kb: Path | None = None) -> tuple[list[str], in
     and how many were skipped because their topic entity is not in ``kb`` (the server
     refuses those with a 400 "unknown entity": a correct answer, but not the load measured).
     """
-    from evals.datasets import load_metaqa
+    from hybridrag.evals.datasets import load_metaqa
 
     qs = load_metaqa(path)
     skipped = 0
     if kb is not None:
-        from kb.base import open_kb
+        from hybridrag.kb.base import open_kb
 
         graph, kept = open_kb(kb).graph, []
         for q in qs:  # scan in file order until n usable questions are found
@@ -135,7 +135,7 @@ def http_caller(url: str, method: str, kb: str = KB_NAME):
 
 def inprocess_caller(method: str, kb: str):
     """``call(question)`` running the compiled graph in this process."""
-    from graphs import context_for, get_graph
+    from hybridrag.graphs import context_for, get_graph
 
     graph, ctx = get_graph(method), context_for(method, kb=kb)
 
@@ -149,7 +149,7 @@ def inprocess_caller(method: str, kb: str):
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and write the report."""
-    from evals.paths import datasets_dir, metaqa_kb_dir
+    from hybridrag.evals.paths import datasets_dir, metaqa_kb_dir
 
     p = argparse.ArgumentParser(prog="python -m evals.load_bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--clients", type=int, default=8, help="concurrent clients (threads)")

@@ -10,15 +10,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evals.load_server import KB_NAME
+from hybridrag.evals.load_server import KB_NAME
 
 if TYPE_CHECKING:
-    from evals.load_bench import Result
+    from hybridrag.evals.load_bench import Result
 
 
 def report(args: argparse.Namespace, kb: Path, http: Result, local: Result, load: tuple, skipped: int) -> str:
     """The markdown report."""
-    from evals.cli import provenance
+    from hybridrag.evals.cli import provenance
 
     prov = provenance()
     manifest = json.loads((kb / "manifest.json").read_text(encoding="utf-8"))
@@ -26,7 +26,7 @@ def report(args: argparse.Namespace, kb: Path, http: Result, local: Result, load
     ratio = local.throughput / http.throughput if http.throughput else float("inf")
     ok = not http.errors and not local.errors and ratio <= 2.0
     env = [f"HYBRIDRAG_CACHE={os.environ['HYBRIDRAG_CACHE']}"] if os.environ.get("HYBRIDRAG_CACHE") else []
-    cmd = shlex.join([*env, "python", "-m", "evals.load_bench", *sys.argv[1:]])
+    cmd = shlex.join([*env, "python", "-m", "hybridrag.evals.load_bench", *sys.argv[1:]])
     m = prov["machine"]
     lines = [
         "# Load benchmark: LangServe app vs. in-process",

@@ -89,7 +89,7 @@ class Server:
             sys.executable,
             "-m",
             "uvicorn",
-            "app.server:create_app",
+            "hybridrag.app.server:create_app",
             "--factory",
             "--host",
             "127.0.0.1",

@@ -28,9 +28,9 @@ import json
 import sys
 from pathlib import Path
 
-from evals.cli import provenance
-from evals.oracle.outcome import outcome_repairs
-from evals.report import run_cell
+from hybridrag.evals.cli import provenance
+from hybridrag.evals.oracle.outcome import outcome_repairs
+from hybridrag.evals.report import run_cell
 
 METHODS = ("hybgrag", "mor", "hydrarag", "ssrag")
 ANSWERING = {"hydrarag", "ssrag"}  # scored by the answer string; the others by their ranked list

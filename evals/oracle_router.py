@@ -19,10 +19,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agents.hybgrag.retrieval import hybrid_retrieve, link_entity
-from evals.datasets import Question, load_metaqa
-from evals.metrics import hit_at_k
-from kb.base import KnowledgeBase, open_kb
+from hybridrag.agents.hybgrag.retrieval import hybrid_retrieve, link_entity
+from hybridrag.evals.datasets import Question, load_metaqa
+from hybridrag.evals.metrics import hit_at_k
+from hybridrag.kb.base import KnowledgeBase, open_kb
 
 RELATION_OF = {"director": "directed_by", "writer": "written_by", "actor": "starred_actors",
                "year": "release_year", "language": "in_language", "tags": "has_tags", "tag": "has_tags",
@@ -117,7 +117,7 @@ HEADER = ("| hops | questions | radius | Hit@1 | Hit@10 | gold in candidates | r
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: measure and write the markdown report."""
-    from evals.paths import datasets_dir, metaqa_kb_dir
+    from hybridrag.evals.paths import datasets_dir, metaqa_kb_dir
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hops", type=int, nargs="+", default=[1, 2, 3])

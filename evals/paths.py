@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from kb.sample import cache_root
+from hybridrag.kb.sample import cache_root
 
 
 def datasets_dir() -> Path:

@@ -30,7 +30,7 @@ def _eval(out: Path, questions: Path) -> tuple[list[str], subprocess.CompletedPr
     args = ["eval", "--method", "fusion", "--questions", str(questions), "--kb", "sample", "--out", str(out),
             "--no-progress"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    return args, subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=env,
+    return args, subprocess.run([sys.executable, "-m", "hybridrag.app.cli", *args], cwd=ROOT, env=env,
                                 capture_output=True, text=True, timeout=900)
 
 

@@ -36,14 +36,14 @@ def _row(probe: str, command: str, result: str, ok: bool) -> dict:
 def _hybridrag(args: list[str], timeout: float = 900) -> tuple[float, subprocess.CompletedProcess]:
     env = {**os.environ, "HYBRIDRAG_GRAPH_TIMEOUT": "30"}
     t = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=env, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "hybridrag.app.cli", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=timeout)
     return time.perf_counter() - t, done
 
 
 def _ingest(kb_dir: Path, flag: str, uri: str) -> tuple[dict, float]:
-    from evals.hybrid import metaqa_dir
-    from kb.sample import TYPE_MAP
+    from hybridrag.evals.hybrid import metaqa_dir
+    from hybridrag.kb.sample import TYPE_MAP
 
     secs, done = _hybridrag(["ingest", "--kb", str(kb_dir), "--triples", str(metaqa_dir() / "kb.txt"),
                              "--type-map", str(TYPE_MAP), flag, uri])
@@ -51,7 +51,7 @@ def _ingest(kb_dir: Path, flag: str, uri: str) -> tuple[dict, float]:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return _row(f"ingest full MetaQA ({flag})", f"hybridrag ingest --kb KB --triples kb.txt {flag} {uri}",
                     f"exit {done.returncode}: {tail}", False), secs
-    from kb.base import open_kb
+    from hybridrag.kb.base import open_kb
 
     kb = open_kb(kb_dir)
     want = {k: kb.manifest["counts"][k] for k in ("entities", "triples")}
@@ -70,9 +70,9 @@ def _ask(kb_dir: Path, question: str, label: str) -> dict:
 
 
 def _answers(kb_dir: Path, n: int, label: str) -> dict:
-    from evals.datasets import load_metaqa
-    from evals.hybrid import metaqa_dir
-    from graphs import context_for, get_graph
+    from hybridrag.evals.datasets import load_metaqa
+    from hybridrag.evals.hybrid import metaqa_dir
+    from hybridrag.graphs import context_for, get_graph
 
     questions = load_metaqa(metaqa_dir() / "dev_1hop.txt")[:n]
     graph, ctx = get_graph("fusion"), context_for("fusion", kb=str(kb_dir))
@@ -95,13 +95,13 @@ def _answers(kb_dir: Path, n: int, label: str) -> dict:
 
 
 def _bolt_graph(bolt_uri: str) -> tuple[dict, dict]:
-    from evals.hybrid import metaqa_dir, metaqa_triples
-    from kb.build import assemble
-    from kb.graph_backends import export_graph
-    from kb.loaders import read_type_map
-    from kb.memory_store import InMemoryGraphStore
-    from kb.neo4j_store import Neo4jGraphStore
-    from kb.sample import TYPE_MAP
+    from hybridrag.evals.hybrid import metaqa_dir, metaqa_triples
+    from hybridrag.kb.build import assemble
+    from hybridrag.kb.graph_backends import export_graph
+    from hybridrag.kb.loaders import read_type_map
+    from hybridrag.kb.memory_store import InMemoryGraphStore
+    from hybridrag.kb.neo4j_store import Neo4jGraphStore
+    from hybridrag.kb.sample import TYPE_MAP
 
     mem = InMemoryGraphStore(*assemble(metaqa_triples(), {}, read_type_map(TYPE_MAP)))
     t = time.perf_counter()
@@ -124,9 +124,9 @@ def _bolt_graph(bolt_uri: str) -> tuple[dict, dict]:
 
 
 def _injection(kb_dir: Path, bolt_uri: str) -> list[dict]:
-    from graphs import context_for, get_graph
-    from kb.base import open_kb
-    from kb.neo4j_store import Neo4jGraphStore
+    from hybridrag.graphs import context_for, get_graph
+    from hybridrag.kb.base import open_kb
+    from hybridrag.kb.neo4j_store import Neo4jGraphStore
 
     kb = open_kb(kb_dir)
     rows = []
@@ -145,10 +145,10 @@ def _injection(kb_dir: Path, bolt_uri: str) -> list[dict]:
 
 
 def _fault(server, kb_dir: Path, bolt_uri: str) -> list[dict]:
-    from graphs import context_for, get_graph
-    from kb.base import open_kb
-    from kb.model import GraphUnavailableError
-    from kb.neo4j_store import Neo4jGraphStore
+    from hybridrag.graphs import context_for, get_graph
+    from hybridrag.kb.base import open_kb
+    from hybridrag.kb.model import GraphUnavailableError
+    from hybridrag.kb.neo4j_store import Neo4jGraphStore
 
     kb, graph = open_kb(kb_dir), get_graph("fusion")
     store = kb.graph
@@ -187,7 +187,7 @@ def _fault(server, kb_dir: Path, bolt_uri: str) -> list[dict]:
 
 def run(workdir: Path, full: bool = False) -> list[dict]:
     """Run every graph probe in ``workdir``; ``full`` adds a Bolt KB and more questions."""
-    from kb.graph_local import FalkorDBServer
+    from hybridrag.kb.graph_local import FalkorDBServer
 
     workdir = Path(workdir)
     saved = os.environ.get("HYBRIDRAG_GRAPH_TIMEOUT")

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import httpx
 
-from evals.probe_load import Served, sample_questions
-from evals.probe_proc import cpu_during, cpu_seconds, curl, percentile, post_and_hang_up, wait_idle
+from hybridrag.evals.probe_load import Served, sample_questions
+from hybridrag.evals.probe_proc import cpu_during, cpu_seconds, curl, percentile, post_and_hang_up, wait_idle
 
 WATCH = 20.0  # seconds of server CPU sampled after a 504 or a hang-up
 RUN_TIMEOUT = 10

@@ -54,13 +54,13 @@ def _shown(args: list[str], hold: str | None = None) -> str:
 
 
 def _start(args: list[str], hold: str | None = None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=_env(hold),
+    return subprocess.Popen([sys.executable, "-m", "hybridrag.app.cli", *args], cwd=ROOT, env=_env(hold),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def _run(args: list[str]) -> tuple[int, str, str, float]:
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=_env(),
+    p = subprocess.run([sys.executable, "-m", "hybridrag.app.cli", *args], cwd=ROOT, env=_env(),
                        capture_output=True, text=True, timeout=3600)
     return p.returncode, p.stdout, p.stderr, time.perf_counter() - t0
 
@@ -186,7 +186,7 @@ def run(workdir: Path, films: int = 600) -> list[dict]:
 
 def _concurrency(workdir: Path, kb: Path, old: Path, new: Path) -> list[dict]:
     """Two ingests into one directory at once; readers while a re-ingest runs."""
-    from kb.base import open_kb
+    from hybridrag.kb.base import open_kb
 
     rows = []
     first = _start(_ingest_args(kb, old))

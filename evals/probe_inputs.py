@@ -24,9 +24,9 @@ from pathlib import Path
 
 import httpx
 
-from evals.probe_load import Served, rss_mb
-from evals.probe_proc import curl, log_counts
-from evals.probe_server import FAULTS, FakeLLM
+from hybridrag.evals.probe_load import Served, rss_mb
+from hybridrag.evals.probe_proc import curl, log_counts
+from hybridrag.evals.probe_server import FAULTS, FakeLLM
 
 Q = "who directed Big"
 BIG = 100 * 1024 * 1024

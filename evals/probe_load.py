@@ -22,7 +22,7 @@ from pathlib import Path
 
 import httpx
 
-from evals.load_server import free_port, stop_group, wait_healthy
+from hybridrag.evals.load_server import free_port, stop_group, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_TRIPLES = ROOT / "kb" / "sample" / "triples.txt"
@@ -57,7 +57,7 @@ class Served:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = workdir / f"serve-{self.port}.log"
-        cmd = [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port), *flags]
+        cmd = [sys.executable, "-m", "hybridrag.app.cli", "serve", "--port", str(self.port), *flags]
         self.command = " ".join(["hybridrag", *cmd[3:]])
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", **(env or {})}
         with open(self.log, "wb") as out:

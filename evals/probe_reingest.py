@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from evals.probe_ingest import write_inputs
+from hybridrag.evals.probe_ingest import write_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "who directed Film 1"
@@ -36,7 +36,7 @@ def _env() -> dict:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=_env(), capture_output=True,
+    return subprocess.run([sys.executable, "-m", "hybridrag.app.cli", *args], cwd=ROOT, env=_env(), capture_output=True,
                           text=True, timeout=900)
 
 
@@ -76,7 +76,7 @@ def _snapshot(server) -> tuple:  # noqa: ANN001 - a kb.graph_local.FalkorDBServe
 def _kill_during_export(args: list[str], server) -> str:  # noqa: ANN001
     """Run an ingest and SIGKILL it at the first change on the graph server; what happened."""
     before = _snapshot(server)
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=_env(),
+    proc = subprocess.Popen([sys.executable, "-m", "hybridrag.app.cli", *args], cwd=ROOT, env=_env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while proc.poll() is None:
         now = _snapshot(server)
@@ -141,7 +141,7 @@ def _falkordb_rows(work: Path, server) -> list[dict]:  # noqa: ANN001
 
 def run(workdir: Path) -> list[dict]:
     """Start FalkorDB under ``workdir``, run every re-ingest probe, stop it; the rows."""
-    from kb.graph_local import FalkorDBServer
+    from hybridrag.kb.graph_local import FalkorDBServer
 
     workdir.mkdir(parents=True, exist_ok=True)
     with FalkorDBServer(workdir / "falkordb") as server:

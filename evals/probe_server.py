@@ -28,7 +28,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from evals.load_server import stop_group, wait_healthy
+from hybridrag.evals.load_server import stop_group, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "who directed Forrest Gump"
@@ -130,7 +130,7 @@ def _free_port() -> int:
 def _start_server(workdir: Path, fake_port: int) -> tuple[subprocess.Popen, str, list[str]]:
     port = _free_port()
     models = [a for mode, _ in FAULTS for a in ("--llm", f"{mode}=openai:fake@http://127.0.0.1:{fake_port}/{mode}/v1")]
-    cmd = [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--kb", "sample=sample", *models,
+    cmd = [sys.executable, "-m", "hybridrag.app.cli", "serve", "--port", str(port), "--kb", "sample=sample", *models,
            "--run-timeout", "60"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OPENAI_API_KEY": "sk-probe",
            "HYBRIDRAG_LLM_TIMEOUT": str(LLM_TIMEOUT), "HYBRIDRAG_LLM_MAX_RETRIES": "0"}

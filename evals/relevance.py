@@ -29,9 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from evals.datasets import Question
-from kb.memory_store import InMemoryGraphStore
-from kb.store import GraphStore
+from hybridrag.evals.datasets import Question
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.store import GraphStore
 
 
 @dataclass(frozen=True)

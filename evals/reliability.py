@@ -23,14 +23,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "reliability.md"
 PROBES = {
-    "load": "evals.probe_load",
-    "ingest": "evals.probe_ingest",
-    "server": "evals.probe_server",
-    "graph": "evals.probe_graph",
-    "hardening": "evals.probe_hardening",
-    "inputs": "evals.probe_inputs",
-    "reingest": "evals.probe_reingest",
-    "evalrun": "evals.probe_evalrun",
+    "load": "hybridrag.evals.probe_load",
+    "ingest": "hybridrag.evals.probe_ingest",
+    "server": "hybridrag.evals.probe_server",
+    "graph": "hybridrag.evals.probe_graph",
+    "hardening": "hybridrag.evals.probe_hardening",
+    "inputs": "hybridrag.evals.probe_inputs",
+    "reingest": "hybridrag.evals.probe_reingest",
+    "evalrun": "hybridrag.evals.probe_evalrun",
 }
 BASELINE = ROOT / "docs" / "reliability_baseline30.json"
 SECTION = re.compile(r"^## (\w+) \((.*)\)$")

@@ -17,9 +17,9 @@ import logging
 import sys
 from pathlib import Path
 
-from evals.cli import add_eval_arguments, provenance, run_eval
-from evals.published import published_cell
-from evals.summary import read_records
+from hybridrag.evals.cli import add_eval_arguments, provenance, run_eval
+from hybridrag.evals.published import published_cell
+from hybridrag.evals.summary import read_records
 
 METHODS = [  # (label, method, context overrides, calls an LLM)
     ("fusion (hybrid)", "fusion", ["mode=hybrid"], False),

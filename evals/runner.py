@@ -29,10 +29,10 @@ from typing import Any, Protocol
 
 from tqdm import tqdm
 
-from evals.datasets import Question
-from evals.relevance import Judge
-from evals.summary import plot, read_records, summarise, to_markdown
-from kb.base import same_kb_build
+from hybridrag.evals.datasets import Question
+from hybridrag.evals.relevance import Judge
+from hybridrag.evals.summary import plot, read_records, summarise, to_markdown
+from hybridrag.kb.base import same_kb_build
 
 log = logging.getLogger(__name__)
 RECORDS, SUMMARY_JSON, SUMMARY_MD, SUMMARY_PNG = "records.jsonl", "summary.json", "summary.md", "summary.png"

@@ -23,9 +23,9 @@ import threading
 import time
 from pathlib import Path
 
-from evals.scale.runner import Runner
-from evals.scale_prime_synth import EDGES, ENTITIES
-from kb.sample import cache_root
+from hybridrag.evals.scale.runner import Runner
+from hybridrag.evals.scale_prime_synth import EDGES, ENTITIES
+from hybridrag.kb.sample import cache_root
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,7 +64,7 @@ class PrimeRunner(Runner):
 
     def _cmd(self, stage: str, factor, extra: list[str]) -> list[str]:
         a = self.args
-        return ["nice", "-n", str(self.nice), sys.executable, "-m", "evals.scale_prime", "--stage", stage,
+        return ["nice", "-n", str(self.nice), sys.executable, "-m", "hybridrag.evals.scale_prime", "--stage", stage,
                 "--key", str(factor), "--work", str(a.work), "--scale-work", str(a.scale_work),
                 "--methods", a.methods, "--entities", str(a.entities),
                 "--edges", str(a.edges), "--seed", str(a.seed), "--max-rss-gb", str(a.max_rss_gb), *extra]
@@ -87,7 +87,7 @@ def _watch_rss(limit_gb: float) -> None:
 
 
 def _stage(args: argparse.Namespace) -> dict:
-    from evals import scale_prime_stages as st
+    from hybridrag.evals import scale_prime_stages as st
 
     paths, key = st.layout(args.work, args.scale_work), args.key
     match args.stage:
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> None:
             break
     if only:
         return
-    from evals.scale_prime_report import write_report
+    from hybridrag.evals.scale_prime_report import write_report
 
     write_report(args, run.results)
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from evals.oracle.gold import GoldRecord, relation_words
-from evals.scale.modules import Case
+from hybridrag.evals.oracle.gold import GoldRecord, relation_words
+from hybridrag.evals.scale.modules import Case
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from evals.bench_fusion import cpu_name
-from evals.scale.report import KEEP
+from hybridrag.evals.bench_fusion import cpu_name
+from hybridrag.evals.scale.report import KEEP
 
 COMMAND = "nice -n 10 python -m evals.scale_prime"  # stages run under nice -n 15 (--nice)
 

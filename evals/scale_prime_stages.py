@@ -14,7 +14,7 @@ import os
 import time
 from pathlib import Path
 
-from evals.paths import datasets_dir
+from hybridrag.evals.paths import datasets_dir
 
 SIMPLE = ["graph: neighbours of topic", "graph: ego graph (gold hops, relations)"]
 KEYS = ("metaqa1", "prime")
@@ -30,7 +30,7 @@ def layout(work: Path, scale_work: Path) -> dict:
 
 
 def synth(paths: dict, args) -> dict:
-    from evals.scale_prime_synth import write_prime
+    from hybridrag.evals.scale_prime_synth import write_prime
 
     t, c = time.perf_counter(), time.process_time()
     res = write_prime(paths["src"], args.entities, args.edges, args.seed)
@@ -42,8 +42,8 @@ def graph(paths: dict, key: str) -> dict:
     """Graph-only ingest of ``key`` into its graph folder (kept for ``graph-load``)."""
     import shutil
 
-    from evals.scale.ingest_stages import TYPE_MAP
-    from kb.ingest import build_graph
+    from hybridrag.evals.scale.ingest_stages import TYPE_MAP
+    from hybridrag.kb.ingest import build_graph
 
     out = paths["graph"][key]
     shutil.rmtree(out, ignore_errors=True)
@@ -59,7 +59,7 @@ def graph(paths: dict, key: str) -> dict:
 
 def graph_load(paths: dict, key: str) -> dict:
     """Open the saved graph alone (``graph.npz`` + entity table), then build the both-ways index once."""
-    from kb.memory_store import InMemoryGraphStore
+    from hybridrag.kb.memory_store import InMemoryGraphStore
 
     t = time.perf_counter()
     store = InMemoryGraphStore.load(paths["graph"][key])
@@ -71,8 +71,8 @@ def graph_load(paths: dict, key: str) -> dict:
 
 def ingest(paths: dict) -> dict:
     """The full ingest of Prime: graph, entity-name embeddings (real MiniLM), document table, BM25, FAISS."""
-    import kb.ingest as ki
-    from evals.scale.ingest_stages import _timed_index_classes
+    import hybridrag.kb.ingest as ki
+    from hybridrag.evals.scale.ingest_stages import _timed_index_classes
 
     timings: dict = {}
     _timed_index_classes(timings)
@@ -95,16 +95,16 @@ def _torch_threads() -> int | None:
 
 
 def load(paths: dict, key: str, args) -> dict:
-    from evals.scale.query_stages import load as kb_load
+    from hybridrag.evals.scale.query_stages import load as kb_load
 
     return kb_load(paths["kb"][key], args)
 
 
 def cases(paths: dict, per_hop: int, seed: int = 0, hops: tuple[int, ...] = (1, 2, 3)) -> dict:
     """The questions with ``hops`` hops of both KBs: MetaQA dev (1×, sampled as the scale stage does), Prime walks."""
-    from evals.scale.modules import cases as metaqa_cases
-    from evals.scale_prime_questions import sample_cases
-    from kb.memory_store import InMemoryGraphStore
+    from hybridrag.evals.scale.modules import cases as metaqa_cases
+    from hybridrag.evals.scale_prime_questions import sample_cases
+    from hybridrag.kb.memory_store import InMemoryGraphStore
 
     store = InMemoryGraphStore.load(paths["graph"]["prime"])
     metaqa = [c for c in metaqa_cases(datasets_dir(), per_hop, 1, seed) if c.rec.hops in hops]
@@ -113,8 +113,8 @@ def cases(paths: dict, per_hop: int, seed: int = 0, hops: tuple[int, ...] = (1, 
 
 def latency(paths: dict, args) -> dict:
     """p50/p95 of the graph reads and every method's modules on MetaQA 1× and Prime, interleaved."""
-    from evals.scale.modules import time_cases
-    from kb.base import open_kb
+    from hybridrag.evals.scale.modules import time_cases
+    from hybridrag.kb.base import open_kb
 
     hops = tuple(int(h) for h in args.hops.split(","))
     qs = cases(paths, args.questions, args.seed, hops)

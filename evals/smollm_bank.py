@@ -18,7 +18,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from evals.datasets import load_metaqa, sample
+from hybridrag.evals.datasets import load_metaqa, sample
 
 BANK_FROM, BANK_TO = 300, 1300
 # 2: solved examples their look-alikes outvote are left out (agents/shots/consensus.py); 1: kept
@@ -31,7 +31,7 @@ LINKS = ("builds", "current", "manifest.json", "inputs")
 
 def source_kb(dataset: str) -> Path:
     """The dataset's own KB directory (built into the cache when missing)."""
-    from evals import hybrid
+    from hybridrag.evals import hybrid
 
     if dataset == "metaqa-hybrid-50":
         return Path(hybrid.hybrid_kb(hybrid.COMPLETENESS["50"], 0, False))
@@ -40,7 +40,7 @@ def source_kb(dataset: str) -> Path:
 
 def question_lines(hops: int) -> list[str]:
     """The non-empty lines of ``dev_<hops>hop.txt`` (MetaQA format)."""
-    from evals.hybrid import metaqa_dir
+    from hybridrag.evals.hybrid import metaqa_dir
 
     text = (metaqa_dir() / f"dev_{hops}hop.txt").read_text(encoding="utf-8")
     return [line for line in text.splitlines() if line.strip()]
@@ -90,7 +90,7 @@ def _plain(line_or_question: str) -> str:
 
 def check_disjoint(dataset: str, limit: int) -> None:
     """Refuse a cell whose questions (the first ``limit`` of the seed-0 sample) are in its bank."""
-    from evals.hybrid import metaqa_dir
+    from hybridrag.evals.hybrid import metaqa_dir
 
     hops = 1 if dataset == "metaqa-hybrid-50" else int(dataset.split("-")[1][0])
     asked = {_plain(q.question) for q in sample(load_metaqa(metaqa_dir() / f"dev_{hops}hop.txt"), limit, 0)}

@@ -38,9 +38,9 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from evals.cli import add_eval_arguments, provenance, run_eval
-from evals.smollm_bank import bank_kb, check_disjoint
-from evals.smollm_report import render
+from hybridrag.evals.cli import add_eval_arguments, provenance, run_eval
+from hybridrag.evals.smollm_bank import bank_kb, check_disjoint
+from hybridrag.evals.smollm_report import render
 
 LLM = "local:smollm2"
 SETTINGS = ("bank", "schema", "fixed", "none")

@@ -19,8 +19,8 @@ import json
 import statistics
 from pathlib import Path
 
-from evals.oracle_router import relation_path
-from evals.summary import read_records, summarise
+from hybridrag.evals.oracle_router import relation_path
+from hybridrag.evals.summary import read_records, summarise
 
 GOALS = {"1hop": 0.8, "2hop": 0.6}  # issue 11: hybgrag and mor Hit@1 with the bank
 PATH_GOAL, CALL_P50_GOAL = 0.9, 3.0
@@ -29,7 +29,7 @@ PATH_GOAL, CALL_P50_GOAL = 0.9, 3.0
 def first_path(rec: dict) -> list[str] | None:
     """The relation path of the first routing (HybGRAG), planning (MoR) or question-analysis
     (HydraRAG: the skyline's relation words) decision, or None."""
-    from agents.hydrarag.analysis import split_chain
+    from hybridrag.agents.hydrarag.analysis import split_chain
 
     for step in rec.get("trace", []):
         if step.get("node") == "analyze_question":

@@ -24,7 +24,7 @@ import statistics
 import sys
 import time
 
-from evals.smollm_bank import bank_kb
+from hybridrag.evals.smollm_bank import bank_kb
 
 DATASETS = {"1hop": "metaqa-1hop", "2hop": "metaqa-2hop", "3hop": "metaqa-3hop", "hybrid50": "metaqa-hybrid-50"}
 
@@ -62,8 +62,8 @@ class Counter:
 
 def questions(key: str, n: int) -> list:
     """The first ``n`` questions of the dataset's seed-0 sample (as ``hybridrag eval --limit``)."""
-    from evals.datasets import load_metaqa, sample
-    from evals.hybrid import metaqa_dir
+    from hybridrag.evals.datasets import load_metaqa, sample
+    from hybridrag.evals.hybrid import metaqa_dir
 
     hops = 1 if key == "hybrid50" else int(key[0])
     return sample(load_metaqa(metaqa_dir() / f"dev_{hops}hop.txt"), n, 0)
@@ -73,15 +73,15 @@ def first_call(method: str, kb, model, question: str, shots: int) -> None:  # no
     """The role's first call for ``question``, built as the graph builds it."""
     schema = kb.graph.schema()
     if method == "hybgrag":
-        from agents.hybgrag import roles
-        from agents.hybgrag.shots import examples_for
+        from hybridrag.agents.hybgrag import roles
+        from hybridrag.agents.hybgrag.shots import examples_for
 
         examples = examples_for(kb, "router", question, "kb", shots, "")
         roles.route(model, roles.router_first_messages(question, schema, examples), "function_calling",
                     roles.router_choices(schema, question))
     else:
-        from agents.mor import roles
-        from agents.mor.examples import planner_shots
+        from hybridrag.agents.mor import roles
+        from hybridrag.agents.mor.examples import planner_shots
 
         examples = planner_shots(kb, question, "kb", shots, "paths", "")
         show = roles.schema_shown(os.environ.get("HYBRIDRAG_PLANNER_SCHEMA", "auto"), model, True, len(examples))
@@ -92,7 +92,7 @@ def first_call(method: str, kb, model, question: str, shots: int) -> None:  # no
 def gold_path(method: str, text: str, qtype: str | None) -> bool | None:
     """Whether the reply's relation path is the gold path of the question's type (as the report's
     *first path = gold*); None without a type or a readable reply."""
-    from evals.smollm_report import first_path, path_correct
+    from hybridrag.evals.smollm_report import first_path, path_correct
 
     try:
         data = json.loads(text)
@@ -125,8 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-grammar-check", action="store_true",
                    help="after each call, the same prompt without the grammar (same generated tokens)")
     args = p.parse_args(argv)
-    from agents.llm.models import load_chat_model
-    from kb.base import open_kb
+    from hybridrag.agents.llm.models import load_chat_model
+    from hybridrag.kb.base import open_kb
 
     kb = open_kb(bank_kb(DATASETS[args.dataset]))
     model = load_chat_model("local:smollm2")

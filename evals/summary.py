@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.metrics import ANSWER_METRICS, RETRIEVAL_METRICS, answer_scores, normalize_answer, retrieval_scores
+from hybridrag.evals.metrics import ANSWER_METRICS, RETRIEVAL_METRICS, answer_scores, normalize_answer, retrieval_scores
 
 LABELS = {
     "hit@1": "Hit@1", "hit@5": "Hit@5", "recall@20": "Recall@20 (STaRK)",

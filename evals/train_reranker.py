@@ -25,21 +25,21 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.mor import neural as nn_
-from agents.mor import rerank as rr
-from agents.mor import train_reranker as tr
-from agents.mor.matching import question_vector
-from agents.mor.organize import best_attempt
-from evals.cli import parse_overrides, resolve_dataset
-from evals.datasets import Question, load_questions, sample, with_answer_names
+from hybridrag.agents.mor import neural as nn_
+from hybridrag.agents.mor import rerank as rr
+from hybridrag.agents.mor import train_reranker as tr
+from hybridrag.agents.mor.matching import question_vector
+from hybridrag.agents.mor.organize import best_attempt
+from hybridrag.evals.cli import parse_overrides, resolve_dataset
+from hybridrag.evals.datasets import Question, load_questions, sample, with_answer_names
 
 
 def collect(questions: list[Question], ctx, progress: bool = True) -> list[tuple[Question, list[dict], list[bool]]]:
     """Each question's reranked attempt's candidates and their gold flags (graph run to the candidates)."""
     from tqdm import tqdm
 
-    from graphs.common import resolve_kb
-    from graphs.mor import graph
+    from hybridrag.graphs.common import resolve_kb
+    from hybridrag.graphs.mor import graph
 
     kb, out = resolve_kb(ctx), []
     ctx = replace(ctx, reranker="structure")  # the candidates do not depend on the reranker
@@ -140,10 +140,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Collect, train, compare, write; 0 on success."""
-    from evals.oracle import run as oracle_run
-    from evals.oracle.model import is_oracle_spec
-    from graphs import context_for
-    from graphs.common import resolve_kb
+    from hybridrag.evals.oracle import run as oracle_run
+    from hybridrag.evals.oracle.model import is_oracle_spec
+    from hybridrag.graphs import context_for
+    from hybridrag.graphs.common import resolve_kb
 
     args = parser().parse_args(argv)
     if not 0 < args.holdout < 1:

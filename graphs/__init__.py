@@ -20,17 +20,17 @@ class GraphInfo:
 REGISTRY: dict[str, GraphInfo] = {
     info.name: info
     for info in [
-        GraphInfo("fusion", "graphs.fusion", "FusionContext",
+        GraphInfo("fusion", "hybridrag.graphs.fusion", "FusionContext",
                   "Training-free KG + dense-text fusion: vector seeds, 1-hop expansion, Dice–Sørensen ranking."),
-        GraphInfo("hybgrag", "graphs.hybgrag", "HybGRAGContext",
+        GraphInfo("hybgrag", "hybridrag.graphs.hybgrag", "HybGRAGContext",
                   "HybGRAG: router over a text/hybrid retriever bank with a validator + commentor critic loop."),
-        GraphInfo("mor", "graphs.mor", "MoRContext",
+        GraphInfo("mor", "hybridrag.graphs.mor", "MoRContext",
                   "MoR: LLM planning graph → parallel mixed structural/textual traversal per route → "
                   "intersection → structure-aware trajectory rerank."),
-        GraphInfo("hydrarag", "graphs.hydrarag", "HydraRAGContext",
+        GraphInfo("hydrarag", "hybridrag.graphs.hydrarag", "HydraRAGContext",
                   "HydraRAG: skyline analysis, agentic KG/docs/web selection, multi-hop path search, "
                   "cross-source pruning, refine + CoT check over three exploration rounds."),
-        GraphInfo("ssrag", "graphs.ssrag", "SSRAGContext",
+        GraphInfo("ssrag", "hybridrag.graphs.ssrag", "SSRAGContext",
                   "SSRAG: query augmentation, TEMPORAL/FACTUAL routing (web or local), vector ∥ graph "
                   "retrieval unified by one cosine rerank, dedup, answer."),
     ]
@@ -58,9 +58,9 @@ def get_builder(name: str) -> Any:
     with each question asked on a thread (``graphs.threads.per_question``), and it can pause for a
     human's approval before retrieval (``approve=True``, ``graphs.approval``), and its state can be
     updated or forked (``graphs.rewire.forkable``)."""
-    from graphs.approval import with_approval
-    from graphs.rewire import forkable
-    from graphs.threads import per_question
+    from hybridrag.graphs.approval import with_approval
+    from hybridrag.graphs.rewire import forkable
+    from hybridrag.graphs.threads import per_question
 
     return forkable(per_question(with_approval(importlib.import_module(_info(name).module).builder, name)))
 
@@ -86,7 +86,7 @@ def context_for(name: str, **overrides: Any) -> Any:
 
 def retrieval_steps(name: str) -> dict[str, str]:
     """A method's retrieval steps (tool name → what it does): the names ``tools={...}`` in its context
-    may replace (:mod:`graphs.tool_steps`)."""
+    may replace (:mod:`tools.steps`)."""
     _info(name)
-    steps = importlib.import_module(f"graphs.tool_steps_{name}").STEPS
+    steps = importlib.import_module(f"hybridrag.agents.{name}.tools").STEPS
     return {n: s.description for n, s in steps.items()}

@@ -19,8 +19,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from graphs.common import context_of, traced
-from graphs.rewire import insert_after
+from hybridrag.graphs.common import context_of, traced
+from hybridrag.graphs.rewire import insert_after
 
 
 @dataclass(frozen=True)
@@ -64,11 +64,11 @@ def check_approvable(method: str, checkpointer: Any) -> None:
 
 
 def _edit_limit() -> int:
-    from graphs.policy import server_mode
+    from hybridrag.app.policy import server_mode
 
     if not server_mode():
         return MAX_EDIT_CHARS
-    from graphs.server_config import active_config
+    from hybridrag.app.server_config import active_config
 
     return active_config().max_edit_chars
 
@@ -108,7 +108,7 @@ def apply_answer(proposal: dict[str, Any], answer: Any, limit: int = MAX_EDIT_CH
 
 def approval_node(method: str, point: ApprovalPoint) -> Any:
     """The node that pauses for ``point`` when the run's context says ``approve=True``."""
-    from graphs import context_class
+    from hybridrag.graphs import context_class
 
     cls = context_class(method)
 

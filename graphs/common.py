@@ -12,8 +12,8 @@ from typing import Annotated, Any, Literal
 
 from typing_extensions import TypedDict
 
-from agents.llm.usage import add_usage, with_counters
-from graphs.run_memo import KBUnavailableError, resolve_kb, run_memo  # noqa: F401 - the graphs import these from here
+from hybridrag.agents.llm.usage import add_usage, with_counters
+from hybridrag.graphs.run_memo import KBUnavailableError, resolve_kb, run_memo  # noqa: F401 - the graphs import these from here
 
 
 def merge_usage(left: dict | None, right: dict | None) -> dict:
@@ -70,7 +70,7 @@ class Context:
                        "compiled with a checkpointer)."})
     tools: dict[str, Any] | None = field(default=None, metadata={"python_only": True, "description": (
         "Python only: replace retrieval steps of the method by your own LangChain tools, {step name: tool} "
-        "(graphs.tool_steps; e.g. {'dense_search': retriever.as_tool()}); never settable by a client.")})
+        "(tools.steps; e.g. {'dense_search': retriever.as_tool()}); never settable by a client.")})
 
     def __post_init__(self) -> None:
         """Apply ``HYBRIDRAG_*`` environment overrides to fields left at their default (not to the
@@ -85,8 +85,8 @@ class Context:
     def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> dict:
         """The JSON schema Studio renders: each field's description, and its values for a fixed choice;
         on a server, a KB or model field lists the names the operator gave, its default the operator's."""
-        from graphs.policy import RULES, server_mode
-        from graphs.server_config import named_choices
+        from hybridrag.app.policy import RULES, server_mode
+        from hybridrag.app.server_config import named_choices
 
         schema = handler(core_schema)
         target = handler.resolve_ref_schema(schema)
@@ -121,7 +121,7 @@ def context_of(runtime: Any, default: type[Context]) -> Context:
     """Return ``runtime.context`` or a default context when a caller passed none.
 
     In server mode (``HYBRIDRAG_SERVER_MODE``, set by langgraph.json for the Agent Server) the
-    context comes from a remote client: ``graphs.policy`` checks it and applies the operator's
+    context comes from a remote client: ``app.policy`` checks it and applies the operator's
     settings, raising ``PolicyError`` (naming the field) for anything a client may not set.
     Worked out once per graph run (the first node's result serves the run's other nodes).
     """
@@ -130,7 +130,7 @@ def context_of(runtime: Any, default: type[Context]) -> Context:
     hit = memo.get(key) if memo is not None else None
     if hit is not None and hit[0] is raw:
         return hit[1]
-    from graphs.policy import server_context, server_mode
+    from hybridrag.app.policy import server_context, server_mode
 
     ctx = server_context(raw, default) if server_mode() else with_configurable(raw, default, _run_configurable())
     if getattr(ctx, "approve", False):
@@ -144,8 +144,8 @@ def _check_approvable(cls: type) -> None:
     """``approve=True`` on a method that cannot pause, or on a run without a checkpointer, is an error."""
     from langgraph.config import get_config
 
-    from graphs.approval import check_approvable
-    from graphs.policy import method_of
+    from hybridrag.graphs.approval import check_approvable
+    from hybridrag.app.policy import method_of
 
     try:
         checkpointer = (get_config().get("configurable") or {}).get("__pregel_checkpointer")

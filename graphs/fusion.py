@@ -14,8 +14,8 @@ from typing import Literal, get_args
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from agents.fusion.paths import MAX_HOPS
-from agents.fusion.scoring import (
+from hybridrag.agents.fusion.paths import MAX_HOPS
+from hybridrag.agents.fusion.scoring import (
     Candidate,
     Scoring,
     answer_of,
@@ -26,11 +26,11 @@ from agents.fusion.scoring import (
     rank_by_evidence,
     seeds_of,
 )
-from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
-from graphs.tool_steps import check_overrides, run_step
-from graphs.tool_steps_fusion import STEPS
-from tools.dice import Tokenizer
-from tools.retrieval import mentions_in
+from hybridrag.graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
+from hybridrag.tools.steps import check_overrides, run_step
+from hybridrag.agents.fusion.tools import STEPS
+from hybridrag.tools.dice import Tokenizer
+from hybridrag.tools.retrieval import mentions_in
 
 Mode = Literal["hybrid", "vector", "graph", "bm25"]
 Route = Literal["has seeds", "no seeds"]

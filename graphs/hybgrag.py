@@ -8,7 +8,7 @@ iteration: router 1, validator 0-1 (none when the ``judge`` setting decides by r
 after the last iteration, whose feedback would go unused, and none when ``commentor="rules"``
 or the judge's rules decide it); at most 3.
 The hybrid module follows the router's relation path (:mod:`agents.hybgrag.paths`) unless
-``radius`` fixes the paper's ego-graph radius. Settings: :mod:`graphs.hybgrag_context`.
+``radius`` fixes the paper's ego-graph radius. Settings: :mod:`agents.hybgrag.context`.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from agents.hybgrag import critic as critic
-from agents.hybgrag import roles as roles
-from agents.hybgrag.paths import action_key, next_hops
-from agents.hybgrag.report import (
+from hybridrag.agents.hybgrag import critic as critic
+from hybridrag.agents.hybgrag import roles as roles
+from hybridrag.agents.hybgrag.paths import action_key, next_hops
+from hybridrag.agents.hybgrag.report import (
     evidence_of,
     first_answer,
     format_references,
@@ -29,16 +29,16 @@ from agents.hybgrag.report import (
     reference_dicts,
     render_trace,  # noqa: F401  (re-exported for callers of the graph)
 )
-from agents.hybgrag.retrieval import Retrieval, link_action, text_retrieve
-from agents.hybgrag.shots import examples_for
-from agents.hybgrag.text_hops import has_passages
-from agents.llm.constrained import is_llama_cpp
-from agents.llm.judge import few_shot_count
-from agents.llm.models import load_chat_model
-from graphs.common import InputState, OutputState, context_of, resolve_kb, timed, traced
-from graphs.hybgrag_context import HybGRAGContext
-from graphs.tool_steps import run_step
-from graphs.tool_steps_hybgrag import STEPS
+from hybridrag.agents.hybgrag.retrieval import Retrieval, link_action, text_retrieve
+from hybridrag.agents.hybgrag.shots import examples_for
+from hybridrag.tools.text_hops import has_passages
+from hybridrag.agents.llm.constrained import is_llama_cpp
+from hybridrag.agents.llm.judge import few_shot_count
+from hybridrag.agents.llm.models import load_chat_model
+from hybridrag.graphs.common import InputState, OutputState, context_of, resolve_kb, timed, traced
+from hybridrag.agents.hybgrag.context import HybGRAGContext
+from hybridrag.tools.steps import run_step
+from hybridrag.agents.hybgrag.tools import STEPS
 
 ModuleRoute = Literal["hybrid", "text"]
 ValidationRoute = Literal["accepted or out of iterations", "accepted: answer (QA mode)",
@@ -156,7 +156,7 @@ def retrieve_hybrid(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
             out = _outputs(kb, res, state["iteration"], set(ids), hops=hops, key=key)
     if not out["references"] and state["iteration"] >= ctx.max_iterations:
         # the loop's last retrieval found nothing: end with the text module's references, not none
-        from graphs.common import merge_usage
+        from hybridrag.graphs.common import merge_usage
 
         text = retrieve_text(state, runtime)
         note = traced("retrieve_hybrid", "nothing on the last iteration: the text module's references",

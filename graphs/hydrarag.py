@@ -21,13 +21,13 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from agents.hydrarag import answering as answering
-from agents.hydrarag import steps as steps
-from agents.llm.models import load_chat_model
-from graphs.common import InputState, OutputState, context_of, merge_usage, resolve_kb, timed
-from graphs.hydrarag_context import PHASES, HydraRAGContext
-from graphs.tool_steps import check_overrides
-from graphs.tool_steps_hydrarag import STEPS, explore_step
+from hybridrag.agents.hydrarag import answering as answering
+from hybridrag.agents.hydrarag import steps as steps
+from hybridrag.agents.llm.models import load_chat_model
+from hybridrag.graphs.common import InputState, OutputState, context_of, merge_usage, resolve_kb, timed
+from hybridrag.agents.hydrarag.context import PHASES, HydraRAGContext
+from hybridrag.tools.steps import check_overrides
+from hybridrag.agents.hydrarag.tools import STEPS, explore_step
 
 __all__ = ["PHASES", "HydraRAGContext", "builder", "graph", "render_trace"]
 

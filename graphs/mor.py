@@ -24,23 +24,23 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from agents.llm.constrained import is_llama_cpp
-from agents.llm.judge import few_shot_count
-from agents.llm.models import load_chat_model
-from agents.mor import rerank as rr
-from agents.mor import roles as roles
-from agents.mor import traversal as trav
-from agents.mor.critique import critique
-from agents.mor.examples import planner_shots
-from agents.mor.graph_first import select_graph_first
-from agents.mor.matching import question_vector
-from agents.mor.organize import best_attempt, neural_scores
-from agents.mor.output import is_own, outputs, references_text, render_trace
-from agents.mor.plan import validate_plan
-from graphs.common import InputState, OutputState, context_of, resolve_kb, timed, traced
-from graphs.mor_context import MoRContext
-from graphs.tool_steps import run_step
-from graphs.tool_steps_mor import STEPS, fillers, textual
+from hybridrag.agents.llm.constrained import is_llama_cpp
+from hybridrag.agents.llm.judge import few_shot_count
+from hybridrag.agents.llm.models import load_chat_model
+from hybridrag.agents.mor import rerank as rr
+from hybridrag.agents.mor import roles as roles
+from hybridrag.agents.mor import traversal as trav
+from hybridrag.agents.mor.critique import critique
+from hybridrag.agents.mor.examples import planner_shots
+from hybridrag.agents.mor.graph_first import select_graph_first
+from hybridrag.agents.mor.matching import question_vector
+from hybridrag.agents.mor.organize import best_attempt, neural_scores
+from hybridrag.agents.mor.output import is_own, outputs, references_text, render_trace
+from hybridrag.agents.mor.plan import validate_plan
+from hybridrag.graphs.common import InputState, OutputState, context_of, resolve_kb, timed, traced
+from hybridrag.agents.mor.context import MoRContext
+from hybridrag.tools.steps import run_step
+from hybridrag.agents.mor.tools import STEPS, fillers, textual
 
 PlanRoute = Literal["valid plan: traverse each route", "invalid plan: re-plan", "invalid plan: textual matching"]
 IntersectRoute = Literal["problems named: re-plan", "no problem or no plan left: rerank"]

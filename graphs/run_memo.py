@@ -12,10 +12,10 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kb.base import KnowledgeBase, open_kb
+from hybridrag.kb.base import KnowledgeBase, open_kb
 
 if TYPE_CHECKING:
-    from graphs.common import Context
+    from hybridrag.graphs.common import Context
 
 
 class KBUnavailableError(ValueError):
@@ -73,16 +73,16 @@ def resolve_kb(ctx: Context) -> KnowledgeBase:
 
 def _open_kb_of(ctx: Context) -> KnowledgeBase:
     """The KB of ``ctx`` from the process-wide cache (``kb.base.open_kb``)."""
-    from graphs.policy import server_mode
+    from hybridrag.app.policy import server_mode
 
     if ctx.kb in ("", "sample"):
-        from kb.sample import sample_kb_dir
+        from hybridrag.kb.sample import sample_kb_dir
 
         return open_kb(sample_kb_dir())
     if not server_mode():
         return open_kb(ctx.kb)
-    from graphs.server_config import active_config
-    from kb.model import KBError
+    from hybridrag.app.server_config import active_config
+    from hybridrag.kb.model import KBError
 
     try:
         return open_kb(ctx.kb)

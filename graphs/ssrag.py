@@ -21,15 +21,15 @@ from __future__ import annotations
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 
-from agents.llm.structured import add_usage
-from agents.ssrag import correct as fix
-from agents.ssrag import retrieval as ret
-from agents.ssrag import shots
-from agents.ssrag import unify as uni
-from agents.ssrag.chain import chain_text, example_chain
-from agents.ssrag.vectors import query_vector
-from graphs.common import InputState, OutputState, resolve_kb, timed, traced
-from graphs.ssrag_edges import (
+from hybridrag.agents.llm.structured import add_usage
+from hybridrag.agents.ssrag import correct as fix
+from hybridrag.agents.ssrag import retrieval as ret
+from hybridrag.agents.ssrag import shots
+from hybridrag.agents.ssrag import unify as uni
+from hybridrag.agents.ssrag.chain import chain_text, example_chain
+from hybridrag.agents.ssrag.vectors import query_vector
+from hybridrag.graphs.common import InputState, OutputState, resolve_kb, timed, traced
+from hybridrag.graphs.ssrag_edges import (
     AFTER_DEDUP,
     AFTER_VERIFY,
     ENTITIES,
@@ -41,10 +41,10 @@ from graphs.ssrag_edges import (
     branches,
     route_after_dedup,
 )
-from graphs.ssrag_query import decompose_query, detect_intent, enhance_query, extract_entities, route_query
-from graphs.ssrag_small import constrained, rule_answer, small
-from graphs.ssrag_state import SSRAGContext, State, _asked, _ctx, _nodes, _out, _setup
-from graphs.tool_steps_ssrag import step
+from hybridrag.graphs.ssrag_query import decompose_query, detect_intent, enhance_query, extract_entities, route_query
+from hybridrag.graphs.ssrag_small import constrained, rule_answer, small
+from hybridrag.graphs.ssrag_state import SSRAGContext, State, _asked, _ctx, _nodes, _out, _setup
+from hybridrag.agents.ssrag.tools import step
 
 __all__ = ["SSRAGContext", "State", "builder", "graph"]
 

@@ -15,7 +15,7 @@ from typing import Literal
 
 from langgraph.graph import END
 
-from graphs.ssrag_state import State
+from hybridrag.graphs.ssrag_state import State
 
 
 def after_entities(state: State) -> Literal["entities unknown: ask again", "entities linked", "stalled"]:

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from agents.llm.structured import add_usage
-from agents.ssrag import augment as aug
-from agents.ssrag import correct as fix
-from agents.ssrag import routing as rt
-from agents.ssrag import shots
-from agents.ssrag.vectors import query_vector
-from graphs.common import timed
-from graphs.ssrag_small import RULED, extract, rule_intent, small
-from graphs.ssrag_state import SSRAGContext, State, _out, _setup
+from hybridrag.agents.llm.structured import add_usage
+from hybridrag.agents.ssrag import augment as aug
+from hybridrag.agents.ssrag import correct as fix
+from hybridrag.agents.ssrag import routing as rt
+from hybridrag.agents.ssrag import shots
+from hybridrag.agents.ssrag.vectors import query_vector
+from hybridrag.graphs.common import timed
+from hybridrag.graphs.ssrag_small import RULED, extract, rule_intent, small
+from hybridrag.graphs.ssrag_state import SSRAGContext, State, _out, _setup
 
 
 def decompose_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:

@@ -40,12 +40,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.llm.constrained import is_llama_cpp, question_spans
-from agents.llm.judge import use_rules
-from agents.ssrag import augment as aug
-from agents.ssrag import unify as uni
-from kb.base import KnowledgeBase
-from tools.names import known_names
+from hybridrag.agents.llm.constrained import is_llama_cpp, question_spans
+from hybridrag.agents.llm.judge import use_rules
+from hybridrag.agents.ssrag import augment as aug
+from hybridrag.agents.ssrag import unify as uni
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.tools.names import known_names
 
 RULED = "judge rules (small model)"
 

@@ -7,11 +7,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agents.llm.models import load_chat_model
-from agents.ssrag.settings import SSRAGSettings, check_choices
-from graphs.common import Context, InputState, OutputState, context_of, resolve_kb, traced
-from graphs.tool_steps import check_overrides
-from graphs.tool_steps_ssrag import STEPS
+from hybridrag.agents.llm.models import load_chat_model
+from hybridrag.agents.ssrag.settings import SSRAGSettings, check_choices
+from hybridrag.graphs.common import Context, InputState, OutputState, context_of, resolve_kb, traced
+from hybridrag.tools.steps import check_overrides
+from hybridrag.agents.ssrag.tools import STEPS
 
 
 @dataclass(kw_only=True)

@@ -22,7 +22,7 @@ from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.channels.last_value import LastValue
 from langgraph.constants import START
 
-from graphs.rewire import insert_after
+from hybridrag.graphs.rewire import insert_after
 
 NEW_QUESTION = "hybridrag:new-question"
 """What ``start_question`` writes to a key to empty it (a plain string: checkpoints stay JSON)."""

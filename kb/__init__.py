@@ -6,7 +6,7 @@ import os
 # idle OpenMP threads then sleep instead of busy-spinning (10-40x slower calls under load).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from kb.model import (  # noqa: E402
+from hybridrag.kb.model import (  # noqa: E402
     Entity,
     KBError,
     MalformedInputError,

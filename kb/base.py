@@ -13,12 +13,12 @@ from typing import TypeVar
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from kb.embeddings import embed_matrix, embed_query, get_embeddings
-from kb.kb_check import check_files, check_parts, check_query_dim, read_manifest
-from kb.kb_dir import build_token, resolve_build
-from kb.model import Entity, KBError, UnknownEntityError
-from kb.store import GraphStore
-from kb.text_index import BM25Index, DenseIndex, Doc, load_docs
+from hybridrag.kb.embeddings import embed_matrix, embed_query, get_embeddings
+from hybridrag.kb.kb_check import check_files, check_parts, check_query_dim, read_manifest
+from hybridrag.kb.kb_dir import build_token, resolve_build
+from hybridrag.kb.model import Entity, KBError, UnknownEntityError
+from hybridrag.kb.store import GraphStore
+from hybridrag.kb.text_index import BM25Index, DenseIndex, Doc, load_docs
 
 T = TypeVar("T")
 
@@ -69,7 +69,7 @@ class KnowledgeBase:
                           f"{str(exc).splitlines()[0] if str(exc) else ''}); re-run `hybridrag ingest`") from None
 
     def _open_graph(self) -> GraphStore:
-        from kb.graph_backends import open_graph
+        from hybridrag.kb.graph_backends import open_graph
 
         cfg = self.manifest.get("graph", {"backend": "memory"})
         if cfg.get("backend", "memory") == "memory":

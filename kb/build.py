@@ -17,7 +17,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from kb.model import Entity, RelationType, Schema, Triple
+from hybridrag.kb.model import Entity, RelationType, Schema, Triple
 
 _FIELDS = attrgetter("head", "type", "tail")
 

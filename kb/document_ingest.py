@@ -18,13 +18,13 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from kb.documents import Chunk, DocumentError, SourceDocument, chunk_document
-from kb.embeddings import DEFAULT_EMBEDDINGS
-from kb.ingest import IngestReport, ingest
-from kb.kb_dir import build_token, has_build, resolve_build
-from kb.model import Entity, KBError, Passage, Triple
-from kb.provenance import DOCUMENTS, MERGES, PROVENANCE, provenance_rows, read_jsonl, write_jsonl
-from kb.resolve import Resolved
+from hybridrag.kb.documents import Chunk, DocumentError, SourceDocument, chunk_document
+from hybridrag.kb.embeddings import DEFAULT_EMBEDDINGS
+from hybridrag.kb.ingest import IngestReport, ingest
+from hybridrag.kb.kb_dir import build_token, has_build, resolve_build
+from hybridrag.kb.model import Entity, KBError, Passage, Triple
+from hybridrag.kb.provenance import DOCUMENTS, MERGES, PROVENANCE, provenance_rows, read_jsonl, write_jsonl
+from hybridrag.kb.resolve import Resolved
 
 STAGING = ".documents-work"
 
@@ -65,8 +65,8 @@ def read_existing(root: Path) -> Existing:
     """Entities, triples, passages and document records of the live build (nothing when there is none)."""
     if not has_build(root):
         return Existing()
-    from kb.memory_store import InMemoryGraphStore
-    from kb.text_index import load_docs
+    from hybridrag.kb.memory_store import InMemoryGraphStore
+    from hybridrag.kb.text_index import load_docs
 
     build = resolve_build(root)
     store = InMemoryGraphStore.load(build.path)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb.model import KBError
+from hybridrag.kb.model import KBError
 
 log = logging.getLogger(__name__)
 

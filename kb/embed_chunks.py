@@ -18,8 +18,8 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from tqdm import tqdm
 
-from kb.embeddings import embed_matrix
-from kb.model import KBError
+from hybridrag.kb.embeddings import embed_matrix
+from hybridrag.kb.model import KBError
 
 CHUNK_ENV = "HYBRIDRAG_EMBED_CHUNK"
 DEFAULT_CHUNK = 1024

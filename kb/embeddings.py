@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from kb.cancel import watch_layers
-from kb.model import KBError
+from hybridrag.kb.cancel import watch_layers
+from hybridrag.kb.model import KBError
 
 DEFAULT_EMBEDDINGS = "local:all-MiniLM-L6-v2"
 SMALL_BATCH = 64  # encodes of at most this many texts are query-time work
@@ -59,7 +59,7 @@ class LocalSentenceEmbeddings(Embeddings):
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-        from kb.bert_numpy import supported
+        from hybridrag.kb.bert_numpy import supported
 
         self.path = Path(model_path)
         self.batch_size = batch_size
@@ -91,7 +91,7 @@ class LocalSentenceEmbeddings(Embeddings):
 
         with self._lock:
             if self._numpy is None:
-                from kb.bert_numpy import NumpyBert
+                from hybridrag.kb.bert_numpy import NumpyBert
 
                 self._numpy = NumpyBert(self.path)
         with threadpool_limits(limits=encode_threads(1) or None, user_api="blas"):

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from kb.documents import Chunk
-from kb.extract_schema import GraphSchema, label
+from hybridrag.kb.documents import Chunk
+from hybridrag.kb.extract_schema import GraphSchema, label
 
 MAX_ITEMS = 64  # entities, and relations, kept per chunk; the rest is counted as over_cap
 

@@ -14,9 +14,9 @@ import os
 import threading
 from pathlib import Path
 
-from kb.documents import Chunk
-from kb.extract import Extraction
-from kb.extract_schema import GraphSchema
+from hybridrag.kb.documents import Chunk
+from hybridrag.kb.extract import Extraction
+from hybridrag.kb.extract_schema import GraphSchema
 
 
 class ExtractionCache:

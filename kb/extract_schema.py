@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb.model import KBError
+from hybridrag.kb.model import KBError
 
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 

@@ -20,10 +20,10 @@ import threading
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from kb.graph_codec import HEX
-from kb.graph_cypher_store import CypherGraphStore
-from kb.graph_timeouts import graph_timeout, one_line, redact
-from kb.model import GraphUnavailableError, KBError
+from hybridrag.kb.graph_codec import HEX
+from hybridrag.kb.graph_cypher_store import CypherGraphStore
+from hybridrag.kb.graph_timeouts import graph_timeout, one_line, redact
+from hybridrag.kb.model import GraphUnavailableError, KBError
 
 GRAPH_NAME = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 SCHEMES = {"redis": "redis", "rediss": "rediss", "falkor": "redis", "falkors": "rediss"}

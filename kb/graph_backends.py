@@ -16,10 +16,10 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-from kb.graph_timeouts import redact
-from kb.graph_versions import GraphTarget, check_prefix_owner
-from kb.model import KBError
-from kb.store import GraphStore
+from hybridrag.kb.graph_timeouts import redact
+from hybridrag.kb.graph_versions import GraphTarget, check_prefix_owner
+from hybridrag.kb.model import KBError
+from hybridrag.kb.store import GraphStore
 
 BACKENDS = ("neo4j", "falkordb")
 
@@ -28,16 +28,16 @@ def open_graph(cfg: dict, directory: Path) -> GraphStore:
     """Open the graph store a manifest's ``graph`` entry names."""
     match cfg.get("backend", "memory"):
         case "memory":
-            from kb.memory_store import InMemoryGraphStore
+            from hybridrag.kb.memory_store import InMemoryGraphStore
 
             return InMemoryGraphStore.load(directory)
         case "neo4j":
-            from kb.neo4j_store import Neo4jGraphStore
+            from hybridrag.kb.neo4j_store import Neo4jGraphStore
 
             ns = cfg.get("namespace")
             return Neo4jGraphStore.connect(cfg["uri"], namespace=ns, must_exist=ns is not None)
         case "falkordb":
-            from kb.falkordb_store import FalkorDBGraphStore
+            from hybridrag.kb.falkordb_store import FalkorDBGraphStore
 
             return FalkorDBGraphStore.connect(cfg["uri"], cfg.get("graph"), must_exist=True)
         case other:
@@ -57,7 +57,7 @@ def export_graph(backend: str, uri: str, store: GraphStore, progress: bool = Tru
         raise KBError(f"unknown graph backend {backend!r}: use {' or '.join(BACKENDS)}")
     every_triple = store.neighbors((e.id for e in store.entities), direction="out")  # type: ignore[attr-defined]
     if target is not None:
-        from kb.graph_cypher_store import check_relation_type
+        from hybridrag.kb.graph_cypher_store import check_relation_type
 
         for rel in {t.type for t in every_triple}:  # before anything is written or claimed
             check_relation_type(rel)
@@ -66,12 +66,12 @@ def export_graph(backend: str, uri: str, store: GraphStore, progress: bool = Tru
             server.write(store.entities, every_triple, progress=progress, owner=target.owner)  # type: ignore[attr-defined]
         return target.entry
     if backend == "neo4j":
-        from kb.neo4j_store import Neo4jGraphStore
+        from hybridrag.kb.neo4j_store import Neo4jGraphStore
 
         with Neo4jGraphStore.connect(uri) as neo:
             neo.write(store.entities, every_triple, progress=progress)  # type: ignore[attr-defined]
         return {"backend": "neo4j", "uri": uri}
-    from kb.falkordb_store import FalkorDBGraphStore, split_uri
+    from hybridrag.kb.falkordb_store import FalkorDBGraphStore, split_uri
 
     url, name = split_uri(uri)
     name = name or f"hybridrag_{uuid.uuid4().hex[:12]}"
@@ -84,10 +84,10 @@ def export_graph(backend: str, uri: str, store: GraphStore, progress: bool = Tru
 def _open_target(entry: dict):
     """A write handle on a build's graph or namespace (no format check: it is new)."""
     if entry["backend"] == "neo4j":
-        from kb.neo4j_store import Neo4jGraphStore
+        from hybridrag.kb.neo4j_store import Neo4jGraphStore
 
         return Neo4jGraphStore.connect(entry["uri"], namespace=entry["namespace"], check=False)
-    from kb.falkordb_store import FalkorDBGraphStore
+    from hybridrag.kb.falkordb_store import FalkorDBGraphStore
 
     return FalkorDBGraphStore(entry["uri"], entry["graph"])
 
@@ -95,12 +95,12 @@ def _open_target(entry: dict):
 def graph_exists(cfg: dict) -> bool:
     """True when the server still holds the graph (or namespace) of a manifest ``graph`` entry."""
     if cfg.get("backend") == "falkordb":
-        from kb.falkordb_store import FalkorDBGraphStore
+        from hybridrag.kb.falkordb_store import FalkorDBGraphStore
 
         with FalkorDBGraphStore(cfg["uri"], cfg.get("graph")) as falkor:
             return falkor.graph_name in falkor.list_graphs()
     if cfg.get("backend") == "neo4j" and cfg.get("namespace"):
-        from kb.graph_namespace import namespace_exists
+        from hybridrag.kb.graph_namespace import namespace_exists
 
         with _open_target(cfg) as neo:
             return namespace_exists(neo, cfg["namespace"])
@@ -114,7 +114,7 @@ def drop_graph(cfg: dict) -> None:
     may hold other KBs' graphs too, so that is a KBError saying so.
     """
     if cfg.get("backend") == "falkordb":
-        from kb.falkordb_store import FalkorDBGraphStore
+        from hybridrag.kb.falkordb_store import FalkorDBGraphStore
 
         with FalkorDBGraphStore(cfg["uri"], cfg.get("graph")) as falkor:
             falkor.drop()

@@ -15,13 +15,13 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kb import graph_read as rd
-from kb import neo4j_cypher as cy
-from kb.graph_codec import PLAIN, Codec, digest
-from kb.graph_namespace import delete_namespace
-from kb.graph_write import batches, message_bytes, write_graph, write_meta, write_owner
-from kb.model import Entity, KBError, RelationType, Schema, Subgraph, Triple
-from kb.store import Direction
+from hybridrag.kb import graph_read as rd
+from hybridrag.kb import neo4j_cypher as cy
+from hybridrag.kb.graph_codec import PLAIN, Codec, digest
+from hybridrag.kb.graph_namespace import delete_namespace
+from hybridrag.kb.graph_write import batches, message_bytes, write_graph, write_meta, write_owner
+from hybridrag.kb.model import Entity, KBError, RelationType, Schema, Subgraph, Triple
+from hybridrag.kb.store import Direction
 
 REL_TYPE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 

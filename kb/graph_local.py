@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kb.graph_bolt import HANDSHAKE as BOLT_HANDSHAKE
+from hybridrag.kb.graph_bolt import HANDSHAKE as BOLT_HANDSHAKE
 
 
 def binaries() -> tuple[str, str]:

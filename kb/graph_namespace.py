@@ -15,10 +15,10 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from kb.model import GraphUnavailableError, KBError
+from hybridrag.kb.model import GraphUnavailableError, KBError
 
 if TYPE_CHECKING:
-    from kb.graph_cypher_store import CypherGraphStore
+    from hybridrag.kb.graph_cypher_store import CypherGraphStore
 
 NAMESPACE = re.compile(r"^[A-Za-z0-9_]{1,100}$")
 LABELS = ("Entity", "HybridragMeta", "HybridragStage")

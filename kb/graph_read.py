@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kb import neo4j_cypher as cy
-from kb.model import Entity, KBError
+from hybridrag.kb import neo4j_cypher as cy
+from hybridrag.kb.model import Entity, KBError
 
 if TYPE_CHECKING:
-    from kb.graph_cypher_store import CypherGraphStore
+    from hybridrag.kb.graph_cypher_store import CypherGraphStore
 
 FIRST_ALIASES = 8  # aliases sent with an entity record; the others are fetched one by one
 ID_CACHE_SIZE = 200_000

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from kb.model import GraphUnavailableError, KBError
+from hybridrag.kb.model import GraphUnavailableError, KBError
 
 DEFAULT_TIMEOUT = 10.0
 T = TypeVar("T")

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kb.graph_timeouts import redact
-from kb.model import KBError
+from hybridrag.kb.graph_timeouts import redact
+from hybridrag.kb.model import KBError
 
 BUILD_SUFFIX = r"\.\d{8}T\d{6}\.\d{6}-[0-9a-f]{6}"  # ".<build id>" as kb.kb_dir.new_build_dir makes it
 
@@ -41,12 +41,12 @@ def plan_target(backend: str, uri: str, kb_id: str, kb_path: Path, build_id: str
     """The graph (or namespace) a new build ``build_id`` of KB ``kb_id`` writes; nothing is sent yet."""
     owner = {"kb": kb_id, "kb_path": str(Path(kb_path).resolve()), "build": build_id, "shared": False}
     if backend == "neo4j":
-        from kb.graph_namespace import check_namespace
+        from hybridrag.kb.graph_namespace import check_namespace
 
         ns = check_namespace(f"k{kb_id[:8]}_{re.sub(r'[^A-Za-z0-9]', '_', build_id)}")
         return GraphTarget({"backend": "neo4j", "uri": uri, "namespace": ns}, owner)
     if backend == "falkordb":
-        from kb.falkordb_store import check_graph_name, uri_options
+        from hybridrag.kb.falkordb_store import check_graph_name, uri_options
 
         url, name, shared = uri_options(uri)
         prefix = check_graph_name(name) if name else f"hybridrag_{kb_id[:12]}"
@@ -64,8 +64,8 @@ def check_prefix_owner(target: GraphTarget, own_graphs: set[str]) -> None:
     """
     if target.prefix is None:
         return
-    from kb.falkordb_store import FalkorDBGraphStore
-    from kb.graph_write import read_owner
+    from hybridrag.kb.falkordb_store import FalkorDBGraphStore
+    from hybridrag.kb.graph_write import read_owner
 
     url, prefix, me = target.entry["uri"], target.prefix, target.owner
     same = re.compile(re.escape(prefix) + f"(?:{BUILD_SUFFIX})?$")

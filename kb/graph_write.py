@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from kb import neo4j_cypher as cy
-from kb.graph_codec import Codec, digest
-from kb.model import Entity, GraphUnavailableError, KBError, Triple
+from hybridrag.kb import neo4j_cypher as cy
+from hybridrag.kb.graph_codec import Codec, digest
+from hybridrag.kb.model import Entity, GraphUnavailableError, KBError, Triple
 
 if TYPE_CHECKING:
-    from kb.graph_cypher_store import CypherGraphStore
+    from hybridrag.kb.graph_cypher_store import CypherGraphStore
 
 _MARGIN = 64  # bytes of message framing beyond query text and JSON-sized parameters
 OWNER_WRITE = ("MERGE (m:HybridragMeta {key: 'schema'}) "

@@ -20,12 +20,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb.build import assemble, gc_paused
-from kb.embed_chunks import embed_in_chunks
-from kb.embeddings import DEFAULT_EMBEDDINGS, get_embeddings
-from kb.ingest_inputs import Inputs, parse_inputs
-from kb.ingest_state import StageMarker, ingest_lock
-from kb.kb_dir import (
+from hybridrag.kb.build import assemble, gc_paused
+from hybridrag.kb.embed_chunks import embed_in_chunks
+from hybridrag.kb.embeddings import DEFAULT_EMBEDDINGS, get_embeddings
+from hybridrag.kb.ingest_inputs import Inputs, parse_inputs
+from hybridrag.kb.ingest_state import StageMarker, ingest_lock
+from hybridrag.kb.kb_dir import (
     FORMAT_VERSION,
     MANIFEST,
     PARTIAL,
@@ -39,9 +39,9 @@ from kb.kb_dir import (
     server_graphs,
     work_dir,
 )
-from kb.memory_store import InMemoryGraphStore
-from kb.model import Entity, KBError, Passage
-from kb.text_index import BM25Index, DenseIndex, Doc, save_docs
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.model import Entity, KBError, Passage
+from hybridrag.kb.text_index import BM25Index, DenseIndex, Doc, save_docs
 
 __all__ = ["FORMAT_VERSION", "IngestReport", "build_graph", "entity_doc_text", "ingest"]
 log = logging.getLogger(__name__)
@@ -146,8 +146,8 @@ def ingest(
 
 def _drop_graph(entry: dict, warnings: list[str]) -> bool:
     """Delete a graph-server graph no build uses; a failure is a warning, not an error. True when dropped."""
-    from kb.graph_backends import drop_graph
-    from kb.graph_timeouts import redact
+    from hybridrag.kb.graph_backends import drop_graph
+    from hybridrag.kb.graph_timeouts import redact
 
     try:
         drop_graph(entry)
@@ -171,8 +171,8 @@ def _discard(partial: Path) -> None:
 
 def _export(root: Path, out: Path, backend: str, uri: str, store: InMemoryGraphStore, progress: bool) -> dict:
     """Export the graph to a server graph of this build's own; return the manifest's ``graph`` entry."""
-    from kb.graph_backends import export_graph
-    from kb.graph_versions import plan_target
+    from hybridrag.kb.graph_backends import export_graph
+    from hybridrag.kb.graph_versions import plan_target
 
     target = plan_target(backend, uri, kb_id(root), root, out.name.removesuffix(PARTIAL))
     record_target(out, target.entry)  # before anything is sent: a killed export's graph gets dropped

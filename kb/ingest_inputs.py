@@ -8,9 +8,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from kb.build import gc_paused, triple_keys
-from kb.loaders import read_entities, read_passages, read_triples, read_type_map
-from kb.model import Entity, Passage, Triple
+from hybridrag.kb.build import gc_paused, triple_keys
+from hybridrag.kb.loaders import read_entities, read_passages, read_triples, read_type_map
+from hybridrag.kb.model import Entity, Passage, Triple
 
 
 @dataclass

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from kb.kb_dir import LOCK, work_dir
-from kb.model import KBError
+from hybridrag.kb.kb_dir import LOCK, work_dir
+from hybridrag.kb.model import KBError
 
 STAGES = ("parse", "graph", "embeddings", "indexes")
 HOLD_ENV = "HYBRIDRAG_TEST_INGEST_HOLD"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kb.model import KBError
+from hybridrag.kb.model import KBError
 
 
 def read_rows(path: Path) -> list:

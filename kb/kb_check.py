@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kb.kb_dir import FORMAT_VERSION, MANIFEST, BuildRef
-from kb.model import KBError
+from hybridrag.kb.kb_dir import FORMAT_VERSION, MANIFEST, BuildRef
+from hybridrag.kb.model import KBError
 
 RERUN = "re-run `hybridrag ingest`"
 

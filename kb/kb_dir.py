@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb.model import KBError
+from hybridrag.kb.model import KBError
 
 FORMAT_VERSION = 2  # 2: builds behind the ``current`` pointer; 1: parts at the top (still read)
 CURRENT, MANIFEST, BUILDS, WORK, LOCK = "current", "manifest.json", "builds", ".ingest-work", ".ingest.lock"

@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from kb.model import Entity, KBError, MalformedInputError, Passage, Triple
+from hybridrag.kb.model import Entity, KBError, MalformedInputError, Passage, Triple
 
 
 def check_input_file(path: Path) -> None:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
-from kb.cancel import check_cancelled
-from kb.jsonl import read_rows
-from kb.kb_dir import CURRENT, resolve_build
-from kb.model import Entity, Schema, Subgraph, Triple
-from kb.store import Direction
+from hybridrag.kb.cancel import check_cancelled
+from hybridrag.kb.jsonl import read_rows
+from hybridrag.kb.kb_dir import CURRENT, resolve_build
+from hybridrag.kb.model import Entity, Schema, Subgraph, Triple
+from hybridrag.kb.store import Direction
 
 
 def _csr(src: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -16,8 +16,8 @@ import os
 import threading
 from typing import Any
 
-from kb import neo4j_cypher as cy
-from kb.graph_bolt import (
+from hybridrag.kb import neo4j_cypher as cy
+from hybridrag.kb.graph_bolt import (
     FALKORDB_MAX_MESSAGE,
     FALKORDB_MAX_RECORD,
     GENUINE_PROBE,
@@ -25,11 +25,11 @@ from kb.graph_bolt import (
     bolt_address,
     skip_goodbye,
 )
-from kb.graph_codec import HEX, PLAIN, digest
-from kb.graph_cypher_store import REL_TYPE, CypherGraphStore, check_relation_type
-from kb.graph_namespace import check_namespace, scoped
-from kb.graph_timeouts import call_with_deadline, graph_timeout, one_line, redact
-from kb.model import GraphUnavailableError, KBError, Triple
+from hybridrag.kb.graph_codec import HEX, PLAIN, digest
+from hybridrag.kb.graph_cypher_store import REL_TYPE, CypherGraphStore, check_relation_type
+from hybridrag.kb.graph_namespace import check_namespace, scoped
+from hybridrag.kb.graph_timeouts import call_with_deadline, graph_timeout, one_line, redact
+from hybridrag.kb.model import GraphUnavailableError, KBError, Triple
 
 __all__ = ["REL_TYPE", "Neo4jGraphStore", "check_relation_type"]
 

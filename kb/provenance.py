@@ -21,9 +21,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb.extract import name_key
-from kb.extract_schema import label
-from kb.model import Triple
+from hybridrag.kb.extract import name_key
+from hybridrag.kb.extract_schema import label
+from hybridrag.kb.model import Triple
 
 DOCUMENTS, PROVENANCE, MERGES = "documents.jsonl", "provenance.jsonl", "merges.jsonl"
 ARROW = " → "
@@ -69,7 +69,7 @@ class Provenance:
         """Read a build folder, or the live build of a KB directory."""
         path = Path(build)
         if not (path / "manifest.json").is_file() or (path / "current").is_symlink():
-            from kb.kb_dir import resolve_build
+            from hybridrag.kb.kb_dir import resolve_build
 
             path = resolve_build(path).path
         out = cls()

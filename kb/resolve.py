@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from kb.extract import ChunkFacts, name_key
-from kb.model import Entity, Triple
+from hybridrag.kb.extract import ChunkFacts, name_key
+from hybridrag.kb.model import Entity, Triple
 
 WINDOW = 12  # neighbours in sorted order compared for near-duplicates
 ARTICLES = ("the ", "a ", "an ")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from kb.kb_dir import has_build
+from hybridrag.kb.kb_dir import has_build
 
 SAMPLE_SRC = Path(__file__).parent / "sample"
 TYPE_MAP = Path(__file__).parent / "data" / "metaqa_types.json"
@@ -31,7 +31,7 @@ def sample_kb_dir(progress: bool = False) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(out) + ".lock"):
         if not has_build(out):
-            from kb.ingest import ingest
+            from hybridrag.kb.ingest import ingest
 
             ingest(out, [SAMPLE_SRC / "triples.txt"], passages=SAMPLE_SRC / "passages.jsonl",
                    type_map=TYPE_MAP, progress=progress)

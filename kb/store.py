@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Literal, Protocol, runtime_checkable
 
-from kb.model import Entity, Schema, Subgraph, Triple
+from hybridrag.kb.model import Entity, Schema, Subgraph, Triple
 
 Direction = Literal["out", "in", "both"]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from kb.jsonl import read_rows
+from hybridrag.kb.jsonl import read_rows
 
 # Exact search up to this many rows; HNSW (the paper's ChromaDB index type) beyond it.
 HNSW_THRESHOLD = 20_000

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from kb.model import Passage, Triple
+from hybridrag.kb.model import Passage, Triple
 
 TEMPLATES = {
     "directed_by": "{h} was directed by {t}.",

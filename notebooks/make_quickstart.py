@@ -52,8 +52,8 @@ relation to entity types. `hybridrag ingest` does the same from the command line
     (
         "code",
         """\
-from kb.ingest import ingest
-from kb.sample import TYPE_MAP
+from hybridrag.kb.ingest import ingest
+from hybridrag.kb.sample import TYPE_MAP
 
 triples = \"\"\"\\
 Big|directed_by|Penny Marshall
@@ -99,7 +99,7 @@ Each method is a compiled LangGraph graph; its settings (which KB, which model, 
     (
         "code",
         """\
-from graphs import context_for, get_graph, list_graphs
+from hybridrag.graphs import context_for, get_graph, list_graphs
 
 print("methods:", list_graphs())
 question = "which movies did Ron Howard direct"
@@ -164,7 +164,7 @@ method and its vector-only baseline (`--set mode=vector`). Each run writes
     (
         "code",
         """\
-from app.cli import main as hybridrag
+from hybridrag.app.cli import main as hybridrag
 
 questions = [
     {"id": "q1", "question": "who directed Big", "answers": ["Penny Marshall"]},
@@ -191,7 +191,7 @@ for label, extra in [("fusion", []), ("vector baseline", ["--set", "mode=vector"
 import matplotlib.pyplot as plt
 import numpy as np
 
-from evals.summary import LABELS
+from hybridrag.evals.summary import LABELS
 
 metrics = list(runs["fusion"]["metrics"])
 y = np.arange(len(metrics))

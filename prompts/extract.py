@@ -7,8 +7,8 @@ The chunk is the document's text, untrusted: it is filled in as a data block
 
 from __future__ import annotations
 
-from prompts import Prompt
-from prompts.data_block import guarded
+from hybridrag.prompts import Prompt
+from hybridrag.prompts.data_block import guarded
 
 VERSION = "2"  # part of the extraction cache key: a changed prompt re-extracts every chunk
 

@@ -37,7 +37,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from prompts.data_block import parse_blocks
+from hybridrag.prompts.data_block import parse_blocks
 
 STOP = frozenset("""
 a an the of in on at to for from by with about as into and or but not no nor is are was were be been

@@ -6,8 +6,8 @@ Table 4); the wording is ours. Few-shot examples live in ``prompts/examples/``.
 
 from __future__ import annotations
 
-from prompts import Prompt
-from prompts.data_block import guarded
+from hybridrag.prompts import Prompt
+from hybridrag.prompts.data_block import guarded
 
 ROUTER_SYSTEM = Prompt("hybgrag.router_system", guarded("""\
 You plan searches over a knowledge base made of a knowledge graph and text documents.

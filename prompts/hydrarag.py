@@ -10,8 +10,8 @@ sub-questions, paths, paragraphs, results, summaries), is filled in as data bloc
 
 from __future__ import annotations
 
-from prompts import Prompt
-from prompts.data_block import guarded
+from hybridrag.prompts import Prompt
+from hybridrag.prompts.data_block import guarded
 
 TOPICS_SYSTEM = Prompt("hydrarag.topics_system", """\
 List the topic entities of a question: the specific named things it mentions (people,

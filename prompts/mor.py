@@ -8,8 +8,8 @@ examples (:mod:`agents.mor.examples`) or, for MetaQA, ``prompts/examples/`` (``m
 
 from __future__ import annotations
 
-from prompts import Prompt
-from prompts.data_block import guarded
+from hybridrag.prompts import Prompt
+from hybridrag.prompts.data_block import guarded
 
 PLANNER_SYSTEM = Prompt("mor.planner_system", """\
 You turn a question into a search plan over a knowledge graph whose entities carry text.

@@ -10,8 +10,8 @@ the question and its sub-questions are the user's text.
 
 from __future__ import annotations
 
-from prompts import Prompt
-from prompts.data_block import guarded
+from hybridrag.prompts import Prompt
+from hybridrag.prompts.data_block import guarded
 
 DECOMPOSE_SYSTEM = Prompt("ssrag.decompose_system", """\
 You prepare user questions for a search system. Split the question into the smallest

@@ -12,8 +12,8 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from kb.loaders import read_triples  # noqa: E402
-from kb.verbalise import passages_about_heads  # noqa: E402
+from hybridrag.kb.loaders import read_triples  # noqa: E402
+from hybridrag.kb.verbalise import passages_about_heads  # noqa: E402
 
 N_MOVIES, HELD_OUT, SEED = 300, 0.3, 7
 out = Path(__file__).resolve().parents[1] / "kb" / "sample"

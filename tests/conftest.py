@@ -12,9 +12,9 @@ from collections.abc import Iterator  # noqa: E402
 import pytest  # noqa: E402
 from falkordb_server import FalkorDBServer  # noqa: E402
 
-from kb.build import assemble  # noqa: E402
-from kb.memory_store import InMemoryGraphStore  # noqa: E402
-from kb.model import Entity, Triple  # noqa: E402
+from hybridrag.kb.build import assemble  # noqa: E402
+from hybridrag.kb.memory_store import InMemoryGraphStore  # noqa: E402
+from hybridrag.kb.model import Entity, Triple  # noqa: E402
 
 GRAPH_ENTITIES = [
     Entity("marie", "Marie Curie", "person", "Physicist and chemist.", ("Maria Skłodowska", "Madame Curie")),
@@ -102,7 +102,7 @@ def write_test_graph(store) -> None:
 @pytest.fixture(scope="session")
 def neo4j_graph_store(falkordb_server: FalkorDBServer):
     """Neo4jGraphStore on FalkorDB's Bolt layer holding the test graph."""
-    from kb.neo4j_store import Neo4jGraphStore
+    from hybridrag.kb.neo4j_store import Neo4jGraphStore
 
     store = Neo4jGraphStore.connect(falkordb_server.uri)
     write_test_graph(store)
@@ -113,7 +113,7 @@ def neo4j_graph_store(falkordb_server: FalkorDBServer):
 @pytest.fixture(scope="session")
 def falkordb_graph_store(falkordb_server: FalkorDBServer):
     """FalkorDBGraphStore (FalkorDB's own client) holding the test graph in graph ``suite``."""
-    from kb.falkordb_store import FalkorDBGraphStore
+    from hybridrag.kb.falkordb_store import FalkorDBGraphStore
 
     store = FalkorDBGraphStore.connect(falkordb_server.redis_uri, "suite")
     write_test_graph(store)

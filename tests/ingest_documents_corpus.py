@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kb.extract import ExtractedEntity, ExtractedRelation, Extraction
+from hybridrag.kb.extract import ExtractedEntity, ExtractedRelation, Extraction
 
 VELTRIX_MD = """\
 # Veltrix Robotics

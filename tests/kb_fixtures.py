@@ -10,8 +10,8 @@ import pytest
 def movie_kb(tmp_path_factory: pytest.TempPathFactory, name: str, triples: str, passages: list[dict]) -> str:
     """Directory of a KB of ``triples`` (``head|relation|tail`` lines) and ``passages`` (JSONL rows),
     typed with the MetaQA type map."""
-    from kb.ingest import ingest
-    from kb.sample import TYPE_MAP
+    from hybridrag.kb.ingest import ingest
+    from hybridrag.kb.sample import TYPE_MAP
 
     src = tmp_path_factory.mktemp(f"{name}-src")
     (src / "triples.txt").write_text(triples, encoding="utf-8")

@@ -15,8 +15,8 @@ import pytest
 from conftest import write_test_graph
 from falkordb_server import free_port
 
-from kb.model import Entity, GraphUnavailableError, KBError, Triple
-from kb.store import GraphStore
+from hybridrag.kb.model import Entity, GraphUnavailableError, KBError, Triple
+from hybridrag.kb.store import GraphStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -196,7 +196,7 @@ def test_falkordb_bolt_is_not_taken_for_neo4j(neo4j_graph_store):
 
 
 def test_graph_timeout_setting(monkeypatch):
-    from kb.graph_timeouts import graph_timeout
+    from hybridrag.kb.graph_timeouts import graph_timeout
 
     monkeypatch.delenv("HYBRIDRAG_GRAPH_TIMEOUT", raising=False)
     assert graph_timeout() == 10.0
@@ -209,7 +209,7 @@ def test_graph_timeout_setting(monkeypatch):
 
 
 def test_unreachable_server_is_one_line_kberror():
-    from kb.neo4j_store import Neo4jGraphStore
+    from hybridrag.kb.neo4j_store import Neo4jGraphStore
 
     uri = f"bolt://127.0.0.1:{free_port()}"
     t = time.monotonic()
@@ -221,7 +221,7 @@ def test_unreachable_server_is_one_line_kberror():
 
 
 def test_unreachable_falkordb_is_one_line_without_credentials():
-    from kb.falkordb_store import FalkorDBGraphStore
+    from hybridrag.kb.falkordb_store import FalkorDBGraphStore
 
     port = free_port()
     t = time.monotonic()
@@ -235,8 +235,8 @@ def test_unreachable_falkordb_is_one_line_without_credentials():
 
 # -- a frozen, killed and restarted server ---------------------------------------------------------------
 def _open(kind: str, server, timeout: float):
-    from kb.falkordb_store import FalkorDBGraphStore
-    from kb.neo4j_store import Neo4jGraphStore
+    from hybridrag.kb.falkordb_store import FalkorDBGraphStore
+    from hybridrag.kb.neo4j_store import Neo4jGraphStore
 
     if kind == "neo4j":
         return Neo4jGraphStore.connect(server.uri, timeout=timeout)
@@ -288,7 +288,7 @@ def test_no_stall_after_another_process_closed_its_bolt_connection(private_falko
         import sys, time
         sys.path.insert(0, {str(ROOT / "tests")!r})
         from conftest import write_test_graph
-        from kb.neo4j_store import Neo4jGraphStore
+        from hybridrag.kb.neo4j_store import Neo4jGraphStore
         t = time.monotonic()
         store = Neo4jGraphStore.connect({private_falkordb.uri!r})
         if sys.argv[1] == "write":
@@ -307,7 +307,7 @@ def test_no_stall_after_another_process_closed_its_bolt_connection(private_falko
 
 # -- the pieces that keep user strings out of query text -------------------------------------------------
 def test_hex_codec_round_trips_anything_into_safe_characters():
-    from kb.graph_codec import HEX, PLAIN, SAFE, digest
+    from hybridrag.kb.graph_codec import HEX, PLAIN, SAFE, digest
 
     for text in ["", "a'b", 'q"q', "back\\slash", "nl\n\r\t", "東京 🎬", "lone \ud800 surrogate", "\x00", "x" * 9000]:
         stored = HEX.enc(text)
@@ -317,7 +317,7 @@ def test_hex_codec_round_trips_anything_into_safe_characters():
 
 
 def test_batches_stay_under_the_message_cap():
-    from kb.graph_write import batches, message_bytes
+    from hybridrag.kb.graph_write import batches, message_bytes
 
     rows = [{"v": "ab" * n} for n in (10, 300, 5, 900, 2000, 1, 1, 1)]
     query = "UNWIND $rows AS row RETURN row"
@@ -334,7 +334,7 @@ def test_batches_stay_under_the_message_cap():
 
 @pytest.mark.integration
 def test_missing_falkordb_graph_is_refused(falkordb_server, tmp_path):
-    from kb.graph_backends import open_graph
+    from hybridrag.kb.graph_backends import open_graph
 
     cfg = {"backend": "falkordb", "uri": falkordb_server.redis_uri, "graph": "never_written"}
     with pytest.raises(KBError, match="graph 'never_written' not found at FalkorDB .*re-run `hybridrag ingest`"):
@@ -343,7 +343,7 @@ def test_missing_falkordb_graph_is_refused(falkordb_server, tmp_path):
 
 @pytest.mark.integration
 def test_graph_of_an_older_format_is_refused(falkordb_server):
-    from kb.falkordb_store import FalkorDBGraphStore
+    from hybridrag.kb.falkordb_store import FalkorDBGraphStore
 
     falkordb_server.command("GRAPH.QUERY", "old_format", "CREATE (:HybridragMeta {key: 'schema', schema: '{}'})")
     with pytest.raises(KBError, match="written with an older hybridrag"):

@@ -1,6 +1,6 @@
 """Retrieval operations over a KB, as plain typed functions and as LangChain tools."""
 
-from tools.retrieval import (
+from hybridrag.tools.retrieval import (
     dense_search,
     ego_graph,
     lexical_search,
@@ -9,7 +9,7 @@ from tools.retrieval import (
     neighbors,
     paths,
 )
-from tools.web import WebSearchError, web_search
+from hybridrag.tools.web import WebSearchError, web_search
 
 __all__ = [
     "WebSearchError", "dense_search", "ego_graph", "lexical_search", "link_entities",

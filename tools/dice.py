@@ -9,7 +9,7 @@ from typing import Literal
 
 import numpy as np
 
-from kb.text_index import words
+from hybridrag.kb.text_index import words
 
 Tokenizer = Literal["bigram", "word"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from kb.base import KnowledgeBase
-from tools.retrieval import MAX_MENTION_WORDS, mentions_in
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.tools.retrieval import MAX_MENTION_WORDS, mentions_in
 
 _EDGE = ",?;:\"'()"
 _LIST_EDGE = ",;:\"()"  # what a name never ends with (it may end with ? or ': "Are You Scared?", "Takeshis'")

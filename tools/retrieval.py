@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from kb.base import Hit, KnowledgeBase
-from kb.model import Triple, UnknownEntityError
-from kb.store import Direction
+from hybridrag.kb.base import Hit, KnowledgeBase
+from hybridrag.kb.model import Triple, UnknownEntityError
+from hybridrag.kb.store import Direction
 
 MAX_MENTION_WORDS = 8
 _TOKEN = re.compile(r"[\w']+")  # the word tokens of kb.text_index.words, with their offsets

@@ -16,14 +16,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agents.extraction.pipeline import ingest_documents
+    from hybridrag.agents.extraction.pipeline import ingest_documents
 
 __all__ = ["ingest_documents"]
 
 
 def __getattr__(name: str):
     if name == "ingest_documents":
-        from agents.extraction.pipeline import ingest_documents
+        from hybridrag.agents.extraction.pipeline import ingest_documents
 
         return ingest_documents
-    raise AttributeError(f"module 'agents.extraction' has no attribute {name!r}")
+    raise AttributeError(f"module 'hybridrag.agents.extraction' has no attribute {name!r}")

@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from langchain_core.messages import HumanMessage, SystemMessage
 from tqdm import tqdm
 
-from agents.llm.constrained import is_llama_cpp, question_spans
-from agents.llm.structured import add_usage, call_structured
-from kb.documents import Chunk
-from kb.extract import ChunkFacts, Extraction, clean
-from kb.extract_cache import ExtractionCache
-from kb.extract_schema import GraphSchema
-from prompts import extract as P
-from prompts.data_block import data_block
+from hybridrag.agents.llm.constrained import is_llama_cpp, question_spans
+from hybridrag.agents.llm.structured import add_usage, call_structured
+from hybridrag.kb.documents import Chunk
+from hybridrag.kb.extract import ChunkFacts, Extraction, clean
+from hybridrag.kb.extract_cache import ExtractionCache
+from hybridrag.kb.extract_schema import GraphSchema
+from hybridrag.prompts import extract as P
+from hybridrag.prompts.data_block import data_block
 
 
 def build_messages(chunk: Chunk, schema: GraphSchema) -> list:

@@ -21,9 +21,9 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 from langchain_core.language_models import BaseChatModel
 
-from agents.extraction.extractor import MAX_WORKERS, extract_chunks
-from agents.llm.models import load_chat_model
-from kb.document_ingest import (
+from hybridrag.agents.extraction.extractor import MAX_WORKERS, extract_chunks
+from hybridrag.agents.llm.models import load_chat_model
+from hybridrag.kb.document_ingest import (
     DocumentBatch,
     Existing,
     build_document_kb,
@@ -32,13 +32,13 @@ from kb.document_ingest import (
     read_existing,
     unextracted_chunks,
 )
-from kb.documents import CHUNK_OVERLAP, CHUNK_SIZE, Chunk, check_chunking, find_documents
-from kb.embeddings import DEFAULT_EMBEDDINGS
-from kb.extract_cache import ExtractionCache
-from kb.extract_schema import GraphSchema, load_schema
-from kb.model import KBError
-from kb.resolve import Resolved, resolve
-from prompts.extract import VERSION
+from hybridrag.kb.documents import CHUNK_OVERLAP, CHUNK_SIZE, Chunk, check_chunking, find_documents
+from hybridrag.kb.embeddings import DEFAULT_EMBEDDINGS
+from hybridrag.kb.extract_cache import ExtractionCache
+from hybridrag.kb.extract_schema import GraphSchema, load_schema
+from hybridrag.kb.model import KBError
+from hybridrag.kb.resolve import Resolved, resolve
+from hybridrag.prompts.extract import VERSION
 
 log = logging.getLogger(__name__)
 LOCK, CACHE = ".documents.lock", ".extract-cache"

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-from kb.extract import ExtractedEntity, ExtractedRelation, Extraction
-from tools.retrieval import explicit_mentions
+from hybridrag.kb.extract import ExtractedEntity, ExtractedRelation, Extraction
+from hybridrag.tools.retrieval import explicit_mentions
 
 MAX_RELATION_WORDS = 6
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")

@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kb.base import KnowledgeBase
-from tools.dice import Tokenizer, dice, phrase_pattern, sentences, tokens
-from tools.retrieval import mentions_in
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.tools.dice import Tokenizer, dice, phrase_pattern, sentences, tokens
+from hybridrag.tools.retrieval import mentions_in
 
 MAX_SENTENCES = 200  # sentences of one text read for facts (MetaQA's longest passage has under 100)
 _ABBREVIATION = re.compile(r"(?:^|\s)(?:[A-Z]|Dr|Mr|Mrs|Ms|St|Jr|Sr|Mt)\.$")  # "Franklin J. Schaffner", "Dr. Giggles"

@@ -13,10 +13,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from kb.base import KnowledgeBase
-from kb.memory_store import InMemoryGraphStore
-from kb.model import Triple
-from tools.dice import LabelTable, Tokenizer, dice, tokens
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.model import Triple
+from hybridrag.tools.dice import LabelTable, Tokenizer, dice, tokens
 
 LISTED_EDGES = 64  # at most this many edges are scored without numpy
 _TABLES: dict[tuple[int, str], LabelTable] = {}

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.fusion.one_hop import label_table, one_hop_in_memory, rel_dice, top_positions
-from kb.base import KnowledgeBase
-from kb.cancel import check_cancelled
-from kb.memory_store import InMemoryGraphStore
-from kb.model import Triple
-from tools.dice import Tokenizer, dice, tokens
+from hybridrag.agents.fusion.one_hop import label_table, one_hop_in_memory, rel_dice, top_positions
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.cancel import check_cancelled
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.model import Triple
+from hybridrag.tools.dice import Tokenizer, dice, tokens
 
 Scored = tuple[list[Triple], float, str]  # (path from a seed, score, the entity reached)
 MAX_HOPS = 3

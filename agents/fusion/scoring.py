@@ -25,10 +25,10 @@ import weakref
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from agents.fusion.facts import sentence_facts
-from kb.base import KnowledgeBase
-from tools.dice import Tokenizer, phrase_pattern
-from tools.retrieval import mentions_in
+from hybridrag.agents.fusion.facts import sentence_facts
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.tools.dice import Tokenizer, phrase_pattern
+from hybridrag.tools.retrieval import mentions_in
 
 Scoring = Literal["evidence", "paper", "normalised", "rrf"]
 RRF_K = 60  # the constant of Cormack et al. (2009)

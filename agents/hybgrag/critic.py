@@ -34,15 +34,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.hybgrag import roles
-from agents.hybgrag.report import format_references
-from agents.hybgrag.roles import Critique
-from agents.hybgrag.shots import examples_for
-from agents.hybgrag.text_hops import base_relation
-from agents.llm.judge import rules_on_unusable, use_rules
-from agents.shots import bank_for
-from kb.base import KnowledgeBase
-from prompts import hybgrag as P
+from hybridrag.agents.hybgrag import roles
+from hybridrag.agents.hybgrag.report import format_references
+from hybridrag.agents.hybgrag.roles import Critique
+from hybridrag.agents.hybgrag.shots import examples_for
+from hybridrag.tools.text_hops import base_relation
+from hybridrag.agents.llm.judge import rules_on_unusable, use_rules
+from hybridrag.agents.shots import bank_for
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.prompts import hybgrag as P
 
 NEAREST_TYPES = 5  # nearest solved examples whose answer types vote for the expected type
 

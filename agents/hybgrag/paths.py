@@ -20,7 +20,7 @@ intermediate entities as candidates. With ``radius = 0`` (our default) the modul
   entity (at least 1), lengthened the same way.
 
 On a KB with passages, a hop may also go through a passage where the graph lacks the edge
-(:mod:`agents.hybgrag.text_hops`; ``text_hops`` setting).
+(:mod:`tools.text_hops`; ``text_hops`` setting).
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from __future__ import annotations
 import math
 from itertools import combinations
 
-from agents.hybgrag.retrieval import Reference, Retrieval, hybrid_retrieve, rank_entities
-from agents.hybgrag.text_hops import base_relation, has_passages, nearest_steps, text_steps
-from kb.base import KnowledgeBase
-from kb.model import Triple
+from hybridrag.agents.hybgrag.retrieval import Reference, Retrieval, hybrid_retrieve, rank_entities
+from hybridrag.tools.text_hops import base_relation, has_passages, nearest_steps, text_steps
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.model import Triple
 
 MAX_HOPS = 3  # longest path or radius the widening reaches (MetaQA's deepest questions)
 MAX_TEXT_FRONTIER = 100  # frontier entities per hop that take text hops (a bound on lexical searches)
@@ -78,7 +78,7 @@ def stretched_paths(relations: list[str], hops: int) -> list[tuple[str, ...]]:
 def follow_path(kb: KnowledgeBase, topic: str, path: tuple[str, ...], text: bool = False) -> dict[str, list[Triple]]:
     """Entities reached by walking ``path`` from ``topic`` (either direction, never back onto
     ``topic``), with one path each; with ``text``, also through passages
-    (:mod:`agents.hybgrag.text_hops`, for at most ``MAX_TEXT_FRONTIER`` entities per hop)."""
+    (:mod:`tools.text_hops`, for at most ``MAX_TEXT_FRONTIER`` entities per hop)."""
     frontier: dict[str, list[Triple]] = {topic: []}
     for rel in path:
         nxt: dict[str, list[Triple]] = {}

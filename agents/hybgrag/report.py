@@ -3,9 +3,9 @@ the paper's figures."""
 
 from __future__ import annotations
 
-from agents.hybgrag.retrieval import Reference, reference_paths
-from kb.base import KnowledgeBase
-from prompts.data_block import data_block
+from hybridrag.agents.hybgrag.retrieval import Reference, reference_paths
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.prompts.data_block import data_block
 
 TEXT_CHARS = 600  # characters of a reference's text shown to the validator and the answerer
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kb.base import KnowledgeBase
-from kb.model import Entity, Subgraph, Triple
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.model import Entity, Subgraph, Triple
 
 _ROWS: dict[int, dict[str, list[int]]] = {}
 

@@ -22,13 +22,13 @@ from typing import Literal
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.llm.constrained import question_spans
-from agents.llm.grounded import answer_decision as grounded_decision
-from agents.llm.grounded import grounded_answer
-from agents.llm.structured import call_structured
-from kb.model import Schema
-from prompts import hybgrag as P
-from prompts.data_block import data_block
+from hybridrag.agents.llm.constrained import question_spans
+from hybridrag.agents.llm.grounded import answer_decision as grounded_decision
+from hybridrag.agents.llm.grounded import grounded_answer
+from hybridrag.agents.llm.structured import call_structured
+from hybridrag.kb.model import Schema
+from hybridrag.prompts import hybgrag as P
+from hybridrag.prompts.data_block import data_block
 
 ErrorType = Literal["incorrect_entity_relation", "missing_entity", "no_entity", "no_intersection",
                     "incorrect_intersection", "incorrect_retrieval_module"]
@@ -122,7 +122,7 @@ def check_action(action: RouterAction, schema: Schema) -> dict:
 
     A KB whose schema has no relation types (every fact only in text) has nothing to check
     relations against: the router's relations are kept as phrases (lower case, words joined
-    by ``_``), for the text hops to follow (:mod:`agents.hybgrag.text_hops`).
+    by ``_``), for the text hops to follow (:mod:`tools.text_hops`).
 
     Returns ``{"module", "entities": [{"name","type"}], "relations", "dropped_relations",
     "dropped_types"}``; an entity whose type is unknown keeps its name with type None.

@@ -19,17 +19,17 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from agents.hybgrag.paths import follow_path
-from agents.hybgrag.retrieval import hybrid_retrieve, link_entity, verbalise_path
-from kb.base import KnowledgeBase
-from prompts import load_examples
+from hybridrag.agents.hybgrag.paths import follow_path
+from hybridrag.agents.hybgrag.retrieval import hybrid_retrieve, link_entity, verbalise_path
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.prompts import load_examples
 
 FEEDBACK_TYPES = ("incorrect_retrieval_module", "no_entity", "incorrect_entity_relation", "missing_entity",
                   "no_intersection", "incorrect_intersection")
 
 
 def _bank(kb: KnowledgeBase) -> Any:
-    from agents.shots import bank_for  # the shared solved-examples bank
+    from hybridrag.agents.shots import bank_for  # the shared solved-examples bank
 
     return bank_for(kb)
 

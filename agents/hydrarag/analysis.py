@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 import re
 
-from agents.hydrarag.pruning import embed_texts
-from agents.llm.constrained import question_spans
-from kb.base import KnowledgeBase
-from tools.names import known_names
+from hybridrag.agents.hydrarag.pruning import embed_texts
+from hybridrag.agents.llm.constrained import question_spans
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.tools.names import known_names
 
 _SEPARATOR = re.compile(r"\s+[-–—]+\s+|\s*(?:->|→|<-|←)\s*")
 _STRIP = " \t\"'[]{}()."

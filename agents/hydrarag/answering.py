@@ -35,16 +35,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.hydrarag import audit as audit
-from agents.hydrarag import roles as roles
-from agents.hydrarag import shots as shots
-from agents.hydrarag.feedback import shortfall
-from agents.hydrarag.pruning import apply_choice, numbered, path_blocks, rank_candidates, to_evidence, to_ranked
-from agents.hydrarag.steps import quoted, traced
-from agents.llm.judge import rules_on_unusable, use_rules
-from agents.llm.structured import add_usage
-from prompts.data_block import data_block
-from prompts.grounding import Support, check_answer
+from hybridrag.agents.hydrarag import audit as audit
+from hybridrag.agents.hydrarag import roles as roles
+from hybridrag.agents.hydrarag import shots as shots
+from hybridrag.agents.hydrarag.feedback import shortfall
+from hybridrag.agents.hydrarag.pruning import apply_choice, numbered, path_blocks, rank_candidates, to_evidence, to_ranked
+from hybridrag.agents.hydrarag.steps import quoted, traced
+from hybridrag.agents.llm.judge import rules_on_unusable, use_rules
+from hybridrag.agents.llm.structured import add_usage
+from hybridrag.prompts.data_block import data_block
+from hybridrag.prompts.grounding import Support, check_answer
 
 UNSUPPORTED = {"unsupported_answers": 1}
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import re
 
-from agents.hydrarag.analysis import split_chain
-from agents.hydrarag.pruning import embed_texts
-from kb.base import KnowledgeBase
-from prompts.grounding import STOP
+from hybridrag.agents.hydrarag.analysis import split_chain
+from hybridrag.agents.hydrarag.pruning import embed_texts
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.prompts.grounding import STOP
 
 MAX_PROBLEMS = 6  # problems named per round (each is one line of the follow-up prompt)
 MAX_LISTED = 5  # relations or names listed inside one problem

@@ -1,5 +1,5 @@
 """HydraRAG: exploring one source for a round's probe (paper §4.2), the tool behind the
-``explore_source`` node (:func:`agents.hydrarag.steps.explore`; ``graphs.tool_steps_hydrarag`` serves
+``explore_source`` node (:func:`agents.hydrarag.steps.explore`; ``agents.hydrarag.tools`` serves
 it as a step a caller may replace).
 
 - ``kg``: the path search of :mod:`agents.hydrarag.kg`, its beam corroborated by the chain's top
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.hydrarag import kg as kg
-from agents.hydrarag import text as text
-from tools.web import WebSearchError
+from hybridrag.agents.hydrarag import kg as kg
+from hybridrag.agents.hydrarag import text as text
+from hybridrag.tools.web import WebSearchError
 
 
 def beam_documents(kb: Any, ctx: Any, probe: dict) -> Any:

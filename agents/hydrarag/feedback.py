@@ -11,7 +11,7 @@ predictions can aim at the gap (a wrong source, a wrong entity, a wrong relation
 
 from __future__ import annotations
 
-from prompts.data_block import data_block
+from hybridrag.prompts.data_block import data_block
 
 
 def shortfall(state: dict, missing: str, found: dict[str, list[str]] | None = None) -> dict:

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kb.cancel import check_cancelled
-from kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.cancel import check_cancelled
+from hybridrag.kb.memory_store import InMemoryGraphStore
 
 MAX_STORES = 4  # opened stores whose indexes are kept
 _INDEXES: dict[int, tuple[InMemoryGraphStore, Arrays]] = {}

@@ -19,13 +19,13 @@ import random
 import zlib
 from collections.abc import Callable
 
-from agents.hydrarag import graph_ops as graph_ops
-from agents.hydrarag.audit import hops_follow, wanted_relations
-from agents.hydrarag.kg_paths import Chain, explore, overlaps
-from agents.hydrarag.kg_text import EMBEDDED_NAMES, Names, remember_names, signature, to_candidate, verbalise
-from agents.hydrarag.pruning import PruneSettings, beam_cross_scores, relevance
-from kb.base import KnowledgeBase
-from kb.cancel import check_cancelled
+from hybridrag.agents.hydrarag import graph_ops as graph_ops
+from hybridrag.agents.hydrarag.audit import hops_follow, wanted_relations
+from hybridrag.agents.hydrarag.kg_paths import Chain, explore, overlaps
+from hybridrag.agents.hydrarag.kg_text import EMBEDDED_NAMES, Names, remember_names, signature, to_candidate, verbalise
+from hybridrag.agents.hydrarag.pruning import PruneSettings, beam_cross_scores, relevance
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.cancel import check_cancelled
 
 
 def detect_subgraph(kb: KnowledgeBase, topic_ids: list[str], max_depth: int) -> list[str]:

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.hydrarag import graph_ops as graph_ops
-from kb.base import KnowledgeBase
-from kb.cancel import check_cancelled
+from hybridrag.agents.hydrarag import graph_ops as graph_ops
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.cancel import check_cancelled
 
 MAX_EXPAND = 100  # entities of one set expanded per hop (bounds the cost on hub sets)
 

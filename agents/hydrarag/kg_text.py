@@ -9,9 +9,9 @@ candidate path the pruning ranks.
 
 from __future__ import annotations
 
-from agents.hydrarag import graph_ops as graph_ops
-from agents.hydrarag.kg_paths import Chain
-from kb.base import KnowledgeBase
+from hybridrag.agents.hydrarag import graph_ops as graph_ops
+from hybridrag.agents.hydrarag.kg_paths import Chain
+from hybridrag.kb.base import KnowledgeBase
 
 SHOWN_NAMES = 6  # entity names shown per set in a verbalised path
 EMBEDDED_NAMES = 2  # entity names per set in the text pruning embeds (ours: shorter, same relations)

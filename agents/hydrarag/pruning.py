@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents import vector_table
-from kb.base import KnowledgeBase
-from kb.cancel import check_cancelled
-from kb.embeddings import SMALL_BATCH, embed_matrix
-from prompts.data_block import data_block
+from hybridrag.agents import vector_table
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.cancel import check_cancelled
+from hybridrag.kb.embeddings import SMALL_BATCH, embed_matrix
+from hybridrag.prompts.data_block import data_block
 
 _VECTORS: dict[tuple[str, str], np.ndarray] = {}
 _MAX_CACHED = 200_000

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from agents.hydrarag.replies import (  # noqa: F401  (the role replies, re-exported)
+from hybridrag.agents.hydrarag.replies import (  # noqa: F401  (the role replies, re-exported)
     AnswerCheck,
     Choice,
     ChosenAnswer,
@@ -44,11 +44,11 @@ from agents.hydrarag.replies import (  # noqa: F401  (the role replies, re-expor
     plan_schema,
     topics_schema,
 )
-from agents.llm.constrained import is_llama_cpp
-from agents.llm.judge import use_rules
-from agents.llm.structured import call_structured
-from prompts import Prompt
-from prompts import hydrarag as P
+from hybridrag.agents.llm.constrained import is_llama_cpp
+from hybridrag.agents.llm.judge import use_rules
+from hybridrag.agents.llm.structured import call_structured
+from hybridrag.prompts import Prompt
+from hybridrag.prompts import hydrarag as P
 
 T = TypeVar("T", bound=BaseModel)
 _WARM: dict[tuple[int, float], tuple[BaseChatModel, BaseChatModel]] = {}

@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agents.shots import SolvedExample, bank_for
-from prompts import hydrarag as P
-from prompts.data_block import neutralise
+from hybridrag.agents.shots import SolvedExample, bank_for
+from hybridrag.prompts import hydrarag as P
+from hybridrag.prompts.data_block import neutralise
 
 ROLES = ("topics", "analysis", "plan", "text_paths", "check")
 SHOWN_ANSWERS = 3

@@ -26,17 +26,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.hydrarag import analysis as analysis
-from agents.hydrarag import roles as roles
-from agents.hydrarag import shots as shots
-from agents.hydrarag.exploration import beam_documents as _beam_documents  # noqa: F401 - evals/bench_modules_methods.py calls it here
-from agents.hydrarag.exploration import explore_one
-from agents.hydrarag.feedback import feedback_block
-from agents.hydrarag.pruning import path_blocks
-from agents.llm.constrained import kb_choices, question_spans
-from agents.llm.judge import use_rules
-from prompts.data_block import data_block, data_list
-from tools.retrieval import mentions_in
+from hybridrag.agents.hydrarag import analysis as analysis
+from hybridrag.agents.hydrarag import roles as roles
+from hybridrag.agents.hydrarag import shots as shots
+from hybridrag.agents.hydrarag.exploration import beam_documents as _beam_documents  # noqa: F401 - evals/bench_modules_methods.py calls it here
+from hybridrag.agents.hydrarag.exploration import explore_one
+from hybridrag.agents.hydrarag.feedback import feedback_block
+from hybridrag.agents.hydrarag.pruning import path_blocks
+from hybridrag.agents.llm.constrained import kb_choices, question_spans
+from hybridrag.agents.llm.judge import use_rules
+from hybridrag.prompts.data_block import data_block, data_list
+from hybridrag.tools.retrieval import mentions_in
 
 PREDICTIONS = 3  # the paper asks for three predicted answers
 

@@ -23,17 +23,17 @@ import re
 import threading
 from dataclasses import dataclass
 
-from agents import vector_table
-from agents.hydrarag import roles as roles
-from agents.hydrarag.analysis import link_names, split_chain
-from agents.hydrarag.pruning import SENTENCE_TABLE, apply_choice, embed_texts
-from agents.hydrarag.text_rules import rule_paths
-from agents.llm.structured import add_usage
-from kb.base import KnowledgeBase
-from prompts.data_block import data_block, data_list
-from prompts.grounding import is_instruction
-from tools import web
-from tools.retrieval import mentions_in
+from hybridrag.agents import vector_table
+from hybridrag.agents.hydrarag import roles as roles
+from hybridrag.agents.hydrarag.analysis import link_names, split_chain
+from hybridrag.agents.hydrarag.pruning import SENTENCE_TABLE, apply_choice, embed_texts
+from hybridrag.agents.hydrarag.text_rules import rule_paths
+from hybridrag.agents.llm.structured import add_usage
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.prompts.data_block import data_block, data_list
+from hybridrag.prompts.grounding import is_instruction
+from hybridrag.tools import web
+from hybridrag.tools.retrieval import mentions_in
 
 # a sentence ends at . ! ? and a space, but not after an initial ("Albert S. Rogell") or a title
 _SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bJr\.)(?<!\bSr\.)"

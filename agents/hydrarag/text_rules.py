@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import re
 
-from agents.hydrarag.audit import content, skyline_relations
-from kb.base import KnowledgeBase
-from tools.retrieval import mentions_in
+from hybridrag.agents.hydrarag.audit import content, skyline_relations
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.tools.retrieval import mentions_in
 
 _KIND = re.compile(r"answer\(([^)]*)\)", re.I)
 _WORD = re.compile(r"[a-z0-9]+")

@@ -11,8 +11,8 @@ import logging
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from agents.llm.structured import add_usage, call_structured
-from prompts.grounding import check_answer, evidence_from_prompt
+from hybridrag.agents.llm.structured import add_usage, call_structured
+from hybridrag.prompts.grounding import check_answer, evidence_from_prompt
 
 log = logging.getLogger(__name__)
 UNSUPPORTED_USAGE = {"unsupported_answers": 1, "by_role": {"answerer": {"unsupported_answers": 1}}}

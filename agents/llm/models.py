@@ -169,7 +169,7 @@ def _local_model(name: str) -> BaseChatModel:
         )
     except (ValueError, RuntimeError, OSError) as exc:
         raise ModelConfigError(f"the local model {name!r} cannot be loaded: {' '.join(str(exc).split())}") from None
-    from agents.llm.greedy_grammar import install
+    from hybridrag.agents.llm.greedy_grammar import install
 
     install(model.client)  # greedy grammar calls check the best token first (same picks, less time)
     cache_mb = prompt_cache_mb()
@@ -231,7 +231,7 @@ def load_chat_model(spec: str | BaseChatModel | None = None, base_url: str = "")
 
     ``spec`` may also be a chat model object (a Python caller's own model, passed as a context's
     ``llm``): it is used as it is, never cached. Servers refuse objects before this point
-    (``graphs.policy``: a client names a model, never passes one).
+    (``app.policy``: a client names a model, never passes one).
     """
     if isinstance(spec, BaseChatModel):
         return spec

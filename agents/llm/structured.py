@@ -25,7 +25,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
-from agents.llm.usage import add_usage, usage_record
+from hybridrag.agents.llm.usage import add_usage, usage_record
 
 Method = Literal["function_calling", "json_schema", "json_mode"]
 METHODS: tuple[str, ...] = ("function_calling", "json_schema", "json_mode")
@@ -110,8 +110,8 @@ def _unavailable(exc: BaseException) -> bool:
 def _attempt(model: BaseChatModel, runnable: Any, schema: type[T], messages: list,
              choices: Any = None, method: str = "function_calling") -> dict:
     """One call; parse errors are returned in the result, a failed server is LLMUnavailableError."""
-    from agents.llm.constrained import constrained_call
-    from agents.llm.models import LLMUnavailableError
+    from hybridrag.agents.llm.constrained import constrained_call
+    from hybridrag.agents.llm.models import LLMUnavailableError
 
     try:
         if choices:

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import re
 
-from agents.mor.plan import render_route
-from kb.base import KnowledgeBase
+from hybridrag.agents.mor.plan import render_route
+from hybridrag.kb.base import KnowledgeBase
 
 
 def _named(a: str, b: str) -> bool:

@@ -10,10 +10,10 @@ the same path as one triplet per hop. ``examples="bundled"``: the movie JSON fil
 
 from __future__ import annotations
 
-from agents.shots import SolvedExample, bank_for
-from kb.base import KnowledgeBase
-from kb.model import Schema
-from prompts import load_examples
+from hybridrag.agents.shots import SolvedExample, bank_for
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.model import Schema
+from hybridrag.prompts import load_examples
 
 
 def _next_type(schema: Schema, at: str, relation: str, direction: str) -> str | None:

@@ -26,8 +26,8 @@ import re
 
 import numpy as np
 
-from agents.mor.traversal import Trajectory, anchored, select_candidates
-from kb.base import KnowledgeBase
+from hybridrag.agents.mor.traversal import Trajectory, anchored, select_candidates
+from hybridrag.kb.base import KnowledgeBase
 
 TEXT_TIER = 1  # rerank tier of text-only candidates (0: structurally reached; fillers rank last)
 

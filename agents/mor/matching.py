@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kb.base import KnowledgeBase
-from kb.text_index import words
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.text_index import words
 
 DENSE_POOL = 2000  # dense matching scores this many nearest texts exactly; the rest on demand
 

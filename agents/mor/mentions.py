@@ -32,9 +32,9 @@ import re
 
 import numpy as np
 
-from agents.mor.matching import doc_table
-from kb.base import KnowledgeBase
-from kb.text_index import words
+from hybridrag.agents.mor.matching import doc_table
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.text_index import words
 
 MAX_NGRAM = 8
 _SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+(?=[A-Z0-9\"'(\[])")  # not after an initial ("H.")

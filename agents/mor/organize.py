@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agents.mor.matching import question_vector
-from agents.mor.neural import load_reranker
-from kb.base import KnowledgeBase
+from hybridrag.agents.mor.matching import question_vector
+from hybridrag.agents.mor.neural import load_reranker
+from hybridrag.kb.base import KnowledgeBase
 
 
 def best_attempt(attempts: list[dict]) -> dict | None:

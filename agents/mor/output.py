@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from agents.mor.matching import best_text, question_vector
-from kb.base import KnowledgeBase
-from prompts.data_block import data_block
+from hybridrag.agents.mor.matching import best_text, question_vector
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.prompts.data_block import data_block
 
 TEXT_CHARS = 500  # characters of each path or text shown to the answerer
 

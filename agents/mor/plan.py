@@ -29,7 +29,7 @@ from collections import Counter, deque
 
 from pydantic import BaseModel, Field
 
-from kb.model import Schema
+from hybridrag.kb.model import Schema
 
 
 class PlanNode(BaseModel):

@@ -20,14 +20,14 @@ import json
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.llm.constrained import question_spans
-from agents.llm.grounded import answer_decision as grounded_decision
-from agents.llm.grounded import grounded_answer
-from agents.llm.judge import is_small_model
-from agents.llm.structured import call_structured
-from agents.mor.plan import Plan, TripletPlan, plan_from_triplets
-from kb.model import Schema
-from prompts import mor as P
+from hybridrag.agents.llm.constrained import question_spans
+from hybridrag.agents.llm.grounded import answer_decision as grounded_decision
+from hybridrag.agents.llm.grounded import grounded_answer
+from hybridrag.agents.llm.judge import is_small_model
+from hybridrag.agents.llm.structured import call_structured
+from hybridrag.agents.mor.plan import Plan, TripletPlan, plan_from_triplets
+from hybridrag.kb.model import Schema
+from hybridrag.prompts import mor as P
 
 UNSUPPORTED = "answer not supported by the retrieved entities"
 

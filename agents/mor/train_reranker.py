@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.mor.neural import TI_IDS, NeuralReranker
+from hybridrag.agents.mor.neural import TI_IDS, NeuralReranker
 
 Query = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # tf, sf, ti, labels
 

@@ -23,10 +23,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.mor.matching import LayerScores, semantic_scores
-from agents.mor.mentions import mentioned
-from kb.base import KnowledgeBase
-from kb.cancel import check_cancelled
+from hybridrag.agents.mor.matching import LayerScores, semantic_scores
+from hybridrag.agents.mor.mentions import mentioned
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.cancel import check_cancelled
 
 Trajectory = list[dict]
 EDGES = ("struct", "mention")  # steps along an edge: a graph edge, or a textual edge (agents.mor.mentions)

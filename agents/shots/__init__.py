@@ -10,10 +10,10 @@
 See docs/bank.md.
 """
 
-from agents.shots.bank import Bank, bank_for, bank_path
-from agents.shots.example import MASK, SolvedExample
-from agents.shots.mask import find_mentions, mask_question
-from agents.shots.synth import synthesize
+from hybridrag.agents.shots.bank import Bank, bank_for, bank_path
+from hybridrag.agents.shots.example import MASK, SolvedExample
+from hybridrag.agents.shots.mask import find_mentions, mask_question
+from hybridrag.agents.shots.synth import synthesize
 
 __all__ = ["MASK", "Bank", "SolvedExample", "bank_for", "bank_path", "find_mentions", "mask_question",
            "synthesize"]

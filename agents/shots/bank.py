@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.shots.example import SolvedExample, example_from_dict
-from agents.shots.mask import find_mentions, mask_spans
-from kb.base import KnowledgeBase
-from kb.embeddings import embed_matrix
-from kb.loaders import json_lines
-from kb.model import KBError
+from hybridrag.agents.shots.example import SolvedExample, example_from_dict
+from hybridrag.agents.shots.mask import find_mentions, mask_spans
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.embeddings import embed_matrix
+from hybridrag.kb.loaders import json_lines
+from hybridrag.kb.model import KBError
 
 BANK_FILE, VECTORS_FILE, SCHEMA_VECTORS_FILE = "bank.jsonl", "bank.vectors.npz", "schema-bank.vectors.npz"
 log = logging.getLogger(__name__)
@@ -207,7 +207,7 @@ def open_bank(kb: KnowledgeBase) -> Bank | None:
 
 def bank_for(kb: KnowledgeBase) -> Bank:
     """The KB's bank file if built, else examples synthesized from its schema (once per process)."""
-    from agents.shots.synth import synthesize
+    from hybridrag.agents.shots.synth import synthesize
 
     key = (str(kb.directory), kb.build_token, _file_key(bank_path(kb.directory)))
     with _BANKS_LOCK:

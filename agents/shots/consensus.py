@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.shots.example import SolvedExample
+from hybridrag.agents.shots.example import SolvedExample
 
 SIMILARITY = 0.9
 PEERS = 30

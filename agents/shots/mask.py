@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agents.shots.example import MASK
-from kb.base import KnowledgeBase
-from kb.model import Entity
+from hybridrag.agents.shots.example import MASK
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.model import Entity
 
 MAX_SPAN_WORDS = 8
 _WORD = re.compile(r"[\w'’.&-]*\w|\w", re.UNICODE)

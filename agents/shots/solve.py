@@ -18,11 +18,11 @@ from typing import Protocol
 
 import numpy as np
 
-from agents.shots.example import SolvedExample
-from agents.shots.mask import find_mentions, mask_name
-from agents.shots.walk import Step, Walker
-from kb.base import KnowledgeBase
-from kb.model import Entity
+from hybridrag.agents.shots.example import SolvedExample
+from hybridrag.agents.shots.mask import find_mentions, mask_name
+from hybridrag.agents.shots.walk import Step, Walker
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.model import Entity
 
 MAX_HOPS = 3
 EXPAND_CAP = 5000  # a frontier wider than this is scored but not walked further
@@ -163,7 +163,7 @@ def solve(kb: KnowledgeBase, walker: Walker, q: GoldQuestion, source: str = "run
 
 def vote(kb: KnowledgeBase, tied: list[_Found], voters: list[SolvedExample]) -> list[tuple[Step, ...] | None]:
     """For each tied question, the tied path its nearest unambiguous examples (masked) follow most, or None."""
-    from agents.shots.bank import embed_texts
+    from hybridrag.agents.shots.bank import embed_texts
 
     if not tied or not voters:
         return [None] * len(tied)
@@ -218,8 +218,8 @@ def solve_all(kb: KnowledgeBase, questions: Iterable[GoldQuestion], source: str 
 def _agreeing(kb: KnowledgeBase, solved: list[SolvedExample], voters: list[SolvedExample],
               tally: SolveTally) -> list[SolvedExample]:
     """``solved`` without the outliers among them (peers: ``solved`` and ``voters``), tallied."""
-    from agents.shots.bank import embed_texts
-    from agents.shots.consensus import REASON, outliers
+    from hybridrag.agents.shots.bank import embed_texts
+    from hybridrag.agents.shots.consensus import REASON, outliers
 
     if not solved:
         return solved

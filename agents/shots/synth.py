@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import random
 
-from agents.shots.example import SolvedExample
-from agents.shots.mask import mask_spans
-from agents.shots.walk import Step, Walker
-from kb.base import KnowledgeBase
+from hybridrag.agents.shots.example import SolvedExample
+from hybridrag.agents.shots.mask import mask_spans
+from hybridrag.agents.shots.walk import Step, Walker
+from hybridrag.kb.base import KnowledgeBase
 
 MAX_ANSWERS = 60
 HUB_DEGREE = 20.0  # a step reaching this many entities on average (year -> its movies) is a hub

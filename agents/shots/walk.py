@@ -14,8 +14,8 @@ from collections.abc import Iterable
 import numpy as np
 from scipy import sparse
 
-from kb.model import Schema
-from kb.store import GraphStore
+from hybridrag.kb.model import Schema
+from hybridrag.kb.store import GraphStore
 
 Step = tuple[str, str]  # (relation, "out" | "in")
 MIN_SHARE = 0.10

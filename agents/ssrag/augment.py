@@ -25,12 +25,12 @@ from typing import Literal
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.llm.structured import call_structured
-from agents.ssrag.cues import content_words, count_tokens, cut_tokens, rule_cues, unique, written_in
-from kb.base import KnowledgeBase
-from prompts import ssrag as P
-from prompts.data_block import data_list
-from tools.retrieval import explicit_mentions, mentions_in
+from hybridrag.agents.llm.structured import call_structured
+from hybridrag.agents.ssrag.cues import content_words, count_tokens, cut_tokens, rule_cues, unique, written_in
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.prompts import ssrag as P
+from hybridrag.prompts.data_block import data_list
+from hybridrag.tools.retrieval import explicit_mentions, mentions_in
 
 Intent = Literal["who", "what", "when", "where", "which", "why", "how"]
 WH_WORDS: tuple[str, ...] = Intent.__args__  # type: ignore[attr-defined]

@@ -13,7 +13,7 @@ A bank example is one relation chain from its topic entity, with the direction o
 ``auto`` with a small model) and with ``chain_walk`` on, the graph branch also follows the
 nearest example's chain from the linked entities, hop by hop along each relation in its
 direction (and, on a KB with passages, through a passage sentence that states the relation:
-HybGRAG's text hops, :mod:`agents.hybgrag.text_hops`, which the graph layer passes in: a method
+HybGRAG's text hops, :mod:`tools.text_hops`, which the graph layer passes in: a method
 package imports no other method); the entities at the chain's end (never a
 linked entity) come first among the graph nodes, marked ``chain``, and the answer rule takes the
 first such context. This is a decision of this project for small models, not a part of the
@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from kb.base import KnowledgeBase
-from kb.cancel import check_cancelled
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.cancel import check_cancelled
 
 MAX_TEXT_FRONTIER = 100  # entities of a hop that also step through passages (a bound on lexical searches)
 MAX_FRONTIER = 200  # entities carried from one hop of the chain to the next (a hub is not walked whole)
@@ -92,7 +92,7 @@ def with_chain_ends(kb: KnowledgeBase, nodes: list[dict], seeds: list[str], chai
                     text: TextSteps | None = None) -> list[dict]:
     """The relevance walk's ``nodes`` with the chain's end entities first (at most half of ``k``),
     each marked ``chain``; the walk's last nodes make room, so there are still at most ``k``."""
-    from agents.ssrag.nodes import nodes_facts
+    from hybridrag.agents.ssrag.nodes import nodes_facts
 
     ends = follow_chain(kb, seeds, chain, max(k // 2, 1), text=text)
     if not ends:

@@ -25,10 +25,10 @@ the rule it is asked again; the rule's label itself could be taken instead (a ch
 
 from __future__ import annotations
 
-from prompts import ssrag as P
-from prompts.data_block import data_list, neutralise
-from prompts.grounding import check_answer
-from tools.names import known_names, written_spans  # noqa: F401 - graphs.ssrag reads them from here
+from hybridrag.prompts import ssrag as P
+from hybridrag.prompts.data_block import data_list, neutralise
+from hybridrag.prompts.grounding import check_answer
+from hybridrag.tools.names import known_names, written_spans  # noqa: F401 - graphs.ssrag reads them from here
 
 
 def quoted(names: list[str]) -> str:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from kb.text_index import words
-from tools.retrieval import explicit_mentions
+from hybridrag.kb.text_index import words
+from hybridrag.tools.retrieval import explicit_mentions
 
 # A deterministic approximation of a BPE tokenizer (no tokenizer file is needed offline):
 # runs of letters in pieces of at most 8, runs of digits in pieces of at most 3 (as GPT-4's

@@ -20,10 +20,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents import vector_table
-from agents.ssrag.vectors import FACT_PARTS, FACT_TABLE, fact_parts
-from kb.base import KnowledgeBase
-from kb.model import Triple
+from hybridrag.agents import vector_table
+from hybridrag.agents.ssrag.vectors import FACT_PARTS, FACT_TABLE, fact_parts
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.model import Triple
 
 FACT_POOL = 500  # KG facts of one kept node scored for relevance (bounds the work on hub nodes)
 TEXT_HITS = 20  # passages naming a kept node, from BM25

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.ssrag.facts import (  # noqa: F401 - re-exported: callers and tests import them from here
+from hybridrag.agents.ssrag.facts import (  # noqa: F401 - re-exported: callers and tests import them from here
     _SENTENCE,
     FACT_POOL,
     TEXT_HITS,
@@ -40,9 +40,9 @@ from agents.ssrag.facts import (  # noqa: F401 - re-exported: callers and tests 
     split_by_node,
     text_facts,
 )
-from agents.ssrag.vectors import fact_parts, fact_vectors
-from kb.base import KnowledgeBase
-from kb.cancel import check_cancelled
+from hybridrag.agents.ssrag.vectors import fact_parts, fact_vectors
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.cancel import check_cancelled
 
 
 def nodes_facts(kb: KnowledgeBase, nodes: list[str], max_facts: int, qv: np.ndarray | None = None,

@@ -22,14 +22,14 @@ import re
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.llm.structured import call_structured
-from agents.ssrag.nodes import node_facts, relevant_nodes, template_text
-from agents.ssrag.vectors import query_vector
-from kb.base import Hit, KnowledgeBase
-from prompts import ssrag as P
-from prompts.data_block import data_block, data_list
-from tools import web
-from tools.retrieval import mentions_in
+from hybridrag.agents.llm.structured import call_structured
+from hybridrag.agents.ssrag.nodes import node_facts, relevant_nodes, template_text
+from hybridrag.agents.ssrag.vectors import query_vector
+from hybridrag.kb.base import Hit, KnowledgeBase
+from hybridrag.prompts import ssrag as P
+from hybridrag.prompts.data_block import data_block, data_list
+from hybridrag.tools import web
+from hybridrag.tools.retrieval import mentions_in
 
 __all__ = ["node_facts", "relevant_nodes", "template_text", "vector_branch", "seed_entities", "node_to_text",
            "graph_item", "GraphText"]

@@ -19,11 +19,11 @@ import numpy as np
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.llm.structured import call_structured
-from kb.base import KnowledgeBase
-from prompts import ssrag as P
-from prompts.data_block import data_block
-from tools.retrieval import mentions_in
+from hybridrag.agents.llm.structured import call_structured
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.prompts import ssrag as P
+from hybridrag.prompts.data_block import data_block
+from hybridrag.tools.retrieval import mentions_in
 
 Label = Literal["TEMPORAL", "FACTUAL"]
 

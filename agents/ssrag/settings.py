@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from agents.llm.judge import Judge
-from agents.llm.models import DEFAULT_LLM
-from agents.llm.structured import Method as StructuredMethod
+from hybridrag.agents.llm.judge import Judge
+from hybridrag.agents.llm.models import DEFAULT_LLM
+from hybridrag.agents.llm.structured import Method as StructuredMethod
 
 ExampleSource = Literal["kb", "none"]
 GraphToText = Literal["llm", "template"]

@@ -17,9 +17,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from kb.base import KnowledgeBase
-from prompts import ssrag as P
-from prompts.data_block import neutralise
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.prompts import ssrag as P
+from hybridrag.prompts.data_block import neutralise
 
 CHOICES = ("kb", "none")
 MEMO_SIZE = 256  # questions whose examples are kept (the decomposer and the extractor ask for the same ones)
@@ -34,7 +34,7 @@ def nearest(kb: KnowledgeBase, question: str, n: int, source: str) -> list:
         raise ValueError(f"examples must be one of {CHOICES}, not {source!r}")
     if source == "none" or n <= 0:
         return []
-    from agents.shots import bank_for  # the shared solved-examples bank (built once per KB)
+    from hybridrag.agents.shots import bank_for  # the shared solved-examples bank (built once per KB)
 
     key = (str(kb.directory), kb.build_token, question, n)
     with _memo_lock:

@@ -9,7 +9,7 @@ question's own entity (an entity the question names is not its answer).
 
 from __future__ import annotations
 
-from prompts.grounding import Support, answer_parts, check_answer, norm
+from hybridrag.prompts.grounding import Support, answer_parts, check_answer, norm
 
 
 def own_entity(answer: str, own: list[str]) -> bool:

@@ -28,13 +28,13 @@ import numpy as np
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.llm.structured import add_usage, call_structured
-from agents.ssrag.support import own_entity, supported
-from agents.ssrag.vectors import item_scores, item_vectors
-from kb.base import KnowledgeBase
-from prompts import ssrag as P
-from prompts.data_block import data_block
-from prompts.grounding import norm
+from hybridrag.agents.llm.structured import add_usage, call_structured
+from hybridrag.agents.ssrag.support import own_entity, supported
+from hybridrag.agents.ssrag.vectors import item_scores, item_vectors
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.prompts import ssrag as P
+from hybridrag.prompts.data_block import data_block
+from hybridrag.prompts.grounding import norm
 
 DEFAULT_BUDGET = 8000  # characters of context text shown to the filter and the answerer
 

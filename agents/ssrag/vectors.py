@@ -31,11 +31,11 @@ from collections import OrderedDict
 
 import numpy as np
 
-from agents import vector_table
-from kb.base import KnowledgeBase
-from kb.embeddings import embed_matrix
-from kb.text_index import words
-from tools.retrieval import mentions_in
+from hybridrag.agents import vector_table
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.embeddings import embed_matrix
+from hybridrag.kb.text_index import words
+from hybridrag.tools.retrieval import mentions_in
 
 CACHE_SIZE = 60_000  # encoded texts kept per process
 FACT_SCORING = ("parts", "sentence")

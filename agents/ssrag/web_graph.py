@@ -34,15 +34,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.extraction.extractor import extract_within
-from agents.extraction.rules import rule_extraction
-from agents.ssrag.vectors import vectors
-from kb.base import KnowledgeBase
-from kb.documents import CHUNK_OVERLAP, CHUNK_SIZE, Chunk, check_chunking, chunk_pages
-from kb.extract import clean
-from kb.extract_schema import GraphSchema
-from kb.model import Entity
-from kb.resolve import resolve
+from hybridrag.agents.extraction.extractor import extract_within
+from hybridrag.agents.extraction.rules import rule_extraction
+from hybridrag.agents.ssrag.vectors import vectors
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.documents import CHUNK_OVERLAP, CHUNK_SIZE, Chunk, check_chunking, chunk_pages
+from hybridrag.kb.extract import clean
+from hybridrag.kb.extract_schema import GraphSchema
+from hybridrag.kb.model import Entity
+from hybridrag.kb.resolve import resolve
 
 ROLE = "triple_extractor"
 

@@ -16,8 +16,8 @@ decisions repair an error only when the method's own feedback names it, and the 
 gets ``oracle_noise.json`` with every drawn error and the repair shares.
 """
 
-from evals.oracle.gold import GoldRecord, GoldSet, NoGoldAnnotationError, UnknownQuestionError
-from evals.oracle.model import (
+from hybridrag.evals.oracle.gold import GoldRecord, GoldSet, NoGoldAnnotationError, UnknownQuestionError
+from hybridrag.evals.oracle.model import (
     GoldLeakError,
     OracleChatModel,
     OracleError,
@@ -26,7 +26,7 @@ from evals.oracle.model import (
     parse_spec,
     register_oracle,
 )
-from evals.oracle.noise import Noise, NoiseLog
+from hybridrag.evals.oracle.noise import Noise, NoiseLog
 
 __all__ = ["GoldLeakError", "GoldRecord", "GoldSet", "NoGoldAnnotationError", "Noise", "NoiseLog", "OracleChatModel",
            "OracleError", "UnknownQuestionError", "build_oracle", "is_oracle_spec", "parse_spec", "register_oracle"]

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from evals.oracle.gold import GoldRecord, GoldSet
-from evals.oracle.noise import Injected, Noise, NoiseLog
-from evals.oracle.prompt import PromptView
+from hybridrag.evals.oracle.gold import GoldRecord, GoldSet
+from hybridrag.evals.oracle.noise import Injected, Noise, NoiseLog
+from hybridrag.evals.oracle.prompt import PromptView
 
 
 @dataclass

@@ -24,9 +24,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from evals.datasets import Question
-from evals.oracle_router import RELATION_OF, TYPE_OF, relation_path
-from prompts.data_block import neutralise
+from hybridrag.evals.datasets import Question
+from hybridrag.evals.oracle_router import RELATION_OF, TYPE_OF, relation_path
+from hybridrag.prompts.data_block import neutralise
 
 RELATIONS: tuple[str, ...] = tuple(dict.fromkeys(RELATION_OF.values()))  # MetaQA's relation vocabulary
 PERSON_KINDS = frozenset({"actor", "director", "writer"})

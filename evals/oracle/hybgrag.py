@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import re
 
-from agents.hybgrag import roles as R
-from evals.oracle.call import Call, Rule
-from evals.oracle.gold import RELATIONS, GoldRecord, norm
-from evals.oracle.noise import Injected
-from evals.oracle.prompt import answer_text, golds_in, phrase_in
-from prompts import hybgrag as P
+from hybridrag.agents.hybgrag import roles as R
+from hybridrag.evals.oracle.call import Call, Rule
+from hybridrag.evals.oracle.gold import RELATIONS, GoldRecord, norm
+from hybridrag.evals.oracle.noise import Injected
+from hybridrag.evals.oracle.prompt import answer_text, golds_in, phrase_in
+from hybridrag.prompts import hybgrag as P
 
 METHOD = "hybgrag"
 _ITEM = re.compile(r"([^,:\n()]+?) \((\w+)\)")

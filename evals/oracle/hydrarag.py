@@ -40,13 +40,13 @@ from __future__ import annotations
 
 import re
 
-from agents.hydrarag import roles as R
-from evals.oracle.call import Call, Rule
-from evals.oracle.gold import GoldRecord, norm, relation_words
-from evals.oracle.noise import Injected
-from evals.oracle.prompt import answer_text, golds_in, phrase_in
-from kb.verbalise import TEMPLATES
-from prompts.data_block import neutralise
+from hybridrag.agents.hydrarag import roles as R
+from hybridrag.evals.oracle.call import Call, Rule
+from hybridrag.evals.oracle.gold import GoldRecord, norm, relation_words
+from hybridrag.evals.oracle.noise import Injected
+from hybridrag.evals.oracle.prompt import answer_text, golds_in, phrase_in
+from hybridrag.kb.verbalise import TEMPLATES
+from hybridrag.prompts.data_block import neutralise
 
 METHOD = "hydrarag"
 SOURCES = ("kg", "docs", "web")

@@ -28,12 +28,12 @@ from langchain_core.outputs import ChatResult
 from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.llm.structured import estimate_tokens
-from evals.oracle import hybgrag, hydrarag, mor, ssrag
-from evals.oracle.call import Call, Rule
-from evals.oracle.gold import GoldSet
-from evals.oracle.noise import ERROR_TYPES, Noise, NoiseLog, summarise
-from evals.oracle.prompt import ABSTAIN, golds_in, view
+from hybridrag.agents.llm.structured import estimate_tokens
+from hybridrag.evals.oracle import hybgrag, hydrarag, mor, ssrag
+from hybridrag.evals.oracle.call import Call, Rule
+from hybridrag.evals.oracle.gold import GoldSet
+from hybridrag.evals.oracle.noise import ERROR_TYPES, Noise, NoiseLog, summarise
+from hybridrag.evals.oracle.prompt import ABSTAIN, golds_in, view
 
 RULES: dict[type, Rule] = {**hybgrag.ROLES, **mor.ROLES, **hydrarag.ROLES, **ssrag.ROLES}
 PREFIX = "oracle"
@@ -160,7 +160,7 @@ def build_oracle(spec: str, gold: GoldSet) -> OracleChatModel:
 
 def register_oracle(spec: str, gold: GoldSet, base_url: str = "") -> OracleChatModel:
     """Build the oracle and register it under ``spec`` (what ``load_chat_model(spec)`` then returns)."""
-    from agents.llm.models import register_model
+    from hybridrag.agents.llm.models import register_model
 
     model = build_oracle(spec, gold)
     register_model(spec, model, base_url)

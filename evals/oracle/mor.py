@@ -19,12 +19,12 @@
 
 from __future__ import annotations
 
-from agents.mor import plan as MP
-from agents.mor import roles as R
-from evals.oracle.call import Call, Rule
-from evals.oracle.gold import GoldRecord
-from evals.oracle.noise import Injected
-from evals.oracle.prompt import answer_text, golds_in, phrase_in
+from hybridrag.agents.mor import plan as MP
+from hybridrag.agents.mor import roles as R
+from hybridrag.evals.oracle.call import Call, Rule
+from hybridrag.evals.oracle.gold import GoldRecord
+from hybridrag.evals.oracle.noise import Injected
+from hybridrag.evals.oracle.prompt import answer_text, golds_in, phrase_in
 
 METHOD = "mor"
 

@@ -30,8 +30,8 @@ import re
 import threading
 from dataclasses import asdict, dataclass
 
-from evals.oracle.gold import RELATION_OF, RELATIONS, TYPE_OF, GoldRecord, norm
-from prompts.grounding import STOP
+from hybridrag.evals.oracle.gold import RELATION_OF, RELATIONS, TYPE_OF, GoldRecord, norm
+from hybridrag.prompts.grounding import STOP
 
 METHOD_TYPES: dict[str, tuple[str, ...]] = {
     "hybgrag": ("wrong_entity", "wrong_relation", "missing_relation", "wrong_module", "missing_entity"),

@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evals.metrics import answer_hits_at_1
-from evals.summary import read_records
+from hybridrag.evals.metrics import answer_hits_at_1
+from hybridrag.evals.summary import read_records
 
 
 def right(record: dict, key: str) -> bool:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from evals.oracle.gold import GoldRecord, norm
-from prompts.data_block import parse_blocks
+from hybridrag.evals.oracle.gold import GoldRecord, norm
+from hybridrag.prompts.data_block import parse_blocks
 
 _WIDTH = re.compile(r"\bat most (\d+)\b", re.IGNORECASE)
 

@@ -17,10 +17,10 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from evals.datasets import Question
-from evals.oracle.gold import GoldSet
-from evals.oracle.model import OracleChatModel, parse_spec, register_oracle
-from evals.oracle.noise import summarise
+from hybridrag.evals.datasets import Question
+from hybridrag.evals.oracle.gold import GoldSet
+from hybridrag.evals.oracle.model import OracleChatModel, parse_spec, register_oracle
+from hybridrag.evals.oracle.noise import summarise
 
 NOISE_FILE = "oracle_noise.json"
 
@@ -66,7 +66,7 @@ def write_noise(model: OracleChatModel, out: Path) -> dict:
 
 def finish(model: OracleChatModel, summary: dict, out: Path) -> str:
     """Write the noise file and the labelled ``summary.md`` / ``summary.png``; return the markdown to print."""
-    from evals.summary import plot, to_markdown
+    from hybridrag.evals.summary import plot, to_markdown
 
     labelled = {**summary, "method": summary.get("label") or summary.get("method")}
     text = to_markdown(labelled)

@@ -38,15 +38,15 @@ from __future__ import annotations
 
 import re
 
-from agents.ssrag import augment as A
-from agents.ssrag import retrieval as RT
-from agents.ssrag import routing as RO
-from agents.ssrag import unify as U
-from evals.oracle.call import Call, Rule
-from evals.oracle.gold import PERSON_KINDS, norm
-from evals.oracle.noise import Injected
-from evals.oracle.prompt import answer_text, golds_in
-from prompts import ssrag as P
+from hybridrag.agents.ssrag import augment as A
+from hybridrag.agents.ssrag import retrieval as RT
+from hybridrag.agents.ssrag import routing as RO
+from hybridrag.agents.ssrag import unify as U
+from hybridrag.evals.oracle.call import Call, Rule
+from hybridrag.evals.oracle.gold import PERSON_KINDS, norm
+from hybridrag.evals.oracle.noise import Injected
+from hybridrag.evals.oracle.prompt import answer_text, golds_in
+from hybridrag.prompts import ssrag as P
 
 METHOD = "ssrag"
 _WH = re.compile(r"\b(who|whom|whose|what|when|where|which|why|how)\b", re.IGNORECASE)

@@ -18,8 +18,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from evals.paths import datasets_dir
-from kb.sample import cache_root
+from hybridrag.evals.paths import datasets_dir
+from hybridrag.kb.sample import cache_root
 
 
 def _ints(text: str) -> list[int]:
@@ -61,7 +61,7 @@ def paths(work: Path, factor: int) -> tuple[Path, Path]:
 
 
 def _stage(args: argparse.Namespace) -> dict:
-    from evals.scale import ingest_stages as ist
+    from hybridrag.evals.scale import ingest_stages as ist
 
     kb_txt, kb_dir = paths(args.work, args.factor)
     kb_dir = args.kb_dir or kb_dir
@@ -76,11 +76,11 @@ def _stage(args: argparse.Namespace) -> dict:
             rep = ist.full_ingest(kb_txt, kb_dir, {"base": str(base), "sigma": ist.sigma_for(cosine, 384)})
             return {**rep, "copy_cosine_measured": cosine}
         case "load" | "dense" | "latency" | "index":
-            from evals.scale import query_stages
+            from hybridrag.evals.scale import query_stages
 
             return getattr(query_stages, "index_build" if args.stage == "index" else args.stage)(kb_dir, args)
         case "server":
-            from evals.scale.server_stages import server
+            from hybridrag.evals.scale.server_stages import server
 
             return server(kb_dir, args)
     raise SystemExit(f"unknown stage {args.stage!r}")
@@ -99,8 +99,8 @@ def main(argv: list[str] | None = None) -> None:
         res["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(res))  # noqa: T201
         return
-    from evals.scale.runner import Runner
-    from evals.scale.synth import write_synthetic
+    from hybridrag.evals.scale.runner import Runner
+    from hybridrag.evals.scale.synth import write_synthetic
 
     if 1 not in args.factors:
         raise SystemExit("--factors must include 1: every growth ratio is to 1×")
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> None:
     _side_by_side(args.jobs, tail)
     if only:  # a partial run beside another: the full run writes the report
         return
-    from evals.scale.report import write_report
+    from hybridrag.evals.scale.report import write_report
 
     write_report(args, run.results)
 

@@ -18,17 +18,17 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.paths import datasets_dir
-from kb.sample import cache_root
+from hybridrag.evals.paths import datasets_dir
+from hybridrag.kb.sample import cache_root
 
 
 def sweep(kb_dir: Path, factor: int, efs: list[int], n_queries: int = 1000, k: int = 10) -> list[dict]:
     """One row per efSearch value: recall@k vs exact search and single-query p50/p95 ms."""
     import faiss
 
-    from evals.scale.modules import cases
-    from kb.embeddings import embed_matrix, get_embeddings
-    from kb.kb_dir import resolve_build
+    from hybridrag.evals.scale.modules import cases
+    from hybridrag.kb.embeddings import embed_matrix, get_embeddings
+    from hybridrag.kb.kb_dir import resolve_build
 
     index = faiss.read_index(str(resolve_build(kb_dir).path / "dense.faiss"))
     if not hasattr(index, "hnsw"):

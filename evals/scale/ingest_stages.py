@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.scale.synth import SUFFIX, original_name
+from hybridrag.evals.scale.synth import SUFFIX, original_name
 
 TYPE_MAP = Path(__file__).resolve().parents[2] / "kb" / "data" / "metaqa_types.json"
 
@@ -29,7 +29,7 @@ def graph_ingest(kb_txt: Path, scratch: Path, repeats: int = 3) -> dict:
     """
     import shutil
 
-    from kb.ingest import build_graph
+    from hybridrag.kb.ingest import build_graph
 
     walls, cpus = [], []
     for _ in range(repeats):
@@ -46,8 +46,7 @@ def graph_ingest(kb_txt: Path, scratch: Path, repeats: int = 3) -> dict:
 
 def _timed_index_classes(timings: dict[str, float]) -> None:
     """Make ``kb.ingest`` time each FAISS and BM25 build into ``timings``."""
-    import kb.ingest as ki
-
+    import hybridrag.kb.ingest as ki
     dense_cls, bm25_cls = ki.DenseIndex, ki.BM25Index
 
     class TimedDense(dense_cls):
@@ -74,8 +73,8 @@ def base_vectors(base_kb: Path) -> tuple[dict[str, int], np.ndarray]:
     """Row of each entity name and the real vectors of the 1× KB ``base_kb``."""
     import faiss
 
-    from kb.kb_dir import resolve_build
-    from kb.text_index import load_docs
+    from hybridrag.kb.kb_dir import resolve_build
+    from hybridrag.kb.text_index import load_docs
 
     build = resolve_build(base_kb).path
     docs = load_docs(build / "docs.jsonl")
@@ -106,8 +105,8 @@ def copy_cosine(base_kb: Path, pairs: int = 1000, seed: int = 0) -> float:
     the 1× KB ``base_kb``, seeded sample), both encoded now with the KB's model."""
     import random
 
-    from kb.base import KnowledgeBase
-    from kb.embeddings import embed_matrix
+    from hybridrag.kb.base import KnowledgeBase
+    from hybridrag.kb.embeddings import embed_matrix
 
     kb = KnowledgeBase(base_kb)
     names = [d.text for d in kb.docs if d.kind == "entity"]
@@ -129,8 +128,8 @@ def full_ingest(kb_txt: Path, kb_dir: Path, replicate: dict | None = None, fresh
     """
     import shutil
 
-    import kb.ingest as ki
-    from kb.embed_chunks import ChunkedVectors
+    import hybridrag.kb.ingest as ki
+    from hybridrag.kb.embed_chunks import ChunkedVectors
 
     if fresh:
         shutil.rmtree(kb_dir, ignore_errors=True)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.oracle.gold import GoldRecord
-from evals.scale.synth import copy_name
+from hybridrag.evals.oracle.gold import GoldRecord
+from hybridrag.evals.scale.synth import copy_name
 
 METHODS = ("hybgrag", "mor", "hydrarag", "ssrag")
 
@@ -37,7 +37,7 @@ class Case:
 
 def callers(kb, kb_dir: Path) -> dict[str, Callable[[Case], object]]:
     """Single-call modules: name → a function of one case, bound to ``kb``."""
-    from graphs import context_for, get_graph
+    from hybridrag.graphs import context_for, get_graph
 
     fusion, f_ctx = get_graph("fusion"), context_for("fusion", kb=str(kb_dir))
     return {
@@ -53,7 +53,7 @@ def callers(kb, kb_dir: Path) -> dict[str, Callable[[Case], object]]:
 
 def pipeline(kb, c: Case, method: str) -> list[tuple[str, Callable[[], object]]]:
     """The retrieval modules of ``method`` for one case, in pipeline order (:mod:`evals.bench_modules_methods`)."""
-    from evals.bench_modules_methods import PREPARE
+    from hybridrag.evals.bench_modules_methods import PREPARE
 
     return [(f"{method}: {name}", call) for name, call in PREPARE[method](kb, c.rec)]
 
@@ -68,7 +68,7 @@ def time_cases(kbs: dict, qs: dict, simple: list[str] | None = None,
     ``outputs``, when given, receives each pipeline module's timed results: {key: {module: [result
     per question]}} (the JSON-ready summaries of :mod:`evals.bench_modules_methods`).
     """
-    from evals.bench_modules_methods import forget_queries
+    from hybridrag.evals.bench_modules_methods import forget_queries
 
     times: dict = {key: {} for key in kbs}
     calls = {key: callers(kb, kb_dir) for key, (kb, kb_dir) in kbs.items()}
@@ -105,9 +105,9 @@ def percentiles(ms: list[float]) -> dict:
 
 def cases(datasets: Path, per_hop: int, factor: int, seed: int = 0) -> list[Case]:
     """``per_hop`` dev questions of each hop count (seeded sample), each about a random copy of its topic."""
-    from evals.datasets import load_metaqa, sample
-    from evals.oracle.gold import record_for
-    from evals.scale.synth import random_copies
+    from hybridrag.evals.datasets import load_metaqa, sample
+    from hybridrag.evals.oracle.gold import record_for
+    from hybridrag.evals.scale.synth import random_copies
 
     out: list[Case] = []
     for hops in (1, 2, 3):

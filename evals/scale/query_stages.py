@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.paths import datasets_dir
+from hybridrag.evals.paths import datasets_dir
 
 
 def load(kb_dir: Path, args) -> dict:
     """Open the KB (graph, document table, FAISS, BM25, checks), then load the query encoder."""
-    from kb.base import KnowledgeBase
+    from hybridrag.kb.base import KnowledgeBase
 
     t = time.perf_counter()
     kb = KnowledgeBase(kb_dir)
@@ -27,8 +27,8 @@ def index_build(kb_dir: Path, args) -> dict:
     """The default dense-index build (:meth:`kb.text_index.DenseIndex.build`) alone, on the KB's own vectors."""
     import faiss
 
-    from kb.kb_dir import resolve_build
-    from kb.text_index import DenseIndex
+    from hybridrag.kb.kb_dir import resolve_build
+    from hybridrag.kb.text_index import DenseIndex
 
     index = faiss.read_index(str(resolve_build(kb_dir).path / "dense.faiss"))
     storage = faiss.downcast_index(index.storage) if hasattr(index, "storage") else index
@@ -43,9 +43,9 @@ def dense(kb_dir: Path, args, n_queries: int = 1000, k: int = 10) -> dict:
     """Recall@10 of the KB's FAISS index against exact search, on ``n_queries`` dev questions, and search times."""
     import faiss
 
-    from evals.scale.modules import cases, percentiles
-    from kb.base import KnowledgeBase
-    from kb.embeddings import embed_matrix
+    from hybridrag.evals.scale.modules import cases, percentiles
+    from hybridrag.kb.base import KnowledgeBase
+    from hybridrag.kb.embeddings import embed_matrix
 
     kb = KnowledgeBase(kb_dir)
     index = kb.dense.index
@@ -76,9 +76,9 @@ def dense(kb_dir: Path, args, n_queries: int = 1000, k: int = 10) -> dict:
 def latency(kb_dir: Path, args) -> dict:
     """p50/p95 of every retrieval module at every factor of ``args.factors``, the factors interleaved
     question by question (same dev questions, topic renamed to a random copy per factor)."""
-    from evals.scale.__main__ import paths
-    from evals.scale.modules import cases, time_cases
-    from kb.base import open_kb
+    from hybridrag.evals.scale.__main__ import paths
+    from hybridrag.evals.scale.modules import cases, time_cases
+    from hybridrag.kb.base import open_kb
 
     dirs = {f: paths(args.work, f)[1] for f in args.factors}
     kbs = {f: (open_kb(d), d) for f, d in dirs.items()}

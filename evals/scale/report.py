@@ -7,7 +7,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from evals.bench_fusion import cpu_name
+from hybridrag.evals.bench_fusion import cpu_name
 
 
 def _ratio(v: float | None, base: float | None) -> str:

@@ -17,7 +17,7 @@ import threading
 import time
 from pathlib import Path
 
-from kb.kb_dir import work_dir
+from hybridrag.kb.kb_dir import work_dir
 
 
 class Runner:
@@ -33,7 +33,7 @@ class Runner:
         self._lock = threading.Lock()  # stages may run from several threads (--jobs)
 
     def _cmd(self, stage: str, factor: int, extra: list[str]) -> list[str]:
-        return ["nice", "-n", str(self.nice), sys.executable, "-m", "evals.scale", "--stage", stage,
+        return ["nice", "-n", str(self.nice), sys.executable, "-m", "hybridrag.evals.scale", "--stage", stage,
                 "--factor", str(factor), "--work", str(self.work), *extra]
 
     def save(self) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from evals.paths import datasets_dir
+from hybridrag.evals.paths import datasets_dir
 
 GRAPH_READS = ["graph: neighbours of topic", "graph: ego graph (gold hops, relations)"]
 # Every method's modules: their graph reads are batched (one store call per hop or per set of items),
@@ -38,11 +38,11 @@ def same_outputs(memory: dict[str, list], server: dict[str, list]) -> dict[str, 
 
 def server(kb_dir: Path, args) -> dict:
     """Export time, server memory, and per-read latency on the server vs in memory."""
-    from evals.scale.modules import cases, time_cases
-    from kb.base import KnowledgeBase
-    from kb.graph_backends import export_graph
-    from kb.graph_local import FalkorDBServer
-    from kb.neo4j_store import Neo4jGraphStore
+    from hybridrag.evals.scale.modules import cases, time_cases
+    from hybridrag.kb.base import KnowledgeBase
+    from hybridrag.kb.graph_backends import export_graph
+    from hybridrag.kb.graph_local import FalkorDBServer
+    from hybridrag.kb.neo4j_store import Neo4jGraphStore
 
     srv = FalkorDBServer(parent=args.work / "falkordb").start()
     try:

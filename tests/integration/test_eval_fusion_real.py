@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
+from hybridrag.app.cli import main
 
 pytestmark = pytest.mark.integration
 SAMPLE_TRIPLES = Path(__file__).parents[2] / "kb" / "sample" / "triples.txt"

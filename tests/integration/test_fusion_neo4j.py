@@ -5,9 +5,9 @@ server over Bolt).
 
 import pytest
 
-from graphs import context_for, get_graph
-from kb.ingest import ingest
-from kb.sample import SAMPLE_SRC, TYPE_MAP
+from hybridrag.graphs import context_for, get_graph
+from hybridrag.kb.ingest import ingest
+from hybridrag.kb.sample import SAMPLE_SRC, TYPE_MAP
 
 pytestmark = pytest.mark.integration
 QUESTIONS = ["who directed Forrest Gump", "what movies did Tom Hanks star in", "which films were released in 1994",
@@ -27,7 +27,7 @@ def memory_kb(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def neo4j_kb(tmp_path_factory, module_falkordb):
-    from kb.neo4j_store import Neo4jGraphStore
+    from hybridrag.kb.neo4j_store import Neo4jGraphStore
 
     with Neo4jGraphStore.connect(module_falkordb.uri) as store:
         store.clear()
@@ -58,9 +58,9 @@ def test_same_ranking_as_memory_store(server_kb, memory_kb, question, scoring):
 
 
 def test_manifest_points_at_the_server(server_kb, memory_kb):
-    from kb.base import open_kb
-    from kb.falkordb_store import FalkorDBGraphStore
-    from kb.neo4j_store import Neo4jGraphStore
+    from hybridrag.kb.base import open_kb
+    from hybridrag.kb.falkordb_store import FalkorDBGraphStore
+    from hybridrag.kb.neo4j_store import Neo4jGraphStore
 
     backend, kb_dir = server_kb
     kb = open_kb(kb_dir)

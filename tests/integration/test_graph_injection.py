@@ -14,11 +14,11 @@ import pytest
 from conftest import memory_graph, write_test_graph
 from falkordb_server import bolt_answers
 
-from kb.build import assemble
-from kb.graph_codec import SAFE
-from kb.graph_cypher_store import REL_TYPE
-from kb.memory_store import InMemoryGraphStore
-from kb.model import Entity, Triple
+from hybridrag.kb.build import assemble
+from hybridrag.kb.graph_codec import SAFE
+from hybridrag.kb.graph_cypher_store import REL_TYPE
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.model import Entity, Triple
 
 pytestmark = pytest.mark.integration
 
@@ -44,8 +44,8 @@ TRIPLES = [
 
 
 def _store(kind: str, server, graph: str):
-    from kb.falkordb_store import FalkorDBGraphStore
-    from kb.neo4j_store import Neo4jGraphStore
+    from hybridrag.kb.falkordb_store import FalkorDBGraphStore
+    from hybridrag.kb.neo4j_store import Neo4jGraphStore
 
     if kind == "bolt":
         return Neo4jGraphStore.connect(server.uri)
@@ -166,7 +166,7 @@ def test_bolt_parameters_hold_only_safe_characters(module_falkordb, monkeypatch)
     """FalkorDB splices Bolt parameters into the query text: every string sent must be hex or a type."""
     import neo4j
 
-    from kb.neo4j_store import Neo4jGraphStore
+    from hybridrag.kb.neo4j_store import Neo4jGraphStore
 
     sent: list[tuple[str, dict]] = []
     run = neo4j.Session.run
@@ -188,7 +188,7 @@ def test_native_query_text_holds_only_safe_characters(module_falkordb, monkeypat
     """falkordb-py builds ``CYPHER k=v`` headers: every quoted value in them must be hex or a type."""
     from falkordb.graph import Graph
 
-    from kb.falkordb_store import FalkorDBGraphStore
+    from hybridrag.kb.falkordb_store import FalkorDBGraphStore
 
     headers: list[str] = []
     build = Graph._build_params_header
@@ -207,7 +207,7 @@ def test_native_query_text_holds_only_safe_characters(module_falkordb, monkeypat
 
 
 def test_export_and_open_through_the_manifest_entry(module_falkordb, tmp_path):
-    from kb.graph_backends import export_graph, open_graph
+    from hybridrag.kb.graph_backends import export_graph, open_graph
 
     cfg = export_graph("falkordb", f"{module_falkordb.redis_uri}?graph=from_manifest", memory_graph(),
                        progress=False)

@@ -25,10 +25,10 @@ import numpy as np
 import pytest
 from langchain_core.embeddings import Embeddings
 
-from app.cli import main
-from kb.base import KnowledgeBase
-from kb.ingest import ingest
-from kb.model import KBError, Triple
+from hybridrag.app.cli import main
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.ingest import ingest
+from hybridrag.kb.model import KBError, Triple
 
 pytestmark = pytest.mark.integration
 
@@ -59,8 +59,8 @@ class FakeEmbeddings(Embeddings):
 @pytest.fixture
 def emb(monkeypatch):
     fake = FakeEmbeddings()
-    monkeypatch.setattr("kb.ingest.get_embeddings", lambda spec: fake)
-    monkeypatch.setattr("kb.base.get_embeddings", lambda spec: fake)
+    monkeypatch.setattr("hybridrag.kb.ingest.get_embeddings", lambda spec: fake)
+    monkeypatch.setattr("hybridrag.kb.base.get_embeddings", lambda spec: fake)
     return fake
 
 
@@ -108,7 +108,7 @@ def _live_entry(kb: Path) -> dict:
 
 
 def _exists(entry: dict) -> bool:
-    from kb.graph_backends import graph_exists
+    from hybridrag.kb.graph_backends import graph_exists
 
     return graph_exists(entry)
 
@@ -142,8 +142,7 @@ def test_a_reingest_failing_validation_leaves_the_previous_kb_answering(tmp_path
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_reingest_killed_during_the_export_leaves_the_previous_kb_answering(tmp_path, emb, module_falkordb,
                                                                                monkeypatch, backend):
-    import kb.graph_cypher_store as gcs
-
+    import hybridrag.kb.graph_cypher_store as gcs
     kb, target = tmp_path / "kb", _uri(module_falkordb, backend)
     ingest(kb, [_triples(tmp_path, "A")], progress=False, **target)
 
@@ -237,7 +236,7 @@ def test_sigkill_after_the_export_leaves_the_previous_kb_answering(tmp_path, mod
     kb, target = tmp_path / "kb", _uri(module_falkordb, backend)
     ingest(kb, [_triples(tmp_path, "A")], progress=False, **target)
     flag, uri = ("--neo4j", target["neo4j_uri"]) if backend == "neo4j" else ("--falkordb", target["falkordb_uri"])
-    cmd = [sys.executable, "-m", "app.cli", "ingest", "--kb", str(kb), "--triples",
+    cmd = [sys.executable, "-m", "hybridrag.app.cli", "ingest", "--kb", str(kb), "--triples",
            str(_triples(tmp_path, "B")), flag, uri]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=_env("export"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -255,9 +254,9 @@ def test_sigkill_after_the_export_leaves_the_previous_kb_answering(tmp_path, mod
 
 def test_a_kb_from_before_graph_versions_reingests_and_keeps_its_old_graph(tmp_path, emb, module_falkordb,
                                                                           monkeypatch, caplog):
-    import kb.ingest as ing
-    from kb.graph_backends import export_graph
-    from kb.neo4j_store import Neo4jGraphStore
+    import hybridrag.kb.ingest as ing
+    from hybridrag.kb.graph_backends import export_graph
+    from hybridrag.kb.neo4j_store import Neo4jGraphStore
 
     kb, target = tmp_path / "kb", _uri(module_falkordb, "neo4j")
     with Neo4jGraphStore.connect(module_falkordb.uri) as plain:

@@ -1,4 +1,4 @@
-"""agents.llm.greedy_grammar with the real bundled SmolLM2-135M: the same greedy picks as
+"""hybridrag.agents.llm.greedy_grammar with the real bundled SmolLM2-135M: the same greedy picks as
 llama-cpp-python's own grammar sampling, both when the model's best token is allowed and when
 the grammar refuses it (no network)."""
 
@@ -32,8 +32,8 @@ def _replies(llama, calls: list[int]) -> list[str]:
 
 def test_best_token_check_picks_what_the_full_grammar_picks():
     assert importlib.util.find_spec("llama_cpp") is not None, "needs: pip install 'hybridrag[local]'"
-    from agents.llm.greedy_grammar import install
-    from agents.llm.models import load_chat_model
+    from hybridrag.agents.llm.greedy_grammar import install
+    from hybridrag.agents.llm.models import load_chat_model
 
     llama = load_chat_model("local:smollm2").client  # loaded with the check installed
     assert "_init_sampler" in vars(llama)

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.integration
 def test_hybgrag_runs_to_completion_with_smollm2(tmp_path, monkeypatch):
     assert importlib.util.find_spec("llama_cpp") is not None, "needs: pip install 'hybridrag[local]'"
     monkeypatch.setenv("HYBRIDRAG_CACHE", str(tmp_path))
-    from graphs.hybgrag import HybGRAGContext, graph, render_trace
+    from hybridrag.graphs.hybgrag import HybGRAGContext, graph, render_trace
 
     ctx = HybGRAGContext(kb="sample", llm="local:smollm2", max_iterations=2)
     out = graph.invoke({"question": "which movies did Tom Hanks star in"}, context=ctx)

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.integration
 def test_hydrarag_runs_to_completion_with_smollm2(monkeypatch, judge):
     assert importlib.util.find_spec("llama_cpp") is not None, "pip install 'hybridrag[local]'"
     monkeypatch.delenv("TAVILY_API_KEY", raising=False)
-    from graphs.hydrarag import HydraRAGContext, graph, render_trace
+    from hybridrag.graphs.hydrarag import HydraRAGContext, graph, render_trace
 
     # one exploration round at depth 1, every available source, no corpus passages: a bounded run
     ctx = HydraRAGContext(kb="sample", llm="local:smollm2", max_iterations=1, max_depth=1,

@@ -12,11 +12,11 @@ import json
 import pytest
 from test_openai_compatible import ALIAS, openai_server  # noqa: F401 - the llama.cpp server fixture
 
-from app.cli import main
-from kb.extract import in_chunk
-from kb.kb_dir import resolve_build
-from kb.memory_store import InMemoryGraphStore
-from kb.provenance import Provenance, read_jsonl
+from hybridrag.app.cli import main
+from hybridrag.kb.extract import in_chunk
+from hybridrag.kb.kb_dir import resolve_build
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.provenance import Provenance, read_jsonl
 
 pytestmark = pytest.mark.integration
 
@@ -65,6 +65,6 @@ def test_documents_to_kb_through_the_local_server(openai_server, tmp_path, capsy
 
 
 def _passages(build):
-    from kb.text_index import load_docs
+    from hybridrag.kb.text_index import load_docs
 
     return [d for d in load_docs(build / "docs.jsonl") if d.kind == "passage"]

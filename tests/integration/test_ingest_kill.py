@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
-from kb.base import KnowledgeBase, open_kb
-from kb.ingest import ingest
-from kb.model import KBError
+from hybridrag.app.cli import main
+from hybridrag.kb.base import KnowledgeBase, open_kb
+from hybridrag.kb.ingest import ingest
+from hybridrag.kb.model import KBError
 
 pytestmark = pytest.mark.integration
 
@@ -49,7 +49,7 @@ def _env(hold: str | None = None) -> dict:
 
 
 def _ingest_cmd(kb: Path, triples: list[Path]) -> list[str]:
-    return [sys.executable, "-m", "app.cli", "ingest", "--kb", str(kb), "--triples", *map(str, triples)]
+    return [sys.executable, "-m", "hybridrag.app.cli", "ingest", "--kb", str(kb), "--triples", *map(str, triples)]
 
 
 def _start_held(kb: Path, triples: list[Path], hold: str) -> subprocess.Popen:
@@ -138,12 +138,12 @@ def test_killed_first_ingest_is_refused_then_resumed_and_a_second_ingest_waits_i
 
 
 def test_the_sample_kb_builds_once_when_processes_start_together(tmp_path):
-    """kb.sample's own lock plus the ingest lock: three processes, one build (a small sample source)."""
+    """hybridrag.kb.sample's own lock plus the ingest lock: three processes, one build (a small sample source)."""
     src = tmp_path / "src"
     _inputs(src, "Some Director")[0].rename(src / "triples.txt")
     (src / "passages.jsonl").write_text('{"id": "p1", "text": "Film 1 is a drama."}\n', encoding="utf-8")
-    code = (f"import kb.sample as s, pathlib; s.SAMPLE_SRC = pathlib.Path({str(src)!r}); "
-            "from kb.base import KnowledgeBase; d = s.sample_kb_dir(); print(d, KnowledgeBase(d).build_dir.name)")
+    code = (f"import hybridrag.kb.sample as s, pathlib; s.SAMPLE_SRC = pathlib.Path({str(src)!r}); "
+            "from hybridrag.kb.base import KnowledgeBase; d = s.sample_kb_dir(); print(d, KnowledgeBase(d).build_dir.name)")
     env = {**_env(), "HYBRIDRAG_CACHE": str(tmp_path / "cache")}
     procs = [subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for _ in range(3)]

@@ -22,8 +22,8 @@ import httpx  # noqa: E402
 import pytest
 from http_ready import wait_until_ready  # noqa: E402
 
-from evals.load_server import stop_group as stop  # noqa: E402
-from graphs import REGISTRY, context_class, list_graphs  # noqa: E402
+from hybridrag.evals.load_server import stop_group as stop  # noqa: E402
+from hybridrag.graphs import REGISTRY, context_class, list_graphs  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
@@ -95,7 +95,7 @@ def start_dev(work: Path, env_extra: dict | None = None, budget: str | None = No
 def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The dev server with an operator config: the sample KB, a KB never built ("missing") and a
     model ("fast", a loopback fake that answers every call with "I cannot tell.")."""
-    from evals.probe_server import FakeLLM
+    from hybridrag.evals.probe_server import FakeLLM
 
     fake = FakeLLM().start()
     work = tmp_path_factory.mktemp("langgraph-dev")
@@ -192,7 +192,7 @@ def test_every_registered_graph_is_an_assistant_with_its_description(dev_server)
         assert schemas["input_schema"]["required"] == ["question"]
         assert set(schemas["output_schema"]["properties"]) == OUTPUT_KEYS
         ctx = schemas["context_schema"]["properties"]
-        from graphs.policy import PYTHON_ONLY  # Python objects (tools): never offered to a client
+        from hybridrag.app.policy import PYTHON_ONLY  # Python objects (tools): never offered to a client
         assert set(ctx) == set(context_class(name).__dataclass_fields__) - PYTHON_ONLY
         assert all(p.get("description") for p in ctx.values()), "Studio shows these descriptions"
 
@@ -209,8 +209,8 @@ def test_studio_offers_the_operators_kbs_and_models(dev_server):
 
 
 def test_the_server_draws_each_method_with_labelled_branches(dev_server):
-    """/assistants/{id}/graph is the graph graphs/studio.py serves: every edge, each branch labelled."""
-    from graphs.studio import served_graph
+    """/assistants/{id}/graph is the graph app/studio.py serves: every edge, each branch labelled."""
+    from hybridrag.app.studio import served_graph
 
     for method in list_graphs():
         drawn = httpx.get(f"{dev_server}/assistants/{method}/graph", timeout=30).json()
@@ -278,12 +278,12 @@ def test_streamed_run_sends_node_updates(dev_server):
     ("fusion", {"kb": "/tmp"}, "kb"),
     ("fusion", {"top_k": 100000}, "top_k"),
     ("fusion", {"k1": -5}, "k1"),
-    ("fusion", {"top_k": 3, "topk": 3}, "topk"),  # a misspelt setting: refused by graphs/studio.py, not dropped
+    ("fusion", {"top_k": 3, "topk": 3}, "topk"),  # a misspelt setting: refused by app/studio.py, not dropped
     ("mor", {"planer": "paths"}, "planer"),
 ])
 @pytest.mark.parametrize("where", ["context", "configurable"])
 def test_a_context_a_client_may_not_set_is_refused(dev_server, graph, context, field, where):
-    """langgraph.json puts the Agent Server in server mode: graphs.policy checks every run's context."""
+    """langgraph.json puts the Agent Server in server mode: app.policy checks every run's context."""
     body = {"assistant_id": graph, "input": {"question": QUESTION}}
     if where == "context":
         body["context"] = context
@@ -299,7 +299,7 @@ def test_a_context_a_client_may_not_set_is_refused(dev_server, graph, context, f
 def test_operator_named_models_and_the_run_budget(tmp_path_factory):
     """The operator's config (HYBRIDRAG_SERVER_CONFIG) names a model a Studio user picks by name;
     a run over BG_JOB_TIMEOUT_SECS is stopped and the model gets no further node's calls."""
-    from evals.probe_server import FakeLLM
+    from hybridrag.evals.probe_server import FakeLLM
 
     fake = FakeLLM(slow_reply=0.5).start()
     work = tmp_path_factory.mktemp("langgraph-dev-budget")

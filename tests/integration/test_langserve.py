@@ -21,8 +21,8 @@ import langserve  # noqa: E402,F401
 import pytest
 from http_ready import wait_until_ready  # noqa: E402
 
-from evals.load_server import stop_group as stop  # noqa: E402
-from graphs import context_class, list_graphs  # noqa: E402
+from hybridrag.evals.load_server import stop_group as stop  # noqa: E402
+from hybridrag.graphs import context_class, list_graphs  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
@@ -51,7 +51,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env.pop("OPENAI_API_KEY", None)
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--kb", "sample=sample",
+            [sys.executable, "-m", "hybridrag.app.cli", "serve", "--port", str(port), "--kb", "sample=sample",
              "--llm", "smol=local:smollm2", "--run-timeout", str(RUN_TIMEOUT - 10)],
             cwd=ROOT,
             env=env,

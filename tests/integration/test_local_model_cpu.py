@@ -18,7 +18,7 @@ pytestmark = pytest.mark.integration
 
 CHILD = """
 import sys
-from agents.llm.models import load_chat_model
+from hybridrag.agents.llm.models import load_chat_model
 out = load_chat_model("local:smollm2").invoke("Say hi.")
 print("REPLY", bool(out.content.strip()))
 """
@@ -30,7 +30,7 @@ def _run(code: str, **env: str) -> subprocess.CompletedProcess:
 
 
 def test_local_model_runs_in_a_child_process():
-    from agents.llm.models import cpu_flags, llama_build_flags
+    from hybridrag.agents.llm.models import cpu_flags, llama_build_flags
 
     proc = _run(CHILD)
     if proc.returncode < 0:
@@ -45,7 +45,7 @@ def test_a_build_for_missing_instructions_is_refused_before_loading(tmp_path):
     record = tmp_path / "llama_cpu_flags"
     record.write_text("avx2 avx9000_imaginary\n", encoding="utf-8")
     proc = subprocess.run(
-        [sys.executable, "-m", "app.cli", "ask", "who directed Big", "--method", "hybgrag",
+        [sys.executable, "-m", "hybridrag.app.cli", "ask", "who directed Big", "--method", "hybgrag",
          "--llm", "local:smollm2", "--max-iterations", "1"],
         capture_output=True, text=True, timeout=600,
         env={**os.environ, "HF_HUB_OFFLINE": "1", "HYBRIDRAG_LLAMA_CPU_FLAGS_FILE": str(record)})

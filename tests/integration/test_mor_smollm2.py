@@ -12,7 +12,7 @@ pytestmark = pytest.mark.integration
 def test_mor_runs_to_completion_with_smollm2():
     hint = "install the local extra: pip install 'hybridrag[local]'"
     assert importlib.util.find_spec("llama_cpp") is not None, hint
-    from graphs.mor import MoRContext, graph, render_trace  # the sample KB is built once, then cached
+    from hybridrag.graphs.mor import MoRContext, graph, render_trace  # the sample KB is built once, then cached
 
     # one planning attempt and three examples keep the 135M model's prompt short (about 550 tokens)
     ctx = MoRContext(kb="sample", llm="local:smollm2", max_iterations=1, num_few_shot=3)

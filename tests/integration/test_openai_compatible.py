@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import httpx  # noqa: E402
 import pytest
 
-from evals.load_server import stop_group  # noqa: E402
+from hybridrag.evals.load_server import stop_group  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
@@ -34,7 +34,7 @@ def openai_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
     """Base URL (``.../v1``) of a llama.cpp OpenAI-compatible server, and its log path."""
     if importlib.util.find_spec("llama_cpp") is None:
         pytest.skip("needs llama-cpp-python[server] (pip install 'hybridrag[local]')")
-    from agents.llm.models import bundled_gguf
+    from hybridrag.agents.llm.models import bundled_gguf
 
     port = free_port()
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
@@ -87,7 +87,7 @@ def openai_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
 def test_chat_openai_is_the_client(openai_server):
     from langchain_openai import ChatOpenAI
 
-    from agents.llm.models import load_chat_model
+    from hybridrag.agents.llm.models import load_chat_model
 
     base, _ = openai_server
     model = load_chat_model(f"openai:{ALIAS}", base)
@@ -97,8 +97,8 @@ def test_chat_openai_is_the_client(openai_server):
 
 
 def test_hybgrag_runs_through_the_openai_compatible_server(openai_server):
-    from graphs import get_graph
-    from graphs.hybgrag import HybGRAGContext
+    from hybridrag.graphs import get_graph
+    from hybridrag.graphs.hybgrag import HybGRAGContext
 
     base, log = openai_server
     ctx = HybGRAGContext(
@@ -124,8 +124,8 @@ def test_constrained_output_over_http_keeps_names_inside_the_kb_lists(openai_ser
     """json_schema (or, where the server refuses it, llama.cpp's schema response_format) with KB enums."""
     from pydantic import BaseModel
 
-    from agents.llm.constrained import constrained_call, question_spans
-    from agents.llm.models import load_chat_model
+    from hybridrag.agents.llm.constrained import constrained_call, question_spans
+    from hybridrag.agents.llm.models import load_chat_model
 
     class Hop(BaseModel):
         relation: str

@@ -36,9 +36,9 @@ def test_injected_passages_do_not_choose_the_answer(tmp_path, monkeypatch):
     assert importlib.util.find_spec("llama_cpp") is not None, "needs: pip install 'hybridrag[local]'"
     from langchain_community.chat_models import ChatLlamaCpp
 
-    from graphs.hybgrag import HybGRAGContext, graph
-    from kb.ingest import ingest
-    from kb.sample import TYPE_MAP
+    from hybridrag.graphs.hybgrag import HybGRAGContext, graph
+    from hybridrag.kb.ingest import ingest
+    from hybridrag.kb.sample import TYPE_MAP
 
     (tmp_path / "triples.txt").write_text(TRIPLES, encoding="utf-8")
     (tmp_path / "passages.jsonl").write_text("\n".join(json.dumps(p) for p in PASSAGES), encoding="utf-8")

@@ -25,8 +25,8 @@ import httpx  # noqa: E402
 import pytest
 from http_ready import wait_until_ready  # noqa: E402
 
-from evals.load_server import stop_group as stop  # noqa: E402
-from evals.probe_server import FakeLLM  # noqa: E402
+from hybridrag.evals.load_server import stop_group as stop  # noqa: E402
+from hybridrag.evals.probe_server import FakeLLM  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
@@ -58,7 +58,7 @@ def serve(tmp: Path, fake: FakeLLM, run_timeout: float) -> Iterator[tuple[str, P
            "OPENAI_API_KEY": SECRET, "HYBRIDRAG_LLM_TIMEOUT": str(LLM_TIMEOUT), "HYBRIDRAG_LLM_MAX_RETRIES": "0"}
     models = [arg for mode in ("slow", "hang", "garbage", "fail")
               for arg in ("--llm", f"{mode}=openai:fake@{fake.url(mode)}")]
-    cmd = [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--kb", "sample=sample", *models,
+    cmd = [sys.executable, "-m", "hybridrag.app.cli", "serve", "--port", str(port), "--kb", "sample=sample", *models,
            "--run-timeout", str(run_timeout), "--max-batch", "4", "--max-iterations", "5"]
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,

@@ -17,7 +17,7 @@ NODES = {"decompose_query", "extract_entities", "detect_intent", "enhance_query"
 def test_ssrag_runs_to_completion_with_smollm2(monkeypatch, judge):
     assert importlib.util.find_spec("llama_cpp") is not None, "pip install 'hybridrag[local]'"
     monkeypatch.delenv("TAVILY_API_KEY", raising=False)  # a TEMPORAL label falls back to the local corpus
-    from graphs.ssrag import SSRAGContext, graph
+    from hybridrag.graphs.ssrag import SSRAGContext, graph
 
     ctx = SSRAGContext(kb="sample", llm="local:smollm2", top_k=3, vector_k=3, graph_k=2, judge=judge)
     out = graph.invoke({"question": "which movies did Tom Hanks star in"}, context=ctx)

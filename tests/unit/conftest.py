@@ -55,8 +55,7 @@ def tiny_kb(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture(autouse=True)
 def no_real_models(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fail any attempt to load the bundled local model; hide any real OpenAI key."""
-    import agents.llm.models as models
-
+    import hybridrag.agents.llm.models as models
     def refuse(name: str):
         raise AssertionError(f"unit tests must not load the local model {name!r}")
 
@@ -68,7 +67,7 @@ def no_real_models(monkeypatch: pytest.MonkeyPatch) -> None:
 def _registered(spec: str, cls: type):
     """Fixture body: a factory ``make(*script)`` registering a scripted ``cls`` model as ``spec``;
     at teardown the spec is forgotten and every script must have been used up."""
-    from agents.llm.models import forget_model, register_model
+    from hybridrag.agents.llm.models import forget_model, register_model
 
     made: list[ScriptedChatModel] = []
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 from collections import Counter
 
-from kb.base import KnowledgeBase
-from kb.build import assemble
-from kb.memory_store import InMemoryGraphStore
-from kb.model import Triple
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.build import assemble
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.model import Triple
 
 
 class CountingStore:

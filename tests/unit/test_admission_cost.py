@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from kb.embeddings import LocalSentenceEmbeddings
-from kb.model import UnknownEntityError
-from tools.retrieval import check_mentions, explicit_mentions
+from hybridrag.kb.embeddings import LocalSentenceEmbeddings
+from hybridrag.kb.model import UnknownEntityError
+from hybridrag.tools.retrieval import check_mentions, explicit_mentions
 
 
 def adversarial(chars: int = 2000) -> str:
@@ -51,7 +51,7 @@ class Counted:
 
 @pytest.fixture
 def kb(tiny_kb):
-    from kb.base import open_kb
+    from hybridrag.kb.base import open_kb
 
     return open_kb(tiny_kb)
 
@@ -97,8 +97,8 @@ def test_the_batched_dense_link_matches_linking_one_by_one(kb, k):
 
 
 def runnable_with(monkeypatch, run_timeout: float, check_seconds: float):
-    from app.runnable import MethodRunnable
-    from graphs.server_config import ServerConfig
+    from hybridrag.app.runnable import MethodRunnable
+    from hybridrag.app.server_config import ServerConfig
 
     runnable = MethodRunnable("fusion", ServerConfig(run_timeout=run_timeout))
     monkeypatch.setattr(runnable, "check", lambda question, ctx: time.sleep(check_seconds))
@@ -114,7 +114,7 @@ async def seconds_to_refuse(checks, error: type[Exception], match: str) -> float
 
 
 def test_checks_over_the_run_budget_are_a_run_timeout(monkeypatch):
-    from app.errors import RunTimeout
+    from hybridrag.app.errors import RunTimeout
 
     runnable = runnable_with(monkeypatch, run_timeout=0.3, check_seconds=3)
     assert asyncio.run(seconds_to_refuse(runnable.acheck([("who directed Big", None)]),
@@ -122,7 +122,7 @@ def test_checks_over_the_run_budget_are_a_run_timeout(monkeypatch):
 
 
 def test_checks_stop_when_the_client_disconnects(monkeypatch):
-    from app.errors import RunStopped
+    from hybridrag.app.errors import RunStopped
 
     class Gone:
         async def is_disconnected(self) -> bool:
@@ -136,9 +136,9 @@ def test_checks_stop_when_the_client_disconnects(monkeypatch):
 def test_the_servers_refusal_of_a_long_question_is_short(monkeypatch):
     from fastapi.testclient import TestClient
 
-    from app.server import MAX_QUESTION_CHARS, create_app
-    from graphs.common import resolve_kb
-    from graphs.server_config import ServerConfig
+    from hybridrag.app.server import MAX_QUESTION_CHARS, create_app
+    from hybridrag.graphs.common import resolve_kb
+    from hybridrag.app.server_config import ServerConfig
 
     counted = Counted(monkeypatch, resolve_kb(type("Ctx", (), {"kb": "sample"})()))
     client = TestClient(create_app(methods=["fusion"], config=ServerConfig()))

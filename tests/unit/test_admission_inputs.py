@@ -13,8 +13,8 @@ KNOWN = "who directed Forrest Gump"
 def client():
     from fastapi.testclient import TestClient
 
-    from app.server import create_app
-    from graphs.server_config import ServerConfig
+    from hybridrag.app.server import create_app
+    from hybridrag.app.server_config import ServerConfig
 
     return TestClient(create_app(methods=["fusion"], config=ServerConfig()))
 

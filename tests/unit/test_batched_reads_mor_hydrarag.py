@@ -12,15 +12,15 @@ import random
 import pytest
 from counting_store import counting
 
-from agents.hydrarag import kg as hkg
-from agents.hydrarag import kg_paths as hkp
-from agents.hydrarag import kg_text as hkt
-from agents.hydrarag import pruning as hprune
-from agents.hydrarag import text as htext
-from agents.mor import critique, graph_first, matching, output
-from agents.mor import traversal as trav
-from agents.mor.plan import Plan, PlanNode, PlanRoute, validate_plan
-from kb.base import open_kb
+from hybridrag.agents.hydrarag import kg as hkg
+from hybridrag.agents.hydrarag import kg_paths as hkp
+from hybridrag.agents.hydrarag import kg_text as hkt
+from hybridrag.agents.hydrarag import pruning as hprune
+from hybridrag.agents.hydrarag import text as htext
+from hybridrag.agents.mor import critique, graph_first, matching, output
+from hybridrag.agents.mor import traversal as trav
+from hybridrag.agents.mor.plan import Plan, PlanNode, PlanRoute, validate_plan
+from hybridrag.kb.base import open_kb
 
 
 @pytest.mark.parametrize("batch", [3, matching.GET_BATCH])
@@ -243,7 +243,7 @@ def test_mor_outputs_read_every_name_shown_at_once(tiny_kb, monkeypatch):
 
 
 def test_mor_text_links_read_the_parents_names_once(tiny_kb):
-    from agents.mor import mentions
+    from hybridrag.agents.mor import mentions
 
     plain = open_kb(tiny_kb)
     kb, calls = counting(plain)

@@ -1,4 +1,4 @@
-"""evals.bench_dispatch on the sample KB (report shape, variants doing the graph's work), and the
+"""hybridrag.evals.bench_dispatch on the sample KB (report shape, variants doing the graph's work), and the
 per-run memo of graphs.common that the benchmark's dispatch numbers measure."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-import graphs.common as common
-import graphs.run_memo as run_memo
-from evals import bench_dispatch as bd
-from graphs import context_for, get_graph
-from graphs.common import Context, context_of, resolve_kb
-from kb.sample import sample_kb_dir
+import hybridrag.graphs.common as common
+import hybridrag.graphs.run_memo as run_memo
+from hybridrag.evals import bench_dispatch as bd
+from hybridrag.graphs import context_for, get_graph
+from hybridrag.graphs.common import Context, context_of, resolve_kb
+from hybridrag.kb.sample import sample_kb_dir
 
 QUESTIONS = ["who directed Alien", "what films did Tom Hanks star in", "when was Big released"]
 
@@ -28,8 +28,7 @@ def sample():
 
 
 def test_every_variant_does_what_the_graph_does(sample):
-    import graphs.fusion as module
-
+    import hybridrag.graphs.fusion as module
     ctx, kb = sample
     fns = bd.variants(kb, ctx, module, QUESTIONS[0], "HEAD")
     assert "invoke, steps as plain calls, embedding cached" in fns  # fusion's steps are tool runs

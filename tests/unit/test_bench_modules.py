@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import vector_table
-from evals.bench_modules import compare, run_condition, table
-from evals.bench_modules_methods import METHODS
-from evals.oracle.gold import GoldRecord
-from kb.base import open_kb
-from kb.embeddings import embed_matrix
+from hybridrag.agents import vector_table
+from hybridrag.evals.bench_modules import compare, run_condition, table
+from hybridrag.evals.bench_modules_methods import METHODS
+from hybridrag.evals.oracle.gold import GoldRecord
+from hybridrag.kb.base import open_kb
+from hybridrag.kb.embeddings import embed_matrix
 
 ONE_HOP = GoldRecord("q1", "who directed Big", "Big", ("movie", "director"), ("directed_by",),
                      ("Penny Marshall",), ("kg", "docs"))
@@ -74,8 +74,8 @@ def test_a_vector_table_holds_the_models_vectors_and_only_its_texts(kb):
 
 
 def test_the_methods_read_their_tables_before_encoding(kb):
-    from agents.hydrarag import pruning
-    from agents.ssrag import vectors
+    from hybridrag.agents.hydrarag import pruning
+    from hybridrag.agents.ssrag import vectors
 
     sentence, rest = "Zork Quux was shot on the moon", "was shot on the moon zq"
     marker = np.zeros((1, kb.dense.index.d), dtype=np.float32)

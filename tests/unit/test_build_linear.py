@@ -9,9 +9,9 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from kb.build import assemble, gc_paused
-from kb.memory_store import InMemoryGraphStore
-from kb.model import Entity, RelationType, Schema, Triple
+from hybridrag.kb.build import assemble, gc_paused
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.model import Entity, RelationType, Schema, Triple
 
 
 def reference_assemble(triples, entities, type_map=None):

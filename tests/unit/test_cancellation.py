@@ -21,12 +21,12 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from agents.hydrarag import kg_paths
-from app.errors import RunStopped, RunTimeout
-from app.runs import controlled_stream
-from kb.cancel import RunCancelled, check_cancelled, current_stop, stop_scope
-from kb.memory_store import InMemoryGraphStore
-from kb.model import Entity, Schema
+from hybridrag.agents.hydrarag import kg_paths
+from hybridrag.app.errors import RunStopped, RunTimeout
+from hybridrag.app.runs import controlled_stream
+from hybridrag.kb.cancel import RunCancelled, check_cancelled, current_stop, stop_scope
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.model import Entity, Schema
 
 ROOT = Path(__file__).resolve().parents[2]
 STOPPED_WITHIN = 3.0  # seconds from the stop to the loop's end (about 1 s idle; generous under load)
@@ -187,7 +187,7 @@ def test_a_disconnect_stops_the_cpu_of_the_running_node(store):
 
 
 def test_a_long_encode_stops_between_the_models_layers():
-    from kb.embeddings import get_embeddings
+    from hybridrag.kb.embeddings import get_embeddings
 
     emb = get_embeddings()
     emb.encode(["warm up", "the model"])  # loaded before the clock starts
@@ -211,7 +211,7 @@ def _swallowing_handlers(path: Path) -> list[str]:
 
 
 def test_no_broad_except_in_a_methods_code_swallows_the_cancellation():
-    outside_runs = {"graphs/studio.py", "graphs/server_config.py"}  # warm-up and config loading, not a run's nodes
+    outside_runs = {"app/studio.py", "app/server_config.py"}  # warm-up and config loading, not a run's nodes
     files = [p for layer in ("agents", "graphs") for p in (ROOT / layer).rglob("*.py")
              if str(p.relative_to(ROOT)) not in outside_runs]
     assert not [h for p in files for h in _swallowing_handlers(p)]

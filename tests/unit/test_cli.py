@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from app.cli import main
+from hybridrag.app.cli import main
 
 
 def test_ask_sample_kb_prints_ranked_evidence(capsys):
@@ -55,7 +55,7 @@ def test_ingest_malformed_file_names_the_line(tmp_path, capsys):
 
 
 def test_ask_hybgrag_with_llm_spec_and_trace(fake_llm, capsys):
-    from agents.hybgrag.roles import RouterAction, TopicEntity, Validation
+    from hybridrag.agents.hybgrag.roles import RouterAction, TopicEntity, Validation
 
     fake_llm(
         RouterAction(entities=[TopicEntity(name="Forrest Gump", type="movie")], relations=["directed_by"],
@@ -107,9 +107,9 @@ def test_eval_llm_method_without_key_fails_before_the_first_question(monkeypatch
 # -- serve: the operator's configuration (docs/serving.md) --
 
 def test_serve_flags_and_config_file_build_the_server_config(tmp_path):
-    from app.cli import build_parser
-    from app.operator import operator_config
-    from graphs.server_config import ModelChoice
+    from hybridrag.app.cli import build_parser
+    from hybridrag.app.operator import operator_config
+    from hybridrag.app.server_config import ModelChoice
 
     cfg_file = tmp_path / "server.json"
     cfg_file.write_text(json.dumps({"kbs": {"movies": "/srv/kb"}, "limits": {"max_iterations": 3},

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.cli import main
+from hybridrag.app.cli import main
 
 
 def test_train_reranker_is_listed(capsys):

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from agents.fusion.scoring import Candidate, fuse, fuse_normalised, fuse_rrf, merge
-from tools.dice import LabelTable, dice, sentences, text_facts, tokens, triple_score
+from hybridrag.agents.fusion.scoring import Candidate, fuse, fuse_normalised, fuse_rrf, merge
+from hybridrag.tools.dice import LabelTable, dice, sentences, text_facts, tokens, triple_score
 
 
 def test_word_tokens_and_dice():
@@ -117,7 +117,7 @@ def test_text_facts_do_not_see_a_shorter_name_inside_the_text_subject():
 
 
 def test_single_query_fast_path_equals_sentence_transformers_encode():
-    from kb.embeddings import get_embeddings
+    from hybridrag.kb.embeddings import get_embeddings
 
     emb = get_embeddings()
     q = "who directed Forrest Gump"

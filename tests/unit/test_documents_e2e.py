@@ -14,17 +14,17 @@ from fake_chat import ScriptedChatModel
 from ingest_documents_corpus import EXTRACTIONS, write_corpus
 from pydantic import Field
 
-from agents.extraction import ingest_documents
-from agents.hybgrag import roles as hyb
-from agents.hydrarag import roles as hydra
-from agents.mor import roles as mor_roles
-from agents.mor.plan import Plan, PlanNode, PlanRoute
-from agents.ssrag import augment as aug
-from agents.ssrag import retrieval as ss_ret
-from agents.ssrag import unify as ss_unify
-from agents.ssrag.routing import RouteLabel
-from graphs import context_for, get_graph, list_graphs
-from kb.provenance import Provenance
+from hybridrag.agents.extraction import ingest_documents
+from hybridrag.agents.hybgrag import roles as hyb
+from hybridrag.agents.hydrarag import roles as hydra
+from hybridrag.agents.mor import roles as mor_roles
+from hybridrag.agents.mor.plan import Plan, PlanNode, PlanRoute
+from hybridrag.agents.ssrag import augment as aug
+from hybridrag.agents.ssrag import retrieval as ss_ret
+from hybridrag.agents.ssrag import unify as ss_unify
+from hybridrag.agents.ssrag.routing import RouteLabel
+from hybridrag.graphs import context_for, get_graph, list_graphs
+from hybridrag.kb.provenance import Provenance
 
 QUESTION = "who designed the Kestrel"
 ANSWER = "Tomas Reyes"
@@ -78,7 +78,7 @@ REPLIES = {
 @pytest.fixture(scope="module")
 def document_kb(tmp_path_factory) -> str:
     """The corpus's four documents (Markdown, text, HTML, PDF) ingested with extraction."""
-    from agents.llm.models import forget_model, register_model
+    from hybridrag.agents.llm.models import forget_model, register_model
 
     src = write_corpus(tmp_path_factory.mktemp("e2e-docs"))
     kb = tmp_path_factory.mktemp("e2e-kb") / "kb"
@@ -92,7 +92,7 @@ def document_kb(tmp_path_factory) -> str:
 
 @pytest.fixture
 def answering_model(monkeypatch):
-    from agents.llm.models import forget_model, register_model
+    from hybridrag.agents.llm.models import forget_model, register_model
 
     monkeypatch.delenv("TAVILY_API_KEY", raising=False)
     model = ReplyBySchema(replies=REPLIES)
@@ -131,7 +131,7 @@ def test_method_answers_from_the_documents_with_evidence_in_a_chunk(document_kb,
 
 
 def _chunk_texts(kb: str) -> dict[str, str]:
-    from kb.kb_dir import resolve_build
-    from kb.text_index import load_docs
+    from hybridrag.kb.kb_dir import resolve_build
+    from hybridrag.kb.text_index import load_docs
 
     return {d.id: d.text for d in load_docs(resolve_build(kb).path / "docs.jsonl") if d.kind == "passage"}

@@ -6,9 +6,9 @@ import sys
 import numpy as np
 import pytest
 
-from kb.bert_numpy import supported
-from kb.embeddings import SMALL_BATCH, bundled_minilm_path, encode_threads, get_embeddings
-from kb.model import KBError
+from hybridrag.kb.bert_numpy import supported
+from hybridrag.kb.embeddings import SMALL_BATCH, bundled_minilm_path, encode_threads, get_embeddings
+from hybridrag.kb.model import KBError
 
 
 def test_query_time_encodes_default_to_one_thread(monkeypatch):

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from evals import hybrid
-from evals.datasets import (
+from hybridrag.evals import hybrid
+from hybridrag.evals.datasets import (
     Question,
     load_jsonl,
     load_metaqa,
@@ -16,9 +16,9 @@ from evals.datasets import (
     stark_kb,
     with_answer_names,
 )
-from evals.relevance import Judge
-from kb.base import open_kb
-from kb.model import KBError, MalformedInputError, Triple
+from hybridrag.evals.relevance import Judge
+from hybridrag.kb.base import open_kb
+from hybridrag.kb.model import KBError, MalformedInputError, Triple
 
 STARK = Path(__file__).parents[1] / "fixtures" / "stark_tiny"
 
@@ -26,7 +26,7 @@ STARK = Path(__file__).parents[1] / "fixtures" / "stark_tiny"
 @pytest.fixture
 def fake_embeddings(monkeypatch):
     """Ingest with a deterministic fake embedding model instead of MiniLM."""
-    monkeypatch.setattr("kb.ingest.get_embeddings", lambda spec: DeterministicFakeEmbedding(size=8))
+    monkeypatch.setattr("hybridrag.kb.ingest.get_embeddings", lambda spec: DeterministicFakeEmbedding(size=8))
 
 
 def test_metaqa_strips_brackets_keeps_topic_qtype_and_hops(tmp_path):
@@ -130,7 +130,7 @@ def test_stark_skb_converts_into_a_kb_and_judges(tmp_path, fake_embeddings):
 def test_relevance_by_whole_phrase_and_reachable_ceiling(tmp_path, fake_embeddings):
     (tmp_path / "t.txt").write_text("Heat|directed_by|Michael Mann\nHeat|starred_actors|Al Pacino\n"
                                     "Ali|directed_by|Michael Mann\nAli|release_year|2001\n", encoding="utf-8")
-    from kb.ingest import ingest
+    from hybridrag.kb.ingest import ingest
 
     ingest(tmp_path / "kb", [tmp_path / "t.txt"], progress=False)
     judge = Judge.for_kb(open_kb(tmp_path / "kb"))

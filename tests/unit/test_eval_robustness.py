@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from app.cli import main
+from hybridrag.app.cli import main
 
 QUESTIONS = ['{"question": "who directed [Big]", "answers": ["Penny Marshall"]}',
              '{"question": "who directed [Apollo 13]", "answers": ["Ron Howard"]}']
@@ -102,7 +102,7 @@ def test_out_where_nothing_can_be_written_is_one_line(tiny_kb, questions, tmp_pa
 
 
 def test_library_run_refuses_records_that_are_a_directory(tmp_path):
-    from evals.runner import run_questions
+    from hybridrag.evals.runner import run_questions
 
     (tmp_path / "records.jsonl").mkdir()
     with pytest.raises(ValueError, match="is a directory"):

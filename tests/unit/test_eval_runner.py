@@ -8,12 +8,12 @@ from argparse import ArgumentParser
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from evals.datasets import Question
-from evals.relevance import Judge
-from evals.runner import run_questions
-from kb.build import assemble
-from kb.memory_store import InMemoryGraphStore
-from kb.model import Triple
+from hybridrag.evals.datasets import Question
+from hybridrag.evals.relevance import Judge
+from hybridrag.evals.runner import run_questions
+from hybridrag.kb.build import assemble
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.model import Triple
 
 TRIPLES = [Triple("Heat", "directed_by", "Michael Mann"), Triple("Ali", "directed_by", "Michael Mann"),
            Triple("Heat", "starred_actors", "Al Pacino"), Triple("Ali", "release_year", "2001")]
@@ -124,17 +124,17 @@ def test_summary_matches_a_hand_recomputation_from_the_records(tmp_path, judge):
 
 
 def test_run_eval_end_to_end_with_a_fake_method(tmp_path, monkeypatch, judge):
-    import graphs
-    from evals.cli import add_eval_arguments, run_eval
+    from hybridrag import graphs
+    from hybridrag.evals.cli import add_eval_arguments, run_eval
 
     qfile = tmp_path / "qs.jsonl"
     qfile.write_text('{"id": "a", "question": "who directed Heat", "answers": ["Michael Mann"]}\n',
                      encoding="utf-8")
     store_dir = tmp_path / "kb"
-    monkeypatch.setattr("kb.ingest.get_embeddings", lambda spec: DeterministicFakeEmbedding(size=8))
+    monkeypatch.setattr("hybridrag.kb.ingest.get_embeddings", lambda spec: DeterministicFakeEmbedding(size=8))
     lines = "".join(f"{t.head}|{t.type}|{t.tail}\n" for t in TRIPLES)
     (tmp_path / "t.txt").write_text(lines, encoding="utf-8")
-    from kb.ingest import ingest
+    from hybridrag.kb.ingest import ingest
 
     ingest(store_dir, [tmp_path / "t.txt"], progress=False)
 

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from agents.fusion.facts import MAX_SENTENCES, sentence_facts, split_sentences
-from graphs import context_for, get_graph
-from tools.dice import text_facts, tokens
+from hybridrag.agents.fusion.facts import MAX_SENTENCES, sentence_facts, split_sentences
+from hybridrag.graphs import context_for, get_graph
+from hybridrag.tools.dice import text_facts, tokens
 
 ENTITIES = [("Papillon", "movie"), ("English", "language"), ("dustin hoffman", "tag"),
             ("Dustin Hoffman", "person"), ("Steve McQueen", "person"), ("Biography", "genre"),
@@ -22,8 +22,8 @@ TRIPLES = "Amelie|in_language|French\n"  # the graph knows other facts only
 
 @pytest.fixture(scope="module")
 def kb_dir(tmp_path_factory):
-    from kb.ingest import ingest
-    from kb.sample import TYPE_MAP
+    from hybridrag.kb.ingest import ingest
+    from hybridrag.kb.sample import TYPE_MAP
 
     root = tmp_path_factory.mktemp("fusion-facts")
     (root / "triples.txt").write_text(TRIPLES, encoding="utf-8")
@@ -38,7 +38,7 @@ def kb_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def kb(kb_dir):
-    from graphs.common import resolve_kb
+    from hybridrag.graphs.common import resolve_kb
 
     return resolve_kb(context_for("fusion", kb=kb_dir))
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from graphs import context_for, get_graph
-from graphs.common import resolve_kb
+from hybridrag.graphs import context_for, get_graph
+from hybridrag.graphs.common import resolve_kb
 
 QUESTION = "who directed Forrest Gump"
 
@@ -66,7 +66,7 @@ def test_unknown_setting_and_mode_are_clear_errors(run):
 @pytest.mark.parametrize("aware", [False, True])
 @pytest.mark.parametrize("tok", ["bigram", "word"])
 def test_vectorised_dice_matches_generic_python_path(monkeypatch, tok, aware):
-    from agents.fusion import paths as fusion_paths
+    from hybridrag.agents.fusion import paths as fusion_paths
 
     kb = resolve_kb(context_for("fusion"))
     seeds = ["Forrest Gump", "Tom Hanks", "Robert Zemeckis"]
@@ -85,8 +85,8 @@ def test_vectorised_dice_matches_generic_python_path(monkeypatch, tok, aware):
 @pytest.mark.parametrize("limit", [50, 3])
 def test_listed_one_hop_scores_equal_the_array_path(monkeypatch, tok, aware, limit):
     """Few edges are scored in plain Python, many over numpy arrays: same floats, same order, ties included."""
-    from agents.fusion import one_hop
-    from agents.fusion import paths as fusion_paths
+    from hybridrag.agents.fusion import one_hop
+    from hybridrag.agents.fusion import paths as fusion_paths
 
     kb = resolve_kb(context_for("fusion"))
     seeds = ["Forrest Gump", "Tom Hanks", "Robert Zemeckis"]
@@ -101,7 +101,7 @@ def test_listed_one_hop_scores_equal_the_array_path(monkeypatch, tok, aware, lim
 @pytest.mark.parametrize("hops", [2, 3])
 @pytest.mark.parametrize("aware", [False, True])
 def test_multi_hop_vectorised_matches_generic_python_path(monkeypatch, hops, aware):
-    from agents.fusion import paths as fusion_paths
+    from hybridrag.agents.fusion import paths as fusion_paths
 
     kb = resolve_kb(context_for("fusion"))
     question, seeds = "what genres are the movies directed by Robert Zemeckis", ["Robert Zemeckis"]
@@ -120,8 +120,8 @@ def test_multi_hop_vectorised_matches_generic_python_path(monkeypatch, hops, awa
 def test_answer_aware_path_score_is_seed_and_relation_dice():
     """One hop: (Dice(seed) + Dice(relation and the neighbour's type)) / 2; more hops:
     (Dice(seed) + Dice(relations of the path)) / 2; by hand on the sample KB."""
-    from agents.fusion.paths import score_graph
-    from tools.dice import dice, tokens
+    from hybridrag.agents.fusion.paths import score_graph
+    from hybridrag.tools.dice import dice, tokens
 
     kb = resolve_kb(context_for("fusion"))
     (path, score, entity), *_ = score_graph(kb, QUESTION, ["Forrest Gump"], 1, "bigram", 1, answer_aware=True)

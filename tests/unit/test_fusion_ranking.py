@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from graphs import context_for, get_graph
+from hybridrag.graphs import context_for, get_graph
 
 ALIEN = """\
 Alien|directed_by|Ridley Scott
@@ -35,8 +35,8 @@ PASSAGES = [{"id": "p:Alien", "entity_id": "Alien",
 
 
 def _build(root, triples, passages=None):
-    from kb.ingest import ingest
-    from kb.sample import TYPE_MAP
+    from hybridrag.kb.ingest import ingest
+    from hybridrag.kb.sample import TYPE_MAP
 
     root.mkdir(parents=True, exist_ok=True)
     (root / "triples.txt").write_text(triples, encoding="utf-8")
@@ -133,8 +133,8 @@ def test_bad_scoring_or_hops_is_a_clear_error(kbs, setting, message):
 
 def test_seed_passages_search_only_a_kb_holding_passages(kbs, monkeypatch):
     """A KB of entity documents only has no passage to name a seed: no lexical search is run for it."""
-    from agents.fusion.scoring import has_passages, seeded_passages
-    from kb.base import KnowledgeBase, open_kb
+    from hybridrag.agents.fusion.scoring import has_passages, seeded_passages
+    from hybridrag.kb.base import KnowledgeBase, open_kb
 
     alien, held_out = open_kb(kbs["alien"]), open_kb(kbs["held_out"])
     assert not has_passages(alien) and has_passages(held_out)

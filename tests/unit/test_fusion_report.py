@@ -2,8 +2,8 @@
 
 import pytest
 
-from evals.fusion_docs import replace_section, write_section
-from evals.fusion_ranking import BASELINES, GOAL, part_of, verdict
+from hybridrag.evals.fusion_docs import replace_section, write_section
+from hybridrag.evals.fusion_ranking import BASELINES, GOAL, part_of, verdict
 
 SPEED = "## Fusion on the full MetaQA KB\n\nspeed v1\n"
 RANKING = "## Fusion's ranking: scoring choices on MetaQA dev\n\n### Held-out\n\nranking v1\n"
@@ -49,7 +49,7 @@ def test_verdict_names_each_metric_where_the_default_is_not_ahead():
 def test_render_is_one_section_with_the_command_the_split_and_every_table():
     import argparse
 
-    from evals.fusion_ranking import COLUMNS, HEADING, HELD, ONE_HOP, TUNE, render
+    from hybridrag.evals.fusion_ranking import COLUMNS, HEADING, HELD, ONE_HOP, TUNE, render
 
     def cell(v):
         return {"metrics": {k: v for k, _ in COLUMNS}, "n": 7, "command": "hybridrag eval ...",

@@ -11,8 +11,8 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import TypeAdapter
 
-from graphs import context_for
-from graphs.fusion import ROUTES, FusionContext, builder
+from hybridrag.graphs import context_for
+from hybridrag.graphs.fusion import ROUTES, FusionContext, builder
 
 QUESTION = "who directed Forrest Gump"
 

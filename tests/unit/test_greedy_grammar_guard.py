@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("llama_cpp")
 
-from agents.llm import greedy_grammar  # noqa: E402
+from hybridrag.agents.llm import greedy_grammar  # noqa: E402
 
 
 class _OtherLlama:

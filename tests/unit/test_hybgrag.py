@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.hybgrag.roles import Answer, Critique, RouterAction, TopicEntity, Validation, check_action
-from graphs.hybgrag import HybGRAGContext, builder, graph, render_trace
+from hybridrag.agents.hybgrag.roles import Answer, Critique, RouterAction, TopicEntity, Validation, check_action
+from hybridrag.graphs.hybgrag import HybGRAGContext, builder, graph, render_trace
 
 YES = Validation(reasoning="The paths satisfy the question.", verdict="yes")
 NO = Validation(reasoning="The reference does not fit.", verdict="no")
@@ -159,7 +159,7 @@ def test_qa_mode_generates_answer(tiny_kb, fake_llm):
 
 
 def test_check_action_drops_unknown_types_and_relations(tiny_kb):
-    from graphs.common import resolve_kb
+    from hybridrag.graphs.common import resolve_kb
 
     schema = resolve_kb(HybGRAGContext(kb=tiny_kb)).graph.schema()
     action = RouterAction(module="hybrid", relations=["Starred Actors", "produced_by"],
@@ -182,7 +182,7 @@ def test_context_env_and_builder(monkeypatch):
 def test_model_per_role(tiny_kb, fake_llm):
     from fake_chat import ScriptedChatModel
 
-    from agents.llm.models import forget_model, register_model
+    from hybridrag.agents.llm.models import forget_model, register_model
 
     router = fake_llm(act())
     validator = ScriptedChatModel(script=[YES])
@@ -220,7 +220,7 @@ def test_same_action_rejected_searches_one_hop_deeper(tiny_kb, fake_llm):
 
 
 def test_stretched_paths_keep_the_router_order():
-    from agents.hybgrag.paths import next_hops, stretched_paths
+    from hybridrag.agents.hybgrag.paths import next_hops, stretched_paths
 
     assert stretched_paths(["a"], 3) == [("a", "a", "a")]
     assert stretched_paths(["a", "b"], 2) == [("a", "b")]

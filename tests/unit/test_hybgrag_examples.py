@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from agents.hybgrag.roles import ERROR_TYPES, Critique, RouterAction, TopicEntity, Validation
-from graphs.hybgrag import HybGRAGContext, graph
-from prompts import EXAMPLES_DIR
+from hybridrag.agents.hybgrag.roles import ERROR_TYPES, Critique, RouterAction, TopicEntity, Validation
+from hybridrag.graphs.hybgrag import HybGRAGContext, graph
+from hybridrag.prompts import EXAMPLES_DIR
 
 YES = Validation(reasoning="fits", verdict="yes")
 NO = Validation(reasoning="does not fit", verdict="no")
@@ -89,8 +89,8 @@ def test_experience_bank_file_covers_the_six_error_types():
 
 
 def test_validator_sees_two_examples_per_entity_type_from_the_kb(tiny_kb, fake_llm):
-    from agents.hybgrag.shots import validator_shots
-    from kb.base import open_kb
+    from hybridrag.agents.hybgrag.shots import validator_shots
+    from hybridrag.kb.base import open_kb
 
     kb = open_kb(tiny_kb)
     shots = validator_shots(kb, 2)
@@ -137,7 +137,7 @@ MOVIE_WORDS = re.compile(r"\b(movie|film|directed_by|starred_actors|written_by|r
 
 @pytest.fixture(scope="module")
 def company_kb(tmp_path_factory) -> str:
-    from kb.ingest import ingest
+    from hybridrag.kb.ingest import ingest
 
     src = tmp_path_factory.mktemp("company-src")
     (src / "triples.txt").write_text(COMPANY_TRIPLES, encoding="utf-8")
@@ -179,11 +179,11 @@ def test_bundled_examples_stay_one_setting_away(tiny_kb, fake_llm):
 
 
 def test_oracle_extra_entity_is_opt_in_carried_and_repaired_by_an_intersection_feedback(tiny_kb):
-    from agents.hybgrag import roles as R
-    from agents.hybgrag.critic import render_feedback
-    from evals.datasets import Question
-    from evals.oracle import GoldSet, build_oracle, parse_spec
-    from kb.base import open_kb
+    from hybridrag.agents.hybgrag import roles as R
+    from hybridrag.agents.hybgrag.critic import render_feedback
+    from hybridrag.evals.datasets import Question
+    from hybridrag.evals.oracle import GoldSet, build_oracle, parse_spec
+    from hybridrag.kb.base import open_kb
 
     q = Question("bacon2", "who directed the movies Kevin Bacon acted in", ("Ron Howard",),
                  qtype="actor_to_movie_to_director", topic="Kevin Bacon", hops=2)
@@ -203,9 +203,9 @@ def test_oracle_extra_entity_is_opt_in_carried_and_repaired_by_an_intersection_f
 
 
 def test_kb_made_commentor_examples_are_labelled_by_construction_and_by_the_kb(tiny_kb):
-    from agents.hybgrag.retrieval import hybrid_retrieve, link_entity
-    from agents.hybgrag.shots import commentor_shots
-    from kb.base import open_kb
+    from hybridrag.agents.hybgrag.retrieval import hybrid_retrieve, link_entity
+    from hybridrag.agents.hybgrag.shots import commentor_shots
+    from hybridrag.kb.base import open_kb
 
     kb = open_kb(tiny_kb)
     shots = commentor_shots(kb, 12)
@@ -226,9 +226,9 @@ def test_kb_made_commentor_examples_are_labelled_by_construction_and_by_the_kb(t
 
 @pytest.mark.parametrize("etype", ["wrong_entity", "wrong_relation", "wrong_module", "missing_entity"])
 def test_llm_commentor_feedback_names_the_error_so_the_stand_in_repairs_it(tiny_kb, etype):
-    from agents.llm.models import forget_model, register_model
-    from evals.datasets import Question
-    from evals.oracle import GoldSet, build_oracle
+    from hybridrag.agents.llm.models import forget_model, register_model
+    from hybridrag.evals.datasets import Question
+    from hybridrag.evals.oracle import GoldSet, build_oracle
 
     q = Question("big", "who directed Big", ("Penny Marshall",), qtype="movie_to_director", topic="Big", hops=1)
     spec = f"oracle:p=1,types={etype}"

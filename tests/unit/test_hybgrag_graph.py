@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphs.hybgrag import FEEDBACK_ROUTES, ROUTING_ROUTES, VALIDATION_ROUTES, HybGRAGContext, graph
+from hybridrag.graphs.hybgrag import FEEDBACK_ROUTES, ROUTING_ROUTES, VALIDATION_ROUTES, HybGRAGContext, graph
 
 CHOICES = {"structured_method": {"function_calling", "json_schema", "json_mode"},
            "examples": {"kb", "bundled"}, "commentor": {"llm", "rules"}}

@@ -7,9 +7,9 @@ import json
 import pytest
 from kb_fixtures import movie_kb
 
-from agents.hybgrag.paths import path_retrieve
-from agents.hybgrag.roles import RouterAction, TopicEntity, Validation
-from graphs.hybgrag import HybGRAGContext, graph
+from hybridrag.agents.hybgrag.paths import path_retrieve
+from hybridrag.agents.hybgrag.roles import RouterAction, TopicEntity, Validation
+from hybridrag.graphs.hybgrag import HybGRAGContext, graph
 
 TRIPLES = """\
 Big|starred_actors|Tom Hanks
@@ -32,7 +32,7 @@ def half_kb(tmp_path_factory) -> str:
 
 
 def test_forward_text_hop_takes_the_sentence_with_the_relation(half_kb):
-    from kb.base import open_kb
+    from hybridrag.kb.base import open_kb
 
     kb = open_kb(half_kb)
     res = path_retrieve(kb, "who directed Big", ["Big"], ["directed_by"], 1)
@@ -43,7 +43,7 @@ def test_forward_text_hop_takes_the_sentence_with_the_relation(half_kb):
 
 
 def test_backward_text_hop_joins_the_graph_edge(half_kb):
-    from kb.base import open_kb
+    from hybridrag.kb.base import open_kb
 
     kb = open_kb(half_kb)
     res = path_retrieve(kb, "which films did Penny Marshall direct", ["Penny Marshall"], ["directed_by"], 1)
@@ -59,7 +59,7 @@ def test_graph_accepts_a_text_hop_and_shows_it_in_the_path(half_kb, fake_llm):
 
 
 def test_initials_do_not_end_a_sentence_and_a_sole_relation_needs_no_word(half_kb):
-    from kb.base import open_kb
+    from hybridrag.kb.base import open_kb
 
     kb = open_kb(half_kb)
     res = path_retrieve(kb, "which films did Albert S. Rogell direct", ["Albert S. Rogell"], ["directed_by"], 1)
@@ -73,7 +73,7 @@ def test_initials_do_not_end_a_sentence_and_a_sole_relation_needs_no_word(half_k
 
 
 def test_a_kb_without_relations_and_no_relation_phrase_takes_the_text_module(tmp_path, fake_llm):
-    from kb.ingest import ingest
+    from hybridrag.kb.ingest import ingest
 
     ents = [{"id": "Big", "name": "Big", "type": "movie"}, {"id": "Penny Marshall", "name": "Penny Marshall",
                                                              "type": "person"}]

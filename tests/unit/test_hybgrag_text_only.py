@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from agents.hybgrag.paths import path_retrieve
-from agents.hybgrag.roles import RouterAction, TopicEntity, Validation, check_action, router_first_messages
-from agents.hybgrag.text_hops import mentions_in, relation_words, sentences
-from graphs.hybgrag import HybGRAGContext, graph
+from hybridrag.agents.hybgrag.paths import path_retrieve
+from hybridrag.agents.hybgrag.roles import RouterAction, TopicEntity, Validation, check_action, router_first_messages
+from hybridrag.tools.text_hops import mentions_in, relation_words, sentences
+from hybridrag.graphs.hybgrag import HybGRAGContext, graph
 
 ENTITIES = [("Acme", "company"), ("Globex", "company"), ("Initech", "company"), ("Ada Lovelace", "person"),
             ("Grace Hopper", "person"), ("Hank J. Scorpio", "person"), ("Ada Lovelace Institute", "company"),
@@ -30,7 +30,7 @@ PASSAGES = [
 
 @pytest.fixture(scope="module")
 def text_kb(tmp_path_factory) -> str:
-    from kb.ingest import ingest
+    from hybridrag.kb.ingest import ingest
 
     src = tmp_path_factory.mktemp("text-only-src")
     ents = [{"id": n, "name": n, "type": t} for n, t in ENTITIES]
@@ -45,7 +45,7 @@ def text_kb(tmp_path_factory) -> str:
 
 @pytest.fixture(scope="module")
 def kb(text_kb):
-    from kb.base import open_kb
+    from hybridrag.kb.base import open_kb
 
     return open_kb(text_kb)
 
@@ -140,7 +140,7 @@ def test_a_hop_that_reaches_nothing_takes_the_sentence_nearest_to_the_relation(k
 
 def test_in_qa_mode_an_answer_naming_the_questions_own_entity_falls_back(text_kb, fake_llm):
     # the topic is no retrieved entity, so the grounding check refuses it; the fallback skips it too
-    from agents.hybgrag.roles import Answer
+    from hybridrag.agents.hybgrag.roles import Answer
 
     fake_llm(RouterAction(module="hybrid", entities=[TopicEntity(name="Acme", type="company")],
                           relations=["founded_by"]), Validation(reasoning="fits", verdict="yes"),

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from agents.hydrarag import analysis as analysis
-from agents.hydrarag import kg as kg
-from agents.hydrarag import kg_paths as kg_paths
-from agents.hydrarag import roles as R
-from agents.hydrarag import steps as steps
-from agents.hydrarag.pruning import PruneSettings, rank_candidates, verification
-from graphs.common import resolve_kb
-from graphs.hydrarag import HydraRAGContext, builder, graph, render_trace
-from prompts import Prompt
-from prompts import hydrarag as P
-from tools.web import WebSearchError
+from hybridrag.agents.hydrarag import analysis as analysis
+from hybridrag.agents.hydrarag import kg as kg
+from hybridrag.agents.hydrarag import kg_paths as kg_paths
+from hybridrag.agents.hydrarag import roles as R
+from hybridrag.agents.hydrarag import steps as steps
+from hybridrag.agents.hydrarag.pruning import PruneSettings, rank_candidates, verification
+from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.hydrarag import HydraRAGContext, builder, graph, render_trace
+from hybridrag.prompts import Prompt
+from hybridrag.prompts import hydrarag as P
+from hybridrag.tools.web import WebSearchError
 
 Q = "which movies did Tom Hanks star in"
 TOPICS = R.TopicEntities(entities=["Tom Hanks"])
@@ -199,7 +199,7 @@ def test_web_source_with_fake_search(tiny_kb, fake_llm, monkeypatch):
     monkeypatch.setenv("TAVILY_API_KEY", "test-key")
     hits = [{"kind": "web", "id": "https://example.org/big", "entity_id": None, "name": "Big (film)",
              "text": "Big is a 1988 comedy. Tom Hanks starred in Big.", "score": 0.9}]
-    monkeypatch.setattr("tools.web.web_search", lambda query, k=5: hits)
+    monkeypatch.setattr("hybridrag.tools.web.web_search", lambda query, k=5: hits)
     fake_llm(TOPICS, ANALYSIS, WEB_ONLY, pick(1),
              R.TextPaths(paths=[R.TextPath(paragraph=1, path="Tom Hanks - starred in - Big")]), REFINED, YES)
     out = run(tiny_kb, use_web=True)
@@ -216,7 +216,7 @@ def test_web_search_error_is_noted(tiny_kb, fake_llm, monkeypatch):
     def fail(query, k=5):
         raise WebSearchError("web search failed: offline")
 
-    monkeypatch.setattr("tools.web.web_search", fail)
+    monkeypatch.setattr("hybridrag.tools.web.web_search", fail)
     fake_llm(TOPICS, ANALYSIS, WEB_ONLY, R.FinalAnswer(reasoning="r", answer="?"))
     out = run(tiny_kb, use_web=True, max_iterations=1)
     assert nodes(out, "explore_source")[0]["notes"] == ["web search failed: offline"]

@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from agents.hydrarag import roles as R
-from agents.hydrarag import shots as shots
-from agents.shots import SolvedExample
-from graphs.hydrarag import HydraRAGContext, graph
-from prompts import hydrarag as P
+from hybridrag.agents.hydrarag import roles as R
+from hybridrag.agents.hydrarag import shots as shots
+from hybridrag.agents.shots import SolvedExample
+from hybridrag.graphs.hydrarag import HydraRAGContext, graph
+from hybridrag.prompts import hydrarag as P
 
 TRIPLES = """\
 Acme Corp|makes|Rocket Skates
@@ -38,7 +38,7 @@ Q = "which products does Globex make"
 
 @pytest.fixture(scope="module")
 def company_kb(tmp_path_factory: pytest.TempPathFactory) -> str:
-    from kb.ingest import ingest
+    from hybridrag.kb.ingest import ingest
 
     src = tmp_path_factory.mktemp("company-src")
     (src / "triples.txt").write_text(TRIPLES, encoding="utf-8")
@@ -93,8 +93,8 @@ def test_bundled_examples_and_none():
 
 
 def test_documents_of_an_entity_include_passages_naming_it(company_kb, monkeypatch):
-    from agents.hydrarag.text import gather_docs
-    from kb.base import open_kb
+    from hybridrag.agents.hydrarag.text import gather_docs
+    from hybridrag.kb.base import open_kb
 
     kb = open_kb(company_kb)
     monkeypatch.setattr(kb, "dense_search", lambda *a, **k: [])  # only the lexical lookup can find it
@@ -103,7 +103,7 @@ def test_documents_of_an_entity_include_passages_naming_it(company_kb, monkeypat
 
 
 def test_sentences_do_not_end_at_initials_or_titles():
-    from agents.hydrarag.text import sentences
+    from hybridrag.agents.hydrarag.text import sentences
 
     text = "In Old Oklahoma was directed by Albert S. Rogell. Dr. No stars Sean Connery! Is it? Yes. " \
            "Railroaded! was released in 1947."

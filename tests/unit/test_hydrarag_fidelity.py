@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.hydrarag import analysis as analysis
-from agents.hydrarag import kg as kg
-from agents.hydrarag import kg_paths as kg_paths
-from agents.hydrarag import roles as R
-from agents.hydrarag.pruning import PruneSettings, beam_cross_scores
-from graphs.common import resolve_kb
-from graphs.hydrarag import HydraRAGContext, graph
+from hybridrag.agents.hydrarag import analysis as analysis
+from hybridrag.agents.hydrarag import kg as kg
+from hybridrag.agents.hydrarag import kg_paths as kg_paths
+from hybridrag.agents.hydrarag import roles as R
+from hybridrag.agents.hydrarag.pruning import PruneSettings, beam_cross_scores
+from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.hydrarag import HydraRAGContext, graph
 from tests.fake_chat import ScriptedChatModel
 
 Q = "which movies did Tom Hanks star in"
@@ -43,7 +43,7 @@ def nodes(out: dict, name: str) -> list[dict]:
 
 
 def test_exploration_roles_run_at_temperature_04_and_the_rest_at_0(tiny_kb):
-    from agents.llm.models import forget_model, register_model
+    from hybridrag.agents.llm.models import forget_model, register_model
 
     model = WarmScripted(script=[TOPICS, ANALYSIS, R.SourceChoice(reasoning="r", sources=["kg"]), REFINED, NO,
                                  R.FollowUp(missing="m", question=Q, skyline=ANALYSIS.skyline), DOC_PATHS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphs.hydrarag import CHECK_ROUTES, HydraRAGContext, graph
+from hybridrag.graphs.hydrarag import CHECK_ROUTES, HydraRAGContext, graph
 
 CHOICES = {"structured_method": {"function_calling", "json_schema", "json_mode"},
            "variant": {"hydrarag", "hydrarag-e"}, "beam_score": {"cross", "relevance"},

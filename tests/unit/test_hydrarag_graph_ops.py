@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from agents.hydrarag import graph_ops, kg, kg_paths, kg_text
-from kb.build import assemble
-from kb.memory_store import InMemoryGraphStore
-from kb.model import Entity, Triple
+from hybridrag.agents.hydrarag import graph_ops, kg, kg_paths, kg_text
+from hybridrag.kb.build import assemble
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.model import Entity, Triple
 
 RELATIONS = ("directed_by", "starred_actors", "written_by", "has_genre")
 
@@ -85,7 +85,7 @@ def test_first_names_are_the_sorted_names_and_count_unknown_ids_by_their_id(stor
 
 
 def test_path_overlaps_are_the_jaccard_of_the_key_sets(store):
-    from agents.hydrarag.pruning import jaccard
+    from hybridrag.agents.hydrarag.pruning import jaccard
 
     chains = kg_paths.expand(_KB(store), kg_paths.Chain((frozenset(["e0"]),)))
     chains += [c for f in chains[:3] for c in kg_paths.expand(_KB(store), f)]

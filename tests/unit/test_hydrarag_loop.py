@@ -3,12 +3,12 @@ the question's own entity."""
 
 from __future__ import annotations
 
-from agents.hydrarag import audit as audit
-from agents.hydrarag import roles as R
-from agents.hydrarag.answering import without_own_entities
-from agents.hydrarag.feedback import feedback_block, shortfall
-from graphs.common import resolve_kb
-from graphs.hydrarag import HydraRAGContext, graph
+from hybridrag.agents.hydrarag import audit as audit
+from hybridrag.agents.hydrarag import roles as R
+from hybridrag.agents.hydrarag.answering import without_own_entities
+from hybridrag.agents.hydrarag.feedback import feedback_block, shortfall
+from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.hydrarag import HydraRAGContext, graph
 
 Q = "which movies did Tom Hanks star in"
 TOPICS = R.TopicEntities(entities=["Tom Hanks"])
@@ -107,8 +107,8 @@ def test_the_answer_is_never_the_questions_own_entity(tiny_kb, fake_llm):
 # --- the perfect-LLM stand-in reads the problem lines --------------------------------------------
 
 def _stand_in(types: str):
-    from evals.datasets import Question
-    from evals.oracle import GoldSet, build_oracle
+    from hybridrag.evals.datasets import Question
+    from hybridrag.evals.oracle import GoldSet, build_oracle
 
     q = Question("bacon", "what movies did Kevin Bacon act in", ("Apollo 13", "Tremors"), qtype="actor_to_movie",
                  topic="Kevin Bacon", hops=1)
@@ -116,7 +116,7 @@ def _stand_in(types: str):
 
 
 def _follow_up(model, question: str, paths: str, feedback: str) -> R.FollowUp:
-    from prompts.data_block import data_block, data_list
+    from hybridrag.prompts.data_block import data_block, data_list
 
     return R.follow_up(model, "function_calling", question=question, topics=data_list(["act"]), paths=paths,
                        skyline=data_block("Kevin Bacon - starred actors - answer(movie)"),
@@ -124,7 +124,7 @@ def _follow_up(model, question: str, paths: str, feedback: str) -> R.FollowUp:
 
 
 def test_the_stand_in_repairs_an_entity_error_only_when_a_problem_line_names_it():
-    from agents.hydrarag.pruning import path_blocks
+    from hybridrag.agents.hydrarag.pruning import path_blocks
 
     paths = path_blocks([{"source": "kg", "text": "{Kevin Bacon} ← starred_actors ← {Apollo 13, Tremors}"}])
     for types, flagged in (("wrong_entity", None), ("missing_entity", "the topic extraction named no entity")):
@@ -149,7 +149,7 @@ def test_each_selected_path_is_held_to_the_whole_skyline(tiny_kb):
 
 
 def test_topics_joined_only_by_too_short_paths_fall_back_to_per_topic_paths(tiny_kb, monkeypatch):
-    from agents.hydrarag import kg_paths
+    from hybridrag.agents.hydrarag import kg_paths
 
     kb = resolve_kb(HydraRAGContext(kb=tiny_kb))
     short = kg_paths.Chain((frozenset(["Tom Hanks"]), frozenset(["Big"])), ((("starred_actors",), True),))

@@ -10,13 +10,13 @@ from __future__ import annotations
 import pytest
 from fake_chat import ChatLlamaCpp, ScriptedChatModel
 
-from agents.hydrarag import analysis as analysis
-from agents.hydrarag import answering as answering
-from agents.hydrarag import roles as R
-from agents.hydrarag import shots as shots
-from agents.hydrarag import steps as steps
-from graphs.common import resolve_kb
-from graphs.hydrarag import HydraRAGContext, graph
+from hybridrag.agents.hydrarag import analysis as analysis
+from hybridrag.agents.hydrarag import answering as answering
+from hybridrag.agents.hydrarag import roles as R
+from hybridrag.agents.hydrarag import shots as shots
+from hybridrag.agents.hydrarag import steps as steps
+from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.hydrarag import HydraRAGContext, graph
 
 Q = "which movies did Tom Hanks star in"
 PLAN = R.SkylinePlan(topic="Tom Hanks", relations=["starred_actors"], answer_type="movie")
@@ -203,7 +203,7 @@ def test_the_analysis_writes_one_of_the_shown_bank_examples_whole_paths(tiny_kb)
 
 
 def test_rules_select_the_paths_along_the_skyline_first():
-    from agents.hydrarag import audit
+    from hybridrag.agents.hydrarag import audit
 
     def kg(i: str, *hops: str) -> dict:
         return {"id": i, "source": "kg", "path": [{"relations": [h]} for h in hops]}
@@ -217,7 +217,7 @@ def test_rules_select_the_paths_along_the_skyline_first():
 
 
 def test_ranked_answers_keep_the_place_of_the_first_path_that_reaches_them(tiny_kb):
-    from agents.hydrarag import pruning
+    from hybridrag.agents.hydrarag import pruning
 
     kb = resolve_kb(HydraRAGContext(kb=tiny_kb))
     paths = [{"answers": ["Big"], "score": 0.4, "source": "kg"},  # selected first (along the skyline)
@@ -228,8 +228,8 @@ def test_ranked_answers_keep_the_place_of_the_first_path_that_reaches_them(tiny_
 
 
 def test_the_beam_keeps_paths_along_the_skyline_first_under_the_rules():
-    from agents.hydrarag.kg import follow_bonus
-    from agents.hydrarag.kg_paths import Chain
+    from hybridrag.agents.hydrarag.kg import follow_bonus
+    from hybridrag.agents.hydrarag.kg_paths import Chain
 
     def path(*rels: tuple[str, ...]) -> Chain:
         return Chain(tuple(frozenset([f"n{i}"]) for i in range(len(rels) + 1)), tuple((r, False) for r in rels))

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from kb_fixtures import movie_kb
 
-from agents.hydrarag import audit as audit
-from agents.hydrarag import roles as R
-from agents.hydrarag.text_rules import UNMATCHED, answer_kind, rule_paths
-from graphs.common import resolve_kb
-from graphs.hydrarag import HydraRAGContext, graph
+from hybridrag.agents.hydrarag import audit as audit
+from hybridrag.agents.hydrarag import roles as R
+from hybridrag.agents.hydrarag.text_rules import UNMATCHED, answer_kind, rule_paths
+from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.hydrarag import HydraRAGContext, graph
 
 TRIPLES = """\
 Amelie|directed_by|Jean-Pierre Jeunet

@@ -10,14 +10,14 @@ import pytest
 from fake_chat import ScriptedChatModel
 from ingest_documents_corpus import EXTRACTIONS, FILES, LISBON_PDF_LINES, Extraction, ent, rel, tiny_pdf, write_corpus
 
-from agents.extraction import ingest_documents
-from agents.llm.models import LLMUnavailableError, ModelConfigError
-from app.cli import main
-from kb.documents import DocumentError, chunk_document, find_documents
-from kb.kb_dir import has_build, resolve_build
-from kb.memory_store import InMemoryGraphStore
-from kb.model import KBError
-from kb.provenance import Provenance, read_jsonl
+from hybridrag.agents.extraction import ingest_documents
+from hybridrag.agents.llm.models import LLMUnavailableError, ModelConfigError
+from hybridrag.app.cli import main
+from hybridrag.kb.documents import DocumentError, chunk_document, find_documents
+from hybridrag.kb.kb_dir import has_build, resolve_build
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.model import KBError
+from hybridrag.kb.provenance import Provenance, read_jsonl
 
 
 def manifest(kb: Path) -> dict:
@@ -29,7 +29,7 @@ def built(tmp_path_factory):
     """The four documents ingested with extraction on the fake model (one reply per chunk)."""
     from fake_chat import ScriptedChatModel
 
-    from agents.llm.models import forget_model, register_model
+    from hybridrag.agents.llm.models import forget_model, register_model
 
     src = write_corpus(tmp_path_factory.mktemp("docs"))
     kb = tmp_path_factory.mktemp("kb") / "kb"
@@ -122,7 +122,7 @@ def test_missing_path_and_bad_settings(tmp_path):
     ("{}", "lists no entity types and no relations"),
 ])
 def test_bad_schema_files(tmp_path, schema, message):
-    from kb.extract_schema import load_schema
+    from hybridrag.kb.extract_schema import load_schema
 
     (tmp_path / "s.json").write_text(schema)
     with pytest.raises(KBError, match=message):
@@ -288,7 +288,7 @@ def test_cli_ingest_documents(tmp_path, capsys):
 
 
 def test_extraction_prompts_declare_their_inputs():
-    from prompts import extract as P
+    from hybridrag.prompts import extract as P
 
     for prompt in P.ALL:
         assert prompt.fields() == set(prompt.inputs), prompt.name
@@ -326,7 +326,7 @@ class ByChunk(ScriptedChatModel):
 
 
 def test_concurrent_extraction_gives_the_same_graph(built, tmp_path):
-    from agents.llm.models import forget_model, register_model
+    from hybridrag.agents.llm.models import forget_model, register_model
 
     src = write_corpus(tmp_path / "docs")
     model = ByChunk()

@@ -6,12 +6,12 @@ import json
 
 from ingest_documents_corpus import Extraction, ent, rel
 
-from agents.extraction import ingest_documents
-from kb.ingest import ingest
-from kb.kb_dir import resolve_build
-from kb.memory_store import InMemoryGraphStore
-from kb.provenance import Provenance, read_jsonl
-from kb.sample import TYPE_MAP
+from hybridrag.agents.extraction import ingest_documents
+from hybridrag.kb.ingest import ingest
+from hybridrag.kb.kb_dir import resolve_build
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.provenance import Provenance, read_jsonl
+from hybridrag.kb.sample import TYPE_MAP
 
 TRIPLES = "Big|directed_by|Penny Marshall\nBig|starred_actors|Tom Hanks\nApollo 13|starred_actors|Tom Hanks\n"
 PASSAGES = [{"id": "p:Big", "entity_id": "Big", "text": "Big is a comedy about a boy who wakes up as an adult."}]

@@ -10,7 +10,7 @@ import pytest
 from fake_chat import ScriptedChatModel
 from ingest_documents_corpus import EXTRACTIONS, write_corpus
 
-from app.cli import main
+from hybridrag.app.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,8 +26,8 @@ README_SCHEMA = """\
 """
 
 README_PYTHON = '''\
-from graphs import context_for, get_graph
-from kb.provenance import Provenance
+from hybridrag.graphs import context_for, get_graph
+from hybridrag.kb.provenance import Provenance
 
 ctx = context_for("fusion", kb="my_docs")
 out = get_graph("fusion").invoke({"question": "who founded Veltrix Robotics"}, context=ctx)
@@ -53,7 +53,7 @@ def test_readme_shows_these_snippets():
 @pytest.fixture
 def in_docs_folder(tmp_path, monkeypatch):
     """A working directory with the corpus in docs/, the README's schema, and the fake behind the spec."""
-    from agents.llm.models import forget_model, register_model
+    from hybridrag.agents.llm.models import forget_model, register_model
 
     write_corpus(tmp_path / "docs")
     (tmp_path / "schema.json").write_text(README_SCHEMA, encoding="utf-8")

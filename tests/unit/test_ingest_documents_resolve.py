@@ -14,18 +14,18 @@ from pathlib import Path
 import pytest
 from ingest_documents_corpus import EXTRACTIONS, Extraction, ent, rel, write_corpus
 
-from kb.documents import Chunk
-from kb.extract import ChunkFacts, clean, in_chunk
-from kb.extract_schema import GraphSchema
-from kb.model import Entity
-from kb.resolve import resolve
+from hybridrag.kb.documents import Chunk
+from hybridrag.kb.extract import ChunkFacts, clean, in_chunk
+from hybridrag.kb.extract_schema import GraphSchema
+from hybridrag.kb.model import Entity
+from hybridrag.kb.resolve import resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def facts(chunk_id: str, *entities: tuple, triples=()) -> ChunkFacts:
     """ChunkFacts from (name, type, aliases...) tuples and (head, relation, tail) names."""
-    from kb.extract import name_key
+    from hybridrag.kb.extract import name_key
 
     f = ChunkFacts(chunk_id)
     f.entities = {name_key(n): (n, t, tuple(a)) for n, t, *a in entities}
@@ -91,8 +91,8 @@ KILLED_RUN = textwrap.dedent("""
                 time.sleep(600)  # the test kills the process here
             return super()._next(messages, schema)
 
-    from agents.llm.models import register_model
-    from agents.extraction import ingest_documents
+    from hybridrag.agents.llm.models import register_model
+    from hybridrag.agents.extraction import ingest_documents
     register_model("fake:test", Stalls(script=list(EXTRACTIONS[:2])))
     ingest_documents({kb!r}, {docs!r}, extract_llm="fake:test", progress=False)
 """)
@@ -112,7 +112,7 @@ def test_sigkilled_extraction_continues_from_the_cache(tmp_path, fake_llm):
     proc.wait(timeout=30)
     cached = list((kb / ".extract-cache").rglob("*.json"))
     assert len(cached) == 2 and not list((kb / ".extract-cache").rglob("*.tmp"))
-    from agents.extraction import ingest_documents
+    from hybridrag.agents.extraction import ingest_documents
 
     model = fake_llm(*EXTRACTIONS[2:])  # the same spec (fake:test): the cache is per model
     report = ingest_documents(kb, docs, extract_llm="fake:test", progress=False)
@@ -122,6 +122,6 @@ def test_sigkilled_extraction_continues_from_the_cache(tmp_path, fake_llm):
 
 @pytest.mark.parametrize("name", ["Veltrix Robotics", "veltrix robotics", "VELTRIX-ROBOTICS"])
 def test_name_variants_are_one_key(name):
-    from kb.extract import name_key
+    from hybridrag.kb.extract import name_key
 
     assert name_key(name) == "veltrix robotics"

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 from langchain_core.embeddings import Embeddings
 
-from app.cli import main
-from kb.base import KnowledgeBase, open_kb, same_kb_build
-from kb.ingest import ingest
-from kb.model import KBError
-from kb.text_index import DenseIndex
+from hybridrag.app.cli import main
+from hybridrag.kb.base import KnowledgeBase, open_kb, same_kb_build
+from hybridrag.kb.ingest import ingest
+from hybridrag.kb.model import KBError
+from hybridrag.kb.text_index import DenseIndex
 
 OLD = "Heat|directed_by|Michael Mann\nHeat|release_year|1995\n"
 NEW = ("Alien|directed_by|Ridley Scott\nAlien|release_year|1979\nBlade Runner|directed_by|Ridley Scott\n"
@@ -53,8 +53,8 @@ class FakeEmbeddings(Embeddings):
 @pytest.fixture
 def emb(monkeypatch):
     fake = FakeEmbeddings()
-    monkeypatch.setattr("kb.ingest.get_embeddings", lambda spec: fake)
-    monkeypatch.setattr("kb.base.get_embeddings", lambda spec: fake)
+    monkeypatch.setattr("hybridrag.kb.ingest.get_embeddings", lambda spec: fake)
+    monkeypatch.setattr("hybridrag.kb.base.get_embeddings", lambda spec: fake)
     return fake
 
 
@@ -68,7 +68,7 @@ def _kill_at_indexes(monkeypatch):
     def boom(*a, **k):
         raise Killed()
 
-    monkeypatch.setattr("kb.ingest.DenseIndex.build", boom)
+    monkeypatch.setattr("hybridrag.kb.ingest.DenseIndex.build", boom)
 
 
 def test_killed_first_ingest_leaves_a_kb_every_command_refuses(tmp_path, emb, monkeypatch, capsys):
@@ -82,7 +82,7 @@ def test_killed_first_ingest_leaves_a_kb_every_command_refuses(tmp_path, emb, mo
     err = capsys.readouterr().err
     assert err.startswith("error: incomplete KB") and err.count("\n") == 1
     monkeypatch.undo()
-    monkeypatch.setattr("kb.ingest.get_embeddings", lambda spec: emb)
+    monkeypatch.setattr("hybridrag.kb.ingest.get_embeddings", lambda spec: emb)
     ingest(kb, [_triples(tmp_path, OLD)], progress=False)  # re-run rebuilds
     assert open_kb(kb).graph.counts() == {"entities": 3, "triples": 2}
     assert not list((kb / "builds").glob("*.partial")) and not (kb / ".ingest-work").exists()
@@ -141,7 +141,7 @@ def test_embeddings_resume_from_the_chunks_a_killed_run_finished(tmp_path, emb, 
     assert (report.embed_chunks, report.embed_chunks_reused) == (5, 3)
     assert len(emb.batches) == 2  # only the chunks the killed run had not saved
     fresh = FakeEmbeddings()
-    monkeypatch.setattr("kb.ingest.get_embeddings", lambda spec: fresh)
+    monkeypatch.setattr("hybridrag.kb.ingest.get_embeddings", lambda spec: fresh)
     ingest(tmp_path / "fresh", [triples], progress=False)
     got, want = (DenseIndex.load((p / "manifest.json").resolve().parent / "dense.faiss")
                  for p in (kb, tmp_path / "fresh"))
@@ -233,7 +233,7 @@ def test_a_query_model_of_another_dimension_is_a_kb_error(tmp_path, emb, monkeyp
         def _vec(self, text):
             return [1.0] * 16
 
-    monkeypatch.setattr("kb.base.get_embeddings", lambda spec: Wide())
+    monkeypatch.setattr("hybridrag.kb.base.get_embeddings", lambda spec: Wide())
     with pytest.raises(KBError, match="give 16-dim vectors but the KB's index holds 8-dim"):
         KnowledgeBase(kb).dense_search("Heat")
 
@@ -260,8 +260,8 @@ def test_old_builds_are_removed_with_the_server_graphs_only_they_used(tmp_path, 
         made.append({"backend": backend, "uri": uri, "graph": f"g{len(made) + 1}"})
         return made[-1]
 
-    monkeypatch.setattr("kb.graph_backends.export_graph", export)
-    monkeypatch.setattr("kb.graph_backends.drop_graph", dropped.append)
+    monkeypatch.setattr("hybridrag.kb.graph_backends.export_graph", export)
+    monkeypatch.setattr("hybridrag.kb.graph_backends.drop_graph", dropped.append)
     kb = tmp_path / "kb"
     for _ in range(3):
         ingest(kb, [_triples(tmp_path, OLD)], falkordb_uri="redis://graphs:6379", progress=False)

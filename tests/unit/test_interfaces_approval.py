@@ -10,9 +10,9 @@ from fake_chat import ScriptedChatModel
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from agents.hybgrag.roles import RouterAction, TopicEntity, Validation
-from graphs import context_for, get_builder, get_graph, list_graphs
-from graphs.approval import POINTS, ApprovalError, apply_answer
+from hybridrag.agents.hybgrag.roles import RouterAction, TopicEntity, Validation
+from hybridrag.graphs import context_for, get_builder, get_graph, list_graphs
+from hybridrag.graphs.approval import POINTS, ApprovalError, apply_answer
 
 QUESTION = "who directed Big"
 HYBRID = RouterAction(module="hybrid", entities=[TopicEntity(name="Big", type="movie")], relations=["directed_by"])
@@ -89,19 +89,19 @@ def test_a_bad_answer_names_the_problem(answer, message):
 
 @pytest.mark.parametrize("method", list(POINTS))
 def test_each_point_shows_state_keys_its_method_writes(method):
-    from graphs import get_builder as builder_of
+    from hybridrag.graphs import get_builder as builder_of
 
-    point, builder = POINTS[method], importlib.import_module(f"graphs.{method}").builder
+    point, builder = POINTS[method], importlib.import_module(f"hybridrag.graphs.{method}").builder
     assert point.after in builder.nodes and set(point.keys) <= set(builder.channels)
     assert builder_of(method).nodes.keys() - builder.nodes.keys() == {point.node, "start_question"}
 
 
 def test_a_point_that_does_not_fit_the_graph_is_named(monkeypatch):
-    from graphs.approval import ApprovalPoint, with_approval
+    from hybridrag.graphs.approval import ApprovalPoint, with_approval
 
     monkeypatch.setitem(POINTS, "hybgrag", ApprovalPoint("route_questions", ("action",), "a renamed node"))
     with pytest.raises(ValueError, match="^hybgrag: approval point after 'route_questions'"):
-        with_approval(importlib.import_module("graphs.hybgrag").builder, "hybgrag")
+        with_approval(importlib.import_module("hybridrag.graphs.hybgrag").builder, "hybgrag")
 
 
 @pytest.mark.parametrize("method", list_graphs())
@@ -118,7 +118,7 @@ def test_every_llm_method_has_its_approval_node_after_its_decision(method):
 
 def test_an_edited_mor_plan_is_the_one_traversed(tiny_kb):
     """MoR fans out one traversal per route of the approved plan: an edit keeping one route runs one."""
-    from agents.mor.plan import Plan, PlanNode, PlanRoute
+    from hybridrag.agents.mor.plan import Plan, PlanNode, PlanRoute
 
     two_routes = Plan(routes=[
         PlanRoute(nodes=[PlanNode(type="person", restriction="Tom Hanks"),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import build_parser, main
+from hybridrag.app.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "langgraph", "langchain_core", "sentence_transformers", "numpy")
@@ -18,7 +18,7 @@ HEAVY = ("torch", "langgraph", "langchain_core", "sentence_transformers", "numpy
 @pytest.mark.parametrize("argv", [["--help"], ["ask", "--help"], ["serve", "--help"], ["eval", "--help"],
                                   ["ask"]])
 def test_help_and_usage_errors_import_nothing_heavy(argv):
-    code = (f"import sys\nfrom app.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+    code = (f"import sys\nfrom hybridrag.app.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
             f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[]", (out.stdout[-500:], out.stderr[-500:])
@@ -42,7 +42,7 @@ def test_ask_set_mistakes_are_one_line(capsys, argv, message):
 
 
 def test_serve_set_and_bound_become_operator_settings():
-    from app.operator import operator_config
+    from hybridrag.app.operator import operator_config
 
     sets = ["structured_method=json_mode", "hybgrag.num_few_shot=3", "fusion.mode=vector", "mor.fill_with_text=false"]
     args = build_parser().parse_args(["serve", *(a for s in sets for a in ("--set", s)), "--bound", "beam_width=1:50"])

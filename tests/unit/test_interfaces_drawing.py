@@ -3,7 +3,7 @@ draws every corrective loop and every route a router can take; the context form 
 fixed choices as ``enum``s.
 
 Each check runs on the graph Python callers get (``graphs.get_graph``) and on the graph the
-Agent Server serves (``graphs.studio.served_graph``: the same graph with its approval node).
+Agent Server serves (``app.studio.served_graph``: the same graph with its approval node).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from dataclasses import fields
 
 import pytest
 
-from graphs import context_class, get_builder, get_graph, list_graphs
-from graphs.approval import POINTS
-from graphs.policy import RULES
-from graphs.studio import served_graph
+from hybridrag.graphs import context_class, get_builder, get_graph, list_graphs
+from hybridrag.graphs.approval import POINTS
+from hybridrag.app.policy import RULES
+from hybridrag.app.studio import served_graph
 
 CORRECTIVE = {
     "fusion": set(),

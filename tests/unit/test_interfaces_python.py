@@ -9,9 +9,9 @@ from types import SimpleNamespace
 import pytest
 from fake_chat import ScriptedChatModel
 
-from graphs import context_class, context_for, get_graph, list_graphs
-from graphs.common import KBUnavailableError, context_of, resolve_kb, with_configurable
-from graphs.policy import PolicyError, server_context
+from hybridrag.graphs import context_class, context_for, get_graph, list_graphs
+from hybridrag.graphs.common import KBUnavailableError, context_of, resolve_kb, with_configurable
+from hybridrag.app.policy import PolicyError, server_context
 
 LLM_METHODS = [m for m in list_graphs() if "llm" in context_class(m).__dataclass_fields__]
 QUESTION = "who directed Big"
@@ -33,7 +33,7 @@ def test_a_chat_model_object_is_accepted_as_llm(method, tiny_kb):
 
 
 def test_load_chat_model_returns_an_object_as_is_and_refuses_other_types():
-    from agents.llm.models import ModelConfigError, load_chat_model
+    from hybridrag.agents.llm.models import ModelConfigError, load_chat_model
 
     model = ScriptedChatModel(script=[])
     assert load_chat_model(model) is model
@@ -78,7 +78,7 @@ def test_with_configurable_precedence(monkeypatch):
 
 @pytest.mark.parametrize("method", list_graphs())
 def test_studio_factory_refuses_an_unknown_context_key_by_name(method):
-    from graphs.studio import FACTORIES, served_graph
+    from hybridrag.app.studio import FACTORIES, served_graph
 
     make = FACTORIES[method]
     with pytest.raises(PolicyError, match=r"^topk: unknown setting of .*a client may set: kb, top_k"):
@@ -94,7 +94,7 @@ def test_studio_factory_refuses_an_unknown_context_key_by_name(method):
 def test_studio_factories_are_what_the_agent_server_loads():
     from langgraph_api._factory_utils import _classify_factory
 
-    from graphs.studio import FACTORIES
+    from hybridrag.app.studio import FACTORIES
 
     runtime = SimpleNamespace(context={"kb": "sample"})
     for method, make in FACTORIES.items():

@@ -7,15 +7,15 @@ import threading
 import pytest
 from fastapi.testclient import TestClient
 
-from graphs.server_config import ModelChoice, ServerConfig
+from hybridrag.app.server_config import ModelChoice, ServerConfig
 
 
 def test_health_is_503_warming_up_until_the_kb_is_loaded(monkeypatch):
-    import app.readiness as readiness
-    from app.server import create_app
+    import hybridrag.app.readiness as readiness
+    from hybridrag.app.server import create_app
 
     gate, seen = threading.Event(), []
-    real = readiness.warm_up  # graphs.server_config.warm_up, as app/readiness.py uses it
+    real = readiness.warm_up  # app.server_config.warm_up, as app/readiness.py uses it
 
     def slow_warm_up(config):
         gate.wait(30)
@@ -35,8 +35,8 @@ def test_health_is_503_warming_up_until_the_kb_is_loaded(monkeypatch):
 
 
 def test_warm_up_opens_each_kb_and_loads_the_embedding_model():
-    from app.readiness import warm_up
-    from graphs.common import resolve_kb
+    from hybridrag.app.readiness import warm_up
+    from hybridrag.graphs.common import resolve_kb
 
     warm_up(ServerConfig())
     kb = resolve_kb(type("Ctx", (), {"kb": "sample"})())
@@ -44,7 +44,7 @@ def test_warm_up_opens_each_kb_and_loads_the_embedding_model():
 
 
 def test_a_failed_warm_up_keeps_health_at_503_with_one_line(tmp_path):
-    from app.readiness import Readiness
+    from hybridrag.app.readiness import Readiness
 
     gone = tmp_path / "gone"
     config = ServerConfig(kbs={"movies": str(gone)}, models={"smol": ModelChoice("local:nope")})
@@ -57,17 +57,17 @@ def test_a_failed_warm_up_keeps_health_at_503_with_one_line(tmp_path):
 
 
 def test_warm_up_loads_the_named_models():
-    from agents.llm.models import ModelConfigError
-    from app.readiness import warm_up
+    from hybridrag.agents.llm.models import ModelConfigError
+    from hybridrag.app.readiness import warm_up
 
     with pytest.raises(ModelConfigError, match="unknown local model 'nope'"):
         warm_up(ServerConfig(models={"x": ModelChoice("local:nope")}))
 
 
 def test_one_kb_that_fails_does_not_stop_the_rest_from_warming(monkeypatch):
-    import agents.llm.models as models
-    import graphs.common as common
-    from app.readiness import warm_up
+    import hybridrag.agents.llm.models as models
+    import hybridrag.graphs.common as common
+    from hybridrag.app.readiness import warm_up
 
     opened, loaded, real = [], [], common.resolve_kb
 

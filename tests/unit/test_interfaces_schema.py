@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from graphs import list_graphs
-from graphs.server_config import ModelChoice, ServerConfig
+from hybridrag.graphs import list_graphs
+from hybridrag.app.server_config import ModelChoice, ServerConfig
 
 
 def null_types(schema: Any, where: str = "$") -> list[str]:
@@ -40,12 +40,11 @@ def test_null_types_finds_what_the_playground_cannot_render():
 def client():
     from fastapi.testclient import TestClient
 
-    from app.server import create_app
+    from hybridrag.app.server import create_app
 
     config = ServerConfig(kbs={"sample": "sample", "other": "sample"},
                           models={"smol": ModelChoice("local:smollm2")})
-    import app.operator as operator
-
+    import hybridrag.app.operator as operator
     original = operator.check_config
     operator.check_config = lambda config, load_models=True: original(config, load_models=False)
     try:
@@ -125,7 +124,7 @@ def test_playground_renders_in_headless_chromium(tmp_path):
 
     import uvicorn
 
-    from app.server import create_app
+    from hybridrag.app.server import create_app
 
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app.cli import main
+from hybridrag.app.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
 README_PYTHON = '''\
-from graphs.retriever import as_tool, get_retriever
+from hybridrag.app.retriever import as_tool, get_retriever
 
 docs = get_retriever("fusion", top_k=3).invoke("who directed Forrest Gump")
 print(docs[0].page_content, docs[0].metadata["source"], round(docs[0].metadata["score"], 3))
@@ -64,8 +64,8 @@ def test_readme_human_in_the_loop_snippet(capsys):
     """The approval snippet runs as written; the one LLM it names is a scripted fake here."""
     from fake_chat import ScriptedChatModel
 
-    from agents.hybgrag.roles import RouterAction, TopicEntity
-    from agents.llm.models import forget_model, register_model
+    from hybridrag.agents.hybgrag.roles import RouterAction, TopicEntity
+    from hybridrag.agents.llm.models import forget_model, register_model
 
     hybrid = RouterAction(module="hybrid", entities=[TopicEntity(name="Big", type="movie")],
                           relations=["directed_by"])
@@ -86,8 +86,8 @@ def test_readme_swap_a_retriever_snippet(capsys):
     (one node: textual matching) comes from a scripted fake standing for the default local model."""
     from fake_chat import ScriptedChatModel
 
-    from agents.llm.models import forget_model, register_model
-    from agents.mor.plan import Plan, PlanNode, PlanRoute
+    from hybridrag.agents.llm.models import forget_model, register_model
+    from hybridrag.agents.mor.plan import Plan, PlanNode, PlanRoute
 
     one_node = Plan(routes=[PlanRoute(nodes=[PlanNode(type="movie", restriction="a boy who wakes up as an adult",
                                                       relation="")])])

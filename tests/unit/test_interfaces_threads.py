@@ -17,11 +17,11 @@ from langgraph.checkpoint.serde.event_hooks import register_serde_event_listener
 from langgraph.graph import START, StateGraph
 from langgraph.types import Command, Send, interrupt
 
-from agents.hybgrag.roles import RouterAction, Validation
-from agents.llm.usage import with_counters
-from graphs import context_for, get_builder, list_graphs
-from graphs.common import InputState, OutputState, traced
-from graphs.threads import NEW_QUESTION, NODE, ResettableAggregate, ResettableValue, per_question
+from hybridrag.agents.hybgrag.roles import RouterAction, Validation
+from hybridrag.agents.llm.usage import with_counters
+from hybridrag.graphs import context_for, get_builder, list_graphs
+from hybridrag.graphs.common import InputState, OutputState, traced
+from hybridrag.graphs.threads import NEW_QUESTION, NODE, ResettableAggregate, ResettableValue, per_question
 
 FIRST, SECOND = "who directed Big", "who directed Apollo 13"
 PLAIN = (str, int, float, bool, type(None))
@@ -157,7 +157,7 @@ def test_the_reset_write_empties_each_kind_of_channel():
 def test_every_method_starts_each_question_clean(method):
     """get_builder's graph: START → start_question → the method's first node; every key but the
     question resettable; the method's own builder unchanged."""
-    builder, own = get_builder(method), importlib.import_module(f"graphs.{method}").builder
+    builder, own = get_builder(method), importlib.import_module(f"hybridrag.graphs.{method}").builder
     assert (START, NODE) in builder.edges and NODE not in own.nodes
     kinds = {name: type(ch) for name, ch in builder.channels.items() if name != "question"}
     assert {"trace", "usage", "answer"} <= set(kinds)
@@ -186,7 +186,7 @@ def test_a_fusion_thread_stores_no_unregistered_class(fusion_thread, serde_event
 
 def test_mor_on_a_thread(tiny_kb):
     """MoR fans its plan out with Send: the second question's trace holds its plan and traversals."""
-    from agents.mor.plan import Plan, PlanNode, PlanRoute
+    from hybridrag.agents.mor.plan import Plan, PlanNode, PlanRoute
 
     route = PlanRoute(nodes=[PlanNode(type="person", restriction="Tom Hanks"),
                              PlanNode(type="movie", relation="starred_actors")])

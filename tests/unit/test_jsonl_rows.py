@@ -2,8 +2,8 @@
 
 import pytest
 
-from kb.jsonl import read_rows
-from kb.model import KBError
+from hybridrag.kb.jsonl import read_rows
+from hybridrag.kb.model import KBError
 
 
 def test_rows_round_trip_with_unicode_and_blank_trailing_line(tmp_path):

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from agents.hybgrag import critic
-from agents.hybgrag.paths import path_retrieve
-from agents.hybgrag.report import reference_dicts
-from agents.hybgrag.retrieval import link_action
-from agents.hybgrag.roles import RouterAction, TopicEntity, Validation, check_action
-from agents.hydrarag.answering import _judged, rule_check
-from agents.llm.constrained import non_empty, with_choices
-from agents.llm.judge import is_small_model, model_billions, rules_on_unusable, use_rules
-from graphs.hybgrag import HybGRAGContext
-from graphs.hydrarag_context import HydraRAGContext
-from kb.base import open_kb
+from hybridrag.agents.hybgrag import critic
+from hybridrag.agents.hybgrag.paths import path_retrieve
+from hybridrag.agents.hybgrag.report import reference_dicts
+from hybridrag.agents.hybgrag.retrieval import link_action
+from hybridrag.agents.hybgrag.roles import RouterAction, TopicEntity, Validation, check_action
+from hybridrag.agents.hydrarag.answering import _judged, rule_check
+from hybridrag.agents.llm.constrained import non_empty, with_choices
+from hybridrag.agents.llm.judge import is_small_model, model_billions, rules_on_unusable, use_rules
+from hybridrag.graphs.hybgrag import HybGRAGContext
+from hybridrag.agents.hydrarag.context import HydraRAGContext
+from hybridrag.kb.base import open_kb
 
 Q = "which movies did Tom Hanks act in"
 
@@ -172,7 +172,7 @@ def test_grammar_requires_the_constrained_lists():
 
 
 def test_grammar_keeps_an_optional_scalar_optional():
-    from agents.mor.roles import Plan
+    from hybridrag.agents.mor.roles import Plan
 
     choices = {"routes.nodes.type": ["movie", "person"], "routes.nodes.relation": ["directed_by"]}
     schema = non_empty(with_choices(Plan, choices), choices)
@@ -184,7 +184,7 @@ def test_grammar_keeps_an_optional_scalar_optional():
 def test_a_chat_model_object_is_judged_by_its_class_and_name():
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-    from agents.llm.judge import is_small_model
+    from hybridrag.agents.llm.judge import is_small_model
 
     class ChatLlamaCppLike(FakeListChatModel):
         pass
@@ -195,8 +195,8 @@ def test_a_chat_model_object_is_judged_by_its_class_and_name():
 
 
 def test_a_small_model_is_shown_at_most_small_model_few_shot_examples(tiny_kb, tiny_llama, fake_llm):
-    from agents.llm.judge import few_shot_count
-    from graphs.hybgrag import graph as hybgrag_graph
+    from hybridrag.agents.llm.judge import few_shot_count
+    from hybridrag.graphs.hybgrag import graph as hybgrag_graph
 
     assert few_shot_count(10, 3, "local:smollm2") == 3 and few_shot_count(2, 3, "local:smollm2") == 2
     assert few_shot_count(10, 3, "openai:gpt-4o-mini") == 10 and few_shot_count(10, 3, "ollama:qwen2.5:7b") == 10

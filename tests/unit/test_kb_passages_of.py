@@ -1,6 +1,6 @@
 """passages_of: the owner index gives what a scan of the document table gives."""
 
-from kb.base import open_kb
+from hybridrag.kb.base import open_kb
 
 
 def test_passages_of_matches_a_scan_in_table_order(tiny_kb):

@@ -49,4 +49,4 @@ def test_method_packages_import_no_other_method():
 def test_the_rule_catches_an_upward_import(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text("def f():\n    from graphs import get_graph\n    from agents.mor import plan\n")
-    assert {"graphs.get_graph", "agents.mor.plan"} <= set(imports(probe))
+    assert {"hybridrag.graphs.get_graph", "hybridrag.agents.mor.plan"} <= set(imports(probe))

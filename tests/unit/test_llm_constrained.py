@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.llm.constrained import (
+from hybridrag.agents.llm.constrained import (
     ConstraintError,
     check_choices,
     constrained_call,
@@ -18,7 +18,7 @@ from agents.llm.constrained import (
     question_spans,
     with_choices,
 )
-from agents.llm.structured import call_structured
+from hybridrag.agents.llm.structured import call_structured
 
 
 class Hop(BaseModel):
@@ -122,9 +122,9 @@ def test_a_server_refusing_json_schema_is_asked_with_the_llama_format():
 
 
 def test_document_extraction_on_a_llama_cpp_model_is_constrained_to_the_chunk_and_schema():
-    from agents.extraction.extractor import _ask, extraction_choices
-    from kb.documents import Chunk
-    from kb.extract_schema import GraphSchema
+    from hybridrag.agents.extraction.extractor import _ask, extraction_choices
+    from hybridrag.kb.documents import Chunk
+    from hybridrag.kb.extract_schema import GraphSchema
 
     chunk = Chunk("lakes.txt#0", "lakes.txt", "The Selenga flows into Lake Baikal.")
     schema = GraphSchema(entity_types=("river", "lake"), relations={"flows_into": (None, None)})
@@ -140,9 +140,9 @@ def test_document_extraction_on_a_llama_cpp_model_is_constrained_to_the_chunk_an
 
 
 def test_router_and_planner_choices_name_only_the_kb_and_the_question():
-    from agents.hybgrag.roles import RouterAction, router_choices
-    from agents.mor.plan import Plan
-    from agents.mor.roles import plan_choices
+    from hybridrag.agents.hybgrag.roles import RouterAction, router_choices
+    from hybridrag.agents.mor.plan import Plan
+    from hybridrag.agents.mor.roles import plan_choices
 
     schema = type("Schema", (), {"entity_types": {"river": 0, "lake": 0}, "relation_types": {"flows_into": 0}})()
     route = with_choices(RouterAction, router_choices(schema, "which river flows into Lake Baikal"))

@@ -8,8 +8,8 @@ import pytest
 from fake_chat import ScriptedChatModel
 from pydantic import BaseModel
 
-from agents.llm import models
-from agents.llm.structured import call_structured, parse_json_reply
+from hybridrag.agents.llm import models
+from hybridrag.agents.llm.structured import call_structured, parse_json_reply
 
 
 class Verdict(BaseModel):

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from kb.loaders import read_entities, read_passages, read_triples, read_type_map
-from kb.model import MalformedInputError, Triple
+from hybridrag.kb.loaders import read_entities, read_passages, read_triples, read_type_map
+from hybridrag.kb.model import MalformedInputError, Triple
 
 
 def _write(tmp_path, name, text):
@@ -78,7 +78,7 @@ def _error_line(err: str) -> str:
 
 
 def test_a_directory_given_as_an_input_file_is_a_one_line_error(tmp_path, capsys):
-    from app.cli import main
+    from hybridrag.app.cli import main
 
     (tmp_path / "dir").mkdir()
     assert main(["ingest", "--kb", str(tmp_path / "kb"), "--triples", str(tmp_path / "dir")]) == 2
@@ -137,7 +137,7 @@ def test_ids_that_are_lists_or_objects_name_the_file_and_line(tmp_path, reader, 
 
 
 def test_a_passage_entity_id_list_fails_ingest_with_file_and_line(tmp_path, capsys):
-    from app.cli import main
+    from hybridrag.app.cli import main
 
     triples = _write(tmp_path, "t.txt", "A|r|B\n")
     pas = _write(tmp_path, "p.jsonl", json.dumps({"text": "About A.", "entity_id": ["A"]}) + "\n")
@@ -149,10 +149,10 @@ def test_a_passage_entity_id_list_fails_ingest_with_file_and_line(tmp_path, caps
 def test_duplicate_ids_are_warned_and_counted_in_the_manifest(tmp_path, monkeypatch):
     from langchain_core.embeddings import DeterministicFakeEmbedding
 
-    from kb.base import KnowledgeBase
-    from kb.ingest import ingest
+    from hybridrag.kb.base import KnowledgeBase
+    from hybridrag.kb.ingest import ingest
 
-    monkeypatch.setattr("kb.ingest.get_embeddings", lambda spec: DeterministicFakeEmbedding(size=8))
+    monkeypatch.setattr("hybridrag.kb.ingest.get_embeddings", lambda spec: DeterministicFakeEmbedding(size=8))
     heat = _write(tmp_path, "t.txt", "Heat|directed_by|Michael Mann\nHeat|release_year|1995\n" * 2)
     ents = tmp_path / "e.jsonl"
     ents.write_text('{"id": "Heat", "type": "movie"}\n{"id": "Heat", "type": "film"}\n', encoding="utf-8")

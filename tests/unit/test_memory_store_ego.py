@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evals.bench_ego import baseline_ego_graph as reference_ego  # node-at-a-time BFS, the former store code
-from kb.memory_store import InMemoryGraphStore
-from kb.model import Entity, Schema, Subgraph
+from hybridrag.evals.bench_ego import baseline_ego_graph as reference_ego  # node-at-a-time BFS, the former store code
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.model import Entity, Schema, Subgraph
 
 RELATIONS = ["acted_in", "directed_by", "written_by", "has_genre", "release_year"]
 

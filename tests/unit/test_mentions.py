@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.retrieval import check_mentions, explicit_mentions
+from hybridrag.tools.retrieval import check_mentions, explicit_mentions
 
 
 @pytest.mark.parametrize("question, title", [
@@ -24,7 +24,7 @@ def test_plain_mentions_are_unchanged():
 
 
 def test_a_title_with_lower_case_words_passes_the_kb_check(tiny_kb):
-    from kb.base import open_kb
+    from hybridrag.kb.base import open_kb
 
     check_mentions(open_kb(tiny_kb), "who starred in A League of Their Own")
     with pytest.raises(Exception, match="unknown entity"):

@@ -6,10 +6,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from kb.build import assemble
-from kb.memory_store import InMemoryGraphStore
-from kb.model import Triple
-from tools.retrieval import mention_spans, mentions_in
+from hybridrag.kb.build import assemble
+from hybridrag.kb.memory_store import InMemoryGraphStore
+from hybridrag.kb.model import Triple
+from hybridrag.tools.retrieval import mention_spans, mentions_in
 
 TRIPLES = [
     "The World, the Flesh and the Devil|directed_by|Ranald MacDougall",

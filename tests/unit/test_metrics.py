@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from evals.metrics import (
+from hybridrag.evals.metrics import (
     answer_hits_at_1,
     answer_scores,
     exact_match,

@@ -11,9 +11,9 @@ import pytest
 from fake_chat import ScriptedChatModel
 from pydantic import BaseModel
 
-from agents.llm import models
-from agents.llm.models import LLMUnavailableError, ModelConfigError
-from agents.llm.structured import call_structured
+from hybridrag.agents.llm import models
+from hybridrag.agents.llm.models import LLMUnavailableError, ModelConfigError
+from hybridrag.agents.llm.structured import call_structured
 
 
 class Verdict(BaseModel):
@@ -54,7 +54,7 @@ def test_threads_setting(monkeypatch):
 def test_openmp_threads_do_not_spin():
     import os
 
-    import kb  # noqa: F401 - importing the KB layer sets the policy before torch / llama.cpp load
+    from hybridrag import kb  # noqa: F401 - importing the KB layer sets the policy before torch / llama.cpp load
 
     assert os.environ["OMP_WAIT_POLICY"].upper() == "PASSIVE"
 
@@ -135,7 +135,7 @@ def test_generation_that_streams_inside_does_not_deadlock():
 
 
 def test_prompt_cache_size_is_a_setting_and_bad_values_are_named(monkeypatch):
-    from agents.llm.models import ModelConfigError, prompt_cache_mb
+    from hybridrag.agents.llm.models import ModelConfigError, prompt_cache_mb
 
     monkeypatch.delenv("HYBRIDRAG_LOCAL_PROMPT_CACHE_MB", raising=False)
     assert prompt_cache_mb() == 256

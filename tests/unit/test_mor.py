@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 from langgraph.types import Send
 
-from agents.mor import rerank as rr
-from agents.mor.plan import (
+from hybridrag.agents.mor import rerank as rr
+from hybridrag.agents.mor.plan import (
     Plan,
     PlanNode,
     PlanRoute,
@@ -18,12 +18,12 @@ from agents.mor.plan import (
     plan_from_triplets,
     validate_plan,
 )
-from agents.mor.roles import Answer
-from agents.mor.traversal import merge_routes, traverse_route
-from graphs.common import resolve_kb
-from graphs.mor import MoRContext, builder, graph, render_trace, route_after_planning
-from prompts import Prompt, load_examples
-from prompts import mor as P
+from hybridrag.agents.mor.roles import Answer
+from hybridrag.agents.mor.traversal import merge_routes, traverse_route
+from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.mor import MoRContext, builder, graph, render_trace, route_after_planning
+from hybridrag.prompts import Prompt, load_examples
+from hybridrag.prompts import mor as P
 
 Q = "which movies starring Tom Hanks were released in 1995"
 
@@ -343,8 +343,8 @@ The Great Lie|release_year|1941
 @pytest.fixture(scope="module")
 def lookalike_kb(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A KB where a person's name looks like the question's film (Mimsy Farmer)."""
-    from kb.ingest import ingest
-    from kb.sample import TYPE_MAP
+    from hybridrag.kb.ingest import ingest
+    from hybridrag.kb.sample import TYPE_MAP
 
     src = tmp_path_factory.mktemp("lookalike-src") / "triples.txt"
     src.write_text(LOOKALIKE_TRIPLES, encoding="utf-8")

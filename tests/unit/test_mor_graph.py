@@ -7,8 +7,8 @@ from typing import get_args
 
 import pytest
 
-from graphs.mor import INTERSECT_ROUTES, PLAN_ROUTES, RERANK_ROUTES, graph
-from graphs.mor_context import CHOICES, MoRContext
+from hybridrag.graphs.mor import INTERSECT_ROUTES, PLAN_ROUTES, RERANK_ROUTES, graph
+from hybridrag.agents.mor.context import CHOICES, MoRContext
 
 
 @pytest.mark.parametrize(("name", "choice"), sorted(CHOICES.items()))

@@ -8,14 +8,14 @@ import pytest
 from test_hybgrag_examples import COMPANY_TRIPLES, COMPANY_TYPES, MOVIE_WORDS  # noqa: F401
 from test_mor import node, plan, steps
 
-from agents.mor.critique import critique
-from agents.mor.examples import as_shot, planner_shots
-from agents.mor.plan import Plan, PlanNode, PlanRoute
-from agents.shots import SolvedExample
-from evals.oracle.mor import names_error
-from evals.oracle.noise import Injected
-from graphs.common import resolve_kb
-from graphs.mor import MoRContext, graph
+from hybridrag.agents.mor.critique import critique
+from hybridrag.agents.mor.examples import as_shot, planner_shots
+from hybridrag.agents.mor.plan import Plan, PlanNode, PlanRoute
+from hybridrag.agents.shots import SolvedExample
+from hybridrag.evals.oracle.mor import names_error
+from hybridrag.evals.oracle.noise import Injected
+from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.mor import MoRContext, graph
 
 PENNY = "which films did Penny Marshall direct"
 WRONG_HOP = plan([node("person", "Penny Marshall"), node("movie", relation="starred_actors")])
@@ -73,7 +73,7 @@ def test_a_repeated_plan_ends_the_loop(tiny_kb, fake_llm):
 
 
 def test_schema_problems_name_the_type_and_relation(tiny_kb):
-    from agents.mor.plan import validate_plan
+    from hybridrag.agents.mor.plan import validate_plan
 
     schema = resolve_kb(MoRContext(kb=tiny_kb)).graph.schema()
     wrong_type = validate_plan(plan([node("movie", "Big"), node("year", relation="directed_by")]), schema, [])
@@ -100,7 +100,7 @@ def test_empty_intersection_is_a_problem(tiny_kb):
 
 @pytest.fixture(scope="module")
 def company_kb(tmp_path_factory) -> str:
-    from kb.ingest import ingest
+    from hybridrag.kb.ingest import ingest
 
     src = tmp_path_factory.mktemp("company-src")
     (src / "triples.txt").write_text(COMPANY_TRIPLES, encoding="utf-8")
@@ -153,7 +153,7 @@ def test_bundled_examples_stay_one_setting_away(tiny_kb):
 
 
 def test_planned_type_the_reached_entities_do_not_have_is_named(tiny_kb):
-    from agents.mor.critique import type_problems
+    from hybridrag.agents.mor.critique import type_problems
 
     kb = resolve_kb(MoRContext(kb=tiny_kb))
     route = {"nodes": [{"type": "movie", "restriction": "Big"}, {"type": "genre", "restriction": ""}],
@@ -170,7 +170,7 @@ def test_planned_type_the_reached_entities_do_not_have_is_named(tiny_kb):
 
 
 def test_a_later_hop_reaching_nothing_also_names_the_relations_before_it(tiny_kb):
-    from agents.mor.critique import hop_problems
+    from hybridrag.agents.mor.critique import hop_problems
 
     kb = resolve_kb(MoRContext(kb=tiny_kb))
     route = {"nodes": [{"type": "person", "restriction": "Tom Hanks"}, {"type": "movie", "restriction": ""},

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from kb_fixtures import movie_kb
 
-from agents.mor.graph_first import topic_entities
-from agents.mor.mentions import mentioned
-from agents.mor.traversal import anchored, traverse_route
-from graphs.common import resolve_kb
-from graphs.mor import MoRContext
+from hybridrag.agents.mor.graph_first import topic_entities
+from hybridrag.agents.mor.mentions import mentioned
+from hybridrag.agents.mor.traversal import anchored, traverse_route
+from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.mor import MoRContext
 
 TRIPLES = """\
 Big|starred_actors|Tom Hanks
@@ -48,8 +48,8 @@ def test_a_missing_edge_is_crossed_by_the_text_only_when_enabled(held_out_kb):
 
 
 def test_a_kb_without_relation_types_follows_hops_in_texts():
-    from agents.mor.plan import Plan, PlanNode, PlanRoute, validate_plan
-    from kb.model import Schema
+    from hybridrag.agents.mor.plan import Plan, PlanNode, PlanRoute, validate_plan
+    from hybridrag.kb.model import Schema
 
     text_only = Schema(entity_types={"movie": 3, "person": 2})
     plan = Plan(routes=[PlanRoute(nodes=[PlanNode(type="movie", restriction="Big"),

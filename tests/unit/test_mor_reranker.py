@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.mor import neural as N
-from agents.mor import train_reranker as T
+from hybridrag.agents.mor import neural as N
+from hybridrag.agents.mor import train_reranker as T
 
 
 def step(t: str, via: str, tf: float) -> dict:

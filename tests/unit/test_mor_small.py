@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from graphs.mor import graph
-from graphs.mor_context import MoRContext
+from hybridrag.graphs.mor import graph
+from hybridrag.agents.mor.context import MoRContext
 
 PLAN = '{"routes":[{"nodes":[{"type":"movie","restriction":"Big"},{"type":"person","relation":"directed_by"}]}]}'
 

@@ -9,13 +9,13 @@ import json
 import pytest
 from test_mor import node, plan, steps
 
-from agents.mor.graph_first import topic_entities
-from agents.mor.mentions import mentioned, names, relation_roots
-from agents.mor.output import answer_of, is_own
-from agents.mor.roles import Answer
-from agents.mor.traversal import anchored, traverse_route
-from graphs.common import resolve_kb
-from graphs.mor import MoRContext, graph
+from hybridrag.agents.mor.graph_first import topic_entities
+from hybridrag.agents.mor.mentions import mentioned, names, relation_roots
+from hybridrag.agents.mor.output import answer_of, is_own
+from hybridrag.agents.mor.roles import Answer
+from hybridrag.agents.mor.traversal import anchored, traverse_route
+from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.mor import MoRContext, graph
 
 ENTITIES = [("Acme Corp", "company"), ("Globex", "company"), ("Initech", "company"), ("Phoenix", "company"),
             ("Hank Scorpio Fan Club", "company"), ("Wile Coyote", "person"), ("Wile", "person"),
@@ -36,7 +36,7 @@ PASSAGES = {
 @pytest.fixture(scope="module")
 def text_kb(tmp_path_factory) -> str:
     """A KB of entities and passages only (the graph has no edge)."""
-    from kb.ingest import ingest
+    from hybridrag.kb.ingest import ingest
 
     src = tmp_path_factory.mktemp("text-kb-src")
     (src / "entities.jsonl").write_text("\n".join(json.dumps({"id": n, "name": n, "type": t}) for n, t in ENTITIES),

@@ -6,22 +6,22 @@ import json
 
 import pytest
 
-from agents.hybgrag import roles as HR
-from agents.hybgrag.critic import render_feedback
-from agents.hybgrag.report import format_references
-from agents.hydrarag import roles as DR
-from agents.hydrarag.analysis import predicted_depth
-from agents.hydrarag.pruning import path_blocks
-from agents.llm.structured import call_structured
-from agents.mor import roles as MR
-from agents.mor.output import references_text
-from agents.mor.plan import validate_plan
-from agents.ssrag import augment as SA
-from agents.ssrag import retrieval as SR
-from agents.ssrag import routing as SRO
-from agents.ssrag import unify as SU
-from evals.datasets import Question
-from evals.oracle import (
+from hybridrag.agents.hybgrag import roles as HR
+from hybridrag.agents.hybgrag.critic import render_feedback
+from hybridrag.agents.hybgrag.report import format_references
+from hybridrag.agents.hydrarag import roles as DR
+from hybridrag.agents.hydrarag.analysis import predicted_depth
+from hybridrag.agents.hydrarag.pruning import path_blocks
+from hybridrag.agents.llm.structured import call_structured
+from hybridrag.agents.mor import roles as MR
+from hybridrag.agents.mor.output import references_text
+from hybridrag.agents.mor.plan import validate_plan
+from hybridrag.agents.ssrag import augment as SA
+from hybridrag.agents.ssrag import retrieval as SR
+from hybridrag.agents.ssrag import routing as SRO
+from hybridrag.agents.ssrag import unify as SU
+from hybridrag.evals.datasets import Question
+from hybridrag.evals.oracle import (
     GoldLeakError,
     GoldSet,
     NoGoldAnnotationError,
@@ -30,10 +30,10 @@ from evals.oracle import (
     build_oracle,
     parse_spec,
 )
-from evals.oracle import model as oracle_model
-from kb.base import open_kb
-from prompts import load_examples
-from prompts.data_block import data_block, data_list
+from hybridrag.evals.oracle import model as oracle_model
+from hybridrag.kb.base import open_kb
+from hybridrag.prompts import load_examples
+from hybridrag.prompts.data_block import data_block, data_list
 
 FC = "function_calling"
 BIG = "who directed Big"
@@ -306,7 +306,7 @@ def test_hydrarag_and_ssrag_carry_their_error_types():
 
 @pytest.fixture
 def registered():
-    from agents.llm.models import forget_model, register_model
+    from hybridrag.agents.llm.models import forget_model, register_model
 
     specs = []
 
@@ -323,7 +323,7 @@ def registered():
 
 @pytest.mark.parametrize("method", ["hybgrag", "mor"])
 def test_retrieval_methods_rank_the_gold_first(tiny_kb, registered, method):
-    from graphs import context_for, get_graph
+    from hybridrag.graphs import context_for, get_graph
 
     registered()
     out = get_graph(method).invoke({"question": BIG}, context=context_for(method, kb=tiny_kb, llm="oracle"))
@@ -332,7 +332,7 @@ def test_retrieval_methods_rank_the_gold_first(tiny_kb, registered, method):
 
 @pytest.mark.parametrize("method", ["hydrarag", "ssrag"])
 def test_answering_methods_answer_the_gold(tiny_kb, registered, method):
-    from graphs import context_for, get_graph
+    from hybridrag.graphs import context_for, get_graph
 
     registered()
     out = get_graph(method).invoke({"question": BIG}, context=context_for(method, kb=tiny_kb, llm="oracle"))
@@ -341,7 +341,7 @@ def test_answering_methods_answer_the_gold(tiny_kb, registered, method):
 
 
 def test_hybgrag_loop_repairs_a_wrong_module_end_to_end(tiny_kb, registered):
-    from graphs import context_for, get_graph
+    from hybridrag.graphs import context_for, get_graph
 
     m = registered("oracle:p=1,types=wrong_module")
     ctx = context_for("hybgrag", kb=tiny_kb, llm="oracle:p=1,types=wrong_module")
@@ -353,7 +353,7 @@ def test_hybgrag_loop_repairs_a_wrong_module_end_to_end(tiny_kb, registered):
 
 
 def test_cli_eval_with_the_oracle_on_a_metaqa_question_file(tiny_kb, tmp_path, capsys):
-    from app.cli import main
+    from hybridrag.app.cli import main
 
     lines = ["who directed [Big]\tPenny Marshall", "what movies did [Kevin Bacon] act in\tApollo 13|Tremors"]
     (tmp_path / "qa_dev.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")

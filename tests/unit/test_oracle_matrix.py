@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from evals import oracle_matrix as om
+from hybridrag.evals import oracle_matrix as om
 
 
 def summary(hit1=0.9, answer=0.8, ceiling=0.95, calls=2.5, n=100):

@@ -2,7 +2,7 @@
 
 import json
 
-from evals.oracle.outcome import outcome_repairs, right
+from hybridrag.evals.oracle.outcome import outcome_repairs, right
 
 
 def _record(qid, answer, ranked_right, reachable=True):

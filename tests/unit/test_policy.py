@@ -1,4 +1,4 @@
-"""graphs.policy: what a remote client may set in a run's context, and within which limits."""
+"""hybridrag.app.policy: what a remote client may set in a run's context, and within which limits."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from graphs import context_class, list_graphs
-from graphs.common import context_of
-from graphs.policy import (
+from hybridrag.graphs import context_class, list_graphs
+from hybridrag.graphs.common import context_of
+from hybridrag.app.policy import (
     RULES,
     PolicyError,
     build_context,
@@ -20,7 +20,7 @@ from graphs.policy import (
     client_fields,
     server_context,
 )
-from graphs.server_config import ModelChoice, ServerConfig
+from hybridrag.app.server_config import ModelChoice, ServerConfig
 
 CONFIG = ServerConfig(
     kbs={"sample": "sample", "movies": "/srv/kb/movies"},
@@ -158,8 +158,7 @@ def test_every_default_a_client_may_send_back_is_accepted(method):
 
 
 def test_a_choice_field_is_one_table_entry(monkeypatch):
-    from graphs import policy
-
+    from hybridrag.app import policy
     fusion = context_class("fusion")
     assert build_context(fusion, {"tokenizer": "bigram"}, CONFIG).tokenizer == "bigram"  # allowed today
     monkeypatch.delitem(policy.RULES, "tokenizer")

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import os
 
-from agents.hybgrag import roles as hybgrag
-from agents.mor import roles as mor
-from kb.model import RelationType, Schema
+from hybridrag.agents.hybgrag import roles as hybgrag
+from hybridrag.agents.mor import roles as mor
+from hybridrag.kb.model import RelationType, Schema
 
 SCHEMA = Schema(entity_types={"movie": 3, "person": 2, "year": 1},
                 relation_types={"directed_by": RelationType("directed_by", ("movie",), ("person",)),

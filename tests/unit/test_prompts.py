@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from prompts import EXAMPLES_DIR, Prompt, hydrarag, load_examples, mor, ssrag
-from prompts import hybgrag as P
-from prompts.data_block import DATA_RULE, data_block, data_list, neutralise, parse_blocks
-from prompts.grounding import check_answer, is_instruction
+from hybridrag.prompts import EXAMPLES_DIR, Prompt, hydrarag, load_examples, mor, ssrag
+from hybridrag.prompts import hybgrag as P
+from hybridrag.prompts.data_block import DATA_RULE, data_block, data_list, neutralise, parse_blocks
+from hybridrag.prompts.grounding import check_answer, is_instruction
 
 
 @pytest.mark.parametrize("prompt", [*P.ALL, *mor.ALL, *ssrag.ALL, *hydrarag.ALL], ids=lambda p: p.name)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from fake_chat import ScriptedChatModel
 
-from agents.hybgrag.roles import RouterAction
-from agents.llm.models import forget_model, register_model
+from hybridrag.agents.hybgrag.roles import RouterAction
+from hybridrag.agents.llm.models import forget_model, register_model
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

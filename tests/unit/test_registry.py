@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphs import REGISTRY, context_class, context_for, get_builder, get_graph, list_graphs
+from hybridrag.graphs import REGISTRY, context_class, context_for, get_builder, get_graph, list_graphs
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT_KEYS = {"answer", "ranked", "evidence", "trace", "usage"}
@@ -19,8 +19,8 @@ def langgraph_json() -> dict:
 
 
 def graph_path(name: str) -> str:
-    """Studio loads each method through its factory in graphs/studio.py (it checks the context's keys)."""
-    return f"./graphs/studio.py:{name}"
+    """Studio loads each method through its factory in app/studio.py (it checks the context's keys)."""
+    return f"./app/studio.py:{name}"
 
 
 def test_registry_lists_every_method_once():
@@ -87,7 +87,7 @@ def test_unknown_setting_is_refused(name):
 
 def test_langgraph_json_switches_the_agent_server_into_server_mode():
     env = langgraph_json()["env"]
-    assert env["HYBRIDRAG_SERVER_MODE"] == "1", "Studio / Agent Server clients must go through graphs.policy"
+    assert env["HYBRIDRAG_SERVER_MODE"] == "1", "Studio / Agent Server clients must go through app.policy"
     assert float(env["BG_JOB_TIMEOUT_SECS"]) <= 600, "Agent Server runs need a wall-clock budget"
 
 
@@ -95,8 +95,8 @@ def test_langserve_app_routes_every_method():
     import langserve  # noqa: F401
     from fastapi.testclient import TestClient
 
-    from app.server import MAX_QUESTION_CHARS, create_app
-    from graphs.policy import RULES
+    from hybridrag.app.server import MAX_QUESTION_CHARS, create_app
+    from hybridrag.app.policy import RULES
 
     app = create_app()
     client = TestClient(app)

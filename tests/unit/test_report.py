@@ -4,9 +4,9 @@ import argparse
 
 import pytest
 
-from evals import report
-from evals.published import PUBLISHED, published_cell
-from evals.summary import summarise
+from hybridrag.evals import report
+from hybridrag.evals.published import PUBLISHED, published_cell
+from hybridrag.evals.summary import summarise
 
 
 def _summary(hits: list[bool], answers: list[str], llm_calls: int = 0, command: str = "cmd") -> dict:
@@ -87,7 +87,7 @@ def test_unknown_method_label_is_a_clear_error(capsys):
 
 
 def test_oracle_rows_are_labelled_as_ceilings():
-    from evals.report import row_label
+    from hybridrag.evals.report import row_label
 
     assert row_label("hybgrag", "oracle") == "hybgrag [oracle: perfect-LLM ceiling]"
     assert row_label("hybgrag", "oracle:p=0.3") == "hybgrag [oracle: perfect-LLM ceiling]"

@@ -8,10 +8,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from evals.scale_prime_questions import sample_cases
-from evals.scale_prime_synth import SCHEMA, TYPES, entity_name, plan, write_prime
-from kb.ingest import build_graph
-from kb.loaders import read_entities, read_triples, read_type_map
+from hybridrag.evals.scale_prime_questions import sample_cases
+from hybridrag.evals.scale_prime_synth import SCHEMA, TYPES, entity_name, plan, write_prime
+from hybridrag.kb.ingest import build_graph
+from hybridrag.kb.loaders import read_entities, read_triples, read_type_map
 
 N, E = 3000, 20_000
 

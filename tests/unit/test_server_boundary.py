@@ -20,7 +20,7 @@ import pytest
 from fake_chat import ScriptedChatModel
 from fastapi.testclient import TestClient
 
-from graphs.server_config import ModelChoice, ServerConfig
+from hybridrag.app.server_config import ModelChoice, ServerConfig
 
 QUESTION = "who directed Forrest Gump"
 HYBGRAG = {"question": QUESTION, "settings": {"llm": "fake", "max_iterations": 1}}
@@ -28,7 +28,7 @@ HEADERS = {"content-type": "application/json"}
 
 
 def app_for(**config):
-    from app.server import create_app
+    from hybridrag.app.server import create_app
 
     return create_app(methods=["fusion", "hybgrag"],
                       config=ServerConfig(models={"fake": ModelChoice("fake:test")}, **config))
@@ -174,7 +174,7 @@ class SlowModel(ScriptedChatModel):
 
 @pytest.mark.parametrize("endpoint", ["stream_log", "stream_events"])
 def test_a_stream_over_its_budget_ends_with_a_504_event(endpoint):
-    from agents.llm.models import forget_model, register_model
+    from hybridrag.agents.llm.models import forget_model, register_model
 
     register_model("fake:test", SlowModel(script=["{}"] * 3))
     try:
@@ -221,8 +221,8 @@ def test_a_remote_runnable_streams_the_log_of_a_run_without_echoing_metadata(cli
 
 
 def test_serve_flags_set_the_request_limits():
-    from app.cli import build_parser
-    from app.operator import operator_config
+    from hybridrag.app.cli import build_parser
+    from hybridrag.app.operator import operator_config
 
     args = build_parser().parse_args(["serve", "--max-body-bytes", "100000", "--max-metadata-bytes", "512",
                                       "--max-tags", "4"])

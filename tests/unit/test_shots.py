@@ -7,9 +7,9 @@ import shutil
 
 import pytest
 
-from agents.shots import SolvedExample, bank_for, mask_question, synthesize
-from agents.shots.bank import Bank
-from agents.shots.walk import Walker
+from hybridrag.agents.shots import SolvedExample, bank_for, mask_question, synthesize
+from hybridrag.agents.shots.bank import Bank
+from hybridrag.agents.shots.walk import Walker
 
 TRIPLES = """\
 Acme|makes|Rocket Skates
@@ -43,7 +43,7 @@ ENTITY_TYPES = {"company", "product", "city", "material"}
 @pytest.fixture(scope="session")
 def company_kb_src(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A company / product KB built once with the real ingest (local MiniLM embeddings)."""
-    from kb.ingest import ingest
+    from hybridrag.kb.ingest import ingest
 
     src = tmp_path_factory.mktemp("company-src")
     (src / "triples.txt").write_text(TRIPLES, encoding="utf-8")
@@ -55,7 +55,7 @@ def company_kb_src(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture
 def company_kb(company_kb_src, tmp_path):
     """A private copy of the company KB (tests write bank files into it), opened."""
-    from kb.base import open_kb
+    from hybridrag.kb.base import open_kb
 
     copy = tmp_path / "kb"
     shutil.copytree(company_kb_src, copy, symlinks=True)
@@ -145,8 +145,7 @@ def test_by_type_prefers_distinct_paths(company_kb):
 
 
 def test_bank_for_synthesizes_once_without_a_bank_file(company_kb, monkeypatch):
-    import agents.shots.bank as bank_mod
-
+    import hybridrag.agents.shots.bank as bank_mod
     bank = bank_for(company_kb)
     assert bank.examples and all(e.source == "schema" for e in bank.examples)
     assert bank_for(company_kb) is bank
@@ -167,8 +166,8 @@ def test_bank_leaves_out_examples_with_unknown_relations(company_kb):
 
 
 def test_a_tie_between_paths_follows_the_nearest_unambiguous_examples(company_kb):
-    from agents.shots.solve import solve_all
-    from evals.datasets import Question
+    from hybridrag.agents.shots.solve import solve_all
+    from hybridrag.evals.datasets import Question
 
     make = SolvedExample("what does Initech make", "what does <E> make", ("Initech",), ("company",), ("makes",),
                          "product", ("TPS Report Software",), "user")
@@ -182,7 +181,7 @@ def test_a_tie_between_paths_follows_the_nearest_unambiguous_examples(company_kb
 
 
 def test_questions_are_written_from_relation_words_in_two_styles():
-    from agents.shots.synth import write_question
+    from hybridrag.agents.shots.synth import write_question
 
     there_and_back = ((("supplies", "in"), "company"), (("supplies", "out"), "company"))
     assert write_question("Acme", there_and_back) == (
@@ -195,10 +194,10 @@ def test_questions_are_written_from_relation_words_in_two_styles():
 
 
 def test_bank_build_leaves_out_and_keeps_aside_the_outvoted(company_kb, tmp_path, monkeypatch, capsys):
-    import agents.shots.solve as solve_mod
-    from agents.shots.consensus import REASON
-    from app.bank_cli import _report
-    from evals.datasets import Question
+    import hybridrag.agents.shots.solve as solve_mod
+    from hybridrag.agents.shots.consensus import REASON
+    from hybridrag.app.bank_cli import _report
+    from hybridrag.evals.datasets import Question
 
     asked = [Question(str(i), q, ans, topic=topic) for i, (q, ans, topic) in enumerate([
         ("what does Acme make", ("Hammock",), "Acme"),
@@ -208,7 +207,7 @@ def test_bank_build_leaves_out_and_keeps_aside_the_outvoted(company_kb, tmp_path
     assert tally.solved == 3 and not tally.dropped
     rels = [e.relations for e in got]
     # the solver's own paths, then one of them made the odd one out by its look-alikes
-    monkeypatch.setattr("agents.shots.consensus.outliers", lambda examples, *a, **k: [len(examples) - 1])
+    monkeypatch.setattr("hybridrag.agents.shots.consensus.outliers", lambda examples, *a, **k: [len(examples) - 1])
     kept, tally = solve_mod.solve_all(company_kb, asked)
     assert [e.relations for e in kept] == rels[:2] and [e.question for e in tally.dropped] == [asked[2].question]
     assert tally.solved == 2 and tally.skipped[REASON] == 1 and REASON in tally.line()

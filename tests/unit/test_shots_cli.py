@@ -6,8 +6,8 @@ import json
 
 import test_shots
 
-from agents.shots.bank import bank_path, read_bank_file
-from app.cli import main
+from hybridrag.agents.shots.bank import bank_path, read_bank_file
+from hybridrag.app.cli import main
 
 company_kb_src, company_kb = test_shots.company_kb_src, test_shots.company_kb  # the fixtures, shared
 

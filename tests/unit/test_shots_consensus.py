@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.shots.consensus import outliers
-from agents.shots.example import SolvedExample
+from hybridrag.agents.shots.consensus import outliers
+from hybridrag.agents.shots.example import SolvedExample
 
 
 def ex(q: str, masked: str, rels: tuple[str, ...]) -> SolvedExample:

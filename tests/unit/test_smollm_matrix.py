@@ -1,4 +1,4 @@
-"""evals.smollm_matrix: cells, their eval arguments, the bank split, and the path accuracy read from traces."""
+"""hybridrag.evals.smollm_matrix: cells, their eval arguments, the bank split, and the path accuracy read from traces."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evals import smollm_bank, smollm_matrix, smollm_report
-from evals.datasets import Question
+from hybridrag.evals import smollm_bank, smollm_matrix, smollm_report
+from hybridrag.evals.datasets import Question
 
 
 def test_cells_parse_and_bad_cells_are_one_line_errors():

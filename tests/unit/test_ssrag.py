@@ -7,21 +7,21 @@ from types import SimpleNamespace
 
 import pytest
 
-from agents.ssrag import augment as aug
-from agents.ssrag import cues as cues
-from agents.ssrag import retrieval as ret
-from agents.ssrag import unify as uni
-from agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
-from agents.ssrag.retrieval import GraphText
-from agents.ssrag.routing import RouteLabel
-from agents.ssrag.unify import Answer, Redundancy
-from graphs.common import resolve_kb
-from graphs.ssrag import SSRAGContext, builder, graph
-from kb.extract import ExtractedEntity, ExtractedRelation, Extraction
-from kb.model import Entity
-from prompts import Prompt
-from prompts import ssrag as P
-from tools import web
+from hybridrag.agents.ssrag import augment as aug
+from hybridrag.agents.ssrag import cues as cues
+from hybridrag.agents.ssrag import retrieval as ret
+from hybridrag.agents.ssrag import unify as uni
+from hybridrag.agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
+from hybridrag.agents.ssrag.retrieval import GraphText
+from hybridrag.agents.ssrag.routing import RouteLabel
+from hybridrag.agents.ssrag.unify import Answer, Redundancy
+from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.ssrag import SSRAGContext, builder, graph
+from hybridrag.kb.extract import ExtractedEntity, ExtractedRelation, Extraction
+from hybridrag.kb.model import Entity
+from hybridrag.prompts import Prompt
+from hybridrag.prompts import ssrag as P
+from hybridrag.tools import web
 
 QUESTION = "which movies did Tom Hanks act in"
 SUBS = SubQuestions(sub_questions=[QUESTION])

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from agents.ssrag import support as support
-from agents.ssrag import unify as uni
-from agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
-from agents.ssrag.retrieval import GraphText
-from agents.ssrag.routing import RouteLabel
-from agents.ssrag.unify import Answer, Redundancy
-from graphs.ssrag import SSRAGContext, graph
+from hybridrag.agents.ssrag import support as support
+from hybridrag.agents.ssrag import unify as uni
+from hybridrag.agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
+from hybridrag.agents.ssrag.retrieval import GraphText
+from hybridrag.agents.ssrag.routing import RouteLabel
+from hybridrag.agents.ssrag.unify import Answer, Redundancy
+from hybridrag.graphs.ssrag import SSRAGContext, graph
 
 QUESTION = "which movies did Tom Hanks act in"
 AUGMENT = [SubQuestions(sub_questions=[QUESTION]),

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agents.shots import SolvedExample
-from agents.ssrag.chain import chain_text, example_chain, follow_chain
-from graphs.common import resolve_kb
-from graphs.ssrag import SSRAGContext, graph
-from graphs.ssrag_small import rule_answer
+from hybridrag.agents.shots import SolvedExample
+from hybridrag.agents.ssrag.chain import chain_text, example_chain, follow_chain
+from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.ssrag import SSRAGContext, graph
+from hybridrag.graphs.ssrag_small import rule_answer
 
 DIRECTED_HANKS_FILMS = SolvedExample(
     question="who directed the films Meg Ryan starred in", masked="who directed the films <E> starred in",
@@ -48,7 +48,7 @@ def test_rule_answer_takes_the_first_chain_end_that_was_not_asked():
 
 @pytest.mark.parametrize("walk", [True, False])
 def test_small_model_run_follows_the_nearest_example_chain(tiny_kb, tiny_llama, monkeypatch, walk):
-    from agents.ssrag import shots
+    from hybridrag.agents.ssrag import shots
 
     monkeypatch.delenv("TAVILY_API_KEY", raising=False)
     monkeypatch.setattr(shots, "nearest", lambda *a, **k: [DIRECTED_HANKS_FILMS])
@@ -71,7 +71,7 @@ def test_a_hop_stated_only_in_a_passage_is_followed_through_it(tmp_path_factory)
     triples = "Heat|directed_by|Michael Mann\nCollateral|starred_actors|Tom Cruise\nHeat|starred_actors|Al Pacino\n"
     passages = [{"id": "p:Collateral", "entity_id": "Collateral",
                  "text": "Collateral is a thriller. Collateral was directed by Michael Mann in Los Angeles."}]
-    from agents.hybgrag.text_hops import text_steps
+    from hybridrag.tools.text_hops import text_steps
 
     kb = resolve_kb(SSRAGContext(kb=movie_kb(tmp_path_factory, "chain-text", triples, passages)))
     assert follow_chain(kb, ["Collateral"], [("directed_by", "out")], 10, text=text_steps) == ["Michael Mann"]

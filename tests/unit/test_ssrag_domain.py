@@ -6,13 +6,13 @@ import re
 
 import pytest
 
-from agents.ssrag import shots
-from agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
-from agents.ssrag.retrieval import GraphText
-from agents.ssrag.routing import RouteLabel
-from agents.ssrag.unify import Answer, Redundancy
-from graphs.common import resolve_kb
-from graphs.ssrag import SSRAGContext, graph
+from hybridrag.agents.ssrag import shots
+from hybridrag.agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
+from hybridrag.agents.ssrag.retrieval import GraphText
+from hybridrag.agents.ssrag.routing import RouteLabel
+from hybridrag.agents.ssrag.unify import Answer, Redundancy
+from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.ssrag import SSRAGContext, graph
 
 TRIPLES = """\
 Acme Corp|makes|Rocket Skates
@@ -31,7 +31,7 @@ QUESTION = "which products does Acme Corp make"
 
 @pytest.fixture(scope="module")
 def company_kb(tmp_path_factory: pytest.TempPathFactory) -> str:
-    from kb.ingest import ingest
+    from hybridrag.kb.ingest import ingest
 
     src = tmp_path_factory.mktemp("company-src")
     (src / "triples.txt").write_text(TRIPLES, encoding="utf-8")

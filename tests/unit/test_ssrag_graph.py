@@ -9,9 +9,9 @@ from typing import get_args
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agents.ssrag.settings import CHOICES
-from graphs.ssrag import SSRAGContext, builder, graph
-from graphs.ssrag_edges import after_vectors, branches
+from hybridrag.agents.ssrag.settings import CHOICES
+from hybridrag.graphs.ssrag import SSRAGContext, builder, graph
+from hybridrag.graphs.ssrag_edges import after_vectors, branches
 
 DRAWN = re.compile(r"^\s*(\w+) -\. &nbsp;(.+?)&nbsp; \.-> (\w+);$", re.MULTILINE)
 

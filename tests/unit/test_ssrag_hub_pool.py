@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from agents.ssrag import facts as F
-from kb.model import Triple
+from hybridrag.agents.ssrag import facts as F
+from hybridrag.kb.model import Triple
 
 
 def _hub(n: int) -> list[Triple]:

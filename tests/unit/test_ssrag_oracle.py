@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from evals.datasets import Question
-from evals.oracle import GoldSet, build_oracle
+from hybridrag.evals.datasets import Question
+from hybridrag.evals.oracle import GoldSet, build_oracle
 
 BIG = "who directed Big"
 QUESTIONS = [Question("big", BIG, ("Penny Marshall",), qtype="movie_to_director", topic="Big", hops=1)]
@@ -13,7 +13,7 @@ QUESTIONS = [Question("big", BIG, ("Penny Marshall",), qtype="movie_to_director"
 
 @pytest.fixture
 def registered():
-    from agents.llm.models import forget_model, register_model
+    from hybridrag.agents.llm.models import forget_model, register_model
 
     specs = []
 
@@ -29,7 +29,7 @@ def registered():
 
 
 def run(tiny_kb: str, spec: str, **kw) -> dict:
-    from graphs import context_for, get_graph
+    from hybridrag.graphs import context_for, get_graph
 
     ctx = context_for("ssrag", kb=tiny_kb, llm=spec, graph_to_text="template", top_k=5, graph_k=3, **kw)
     return get_graph("ssrag").invoke({"question": BIG}, context=ctx)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import pytest
 from fake_chat import ChatLlamaCpp, ScriptedChatModel
 
-from agents.ssrag import unify as uni
-from agents.ssrag.settings import check_choices
-from graphs.common import resolve_kb
-from graphs.ssrag import SSRAGContext, graph
-from graphs.ssrag_small import constrained, entity_choices, rule_intent, small
+from hybridrag.agents.ssrag import unify as uni
+from hybridrag.agents.ssrag.settings import check_choices
+from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.ssrag import SSRAGContext, graph
+from hybridrag.graphs.ssrag_small import constrained, entity_choices, rule_intent, small
 
 
 @pytest.fixture
@@ -120,7 +120,7 @@ class NamesKB:
     ("which films did Takeshis' star", ["Takeshis'"]),
 ])
 def test_known_names_keep_the_punctuation_a_name_is_written_with(question, names):
-    from agents.ssrag.correct import known_names
+    from hybridrag.agents.ssrag.correct import known_names
 
     kb = NamesKB(["Railroaded!", "Railroaded", "Albert S. Rogell", "film", "S", "Are You Scared?", "Takeshis'"])
     assert known_names(kb, question) == names
@@ -132,8 +132,8 @@ def _item(name: str, facts: list[str]) -> dict:
 
 
 def test_rule_answer_takes_the_context_the_nearest_example_relation_states():
-    from agents.shots import SolvedExample
-    from graphs.ssrag_small import rule_answer
+    from hybridrag.agents.shots import SolvedExample
+    from hybridrag.graphs.ssrag_small import rule_answer
 
     ex = SolvedExample(question="who directed Big", masked="who directed <E>", topic=("Big",), topic_types=("movie",),
                        relations=("directed_by",), answer_type="person", answers=("Penny Marshall",), source="user",
@@ -150,7 +150,7 @@ def test_rule_answer_takes_the_context_the_nearest_example_relation_states():
 
 
 def test_written_spans_keep_a_final_question_mark_or_apostrophe_of_a_name():
-    from tools.names import written_spans
+    from hybridrag.tools.names import written_spans
 
     kb = NamesKB(["Are You Scared?", "Takeshis'", "Big"])
     assert written_spans(kb, "who directed Are You Scared?") == ["Are You Scared?"]

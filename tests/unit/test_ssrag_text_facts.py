@@ -3,9 +3,9 @@ the node is found even when the name's words rank other documents first (MetaQA-
 
 from __future__ import annotations
 
-from agents.ssrag import nodes as N
-from kb.base import Hit
-from kb.text_index import Doc
+from hybridrag.agents.ssrag import nodes as N
+from hybridrag.kb.base import Hit
+from hybridrag.kb.text_index import Doc
 
 
 class CrowdedKB:

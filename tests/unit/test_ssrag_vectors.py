@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.ssrag import unify as uni
-from agents.ssrag import vectors as V
-from agents.ssrag.nodes import nodes_facts
-from graphs.common import resolve_kb
-from graphs.ssrag import SSRAGContext
+from hybridrag.agents.ssrag import unify as uni
+from hybridrag.agents.ssrag import vectors as V
+from hybridrag.agents.ssrag.nodes import nodes_facts
+from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.ssrag import SSRAGContext
 
 
 @pytest.fixture

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from agents.extraction.rules import rule_extraction
-from agents.llm.models import load_chat_model
-from agents.ssrag import web_graph as wg
-from agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
-from agents.ssrag.retrieval import GraphText
-from agents.ssrag.routing import RouteLabel
-from agents.ssrag.unify import Answer, Redundancy
-from graphs.ssrag import SSRAGContext, graph
-from kb.documents import chunk_document, find_documents
-from kb.extract import ExtractedEntity, ExtractedRelation, Extraction
-from prompts import extract as extract_prompt
-from tools import web
+from hybridrag.agents.extraction.rules import rule_extraction
+from hybridrag.agents.llm.models import load_chat_model
+from hybridrag.agents.ssrag import web_graph as wg
+from hybridrag.agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
+from hybridrag.agents.ssrag.retrieval import GraphText
+from hybridrag.agents.ssrag.routing import RouteLabel
+from hybridrag.agents.ssrag.unify import Answer, Redundancy
+from hybridrag.graphs.ssrag import SSRAGContext, graph
+from hybridrag.kb.documents import chunk_document, find_documents
+from hybridrag.kb.extract import ExtractedEntity, ExtractedRelation, Extraction
+from hybridrag.prompts import extract as extract_prompt
+from hybridrag.tools import web
 
 QUESTION = "which film will Tom Hanks star in next"
 URL = "https://press.example/greyhound-2"

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from evals.summary import main, names_gold, summarise, to_markdown
+from hybridrag.evals.summary import main, names_gold, summarise, to_markdown
 
 
 def _record(qid: str, evidence, answers: list[str], ranked_hit: bool) -> dict:

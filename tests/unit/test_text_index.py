@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from kb import text_index
-from kb.text_index import BM25Index, DenseIndex
+from hybridrag.kb import text_index
+from hybridrag.kb.text_index import BM25Index, DenseIndex
 
 
 def _unit(rows):
@@ -39,7 +39,7 @@ def test_bm25_prefers_rare_matching_terms(tmp_path):
 
 
 def test_ef_search_grows_with_the_square_root_of_the_rows():
-    from kb.text_index import HNSW_EF_MAX, HNSW_EF_SEARCH, ef_search_for
+    from hybridrag.kb.text_index import HNSW_EF_MAX, HNSW_EF_SEARCH, ef_search_for
 
     assert ef_search_for(1_000) == HNSW_EF_SEARCH  # never below the base value
     assert ef_search_for(42_778) == 133

@@ -12,10 +12,10 @@ from langchain_core.documents import Document
 from langchain_core.tools import tool
 from pydantic import TypeAdapter
 
-from graphs import context_class, context_for, get_graph, list_graphs, retrieval_steps
-from graphs.policy import PolicyError, build_context, server_context
-from graphs.server_config import ServerConfig
-from graphs.tool_steps import StepError
+from hybridrag.graphs import context_class, context_for, get_graph, list_graphs, retrieval_steps
+from hybridrag.app.policy import PolicyError, build_context, server_context
+from hybridrag.app.server_config import ServerConfig
+from hybridrag.tools.steps import StepError
 
 MARK = "p:marker-passage"
 MARK_TEXT = "Forrest Gump was directed by Zebulon Marker in a parallel universe."
@@ -121,8 +121,8 @@ def test_no_client_can_set_tools(method, monkeypatch):
     config = ServerConfig(kbs={"sample": "sample"})
     with pytest.raises(PolicyError, match="^tools: server-side setting: Python objects .*never set by a client"):
         build_context(cls, {"tools": {"dense_search": "x"}}, config)
-    monkeypatch.setattr("graphs.policy.active_config", lambda: config)
-    step = next(iter(importlib.import_module(f"graphs.tool_steps_{method}").STEPS))
+    monkeypatch.setattr("hybridrag.app.policy.active_config", lambda: config)
+    step = next(iter(importlib.import_module(f"hybridrag.agents.{method}.tools").STEPS))
     with pytest.raises(PolicyError, match="^tools: "):
         server_context(cls(tools={step: marker_search}), cls)
     for schema in (TypeAdapter(cls).json_schema(), get_graph(method).get_context_jsonschema()):

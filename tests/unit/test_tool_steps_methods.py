@@ -12,15 +12,15 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import tool
 
-from agents.hybgrag.roles import RouterAction, TopicEntity, Validation
-from agents.hydrarag import roles as HR
-from agents.mor.plan import Plan, PlanNode, PlanRoute
-from agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
-from agents.ssrag.retrieval import GraphText
-from agents.ssrag.routing import RouteLabel
-from agents.ssrag.unify import Answer, Redundancy
-from graphs import context_for, get_graph
-from graphs.tool_steps import StepError
+from hybridrag.agents.hybgrag.roles import RouterAction, TopicEntity, Validation
+from hybridrag.agents.hydrarag import roles as HR
+from hybridrag.agents.mor.plan import Plan, PlanNode, PlanRoute
+from hybridrag.agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntities, NamedEntity, SubQuestions
+from hybridrag.agents.ssrag.retrieval import GraphText
+from hybridrag.agents.ssrag.routing import RouteLabel
+from hybridrag.agents.ssrag.unify import Answer, Redundancy
+from hybridrag.graphs import context_for, get_graph
+from hybridrag.tools.steps import StepError
 
 MARK_ID = "p:marker"
 MARK_TEXT = "Tom Hanks acted in Zebulon Marker, a comedy about a boy who wakes up as an adult."

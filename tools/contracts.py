@@ -1,7 +1,7 @@
 """What a method's retrieval step is (:class:`Step`), and the output contracts the methods' steps share.
 
 A step's default tool returns a bounded, JSON-friendly *view* of its result (at most
-:data:`VIEW_LIMIT` items), built only when the tool run is seen (:mod:`graphs.tool_steps`); a user
+:data:`VIEW_LIMIT` items), built only when the tool run is seen (:mod:`tools.steps`); a user
 tool's output is turned into the step's internal result by the step's ``adopt`` function, which
 raises :class:`StepError` naming the step and its contract when the output breaks it.
 """
@@ -15,8 +15,8 @@ from typing import Any
 from langchain_core.documents import Document
 from pydantic import BaseModel, Field
 
-from kb.base import Hit
-from kb.text_index import Doc
+from hybridrag.kb.base import Hit
+from hybridrag.kb.text_index import Doc
 
 VIEW_LIMIT = 50
 PASSAGES = ("a list of passages: LangChain Documents (page_content; metadata id, score, optional kind and "

@@ -8,9 +8,9 @@ from typing import Any
 from langchain_core.documents import Document
 from pydantic import BaseModel, Field
 
-from agents.mor import traversal as trav
-from agents.mor.graph_first import topic_entities
-from graphs.tool_steps import PASSAGES, VIEW_LIMIT, Step, StepCall, listed, passage, run_step, score_of
+from hybridrag.agents.mor import traversal as trav
+from hybridrag.agents.mor.graph_first import topic_entities
+from hybridrag.tools.steps import PASSAGES, VIEW_LIMIT, Step, StepCall, listed, passage, run_step, score_of
 
 TRAVERSAL = ("a dict with candidates: {entity id: trajectory} (a trajectory is a list of steps "
              "{id, type, via, edge, tf}), or a list of entities reached: dicts or Documents (metadata) with id "

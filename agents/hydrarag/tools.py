@@ -12,10 +12,10 @@ from typing import Any
 from langchain_core.documents import Document
 from pydantic import BaseModel, Field
 
-from agents.hydrarag import text
-from agents.hydrarag.steps import explore_one
-from graphs.tool_steps import VIEW_LIMIT, Step, StepCall, listed, passage, run_step
-from tools.retrieval import mentions_in
+from hybridrag.agents.hydrarag import text
+from hybridrag.agents.hydrarag.steps import explore_one
+from hybridrag.tools.steps import VIEW_LIMIT, Step, StepCall, listed, passage, run_step
+from hybridrag.tools.retrieval import mentions_in
 
 SOURCES = {"kg": "kg_exploration", "docs": "document_exploration", "web": "web_exploration"}
 LABELS = {"kg": "kg", "docs": "doc", "web": "web"}  # the candidates' source label

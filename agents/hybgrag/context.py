@@ -2,7 +2,7 @@
 
 Each choice field is annotated with its ``Literal`` (the JSON schema lists the values as an enum,
 Studio offers them) and an unknown value is refused with a one-line error naming the field; the
-``tools`` overrides are checked against HybGRAG's steps (:mod:`graphs.tool_steps_hybgrag`).
+``tools`` overrides are checked against HybGRAG's steps (:mod:`agents.hybgrag.tools`).
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from agents.llm.judge import Judge
-from agents.llm.models import DEFAULT_LLM
-from graphs.common import Context, StructuredMethod
-from graphs.tool_steps import check_overrides
-from graphs.tool_steps_hybgrag import STEPS
+from hybridrag.agents.llm.judge import Judge
+from hybridrag.agents.llm.models import DEFAULT_LLM
+from hybridrag.graphs.common import Context, StructuredMethod
+from hybridrag.tools.steps import check_overrides
+from hybridrag.agents.hybgrag.tools import STEPS
 
 Examples = Literal["kb", "bundled"]
 Commentor = Literal["llm", "rules"]

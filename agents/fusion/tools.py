@@ -8,9 +8,9 @@ from typing import Any
 from langchain_core.documents import Document
 from pydantic import BaseModel, Field
 
-from agents.fusion.paths import MAX_HOPS, Scored, score_graph
-from agents.fusion.scoring import Candidate, hits_to_candidates, seeded_passages
-from graphs.tool_steps import (
+from hybridrag.agents.fusion.paths import MAX_HOPS, Scored, score_graph
+from hybridrag.agents.fusion.scoring import Candidate, hits_to_candidates, seeded_passages
+from hybridrag.tools.steps import (
     PASSAGES,
     VIEW_LIMIT,
     Step,
@@ -21,7 +21,7 @@ from graphs.tool_steps import (
     score_of,
     search_step,
 )
-from kb.model import Triple
+from hybridrag.kb.model import Triple
 
 PATHS = ("a list of graph results: dicts (or Documents whose metadata hold them) with entity (the id reached), "
          "score, and path (triples from a seed, each a dict head/relation/tail or a [head, relation, tail] list)")

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from agents.llm.models import DEFAULT_LLM
-from graphs.common import Context, StructuredMethod
-from graphs.tool_steps import check_overrides
-from graphs.tool_steps_mor import STEPS
+from hybridrag.agents.llm.models import DEFAULT_LLM
+from hybridrag.graphs.common import Context, StructuredMethod
+from hybridrag.tools.steps import check_overrides
+from hybridrag.agents.mor.tools import STEPS
 
 Planner = Literal["paths", "triplets"]
 Examples = Literal["kb", "bundled"]

@@ -42,11 +42,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from agents.hybgrag.retrieval import _doc_rows
-from kb.base import KnowledgeBase
-from kb.cancel import check_cancelled
-from kb.model import Triple
-from tools.retrieval import mentions_in as kb_mentions
+from hybridrag.agents.hybgrag.retrieval import _doc_rows
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.kb.cancel import check_cancelled
+from hybridrag.kb.model import Triple
+from hybridrag.tools.retrieval import mentions_in as kb_mentions
 
 TEXT = " (text)"
 NEAREST = " (text, nearest sentence)"

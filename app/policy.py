@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from graphs.server_config import LIMITS, ServerConfig, active_config
+from hybridrag.app.server_config import LIMITS, ServerConfig, active_config
 
 SERVER_MODE_ENV = "HYBRIDRAG_SERVER_MODE"
 
@@ -193,7 +193,7 @@ def check_settings(cls: type, settings: Mapping[str, Any], config: ServerConfig)
 
 def method_of(cls: type) -> str:
     """The registered method whose Context class is ``cls`` ('' for none)."""
-    from graphs import REGISTRY
+    from hybridrag.graphs import REGISTRY
 
     return next((n for n, info in REGISTRY.items() if info.context == cls.__name__), "")
 

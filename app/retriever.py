@@ -12,7 +12,7 @@ return its evidence as ``Document``s, best first, each with ``metadata``:
 ``as_tool("fusion", kb=...)`` wraps the retriever with ``create_retriever_tool`` for an agent's
 tool node (docs/retrievers.md). Settings are checked when the retriever is made (an unknown
 one names the known ones); this is the Python API: a server never builds one from a
-client's request (``graphs.policy``).
+client's request (``app.policy``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import BaseTool, create_retriever_tool
 from pydantic import ConfigDict
 
-from graphs import REGISTRY, context_for, get_graph
+from hybridrag.graphs import REGISTRY, context_for, get_graph
 
 
 def documents(output: dict, method: str, trace_id: str) -> list[Document]:

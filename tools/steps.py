@@ -15,7 +15,7 @@ a bounded, JSON-friendly view (at most :data:`VIEW_LIMIT` items); the full inter
 candidates, ...) goes around the tool to the node, so the method's results are exactly those of
 calling the retrieval functions directly. When nothing would see the tool run (no callback handler,
 no tracer), a default step is its runner called directly, and its view is not built.
-What a step is and the shared output contracts: :mod:`graphs.step_contracts`.
+What a step is and the shared output contracts: :mod:`tools.contracts`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 from langchain_core.callbacks.base import BaseCallbackManager
 from langchain_core.tools import BaseTool
 
-from graphs.step_contracts import (  # noqa: F401 - the steps' modules import these from here
+from hybridrag.tools.contracts import (  # noqa: F401 - the steps' modules import these from here
     PASSAGES,
     VIEW_LIMIT,
     SearchArgs,

@@ -1,12 +1,12 @@
 """The graphs as the Agent Server (LangGraph Studio, ``langgraph dev``) loads them: one factory per method.
 
-langgraph.json names these factories (``./graphs/studio.py:fusion``, ...), not the compiled
+langgraph.json names these factories (``./app/studio.py:fusion``, ...), not the compiled
 graphs, for one reason: the Agent Server drops the context keys its schema does not list
 before a graph sees them, so a misspelt setting (``{"topk": 3}``) would run silently with the
 default. A factory receives the run's context as the client sent it; an unknown key is refused
-here with a :class:`graphs.policy.PolicyError` naming it (the Agent Server shows a
+here with a :class:`app.policy.PolicyError` naming it (the Agent Server shows a
 ``ValueError``'s message in Studio). Everything else a client sends is checked by
-``graphs.policy`` inside the run (``graphs.common.context_of`` in server mode). The graph a
+``app.policy`` inside the run (``graphs.common.context_of`` in server mode). The graph a
 factory returns is :func:`served_graph`. Importing this
 module in server mode also starts warming up the operator's KBs and models (as ``hybridrag
 serve`` does before its ``/health`` says ok).
@@ -19,8 +19,8 @@ from dataclasses import fields
 from functools import cache
 from typing import Any
 
-from graphs import context_class, get_builder, list_graphs
-from graphs.policy import PolicyError, client_fields
+from hybridrag.graphs import context_class, get_builder, list_graphs
+from hybridrag.app.policy import PolicyError, client_fields
 
 RUN_KEYS = frozenset({"thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "run_id", "assistant_id",
                       "graph_id", "user_id", "cron_id", "run_attempt"})
@@ -69,8 +69,8 @@ def _warm_up_in_background() -> None:
     import logging
     import threading
 
-    from graphs.policy import server_mode
-    from graphs.server_config import active_config, warm_up
+    from hybridrag.app.policy import server_mode
+    from hybridrag.app.server_config import active_config, warm_up
 
     def run() -> None:
         try:

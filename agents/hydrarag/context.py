@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from agents.hydrarag.pruning import PruneSettings
-from agents.hydrarag.text import TextSettings
-from agents.llm.judge import Judge, use_rules
-from agents.llm.models import DEFAULT_LLM
-from graphs.common import Context, StructuredMethod
+from hybridrag.agents.hydrarag.pruning import PruneSettings
+from hybridrag.agents.hydrarag.text import TextSettings
+from hybridrag.agents.llm.judge import Judge, use_rules
+from hybridrag.agents.llm.models import DEFAULT_LLM
+from hybridrag.graphs.common import Context, StructuredMethod
 
 PHASES = ("initial", "refined", "predicted")
 Variant = Literal["hydrarag", "hydrarag-e"]

@@ -140,8 +140,8 @@ def warm_up(config: ServerConfig) -> None:
     loads its vector index and embedding model, one example lookup builds its solved-example
     bank) and every named chat model. A KB or model that fails does not stop the others from
     loading; the first failure is raised at the end (a KB's names it, never its directory)."""
-    from agents.shots import bank_for
-    from graphs.common import resolve_kb
+    from hybridrag.agents.shots import bank_for
+    from hybridrag.graphs.common import resolve_kb
 
     failures: list[Exception] = []
     for directory in dict.fromkeys(config.kbs.values()):
@@ -152,7 +152,7 @@ def warm_up(config: ServerConfig) -> None:
         except Exception as exc:  # noqa: BLE001 - raised below, after the rest has loaded
             failures.append(exc)
     if config.models:
-        from agents.llm.models import load_chat_model
+        from hybridrag.agents.llm.models import load_chat_model
 
         for model in config.models.values():
             try:
