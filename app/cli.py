@@ -42,7 +42,7 @@ def _ingest(args: argparse.Namespace) -> int:
 
 def _ask(args: argparse.Namespace) -> int:
     from hybridrag.graphs import context_for, get_graph
-    from hybridrag.graphs.common import resolve_kb
+    from hybridrag.graphs.runtime import resolve_kb
     from hybridrag.kb.base import same_kb_build
     from hybridrag.tools.retrieval import check_mentions
 

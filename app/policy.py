@@ -14,7 +14,7 @@ Default deny: a Context field without a rule here is server-only. Adding a clien
 is one line in :data:`RULES` (e.g. ``"scoring": choice("dice", "cosine")``).
 
 Python callers of ``graphs.get_graph(...)`` / ``context_for(...)`` are not clients: the
-policy applies only where a server applies it (``app/``, or ``graphs.common.context_of``
+policy applies only where a server applies it (``app/``, or ``graphs.runtime.context_of``
 when ``HYBRIDRAG_SERVER_MODE`` is on, as in the Agent Server deployment of langgraph.json).
 """
 
@@ -191,17 +191,12 @@ def check_settings(cls: type, settings: Mapping[str, Any], config: ServerConfig)
     return out
 
 
-def method_of(cls: type) -> str:
-    """The registered method whose Context class is ``cls`` ('' for none)."""
-    from hybridrag.graphs import REGISTRY
-
-    return next((n for n, info in REGISTRY.items() if info.context == cls.__name__), "")
-
-
 def operator_values(cls: type, config: ServerConfig) -> dict[str, Any]:
     """The operator's values for a method's context: settings ("*" then the method's), KB, model."""
     known = {f.name for f in fields(cls)}
     values = {k: v for k, v in config.settings.get("*", {}).items() if k in known}
+    from hybridrag.graphs import method_of
+
     values.update(config.settings.get(method_of(cls), {}))
     values["kb"] = config.kbs[config.kb_name()]
     if "llm" in known and config.model_name():

@@ -23,6 +23,7 @@ from langchain_core.runnables.config import ensure_config
 from langchain_core.runnables.utils import ConfigurableFieldSpec
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+import hybridrag.app.server_policy  # noqa: F401 - installs the server's run policy
 from hybridrag.app.errors import RunStopped, RunTimeout, UserInputError
 from hybridrag.app.runs import POLL_SECONDS, controlled_stream, current_request
 from hybridrag.app.schemas import (
@@ -136,7 +137,7 @@ class MethodRunnable(Runnable[dict, dict]):
 
     def check(self, question: str, ctx: Any) -> None:
         """Open the KB, check the question's entity mentions (UserInputError), load the model."""
-        from hybridrag.graphs.common import resolve_kb
+        from hybridrag.graphs.runtime import resolve_kb
         from hybridrag.kb.model import UnknownEntityError
         from hybridrag.tools.retrieval import check_mentions
 

@@ -146,9 +146,9 @@ def create_app(methods: list[str] | None = None, config: ServerConfig | None = N
 
     from hybridrag.app.limits import BodyGuard
     from hybridrag.app.operator import check_config
+    from hybridrag.app.server_config import active_config
     from hybridrag.app.streams import STREAM_ENDPOINTS
     from hybridrag.graphs import REGISTRY, list_graphs
-    from hybridrag.app.server_config import active_config
 
     config = config or active_config()
     check_config(config)

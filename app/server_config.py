@@ -141,7 +141,7 @@ def warm_up(config: ServerConfig) -> None:
     bank) and every named chat model. A KB or model that fails does not stop the others from
     loading; the first failure is raised at the end (a KB's names it, never its directory)."""
     from hybridrag.agents.shots import bank_for
-    from hybridrag.graphs.common import resolve_kb
+    from hybridrag.graphs.runtime import resolve_kb
 
     failures: list[Exception] = []
     for directory in dict.fromkeys(config.kbs.values()):

@@ -6,7 +6,7 @@ before a graph sees them, so a misspelt setting (``{"topk": 3}``) would run sile
 default. A factory receives the run's context as the client sent it; an unknown key is refused
 here with a :class:`app.policy.PolicyError` naming it (the Agent Server shows a
 ``ValueError``'s message in Studio). Everything else a client sends is checked by
-``app.policy`` inside the run (``graphs.common.context_of`` in server mode). The graph a
+``app.policy`` inside the run (``graphs.runtime.context_of`` in server mode). The graph a
 factory returns is :func:`served_graph`. Importing this
 module in server mode also starts warming up the operator's KBs and models (as ``hybridrag
 serve`` does before its ``/health`` says ok).
@@ -19,8 +19,9 @@ from dataclasses import fields
 from functools import cache
 from typing import Any
 
-from hybridrag.graphs import context_class, get_builder, list_graphs
+import hybridrag.app.server_policy  # noqa: F401 - installs the server's run policy
 from hybridrag.app.policy import PolicyError, client_fields
+from hybridrag.graphs import context_class, get_builder, list_graphs
 
 RUN_KEYS = frozenset({"thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "run_id", "assistant_id",
                       "graph_id", "user_id", "cron_id", "run_attempt"})

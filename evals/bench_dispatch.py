@@ -10,7 +10,7 @@ precomputed (*embedding cached*); *LangGraph alone* (the graph's shape with no-o
 a real question's updates, and a minimal 3-node graph); *steps as plain calls* (fusion's tool-run
 steps called directly); *seed passages searched* (the lexical search for seed passages run on a KB
 holding none, as before commit 39b7106); with ``--before REV``, *invoke, before* (``context_of`` /
-``resolve_kb`` of ``graphs/common.py`` at REV, i.e. without the per-run memo of ``graphs.run_memo``).
+``resolve_kb`` of ``graphs/runtime.py`` at REV, i.e. without the per-run memo of ``graphs.runtime``).
 Each variant's wall-clock p50 / p95 / mean, and its p50 CPU time of the calling thread (robust to
 machine load, which preempts the process). ``--profile``: own time of ``graph.invoke`` by module (cProfile).
 Writes its section of ``docs/benchmarks_dispatch.md`` (command, date, commit, machine, load).
@@ -119,7 +119,7 @@ def run(n: int, kb_dir: Path | None = None, before: str | None = None, with_prof
         qs: list[str] | None = None) -> dict:
     """The whole benchmark: p50 / p95 / mean per variant, ratios, load averages, optional profile."""
     from hybridrag.graphs import context_for
-    from hybridrag.graphs.common import resolve_kb
+    from hybridrag.graphs.runtime import resolve_kb
 
     ctx = context_for("fusion", kb=str(kb_dir or metaqa_kb_dir()))
     kb, qs, load = resolve_kb(ctx), qs or questions(n), [os.getloadavg()[0]]
@@ -164,7 +164,7 @@ def main() -> None:
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--questions", type=int, default=1000)
-    p.add_argument("--before", help="git revision whose graphs/common.py is the 'before' path")
+    p.add_argument("--before", help="git revision whose graphs/runtime.py is the 'before' path")
     p.add_argument("--profile", action="store_true")
     p.add_argument("--out", type=Path, default=DOC)
     args = p.parse_args()

@@ -120,11 +120,11 @@ def skeleton(builder: Any, updates: dict[str, dict], minimal: bool = False) -> A
 
 
 def before_common(rev: str) -> types.ModuleType:
-    """``graphs/common.py`` as it was at git revision ``rev`` (a separate module object)."""
-    src = subprocess.run(["git", "show", f"{rev}:graphs/common.py"], check=True, capture_output=True, text=True,
+    """``graphs/runtime.py`` as it was at git revision ``rev`` (a separate module object)."""
+    src = subprocess.run(["git", "show", f"{rev}:graphs/runtime.py"], check=True, capture_output=True, text=True,
                          cwd=ROOT).stdout
     mod = sys.modules["hybridrag.graphs._common_before"] = types.ModuleType("hybridrag.graphs._common_before")
-    exec(compile(src, f"graphs/common.py@{rev}", "exec"), mod.__dict__)  # noqa: S102 - our own file
+    exec(compile(src, f"graphs/runtime.py@{rev}", "exec"), mod.__dict__)  # noqa: S102 - our own file
     return mod
 
 

@@ -86,8 +86,9 @@ def cold_start(runs: int, encoder: str) -> list[tuple[float, float]]:
     env = {**os.environ, "HYBRIDRAG_QUERY_ENCODER": encoder}
     for _ in range(runs):
         t = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "hybridrag.app.cli", "ask", "--method", "fusion", "--kb", "sample",
-                                 "who directed Big"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        proc = subprocess.Popen([sys.executable, "-m", "hybridrag.app.cli", "ask", "--method", "fusion",
+                                 "--kb", "sample", "who directed Big"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak RSS
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode:

@@ -27,10 +27,12 @@ from hybridrag.agents.hydrarag import kg as hy_kg
 from hybridrag.agents.hydrarag import pruning as hy_pruning
 from hybridrag.agents.hydrarag import steps as hy_steps
 from hybridrag.agents.hydrarag import text as hy_text
+from hybridrag.agents.hydrarag.context import HydraRAGContext
 from hybridrag.agents.mor import matching as mor_matching
 from hybridrag.agents.mor import plan as mor_plan
 from hybridrag.agents.mor import rerank as mor_rr
 from hybridrag.agents.mor import traversal as mor_trav
+from hybridrag.agents.mor.context import MoRContext
 from hybridrag.agents.mor.critique import critique
 from hybridrag.agents.mor.graph_first import select_graph_first, topic_entities
 from hybridrag.agents.mor.organize import neural_scores
@@ -43,8 +45,6 @@ from hybridrag.evals.oracle.gold import GoldRecord
 from hybridrag.evals.oracle.hybgrag import gold_action
 from hybridrag.evals.oracle.mor import gold_nodes
 from hybridrag.graphs.hybgrag import HybGRAGContext
-from hybridrag.agents.hydrarag.context import HydraRAGContext
-from hybridrag.agents.mor.context import MoRContext
 from hybridrag.graphs.ssrag_state import SSRAGContext
 from hybridrag.kb.base import KnowledgeBase
 

@@ -38,8 +38,8 @@ def collect(questions: list[Question], ctx, progress: bool = True) -> list[tuple
     """Each question's reranked attempt's candidates and their gold flags (graph run to the candidates)."""
     from tqdm import tqdm
 
-    from hybridrag.graphs.common import resolve_kb
     from hybridrag.graphs.mor import graph
+    from hybridrag.graphs.runtime import resolve_kb
 
     kb, out = resolve_kb(ctx), []
     ctx = replace(ctx, reranker="structure")  # the candidates do not depend on the reranker
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     from hybridrag.evals.oracle import run as oracle_run
     from hybridrag.evals.oracle.model import is_oracle_spec
     from hybridrag.graphs import context_for
-    from hybridrag.graphs.common import resolve_kb
+    from hybridrag.graphs.runtime import resolve_kb
 
     args = parser().parse_args(argv)
     if not 0 < args.holdout < 1:

@@ -71,6 +71,11 @@ def context_class(name: str) -> type:
     return getattr(importlib.import_module(info.module), info.context)
 
 
+def method_of(cls: type) -> str:
+    """The registered method whose Context class is ``cls`` ('' for none)."""
+    return next((n for n, info in REGISTRY.items() if info.context == cls.__name__), "")
+
+
 def context_for(name: str, **overrides: Any) -> Any:
     """A method's context with ``overrides`` applied; unknown settings raise a clear error.
 
@@ -90,3 +95,6 @@ def retrieval_steps(name: str) -> dict[str, str]:
     _info(name)
     steps = importlib.import_module(f"hybridrag.agents.{name}.tools").STEPS
     return {n: s.description for n, s in steps.items()}
+
+
+from hybridrag.graphs import approval as _approval  # noqa: E402,F401 - registers the check of approve=True

@@ -19,8 +19,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from hybridrag.graphs.common import context_of, traced
 from hybridrag.graphs.rewire import insert_after
+from hybridrag.graphs.runtime import context_of, on_approve, traced
 
 
 @dataclass(frozen=True)
@@ -64,13 +64,11 @@ def check_approvable(method: str, checkpointer: Any) -> None:
 
 
 def _edit_limit() -> int:
-    from hybridrag.app.policy import server_mode
+    from hybridrag.graphs.runtime import active_policy
 
-    if not server_mode():
-        return MAX_EDIT_CHARS
-    from hybridrag.app.server_config import active_config
-
-    return active_config().max_edit_chars
+    policy = active_policy()
+    limit = policy.edit_limit() if policy is not None else None
+    return MAX_EDIT_CHARS if limit is None else limit
 
 
 def apply_answer(proposal: dict[str, Any], answer: Any, limit: int = MAX_EDIT_CHARS) -> dict[str, Any]:
@@ -138,3 +136,12 @@ def with_approval(builder: Any, method: str) -> Any:
         raise ValueError(f"{method}: approval point after {after!r} showing {', '.join(point.keys)} "
                          f"does not fit the graph (graphs/approval.py POINTS)")
     return insert_after(builder, after, node, approval_node(method, point))
+
+
+def _check_context(cls: type, checkpointer: Any) -> None:
+    from hybridrag.graphs import method_of
+
+    check_approvable(method_of(cls), checkpointer)
+
+
+on_approve(_check_context)

@@ -14,6 +14,7 @@ from typing import Literal, get_args
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from hybridrag.agents.context import Context
 from hybridrag.agents.fusion.paths import MAX_HOPS
 from hybridrag.agents.fusion.scoring import (
     Candidate,
@@ -26,11 +27,11 @@ from hybridrag.agents.fusion.scoring import (
     rank_by_evidence,
     seeds_of,
 )
-from hybridrag.graphs.common import Context, InputState, OutputState, context_of, resolve_kb, timed, traced
-from hybridrag.tools.steps import check_overrides, run_step
 from hybridrag.agents.fusion.tools import STEPS
+from hybridrag.graphs.runtime import InputState, OutputState, context_of, resolve_kb, timed, traced
 from hybridrag.tools.dice import Tokenizer
 from hybridrag.tools.retrieval import mentions_in
+from hybridrag.tools.steps import check_overrides, run_step
 
 Mode = Literal["hybrid", "vector", "graph", "bm25"]
 Route = Literal["has seeds", "no seeds"]

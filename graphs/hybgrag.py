@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 
 from hybridrag.agents.hybgrag import critic as critic
 from hybridrag.agents.hybgrag import roles as roles
+from hybridrag.agents.hybgrag.context import HybGRAGContext
 from hybridrag.agents.hybgrag.paths import action_key, next_hops
 from hybridrag.agents.hybgrag.report import (
     evidence_of,
@@ -31,14 +32,13 @@ from hybridrag.agents.hybgrag.report import (
 )
 from hybridrag.agents.hybgrag.retrieval import Retrieval, link_action, text_retrieve
 from hybridrag.agents.hybgrag.shots import examples_for
-from hybridrag.tools.text_hops import has_passages
+from hybridrag.agents.hybgrag.tools import STEPS
 from hybridrag.agents.llm.constrained import is_llama_cpp
 from hybridrag.agents.llm.judge import few_shot_count
 from hybridrag.agents.llm.models import load_chat_model
-from hybridrag.graphs.common import InputState, OutputState, context_of, resolve_kb, timed, traced
-from hybridrag.agents.hybgrag.context import HybGRAGContext
+from hybridrag.graphs.runtime import InputState, OutputState, context_of, resolve_kb, timed, traced
 from hybridrag.tools.steps import run_step
-from hybridrag.agents.hybgrag.tools import STEPS
+from hybridrag.tools.text_hops import has_passages
 
 ModuleRoute = Literal["hybrid", "text"]
 ValidationRoute = Literal["accepted or out of iterations", "accepted: answer (QA mode)",
@@ -156,7 +156,7 @@ def retrieve_hybrid(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
             out = _outputs(kb, res, state["iteration"], set(ids), hops=hops, key=key)
     if not out["references"] and state["iteration"] >= ctx.max_iterations:
         # the loop's last retrieval found nothing: end with the text module's references, not none
-        from hybridrag.graphs.common import merge_usage
+        from hybridrag.graphs.runtime import merge_usage
 
         text = retrieve_text(state, runtime)
         note = traced("retrieve_hybrid", "nothing on the last iteration: the text module's references",

@@ -23,11 +23,11 @@ from typing_extensions import TypedDict
 
 from hybridrag.agents.hydrarag import answering as answering
 from hybridrag.agents.hydrarag import steps as steps
-from hybridrag.agents.llm.models import load_chat_model
-from hybridrag.graphs.common import InputState, OutputState, context_of, merge_usage, resolve_kb, timed
 from hybridrag.agents.hydrarag.context import PHASES, HydraRAGContext
-from hybridrag.tools.steps import check_overrides
 from hybridrag.agents.hydrarag.tools import STEPS, explore_step
+from hybridrag.agents.llm.models import load_chat_model
+from hybridrag.graphs.runtime import InputState, OutputState, context_of, merge_usage, resolve_kb, timed
+from hybridrag.tools.steps import check_overrides
 
 __all__ = ["PHASES", "HydraRAGContext", "builder", "graph", "render_trace"]
 

@@ -30,6 +30,7 @@ from hybridrag.agents.llm.models import load_chat_model
 from hybridrag.agents.mor import rerank as rr
 from hybridrag.agents.mor import roles as roles
 from hybridrag.agents.mor import traversal as trav
+from hybridrag.agents.mor.context import MoRContext
 from hybridrag.agents.mor.critique import critique
 from hybridrag.agents.mor.examples import planner_shots
 from hybridrag.agents.mor.graph_first import select_graph_first
@@ -37,10 +38,9 @@ from hybridrag.agents.mor.matching import question_vector
 from hybridrag.agents.mor.organize import best_attempt, neural_scores
 from hybridrag.agents.mor.output import is_own, outputs, references_text, render_trace
 from hybridrag.agents.mor.plan import validate_plan
-from hybridrag.graphs.common import InputState, OutputState, context_of, resolve_kb, timed, traced
-from hybridrag.agents.mor.context import MoRContext
-from hybridrag.tools.steps import run_step
 from hybridrag.agents.mor.tools import STEPS, fillers, textual
+from hybridrag.graphs.runtime import InputState, OutputState, context_of, resolve_kb, timed, traced
+from hybridrag.tools.steps import run_step
 
 PlanRoute = Literal["valid plan: traverse each route", "invalid plan: re-plan", "invalid plan: textual matching"]
 IntersectRoute = Literal["problems named: re-plan", "no problem or no plan left: rerank"]

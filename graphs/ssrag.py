@@ -27,8 +27,9 @@ from hybridrag.agents.ssrag import retrieval as ret
 from hybridrag.agents.ssrag import shots
 from hybridrag.agents.ssrag import unify as uni
 from hybridrag.agents.ssrag.chain import chain_text, example_chain
+from hybridrag.agents.ssrag.tools import step
 from hybridrag.agents.ssrag.vectors import query_vector
-from hybridrag.graphs.common import InputState, OutputState, resolve_kb, timed, traced
+from hybridrag.graphs.runtime import InputState, OutputState, resolve_kb, timed, traced
 from hybridrag.graphs.ssrag_edges import (
     AFTER_DEDUP,
     AFTER_VERIFY,
@@ -44,7 +45,6 @@ from hybridrag.graphs.ssrag_edges import (
 from hybridrag.graphs.ssrag_query import decompose_query, detect_intent, enhance_query, extract_entities, route_query
 from hybridrag.graphs.ssrag_small import constrained, rule_answer, small
 from hybridrag.graphs.ssrag_state import SSRAGContext, State, _asked, _ctx, _nodes, _out, _setup
-from hybridrag.agents.ssrag.tools import step
 
 __all__ = ["SSRAGContext", "State", "builder", "graph"]
 

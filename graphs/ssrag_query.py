@@ -18,7 +18,7 @@ from hybridrag.agents.ssrag import correct as fix
 from hybridrag.agents.ssrag import routing as rt
 from hybridrag.agents.ssrag import shots
 from hybridrag.agents.ssrag.vectors import query_vector
-from hybridrag.graphs.common import timed
+from hybridrag.graphs.runtime import timed
 from hybridrag.graphs.ssrag_small import RULED, extract, rule_intent, small
 from hybridrag.graphs.ssrag_state import SSRAGContext, State, _out, _setup
 

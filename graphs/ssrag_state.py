@@ -7,11 +7,12 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from hybridrag.agents.context import Context
 from hybridrag.agents.llm.models import load_chat_model
 from hybridrag.agents.ssrag.settings import SSRAGSettings, check_choices
-from hybridrag.graphs.common import Context, InputState, OutputState, context_of, resolve_kb, traced
-from hybridrag.tools.steps import check_overrides
 from hybridrag.agents.ssrag.tools import STEPS
+from hybridrag.graphs.runtime import InputState, OutputState, context_of, resolve_kb, traced
+from hybridrag.tools.steps import check_overrides
 
 
 @dataclass(kw_only=True)

@@ -12,6 +12,7 @@ from collections.abc import Iterator  # noqa: E402
 import pytest  # noqa: E402
 from falkordb_server import FalkorDBServer  # noqa: E402
 
+import hybridrag.app.server_policy  # noqa: E402,F401 - the server-mode tests need the server's run policy
 from hybridrag.kb.build import assemble  # noqa: E402
 from hybridrag.kb.memory_store import InMemoryGraphStore  # noqa: E402
 from hybridrag.kb.model import Entity, Triple  # noqa: E402

@@ -42,7 +42,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from hybridrag.agents.hybgrag.retrieval import _doc_rows
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.cancel import check_cancelled
 from hybridrag.kb.model import Triple
@@ -57,6 +56,21 @@ _SENTENCE = re.compile(r"(?<=[^\s.]{2}[.!?])\s+")  # not after an initial ("Albe
 _STOP = {"by", "has", "have", "had", "in", "of", "the", "is", "was", "to", "a", "an", "at", "on", "for",
          "from", "with", "and", "or", "be", "as"}
 _WORD = re.compile(r"[a-z0-9]+")
+
+
+_ROWS: dict[int, dict[str, list[int]]] = {}  # id(KB) -> entity id -> rows of its texts
+
+
+def doc_rows(kb: KnowledgeBase) -> dict[str, list[int]]:
+    """Map entity id → rows of its texts in the dense index (built once per KB)."""
+    rows = _ROWS.get(id(kb))
+    if rows is None:
+        rows = {}
+        for i, d in enumerate(kb.docs):
+            if d.entity_id is not None:
+                rows.setdefault(d.entity_id, []).append(i)
+        _ROWS[id(kb)] = rows
+    return rows
 
 
 @lru_cache(maxsize=8)
@@ -120,7 +134,7 @@ def sentences(text: str, keep: re.Pattern | None = None) -> list[str]:
 def _sentences_of(kb: KnowledgeBase, eid: str, own: re.Pattern) -> list[str]:
     """Sentences of the frontier entity's own passages."""
     out = []
-    for row in _doc_rows(kb).get(eid, []):
+    for row in doc_rows(kb).get(eid, []):
         d = kb.docs[row]
         if d.kind == "passage":
             out += sentences(d.text, own)

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from hybridrag.agents.fusion.paths import MAX_HOPS, Scored, score_graph
 from hybridrag.agents.fusion.scoring import Candidate, hits_to_candidates, seeded_passages
+from hybridrag.kb.model import Triple
 from hybridrag.tools.steps import (
     PASSAGES,
     VIEW_LIMIT,
@@ -21,7 +22,6 @@ from hybridrag.tools.steps import (
     score_of,
     search_step,
 )
-from hybridrag.kb.model import Triple
 
 PATHS = ("a list of graph results: dicts (or Documents whose metadata hold them) with entity (the id reached), "
          "score, and path (triples from a seed, each a dict head/relation/tail or a [head, relation, tail] list)")

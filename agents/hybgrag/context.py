@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from hybridrag.agents.llm.judge import Judge
-from hybridrag.agents.llm.models import DEFAULT_LLM
-from hybridrag.graphs.common import Context, StructuredMethod
-from hybridrag.tools.steps import check_overrides
+from hybridrag.agents.context import LLMContext, StructuredMethod
 from hybridrag.agents.hybgrag.tools import STEPS
+from hybridrag.agents.llm.judge import Judge
+from hybridrag.tools.steps import check_overrides
 
 Examples = Literal["kb", "bundled"]
 Commentor = Literal["llm", "rules"]
@@ -22,19 +21,13 @@ CHOICES = {"structured_method": StructuredMethod, "examples": Examples, "comment
 
 
 @dataclass(kw_only=True)
-class HybGRAGContext(Context):
+class HybGRAGContext(LLMContext):
     """HybGRAG settings; each field falls back to ``HYBRIDRAG_<FIELD>``."""
 
-    llm: str = field(default=DEFAULT_LLM, metadata={
-        "description": "Chat model of every role as 'provider:model', e.g. local:smollm2."})
     router_llm: str = field(default="", metadata={"description": "Router model; empty for `llm`."})
     validator_llm: str = field(default="", metadata={"description": "Validator model; empty for `llm`."})
     commentor_llm: str = field(default="", metadata={"description": "Commentor model; empty for `llm`."})
     answer_llm: str = field(default="", metadata={"description": "Answer model (QA mode); empty for `llm`."})
-    llm_base_url: str = field(default="", metadata={
-        "description": "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); empty for none."})
-    structured_method: StructuredMethod = field(default="function_calling", metadata={
-        "description": "Structured output method: function_calling, json_schema or json_mode."})
     radius: int = field(default=0, metadata={
         "description": "Hybrid module hops: 0 follows the router's relation path (as many hops as relations, "
                        "one more when the same action was rejected, at most 3); N >= 1 is the paper's "

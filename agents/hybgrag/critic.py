@@ -38,11 +38,11 @@ from hybridrag.agents.hybgrag import roles
 from hybridrag.agents.hybgrag.report import format_references
 from hybridrag.agents.hybgrag.roles import Critique
 from hybridrag.agents.hybgrag.shots import examples_for
-from hybridrag.tools.text_hops import base_relation
 from hybridrag.agents.llm.judge import rules_on_unusable, use_rules
 from hybridrag.agents.shots import bank_for
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts import hybgrag as P
+from hybridrag.tools.text_hops import base_relation
 
 NEAREST_TYPES = 5  # nearest solved examples whose answer types vote for the expected type
 

@@ -29,9 +29,9 @@ import math
 from itertools import combinations
 
 from hybridrag.agents.hybgrag.retrieval import Reference, Retrieval, hybrid_retrieve, rank_entities
-from hybridrag.tools.text_hops import base_relation, has_passages, nearest_steps, text_steps
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.model import Triple
+from hybridrag.tools.text_hops import base_relation, has_passages, nearest_steps, text_steps
 
 MAX_HOPS = 3  # longest path or radius the widening reaches (MetaQA's deepest questions)
 MAX_TEXT_FRONTIER = 100  # frontier entities per hop that take text hops (a bound on lexical searches)

@@ -17,8 +17,7 @@ import numpy as np
 
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.model import Entity, Subgraph, Triple
-
-_ROWS: dict[int, dict[str, list[int]]] = {}
+from hybridrag.tools.text_hops import doc_rows
 
 
 @dataclass
@@ -78,18 +77,6 @@ def verbalise_path(kb: KnowledgeBase, start: str, path: list[Triple]) -> str:
     return " → ".join(parts)
 
 
-def _doc_rows(kb: KnowledgeBase) -> dict[str, list[int]]:
-    """Map entity id → rows of its texts in the dense index (built once per KB)."""
-    rows = _ROWS.get(id(kb))
-    if rows is None:
-        rows = {}
-        for i, d in enumerate(kb.docs):
-            if d.entity_id is not None:
-                rows.setdefault(d.entity_id, []).append(i)
-        _ROWS[id(kb)] = rows
-    return rows
-
-
 def _vectors(kb: KnowledgeBase, rows: list[int]) -> np.ndarray:
     index = kb.dense.index
     keys = np.asarray(rows, dtype=np.int64)
@@ -102,7 +89,7 @@ def _vectors(kb: KnowledgeBase, rows: list[int]) -> np.ndarray:
 def rank_entities(kb: KnowledgeBase, question: str, entity_ids: list[str],
                   k: int) -> list[tuple[str, float, int]]:
     """Rank entities by the best cosine similarity of their texts; returns (id, score, row)."""
-    rows_of = _doc_rows(kb)
+    rows_of = doc_rows(kb)
     owners, rows = [], []
     for eid in entity_ids:
         for r in rows_of.get(eid, []):

@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field
 
 from hybridrag.agents.hybgrag.paths import path_retrieve
 from hybridrag.agents.hybgrag.retrieval import Reference, Retrieval, hybrid_retrieve
-from hybridrag.tools.steps import VIEW_LIMIT, Step, StepCall, listed, score_of, search_step
 from hybridrag.kb.model import Triple
+from hybridrag.tools.steps import VIEW_LIMIT, Step, StepCall, listed, score_of, search_step
 
 REFERENCES = ("a list of entity references: dicts (or Documents: page_content as text, the rest in metadata) with "
               "id (the entity id), score, optional name and text, and optional paths (each a list of triples, a "

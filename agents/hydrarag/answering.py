@@ -39,7 +39,14 @@ from hybridrag.agents.hydrarag import audit as audit
 from hybridrag.agents.hydrarag import roles as roles
 from hybridrag.agents.hydrarag import shots as shots
 from hybridrag.agents.hydrarag.feedback import shortfall
-from hybridrag.agents.hydrarag.pruning import apply_choice, numbered, path_blocks, rank_candidates, to_evidence, to_ranked
+from hybridrag.agents.hydrarag.pruning import (
+    apply_choice,
+    numbered,
+    path_blocks,
+    rank_candidates,
+    to_evidence,
+    to_ranked,
+)
 from hybridrag.agents.hydrarag.steps import quoted, traced
 from hybridrag.agents.llm.judge import rules_on_unusable, use_rules
 from hybridrag.agents.llm.structured import add_usage

@@ -9,11 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from hybridrag.agents.context import LLMContext, StructuredMethod
 from hybridrag.agents.hydrarag.pruning import PruneSettings
 from hybridrag.agents.hydrarag.text import TextSettings
 from hybridrag.agents.llm.judge import Judge, use_rules
-from hybridrag.agents.llm.models import DEFAULT_LLM
-from hybridrag.graphs.common import Context, StructuredMethod
 
 PHASES = ("initial", "refined", "predicted")
 Variant = Literal["hydrarag", "hydrarag-e"]
@@ -29,12 +28,9 @@ def _setting(default: Any, description: str) -> Any:
 
 
 @dataclass(kw_only=True)
-class HydraRAGContext(Context):
+class HydraRAGContext(LLMContext):
     """HydraRAG settings (paper App. C defaults); each falls back to ``HYBRIDRAG_<FIELD>``."""
 
-    llm: str = _setting(DEFAULT_LLM, "Chat model for every role, 'provider:model' (e.g. local:smollm2).")
-    llm_base_url: str = _setting("", "Base URL of an OpenAI-compatible server; empty for none.")
-    structured_method: StructuredMethod = _setting("function_calling", "function_calling, json_schema or json_mode.")
     max_iterations: int = _setting(3, "Exploration rounds: 1 initial, 2 + refined, 3 + predicted (the most).")
     max_depth: int = _setting(3, "D_max: deepest KG path search (hops).")
     max_width: int = _setting(3, "W_max: paths kept by the LLM selection.")

@@ -42,7 +42,7 @@ PREDICTIONS = 3  # the paper asks for three predicted answers
 
 
 def traced(node: str, decision: str, **details: Any) -> dict:
-    """One trace entry (same shape as ``graphs.common.traced``; agents do not import graphs)."""
+    """One trace entry (same shape as ``graphs.runtime.traced``; agents do not import graphs)."""
     return {"node": node, "decision": decision, **details}
 
 

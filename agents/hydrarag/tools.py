@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field
 
 from hybridrag.agents.hydrarag import text
 from hybridrag.agents.hydrarag.steps import explore_one
-from hybridrag.tools.steps import VIEW_LIMIT, Step, StepCall, listed, passage, run_step
 from hybridrag.tools.retrieval import mentions_in
+from hybridrag.tools.steps import VIEW_LIMIT, Step, StepCall, listed, passage, run_step
 
 SOURCES = {"kg": "kg_exploration", "docs": "document_exploration", "web": "web_exploration"}
 LABELS = {"kg": "kg", "docs": "doc", "web": "web"}  # the candidates' source label

@@ -1,6 +1,6 @@
 """A run's usage record: LLM calls, tokens and seconds, overall, per role and per stage.
 
-The shape (:func:`graphs.common.merge_usage` adds records up as the graph's reducer)::
+The shape (:func:`graphs.runtime.merge_usage` adds records up as the graph's reducer)::
 
     {"llm_calls": n, "input_tokens": n, "output_tokens": n, "llm_seconds": s,
      "parse_failures": n, "fallbacks": n, "unsupported_answers": n,

@@ -9,10 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from hybridrag.agents.llm.models import DEFAULT_LLM
-from hybridrag.graphs.common import Context, StructuredMethod
-from hybridrag.tools.steps import check_overrides
+from hybridrag.agents.context import LLMContext, StructuredMethod
 from hybridrag.agents.mor.tools import STEPS
+from hybridrag.tools.steps import check_overrides
 
 Planner = Literal["paths", "triplets"]
 Examples = Literal["kb", "bundled"]
@@ -33,14 +32,11 @@ def _setting(default: Any, description: str) -> Any:
 
 
 @dataclass(kw_only=True)
-class MoRContext(Context):
+class MoRContext(LLMContext):
     """MoR settings (paper defaults where it gives them); each falls back to ``HYBRIDRAG_<FIELD>``."""
 
     max_iterations: int = _setting(3, "Plans per question: a plan whose traversal shows a problem is re-planned "
                                    "with the problem named (ours); 1: the paper's single pass.")
-    llm: str = _setting(DEFAULT_LLM, "Planner (and answerer) chat model, 'provider:model'.")
-    llm_base_url: str = _setting("", "OpenAI-compatible server URL; empty for none.")
-    structured_method: StructuredMethod = _setting("function_calling", "function_calling, json_schema or json_mode.")
     planner: Planner = _setting("paths", "paths (reasoning paths, §3.1) or triplets (merged, PRIME §4.1).")
     examples: Examples = _setting("kb", "Planner examples: kb (the KB's solved examples nearest to the question) "
                                   "or bundled (the movie JSON files, for MetaQA).")

@@ -8,12 +8,12 @@ from typing import Any
 from langchain_core.documents import Document
 from pydantic import BaseModel, Field
 
-from hybridrag.tools.text_hops import has_passages, text_steps
 from hybridrag.agents.ssrag import retrieval as ret
 from hybridrag.agents.ssrag import web_graph as wg
 from hybridrag.agents.ssrag.chain import with_chain_ends
 from hybridrag.agents.ssrag.vectors import query_vector
 from hybridrag.tools.steps import PASSAGES, VIEW_LIMIT, Step, StepCall, listed, passage, run_step, score_of
+from hybridrag.tools.text_hops import has_passages, text_steps
 
 NODES = ("a list of graph nodes: dicts with id, name and facts (sentences about the node), optional prior "
          "(score); or a list of passages (LangChain Documents, or dicts with id and text), each a node whose fact "

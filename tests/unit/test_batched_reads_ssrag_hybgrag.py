@@ -14,13 +14,13 @@ from counting_store import counting, store_of
 
 from hybridrag.agents.hybgrag import retrieval as hyb
 from hybridrag.agents.hybgrag import shots as hshots
-from hybridrag.tools import text_hops as th
 from hybridrag.agents.hybgrag.paths import path_retrieve
 from hybridrag.agents.ssrag import nodes as N
 from hybridrag.agents.ssrag import retrieval as ss_ret
 from hybridrag.agents.ssrag import vectors as V
 from hybridrag.kb.base import KnowledgeBase, open_kb
 from hybridrag.kb.model import Triple
+from hybridrag.tools import text_hops as th
 
 
 def test_split_by_node_gives_each_node_its_own_neighbours_in_order(tiny_kb):

@@ -38,7 +38,7 @@ def kb_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def kb(kb_dir):
-    from hybridrag.graphs.common import resolve_kb
+    from hybridrag.graphs.runtime import resolve_kb
 
     return resolve_kb(context_for("fusion", kb=kb_dir))
 

@@ -3,7 +3,7 @@
 import pytest
 
 from hybridrag.graphs import context_for, get_graph
-from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.runtime import resolve_kb
 
 QUESTION = "who directed Forrest Gump"
 

@@ -159,7 +159,7 @@ def test_qa_mode_generates_answer(tiny_kb, fake_llm):
 
 
 def test_check_action_drops_unknown_types_and_relations(tiny_kb):
-    from hybridrag.graphs.common import resolve_kb
+    from hybridrag.graphs.runtime import resolve_kb
 
     schema = resolve_kb(HybGRAGContext(kb=tiny_kb)).graph.schema()
     action = RouterAction(module="hybrid", relations=["Starred Actors", "produced_by"],

@@ -12,8 +12,8 @@ import pytest
 
 from hybridrag.agents.hybgrag.paths import path_retrieve
 from hybridrag.agents.hybgrag.roles import RouterAction, TopicEntity, Validation, check_action, router_first_messages
-from hybridrag.tools.text_hops import mentions_in, relation_words, sentences
 from hybridrag.graphs.hybgrag import HybGRAGContext, graph
+from hybridrag.tools.text_hops import mentions_in, relation_words, sentences
 
 ENTITIES = [("Acme", "company"), ("Globex", "company"), ("Initech", "company"), ("Ada Lovelace", "person"),
             ("Grace Hopper", "person"), ("Hank J. Scorpio", "person"), ("Ada Lovelace Institute", "company"),

@@ -10,8 +10,8 @@ from hybridrag.agents.hydrarag import kg_paths as kg_paths
 from hybridrag.agents.hydrarag import roles as R
 from hybridrag.agents.hydrarag import steps as steps
 from hybridrag.agents.hydrarag.pruning import PruneSettings, rank_candidates, verification
-from hybridrag.graphs.common import resolve_kb
 from hybridrag.graphs.hydrarag import HydraRAGContext, builder, graph, render_trace
+from hybridrag.graphs.runtime import resolve_kb
 from hybridrag.prompts import Prompt
 from hybridrag.prompts import hydrarag as P
 from hybridrag.tools.web import WebSearchError

@@ -10,8 +10,8 @@ from hybridrag.agents.hydrarag import kg as kg
 from hybridrag.agents.hydrarag import kg_paths as kg_paths
 from hybridrag.agents.hydrarag import roles as R
 from hybridrag.agents.hydrarag.pruning import PruneSettings, beam_cross_scores
-from hybridrag.graphs.common import resolve_kb
 from hybridrag.graphs.hydrarag import HydraRAGContext, graph
+from hybridrag.graphs.runtime import resolve_kb
 from tests.fake_chat import ScriptedChatModel
 
 Q = "which movies did Tom Hanks star in"

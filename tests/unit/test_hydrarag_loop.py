@@ -7,8 +7,8 @@ from hybridrag.agents.hydrarag import audit as audit
 from hybridrag.agents.hydrarag import roles as R
 from hybridrag.agents.hydrarag.answering import without_own_entities
 from hybridrag.agents.hydrarag.feedback import feedback_block, shortfall
-from hybridrag.graphs.common import resolve_kb
 from hybridrag.graphs.hydrarag import HydraRAGContext, graph
+from hybridrag.graphs.runtime import resolve_kb
 
 Q = "which movies did Tom Hanks star in"
 TOPICS = R.TopicEntities(entities=["Tom Hanks"])

@@ -15,8 +15,8 @@ from hybridrag.agents.hydrarag import answering as answering
 from hybridrag.agents.hydrarag import roles as R
 from hybridrag.agents.hydrarag import shots as shots
 from hybridrag.agents.hydrarag import steps as steps
-from hybridrag.graphs.common import resolve_kb
 from hybridrag.graphs.hydrarag import HydraRAGContext, graph
+from hybridrag.graphs.runtime import resolve_kb
 
 Q = "which movies did Tom Hanks star in"
 PLAN = R.SkylinePlan(topic="Tom Hanks", relations=["starred_actors"], answer_type="movie")

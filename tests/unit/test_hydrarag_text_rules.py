@@ -9,8 +9,8 @@ from kb_fixtures import movie_kb
 from hybridrag.agents.hydrarag import audit as audit
 from hybridrag.agents.hydrarag import roles as R
 from hybridrag.agents.hydrarag.text_rules import UNMATCHED, answer_kind, rule_paths
-from hybridrag.graphs.common import resolve_kb
 from hybridrag.graphs.hydrarag import HydraRAGContext, graph
+from hybridrag.graphs.runtime import resolve_kb
 
 TRIPLES = """\
 Amelie|directed_by|Jean-Pierre Jeunet

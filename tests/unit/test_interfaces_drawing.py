@@ -13,10 +13,10 @@ from dataclasses import fields
 
 import pytest
 
-from hybridrag.graphs import context_class, get_builder, get_graph, list_graphs
-from hybridrag.graphs.approval import POINTS
 from hybridrag.app.policy import RULES
 from hybridrag.app.studio import served_graph
+from hybridrag.graphs import context_class, get_builder, get_graph, list_graphs
+from hybridrag.graphs.approval import POINTS
 
 CORRECTIVE = {
     "fusion": set(),

@@ -9,9 +9,9 @@ from types import SimpleNamespace
 import pytest
 from fake_chat import ScriptedChatModel
 
-from hybridrag.graphs import context_class, context_for, get_graph, list_graphs
-from hybridrag.graphs.common import KBUnavailableError, context_of, resolve_kb, with_configurable
 from hybridrag.app.policy import PolicyError, server_context
+from hybridrag.graphs import context_class, context_for, get_graph, list_graphs
+from hybridrag.graphs.runtime import KBUnavailableError, context_of, resolve_kb, with_configurable
 
 LLM_METHODS = [m for m in list_graphs() if "llm" in context_class(m).__dataclass_fields__]
 QUESTION = "who directed Big"

@@ -36,7 +36,7 @@ def test_health_is_503_warming_up_until_the_kb_is_loaded(monkeypatch):
 
 def test_warm_up_opens_each_kb_and_loads_the_embedding_model():
     from hybridrag.app.readiness import warm_up
-    from hybridrag.graphs.common import resolve_kb
+    from hybridrag.graphs.runtime import resolve_kb
 
     warm_up(ServerConfig())
     kb = resolve_kb(type("Ctx", (), {"kb": "sample"})())
@@ -66,7 +66,7 @@ def test_warm_up_loads_the_named_models():
 
 def test_one_kb_that_fails_does_not_stop_the_rest_from_warming(monkeypatch):
     import hybridrag.agents.llm.models as models
-    import hybridrag.graphs.common as common
+    import hybridrag.graphs.runtime as common
     from hybridrag.app.readiness import warm_up
 
     opened, loaded, real = [], [], common.resolve_kb

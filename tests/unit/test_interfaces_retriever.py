@@ -11,8 +11,8 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.retrievers import BaseRetriever
 
-from hybridrag.graphs import list_graphs
 from hybridrag.app.retriever import as_tool, documents, get_retriever
+from hybridrag.graphs import list_graphs
 
 QUESTION = "who directed Forrest Gump"
 

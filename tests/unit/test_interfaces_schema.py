@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from hybridrag.graphs import list_graphs
 from hybridrag.app.server_config import ModelChoice, ServerConfig
+from hybridrag.graphs import list_graphs
 
 
 def null_types(schema: Any, where: str = "$") -> list[str]:

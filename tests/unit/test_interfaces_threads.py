@@ -20,7 +20,7 @@ from langgraph.types import Command, Send, interrupt
 from hybridrag.agents.hybgrag.roles import RouterAction, Validation
 from hybridrag.agents.llm.usage import with_counters
 from hybridrag.graphs import context_for, get_builder, list_graphs
-from hybridrag.graphs.common import InputState, OutputState, traced
+from hybridrag.graphs.runtime import InputState, OutputState, traced
 from hybridrag.graphs.threads import NEW_QUESTION, NODE, ResettableAggregate, ResettableValue, per_question
 
 FIRST, SECOND = "who directed Big", "who directed Apollo 13"

@@ -11,10 +11,10 @@ from hybridrag.agents.hybgrag.report import reference_dicts
 from hybridrag.agents.hybgrag.retrieval import link_action
 from hybridrag.agents.hybgrag.roles import RouterAction, TopicEntity, Validation, check_action
 from hybridrag.agents.hydrarag.answering import _judged, rule_check
+from hybridrag.agents.hydrarag.context import HydraRAGContext
 from hybridrag.agents.llm.constrained import non_empty, with_choices
 from hybridrag.agents.llm.judge import is_small_model, model_billions, rules_on_unusable, use_rules
 from hybridrag.graphs.hybgrag import HybGRAGContext
-from hybridrag.agents.hydrarag.context import HydraRAGContext
 from hybridrag.kb.base import open_kb
 
 Q = "which movies did Tom Hanks act in"

@@ -20,8 +20,8 @@ from hybridrag.agents.mor.plan import (
 )
 from hybridrag.agents.mor.roles import Answer
 from hybridrag.agents.mor.traversal import merge_routes, traverse_route
-from hybridrag.graphs.common import resolve_kb
 from hybridrag.graphs.mor import MoRContext, builder, graph, render_trace, route_after_planning
+from hybridrag.graphs.runtime import resolve_kb
 from hybridrag.prompts import Prompt, load_examples
 from hybridrag.prompts import mor as P
 

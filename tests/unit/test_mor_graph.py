@@ -7,8 +7,8 @@ from typing import get_args
 
 import pytest
 
-from hybridrag.graphs.mor import INTERSECT_ROUTES, PLAN_ROUTES, RERANK_ROUTES, graph
 from hybridrag.agents.mor.context import CHOICES, MoRContext
+from hybridrag.graphs.mor import INTERSECT_ROUTES, PLAN_ROUTES, RERANK_ROUTES, graph
 
 
 @pytest.mark.parametrize(("name", "choice"), sorted(CHOICES.items()))

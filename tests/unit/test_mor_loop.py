@@ -14,8 +14,8 @@ from hybridrag.agents.mor.plan import Plan, PlanNode, PlanRoute
 from hybridrag.agents.shots import SolvedExample
 from hybridrag.evals.oracle.mor import names_error
 from hybridrag.evals.oracle.noise import Injected
-from hybridrag.graphs.common import resolve_kb
 from hybridrag.graphs.mor import MoRContext, graph
+from hybridrag.graphs.runtime import resolve_kb
 
 PENNY = "which films did Penny Marshall direct"
 WRONG_HOP = plan([node("person", "Penny Marshall"), node("movie", relation="starred_actors")])

@@ -9,8 +9,8 @@ from kb_fixtures import movie_kb
 from hybridrag.agents.mor.graph_first import topic_entities
 from hybridrag.agents.mor.mentions import mentioned
 from hybridrag.agents.mor.traversal import anchored, traverse_route
-from hybridrag.graphs.common import resolve_kb
 from hybridrag.graphs.mor import MoRContext
+from hybridrag.graphs.runtime import resolve_kb
 
 TRIPLES = """\
 Big|starred_actors|Tom Hanks

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from hybridrag.graphs.mor import graph
 from hybridrag.agents.mor.context import MoRContext
+from hybridrag.graphs.mor import graph
 
 PLAN = '{"routes":[{"nodes":[{"type":"movie","restriction":"Big"},{"type":"person","relation":"directed_by"}]}]}'
 

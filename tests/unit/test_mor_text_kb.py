@@ -14,8 +14,8 @@ from hybridrag.agents.mor.mentions import mentioned, names, relation_roots
 from hybridrag.agents.mor.output import answer_of, is_own
 from hybridrag.agents.mor.roles import Answer
 from hybridrag.agents.mor.traversal import anchored, traverse_route
-from hybridrag.graphs.common import resolve_kb
 from hybridrag.graphs.mor import MoRContext, graph
+from hybridrag.graphs.runtime import resolve_kb
 
 ENTITIES = [("Acme Corp", "company"), ("Globex", "company"), ("Initech", "company"), ("Phoenix", "company"),
             ("Hank Scorpio Fan Club", "company"), ("Wile Coyote", "person"), ("Wile", "person"),

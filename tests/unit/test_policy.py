@@ -9,8 +9,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from hybridrag.graphs import context_class, list_graphs
-from hybridrag.graphs.common import context_of
 from hybridrag.app.policy import (
     RULES,
     PolicyError,
@@ -21,6 +19,8 @@ from hybridrag.app.policy import (
     server_context,
 )
 from hybridrag.app.server_config import ModelChoice, ServerConfig
+from hybridrag.graphs import context_class, list_graphs
+from hybridrag.graphs.runtime import context_of
 
 CONFIG = ServerConfig(
     kbs={"sample": "sample", "movies": "/srv/kb/movies"},
@@ -197,7 +197,7 @@ def test_server_config_refuses_mistakes_in_one_line(data, message):
     assert message in str(info.value) and "\n" not in str(info.value)
 
 
-# -- server mode: graphs.common.context_of applies the policy (the Agent Server deployment) --
+# -- server mode: graphs.runtime.context_of applies the policy (the Agent Server deployment) --
 
 @pytest.fixture
 def server_mode(monkeypatch, tmp_path):

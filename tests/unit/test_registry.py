@@ -95,8 +95,8 @@ def test_langserve_app_routes_every_method():
     import langserve  # noqa: F401
     from fastapi.testclient import TestClient
 
-    from hybridrag.app.server import MAX_QUESTION_CHARS, create_app
     from hybridrag.app.policy import RULES
+    from hybridrag.app.server import MAX_QUESTION_CHARS, create_app
 
     app = create_app()
     client = TestClient(app)

@@ -1,4 +1,4 @@
-"""hybridrag.evals.smollm_matrix: cells, their eval arguments, the bank split, and the path accuracy read from traces."""
+"""hybridrag.evals.smollm_matrix: cells, their eval arguments, the bank split, and path accuracy from traces."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import pytest
 
 from hybridrag.agents.shots import SolvedExample
 from hybridrag.agents.ssrag.chain import chain_text, example_chain, follow_chain
-from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.runtime import resolve_kb
 from hybridrag.graphs.ssrag import SSRAGContext, graph
 from hybridrag.graphs.ssrag_small import rule_answer
 

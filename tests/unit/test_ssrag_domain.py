@@ -11,7 +11,7 @@ from hybridrag.agents.ssrag.augment import AugmentedQuery, IntentCues, KeyEntiti
 from hybridrag.agents.ssrag.retrieval import GraphText
 from hybridrag.agents.ssrag.routing import RouteLabel
 from hybridrag.agents.ssrag.unify import Answer, Redundancy
-from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.runtime import resolve_kb
 from hybridrag.graphs.ssrag import SSRAGContext, graph
 
 TRIPLES = """\

@@ -12,7 +12,7 @@ from fake_chat import ChatLlamaCpp, ScriptedChatModel
 
 from hybridrag.agents.ssrag import unify as uni
 from hybridrag.agents.ssrag.settings import check_choices
-from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.runtime import resolve_kb
 from hybridrag.graphs.ssrag import SSRAGContext, graph
 from hybridrag.graphs.ssrag_small import constrained, entity_choices, rule_intent, small
 

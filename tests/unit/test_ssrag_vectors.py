@@ -9,7 +9,7 @@ import pytest
 from hybridrag.agents.ssrag import unify as uni
 from hybridrag.agents.ssrag import vectors as V
 from hybridrag.agents.ssrag.nodes import nodes_facts
-from hybridrag.graphs.common import resolve_kb
+from hybridrag.graphs.runtime import resolve_kb
 from hybridrag.graphs.ssrag import SSRAGContext
 
 

@@ -12,9 +12,9 @@ from langchain_core.documents import Document
 from langchain_core.tools import tool
 from pydantic import TypeAdapter
 
-from hybridrag.graphs import context_class, context_for, get_graph, list_graphs, retrieval_steps
 from hybridrag.app.policy import PolicyError, build_context, server_context
 from hybridrag.app.server_config import ServerConfig
+from hybridrag.graphs import context_class, context_for, get_graph, list_graphs, retrieval_steps
 from hybridrag.tools.steps import StepError
 
 MARK = "p:marker-passage"

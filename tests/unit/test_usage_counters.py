@@ -8,7 +8,7 @@ import pytest
 
 from hybridrag.agents.llm.usage import COUNTERS, add_usage, usage_record, with_counters
 from hybridrag.graphs import context_for, get_graph, list_graphs
-from hybridrag.graphs.common import merge_usage
+from hybridrag.graphs.runtime import merge_usage
 
 
 def test_a_run_without_llm_calls_has_zero_counters(tiny_kb):
