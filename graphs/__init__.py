@@ -71,6 +71,24 @@ def context_class(name: str) -> type:
     return getattr(importlib.import_module(info.module), info.context)
 
 
+APPROVABLE = ("hybgrag", "mor", "hydrarag", "ssrag")
+"""The methods with a decision a human may approve (``graphs.approval.POINTS``)."""
+
+
+class ApprovalError(ValueError):
+    """An approval that cannot be applied; the message names the key and the problem."""
+
+
+def check_approvable(method: str, checkpointer: Any) -> None:
+    """Refuse ``approve=True`` where no pause can happen (a method without a point, or no checkpointer)."""
+    if method not in APPROVABLE:
+        raise ApprovalError(f"approve: {method or 'this method'} has no decision to approve "
+                            f"(methods that pause: {', '.join(APPROVABLE)})")
+    if not checkpointer:
+        raise ApprovalError("approve: a pause needs a checkpointed thread: compile graphs.get_builder(name) "
+                            "with a checkpointer, or run it in LangGraph Studio / the Agent Server")
+
+
 def method_of(cls: type) -> str:
     """The registered method whose Context class is ``cls`` ('' for none)."""
     return next((n for n, info in REGISTRY.items() if info.context == cls.__name__), "")
@@ -96,5 +114,3 @@ def retrieval_steps(name: str) -> dict[str, str]:
     steps = importlib.import_module(f"hybridrag.agents.{name}.tools").STEPS
     return {n: s.description for n, s in steps.items()}
 
-
-from hybridrag.graphs import approval as _approval  # noqa: E402,F401 - registers the check of approve=True

@@ -19,8 +19,9 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
+from hybridrag.graphs import APPROVABLE, ApprovalError, check_approvable  # noqa: F401 - part of this module's API
 from hybridrag.graphs.rewire import insert_after
-from hybridrag.graphs.runtime import context_of, on_approve, traced
+from hybridrag.graphs.runtime import context_of, traced
 
 
 @dataclass(frozen=True)
@@ -47,20 +48,6 @@ POINTS: dict[str, ApprovalPoint] = {
 
 MAX_EDIT_CHARS = 20_000
 """Largest edited value (as JSON) an approval takes when the run has no operator config."""
-
-
-class ApprovalError(ValueError):
-    """An approval that cannot be applied; the message names the key and the problem."""
-
-
-def check_approvable(method: str, checkpointer: Any) -> None:
-    """Refuse ``approve=True`` where no pause can happen (a method without a point, or no checkpointer)."""
-    if method not in POINTS:
-        raise ApprovalError(f"approve: {method or 'this method'} has no decision to approve "
-                            f"(methods that pause: {', '.join(POINTS)})")
-    if not checkpointer:
-        raise ApprovalError("approve: a pause needs a checkpointed thread: compile graphs.get_builder(name) "
-                            "with a checkpointer, or run it in LangGraph Studio / the Agent Server")
 
 
 def _edit_limit() -> int:
@@ -137,11 +124,3 @@ def with_approval(builder: Any, method: str) -> Any:
                          f"does not fit the graph (graphs/approval.py POINTS)")
     return insert_after(builder, after, node, approval_node(method, point))
 
-
-def _check_context(cls: type, checkpointer: Any) -> None:
-    from hybridrag.graphs import method_of
-
-    check_approvable(method_of(cls), checkpointer)
-
-
-on_approve(_check_context)

@@ -133,24 +133,17 @@ def context_of(runtime: Any, default: type[Context]) -> Context:
     return ctx
 
 
-_APPROVAL_CHECK: list[Callable[[type, Any], None]] = []
-
-
-def on_approve(check: Callable[[type, Any], None]) -> None:
-    """Register the check of ``approve=True``: (context class, the run's checkpointer) -> None or raise."""
-    _APPROVAL_CHECK[:] = [check]
-
-
 def _check_approvable(cls: type) -> None:
     """``approve=True`` on a method that cannot pause, or on a run without a checkpointer, is an error."""
     from langgraph.config import get_config
+
+    from hybridrag.graphs import check_approvable, method_of
 
     try:
         checkpointer = (get_config().get("configurable") or {}).get("__pregel_checkpointer")
     except RuntimeError:  # not inside a run
         return
-    for check in _APPROVAL_CHECK:
-        check(cls, checkpointer)
+    check_approvable(method_of(cls), checkpointer)
 
 
 def _run_configurable() -> dict:

@@ -134,3 +134,9 @@ def test_an_edited_mor_plan_is_the_one_traversed(tiny_kb):
     nodes = [s["node"] for s in out["trace"]]
     assert nodes[:3] == ["plan_question", "approve_plan", "traverse_route"] and nodes.count("traverse_route") == 1
     assert "Tom Hanks" not in [item["name"] for item in out["ranked"]]
+
+
+def test_the_registry_knows_every_method_that_pauses():
+    from hybridrag.graphs import APPROVABLE
+
+    assert set(APPROVABLE) == set(POINTS)
