@@ -57,14 +57,18 @@ class Context:
     top_k: int = setting(10, "Number of ranked results returned.")
     max_iterations: int = setting(4, "Upper bound on corrective feedback loops (LLM methods).")
     approve: bool = setting(
-        False, "Pause before retrieval for a human to approve or edit the method's decision (hybgrag: the "
+        False,
+        "Pause before retrieval for a human to approve or edit the method's decision (hybgrag: the "
         "router's action; mor: the plan; hydrarag: the sources; ssrag: the route); resume with true "
         "or {key: edited value}. Needs a checkpointed thread (Studio, or graphs.get_builder(name) "
-        "compiled with a checkpointer).")
+        "compiled with a checkpointer).",
+    )
     tools: dict[str, Any] | None = setting(
-        None, "Python only: replace retrieval steps of the method by your own LangChain tools, {step name: tool} "
+        None,
+        "Python only: replace retrieval steps of the method by your own LangChain tools, {step name: tool} "
         "(hybridrag.tools.steps; e.g. {'dense_search': retriever.as_tool()}); never settable by a client.",
-        python_only=True)
+        python_only=True,
+    )
 
     def __post_init__(self) -> None:
         """Apply ``HYBRIDRAG_*`` environment overrides to fields left at their default (not to ``tools``)."""
@@ -97,9 +101,12 @@ class Context:
 class LLMContext(Context):
     """The settings of a method with LLM roles: which model, where, and how it answers in a schema."""
 
-    llm: str = setting(DEFAULT_LLM, "Chat model of every role, 'provider:model' (e.g. openai:gpt-4o-mini, "
-                       "local:smollm2).")
-    llm_base_url: str = setting("", "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); "
-                                "empty for none.")
-    structured_method: StructuredMethod = setting("function_calling", "Structured output method: "
-                                                  "function_calling, json_schema or json_mode.")
+    llm: str = setting(
+        DEFAULT_LLM, "Chat model of every role, 'provider:model' (e.g. openai:gpt-4o-mini, local:smollm2)."
+    )
+    llm_base_url: str = setting(
+        "", "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); empty for none."
+    )
+    structured_method: StructuredMethod = setting(
+        "function_calling", "Structured output method: function_calling, json_schema or json_mode."
+    )

@@ -72,7 +72,7 @@ def build(kb: KnowledgeBase, name: str, texts: Iterable[str], progress: bool = F
     dim = kb.dense.index.d
     vecs = np.zeros((len(unique), dim), dtype=np.float32)
     for at in range(0, len(unique), BUILD_BATCH):
-        vecs[at:at + BUILD_BATCH] = embed_matrix(kb.embeddings, unique[at:at + BUILD_BATCH])
+        vecs[at : at + BUILD_BATCH] = embed_matrix(kb.embeddings, unique[at : at + BUILD_BATCH])
         if progress:
             print(f"{name}: {min(at + BUILD_BATCH, len(unique))}/{len(unique)}", flush=True)  # noqa: T201
     tmp = path.with_suffix(".tmp.npz")

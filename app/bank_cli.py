@@ -17,21 +17,34 @@ def add_bank_arguments(sub) -> None:
     build = cmds.add_parser("build", help="(re)build the bank: gold questions, schema examples, your examples")
     build.add_argument("--kb", required=True, type=Path, help="KB directory")
     build.add_argument("--questions", type=Path, help="questions with gold answers: MetaQA .txt or JSONL")
-    build.add_argument("--synth", type=int, default=2, metavar="N",
-                       help="schema-synthesized examples per relation path (default 2; 0: none)")
+    build.add_argument(
+        "--synth",
+        type=int,
+        default=2,
+        metavar="N",
+        help="schema-synthesized examples per relation path (default 2; 0: none)",
+    )
     build.add_argument("--limit", type=int, metavar="N", help="use at most N questions (seeded sample)")
     build.add_argument("--seed", type=int, default=0)
-    build.add_argument("--keep-outliers", action="store_true",
-                       help="keep solved examples whose path their look-alikes outvote (left out by default, "
-                            "written to bank.outliers.jsonl)")
+    build.add_argument(
+        "--keep-outliers",
+        action="store_true",
+        help="keep solved examples whose path their look-alikes outvote (left out by default, "
+        "written to bank.outliers.jsonl)",
+    )
     build.set_defaults(func=_build)
     add = cmds.add_parser("add", help="add your own solved examples or questions with answers")
     add.add_argument("--kb", required=True, type=Path, help="KB directory")
-    add.add_argument("--file", required=True, type=Path,
-                     help="JSONL {question, relations, topic, answers, outputs} or {question, answers}, "
-                          "or MetaQA 'question [Topic]<TAB>ans1|ans2'")
-    add.add_argument("--keep-outliers", action="store_true",
-                     help="keep solved questions whose path their look-alikes outvote")
+    add.add_argument(
+        "--file",
+        required=True,
+        type=Path,
+        help="JSONL {question, relations, topic, answers, outputs} or {question, answers}, "
+        "or MetaQA 'question [Topic]<TAB>ans1|ans2'",
+    )
+    add.add_argument(
+        "--keep-outliers", action="store_true", help="keep solved questions whose path their look-alikes outvote"
+    )
     add.set_defaults(func=_add)
     show = cmds.add_parser("show", help="summarise the bank, or the nearest examples of a question")
     show.add_argument("--kb", required=True, type=Path, help="KB directory")
@@ -77,8 +90,9 @@ def _user_rows(kb, path: Path) -> tuple[list, list]:
             ex = example_from_dict({"source": "user", **row}, where)
             unknown = [r for r in ex.relations if r not in rels]
             if unknown:
-                raise ValueError(f"{where}: relation {unknown[0]!r} is not in the KB "
-                                 f"(known: {', '.join(sorted(rels))})")
+                raise ValueError(
+                    f"{where}: relation {unknown[0]!r} is not in the KB (known: {', '.join(sorted(rels))})"
+                )
             if "masked" not in row:
                 ex = replace(ex, masked=mask_name(ex.question, ex.topic, kb))
             if not ex.topic_types:  # the KB knows them: nearest() matches examples by topic type
@@ -101,8 +115,13 @@ def _plain_question(row, where: str):
     if not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
         raise ValueError(f"{where}: needs 'answers' (a list of names) or 'relations'")
     topic, hops = row.get("topic"), row.get("hops")
-    return Question(id=where, question=row["question"].strip(), answers=tuple(answers),
-                    topic=topic if isinstance(topic, str) else None, hops=hops if isinstance(hops, int) else None)
+    return Question(
+        id=where,
+        question=row["question"].strip(),
+        answers=tuple(answers),
+        topic=topic if isinstance(topic, str) else None,
+        hops=hops if isinstance(hops, int) else None,
+    )
 
 
 def _save(kb, examples: list) -> None:
@@ -155,8 +174,15 @@ def _build(args: argparse.Namespace) -> int:
     user = [e for e in _existing(kb) if e.source == "user"]
     run = []
     if args.questions:
-        run, tally = solve_all(kb, _questions(args.questions, args.limit, args.seed), "run", True, walker, user,
-                               consensus=not args.keep_outliers)
+        run, tally = solve_all(
+            kb,
+            _questions(args.questions, args.limit, args.seed),
+            "run",
+            True,
+            walker,
+            user,
+            consensus=not args.keep_outliers,
+        )
         _report(kb, args.questions, tally)
     schema = synthesize(kb, per_path=args.synth, seed=args.seed, walker=walker) if args.synth else []
     print(f"schema: {len(schema)} examples synthesized")
@@ -171,8 +197,11 @@ def _add(args: argparse.Namespace) -> int:
     kb = _open(args.kb)
     given, to_solve = _user_rows(kb, args.file)
     old = _existing(kb) or synthesize(kb)
-    solved, tally = solve_all(kb, to_solve, "user", True, voters=given + old,
-                              consensus=not args.keep_outliers) if to_solve else ([], None)
+    solved, tally = (
+        solve_all(kb, to_solve, "user", True, voters=given + old, consensus=not args.keep_outliers)
+        if to_solve
+        else ([], None)
+    )
     if tally is not None:
         _report(kb, args.file, tally)
     _save(kb, given + solved + old)
@@ -187,18 +216,31 @@ def _show(args: argparse.Namespace) -> int:
     bank = bank_for(kb)
     built = bank_path(kb.directory).exists()
     where = bank_path(kb.directory) if built else "not built: synthesized from the schema"
-    print(f"bank of {kb.directory} ({where}): {len(bank)} examples"
-          + (f", {bank.stale} stale left out" if bank.stale else ""))
+    print(
+        f"bank of {kb.directory} ({where}): {len(bank)} examples"
+        + (f", {bank.stale} stale left out" if bank.stale else "")
+    )
     if args.question:
         print(f"masked: {mask_question(args.question, kb)}")
         for e in bank.nearest(args.question, args.k, args.role):
-            print(json.dumps({"question": e.question, "relations": list(e.relations),
-                              "answer_type": e.answer_type, "source": e.source,
-                              "answers": list(e.answers[:5])}, ensure_ascii=False))
+            print(
+                json.dumps(
+                    {
+                        "question": e.question,
+                        "relations": list(e.relations),
+                        "answer_type": e.answer_type,
+                        "source": e.source,
+                        "answers": list(e.answers[:5]),
+                    },
+                    ensure_ascii=False,
+                )
+            )
         return 0
-    for label, counts in (("source", Counter(e.source for e in bank.examples)),
-                          ("hops", Counter(str(e.hops) for e in bank.examples)),
-                          ("answer type", Counter(e.answer_type for e in bank.examples))):
+    for label, counts in (
+        ("source", Counter(e.source for e in bank.examples)),
+        ("hops", Counter(str(e.hops) for e in bank.examples)),
+        ("answer type", Counter(e.answer_type for e in bank.examples)),
+    ):
         print(f"  {label}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
     for answer_type, examples in bank.by_type(1).items():
         e = examples[0]

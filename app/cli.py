@@ -24,19 +24,32 @@ def _ingest(args: argparse.Namespace) -> int:
             from hybridrag.app.documents_cli import run_document_ingest
 
             return run_document_ingest(args)
-        report = ingest(args.kb, args.triples, entities=args.entities, passages=args.passages,
-                        type_map=args.type_map, embeddings=args.embeddings, neo4j_uri=args.neo4j,
-                        falkordb_uri=args.falkordb, wait=args.wait)
+        report = ingest(
+            args.kb,
+            args.triples,
+            entities=args.entities,
+            passages=args.passages,
+            type_map=args.type_map,
+            embeddings=args.embeddings,
+            neo4j_uri=args.neo4j,
+            falkordb_uri=args.falkordb,
+            wait=args.wait,
+        )
     except OSError as exc:  # disk full, permissions: one line; the previous build stays live
         if isinstance(exc, FileNotFoundError):
             raise
         raise KBError(f"ingest into {args.kb} failed: {exc}; the previous build (if any) is unchanged") from exc
     c = report.counts
-    reused = (f" ({report.embed_chunks_reused} of {report.embed_chunks} chunks reused from an interrupted run)"
-              if report.embed_chunks_reused else "")
-    print(f"built KB {report.directory}: {c['entities']} entities, {c['triples']} triples, "
-          f"{c['passages']} passages; graph {report.seconds['graph']:.1f}s, "
-          f"embeddings {report.seconds['embed']:.1f}s{reused}")
+    reused = (
+        f" ({report.embed_chunks_reused} of {report.embed_chunks} chunks reused from an interrupted run)"
+        if report.embed_chunks_reused
+        else ""
+    )
+    print(
+        f"built KB {report.directory}: {c['entities']} entities, {c['triples']} triples, "
+        f"{c['passages']} passages; graph {report.seconds['graph']:.1f}s, "
+        f"embeddings {report.seconds['embed']:.1f}s{reused}"
+    )
     return 0  # warnings went to stderr through logging as the ingest found them
 
 
@@ -47,7 +60,7 @@ def _ask(args: argparse.Namespace) -> int:
     from hybridrag.tools.retrieval import check_mentions
 
     if not args.question.strip():
-        raise ValueError("empty question: ask something, e.g. hybridrag ask \"who directed Forrest Gump\"")
+        raise ValueError('empty question: ask something, e.g. hybridrag ask "who directed Forrest Gump"')
     for flag, value in (("--top-k", args.top_k), ("--max-iterations", args.max_iterations)):
         if value is not None and value < 1:
             raise ValueError(f"{flag} must be at least 1, not {value}")
@@ -107,8 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
     ing.add_argument("--passages", help="JSONL passages {id, text, entity_id}")
     ing.add_argument("--type-map", help="JSON {relation: [head_type, tail_type]} to type entities")
     ing.add_argument("--embeddings", default="local:all-MiniLM-L6-v2", help="embedding model spec")
-    ing.add_argument("--wait", type=float, default=0, metavar="SECONDS",
-                     help="wait this long for another ingest into the same --kb to finish (default: fail)")
+    ing.add_argument(
+        "--wait",
+        type=float,
+        default=0,
+        metavar="SECONDS",
+        help="wait this long for another ingest into the same --kb to finish (default: fail)",
+    )
     graph = ing.add_mutually_exclusive_group()
     graph.add_argument("--neo4j", help="also load the graph into Neo4j at this bolt:// URI and use it")
     graph.add_argument("--falkordb", help="also load the graph into FalkorDB at this redis:// URI and use it")
@@ -123,9 +141,14 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--llm", help="chat model spec for LLM methods, e.g. openai:gpt-4o-mini or local:smollm2")
     ask.add_argument("--top-k", type=int, dest="top_k")
     ask.add_argument("--max-iterations", type=int, dest="max_iterations")
-    ask.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                     help="any setting of the method's context, e.g. --set mode=vector (repeatable; "
-                          "the fields: docs/serving.md); wins over --top-k and the others")
+    ask.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="any setting of the method's context, e.g. --set mode=vector (repeatable; "
+        "the fields: docs/serving.md); wins over --top-k and the others",
+    )
     ask.add_argument("--json", action="store_true", help="print the full output as JSON")
     ask.add_argument("--trace", action="store_true", help="print the trace after the ranking")
     ask.set_defaults(func=_ask)
@@ -144,9 +167,12 @@ def build_parser() -> argparse.ArgumentParser:
     from hybridrag.app.bank_cli import add_bank_arguments
 
     add_bank_arguments(sub)
-    sub.add_parser("train-reranker", add_help=False,
-                   help="train MoR's trajectory reranker on questions with gold answers "
-                        "(options: hybridrag train-reranker --help)")
+    sub.add_parser(
+        "train-reranker",
+        add_help=False,
+        help="train MoR's trajectory reranker on questions with gold answers "
+        "(options: hybridrag train-reranker --help)",
+    )
     return p
 
 

@@ -64,8 +64,15 @@ def scrub(message: str) -> str:
 
 def _server_error(status: int, message: str, exc: BaseException) -> tuple[int, str]:
     error_id = uuid.uuid4().hex[:12]
-    log.error("error %s (%d %s): %s: %s", error_id, status, message, type(exc).__name__, exc,
-              exc_info=(type(exc), exc, exc.__traceback__))
+    log.error(
+        "error %s (%d %s): %s: %s",
+        error_id,
+        status,
+        message,
+        type(exc).__name__,
+        exc,
+        exc_info=(type(exc), exc, exc.__traceback__),
+    )
     return status, f"{message} (error id {error_id})"
 
 
@@ -110,14 +117,14 @@ def _short(value: Any) -> Any:
 
 def validation_errors(exc: RequestValidationError) -> list:
     """The field errors of a 422, each ``input`` cut short."""
-    errors = [{**e, "input": _short(e["input"])} if isinstance(e, dict) and "input" in e else e
-              for e in exc.errors()]
+    errors = [{**e, "input": _short(e["input"])} if isinstance(e, dict) and "input" in e else e for e in exc.errors()]
     return jsonable_encoder(errors)
 
 
 def install_handlers(app: FastAPI) -> None:
     """Answer every exception a route raises with :func:`classify` (JSON ``{"detail": ...}``), and a
-    validation error with its field errors, inputs cut short."""
+    validation error with its field errors, inputs cut short.
+    """
 
     async def handle(request: Request, exc: Exception) -> JSONResponse:
         status, message = classify(exc)
@@ -132,6 +139,15 @@ def install_handlers(app: FastAPI) -> None:
     from hybridrag.kb.model import KBError
     from hybridrag.tools.web import WebSearchError
 
-    for exc_type in (UserInputError, ValueError, KBError, ModelConfigError, LLMUnavailableError,
-                     WebSearchError, RunTimeout, RunStopped, Exception):
+    for exc_type in (
+        UserInputError,
+        ValueError,
+        KBError,
+        ModelConfigError,
+        LLMUnavailableError,
+        WebSearchError,
+        RunTimeout,
+        RunStopped,
+        Exception,
+    ):
         app.add_exception_handler(exc_type, handle)

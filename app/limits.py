@@ -113,7 +113,8 @@ def check_config(config: Any, where: str, limits: ServerConfig) -> None:
 
 def check_request(endpoint: str, body: Any, limits: ServerConfig) -> None:
     """Refuse a run request whose body is not an object, a ``/batch`` whose ``inputs`` is not a list,
-    and a ``config`` (or one of a batch's configs) :func:`check_config` refuses."""
+    and a ``config`` (or one of a batch's configs) :func:`check_config` refuses.
+    """
     if not isinstance(body, dict):
         raise MalformedRequest(f"body: must be a JSON object, not {_kind(body)}")
     config = body.get("config")

@@ -30,14 +30,28 @@ def _pair(flag: str, raw: str) -> tuple[str, str]:
 
 def add_operator_arguments(p: argparse.ArgumentParser) -> None:
     """The ``serve`` flags that configure what clients may use."""
-    p.add_argument("--config", type=Path, default=os.environ.get(SERVER_CONFIG_ENV) or None,
-                   help=f"JSON server config (default: ${SERVER_CONFIG_ENV}); flags win over it")
-    p.add_argument("--kb", action="append", default=[], metavar="NAME=DIR",
-                   help="a KB clients may pick by NAME ('sample' as DIR: the bundled sample); repeatable")
+    p.add_argument(
+        "--config",
+        type=Path,
+        default=os.environ.get(SERVER_CONFIG_ENV) or None,
+        help=f"JSON server config (default: ${SERVER_CONFIG_ENV}); flags win over it",
+    )
+    p.add_argument(
+        "--kb",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="a KB clients may pick by NAME ('sample' as DIR: the bundled sample); repeatable",
+    )
     p.add_argument("--default-kb", metavar="NAME", help="KB of requests that name none (default: the first)")
-    p.add_argument("--llm", action="append", default=[], metavar="NAME=SPEC[@BASE_URL]",
-                   help="a chat model clients may pick by NAME, e.g. smol=local:smollm2 or "
-                        "vllm=openai:qwen@http://10.0.0.5:8000/v1; repeatable")
+    p.add_argument(
+        "--llm",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC[@BASE_URL]",
+        help="a chat model clients may pick by NAME, e.g. smol=local:smollm2 or "
+        "vllm=openai:qwen@http://10.0.0.5:8000/v1; repeatable",
+    )
     p.add_argument("--default-llm", metavar="NAME", help="model of requests that name none (default: the first)")
     p.add_argument("--max-top-k", type=int, help="largest top_k (and k1, vector_k, ...) a client may ask (50)")
     p.add_argument("--max-iterations", type=int, help="largest max_iterations a client may ask (5)")
@@ -46,11 +60,21 @@ def add_operator_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-body-bytes", type=int, help="largest request body; more is a 413 (65536)")
     p.add_argument("--max-metadata-bytes", type=int, help="largest config.metadata of a request, as JSON (2048)")
     p.add_argument("--max-tags", type=int, help="most config.tags of a request (16)")
-    p.add_argument("--set", action="append", default=[], metavar="[METHOD.]FIELD=VALUE",
-                   help="an operator setting of every method having FIELD, or of METHOD only, e.g. "
-                        "--set structured_method=json_mode --set hybgrag.few_shot=/srv/shots.json; repeatable")
-    p.add_argument("--bound", action="append", default=[], metavar="FIELD=LO:HI",
-                   help="bounds of a numeric client setting, e.g. --bound beam_width=1:50; repeatable")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="[METHOD.]FIELD=VALUE",
+        help="an operator setting of every method having FIELD, or of METHOD only, e.g. "
+        "--set structured_method=json_mode --set hybgrag.few_shot=/srv/shots.json; repeatable",
+    )
+    p.add_argument(
+        "--bound",
+        action="append",
+        default=[],
+        metavar="FIELD=LO:HI",
+        help="bounds of a numeric client setting, e.g. --bound beam_width=1:50; repeatable",
+    )
 
 
 def _bound(raw: str) -> tuple[str, list[float]]:
@@ -91,10 +115,15 @@ def operator_config(args: argparse.Namespace) -> ServerConfig:
         models[name] = {"spec": spec, "base_url": url}
     if models:
         data["models"] = {**data.get("models", {}), **models}
-    for flag, key in (("default_kb", "default_kb"), ("default_llm", "default_model"),
-                      ("max_batch", "max_batch"), ("run_timeout", "run_timeout"),
-                      ("max_body_bytes", "max_body_bytes"), ("max_metadata_bytes", "max_metadata_bytes"),
-                      ("max_tags", "max_tags")):
+    for flag, key in (
+        ("default_kb", "default_kb"),
+        ("default_llm", "default_model"),
+        ("max_batch", "max_batch"),
+        ("run_timeout", "run_timeout"),
+        ("max_body_bytes", "max_body_bytes"),
+        ("max_metadata_bytes", "max_metadata_bytes"),
+        ("max_tags", "max_tags"),
+    ):
         if getattr(args, flag, None) is not None:
             data[key] = getattr(args, flag)
     from hybridrag.app.setting_args import operator_settings
@@ -140,5 +169,7 @@ def describe(config: ServerConfig) -> str:
     """One line for the server log: what clients may pick."""
     kbs = ", ".join(f"{n}{'*' if n == config.kb_name() else ''}" for n in config.kbs)
     models = ", ".join(f"{n}{'*' if n == config.model_name() else ''}" for n in config.models) or "(operator default)"
-    return (f"KBs: {kbs}; models: {models}; run budget {config.run_timeout:g}s; batch <= {config.max_batch}; "
-            f"body <= {config.max_body_bytes} bytes; limits {dict(config.limits)}")
+    return (
+        f"KBs: {kbs}; models: {models}; run budget {config.run_timeout:g}s; batch <= {config.max_batch}; "
+        f"body <= {config.max_body_bytes} bytes; limits {dict(config.limits)}"
+    )

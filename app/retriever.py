@@ -33,15 +33,29 @@ def documents(output: dict, method: str, trace_id: str) -> list[Document]:
     evidence = output.get("evidence") or []
     answer = output.get("answer", "")
     if not evidence:  # a method that ranked items without evidence text: the items themselves
-        evidence = [{"source": r.get("source", ""), "id": r.get("id", ""), "text": r.get("name", ""),
-                     "score": r.get("score", 0.0), "path": []} for r in output.get("ranked") or []]
+        evidence = [
+            {
+                "source": r.get("source", ""),
+                "id": r.get("id", ""),
+                "text": r.get("name", ""),
+                "score": r.get("score", 0.0),
+                "path": [],
+            }
+            for r in output.get("ranked") or []
+        ]
     docs = []
     for rank, ev in enumerate(evidence, 1):
         path = ev.get("path") or []
-        meta = {"score": float(ev.get("score") or 0.0), "source": str(ev.get("source", "")),
-                "path": [str(p) for p in path] if isinstance(path, list | tuple) else [str(path)],
-                "id": str(ev.get("id", "")), "rank": rank, "method": method, "answer": answer,
-                "trace_id": trace_id}
+        meta = {
+            "score": float(ev.get("score") or 0.0),
+            "source": str(ev.get("source", "")),
+            "path": [str(p) for p in path] if isinstance(path, list | tuple) else [str(path)],
+            "id": str(ev.get("id", "")),
+            "rank": rank,
+            "method": method,
+            "answer": answer,
+            "trace_id": trace_id,
+        }
         docs.append(Document(page_content=str(ev.get("text", "")), metadata=meta, id=f"{trace_id}:{rank}"))
     return docs
 
@@ -57,37 +71,44 @@ class HybridRAGRetriever(BaseRetriever):
         return context_for(self.method, **self.settings)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        out = get_graph(self.method).invoke({"question": query}, context=self._context(),
-                                            config={"callbacks": run_manager.get_child()})
+        out = get_graph(self.method).invoke(
+            {"question": query}, context=self._context(), config={"callbacks": run_manager.get_child()}
+        )
         return documents(out, self.method, str(run_manager.run_id))
 
-    async def _aget_relevant_documents(self, query: str, *,
-                                       run_manager: AsyncCallbackManagerForRetrieverRun) -> list[Document]:
-        out = await get_graph(self.method).ainvoke({"question": query}, context=self._context(),
-                                                   config={"callbacks": run_manager.get_child()})
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        out = await get_graph(self.method).ainvoke(
+            {"question": query}, context=self._context(), config={"callbacks": run_manager.get_child()}
+        )
         return documents(out, self.method, str(run_manager.run_id))
 
 
 def get_retriever(method: str, kb: str | None = None, **settings: Any) -> HybridRAGRetriever:
     """The retriever of ``method`` over ``kb`` (a KB directory; default the bundled sample) with
     ``settings`` (any field of the method's Context: ``top_k``, ``mode``, ``llm`` as a spec or
-    a chat model object, ...). Unknown methods or settings raise at once, naming the known ones."""
+    a chat model object, ...). Unknown methods or settings raise at once, naming the known ones.
+    """
     settings = {**settings, **({"kb": str(kb)} if kb is not None else {})}
     context_for(method, **settings)  # KeyError / TypeError now rather than at the first question
     return HybridRAGRetriever(method=method, settings=settings, tags=["hybridrag", method])
 
 
-def as_tool(method: str, kb: str | None = None, *, name: str = "", description: str = "",
-            **settings: Any) -> BaseTool:
+def as_tool(method: str, kb: str | None = None, *, name: str = "", description: str = "", **settings: Any) -> BaseTool:
     """The retriever of ``method`` as an agent tool (``create_retriever_tool``): it takes a query and
-    returns the evidence, one ``[source score] text`` block per Document."""
+    returns the evidence, one ``[source score] text`` block per Document.
+    """
     from langchain_core.prompts import PromptTemplate
 
     retriever = get_retriever(method, kb, **settings)
     return create_retriever_tool(
         retriever,
         name or f"hybridrag_{method}",
-        description or (f"Search the knowledge base (knowledge graph and passages) with hybridrag's {method} "
-                        f"method: {REGISTRY[method].description} Input: a self-contained question."),
+        description
+        or (
+            f"Search the knowledge base (knowledge graph and passages) with hybridrag's {method} "
+            f"method: {REGISTRY[method].description} Input: a self-contained question."
+        ),
         document_prompt=PromptTemplate.from_template("[{source} {score}] {page_content}"),
     )

@@ -84,25 +84,30 @@ class MethodRunnable(Runnable[dict, dict]):
 
     def config_schema(self, *, include: Sequence[str] | None = None) -> type[BaseModel]:
         """The request's ``config``: the client settings (no null type, no null default: the
-        playground's form starts empty and valid), then ``tags`` / ``metadata`` when included."""
+        playground's form starts empty and valid), then ``tags`` / ``metadata`` when included.
+        """
         configurable = settings_fields_model("Configurable", client_fields(self.method, self.server_config))
         fields: dict[str, Any] = {"configurable": (configurable, Field(configurable()))}
         if include and "tags" in include:
             fields["tags"] = (list[str], Field([]))
         if include and "metadata" in include:
             fields["metadata"] = (dict[str, Any], Field({}))
-        return create_model(f"{self.method.capitalize()}Config", __config__=ConfigDict(json_schema_extra=_no_nulls),
-                            **fields)
+        return create_model(
+            f"{self.method.capitalize()}Config", __config__=ConfigDict(json_schema_extra=_no_nulls), **fields
+        )
 
     def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> Runnable[dict, dict]:
         """Bound to ``config``, keeping this runnable's config schema (LangServe's playground and
-        ``/config_schema`` read it through ``with_config``)."""
+        ``/config_schema`` read it through ``with_config``).
+        """
         return _Bound(bound=self, config={**(config or {}), **kwargs}, kwargs={})
 
     @property
     def config_specs(self) -> list[ConfigurableFieldSpec]:
-        return [ConfigurableFieldSpec(id=f, annotation=plain(t), name=f, description=desc, default=None)
-                for f, t, desc in client_fields(self.method, self.server_config)]
+        return [
+            ConfigurableFieldSpec(id=f, annotation=plain(t), name=f, description=desc, default=None)
+            for f, t, desc in client_fields(self.method, self.server_config)
+        ]
 
     # -- request → (question, context) --
     def settings_of(self, input: Any, config: RunnableConfig | None) -> tuple[str, dict]:
@@ -131,8 +136,10 @@ class MethodRunnable(Runnable[dict, dict]):
         question, settings = self.settings_of(input, config)
         pausing = sorted(k for k in THREAD_ONLY if settings.get(k))
         if pausing:
-            raise UserInputError(f"{pausing[0]}: needs a checkpointed thread (LangGraph Studio / the Agent Server, "
-                                 f"langgraph.json); a hybridrag serve run cannot pause")
+            raise UserInputError(
+                f"{pausing[0]}: needs a checkpointed thread (LangGraph Studio / the Agent Server, "
+                f"langgraph.json); a hybridrag serve run cannot pause"
+            )
         return question, build_context(self.context_cls, settings, self.server_config)
 
     def check(self, question: str, ctx: Any) -> None:
@@ -146,8 +153,9 @@ class MethodRunnable(Runnable[dict, dict]):
             check_mentions(kb, question)
         except UnknownEntityError as exc:  # its message names the KB directory: name the KB instead
             name = next((n for n, d in self.server_config.kbs.items() if d == ctx.kb), "requested")
-            raise UserInputError(f"{str(exc).split(' is not in the knowledge base')[0]} "
-                                 f"is not in the {name!r} KB") from None
+            raise UserInputError(
+                f"{str(exc).split(' is not in the knowledge base')[0]} is not in the {name!r} KB"
+            ) from None
         except ValueError as exc:
             raise UserInputError(str(exc)) from None
         if getattr(ctx, "llm", None):
@@ -157,7 +165,8 @@ class MethodRunnable(Runnable[dict, dict]):
 
     async def acheck(self, runs: list[tuple[str, Any]], request: Any = None) -> None:
         """:meth:`check` each ``(question, context)`` in a worker thread, within the operator's run
-        budget (:class:`RunTimeout`); given up when ``request``'s client disconnects (:class:`RunStopped`)."""
+        budget (:class:`RunTimeout`); given up when ``request``'s client disconnects (:class:`RunStopped`).
+        """
         if not runs:
             return
         budget = self.server_config.run_timeout
@@ -181,8 +190,9 @@ class MethodRunnable(Runnable[dict, dict]):
     async def _chunks(self, input: Any, config: RunnableConfig | None, updates: bool) -> AsyncIterator[dict]:
         question, ctx = self.prepare(input, config)
         final: dict = {}
-        async for mode, chunk in controlled_stream(self.graph, question, ctx, config,
-                                                   self.server_config.run_timeout, current_request()):
+        async for mode, chunk in controlled_stream(
+            self.graph, question, ctx, config, self.server_config.run_timeout, current_request()
+        ):
             if mode == "values":
                 final = chunk
             elif updates:

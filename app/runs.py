@@ -67,8 +67,9 @@ async def _watch_disconnect(request: Request, stop: threading.Event, queue: asyn
         await asyncio.sleep(POLL_SECONDS)
 
 
-async def controlled_stream(graph: Any, question: str, ctx: Any, config: RunnableConfig | None,
-                            budget: float, request: Request | None = None) -> AsyncIterator[tuple[str, Any]]:
+async def controlled_stream(
+    graph: Any, question: str, ctx: Any, config: RunnableConfig | None, budget: float, request: Request | None = None
+) -> AsyncIterator[tuple[str, Any]]:
     """``(mode, chunk)`` pairs of ``graph.astream`` (updates and values) within ``budget`` seconds.
 
     Raises :class:`RunTimeout` at the deadline and :class:`RunStopped` when ``request``'s client
@@ -80,8 +81,9 @@ async def controlled_stream(graph: Any, question: str, ctx: Any, config: Runnabl
 
     async def pump() -> None:
         try:
-            stream = graph.astream({"question": question}, config=run_config, context=ctx,
-                                   stream_mode=["updates", "values"])
+            stream = graph.astream(
+                {"question": question}, config=run_config, context=ctx, stream_mode=["updates", "values"]
+            )
             # every node reads one KB build, even across a re-ingest; its loops see the run's stop
             with same_kb_build(), stop_scope(stop):
                 async with aclosing(stream):

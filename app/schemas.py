@@ -22,15 +22,9 @@ class MethodOutput(BaseModel):
     """The common output shape of every method."""
 
     answer: str = Field(default="", description="The answer (an entity name or generated text).")
-    ranked: list[dict] = Field(
-        default_factory=list, description="Ranked items {id, kind, name, score, source}."
-    )
-    evidence: list[dict] = Field(
-        default_factory=list, description="Evidence {source, id, text, score, path}."
-    )
-    trace: list[dict] = Field(
-        default_factory=list, description="One entry per node step: {node, decision, ...}."
-    )
+    ranked: list[dict] = Field(default_factory=list, description="Ranked items {id, kind, name, score, source}.")
+    evidence: list[dict] = Field(default_factory=list, description="Evidence {source, id, text, score, path}.")
+    trace: list[dict] = Field(default_factory=list, description="One entry per node step: {node, decision, ...}.")
     usage: dict = Field(default_factory=dict, description="LLM calls, tokens and seconds per stage.")
 
 
@@ -41,8 +35,7 @@ def _context_fields(name: str) -> list[tuple[str, type, Any, str]]:
     cls = context_class(name)
     hints = typing.get_type_hints(cls)
     return [
-        (f.name, hints.get(f.name, Any), f.default, f.metadata.get("description", ""))
-        for f in dataclasses.fields(cls)
+        (f.name, hints.get(f.name, Any), f.default, f.metadata.get("description", "")) for f in dataclasses.fields(cls)
     ]
 
 
@@ -60,8 +53,11 @@ def client_fields(name: str, config: ServerConfig) -> list[tuple[str, type, str]
             allowed = f"one of this server's KBs: {', '.join(config.kbs)} (default {config.kb_name()})"
         elif rule.kind == "model":
             t = choices(config.models)
-            allowed = (f"one of this server's models: {', '.join(config.models)} (default {config.model_name()})"
-                       if config.models else "set by the operator")
+            allowed = (
+                f"one of this server's models: {', '.join(config.models)} (default {config.model_name()})"
+                if config.models
+                else "set by the operator"
+            )
         elif rule.kind in ("int", "float"):
             lo, hi = bounds(f, rule, config)
             allowed = f"{lo:g} to {hi:g}; default {default!r}"
@@ -79,7 +75,8 @@ def client_fields(name: str, config: ServerConfig) -> list[tuple[str, type, str]
 
 class Choices(str):
     """A string field whose JSON schema lists its values (the playground and /docs offer them);
-    the value is checked by ``app.policy`` (a 400 naming the field), not by the schema."""
+    the value is checked by ``app.policy`` (a 400 naming the field), not by the schema.
+    """
 
     values: tuple[str, ...] = ()
 
@@ -97,7 +94,8 @@ def plain(t: Any) -> Any:
 
 def optional(t: Any, description: str) -> tuple[Any, Any]:
     """A field a client may leave out, typed ``t`` (not ``t | None``: no null type in the JSON schema,
-    which LangServe's playground cannot render)."""
+    which LangServe's playground cannot render).
+    """
     return plain(t), Field(default=None, description=description)
 
 
@@ -117,8 +115,11 @@ def settings_fields_model(title: str, fields: list[tuple[str, Any, str]], **conf
             if name in enums:
                 prop["enum"] = enums[name]
 
-    return create_model(title, __config__=ConfigDict(json_schema_extra=extra, **config),
-                        **{f: optional(t, desc) for f, t, desc in fields})
+    return create_model(
+        title,
+        __config__=ConfigDict(json_schema_extra=extra, **config),
+        **{f: optional(t, desc) for f, t, desc in fields},
+    )
 
 
 def _no_default(schema: dict) -> None:
@@ -137,9 +138,9 @@ def _title(name: str, suffix: str) -> str:
 
 def settings_model(name: str, config: ServerConfig) -> type[BaseModel]:
     """Pydantic model of the settings a client may send: the allowed Context fields, optional, strict
-    (``true`` or ``"1"`` is no number and ``1`` no boolean: a 422 naming the field, never coerced)."""
-    return settings_fields_model(_title(name, "Settings"), client_fields(name, config), extra="forbid",
-                                 strict=True)
+    (``true`` or ``"1"`` is no number and ``1`` no boolean: a 422 naming the field, never coerced).
+    """
+    return settings_fields_model(_title(name, "Settings"), client_fields(name, config), extra="forbid", strict=True)
 
 
 def input_model(name: str, config: ServerConfig) -> type[BaseModel]:
@@ -157,9 +158,14 @@ def input_model(name: str, config: ServerConfig) -> type[BaseModel]:
                 description=f"The question (1 to {MAX_QUESTION_CHARS} characters).",
             ),
         ),
-        settings=(settings_model(name, config),
-                  Field(default=None, json_schema_extra=_no_default,
-                        description=f"Optional {name} settings a client may choose (docs/serving.md).")),
+        settings=(
+            settings_model(name, config),
+            Field(
+                default=None,
+                json_schema_extra=_no_default,
+                description=f"Optional {name} settings a client may choose (docs/serving.md).",
+            ),
+        ),
     )
 
 
@@ -183,4 +189,3 @@ def to_json(value: Any) -> Any:
 def _output(values: dict | None) -> dict:
     values = values or {}
     return to_json({k: values[k] for k in OUTPUT_KEYS if k in values})
-

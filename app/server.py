@@ -40,28 +40,41 @@ from hybridrag.app.runs import CURRENT_REQUEST
 from hybridrag.app.schemas import MAX_QUESTION_CHARS  # noqa: F401 - part of this module's API
 from hybridrag.app.server_config import ServerConfig
 
-ENDPOINTS = ("invoke", "batch", "stream_log", "stream_events", "playground",
-             "input_schema", "output_schema", "config_schema")  # /stream is ours; no config-hash routes
+ENDPOINTS = (
+    "invoke",
+    "batch",
+    "stream_log",
+    "stream_events",
+    "playground",
+    "input_schema",
+    "output_schema",
+    "config_schema",
+)  # /stream is ours; no config-hash routes
 CONFIG_KEYS = ("configurable", "tags", "metadata")
 WORKER_THREADS = 32  # graph nodes and checks run in the loop's default executor
 
 
 def _payloads(body: Any, batch: bool = False) -> tuple[list[Any], list[Any]]:
     """(inputs, their raw configs) of a body: ``inputs`` of a batch, else ``input`` (what the run
-    runs); an HTTPException 422 for a body with both or with a config per input that does not pair up."""
+    runs); an HTTPException 422 for a body with both or with a config per input that does not pair up.
+    """
     if not isinstance(body, dict):
         return [], []
     if "input" in body and "inputs" in body:
-        raise HTTPException(status_code=422, detail="the body has both 'input' and 'inputs': send 'input' "
-                                                    "(invoke, stream) or 'inputs' (batch), not both")
+        raise HTTPException(
+            status_code=422,
+            detail="the body has both 'input' and 'inputs': send 'input' "
+            "(invoke, stream) or 'inputs' (batch), not both",
+        )
     key = "inputs" if batch else "input"
     if key not in body or (batch and not isinstance(body[key], list)):
         return [], []  # LangServe's (or the /stream route's) 422 names the field
     inputs = body[key] if batch else [body[key]]
     config = body.get("config")
     if isinstance(config, list) and len(config) != len(inputs):
-        raise HTTPException(status_code=422, detail=f"{len(config)} configs for {len(inputs)} inputs: "
-                                                    "send one config, or one per input")
+        raise HTTPException(
+            status_code=422, detail=f"{len(config)} configs for {len(inputs)} inputs: send one config, or one per input"
+        )
     configs = config if isinstance(config, list) else [config] * len(inputs)
     return inputs, [c if isinstance(c, dict) else {} for c in configs]
 
@@ -126,7 +139,8 @@ def _pre_checker(runnable: MethodRunnable):
 
 def _add_stream_route(app: FastAPI, runnable: MethodRunnable) -> None:
     """``POST /<method>/stream``, ``/stream_log`` and ``/stream_events`` (``app/streams.py``): LangServe's
-    event protocol, with our statuses in ``error`` events and the client's metadata not echoed."""
+    event protocol, with our statuses in ``error`` events and the client's metadata not echoed.
+    """
     from hybridrag.app.streams import add_stream_routes
 
     add_stream_routes(app, runnable, admit, CONFIG_KEYS)
@@ -135,7 +149,8 @@ def _add_stream_route(app: FastAPI, runnable: MethodRunnable) -> None:
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     asyncio.get_running_loop().set_default_executor(
-        ThreadPoolExecutor(max_workers=WORKER_THREADS, thread_name_prefix="hybridrag"))
+        ThreadPoolExecutor(max_workers=WORKER_THREADS, thread_name_prefix="hybridrag")
+    )
     app.state.readiness.start()
     yield
 
@@ -174,8 +189,14 @@ def create_app(methods: list[str] | None = None, config: ServerConfig | None = N
     for name in names:
         runnable = MethodRunnable(name, config)
         _add_stream_route(app, runnable)
-        add_routes(app, runnable, path=f"/{name}", config_keys=CONFIG_KEYS,
-                   per_req_config_modifier=_pre_checker(runnable), enabled_endpoints=endpoints)
+        add_routes(
+            app,
+            runnable,
+            path=f"/{name}",
+            config_keys=CONFIG_KEYS,
+            per_req_config_modifier=_pre_checker(runnable),
+            enabled_endpoints=endpoints,
+        )
         app.description += f"\n\n- /{name}: {REGISTRY[name].description}"
     return app
 
@@ -183,5 +204,8 @@ def create_app(methods: list[str] | None = None, config: ServerConfig | None = N
 if __name__ == "__main__":  # pragma: no cover - `hybridrag serve` is the documented entry point
     import uvicorn
 
-    uvicorn.run(create_app(), host=os.environ.get("HYBRIDRAG_HOST", "127.0.0.1"),
-                port=int(os.environ.get("HYBRIDRAG_PORT", "8000")))
+    uvicorn.run(
+        create_app(),
+        host=os.environ.get("HYBRIDRAG_HOST", "127.0.0.1"),
+        port=int(os.environ.get("HYBRIDRAG_PORT", "8000")),
+    )

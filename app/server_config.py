@@ -91,8 +91,10 @@ class ServerConfig:
         values = dict(data)
         try:
             if "models" in values:
-                values["models"] = {n: ModelChoice(**m) if isinstance(m, Mapping) else ModelChoice(str(m))
-                                    for n, m in values["models"].items()}
+                values["models"] = {
+                    n: ModelChoice(**m) if isinstance(m, Mapping) else ModelChoice(str(m))
+                    for n, m in values["models"].items()
+                }
             if "limits" in values:
                 values["limits"] = {**LIMITS, **values["limits"]}
             if "bounds" in values:
@@ -128,7 +130,8 @@ def active_config() -> ServerConfig:
 
 def named_choices(kind: str) -> tuple[list[str], str]:
     """The names a client of this server picks a KB (``kind="kb"``) or a model (``"model"``) by, and
-    the one a run gets when it names none."""
+    the one a run gets when it names none.
+    """
     config = active_config()
     if kind == "kb":
         return list(config.kbs), config.kb_name()
@@ -139,7 +142,8 @@ def warm_up(config: ServerConfig) -> None:
     """Load what a served run needs before the first question: every named KB (one dense search
     loads its vector index and embedding model, one example lookup builds its solved-example
     bank) and every named chat model. A KB or model that fails does not stop the others from
-    loading; the first failure is raised at the end (a KB's names it, never its directory)."""
+    loading; the first failure is raised at the end (a KB's names it, never its directory).
+    """
     from hybridrag.agents.shots import bank_for
     from hybridrag.graphs.runtime import resolve_kb
 

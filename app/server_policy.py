@@ -36,8 +36,10 @@ def _open_kb(ctx: Context) -> KnowledgeBase | None:
     except KBError:
         name = next((n for n, d in active_config().kbs.items() if d == ctx.kb), "requested")
         reason = "not built" if not (Path(ctx.kb) / "manifest.json").is_file() else "unreadable"
-        raise KBUnavailableError(f"kb: the {name!r} KB cannot be opened on this server ({reason}); "
-                                 f"the operator builds it with `hybridrag ingest`") from None
+        raise KBUnavailableError(
+            f"kb: the {name!r} KB cannot be opened on this server ({reason}); "
+            f"the operator builds it with `hybridrag ingest`"
+        ) from None
 
 
 def _edit_limit() -> int | None:

@@ -43,8 +43,11 @@ class _Echo:
     def metadata_of(self, metadata: Any) -> Any:
         if not isinstance(metadata, dict):
             return metadata
-        return {k: v for k, v in metadata.items()
-                if not k.startswith("__") and not (k in self.metadata and self.metadata[k] == v)}
+        return {
+            k: v
+            for k, v in metadata.items()
+            if not k.startswith("__") and not (k in self.metadata and self.metadata[k] == v)
+        }
 
     def tags_of(self, tags: Any) -> Any:
         return [t for t in tags if t not in self.tags] if isinstance(tags, list) else tags
@@ -60,8 +63,14 @@ class _Echo:
             return op
         if "metadata" not in value:
             return op
-        return {**op, "value": {**value, "metadata": self.metadata_of(value["metadata"]),
-                                "tags": self.tags_of(value.get("tags"))}}
+        return {
+            **op,
+            "value": {
+                **value,
+                "metadata": self.metadata_of(value["metadata"]),
+                "tags": self.tags_of(value.get("tags")),
+            },
+        }
 
 
 async def _events(chunks: AsyncIterator[bytes], first: dict | None = None) -> AsyncIterator[dict]:
@@ -90,7 +99,8 @@ def _params(body: dict, model: type[BaseModel] | None) -> dict:
 
 def add_stream_routes(app: FastAPI, runnable: Any, admit: Admit, config_keys: tuple[str, ...]) -> None:
     """Add ``/<method>/stream``, ``/stream_log`` and ``/stream_events`` (LangServe's are left disabled);
-    ``admit`` refuses a request before its run starts; the run's config is the request's ``config_keys``."""
+    ``admit`` refuses a request before its run starts; the run's config is the request's ``config_keys``.
+    """
     from langserve.serialization import WellKnownLCSerializer
     from langserve.validation import StreamEventsParameters, StreamLogParameters
     from sse_starlette import EventSourceResponse

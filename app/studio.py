@@ -23,8 +23,20 @@ import hybridrag.app.server_policy  # noqa: F401 - installs the server's run pol
 from hybridrag.app.policy import PolicyError, client_fields
 from hybridrag.graphs import context_class, get_builder, list_graphs
 
-RUN_KEYS = frozenset({"thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "run_id", "assistant_id",
-                      "graph_id", "user_id", "cron_id", "run_attempt"})
+RUN_KEYS = frozenset(
+    {
+        "thread_id",
+        "checkpoint_id",
+        "checkpoint_ns",
+        "checkpoint_map",
+        "run_id",
+        "assistant_id",
+        "graph_id",
+        "user_id",
+        "cron_id",
+        "run_attempt",
+    }
+)
 """Keys the Agent Server itself may put beside a run's settings (never a Context field)."""
 
 
@@ -40,8 +52,7 @@ def check_context_keys(method: str, context: Any) -> None:
     known = {f.name for f in fields(cls)}
     unknown = sorted(k for k in context if isinstance(k, str) and k not in known and not _own_key(k))
     if unknown:
-        raise PolicyError(unknown[0], f"unknown setting of {method}; a client may set: "
-                                      f"{', '.join(client_fields(cls))}")
+        raise PolicyError(unknown[0], f"unknown setting of {method}; a client may set: {', '.join(client_fields(cls))}")
 
 
 @cache
@@ -49,7 +60,8 @@ def served_graph(method: str) -> Any:
     """The graph the Agent Server runs, ``graphs.get_builder(method)`` compiled: the method's graph
     whose state starts over with each question asked on a thread (the server checkpoints every
     thread), with its approval node (``approve=True``) and routers that also run when a thread is
-    forked."""
+    forked.
+    """
     return get_builder(method).compile(name=method)
 
 
@@ -66,7 +78,8 @@ def factory(method: str) -> Callable[..., Any]:
 
 def _warm_up_in_background() -> None:
     """In the Agent Server (server mode), load the operator's KBs and models as the graphs are
-    imported at startup, not in the first run (whose budget the loading would spend)."""
+    imported at startup, not in the first run (whose budget the loading would spend).
+    """
     import logging
     import threading
 

@@ -34,9 +34,11 @@ def questions(n: int, split: str = "dev_1hop.txt") -> list[str]:
 
 def floor(kb: Any, k: int) -> Callable[[str], Any]:
     """One query embedding + one FAISS search for ``k`` hits + the 1-hop triples of the top hit."""
+
     def run(q: str) -> Any:
         doc = kb.docs[int(kb.dense.search(kb.embed(q), k)[0][0])]
         return kb.graph.neighbors([doc.entity_id or doc.id])
+
     return run
 
 
@@ -59,18 +61,23 @@ def bare_fusion(kb: Any, ctx: Any) -> Callable[[str], dict]:
         graph = []
         for path, s, n in scored:
             steps = [t.verbalise(names) for t in path]
-            graph.append(fs.Candidate(n, "entity", names[n], s, "graph", " / ".join(steps), steps, n,
-                                      [" / ".join(steps)]))
+            graph.append(
+                fs.Candidate(n, "entity", names[n], s, "graph", " / ".join(steps), steps, n, [" / ".join(steps)])
+            )
         subjects = kb.names([*seeds, *named])
         pool = fs.rank_by_evidence(kb, [*vec, *text], graph, ctx.epsilon, set(named), subjects, q, ctx.tokenizer)
-        return {"answer": fs.answer_of(kb, q, pool, set(named), subjects, ctx.tokenizer),
-                "ranked": [c.as_ranked() for c in pool[: ctx.top_k]]}
+        return {
+            "answer": fs.answer_of(kb, q, pool, set(named), subjects, ctx.tokenizer),
+            "ranked": [c.as_ranked() for c in pool[: ctx.top_k]],
+        }
+
     return run
 
 
 def direct(builder: Any, ctx: Any, record: dict | None = None) -> Callable[[str], dict]:
     """Walk the builder's edges calling each node's function, merging updates by the state's reducers
-    (each node's update is kept in ``record`` when given)."""
+    (each node's update is kept in ``record`` when given).
+    """
     from langgraph.graph import END, START
     from langgraph.runtime import Runtime
 
@@ -93,22 +100,29 @@ def direct(builder: Any, ctx: Any, record: dict | None = None) -> Callable[[str]
             else:
                 node = edges[node]
         return {k: v for k, v in state.items() if k in out_keys}
+
     return run
 
 
 def skeleton(builder: Any, updates: dict[str, dict], minimal: bool = False) -> Any:
     """The graph's shape (state with its reducers, input/output/context schemas, edges, route) compiled
     with nodes returning ``updates`` (one real question's) at once: what LangGraph alone costs for it.
-    ``minimal``: the same nodes in a row over a plain state (no reducer, schema, route or context)."""
+    ``minimal``: the same nodes in a row over a plain state (no reducer, schema, route or context).
+    """
     from langgraph.graph import END, START, StateGraph
 
     if minimal:
-        plain = typing_extensions.TypedDict("Plain", dict.fromkeys(typing.get_type_hints(builder.state_schema), Any),
-                                            total=False)
+        plain = typing_extensions.TypedDict(
+            "Plain", dict.fromkeys(typing.get_type_hints(builder.state_schema), Any), total=False
+        )
         sk = StateGraph(plain)
     else:
-        sk = StateGraph(builder.state_schema, context_schema=builder.context_schema,
-                        input_schema=builder.input_schema, output_schema=builder.output_schema)
+        sk = StateGraph(
+            builder.state_schema,
+            context_schema=builder.context_schema,
+            input_schema=builder.input_schema,
+            output_schema=builder.output_schema,
+        )
     for name in builder.nodes:
         sk.add_node(name, lambda state, u=updates.get(name, {}): u)
     for a, b in zip([START, *builder.nodes], [*builder.nodes, END], strict=True) if minimal else builder.edges:
@@ -121,8 +135,9 @@ def skeleton(builder: Any, updates: dict[str, dict], minimal: bool = False) -> A
 
 def before_common(rev: str) -> types.ModuleType:
     """``graphs/runtime.py`` as it was at git revision ``rev`` (a separate module object)."""
-    src = subprocess.run(["git", "show", f"{rev}:graphs/runtime.py"], check=True, capture_output=True, text=True,
-                         cwd=ROOT).stdout
+    src = subprocess.run(
+        ["git", "show", f"{rev}:graphs/runtime.py"], check=True, capture_output=True, text=True, cwd=ROOT
+    ).stdout
     mod = sys.modules["hybridrag.graphs._common_before"] = types.ModuleType("hybridrag.graphs._common_before")
     exec(compile(src, f"graphs/runtime.py@{rev}", "exec"), mod.__dict__)  # noqa: S102 - our own file
     return mod
@@ -142,6 +157,7 @@ def swapped(obj: Any, **attrs: Any) -> Iterator[None]:
 
 def variants(kb: Any, ctx: Any, module: Any, sample: str, before: str | None) -> dict[str, Callable[[str], Any]]:
     """Every variant's callable by label; ``sample``: the question whose node updates the no-op nodes return."""
+
     def invoke(q: str) -> dict:
         return module.graph.invoke({"question": q}, context=ctx)
 
@@ -149,15 +165,24 @@ def variants(kb: Any, ctx: Any, module: Any, sample: str, before: str | None) ->
         def run(q: str) -> Any:
             with swapped(target, **attrs):
                 return fn(q)
+
         return run
 
-    work = {"floor": floor(kb, ctx.k1), "bare": bare_fusion(kb, ctx), "direct": direct(module.builder, ctx),
-            "invoke": invoke}
+    work = {
+        "floor": floor(kb, ctx.k1),
+        "bare": bare_fusion(kb, ctx),
+        "direct": direct(module.builder, ctx),
+        "invoke": invoke,
+    }
     updates: dict[str, dict] = {}
     direct(module.builder, ctx, updates)(sample)
     alone, minimal = skeleton(module.builder, updates), skeleton(module.builder, updates, minimal=True)
-    out = {**work, **{k + C: v for k, v in work.items()}, ALONE: lambda q: alone.invoke({"question": q}, context=ctx),
-           MINIMAL: lambda q: minimal.invoke({"question": q})}
+    out = {
+        **work,
+        **{k + C: v for k, v in work.items()},
+        ALONE: lambda q: alone.invoke({"question": q}, context=ctx),
+        MINIMAL: lambda q: minimal.invoke({"question": q}),
+    }
     if hasattr(module, "_step") and hasattr(module, "STEPS"):  # retrieval steps run as LangChain tools
         plain = {name: step.default(kb) for name, step in module.STEPS.items()}
         out["invoke, steps as plain calls" + C] = patched(invoke, _step=lambda _c, _k, name, **a: plain[name](**a)[0])

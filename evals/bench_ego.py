@@ -60,15 +60,22 @@ def baseline_ego_graph(store: InMemoryGraphStore, ids, radius: int = 2, relation
                 parent[n] = e
                 frontier.append(n)
     ents = store.entities
-    return Subgraph(seeds=[ents[i].id for i in seeds], distance={ents[i].id: d for i, d in dist.items()},
-                    parent={ents[n].id: store._triple(e) for n, e in parent.items()},
-                    triples=[store._triple(e) for e in dict.fromkeys(edges_seen)])
+    return Subgraph(
+        seeds=[ents[i].id for i in seeds],
+        distance={ents[i].id: d for i, d in dist.items()},
+        parent={ents[n].id: store._triple(e) for n, e in parent.items()},
+        triples=[store._triple(e) for e in dict.fromkeys(edges_seen)],
+    )
 
 
 def identical(a: Subgraph, b: Subgraph) -> bool:
     """Same seeds, distances, parents and triples, each in the same order."""
-    return (a.seeds == b.seeds and list(a.distance.items()) == list(b.distance.items())
-            and list(a.parent.items()) == list(b.parent.items()) and a.triples == b.triples)
+    return (
+        a.seeds == b.seeds
+        and list(a.distance.items()) == list(b.distance.items())
+        and list(a.parent.items()) == list(b.parent.items())
+        and a.triples == b.triples
+    )
 
 
 def calls(kb, data: Path, hops: list[int], limit: int) -> list[dict]:
@@ -80,10 +87,26 @@ def calls(kb, data: Path, hops: list[int], limit: int) -> list[dict]:
             if topic is None:
                 continue
             path = list(dict.fromkeys(relation_path(q.qtype or "")))
-            out.append({"setting": "router", "hops": h, "question": q.question, "topic": topic.id,
-                        "radius": h, "relations": path})
-            out.append({"setting": "paper", "hops": h, "question": q.question, "topic": topic.id,
-                        "radius": 2, "relations": None})
+            out.append(
+                {
+                    "setting": "router",
+                    "hops": h,
+                    "question": q.question,
+                    "topic": topic.id,
+                    "radius": h,
+                    "relations": path,
+                }
+            )
+            out.append(
+                {
+                    "setting": "paper",
+                    "hops": h,
+                    "question": q.question,
+                    "topic": topic.id,
+                    "radius": 2,
+                    "relations": None,
+                }
+            )
     return out
 
 
@@ -99,15 +122,23 @@ def measure(kb, todo: list[dict]) -> list[dict]:
     for n, call in enumerate(todo):
         args = ([call["topic"]], call["radius"], call["relations"])
         timed = {}
-        for name in (("old", "new") if n % 2 == 0 else ("new", "old")):
+        for name in ("old", "new") if n % 2 == 0 else ("new", "old"):
             fn = (lambda *a: baseline_ego_graph(store, *a)) if name == "old" else store.ego_graph
             t0 = time.perf_counter()
             sub = fn(*args)
             timed[name] = (time.perf_counter() - t0, sub)
         old, new = timed["old"][1], timed["new"][1]
-        rows.append({**call, "old": timed["old"][0], "new": timed["new"][0], "identical": identical(old, new),
-                     "same_top10": top10(kb, call, old) == top10(kb, call, new), "nodes": len(new.distance),
-                     "triples": len(new.triples)})
+        rows.append(
+            {
+                **call,
+                "old": timed["old"][0],
+                "new": timed["new"][0],
+                "identical": identical(old, new),
+                "same_top10": top10(kb, call, old) == top10(kb, call, new),
+                "nodes": len(new.distance),
+                "triples": len(new.triples),
+            }
+        )
         if (n + 1) % 100 == 0:
             print(f"{n + 1}/{len(todo)} calls  load {os.getloadavg()[0]:.2f}", file=sys.stderr)  # noqa: T201
     return rows
@@ -121,8 +152,11 @@ def _ms(values: list[float], q: str) -> float:
 
 def table(rows: list[dict]) -> str:
     """Markdown table: one row per setting and hop count."""
-    out = ["| setting | hops | calls | old p50 ms | new p50 ms | old p95 ms | new p95 ms | old mean ms | new mean ms | "
-           "mean speed-up | mean nodes | mean triples | identical subgraph | same top-10 |", "|" + "---|" * 14]
+    out = [
+        "| setting | hops | calls | old p50 ms | new p50 ms | old p95 ms | new p95 ms | old mean ms | new mean ms | "
+        "mean speed-up | mean nodes | mean triples | identical subgraph | same top-10 |",
+        "|" + "---|" * 14,
+    ]
     for setting in ("router", "paper"):
         for h in sorted({r["hops"] for r in rows}):
             part = [r for r in rows if r["setting"] == setting and r["hops"] == h]
@@ -132,12 +166,14 @@ def table(rows: list[dict]) -> str:
             radius = f"radius {h}, gold relations" if setting == "router" else "radius 2, all relations"
             ratio = statistics.fmean(old) / statistics.fmean(new)
             same, top = sum(r["identical"] for r in part), sum(r["same_top10"] for r in part)
-            out.append(f"| {setting} ({radius}) | {h} | {len(part)} | {_ms(old, 'p50'):.2f} | {_ms(new, 'p50'):.2f} | "
-                       f"{_ms(old, 'p95'):.2f} | {_ms(new, 'p95'):.2f} | "
-                       f"{_ms(old, 'mean'):.2f} | {_ms(new, 'mean'):.2f} | {ratio:.1f}× | "
-                       f"{statistics.fmean(r['nodes'] for r in part):.0f} | "
-                       f"{statistics.fmean(r['triples'] for r in part):.0f} | "
-                       f"{same}/{len(part)} | {top}/{len(part)} |")
+            out.append(
+                f"| {setting} ({radius}) | {h} | {len(part)} | {_ms(old, 'p50'):.2f} | {_ms(new, 'p50'):.2f} | "
+                f"{_ms(old, 'p95'):.2f} | {_ms(new, 'p95'):.2f} | "
+                f"{_ms(old, 'mean'):.2f} | {_ms(new, 'mean'):.2f} | {ratio:.1f}× | "
+                f"{statistics.fmean(r['nodes'] for r in part):.0f} | "
+                f"{statistics.fmean(r['triples'] for r in part):.0f} | "
+                f"{same}/{len(part)} | {top}/{len(part)} |"
+            )
     return "\n".join(out)
 
 
@@ -167,12 +203,16 @@ def main(argv: list[str] | None = None) -> None:
     rows = measure(kb, todo)
     load_after = os.getloadavg()
     body = table(rows)
-    loads = (f"load average (1/5/15 min) {' / '.join(f'{x:.2f}' for x in load_before)} before, "
-             f"{' / '.join(f'{x:.2f}' for x in load_after)} after")
-    meta = (f"Command: `nice -n 10 python -m evals.bench_ego --limit {args.limit}`; "
-            f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; commit {commit}; {platform.machine()}, {os.cpu_count()} CPUs "
-            f"shared with other jobs; {loads}; KB {Path(args.kb).name} ({kb.graph.counts()['entities']} entities, "
-            f"{kb.graph.counts()['triples']} triples); frontier CSR built once in {build * 1e3:.0f} ms.")
+    loads = (
+        f"load average (1/5/15 min) {' / '.join(f'{x:.2f}' for x in load_before)} before, "
+        f"{' / '.join(f'{x:.2f}' for x in load_after)} after"
+    )
+    meta = (
+        f"Command: `nice -n 10 python -m evals.bench_ego --limit {args.limit}`; "
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; commit {commit}; {platform.machine()}, {os.cpu_count()} CPUs "
+        f"shared with other jobs; {loads}; KB {Path(args.kb).name} ({kb.graph.counts()['entities']} entities, "
+        f"{kb.graph.counts()['triples']} triples); frontier CSR built once in {build * 1e3:.0f} ms."
+    )
     print(meta + "\n\n" + body)  # noqa: T201 - the command's report
     if args.out:
         Path(args.out).write_text(REPORT.format(meta=meta, table=body), encoding="utf-8")

@@ -24,9 +24,15 @@ import sys
 import time
 from pathlib import Path
 
-QUESTIONS = ["who directed Alien", "what films did Tom Hanks star in", "which genres are the films of Ang Lee in",
-             "the screenwriter of Joyful Noise also wrote which films", "when was Big released",
-             "what language is Amelie in", "who starred in the movies directed by Penny Marshall"]
+QUESTIONS = [
+    "who directed Alien",
+    "what films did Tom Hanks star in",
+    "which genres are the films of Ang Lee in",
+    "the screenwriter of Joyful Noise also wrote which films",
+    "when was Big released",
+    "what language is Amelie in",
+    "who starred in the movies directed by Penny Marshall",
+]
 
 
 def _p50(ts: list[float]) -> float:
@@ -55,14 +61,18 @@ def encoders() -> dict:
         def run(text: str):
             torch.set_num_threads(n)
             return st.encode([text], normalize_embeddings=True)
+
         return run
 
     def numpy_one(text: str):
         with threadpool_limits(limits=1, user_api="blas"):
             return nb.encode_one(text)
 
-    return {f"torch, default threads ({default})": torch_with(default), "torch, 1 thread": torch_with(1),
-            "numpy encoder, 1 thread (default)": numpy_one}
+    return {
+        f"torch, default threads ({default})": torch_with(default),
+        "torch, 1 thread": torch_with(1),
+        "numpy encoder, 1 thread (default)": numpy_one,
+    }
 
 
 def latency(rounds: int) -> dict[str, list[float]]:
@@ -86,9 +96,22 @@ def cold_start(runs: int, encoder: str) -> list[tuple[float, float]]:
     env = {**os.environ, "HYBRIDRAG_QUERY_ENCODER": encoder}
     for _ in range(runs):
         t = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "hybridrag.app.cli", "ask", "--method", "fusion",
-                                 "--kb", "sample", "who directed Big"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "hybridrag.app.cli",
+                "ask",
+                "--method",
+                "fusion",
+                "--kb",
+                "sample",
+                "who directed Big",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
         _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak RSS
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode:
@@ -98,8 +121,10 @@ def cold_start(runs: int, encoder: str) -> list[tuple[float, float]]:
 
 
 def torch_free() -> bool:
-    code = ("import sys; from kb.embeddings import get_embeddings; get_embeddings().encode(['q']);"
-            " print('torch' in sys.modules)")
+    code = (
+        "import sys; from kb.embeddings import get_embeddings; get_embeddings().encode(['q']);"
+        " print('torch' in sys.modules)"
+    )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True)
     return res.stdout.strip() == "False"
 
@@ -124,21 +149,34 @@ def main(argv: list[str] | None = None) -> int:
     times = latency(args.rounds)
     load2 = os.getloadavg()[0]
     base = _p50(times["torch, 1 thread"])
-    rows = [f"| {name} | {len(ts)} | {_p50(ts):.1f} | {_p95(ts):.1f} | {_p50(ts) / base:.2f}x |"
-            for name, ts in times.items()]
+    rows = [
+        f"| {name} | {len(ts)} | {_p50(ts):.1f} | {_p95(ts):.1f} | {_p50(ts) / base:.2f}x |"
+        for name, ts in times.items()
+    ]
     lines = [
-        "# Query embedding and cold start (`python -m evals.bench_embed`)", "",
+        "# Query embedding and cold start (`python -m evals.bench_embed`)",
+        "",
         f"- Date: {info['date']}; commit `{info['commit']}`; {info['machine']['cores']} cores, "
         f"{info['machine']['cpu']}; load average {load0:.1f} → {load1:.1f} (cold start) → {load2:.1f} (encoders).",
         f"- Reproduce: `python -m evals.bench_embed {' '.join(argv if argv is not None else sys.argv[1:])}`".rstrip(),
         f"- {len(QUESTIONS)} MetaQA-style questions × {args.rounds} rounds, the encoders interleaved per question.",
-        "", "| encoder (one question) | encodes | p50 ms | p95 ms | p50 vs torch 1 thread |", "|---|---|---|---|---|",
-        *rows, "",
+        "",
+        "| encoder (one question) | encodes | p50 ms | p95 ms | p50 vs torch 1 thread |",
+        "|---|---|---|---|---|",
+        *rows,
+        "",
         f"Cold start, `hybridrag ask --method fusion --kb sample` in a fresh process, {args.cold_runs} runs each,"
-        " alternating (wall / peak RSS):", "",
-        *[f"- query encoder {e}{' (default)' if e == 'numpy' else ' (HYBRIDRAG_QUERY_ENCODER=torch)'}: "
-          + ", ".join(f"{s:.1f} s / {m:.0f} MB" for s, m in runs) for e, runs in cold.items()], "",
-        f"With the default, the query path imports torch: {'no' if torch_free() else 'yes'}.", ""]
+        " alternating (wall / peak RSS):",
+        "",
+        *[
+            f"- query encoder {e}{' (default)' if e == 'numpy' else ' (HYBRIDRAG_QUERY_ENCODER=torch)'}: "
+            + ", ".join(f"{s:.1f} s / {m:.0f} MB" for s, m in runs)
+            for e, runs in cold.items()
+        ],
+        "",
+        f"With the default, the query path imports torch: {'no' if torch_free() else 'yes'}.",
+        "",
+    ]
     args.out.write_text("\n".join(lines), encoding="utf-8")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

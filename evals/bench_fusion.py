@@ -66,8 +66,11 @@ def _latency(args: argparse.Namespace) -> dict:
     qs = [ln.split("\t")[0].replace("[", "").replace("]", "") for ln in lines[: args.questions]]
     g = get_graph("fusion")
     out = {}
-    for label, settings in [("fusion (hybrid)", {}), ("vector-only baseline", {"mode": "vector"}),
-                            ("fusion, Python Dice (no CSR)", {"python_dice": True})]:
+    for label, settings in [
+        ("fusion (hybrid)", {}),
+        ("vector-only baseline", {"mode": "vector"}),
+        ("fusion, Python Dice (no CSR)", {"python_dice": True}),
+    ]:
         python_dice = settings.pop("python_dice", False)
         ctx = context_for("fusion", kb=str(metaqa_kb_dir()), **settings)
         g.invoke({"question": "warm up"}, context=ctx)
@@ -82,8 +85,12 @@ def _latency(args: argparse.Namespace) -> dict:
                 times.append((time.perf_counter() - t) * 1000)
         finally:
             fusion_paths.InMemoryGraphStore = orig
-        out[label] = {"p50_ms": float(np.percentile(times, 50)), "p95_ms": float(np.percentile(times, 95)),
-                      "mean_ms": float(np.mean(times)), "n": len(times)}
+        out[label] = {
+            "p50_ms": float(np.percentile(times, 50)),
+            "p95_ms": float(np.percentile(times, 95)),
+            "mean_ms": float(np.mean(times)),
+            "n": len(times),
+        }
     return out
 
 
@@ -120,27 +127,36 @@ def main() -> None:
     load = _child("load")
     lat = _child("latency", "--questions", str(args.questions))
     Path(tempfile.gettempdir(), "bench_fusion_raw.json").write_text(
-        json.dumps({"graph": graph, "load": load, "latency": lat}))
+        json.dumps({"graph": graph, "load": load, "latency": lat})
+    )
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    rows = "\n".join(f"| {k} | {v['p50_ms']:.1f} | {v['p95_ms']:.1f} | {v['mean_ms']:.1f} | {v['n']} |"
-                     for k, v in lat.items() if isinstance(v, dict))
-    full_line = (f"- Full ingest incl. embeddings of {graph['entities']} entity names (this run): "
-                 f"{full['seconds']:.1f} s (graph {full['graph']:.1f} s, BM25 {full['bm25']:.1f} s, "
-                 f"embeddings {full['embed']:.1f} s)\n" if full else
-                 "- Full ingest with embeddings: not re-run (KB was cached; delete it to measure)\n")
+    rows = "\n".join(
+        f"| {k} | {v['p50_ms']:.1f} | {v['p95_ms']:.1f} | {v['mean_ms']:.1f} | {v['n']} |"
+        for k, v in lat.items()
+        if isinstance(v, dict)
+    )
+    full_line = (
+        f"- Full ingest incl. embeddings of {graph['entities']} entity names (this run): "
+        f"{full['seconds']:.1f} s (graph {full['graph']:.1f} s, BM25 {full['bm25']:.1f} s, "
+        f"embeddings {full['embed']:.1f} s)\n"
+        if full
+        else "- Full ingest with embeddings: not re-run (KB was cached; delete it to measure)\n"
+    )
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    busy = (f"1-minute load average {load_before:.1f} before the run and {os.getloadavg()[0]:.1f} after it "
-            "(a shared machine: the times are for that load)")
+    busy = (
+        f"1-minute load average {load_before:.1f} before the run and {os.getloadavg()[0]:.1f} after it "
+        "(a shared machine: the times are for that load)"
+    )
     text = f"""## Fusion on the full MetaQA KB
 
 Command: `python -m evals.bench_fusion --questions {args.questions}`
 Date: {when}, commit {commit}, machine: {os.cpu_count()} cores, {cpu_name()}, no GPU; {busy}.
 
-- Graph ingest (parse {graph['triples']:,} triples, {graph['entities']:,} entities, build CSR, save): \
-{graph['seconds']:.2f} s, peak RSS {graph['peak_rss_mb']:.0f} MB (target < 10 s)
-{full_line}- KB load (graph + FAISS + BM25 + document table): {load['seconds']:.2f} s, peak RSS \
-{load['peak_rss_mb']:.0f} MB (target < 3 s); loading the MiniLM model on first query adds \
-{load['embedding_model_seconds']:.2f} s
+- Graph ingest (parse {graph["triples"]:,} triples, {graph["entities"]:,} entities, build CSR, save): \
+{graph["seconds"]:.2f} s, peak RSS {graph["peak_rss_mb"]:.0f} MB (target < 10 s)
+{full_line}- KB load (graph + FAISS + BM25 + document table): {load["seconds"]:.2f} s, peak RSS \
+{load["peak_rss_mb"]:.0f} MB (target < 3 s); loading the MiniLM model on first query adds \
+{load["embedding_model_seconds"]:.2f} s
 - Per-question latency over the first {args.questions} MetaQA 1-hop dev questions (brackets removed), \
 query embedding included, questions one at a time, after one warm-up call (targets: p50 < 15 ms, p95 < 40 ms; \
 the paper reports < 50 ms on 20 cores + GPU):

@@ -82,15 +82,18 @@ def dataset(name: str) -> tuple[KnowledgeBase, list[GoldRecord]]:
 
 def prepare_tables(kb: KnowledgeBase) -> None:
     """Build the KB's vector tables that are missing (HydraRAG's document sentences, SSRAG's text facts);
-    a KB without passages needs none."""
+    a KB without passages needs none.
+    """
     if not any(d.kind == "passage" for d in kb.docs):
         return
     for name, builder in ((SENTENCE_TABLE, build_sentence_table), (FACT_TABLE, build_fact_table)):
         if not vector_table.exists(kb, name) or (name == FACT_TABLE and vector_table.load_json(kb, FACT_PARTS) is None):
             start = time.perf_counter()
             count = builder(kb)
-            sys.stderr.write(f"built {name} for {kb.directory.name}: {count} texts in "
-                             f"{time.perf_counter() - start:.0f} s (load {load_average()})\n")
+            sys.stderr.write(
+                f"built {name} for {kb.directory.name}: {count} texts in "
+                f"{time.perf_counter() - start:.0f} s (load {load_average()})\n"
+            )
 
 
 def time_question(kb: KnowledgeBase, method: str, rec: GoldRecord) -> dict[str, tuple[float, object]]:
@@ -104,8 +107,12 @@ def time_question(kb: KnowledgeBase, method: str, rec: GoldRecord) -> dict[str, 
     return out
 
 
-def run_condition(sets: dict[str, tuple[KnowledgeBase, list[GoldRecord]]], methods: list[str],
-                  warmup: list[GoldRecord] | dict, timed: dict[str, list[GoldRecord]]) -> dict:
+def run_condition(
+    sets: dict[str, tuple[KnowledgeBase, list[GoldRecord]]],
+    methods: list[str],
+    warmup: list[GoldRecord] | dict,
+    timed: dict[str, list[GoldRecord]],
+) -> dict:
     """Warm up, then time every module on ``timed[dataset]``; ``warmup`` per dataset or one list."""
     runs: dict = {"load_start": load_average(), "cells": {}}
     for kb, _ in sets.values():  # models loaded before any timing: one text (numpy path) and a batch (torch)
@@ -149,8 +156,10 @@ def table(report: dict) -> str:
     """Markdown: one row per method × module, p50 / p95 ms per dataset and condition; bold = over goal."""
     conds = list(report["conditions"])
     cells = {c: report["conditions"][c]["cells"] for c in conds}
-    rows = sorted({(k.split("|")[0], m) for c in conds for k, v in cells[c].items() for m in v["seconds"]},
-                  key=lambda r: (METHODS.index(r[0]), r[1]))
+    rows = sorted(
+        {(k.split("|")[0], m) for c in conds for k, v in cells[c].items() for m in v["seconds"]},
+        key=lambda r: (METHODS.index(r[0]), r[1]),
+    )
     order = {m: i for c in conds for v in cells[c].values() for i, m in enumerate(v["seconds"])}
     rows.sort(key=lambda r: (METHODS.index(r[0]), order[r[1]]))
     head = ["method", "module"] + [f"{ds} {c}" for ds in report["datasets"] for c in conds] + ["< 100 ms p50"]
@@ -168,8 +177,9 @@ def table(report: dict) -> str:
                 cell = f"{p50 * 1000:.0f} / {p95 * 1000:.0f}"
                 vals.append(f"**{cell}**" if p50 >= GOAL_S else cell)
         lines.append("| " + " | ".join([method, module, *vals, "yes" if ok else "no"]) + " |")
-    loads = "; ".join(f"{c}: load {report['conditions'][c]['load_start']} → {report['conditions'][c]['load_end']}"
-                      for c in conds)
+    loads = "; ".join(
+        f"{c}: load {report['conditions'][c]['load_start']} → {report['conditions'][c]['load_end']}" for c in conds
+    )
     return "\n".join(lines) + f"\n\np50 / p95 ms per question; {loads}.\n"
 
 
@@ -205,8 +215,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
     p.add_argument("--conditions", nargs="+", default=list(CONDITIONS), choices=CONDITIONS)
     p.add_argument("--seed", type=int, default=0, help="seed of the question sample")
-    p.add_argument("--tables", choices=("build", "skip"), default="build",
-                   help="build the KB's vector tables (agents.vector_table) first when missing, or time without")
+    p.add_argument(
+        "--tables",
+        choices=("build", "skip"),
+        default="build",
+        help="build the KB's vector tables (agents.vector_table) first when missing, or time without",
+    )
     p.add_argument("--out", type=Path, help="write timings and results as JSON")
     p.add_argument("--compare", type=Path, help="JSON of an earlier run: results must be identical")
     p.add_argument("--md", type=Path, help="also write the table to this file")
@@ -220,21 +234,27 @@ def main(argv: list[str] | None = None) -> int:
             prepare_tables(kb)
         picked = sample(records, (len(CONDITIONS) + 1) * n + WARMUP, a.seed)
         sets[ds] = (kb, records)
-        plan[ds] = {"warmup": picked[-WARMUP:],
-                    **{c: picked[i * n:(i + 1) * n] for i, c in enumerate(CONDITIONS)}}
-    report = {"command": "python -m evals.bench_modules " + " ".join(argv if argv is not None else sys.argv[1:]),
-              "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"), "commit": git_commit(),
-              "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
-              "datasets": a.datasets, "questions": n, "conditions": {}}
+        plan[ds] = {"warmup": picked[-WARMUP:], **{c: picked[i * n : (i + 1) * n] for i, c in enumerate(CONDITIONS)}}
+    report = {
+        "command": "python -m evals.bench_modules " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": git_commit(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        "datasets": a.datasets,
+        "questions": n,
+        "conditions": {},
+    }
     for c in a.conditions:
         procs = start_load() if c == "loaded" else []
         try:
             report["conditions"][c] = run_condition(
-                sets, a.methods, {ds: plan[ds]["warmup"] for ds in sets}, {ds: plan[ds][c] for ds in sets})
+                sets, a.methods, {ds: plan[ds]["warmup"] for ds in sets}, {ds: plan[ds][c] for ds in sets}
+            )
         finally:
             stop_load(procs)
-    text = (f"`{report['command']}`, {report['date']}, commit {report['commit']}, {report['machine']}\n\n"
-            + table(report))
+    text = f"`{report['command']}`, {report['date']}, commit {report['commit']}, {report['machine']}\n\n" + table(
+        report
+    )
     sys.stdout.write(text + "\n")
     if a.md:
         a.md.write_text(text, encoding="utf-8")
@@ -242,8 +262,10 @@ def main(argv: list[str] | None = None) -> int:
         a.out.write_text(json.dumps(report), encoding="utf-8")
     if a.compare:
         diff = compare(report, json.loads(a.compare.read_text(encoding="utf-8")))
-        sys.stdout.write(f"compared with {a.compare}: {len(diff)} differing module results\n"
-                         + "".join(f"  {d}\n" for d in diff[:50]))
+        sys.stdout.write(
+            f"compared with {a.compare}: {len(diff)} differing module results\n"
+            + "".join(f"  {d}\n" for d in diff[:50])
+        )
         return 1 if diff else 0
     return 0
 

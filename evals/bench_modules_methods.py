@@ -65,11 +65,15 @@ def forget_queries(texts: list[str]) -> None:
 def prepare_hybgrag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
     """Text module and hybrid module (radius 0: along the gold relation path, the default; 3-hop paths
     repeat a relation, so the first walk of the unique relations is one hop short and the loop deepens
-    it: timed at the gold number of hops)."""
+    it: timed at the gold number of hops).
+    """
     ctx, q = HybGRAGContext(), rec.question
     gold = gold_action(rec)
-    reply = hg_roles.RouterAction(entities=[hg_roles.TopicEntity(name=n, type=t) for n, t in gold["entities"]],
-                                  relations=gold["relations"], module="hybrid")
+    reply = hg_roles.RouterAction(
+        entities=[hg_roles.TopicEntity(name=n, type=t) for n, t in gold["entities"]],
+        relations=gold["relations"],
+        module="hybrid",
+    )
     action = link_action(kb, hg_roles.check_action(reply, kb.graph.schema()))
     ids, rels = list(dict.fromkeys(e["id"] for e in action["linked"])), action["relations"]
 
@@ -94,11 +98,23 @@ def prepare_mor(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
         raise ValueError(f"{rec.id}: the gold plan does not validate on this KB: {checked['problems']}")
 
     def traversal() -> list[str]:
-        results = [mor_trav.traverse_route(
-            kb, q, route, seed_k=ctx.seed_k, layer_k=ctx.layer_k, matcher=ctx.text_matcher,
-            max_frontier=ctx.max_frontier, layer_match=ctx.layer_match, structure=True, text_edges=ctx.text_edges,
-            mention_rows=ctx.num_candidates, topic_rule=lambda seeds, r=route: topic_entities(kb, r, seeds))
-            for route in checked["routes"]]
+        results = [
+            mor_trav.traverse_route(
+                kb,
+                q,
+                route,
+                seed_k=ctx.seed_k,
+                layer_k=ctx.layer_k,
+                matcher=ctx.text_matcher,
+                max_frontier=ctx.max_frontier,
+                layer_match=ctx.layer_match,
+                structure=True,
+                text_edges=ctx.text_edges,
+                mention_rows=ctx.num_candidates,
+                topic_rule=lambda seeds, r=route: topic_entities(kb, r, seeds),
+            )
+            for route in checked["routes"]
+        ]
         pool, mode = mor_trav.merge_routes(results)
         topics = {t for r in results for t in r.get("topics", [])}
         pool = {e: t for e, t in pool.items() if e not in topics}
@@ -113,8 +129,11 @@ def prepare_mor(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
         cands = state["candidates"]
         scores, used = neural_scores(ctx.reranker, ctx.reranker_weights, ctx.fingerprint_length, kb, cands)
         linear = used.startswith("structure")
-        weights = (mor_rr.load_weights("" if ctx.reranker == "neural" else ctx.reranker_weights,
-                                       ctx.fingerprint_length) if linear else {"semantic": 1.0})
+        weights = (
+            mor_rr.load_weights("" if ctx.reranker == "neural" else ctx.reranker_weights, ctx.fingerprint_length)
+            if linear
+            else {"semantic": 1.0}
+        )
         groups = mor_rr.parse_groups(ctx.reranker_features) if linear or scores is not None else ("tf",)
         top = mor_rr.rerank(cands, weights, ctx.fingerprint_length, groups, scores)[: ctx.top_k]
         return [r["id"] for r in outputs(kb, q, top, state["topics"])["ranked"]]
@@ -124,21 +143,24 @@ def prepare_mor(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
 
 def prepare_hydrarag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
     """KG exploration (beam path search with its cross-score, and the question subgraph), document
-    exploration (sentence retrieval; paths built by the no-LLM sentence fallback) and pruning."""
+    exploration (sentence retrieval; paths built by the no-LLM sentence fallback) and pruning.
+    """
     ctx, q, state = HydraRAGContext(), rec.question, {}
     found = hy_analysis.detect_sources(kb, [rec.topic], ctx.link_threshold, False)
     skyline = rec.skyline()
     topics = hy_analysis.reorder(found["topics"], skyline)
     sources = [s for s in rec.sources if s in found["available"]] or found["available"]
     chain = hy_analysis.chain(topics, skyline, q, found["doc_topics"])
-    probe = hy_analysis.probe("initial", 1, sources, max(1, min(rec.hops, ctx.max_depth)), [chain],
-                              floor=ctx.length_floor)
+    probe = hy_analysis.probe(
+        "initial", 1, sources, max(1, min(rec.hops, ctx.max_depth)), [chain], floor=ctx.length_floor
+    )
     s = ctx.pruning()
     modules: list[Module] = []
 
     def explore_kg() -> list[str]:
-        cands, _ = hy_kg.explore_kg(kb, q, probe, found["topic_keys"], s, ctx.variant,
-                                    hy_steps._beam_documents(kb, ctx, probe), ctx.beam_text)
+        cands, _ = hy_kg.explore_kg(
+            kb, q, probe, found["topic_keys"], s, ctx.variant, hy_steps._beam_documents(kb, ctx, probe), ctx.beam_text
+        )
         topic_ids = list(dict.fromkeys(t for ch in probe["chains"] for t in ch["topics"]))
         state["subgraph"] = hy_kg.detect_subgraph(kb, topic_ids, ctx.max_depth)
         state.setdefault("cands", []).extend(cands)
@@ -146,8 +168,12 @@ def prepare_hydrarag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
 
     def explore_docs() -> list[str]:
         t = ctx.text()
-        sents = hy_text._select_sentences(kb, probe["chains"], lambda ch: hy_text.gather_docs(
-            kb, ch["doc_topics"], ch["query"], t.doc_pool), t.num_sentences)
+        sents = hy_text._select_sentences(
+            kb,
+            probe["chains"],
+            lambda ch: hy_text.gather_docs(kb, ch["doc_topics"], ch["query"], t.doc_pool),
+            t.num_sentences,
+        )
         cands, _ = hy_text.to_candidates(kb, None, sents, "doc", probe["phase"], t.link_threshold)
         state.setdefault("cands", []).extend(cands)
         return [c["text"] for c in cands]
@@ -177,9 +203,17 @@ def prepare_ssrag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
 
     def graph() -> list[list]:
         seeds = ss_ret.seed_entities(kb, q, entities, ctx.link_min_score)
-        nodes = ss_ret.relevant_nodes(kb, seeds, ss_vec.query_vector(kb, q), ctx.graph_hops, ctx.graph_k,
-                                      ctx.max_node_facts, fact_qv=ss_vec.query_vector(kb, q),
-                                      text_edges=ctx.text_edges, scoring=ctx.fact_scoring)
+        nodes = ss_ret.relevant_nodes(
+            kb,
+            seeds,
+            ss_vec.query_vector(kb, q),
+            ctx.graph_hops,
+            ctx.graph_k,
+            ctx.max_node_facts,
+            fact_qv=ss_vec.query_vector(kb, q),
+            text_edges=ctx.text_edges,
+            scoring=ctx.fact_scoring,
+        )
         state["nodes"] = {n["id"]: n for n in nodes}
         state["graph"] = [ss_ret.graph_item(n, ss_ret.template_text(n)) for n in nodes]
         return [[n["id"], n["facts"]] for n in nodes]

@@ -27,9 +27,11 @@ QUESTIONS = ["who directed Big", "what genre is Alien", "when was Amelie release
 def _instructions(kind: str) -> str:
     if kind == "router":
         return "You route questions about a movie knowledge base. " + " ".join(
-            f"Relation r{i} links films to people of kind {i}." for i in range(60))
+            f"Relation r{i} links films to people of kind {i}." for i in range(60)
+        )
     return "You judge whether references answer a question. " + " ".join(
-        f"Rule {i}: a reference of kind {i} must name the asked relation." for i in range(60))
+        f"Rule {i}: a reference of kind {i} must name the asked relation." for i in range(60)
+    )
 
 
 def child() -> None:
@@ -48,8 +50,14 @@ def child() -> None:
 
 def run(cache_mb: int) -> list[float]:
     env = {**os.environ, "HYBRIDRAG_LOCAL_PROMPT_CACHE_MB": str(cache_mb), "OMP_WAIT_POLICY": "passive"}
-    out = subprocess.run([sys.executable, "-m", "hybridrag.evals.bench_prompt_cache", "--child"], env=env, check=True,
-                         capture_output=True, text=True, timeout=3600)
+    out = subprocess.run(
+        [sys.executable, "-m", "hybridrag.evals.bench_prompt_cache", "--child"],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -70,16 +78,24 @@ def main(argv: list[str] | None = None) -> int:
     for rep in range(args.repeats):
         for mb in (0, 256):
             ts = run(mb)
-            rows.append(f"| {rep + 1} | {mb or 'off'} | {ts[0]:.2f} / {ts[1]:.2f} | {statistics.median(ts[2:]):.2f} "
-                        f"| {max(ts[2:]):.2f} |")
-    lines = ["# llama.cpp prompt cache, roles taking turns (`python -m evals.bench_prompt_cache`)", "",
-             f"- Date: {info['date']}; commit `{info['commit']}`; {info['machine']['cores']} cores, "
-             f"{info['machine']['cpu']}; bundled SmolLM2-135M (`local:smollm2`), 8 output tokens a call; "
-             f"load average {load0:.1f} → {os.getloadavg()[0]:.1f}.",
-             f"- Reproduce: `python -m evals.bench_prompt_cache --repeats {args.repeats}`",
-             f"- {len(QUESTIONS)} questions × 2 roles (two different instruction blocks of ~600 tokens) in turn.",
-             "", "| process | cache MB | first call per role s | later calls p50 s | later calls max s |",
-             "|---|---|---|---|---|", *rows, ""]
+            rows.append(
+                f"| {rep + 1} | {mb or 'off'} | {ts[0]:.2f} / {ts[1]:.2f} | {statistics.median(ts[2:]):.2f} "
+                f"| {max(ts[2:]):.2f} |"
+            )
+    lines = [
+        "# llama.cpp prompt cache, roles taking turns (`python -m evals.bench_prompt_cache`)",
+        "",
+        f"- Date: {info['date']}; commit `{info['commit']}`; {info['machine']['cores']} cores, "
+        f"{info['machine']['cpu']}; bundled SmolLM2-135M (`local:smollm2`), 8 output tokens a call; "
+        f"load average {load0:.1f} → {os.getloadavg()[0]:.1f}.",
+        f"- Reproduce: `python -m evals.bench_prompt_cache --repeats {args.repeats}`",
+        f"- {len(QUESTIONS)} questions × 2 roles (two different instruction blocks of ~600 tokens) in turn.",
+        "",
+        "| process | cache MB | first call per role s | later calls p50 s | later calls max s |",
+        "|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
     args.out.write_text("\n".join(lines), encoding="utf-8")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

@@ -52,7 +52,7 @@ def _split(hops: int, bank: int, n: int, seed: int):
     order = list(range(len(qs)))
     random.Random(seed).shuffle(order)
     shuffled = [qs[i] for i in order]
-    return shuffled[:bank], shuffled[bank:bank + n]
+    return shuffled[:bank], shuffled[bank : bank + n]
 
 
 def _top1(mat: np.ndarray, queries: np.ndarray) -> np.ndarray:
@@ -93,27 +93,60 @@ def run(bank_size: int, n: int, seed: int) -> tuple[list[list[str]], dict]:
         near = [bank.nearest(q.question, 1) for q in asked]  # what a method gets
         masked = [bool(n) and n[0].relations == g for n, g in zip(near, gold, strict=True)]
         masked_gold = [bool(n) and gold_of[n[0].question] == g for n, g in zip(near, gold, strict=True)]
-        synth = [bool(n) and n[0].relations == g
-                 for n, g in zip((schema.nearest(q.question, 1) for q in asked), gold, strict=True)]
+        synth = [
+            bool(n) and n[0].relations == g
+            for n, g in zip((schema.nearest(q.question, 1) for q in asked), gold, strict=True)
+        ]
         mask_ok = [m == mask_name(q.question, [q.topic]) for m, q in zip(masked_q, asked, strict=True)]
-        rows.append([f"{h}-hop", str(len(asked)), _share(raw), _share(masked), _share(masked_gold), _share(synth),
-                     _share(mask_ok), agree[h]])
-    facts = {"bank": len(bank), "solved": solved, "skipped": skipped, "schema": len(schema),
-             "seconds": round(time.perf_counter() - t0)}
+        rows.append(
+            [
+                f"{h}-hop",
+                str(len(asked)),
+                _share(raw),
+                _share(masked),
+                _share(masked_gold),
+                _share(synth),
+                _share(mask_ok),
+                agree[h],
+            ]
+        )
+    facts = {
+        "bank": len(bank),
+        "solved": solved,
+        "skipped": skipped,
+        "schema": len(schema),
+        "seconds": round(time.perf_counter() - t0),
+    }
     return rows, facts
 
 
 def render(rows: list[list[str]], facts: dict, command: str) -> str:
     """The markdown block written between the markers of docs/bank.md."""
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=DOC.parent).stdout.strip() or "unknown"
-    head = ["questions", "n", "top-1 path, raw", "top-1 path, masked", "top-1 gold path, masked",
-            "top-1 path, schema-only bank", "mask = gold topic mask", "builder path = gold path"]
-    lines = [f"`{command}` — {datetime.date.today().isoformat()}, commit {commit}, KB metaqa-full, "
-             f"bank of {facts['bank']} solved dev questions ({facts['skipped']} skipped), "
-             f"schema-only bank of {facts['schema']} synthesized examples, "
-             f"{facts['seconds']} s on 2 cores.",
-             "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    commit = (
+        subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=DOC.parent
+        ).stdout.strip()
+        or "unknown"
+    )
+    head = [
+        "questions",
+        "n",
+        "top-1 path, raw",
+        "top-1 path, masked",
+        "top-1 gold path, masked",
+        "top-1 path, schema-only bank",
+        "mask = gold topic mask",
+        "builder path = gold path",
+    ]
+    lines = [
+        f"`{command}` — {datetime.date.today().isoformat()}, commit {commit}, KB metaqa-full, "
+        f"bank of {facts['bank']} solved dev questions ({facts['skipped']} skipped), "
+        f"schema-only bank of {facts['schema']} synthesized examples, "
+        f"{facts['seconds']} s on 2 cores.",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
 

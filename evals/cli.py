@@ -78,13 +78,20 @@ def resolve_dataset(name: str, seed: int = 0, progress: bool = True) -> EvalSet:
         completeness = hybrid.COMPLETENESS[m.group(1)]
         kb_dir = hybrid.hybrid_kb(completeness, seed, progress)
         ceiling = hybrid.metaqa_graph() if completeness < 1.0 else None
-        return EvalSet(name, _metaqa_questions(int(m.group(2) or 1)), kb_dir, ceiling,
-                       {"completeness": completeness, "split_seed": seed})
+        return EvalSet(
+            name,
+            _metaqa_questions(int(m.group(2) or 1)),
+            kb_dir,
+            ceiling,
+            {"completeness": completeness, "split_seed": seed},
+        )
     if name.startswith("stark:"):
         root = Path(name.removeprefix("stark:"))
         return EvalSet(name, load_stark_csv(root / "qa.csv"), stark_kb(root / "skb", cache_root(), progress))
-    raise KBError(f"unknown dataset {name!r}; use metaqa-1hop|2hop|3hop, "
-                  "metaqa-hybrid-100|50|0[:Khop], stark:DIR, or --questions FILE")
+    raise KBError(
+        f"unknown dataset {name!r}; use metaqa-1hop|2hop|3hop, "
+        "metaqa-hybrid-100|50|0[:Khop], stark:DIR, or --questions FILE"
+    )
 
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
@@ -101,8 +108,14 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, help="concurrent questions (default 2 for fusion, else 1)")
     parser.add_argument("--top-k", type=int, default=20, dest="top_k", help="ranked items per question")
     parser.add_argument("--seed", type=int, default=0, help="seed of the question sample and hybrid split")
-    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
-                        help="override a context field, e.g. --set mode=vector (repeatable)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        dest="overrides",
+        help="override a context field, e.g. --set mode=vector (repeatable)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -124,10 +137,14 @@ def provenance() -> dict:
     """Date, commit and machine of a run."""
     root = Path(__file__).resolve().parents[1]
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
-                                text=True, check=True).stdout.strip()
-        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                                    capture_output=True, text=True).stdout.strip())
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = bool(
+            subprocess.run(
+                ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True
+            ).stdout.strip()
+        )
     except (OSError, subprocess.CalledProcessError):
         commit, dirty = "unknown", False
     cpu = platform.processor() or platform.machine()
@@ -138,9 +155,11 @@ def provenance() -> dict:
                 break
     except OSError:
         pass
-    return {"date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "commit": commit + ("-dirty" if dirty else ""),
-            "machine": {"cores": os.cpu_count(), "cpu": cpu, "gpu": "none used"}}
+    return {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": commit + ("-dirty" if dirty else ""),
+        "machine": {"cores": os.cpu_count(), "cpu": cpu, "gpu": "none used"},
+    }
 
 
 def _command(args: argparse.Namespace) -> str:
@@ -177,7 +196,8 @@ RUN_KEYS = ("method", "dataset", "kb", "seed", "top_k", "overrides", "llm")
 
 def _check_resume(out: Path, meta: dict) -> None:
     """Refuse (ValueError) a folder that is a file, cannot be written or holds a run with other
-    settings; record the settings (a torn ``run.json`` is named in a warning and rewritten)."""
+    settings; record the settings (a torn ``run.json`` is named in a warning and rewritten).
+    """
     from hybridrag.evals.runner import check_out_dir, read_run_json, write_json_atomic
 
     check_out_dir(out)
@@ -187,15 +207,15 @@ def _check_resume(out: Path, meta: dict) -> None:
     if before is not None:
         changed = [k for k in RUN_KEYS if before.get(k) != settings[k]]
         if changed:
-            raise ValueError(f"{out} holds a run with other settings ({', '.join(changed)}); "
-                             "use another --out")
+            raise ValueError(f"{out} holds a run with other settings ({', '.join(changed)}); use another --out")
     write_json_atomic(path, settings)
 
 
 def _warm_up(kb: Any, ctx: Any) -> None:
     """Load the KB's vectors, the embedding model and (LLM methods) the solved-example bank
     before the first timed question, so no question's latency carries the one-off loading
-    (``open_kb`` caches the KB, so the method's graph gets this same, warm object)."""
+    (``open_kb`` caches the KB, so the method's graph gets this same, warm object).
+    """
     from hybridrag.agents.shots import bank_for
 
     try:
@@ -236,16 +256,28 @@ def run_eval(args: argparse.Namespace) -> int:
     slug += oracle_run.out_suffix(ctx.llm) if oracle else ""
     out = args.out or DEFAULT_RUNS / f"{args.method}-{slug}"
     workers = args.workers or (2 if args.method == "fusion" else 1)
-    meta = {"method": args.method, "dataset": es.name, "kb": str(kb.directory), "limit": args.limit,
-            "seed": args.seed, "top_k": args.top_k, "overrides": extra, "llm": getattr(ctx, "llm", None),
-            "workers": workers, "command": _command(args), **es.notes, **provenance()}
+    meta = {
+        "method": args.method,
+        "dataset": es.name,
+        "kb": str(kb.directory),
+        "limit": args.limit,
+        "seed": args.seed,
+        "top_k": args.top_k,
+        "overrides": extra,
+        "llm": getattr(ctx, "llm", None),
+        "workers": workers,
+        "command": _command(args),
+        **es.notes,
+        **provenance(),
+    }
     if oracle:
         meta["label"] = oracle_run.label(args.method, ctx.llm)
     _check_resume(Path(out), meta)
     _warm_up(kb, ctx)
     judge = Judge.for_kb(kb, es.ceiling_graph)
-    summary = run_questions(get_graph(args.method), ctx, questions, out, judge, workers,
-                            progress=not args.no_progress, meta=meta)
+    summary = run_questions(
+        get_graph(args.method), ctx, questions, out, judge, workers, progress=not args.no_progress, meta=meta
+    )
     from hybridrag.evals.summary import to_markdown
 
     text = oracle_run.finish(oracle, summary, Path(out)) if oracle else to_markdown(summary)

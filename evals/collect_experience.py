@@ -35,8 +35,7 @@ from hybridrag.agents.hybgrag.roles import ERROR_TYPES
 from hybridrag.evals.datasets import Question, load_metaqa, sample, with_answer_names
 from hybridrag.prompts import examples_path
 
-NOISE = ("oracle:p=1,types=wrong_entity+wrong_relation+missing_relation+wrong_module+missing_entity"
-         "+extra_entity")
+NOISE = "oracle:p=1,types=wrong_entity+wrong_relation+missing_relation+wrong_module+missing_entity+extra_entity"
 REASONS = {  # a rule-decided entry's reasoning (the rules give none), written as the commentor would
     "no_entity": "The question names a specific entity, but none was extracted.",
     "incorrect_retrieval_module": "The question is anchored on a named entity; the graph narrows it down better.",
@@ -46,9 +45,11 @@ REASONS = {  # a rule-decided entry's reasoning (the rules give none), written a
     "missing_entity": "The action leaves out part of what the question constrains.",
 }
 _ENTITY = re.compile(r"^(.*) \(([^()]*)\)$")
-DESCRIPTION = ("HybGRAG experience bank: rejected router actions with the corrective feedback after which "
-               "the next retrieval was accepted and right (MetaQA dev gold answers), collected by running the "
-               "hybgrag graph (evals/collect_experience.py).")
+DESCRIPTION = (
+    "HybGRAG experience bank: rejected router actions with the corrective feedback after which "
+    "the next retrieval was accepted and right (MetaQA dev gold answers), collected by running the "
+    "hybgrag graph (evals/collect_experience.py)."
+)
 
 
 def _entities(shown: list[str]) -> list[dict]:
@@ -75,12 +76,22 @@ def harvest(q: Question, out: dict, llm: str, commentor: str) -> list[dict]:
             continue
         etype, names = s["items"][-1]
         action = routes[t]
-        kept.append({"question": q.question, "module": action["module"], "entities": _entities(action["entities"]),
-                     "relations": action["relations"], "error_type": etype,
-                     "wrong_entities": [n[len("entity:"):] for n in names if n.startswith("entity:")],
-                     "wrong_relations": [n[len("relation:"):] for n in names if n.startswith("relation:")],
-                     "reasoning": s.get("reasoning") or REASONS[etype], "feedback": s["feedback"], "source_id": q.id,
-                     "router": llm, "commentor": f"{commentor} ({s['source']})"})
+        kept.append(
+            {
+                "question": q.question,
+                "module": action["module"],
+                "entities": _entities(action["entities"]),
+                "relations": action["relations"],
+                "error_type": etype,
+                "wrong_entities": [n[len("entity:") :] for n in names if n.startswith("entity:")],
+                "wrong_relations": [n[len("relation:") :] for n in names if n.startswith("relation:")],
+                "reasoning": s.get("reasoning") or REASONS[etype],
+                "feedback": s["feedback"],
+                "source_id": q.id,
+                "router": llm,
+                "commentor": f"{commentor} ({s['source']})",
+            }
+        )
     return kept
 
 
@@ -100,7 +111,8 @@ def interleave(entries: list[dict], per_type: int) -> list[dict]:
 def fill_from_kb(bank: list[dict], kb_dir: str, per_type: int) -> list[dict]:
     """Entries of the error types no run verified, made from the KB's solved examples
     (:func:`agents.hybgrag.shots.commentor_shots`: the intersection types labelled by the
-    intersection the KB gives), marked as such; appended after the run-verified entries."""
+    intersection the KB gives), marked as such; appended after the run-verified entries.
+    """
     from hybridrag.agents.hybgrag.critic import render_feedback
     from hybridrag.agents.hybgrag.shots import commentor_shots
     from hybridrag.kb.base import open_kb
@@ -111,8 +123,13 @@ def fill_from_kb(bank: list[dict], kb_dir: str, per_type: int) -> list[dict]:
     made = [e for e in commentor_shots(open_kb(kb_dir), 36) if e["error_type"] in missing]
     for e in made:
         names = [f"entity:{n}" for n in e["wrong_entities"]] + [f"relation:{r}" for r in e["wrong_relations"]]
-        e.update(feedback=render_feedback([(e["error_type"], names)]), reasoning=REASONS[e["error_type"]],
-                 source_id="", router="", commentor="kb-made (no run verified this type; label from the KB)")
+        e.update(
+            feedback=render_feedback([(e["error_type"], names)]),
+            reasoning=REASONS[e["error_type"]],
+            source_id="",
+            router="",
+            commentor="kb-made (no run verified this type; label from the KB)",
+        )
     return interleave(bank + made, per_type)
 
 
@@ -145,8 +162,10 @@ def collect(args: argparse.Namespace) -> tuple[list[dict], dict]:
                 per_type[e["error_type"]] += 1
                 found.append(e)
             if i % 50 == 0 or i == len(qs):
-                print(f"commentor={mode}: {i}/{len(qs)} questions, verified {dict(per_type)}",  # noqa: T201
-                      file=sys.stderr)
+                print(
+                    f"commentor={mode}: {i}/{len(qs)} questions, verified {dict(per_type)}",  # noqa: T201
+                    file=sys.stderr,
+                )
         counts[mode] = dict(per_type)
     return interleave(found, args.per_type), counts
 
@@ -167,8 +186,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--top-k", type=int, default=10)
     ap.add_argument("--per-type", type=int, default=5, help="entries kept per error type")
     ap.add_argument("--out", default=str(examples_path("hybgrag_experience")))
-    ap.add_argument("--no-fill-from-kb", dest="fill_from_kb", action="store_false",
-                    help="leave out KB-made entries for error types no run verified")
+    ap.add_argument(
+        "--no-fill-from-kb",
+        dest="fill_from_kb",
+        action="store_false",
+        help="leave out KB-made entries for error types no run verified",
+    )
     ap.add_argument("--merge", default="", help="an earlier collected bank whose entries are kept first")
     args = ap.parse_args(argv)
     args.kb = args.kb or str(full_kb(progress=False))
@@ -184,11 +207,12 @@ def main(argv: list[str] | None = None) -> None:
     cmd = "python -m evals.collect_experience " + " ".join(argv if argv is not None else sys.argv[1:])
     if args.merge:
         cmd = f"{cmd_before} && {cmd}"
-    doc = {"description": DESCRIPTION, "command": cmd, "verified_per_commentor": counts,
-           "examples": bank}
+    doc = {"description": DESCRIPTION, "command": cmd, "verified_per_commentor": counts, "examples": bank}
     Path(args.out).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {len(bank)} entries to {args.out}" + (f"; no entry of {missing}" if missing else ""),  # noqa: T201
-          file=sys.stderr)
+    print(
+        f"wrote {len(bank)} entries to {args.out}" + (f"; no entry of {missing}" if missing else ""),  # noqa: T201
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

@@ -64,9 +64,7 @@ def _lines(path: Path):
             yield no, line.rstrip("\r\n")
 
 
-def load_metaqa(
-    path: str | Path, qtype_path: str | Path | None = None, prefix: str | None = None
-) -> list[Question]:
+def load_metaqa(path: str | Path, qtype_path: str | Path | None = None, prefix: str | None = None) -> list[Question]:
     """Load a MetaQA question file (and its qtype file, found beside it when not given)."""
     path = Path(path)
     qtype_path = Path(qtype_path) if qtype_path else qtype_file(path)
@@ -80,8 +78,7 @@ def load_metaqa(
             continue
         parts = line.split("\t")
         if len(parts) != 2:
-            raise MalformedInputError(
-                str(path), no, f"expected 'question<TAB>answers', got {len(parts)} fields")
+            raise MalformedInputError(str(path), no, f"expected 'question<TAB>answers', got {len(parts)} fields")
         text, raw_answers = parts
         answers = tuple(a.strip() for a in raw_answers.split("|") if a.strip())
         if not text.strip() or not answers:
@@ -90,14 +87,18 @@ def load_metaqa(
         qtype = None
         if qtypes is not None:
             if no > len(qtypes):
-                raise MalformedInputError(
-                    str(qtype_path), no, "qtype file has fewer lines than the questions")
+                raise MalformedInputError(str(qtype_path), no, "qtype file has fewer lines than the questions")
             qtype = qtypes[no - 1] or None
-        out.append(Question(
-            id=f"{prefix}:{no}", question=_TOPIC.sub(r"\1", text).strip(), answers=answers,
-            qtype=qtype, topic=topic.group(1).strip() if topic else None,
-            hops=hops if hops is not None else qtype_hops(qtype),
-        ))
+        out.append(
+            Question(
+                id=f"{prefix}:{no}",
+                question=_TOPIC.sub(r"\1", text).strip(),
+                answers=answers,
+                qtype=qtype,
+                topic=topic.group(1).strip() if topic else None,
+                hops=hops if hops is not None else qtype_hops(qtype),
+            )
+        )
     return out
 
 
@@ -139,11 +140,17 @@ def load_jsonl(path: str | Path) -> list[Question]:
         if not answers and not answer_ids:
             raise MalformedInputError(str(path), no, "needs 'answers' or 'answer_ids'")
         hops = obj.get("hops")
-        out.append(Question(
-            id=str(obj.get("id") or f"{path.stem}:{no}"), question=text.strip(), answers=answers,
-            answer_ids=answer_ids, qtype=obj.get("qtype"), topic=obj.get("topic"),
-            hops=int(hops) if hops is not None else None,
-        ))
+        out.append(
+            Question(
+                id=str(obj.get("id") or f"{path.stem}:{no}"),
+                question=text.strip(),
+                answers=answers,
+                answer_ids=answer_ids,
+                qtype=obj.get("qtype"),
+                topic=obj.get("topic"),
+                hops=int(hops) if hops is not None else None,
+            )
+        )
     return out
 
 
@@ -163,14 +170,19 @@ def load_stark_csv(path: str | Path) -> list[Question]:
             try:
                 ids = ast.literal_eval(row["answer_ids"] or "")
             except (ValueError, SyntaxError):
-                raise MalformedInputError(
-                    str(path), no, "answer_ids must be a list literal like [1, 2]") from None
+                raise MalformedInputError(str(path), no, "answer_ids must be a list literal like [1, 2]") from None
             if not isinstance(ids, list | tuple) or not ids:
                 raise MalformedInputError(str(path), no, "answer_ids must be a non-empty list")
             if not (row["query"] or "").strip():
                 raise MalformedInputError(str(path), no, "empty query")
-            out.append(Question(id=str(row["id"]).strip(), question=row["query"].strip(), answers=(),
-                                answer_ids=tuple(str(i) for i in ids)))
+            out.append(
+                Question(
+                    id=str(row["id"]).strip(),
+                    question=row["query"].strip(),
+                    answers=(),
+                    answer_ids=tuple(str(i) for i in ids),
+                )
+            )
     return out
 
 
@@ -186,8 +198,7 @@ def load_questions(path: str | Path) -> list[Question]:
 
 def with_answer_names(questions: list[Question], name_of) -> list[Question]:
     """Fill empty ``answers`` from ``answer_ids`` with ``name_of(id)`` (e.g. the KB's name lookup)."""
-    return [q if q.answers else replace(q, answers=tuple(name_of(i) for i in q.answer_ids))
-            for q in questions]
+    return [q if q.answers else replace(q, answers=tuple(name_of(i) for i in q.answer_ids)) for q in questions]
 
 
 def sample(questions: list[Question], limit: int | None, seed: int = 0) -> list[Question]:
@@ -227,6 +238,12 @@ def stark_kb(skb_dir: str | Path, cache: Path, progress: bool = False, **ingest_
         out.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(str(out) + ".lock"):
             if not (out / "manifest.json").exists():
-                ingest(out, [edges], entities=nodes, passages=passages if passages.exists() else None,
-                       progress=progress, **ingest_options)
+                ingest(
+                    out,
+                    [edges],
+                    entities=nodes,
+                    passages=passages if passages.exists() else None,
+                    progress=progress,
+                    **ingest_options,
+                )
     return out

@@ -27,8 +27,15 @@ from hybridrag.evals.datasets import load_metaqa
 from hybridrag.evals.fusion_docs import DOC, write_section
 from hybridrag.evals.hybrid import COMPLETENESS, hybrid_kb, metaqa_dir
 
-COLUMNS = [("recall_any@10", "R@10"), ("mrr", "MRR"), ("ndcg@10", "nDCG@10"), ("hit@1", "Hit@1"),
-           ("recall@20", "Recall@20"), ("answer_em", "answer EM"), ("answer_hits@1", "answer Hits@1")]
+COLUMNS = [
+    ("recall_any@10", "R@10"),
+    ("mrr", "MRR"),
+    ("ndcg@10", "nDCG@10"),
+    ("hit@1", "Hit@1"),
+    ("recall@20", "Recall@20"),
+    ("answer_em", "answer EM"),
+    ("answer_hits@1", "answer Hits@1"),
+]
 GOAL = ["recall_any@10", "mrr", "ndcg@10", "hit@1", "recall@20"]
 BASELINES = {"vector-only": ["mode=vector"], "BM25": ["mode=bm25"], "graph-only": ["mode=graph"]}
 MAIN = {"fusion default": [], "fusion, paper scoring": ["scoring=paper"], **BASELINES}
@@ -54,8 +61,18 @@ def question_file(dataset: str, part: str, folder: Path) -> Path:
     if not path.exists():
         folder.mkdir(parents=True, exist_ok=True)
         qs = load_metaqa(metaqa_dir() / f"dev_{hops}hop.txt", prefix=f"metaqa-{hops}hop")
-        rows = [{"id": q.id, "question": q.question, "answers": list(q.answers), "qtype": q.qtype,
-                 "topic": q.topic, "hops": q.hops} for q in qs if part_of(q.id) == part]
+        rows = [
+            {
+                "id": q.id,
+                "question": q.question,
+                "answers": list(q.answers),
+                "qtype": q.qtype,
+                "topic": q.topic,
+                "hops": q.hops,
+            }
+            for q in qs
+            if part_of(q.id) == part
+        ]
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return path
 
@@ -72,9 +89,21 @@ def run_cell(dataset: str, part: str, overrides: list[str], args: argparse.Names
     if out.exists() and not args.resume:
         shutil.rmtree(out)  # records of an earlier code version are not this run's
     limit = args.tune_limit if part == "tune" else args.limit
-    argv = ["--method", "fusion", "--questions", str(question_file(dataset, part, args.runs / "questions")),
-            "--kb", str(kb_of(dataset)), "--limit", str(limit), "--out", str(out), "--no-progress",
-            "--workers", str(args.workers)]
+    argv = [
+        "--method",
+        "fusion",
+        "--questions",
+        str(question_file(dataset, part, args.runs / "questions")),
+        "--kb",
+        str(kb_of(dataset)),
+        "--limit",
+        str(limit),
+        "--out",
+        str(out),
+        "--no-progress",
+        "--workers",
+        str(args.workers),
+    ]
     for o in overrides:
         argv += ["--set", o]
     parser = argparse.ArgumentParser()
@@ -110,15 +139,21 @@ def verdict(cells: dict[str, dict], dataset: str) -> list[str]:
         return [f"- {dataset}: a cell failed, no verdict."]
     d, lines = cells["fusion default"]["metrics"], []
     for b in BASELINES:
-        behind = [f"{n} {d[k]:.3f} vs {cells[b]['metrics'][k]:.3f}" for k, n in COLUMNS
-                  if k in GOAL and not d[k] > cells[b]["metrics"][k]]
-        lines.append(f"- {dataset}: default vs {b}: " + ("beats it on all five." if not behind
-                                                          else "NOT ahead on " + "; ".join(behind) + "."))
+        behind = [
+            f"{n} {d[k]:.3f} vs {cells[b]['metrics'][k]:.3f}"
+            for k, n in COLUMNS
+            if k in GOAL and not d[k] > cells[b]["metrics"][k]
+        ]
+        lines.append(
+            f"- {dataset}: default vs {b}: "
+            + ("beats it on all five." if not behind else "NOT ahead on " + "; ".join(behind) + ".")
+        )
     return lines
 
 
 def tune_winner(tuned: dict[str, dict[str, dict]]) -> str:
     """The scoring with the best mean of the five goal metrics over the 1-hop tune datasets."""
+
     def mean(label: str) -> float:
         vals = [tuned[d][label]["metrics"][k] for d in ONE_HOP for k in GOAL if "metrics" in tuned[d].get(label, {})]
         return sum(vals) / max(len(vals), 1)
@@ -130,8 +165,13 @@ def uncommitted() -> str:
     """Source files that differ from the commit (modified or untracked), as the run saw them."""
     root = Path(__file__).resolve().parents[1]
     try:
-        lines = subprocess.run(["git", "status", "--porcelain", "--", "agents", "graphs", "tools", "kb", "evals"],
-                               cwd=root, capture_output=True, text=True, check=True).stdout.splitlines()
+        lines = subprocess.run(
+            ["git", "status", "--porcelain", "--", "agents", "graphs", "tools", "kb", "evals"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.splitlines()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return ", ".join(f"`{ln[3:]}`" for ln in lines if ln.endswith(".py")) or "none"
@@ -146,31 +186,45 @@ def render(tuned: dict, held: dict, args: argparse.Namespace, info: dict) -> str
     cmd = f"python -m evals.fusion_ranking --limit {args.limit} --tune-limit {args.tune_limit} --workers {args.workers}"
     cmd += " --resume" if args.resume else ""
     took = f"; the whole command took {info['minutes']:.1f} min" if "minutes" in info else ""
-    out = [HEADING, "", f"- Command: `{cmd}` (each cell's own `hybridrag eval` command is in its row){took}",
-           f"- Date: {ran}; commit: `{info['commit']}` (at the start); source files that differed from it then: "
-           f"{info.get('uncommitted', 'unknown')}; machine: {m['cores']} cores, {m['cpu']}, no GPU",
-           "- Questions: MetaQA dev only (test splits never read), split by question id: SHA-1 of the id even → "
-           "tune, odd → held-out. Choices were compared on the tune part (the first "
-           f"{args.tune_limit} of a seeded shuffle (seed 0) of it per cell); every table under *Held-out* uses "
-           f"the held-out part only: the first {args.limit} of a seeded shuffle (seed 0) of it per cell, the same "
-           "questions for every row of a table.",
-           "- KBs: MetaQA-hybrid at 100 / 50 / 0 % graph completeness (split seed 0): the held-out share of the "
-           "triples is only in passages, one per head movie; 100 % is the full MetaQA KB. `:2hop` / `:3hop` ask "
-           "MetaQA's 2- and 3-hop dev questions on the full KB.",
-           "- Metrics as in docs/benchmarks_eval.md: R@10 (a relevant item in the top 10), MRR, nDCG@10, Hit@1, "
-           "Recall@20 (share of gold answers covered by the top 20); an entity is relevant when it is a gold "
-           "answer, a passage when its text names one. answer EM / Hits@1 score the `answer` field; it trails "
-           "Hit@1 where the first item is a passage, which counts as relevant when it names a gold answer "
-           "anywhere while the answer is read from its best-scoring sentence. p50 ms is the per-question wall "
-           "time, query embedding included, on a shared 2-core machine (noisy; other runs shared it).", "",
-           "### Held-out: fusion's default against the paper's scoring and the baselines", ""]
+    out = [
+        HEADING,
+        "",
+        f"- Command: `{cmd}` (each cell's own `hybridrag eval` command is in its row){took}",
+        f"- Date: {ran}; commit: `{info['commit']}` (at the start); source files that differed from it then: "
+        f"{info.get('uncommitted', 'unknown')}; machine: {m['cores']} cores, {m['cpu']}, no GPU",
+        "- Questions: MetaQA dev only (test splits never read), split by question id: SHA-1 of the id even → "
+        "tune, odd → held-out. Choices were compared on the tune part (the first "
+        f"{args.tune_limit} of a seeded shuffle (seed 0) of it per cell); every table under *Held-out* uses "
+        f"the held-out part only: the first {args.limit} of a seeded shuffle (seed 0) of it per cell, the same "
+        "questions for every row of a table.",
+        "- KBs: MetaQA-hybrid at 100 / 50 / 0 % graph completeness (split seed 0): the held-out share of the "
+        "triples is only in passages, one per head movie; 100 % is the full MetaQA KB. `:2hop` / `:3hop` ask "
+        "MetaQA's 2- and 3-hop dev questions on the full KB.",
+        "- Metrics as in docs/benchmarks_eval.md: R@10 (a relevant item in the top 10), MRR, nDCG@10, Hit@1, "
+        "Recall@20 (share of gold answers covered by the top 20); an entity is relevant when it is a gold "
+        "answer, a passage when its text names one. answer EM / Hits@1 score the `answer` field; it trails "
+        "Hit@1 where the first item is a passage, which counts as relevant when it names a gold answer "
+        "anywhere while the answer is read from its best-scoring sentence. p50 ms is the per-question wall "
+        "time, query embedding included, on a shared 2-core machine (noisy; other runs shared it).",
+        "",
+        "### Held-out: fusion's default against the paper's scoring and the baselines",
+        "",
+    ]
     for dataset, cells in held.items():
         out += [f"#### {dataset}", "", *table(cells), ""]
-    out += ["#### Goal check (held-out, same run): default > each baseline on R@10, MRR, nDCG@10, Hit@1, Recall@20",
-            "", *(line for d in ONE_HOP for line in verdict(held[d], d)), ""]
-    out += ["### Tune part: the choices compared", "",
-            f"Best mean of the five goal metrics over the three 1-hop settings: `{tune_winner(tuned)}` "
-            "(the default in graphs/fusion.py is `scoring=evidence`, `seed_passages=200`, `hops=1`).", ""]
+    out += [
+        "#### Goal check (held-out, same run): default > each baseline on R@10, MRR, nDCG@10, Hit@1, Recall@20",
+        "",
+        *(line for d in ONE_HOP for line in verdict(held[d], d)),
+        "",
+    ]
+    out += [
+        "### Tune part: the choices compared",
+        "",
+        f"Best mean of the five goal metrics over the three 1-hop settings: `{tune_winner(tuned)}` "
+        "(the default in graphs/fusion.py is `scoring=evidence`, `seed_passages=200`, `hops=1`).",
+        "",
+    ]
     for dataset, cells in tuned.items():
         out += [f"#### {dataset} (tune)", "", *table(cells), ""]
     return "\n".join(out)

@@ -68,8 +68,10 @@ def full_kb(progress: bool = True) -> Path:
     """The KB of all MetaQA triples (no passages), built once into the cache."""
     from hybridrag.kb.ingest import ingest
 
-    return _build_once(cache_root() / "metaqa-full", lambda out: ingest(
-        out, [metaqa_dir() / "kb.txt"], type_map=TYPE_MAP, progress=progress))
+    return _build_once(
+        cache_root() / "metaqa-full",
+        lambda out: ingest(out, [metaqa_dir() / "kb.txt"], type_map=TYPE_MAP, progress=progress),
+    )
 
 
 def split_triples(
@@ -117,8 +119,10 @@ def hybrid_kb(completeness: float, seed: int = 0, progress: bool = True) -> Path
         try:
             ingest(out, [tri], entities=ents, passages=pas, type_map=TYPE_MAP, progress=progress)
         except KBError as exc:
-            raise KBError(f"building MetaQA-hybrid at completeness {completeness}: {exc} "
-                          "(kb.ingest must accept an entity-only graph for completeness 0)") from exc
+            raise KBError(
+                f"building MetaQA-hybrid at completeness {completeness}: {exc} "
+                "(kb.ingest must accept an entity-only graph for completeness 0)"
+            ) from exc
 
     return _build_once(cache_root() / f"metaqa-hybrid-c{round(completeness * 100)}-s{seed}", build)
 
@@ -129,6 +133,5 @@ def metaqa_graph() -> GraphStore:
     built = cache_root() / "metaqa-full"
     if (built / "manifest.json").exists():
         return InMemoryGraphStore.load(built)
-    ents, heads, rels, tails, names, schema = assemble(
-        metaqa_triples(), {}, read_type_map(TYPE_MAP))
+    ents, heads, rels, tails, names, schema = assemble(metaqa_triples(), {}, read_type_map(TYPE_MAP))
     return InMemoryGraphStore(ents, heads, rels, tails, names, schema)

@@ -56,8 +56,7 @@ def report(args: argparse.Namespace, kb: Path, http: Result, local: Result, load
         http.row(),
         local.row(),
         "",
-        f"In-process / HTTP throughput: **{ratio:.2f}x** (target ≤ 2x, zero errors): "
-        f"**{'met' if ok else 'not met'}**.",
+        f"In-process / HTTP throughput: **{ratio:.2f}x** (target ≤ 2x, zero errors): **{'met' if ok else 'not met'}**.",
     ]
     if load[0] > (os.cpu_count() or 1):
         lines += [

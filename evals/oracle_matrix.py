@@ -60,14 +60,17 @@ def parse_limits(items: list[str], default: int, flag: str = "--method-limit") -
     return limits
 
 
-def _cell(method: str, dataset: str, limit: int, runs: Path, llm: str, overrides: list[str],
-          finished_only: bool = False) -> dict:
+def _cell(
+    method: str, dataset: str, limit: int, runs: Path, llm: str, overrides: list[str], finished_only: bool = False
+) -> dict:
     tag = "oracle" if llm == "oracle" else llm.replace(":", "-").replace("=", "")
     folder = runs / tag / f"{method}-{'-'.join(o.split('=', 1)[1] for o in overrides) or 'default'}-{dataset}"
     if finished_only and not _finished(folder, limit):
         extra = "".join(f" --set {o}" for o in overrides)
-        return {"failed": "not run to its limit (--finished-only)",
-                "command": f"hybridrag eval --method {method} --dataset {dataset} --llm {llm} --limit {limit}{extra}"}
+        return {
+            "failed": "not run to its limit (--finished-only)",
+            "command": f"hybridrag eval --method {method} --dataset {dataset} --llm {llm} --limit {limit}{extra}",
+        }
     if finished_only:  # read as it was written: re-running would stamp the summary with today's commit
         return json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     return run_cell(method, dataset, overrides, limit, runs / tag, None, llm)
@@ -89,11 +92,13 @@ def ceiling_row(method: str, dataset: str, s: dict) -> str:
     ratio = score / ceil if ceil == ceil and ceil > 0 else float("nan")
     met = "yes" if ratio >= goal(dataset) else "**no**"
     lat = u["latency_seconds"]["total"]
-    return (f"| {method} oracle | {dataset} | {s['n']} | {m['hit@1']:.3f} | {m['mrr']:.3f} | {m['hit@5']:.3f} "
-            f"| {m['recall@20']:.3f} | {m['answer_em']:.3f} | {m['answer_hits@1']:.3f} | {ceil:.3f} "
-            f"| {ratio:.1%} ({score_key(method)}) | {goal(dataset):.0%}: {met} "
-            f"| {u.get('llm_calls_per_question', 0):.2f} | {lat.get('p50', 0):.3f} / {lat.get('p95', 0):.3f} "
-            f"| {s['errors']} | `{s['command']}` |")
+    return (
+        f"| {method} oracle | {dataset} | {s['n']} | {m['hit@1']:.3f} | {m['mrr']:.3f} | {m['hit@5']:.3f} "
+        f"| {m['recall@20']:.3f} | {m['answer_em']:.3f} | {m['answer_hits@1']:.3f} | {ceil:.3f} "
+        f"| {ratio:.1%} ({score_key(method)}) | {goal(dataset):.0%}: {met} "
+        f"| {u.get('llm_calls_per_question', 0):.2f} | {lat.get('p50', 0):.3f} / {lat.get('p95', 0):.3f} "
+        f"| {s['errors']} | `{s['command']}` |"
+    )
 
 
 def noise_summary(run_dir: Path) -> dict:
@@ -115,19 +120,49 @@ def loop_row(method: str, dataset: str, looped: dict, single: dict, counts: dict
     o_share = outcome.get("share")
     o_txt = "n/a" if o_share is None else f"{outcome['rescued']}/{outcome['harmful']} = {o_share:.1%}"
     by_type = ", ".join(f"{t} {c['repaired']}/{c['applied']}" for t, c in sorted(counts.get("by_type", {}).items()))
-    return (f"| {method} oracle | {dataset} | {looped['n']} | {looped['metrics'][key]:.3f} "
-            f"| {single['metrics'][key]:.3f} | {key} | {overall.get('applied', 0)} | {overall.get('looped', 0)} "
-            f"| {overall.get('repaired', 0)} | {share_txt}{met} | {o_txt} | {by_type or '–'} "
-            f"| {looped['usage'].get('llm_calls_per_question', 0):.2f} / "
-            f"{single['usage'].get('llm_calls_per_question', 0):.2f} | `{looped['command']}` |")
+    return (
+        f"| {method} oracle | {dataset} | {looped['n']} | {looped['metrics'][key]:.3f} "
+        f"| {single['metrics'][key]:.3f} | {key} | {overall.get('applied', 0)} | {overall.get('looped', 0)} "
+        f"| {overall.get('repaired', 0)} | {share_txt}{met} | {o_txt} | {by_type or '–'} "
+        f"| {looped['usage'].get('llm_calls_per_question', 0):.2f} / "
+        f"{single['usage'].get('llm_calls_per_question', 0):.2f} | `{looped['command']}` |"
+    )
 
 
-CEILING_HEAD = ["method", "dataset", "n", "Hit@1", "MRR", "Hit@5", "Recall@20", "answer EM", "answer Hits@1",
-                "ceiling", "score / ceiling", "goal", "LLM calls / q", "latency p50 / p95 s", "errors", "command"]
-LOOP_HEAD = ["method", "dataset", "n", "score with loop", "score, max_iterations=1", "score", "errors applied",
-             "followed by a later decision", "repaired", "repaired / applied",
-             "harmful errors rescued by the loop", "by type (repaired/applied)",
-             "LLM calls / q (loop / single)", "command (loop; the single pass adds --set max_iterations=1)"]
+CEILING_HEAD = [
+    "method",
+    "dataset",
+    "n",
+    "Hit@1",
+    "MRR",
+    "Hit@5",
+    "Recall@20",
+    "answer EM",
+    "answer Hits@1",
+    "ceiling",
+    "score / ceiling",
+    "goal",
+    "LLM calls / q",
+    "latency p50 / p95 s",
+    "errors",
+    "command",
+]
+LOOP_HEAD = [
+    "method",
+    "dataset",
+    "n",
+    "score with loop",
+    "score, max_iterations=1",
+    "score",
+    "errors applied",
+    "followed by a later decision",
+    "repaired",
+    "repaired / applied",
+    "harmful errors rescued by the loop",
+    "by type (repaired/applied)",
+    "LLM calls / q (loop / single)",
+    "command (loop; the single pass adds --set max_iterations=1)",
+]
 
 
 def table(head: list[str], rows: list[str]) -> list[str]:
@@ -135,55 +170,80 @@ def table(head: list[str], rows: list[str]) -> list[str]:
     return ["| " + " | ".join(head) + " |", "|---" * len(head) + "|", *rows, ""]
 
 
-def render(ceiling: list[str], loops: list[str], info: dict, args: argparse.Namespace, limits: dict,
-           noise_limits: dict) -> str:
+def render(
+    ceiling: list[str], loops: list[str], info: dict, args: argparse.Namespace, limits: dict, noise_limits: dict
+) -> str:
     """The report."""
     m = info["machine"]
     lim = ", ".join(f"{k} {v}" for k, v in limits.items() if k in args.methods)
     noise_lim = ", ".join(f"{k} {v}" for k, v in noise_limits.items() if k in args.methods)
-    return "\n".join([
-        "# Oracle matrix: the LLM methods' machinery against its ceiling (`python -m evals.oracle_matrix`)", "",
-        "Every row is an **oracle** row: each LLM role of the method is the perfect-LLM stand-in"
-        " (`--llm oracle`, `evals/oracle/`), built from the question's gold record and the prompt the role"
-        " receives; it never puts a gold answer into retrieval. The numbers are ceilings of the retrieval,"
-        " loops and ranking, not results of any model.", "",
-        f"- Date: {info['date']}; commit: `{info['commit']}`; machine: {m['cores']} cores, {m['cpu']}, no GPU.",
-        f"- Reproduce: `{' '.join(['python -m evals.oracle_matrix', *sys.argv[1:]])}`"
-        " (each row's own command is in its last column).",
-        f"- Questions per cell: {lim} (the first N of MetaQA dev's seed-0 shuffle, the same questions for"
-        f" every method); noise cells: {noise_lim}.",
-        "- Score: Hit@1 of the ranked list for hybgrag and mor; answer Hits@1 (a gold answer as a whole phrase"
-        " of the `answer`) for hydrarag and ssrag. Ceiling: share of questions with a gold answer reachable"
-        " along the gold relation path (in the complete MetaQA graph for the hybrid datasets). Goal (issue 9):"
-        " score / ceiling >= 95 % at 1 and 2 hops and on the hybrid sets (1-hop questions), >= 85 % at 3 hops.",
-        "", "## Ceiling (no noise)", "", *table(CEILING_HEAD, ceiling),
-        f"## Corrective loops at noise p = {args.noise}", "",
-        "Each method with its default `max_iterations` and with `max_iterations=1` on the same questions and the"
-        " same drawn errors. *Applied*: decisions that carried the injected error; *repaired*: a later decision"
-        " of the same question in which the method's own feedback named the error, so the stand-in corrected it"
-        " (`evals/oracle/noise.py`). *Harmful errors rescued*: questions whose applied error cost the single"
-        " pass its (reachable) answer, and of those the ones the run with the loop got right"
-        " (`evals/oracle/outcome.py`): an error a method's first round absorbs by itself is not counted as one"
-        " needing repair there.", "", *table(LOOP_HEAD, loops)])
+    return "\n".join(
+        [
+            "# Oracle matrix: the LLM methods' machinery against its ceiling (`python -m evals.oracle_matrix`)",
+            "",
+            "Every row is an **oracle** row: each LLM role of the method is the perfect-LLM stand-in"
+            " (`--llm oracle`, `evals/oracle/`), built from the question's gold record and the prompt the role"
+            " receives; it never puts a gold answer into retrieval. The numbers are ceilings of the retrieval,"
+            " loops and ranking, not results of any model.",
+            "",
+            f"- Date: {info['date']}; commit: `{info['commit']}`; machine: {m['cores']} cores, {m['cpu']}, no GPU.",
+            f"- Reproduce: `{' '.join(['python -m evals.oracle_matrix', *sys.argv[1:]])}`"
+            " (each row's own command is in its last column).",
+            f"- Questions per cell: {lim} (the first N of MetaQA dev's seed-0 shuffle, the same questions for"
+            f" every method); noise cells: {noise_lim}.",
+            "- Score: Hit@1 of the ranked list for hybgrag and mor; answer Hits@1 (a gold answer as a whole phrase"
+            " of the `answer`) for hydrarag and ssrag. Ceiling: share of questions with a gold answer reachable"
+            " along the gold relation path (in the complete MetaQA graph for the hybrid datasets). Goal (issue 9):"
+            " score / ceiling >= 95 % at 1 and 2 hops and on the hybrid sets (1-hop questions), >= 85 % at 3 hops.",
+            "",
+            "## Ceiling (no noise)",
+            "",
+            *table(CEILING_HEAD, ceiling),
+            f"## Corrective loops at noise p = {args.noise}",
+            "",
+            "Each method with its default `max_iterations` and with `max_iterations=1` on the same questions and the"
+            " same drawn errors. *Applied*: decisions that carried the injected error; *repaired*: a later decision"
+            " of the same question in which the method's own feedback named the error, so the stand-in corrected it"
+            " (`evals/oracle/noise.py`). *Harmful errors rescued*: questions whose applied error cost the single"
+            " pass its (reachable) answer, and of those the ones the run with the loop got right"
+            " (`evals/oracle/outcome.py`): an error a method's first round absorbs by itself is not counted as one"
+            " needing repair there.",
+            "",
+            *table(LOOP_HEAD, loops),
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run every cell (resuming finished ones) and write the report."""
     p = argparse.ArgumentParser(prog="python -m evals.oracle_matrix", description=__doc__.splitlines()[0])
     p.add_argument("--limit", type=int, default=1000, help="questions per ceiling cell")
-    p.add_argument("--method-limit", action="append", default=[], metavar="METHOD=N",
-                   help="another limit for one method (e.g. hydrarag=300 where 1000 is impractical)")
+    p.add_argument(
+        "--method-limit",
+        action="append",
+        default=[],
+        metavar="METHOD=N",
+        help="another limit for one method (e.g. hydrarag=300 where 1000 is impractical)",
+    )
     p.add_argument("--noise", type=float, default=0.3, help="noise probability of the loop cells")
     p.add_argument("--noise-limit", type=int, default=300, help="questions per loop cell")
-    p.add_argument("--method-noise-limit", action="append", default=[], metavar="METHOD=N",
-                   help="another loop-cell limit for one method")
+    p.add_argument(
+        "--method-noise-limit",
+        action="append",
+        default=[],
+        metavar="METHOD=N",
+        help="another loop-cell limit for one method",
+    )
     p.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     p.add_argument("--datasets", nargs="+", default=list(DATASETS))
     p.add_argument("--noise-datasets", nargs="+", default=list(NOISE_DATASETS))
     p.add_argument("--runs", type=Path, help="folder of the runs (default eval-runs/oracle-<commit>)")
     p.add_argument("--out", type=Path, default=Path("docs") / "benchmarks_oracle_matrix.md")
-    p.add_argument("--finished-only", action="store_true",
-                   help="report the cells already run to their limit and list the others as not run")
+    p.add_argument(
+        "--finished-only",
+        action="store_true",
+        help="report the cells already run to their limit and list the others as not run",
+    )
     args = p.parse_args(argv)
     if not 0.0 < args.noise <= 1.0:
         p.error(f"--noise must lie in (0, 1], got {args.noise}")
@@ -201,12 +261,12 @@ def main(argv: list[str] | None = None) -> int:
         for dataset in args.noise_datasets:
             sys.stderr.write(f"[oracle-matrix] {method} on {dataset} at p={args.noise:g}, loop and single pass\n")
             looped = _cell(method, dataset, noise_limits[method], runs, spec, [], args.finished_only)
-            single = _cell(method, dataset, noise_limits[method], runs, spec, ["max_iterations=1"],
-                           args.finished_only)
+            single = _cell(method, dataset, noise_limits[method], runs, spec, ["max_iterations=1"], args.finished_only)
             tag = spec.replace(":", "-").replace("=", "")
             counts = noise_summary(runs / tag / f"{method}-default-{dataset}")
-            outcome = outcome_repairs(runs / tag / f"{method}-default-{dataset}",
-                                      runs / tag / f"{method}-1-{dataset}", score_key(method))
+            outcome = outcome_repairs(
+                runs / tag / f"{method}-default-{dataset}", runs / tag / f"{method}-1-{dataset}", score_key(method)
+            )
             loops.append(loop_row(method, dataset, looped, single, counts, outcome))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render(ceiling, loops, info, args, limits, noise_limits), encoding="utf-8")

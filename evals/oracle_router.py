@@ -24,12 +24,31 @@ from hybridrag.evals.datasets import Question, load_metaqa
 from hybridrag.evals.metrics import hit_at_k
 from hybridrag.kb.base import KnowledgeBase, open_kb
 
-RELATION_OF = {"director": "directed_by", "writer": "written_by", "actor": "starred_actors",
-               "year": "release_year", "language": "in_language", "tags": "has_tags", "tag": "has_tags",
-               "genre": "has_genre", "imdbvotes": "has_imdb_votes", "imdbrating": "has_imdb_rating"}
-TYPE_OF = {"movie": "movie", "director": "person", "writer": "person", "actor": "person", "year": "year",
-           "language": "language", "tags": "tag", "tag": "tag", "genre": "genre", "imdbvotes": "votes",
-           "imdbrating": "rating"}
+RELATION_OF = {
+    "director": "directed_by",
+    "writer": "written_by",
+    "actor": "starred_actors",
+    "year": "release_year",
+    "language": "in_language",
+    "tags": "has_tags",
+    "tag": "has_tags",
+    "genre": "has_genre",
+    "imdbvotes": "has_imdb_votes",
+    "imdbrating": "has_imdb_rating",
+}
+TYPE_OF = {
+    "movie": "movie",
+    "director": "person",
+    "writer": "person",
+    "actor": "person",
+    "year": "year",
+    "language": "language",
+    "tags": "tag",
+    "tag": "tag",
+    "genre": "genre",
+    "imdbvotes": "votes",
+    "imdbrating": "rating",
+}
 
 
 def relation_path(qtype: str) -> list[str]:
@@ -70,9 +89,11 @@ class Tally:
     def row(self, hops: int, radius: str) -> str:
         """A markdown table row."""
         n = max(self.n, 1)
-        return (f"| {hops} | {self.n} | {radius} | {self.hit1 / n:.3f} | {self.hit10 / n:.3f} | "
-                f"{self.in_candidates / n:.3f} | {self.ceiling / n:.3f} | {self.candidates / n:.0f} | "
-                f"{self.unlinked} | {self.seconds / n:.2f} |")
+        return (
+            f"| {hops} | {self.n} | {radius} | {self.hit1 / n:.3f} | {self.hit10 / n:.3f} | "
+            f"{self.in_candidates / n:.3f} | {self.ceiling / n:.3f} | {self.candidates / n:.0f} | "
+            f"{self.unlinked} | {self.seconds / n:.2f} |"
+        )
 
 
 def measure(kb: KnowledgeBase, q: Question, tally: Tally, radius: int | None = None, k: int = 10) -> None:
@@ -111,8 +132,10 @@ def run(kb_dir: str, hops: list[int], limit: int, data_dir: Path, radius: int | 
     return rows
 
 
-HEADER = ("| hops | questions | radius | Hit@1 | Hit@10 | gold in candidates | reachable-answer ceiling | "
-          "mean candidates | topic not linked | s/question |\n|---|---|---|---|---|---|---|---|---|---|")
+HEADER = (
+    "| hops | questions | radius | Hit@1 | Hit@10 | gold in candidates | reachable-answer ceiling | "
+    "mean candidates | topic not linked | s/question |\n|---|---|---|---|---|---|---|---|---|---|"
+)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -22,16 +22,34 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-QUESTIONS = ['{"question": "who directed [Forrest Gump]", "answers": ["Robert Zemeckis"]}',
-             '{"question": "who wrote [Big]", "answers": ["Gary Ross", "Anne Spielberg"]}']
+QUESTIONS = [
+    '{"question": "who directed [Forrest Gump]", "answers": ["Robert Zemeckis"]}',
+    '{"question": "who wrote [Big]", "answers": ["Gary Ross", "Anne Spielberg"]}',
+]
 
 
 def _eval(out: Path, questions: Path) -> tuple[list[str], subprocess.CompletedProcess]:
-    args = ["eval", "--method", "fusion", "--questions", str(questions), "--kb", "sample", "--out", str(out),
-            "--no-progress"]
+    args = [
+        "eval",
+        "--method",
+        "fusion",
+        "--questions",
+        str(questions),
+        "--kb",
+        "sample",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    return args, subprocess.run([sys.executable, "-m", "hybridrag.app.cli", *args], cwd=ROOT, env=env,
-                                capture_output=True, text=True, timeout=900)
+    return args, subprocess.run(
+        [sys.executable, "-m", "hybridrag.app.cli", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def _err_lines(done: subprocess.CompletedProcess) -> list[str]:
@@ -44,9 +62,13 @@ def _one_line_error(probe: str, out: Path, questions: Path) -> dict:
     tb = any(x.startswith("Traceback") for x in lines)
     ok = done.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: ") and not tb
     shown = lines[-1] if lines else "nothing on stderr"
-    return {"probe": probe, "command": "hybridrag " + shlex.join(args),
-            "result": f"exit {done.returncode}, {len(lines)} stderr line(s){' with a TRACEBACK' if tb else ''}: "
-                      f"{shown[:200]}", "ok": ok}
+    return {
+        "probe": probe,
+        "command": "hybridrag " + shlex.join(args),
+        "result": f"exit {done.returncode}, {len(lines)} stderr line(s){' with a TRACEBACK' if tb else ''}: "
+        f"{shown[:200]}",
+        "ok": ok,
+    }
 
 
 def _unwritable(work: Path) -> Path:
@@ -64,12 +86,15 @@ def torn_run_row(work: Path, questions: Path) -> dict:
     out = work / "torn"
     args, first = _eval(out, questions)
     if first.returncode != 0:
-        return {"probe": "eval: resume after a torn run.json", "command": "hybridrag " + shlex.join(args),
-                "result": f"first run: exit {first.returncode}: {(_err_lines(first) or [''])[-1][:200]}",
-                "ok": False}
+        return {
+            "probe": "eval: resume after a torn run.json",
+            "command": "hybridrag " + shlex.join(args),
+            "result": f"first run: exit {first.returncode}: {(_err_lines(first) or [''])[-1][:200]}",
+            "ok": False,
+        }
     run_json = out / "run.json"
     text = run_json.read_text(encoding="utf-8")
-    run_json.write_text(text[:text.index('"dataset": "') + 13], encoding="utf-8")  # cut inside a string
+    run_json.write_text(text[: text.index('"dataset": "') + 13], encoding="utf-8")  # cut inside a string
     records = (out / "records.jsonl").read_text(encoding="utf-8")
     _, done = _eval(out, questions)
     lines = _err_lines(done)
@@ -81,11 +106,14 @@ def torn_run_row(work: Path, questions: Path) -> dict:
     except (OSError, ValueError):
         resumed, repaired = None, False
     ok = done.returncode == 0 and bool(named) and kept and resumed == len(QUESTIONS) and repaired
-    return {"probe": "eval: resume after a torn run.json",
-            "command": f"hybridrag {shlex.join(args)}; cut run.json inside the dataset name; the same command again",
-            "result": f"exit {done.returncode}; stderr: {(named or lines or ['nothing'])[-1][:200]!r}; records "
-                      f"{'kept' if kept else 'CHANGED'}, {resumed} question(s) resumed; run.json "
-                      f"{'rewritten' if repaired else 'still unreadable'}", "ok": ok}
+    return {
+        "probe": "eval: resume after a torn run.json",
+        "command": f"hybridrag {shlex.join(args)}; cut run.json inside the dataset name; the same command again",
+        "result": f"exit {done.returncode}; stderr: {(named or lines or ['nothing'])[-1][:200]!r}; records "
+        f"{'kept' if kept else 'CHANGED'}, {resumed} question(s) resumed; run.json "
+        f"{'rewritten' if repaired else 'still unreadable'}",
+        "ok": ok,
+    }
 
 
 def run(workdir: Path) -> list[dict]:

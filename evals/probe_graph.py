@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-INJECTION = 'who directed "zz\' lc=\'zz\' match (n) detach delete n with count(*) as k //"'
+INJECTION = "who directed \"zz' lc='zz' match (n) detach delete n with count(*) as k //\""
 TIMEOUT = "6"  # HYBRIDRAG_GRAPH_TIMEOUT of the probe process (the ingest subprocesses get 30)
 
 
@@ -36,8 +36,14 @@ def _row(probe: str, command: str, result: str, ok: bool) -> dict:
 def _hybridrag(args: list[str], timeout: float = 900) -> tuple[float, subprocess.CompletedProcess]:
     env = {**os.environ, "HYBRIDRAG_GRAPH_TIMEOUT": "30"}
     t = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "hybridrag.app.cli", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, "-m", "hybridrag.app.cli", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     return time.perf_counter() - t, done
 
 
@@ -45,28 +51,50 @@ def _ingest(kb_dir: Path, flag: str, uri: str) -> tuple[dict, float]:
     from hybridrag.evals.hybrid import metaqa_dir
     from hybridrag.kb.sample import TYPE_MAP
 
-    secs, done = _hybridrag(["ingest", "--kb", str(kb_dir), "--triples", str(metaqa_dir() / "kb.txt"),
-                             "--type-map", str(TYPE_MAP), flag, uri])
+    secs, done = _hybridrag(
+        [
+            "ingest",
+            "--kb",
+            str(kb_dir),
+            "--triples",
+            str(metaqa_dir() / "kb.txt"),
+            "--type-map",
+            str(TYPE_MAP),
+            flag,
+            uri,
+        ]
+    )
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return _row(f"ingest full MetaQA ({flag})", f"hybridrag ingest --kb KB --triples kb.txt {flag} {uri}",
-                    f"exit {done.returncode}: {tail}", False), secs
+        return _row(
+            f"ingest full MetaQA ({flag})",
+            f"hybridrag ingest --kb KB --triples kb.txt {flag} {uri}",
+            f"exit {done.returncode}: {tail}",
+            False,
+        ), secs
     from hybridrag.kb.base import open_kb
 
     kb = open_kb(kb_dir)
     want = {k: kb.manifest["counts"][k] for k in ("entities", "triples")}
     got = kb.graph.counts()
-    return _row(f"ingest full MetaQA ({flag})", f"hybridrag ingest --kb KB --triples kb.txt {flag} {uri}",
-                f"{got['entities']:,} entities, {got['triples']:,} triples on the server in {secs:.0f} s "
-                f"(graph export {kb.manifest.get('graph', {}).get('backend')})", got == want), secs
+    return _row(
+        f"ingest full MetaQA ({flag})",
+        f"hybridrag ingest --kb KB --triples kb.txt {flag} {uri}",
+        f"{got['entities']:,} entities, {got['triples']:,} triples on the server in {secs:.0f} s "
+        f"(graph export {kb.manifest.get('graph', {}).get('backend')})",
+        got == want,
+    ), secs
 
 
 def _ask(kb_dir: Path, question: str, label: str) -> dict:
     secs, done = _hybridrag(["ask", question, "--kb", str(kb_dir)], timeout=300)
     first = (done.stdout.strip().splitlines() or [""])[0][:80]
-    return _row(f"ask in a new process ({label})", f'hybridrag ask "{question}" --kb KB',
-                f"exit {done.returncode} in {secs:.1f} s: {first or done.stderr.strip()[-120:]}",
-                done.returncode == 0 and secs < 120)
+    return _row(
+        f"ask in a new process ({label})",
+        f'hybridrag ask "{question}" --kb KB',
+        f"exit {done.returncode} in {secs:.1f} s: {first or done.stderr.strip()[-120:]}",
+        done.returncode == 0 and secs < 120,
+    )
 
 
 def _answers(kb_dir: Path, n: int, label: str) -> dict:
@@ -80,8 +108,11 @@ def _answers(kb_dir: Path, n: int, label: str) -> dict:
     t = time.perf_counter()
     for q in questions:
         try:
-            ranked = [r["name"].lower() for r in graph.invoke({"question": q.question}, context=ctx)["ranked"]
-                      if r["kind"] == "entity"]
+            ranked = [
+                r["name"].lower()
+                for r in graph.invoke({"question": q.question}, context=ctx)["ranked"]
+                if r["kind"] == "entity"
+            ]
         except Exception:  # noqa: BLE001 - counted, not hidden
             errors += 1
             continue
@@ -89,9 +120,13 @@ def _answers(kb_dir: Path, n: int, label: str) -> dict:
         top1 += bool(ranked[:1] and ranked[0] in gold)
         top10 += bool(gold & set(ranked[:10]))
     secs = (time.perf_counter() - t) / max(1, len(questions))
-    return _row(f"fusion on MetaQA 1-hop dev ({label})", f"first {n} of dev_1hop.txt, method fusion",
-                f"hits@1 {top1}/{len(questions)}, gold in top 10 {top10}/{len(questions)}, {errors} errors, "
-                f"{secs:.2f} s/question", errors == 0 and top10 >= 0.5 * len(questions))
+    return _row(
+        f"fusion on MetaQA 1-hop dev ({label})",
+        f"first {n} of dev_1hop.txt, method fusion",
+        f"hits@1 {top1}/{len(questions)}, gold in top 10 {top10}/{len(questions)}, {errors} errors, "
+        f"{secs:.2f} s/question",
+        errors == 0 and top10 >= 0.5 * len(questions),
+    )
 
 
 def _bolt_graph(bolt_uri: str) -> tuple[dict, dict]:
@@ -114,12 +149,20 @@ def _bolt_graph(bolt_uri: str) -> tuple[dict, dict]:
         quoted = [e for e in mem.entities if "'" in e.id]
         back = store.get_many(e.id for e in quoted)
     lines = sum("'" in ln for ln in (metaqa_dir() / "kb.txt").read_text(encoding="utf-8").splitlines())
-    write = _row("write full MetaQA graph over Bolt", f"export_graph('neo4j', '{bolt_uri}', kb.txt graph)",
-                 f"{got['entities']:,} entities, {got['triples']:,} triples in {secs:.0f} s; reconnect after "
-                 f"close {reconnect:.2f} s", got == mem.counts() and reconnect < 5)
-    names = _row("names with an apostrophe over Bolt", "Neo4jGraphStore.get_many(ids containing ')",
-                 f"{sum(back.get(e.id) == e for e in quoted):,}/{len(quoted):,} entities round-trip "
-                 f"({lines:,} kb.txt lines hold an apostrophe)", all(back.get(e.id) == e for e in quoted))
+    write = _row(
+        "write full MetaQA graph over Bolt",
+        f"export_graph('neo4j', '{bolt_uri}', kb.txt graph)",
+        f"{got['entities']:,} entities, {got['triples']:,} triples in {secs:.0f} s; reconnect after "
+        f"close {reconnect:.2f} s",
+        got == mem.counts() and reconnect < 5,
+    )
+    names = _row(
+        "names with an apostrophe over Bolt",
+        "Neo4jGraphStore.get_many(ids containing ')",
+        f"{sum(back.get(e.id) == e for e in quoted):,}/{len(quoted):,} entities round-trip "
+        f"({lines:,} kb.txt lines hold an apostrophe)",
+        all(back.get(e.id) == e for e in quoted),
+    )
     return write, names
 
 
@@ -138,9 +181,14 @@ def _injection(kb_dir: Path, bolt_uri: str) -> list[dict]:
                 get_graph("fusion").invoke({"question": INJECTION}, context=context_for("fusion", kb=str(kb_dir)))
             after = store.counts()
             how = "lookup and fusion ask" if store is kb.graph else "lookup"
-            rows.append(_row(f"injection question ({label})", f"{how}: {INJECTION}",
-                             f"{len(found)} matches; graph {before['entities']:,} -> {after['entities']:,} entities",
-                             found == [] and before == after))
+            rows.append(
+                _row(
+                    f"injection question ({label})",
+                    f"{how}: {INJECTION}",
+                    f"{len(found)} matches; graph {before['entities']:,} -> {after['entities']:,} entities",
+                    found == [] and before == after,
+                )
+            )
     return rows
 
 
@@ -153,12 +201,17 @@ def _fault(server, kb_dir: Path, bolt_uri: str) -> list[dict]:
     kb, graph = open_kb(kb_dir), get_graph("fusion")
     store = kb.graph
     bolt = Neo4jGraphStore.connect(bolt_uri)
-    calls = {"FalkorDB client, fusion ask": lambda: graph.invoke(
-        {"question": "who directed Forrest Gump"}, context=context_for("fusion", kb=str(kb_dir))),
-        "Bolt, lookup": lambda: bolt.lookup("Forrest Gump")}
+    calls = {
+        "FalkorDB client, fusion ask": lambda: graph.invoke(
+            {"question": "who directed Forrest Gump"}, context=context_for("fusion", kb=str(kb_dir))
+        ),
+        "Bolt, lookup": lambda: bolt.lookup("Forrest Gump"),
+    }
     rows = []
-    for fault, hurt, heal in (("frozen (SIGSTOP)", server.freeze, server.thaw),
-                              ("killed (SIGKILL), restarted", lambda: (server.save(), server.kill()), server.start)):
+    for fault, hurt, heal in (
+        ("frozen (SIGSTOP)", server.freeze, server.thaw),
+        ("killed (SIGKILL), restarted", lambda: (server.save(), server.kill()), server.start),
+    ):
         hurt()
         for label, call in calls.items():
             t = time.perf_counter()
@@ -170,8 +223,14 @@ def _fault(server, kb_dir: Path, bolt_uri: str) -> list[dict]:
             except Exception as e:  # noqa: BLE001 - the wrong error is the finding
                 outcome, ok = f"{type(e).__name__}: {str(e)[:70]}", False
             secs = time.perf_counter() - t
-            rows.append(_row(f"graph server {fault}: {label}", f"HYBRIDRAG_GRAPH_TIMEOUT={TIMEOUT}",
-                             f"{outcome} after {secs:.1f} s", ok and secs <= float(TIMEOUT) + 3))
+            rows.append(
+                _row(
+                    f"graph server {fault}: {label}",
+                    f"HYBRIDRAG_GRAPH_TIMEOUT={TIMEOUT}",
+                    f"{outcome} after {secs:.1f} s",
+                    ok and secs <= float(TIMEOUT) + 3,
+                )
+            )
         heal()
         for label, call in calls.items():
             try:
@@ -224,8 +283,10 @@ def markdown(rows: list[dict]) -> str:
     """The rows as a Markdown table."""
     cell = lambda v: " ".join(str(v).split()).replace("|", "\\|")  # noqa: E731
     lines = ["| probe | command | result | ok |", "|---|---|---|---|"]
-    lines += [f"| {cell(r['probe'])} | `{cell(r['command'])}` | {cell(r['result'])} | {'yes' if r['ok'] else 'NO'} |"
-              for r in rows]
+    lines += [
+        f"| {cell(r['probe'])} | `{cell(r['command'])}` | {cell(r['result'])} | {'yes' if r['ok'] else 'NO'} |"
+        for r in rows
+    ]
     return "\n".join(lines)
 
 

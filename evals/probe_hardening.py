@@ -32,8 +32,19 @@ from hybridrag.evals.probe_proc import cpu_during, cpu_seconds, curl, percentile
 WATCH = 20.0  # seconds of server CPU sampled after a 504 or a hang-up
 RUN_TIMEOUT = 10
 LONG_WAIT = 90.0  # a client gives up on one request after this many seconds
-HYDRA_MAX = {"llm": "smol", "top_k": 50, "max_iterations": 5, "max_depth": 5, "max_width": 10, "beam_width": 200,
-             "cross_width": 50, "num_sentences": 10, "doc_pool": 20, "num_examples": 5, "web_results": 10}
+HYDRA_MAX = {
+    "llm": "smol",
+    "top_k": 50,
+    "max_iterations": 5,
+    "max_depth": 5,
+    "max_width": 10,
+    "beam_width": 200,
+    "cross_width": 50,
+    "num_sentences": 10,
+    "doc_pool": 20,
+    "num_examples": 5,
+    "web_results": 10,
+}
 HYDRA_QUESTION = "which movies were directed by the director of Big"
 
 
@@ -74,16 +85,27 @@ def p50_row(server: Served, n: int = 40) -> dict:
             total += t
             s3 |= s
     p_rest, p_admit, p_total = (percentile(x, 0.5) * 1000 for x in (rest, admit, total))
-    split = {"total_ms": p_total, "rest_ms": p_rest, "admission_ms": p_admit - p_rest,
-             "run_ms": p_total - p_admit, "n": n}
-    result = (f"p50 {p_total:.1f} ms = admission {split['admission_ms']:.1f} + run {split['run_ms']:.1f} + "
-              f"rest {p_rest:.1f} ms ({n} sequential requests of each kind; rest = p50 of a request refused by "
-              f"the policy, {sorted(s1)}; admission = p50 of one refused at the entity check {sorted(s2)} − rest; "
-              f"run = p50 of a normal one {sorted(s3)} − both)")
-    return {"probe": "server p50 breakdown (fusion, sample KB)", "ok": s1 == {400} and s2 == {400} and s3 == {200},
-            "command": f"{server.command}; {curl(url, normal[0])} (×{n}; also with settings "
-                       f"{{\"not_a_field\": 1}} and with question 'who directed Zqxv Wplk N')",
-            "result": result, "data": split}
+    split = {
+        "total_ms": p_total,
+        "rest_ms": p_rest,
+        "admission_ms": p_admit - p_rest,
+        "run_ms": p_total - p_admit,
+        "n": n,
+    }
+    result = (
+        f"p50 {p_total:.1f} ms = admission {split['admission_ms']:.1f} + run {split['run_ms']:.1f} + "
+        f"rest {p_rest:.1f} ms ({n} sequential requests of each kind; rest = p50 of a request refused by "
+        f"the policy, {sorted(s1)}; admission = p50 of one refused at the entity check {sorted(s2)} − rest; "
+        f"run = p50 of a normal one {sorted(s3)} − both)"
+    )
+    return {
+        "probe": "server p50 breakdown (fusion, sample KB)",
+        "ok": s1 == {400} and s2 == {400} and s3 == {200},
+        "command": f"{server.command}; {curl(url, normal[0])} (×{n}; also with settings "
+        f"{{\"not_a_field\": 1}} and with question 'who directed Zqxv Wplk N')",
+        "result": result,
+        "data": split,
+    }
 
 
 def _ask_timed(server: Served, path: str, body: dict, wait: float) -> tuple[str, float, float]:
@@ -104,10 +126,13 @@ def admission_answered(server: Served, chars: int) -> dict:
     wait_idle(pid, limit=120)
     status, wall, cpu = _ask_timed(server, "/fusion/invoke", body, LONG_WAIT)
     after = cpu_during(pid, WATCH)
-    return {"probe": f"admission: {chars:,}-char question of unknown names", "command": curl(url, body),
-            "result": f"{status} after {wall:.1f} s; server CPU {cpu:.1f} s, then {after:.1f} s in the "
-                      f"{WATCH:.0f} s after", "ok": status.startswith("4") and cpu < 3 and after < 1,
-            "data": {"chars": chars, "wall_s": wall, "cpu_s": cpu, "cpu_after_s": after}}
+    return {
+        "probe": f"admission: {chars:,}-char question of unknown names",
+        "command": curl(url, body),
+        "result": f"{status} after {wall:.1f} s; server CPU {cpu:.1f} s, then {after:.1f} s in the {WATCH:.0f} s after",
+        "ok": status.startswith("4") and cpu < 3 and after < 1,
+        "data": {"chars": chars, "wall_s": wall, "cpu_s": cpu, "cpu_after_s": after},
+    }
 
 
 def admission_hung_up(server: Served, chars: int) -> dict:
@@ -117,11 +142,13 @@ def admission_hung_up(server: Served, chars: int) -> dict:
     wait_idle(pid, limit=120)
     hung = post_and_hang_up(server.url, "/fusion/invoke", json.dumps(body).encode(), 1.0)
     after = cpu_during(pid, WATCH)
-    return {"probe": f"admission: {chars:,}-char question, client hangs up after 1 s",
-            "command": curl(url, body).replace("curl -s", "curl -s --max-time 1", 1),
-            "result": f"server CPU {after:.1f} s in the {WATCH:.0f} s after the hang-up "
-                      f"(socket closed after {hung:.1f} s)", "ok": after < 1,
-            "data": {"chars": chars, "cpu_after_s": after}}
+    return {
+        "probe": f"admission: {chars:,}-char question, client hangs up after 1 s",
+        "command": curl(url, body).replace("curl -s", "curl -s --max-time 1", 1),
+        "result": f"server CPU {after:.1f} s in the {WATCH:.0f} s after the hang-up (socket closed after {hung:.1f} s)",
+        "ok": after < 1,
+        "data": {"chars": chars, "cpu_after_s": after},
+    }
 
 
 def timeout_rows(server: Served) -> list[dict]:
@@ -131,18 +158,28 @@ def timeout_rows(server: Served) -> list[dict]:
     wait_idle(pid, limit=120)
     status, wall, cpu = _ask_timed(server, "/hydrarag/invoke", body, 300)
     after = cpu_during(pid, WATCH)
-    rows = [{"probe": f"hydrarag at the largest settings, --run-timeout {RUN_TIMEOUT}: CPU after the 504",
-             "command": f"{server.command}; {curl(url, body)}",
-             "result": f"{status} after {wall:.1f} s (server CPU {cpu:.1f} s); then {after:.1f} CPU s in the "
-                       f"{WATCH:.0f} s after the response", "ok": status.startswith("504") and after < 1,
-             "data": {"wall_s": wall, "cpu_s": cpu, "cpu_after_s": after}}]
+    rows = [
+        {
+            "probe": f"hydrarag at the largest settings, --run-timeout {RUN_TIMEOUT}: CPU after the 504",
+            "command": f"{server.command}; {curl(url, body)}",
+            "result": f"{status} after {wall:.1f} s (server CPU {cpu:.1f} s); then {after:.1f} CPU s in the "
+            f"{WATCH:.0f} s after the response",
+            "ok": status.startswith("504") and after < 1,
+            "data": {"wall_s": wall, "cpu_s": cpu, "cpu_after_s": after},
+        }
+    ]
     wait_idle(pid, limit=120)
     post_and_hang_up(server.url, "/hydrarag/invoke", json.dumps(body).encode(), RUN_TIMEOUT / 2)
     after = cpu_during(pid, WATCH)
-    rows.append({"probe": f"hydrarag at the largest settings: client hangs up after {RUN_TIMEOUT / 2:g} s",
-                 "command": curl(url, body).replace("curl -s", f"curl -s --max-time {RUN_TIMEOUT / 2:g}", 1),
-                 "result": f"server CPU {after:.1f} s in the {WATCH:.0f} s after the hang-up", "ok": after < 1,
-                 "data": {"cpu_after_s": after}})
+    rows.append(
+        {
+            "probe": f"hydrarag at the largest settings: client hangs up after {RUN_TIMEOUT / 2:g} s",
+            "command": curl(url, body).replace("curl -s", f"curl -s --max-time {RUN_TIMEOUT / 2:g}", 1),
+            "result": f"server CPU {after:.1f} s in the {WATCH:.0f} s after the hang-up",
+            "ok": after < 1,
+            "data": {"cpu_after_s": after},
+        }
+    )
     return rows
 
 
@@ -156,8 +193,9 @@ def run(workdir: Path) -> list[dict]:
         rows.append(admission_hung_up(server, 2000))
     with Served(workdir, *fusion) as server:
         rows.append(admission_answered(server, 2000))
-    with Served(workdir, "--kb", "sample=sample", "--llm", "smol=local:smollm2",
-                "--run-timeout", str(RUN_TIMEOUT)) as server:
+    with Served(
+        workdir, "--kb", "sample=sample", "--llm", "smol=local:smollm2", "--run-timeout", str(RUN_TIMEOUT)
+    ) as server:
         rows += timeout_rows(server)
     return rows
 

@@ -33,9 +33,11 @@ def write_inputs(folder: Path, director: str, films: int) -> Path:
     path = folder / "triples.txt"
     with open(path, "w", encoding="utf-8") as f:
         for i in range(1, films + 1):
-            f.write(f"Film {i}|directed_by|{director if i == 1 else f'Director {i % (films // 6 + 1)}'}\n"
-                    f"Film {i}|release_year|{1900 + i % 120}\nFilm {i}|starred_actors|Actor {i % (films // 2 + 1)}\n"
-                    f"Film {i}|starred_actors|Actor {(i * 7) % (films // 2 + 1)}\n")
+            f.write(
+                f"Film {i}|directed_by|{director if i == 1 else f'Director {i % (films // 6 + 1)}'}\n"
+                f"Film {i}|release_year|{1900 + i % 120}\nFilm {i}|starred_actors|Actor {i % (films // 2 + 1)}\n"
+                f"Film {i}|starred_actors|Actor {(i * 7) % (films // 2 + 1)}\n"
+            )
     return path
 
 
@@ -54,14 +56,26 @@ def _shown(args: list[str], hold: str | None = None) -> str:
 
 
 def _start(args: list[str], hold: str | None = None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "hybridrag.app.cli", *args], cwd=ROOT, env=_env(hold),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "hybridrag.app.cli", *args],
+        cwd=ROOT,
+        env=_env(hold),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _run(args: list[str]) -> tuple[int, str, str, float]:
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "hybridrag.app.cli", *args], cwd=ROOT, env=_env(),
-                       capture_output=True, text=True, timeout=3600)
+    p = subprocess.run(
+        [sys.executable, "-m", "hybridrag.app.cli", *args],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     return p.returncode, p.stdout, p.stderr, time.perf_counter() - t0
 
 
@@ -155,31 +169,50 @@ def run(workdir: Path, films: int = 600) -> list[dict]:
     rc, out, err, fresh_s = _run(_ingest_args(workdir / "fresh", new))
     docs = json.loads((workdir / "fresh" / "manifest.json").read_text())["counts"]["docs"] if rc == 0 else 0
     total = -(-docs // CHUNK)
-    row("fresh ingest (baseline)", _shown(_ingest_args(workdir / "fresh", new)),
-        f"exit {rc}, {fresh_s:.1f} s, {docs} documents in {total} chunks of {CHUNK}", rc == 0)
+    row(
+        "fresh ingest (baseline)",
+        _shown(_ingest_args(workdir / "fresh", new)),
+        f"exit {rc}, {fresh_s:.1f} s, {docs} documents in {total} chunks of {CHUNK}",
+        rc == 0,
+    )
     kb = workdir / "kb"
     _run(_ingest_args(kb, old))
     for stage in ("parse", "graph", "embeddings"):
         command, left, reached = _kill_at(kb, new, stage, total)
         rc, answer = _ask(kb)
-        row(f"kill -9 during {stage} (re-ingest)", command,
-            f"left: {left}; next `ask`: exit {rc}, {answer!r}", reached and rc == 0 and "Old Director" in answer)
+        row(
+            f"kill -9 during {stage} (re-ingest)",
+            command,
+            f"left: {left}; next `ask`: exit {rc}, {answer!r}",
+            reached and rc == 0 and "Old Director" in answer,
+        )
     rc, resumed, err, resume_s = _run(_ingest_args(kb, new))
     reused = re.search(r"\((\d+) of (\d+) chunks reused", resumed)
-    row("re-ingest after the kill during embeddings", _shown(_ingest_args(kb, new)),
+    row(
+        "re-ingest after the kill during embeddings",
+        _shown(_ingest_args(kb, new)),
         f"exit {rc}, {resume_s:.1f} s (embeddings {_embed_s(resumed)}) vs a fresh run's {fresh_s:.1f} s "
         f"(embeddings {_embed_s(out)}); {reused.group(0)[1:] if reused else 'no chunks reused'}; "
         f"next `ask`: {_ask(kb)[1]!r}",
-        rc == 0 and reused is not None and int(reused.group(1)) >= int(0.9 * total))
+        rc == 0 and reused is not None and int(reused.group(1)) >= int(0.9 * total),
+    )
     command, left, reached = _kill_at(kb, old, "indexes", total)
     rc, answer = _ask(kb)
-    row("kill -9 during indexes (re-ingest)", command, f"left: {left}; next `ask`: exit {rc}, {answer!r}",
-        reached and rc == 0 and "New Director" in answer)
+    row(
+        "kill -9 during indexes (re-ingest)",
+        command,
+        f"left: {left}; next `ask`: exit {rc}, {answer!r}",
+        reached and rc == 0 and "New Director" in answer,
+    )
     first = workdir / "first"
     command, left, reached = _kill_at(first, new, "embeddings", total)
     rc, answer = _ask(first)
-    row("kill -9 during embeddings (first ingest)", command, f"left: {left}; next `ask`: exit {rc}, {answer!r}",
-        reached and rc == 2 and "incomplete KB" in answer)
+    row(
+        "kill -9 during embeddings (first ingest)",
+        command,
+        f"left: {left}; next `ask`: exit {rc}, {answer!r}",
+        reached and rc == 2 and "incomplete KB" in answer,
+    )
     rows.extend(_concurrency(workdir, kb, old, new))
     return rows
 
@@ -195,13 +228,21 @@ def _concurrency(workdir: Path, kb: Path, old: Path, new: Path) -> list[dict]:
     rc_wait, _, _, waited = _run(_ingest_args(kb, new, "--wait", "3600"))
     first.communicate()
     ask_rc, answer = _ask(kb)
-    rows.append({"probe": "two concurrent ingests into one --kb",
-                 "command": f"{_shown(_ingest_args(kb, old))} & {_shown(_ingest_args(kb, new))}; "
-                            f"then the same with --wait 3600",
-                 "result": f"second: exit {rc}, {_last_line(err)!r}; first: exit {first.returncode}; "
-                           f"with --wait: exit {rc_wait} after {waited:.1f} s; next `ask`: exit {ask_rc}, {answer!r}",
-                 "ok": rc == 2 and "another ingest" in err and first.returncode == 0 and rc_wait == 0
-                 and ask_rc == 0 and "New Director" in answer})
+    rows.append(
+        {
+            "probe": "two concurrent ingests into one --kb",
+            "command": f"{_shown(_ingest_args(kb, old))} & {_shown(_ingest_args(kb, new))}; "
+            f"then the same with --wait 3600",
+            "result": f"second: exit {rc}, {_last_line(err)!r}; first: exit {first.returncode}; "
+            f"with --wait: exit {rc_wait} after {waited:.1f} s; next `ask`: exit {ask_rc}, {answer!r}",
+            "ok": rc == 2
+            and "another ingest" in err
+            and first.returncode == 0
+            and rc_wait == 0
+            and ask_rc == 0
+            and "New Director" in answer,
+        }
+    )
     before = open_kb(kb)
     seen, errors, opens = set(), [], 0
     proc = _start(_ingest_args(kb, old))
@@ -216,12 +257,16 @@ def _concurrency(workdir: Path, kb: Path, old: Path, new: Path) -> list[dict]:
         time.sleep(0.2)
     after = open_kb(kb)
     directors = sorted({d for _, d in seen} | {after.graph.neighbors(["Film 1"], ["directed_by"])[0].tail})
-    rows.append({"probe": "queries during a re-ingest (open_kb in a running process)",
-                 "command": f"{_shown(_ingest_args(kb, old))} while open_kb() is called every 0.2 s",
-                 "result": f"{opens} opens, {len(errors)} errors {errors[:2]}; "
-                           f"builds seen: {len({s[0] for s in seen})}; "
-                           f"directors of Film 1 seen: {directors}; reopened after the swap: {after is not before}",
-                 "ok": not errors and after is not before and set(directors) <= {"Old Director", "New Director"}})
+    rows.append(
+        {
+            "probe": "queries during a re-ingest (open_kb in a running process)",
+            "command": f"{_shown(_ingest_args(kb, old))} while open_kb() is called every 0.2 s",
+            "result": f"{opens} opens, {len(errors)} errors {errors[:2]}; "
+            f"builds seen: {len({s[0] for s in seen})}; "
+            f"directors of Film 1 seen: {directors}; reopened after the swap: {after is not before}",
+            "ok": not errors and after is not before and set(directors) <= {"Old Director", "New Director"},
+        }
+    )
     return rows
 
 

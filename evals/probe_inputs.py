@@ -30,8 +30,11 @@ from hybridrag.evals.probe_server import FAULTS, FakeLLM
 
 Q = "who directed Big"
 BIG = 100 * 1024 * 1024
-MAKE_BIG = ("python -c \"import sys; sys.stdout.write('{\\\"input\\\": {\\\"question\\\": \\\"' + 'a' * "
-            + str(BIG) + " + '\\\"}}')\"")
+MAKE_BIG = (
+    'python -c "import sys; sys.stdout.write(\'{\\"input\\": {\\"question\\": \\"\' + \'a\' * '
+    + str(BIG)
+    + " + '\\\"}}')\""
+)
 
 
 def _raw(q_settings: str, extra: str = "") -> str:
@@ -43,15 +46,21 @@ MALFORMED = [  # (probe, path, raw body)
     ("top_k Infinity", "/fusion/invoke", _raw('"top_k": Infinity')),
     ("top_k 1e999", "/fusion/invoke", _raw('"top_k": 1e999')),
     ("top_k a 5,000-digit integer", "/fusion/invoke", _raw('"top_k": 1' + "0" * 4999)),
-    ("JSON nested 1,000 deep", "/fusion/invoke", _raw("", ', "config": {"metadata": {"x": ' + "[" * 1000
-                                                      + "]" * 1000 + "}}")),
+    (
+        "JSON nested 1,000 deep",
+        "/fusion/invoke",
+        _raw("", ', "config": {"metadata": {"x": ' + "[" * 1000 + "]" * 1000 + "}}"),
+    ),
     ("lone surrogate in the question", "/fusion/invoke", '{"input": {"question": "who directed \\ud800 Big"}}'),
     ("/batch inputs a string", "/fusion/batch", '{"inputs": "who directed Big"}'),
     ("/batch inputs an object", "/fusion/batch", '{"inputs": {"question": "who directed Big"}}'),
     ("config.configurable a list on /stream", "/fusion/stream", _raw("", ', "config": {"configurable": [1, 2]}')),
     ("config.configurable a string on /stream", "/fusion/stream", _raw("", ', "config": {"configurable": "x"}')),
-    ("input with an empty inputs, unknown entity", "/fusion/invoke",
-     '{"input": {"question": "who directed Zqxv Wplk"}, "inputs": []}'),
+    (
+        "input with an empty inputs, unknown entity",
+        "/fusion/invoke",
+        '{"input": {"question": "who directed Zqxv Wplk"}, "inputs": []}',
+    ),
     ("top_k true in settings", "/fusion/invoke", _raw('"top_k": true')),
     ('top_k "1" in settings', "/fusion/invoke", _raw('"top_k": "1"')),
     ("top_k true in configurable", "/fusion/invoke", _raw("", ', "config": {"configurable": {"top_k": true}}')),
@@ -76,16 +85,34 @@ def stream_rows(server: Served) -> list[dict]:
         for endpoint in ("stream_log", "stream_events"):
             url = f"{server.url}/hybgrag/{endpoint}"
             body = {"input": {"question": Q, "settings": {"llm": mode, "max_iterations": 1}}}
-            cmd = ["curl", "-sN", "--max-time", "120", "-X", "POST", url, "-H", "content-type: application/json",
-                   "-d", json.dumps(body)]
+            cmd = [
+                "curl",
+                "-sN",
+                "--max-time",
+                "120",
+                "-X",
+                "POST",
+                url,
+                "-H",
+                "content-type: application/json",
+                "-d",
+                json.dumps(body),
+            ]
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
             events = [x.split(":", 1)[1].strip() for x in done.stdout.splitlines() if x.startswith("event:")]
             data = [x.split(":", 1)[1].strip() for x in done.stdout.splitlines() if x.startswith("data:")]
             last = f"{events[-1]} {data[-1][:90] if data else ''}" if events else "no event"
             ok = done.returncode == 0 and events[-1:] == ["error"] and f'"status_code": {want}' in (data or [""])[-1]
-            rows.append(_row(f"{endpoint} with a model that answers {mode!r}", curl(url, body, stream=True),
-                             f"curl exit {done.returncode}; {len(events)} events, last: {last}", ok,
-                             curl_exit=done.returncode, last_event=last))
+            rows.append(
+                _row(
+                    f"{endpoint} with a model that answers {mode!r}",
+                    curl(url, body, stream=True),
+                    f"curl exit {done.returncode}; {len(events)} events, last: {last}",
+                    ok,
+                    curl_exit=done.returncode,
+                    last_event=last,
+                )
+            )
     return rows
 
 
@@ -102,15 +129,29 @@ def size_rows(server: Served) -> list[dict]:
     time.sleep(1)
     after = rss_mb(pid)
     make = MAKE_BIG
-    rows = [_row("100 MB body", f"{make} | curl -s -X POST {url} -H 'content-type: application/json' --data-binary @-",
-                 f"{status}, {size:,} bytes back{' ECHOING the body' if echo else ''}; server RSS {before:.0f} MB → "
-                 f"{after:.0f} MB", status == "413" and not echo, rss_before_mb=before, rss_after_mb=after)]
+    rows = [
+        _row(
+            "100 MB body",
+            f"{make} | curl -s -X POST {url} -H 'content-type: application/json' --data-binary @-",
+            f"{status}, {size:,} bytes back{' ECHOING the body' if echo else ''}; server RSS {before:.0f} MB → "
+            f"{after:.0f} MB",
+            status == "413" and not echo,
+            rss_before_mb=before,
+            rss_after_mb=after,
+        )
+    ]
     url = f"{server.url}/fusion/stream_events"
     body = {"input": {"question": Q}, "config": {"metadata": {"blob": "m" * (1024 * 1024)}}}
     r = httpx.post(url, json=body, timeout=120)
-    rows.append(_row("1 MB of config.metadata on /stream_events", curl(url, body, stream=True),
-                     f"{r.status_code}, {len(r.content):,} bytes back", 400 <= r.status_code < 500 or
-                     len(r.content) < 256 * 1024, bytes_back=len(r.content)))
+    rows.append(
+        _row(
+            "1 MB of config.metadata on /stream_events",
+            curl(url, body, stream=True),
+            f"{r.status_code}, {len(r.content):,} bytes back",
+            400 <= r.status_code < 500 or len(r.content) < 256 * 1024,
+            bytes_back=len(r.content),
+        )
+    )
     return rows
 
 
@@ -125,9 +166,17 @@ def malformed_rows(server: Served) -> list[dict]:
         lines, tracebacks, offset = _settle(server, offset)
         want = (lambda s: s == 422) if name in WANT_422 else (lambda s: 400 <= s < 500)
         shown = raw.decode("utf-8", errors="backslashreplace")
-        rows.append(_row(name, curl(server.url + path, shown), f"{r.status_code} {r.text[:100]!r}; server log: "
-                         f"{lines} line(s), {tracebacks} traceback(s)", want(r.status_code) and not tracebacks,
-                         status=r.status_code, log_lines=lines, tracebacks=tracebacks))
+        rows.append(
+            _row(
+                name,
+                curl(server.url + path, shown),
+                f"{r.status_code} {r.text[:100]!r}; server log: {lines} line(s), {tracebacks} traceback(s)",
+                want(r.status_code) and not tracebacks,
+                status=r.status_code,
+                log_lines=lines,
+                tracebacks=tracebacks,
+            )
+        )
     return rows
 
 

@@ -26,8 +26,12 @@ from hybridrag.evals.load_server import free_port, stop_group, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_TRIPLES = ROOT / "kb" / "sample" / "triples.txt"
-TEMPLATES = {"directed_by": "who directed {}", "written_by": "who wrote {}",
-             "starred_actors": "who starred in {}", "release_year": "when was {} released"}
+TEMPLATES = {
+    "directed_by": "who directed {}",
+    "written_by": "who wrote {}",
+    "starred_actors": "who starred in {}",
+    "release_year": "when was {} released",
+}
 
 
 def sample_questions(n: int, seed: int = 0) -> list[str]:
@@ -61,8 +65,9 @@ class Served:
         self.command = " ".join(["hybridrag", *cmd[3:]])
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", **(env or {})}
         with open(self.log, "wb") as out:
-            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
 
     def __enter__(self) -> Served:
         wait_healthy(self.proc, self.url, 600, log=self.log)
@@ -106,18 +111,26 @@ def load_rows(workdir: Path, clients: int, requests: int) -> list[dict]:
         healthy = httpx.get(f"{server.url}/health", timeout=5).status_code == 200
         lat.sort()
         p50, p95 = (lat[len(lat) // 2], lat[int(len(lat) * 0.95)]) if lat else (float("nan"),) * 2
-        result = (f"{len(lat)} ok, {len(errors)} errors in {secs:.1f} s ({requests / secs:.1f} req/s); "
-                  f"p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms; server RSS {before:.0f} MB → "
-                  f"{after:.0f} MB; /health {'ok' if healthy else 'FAILED'} afterwards")
-        return [{"probe": f"{clients} clients × {requests} fusion requests", "ok": not errors and healthy,
-                 "command": f"{server.command}; python -m evals.probe_load --clients {clients} "
-                            f"--requests {requests}", "result": result}]
+        result = (
+            f"{len(lat)} ok, {len(errors)} errors in {secs:.1f} s ({requests / secs:.1f} req/s); "
+            f"p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms; server RSS {before:.0f} MB → "
+            f"{after:.0f} MB; /health {'ok' if healthy else 'FAILED'} afterwards"
+        )
+        return [
+            {
+                "probe": f"{clients} clients × {requests} fusion requests",
+                "ok": not errors and healthy,
+                "command": f"{server.command}; python -m evals.probe_load --clients {clients} --requests {requests}",
+                "result": result,
+            }
+        ]
 
 
 def local_model_rows(workdir: Path, concurrent: int = 3) -> list[dict]:
     """Concurrent HybGRAG requests sharing the server's one llama.cpp instance."""
     qs = ["who directed Big", "who wrote Apollo 13", "which movies did Tom Hanks star in"][:concurrent]
     with Served(workdir, "--kb", "sample=sample", "--llm", "smol=local:smollm2", "--run-timeout", "600") as server:
+
         def one(q: str) -> str:
             with httpx.Client() as c:
                 r = server.ask(c, "hybgrag", q, max_iterations=1)
@@ -129,9 +142,14 @@ def local_model_rows(workdir: Path, concurrent: int = 3) -> list[dict]:
         secs = time.perf_counter() - t0
         alive = server.proc.poll() is None
     ok = alive and all(s == "HTTP 200" for s in statuses)
-    return [{"probe": f"{concurrent} concurrent hybgrag requests on local:smollm2", "ok": ok,
-             "command": f"{server.command}; python -m evals.probe_load --only-local",
-             "result": f"{', '.join(statuses)} in {secs:.0f} s; server {'alive' if alive else 'DIED'}"}]
+    return [
+        {
+            "probe": f"{concurrent} concurrent hybgrag requests on local:smollm2",
+            "ok": ok,
+            "command": f"{server.command}; python -m evals.probe_load --only-local",
+            "result": f"{', '.join(statuses)} in {secs:.0f} s; server {'alive' if alive else 'DIED'}",
+        }
+    ]
 
 
 def run(workdir: Path, clients: int = 8, requests: int = 400) -> list[dict]:
@@ -148,8 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
-        rows = (local_model_rows(Path(tmp)) if args.only_local
-                else run(Path(tmp), args.clients, args.requests))
+        rows = local_model_rows(Path(tmp)) if args.only_local else run(Path(tmp), args.clients, args.requests)
     sys.stdout.write(json.dumps(rows, indent=2) + "\n")
     return 0 if all(r["ok"] for r in rows) else 1
 

@@ -20,7 +20,7 @@ TICKS = os.sysconf("SC_CLK_TCK")
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of process ``pid`` so far (all its threads)."""
     stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "; fields[0] is field 3 (state)
+    fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "; fields[0] is field 3 (state)
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
@@ -45,8 +45,7 @@ def curl(url: str, body: object | str, stream: bool = False) -> str:
     data = body if isinstance(body, str) else json.dumps(body)
     if len(data) > 300:
         data = data[:120] + "…" + data[-40:]
-    return (f"curl -s{'N' if stream else ''} -X POST {url} -H 'content-type: application/json' "
-            f"-d {shlex.quote(data)}")
+    return f"curl -s{'N' if stream else ''} -X POST {url} -H 'content-type: application/json' -d {shlex.quote(data)}"
 
 
 def post_and_hang_up(url: str, path: str, body: bytes, after: float) -> float:
@@ -58,8 +57,10 @@ def post_and_hang_up(url: str, path: str, body: bytes, after: float) -> float:
     host, port = url.removeprefix("http://").split(":")
     t0 = time.monotonic()
     with socket.create_connection((host, int(port)), timeout=after) as s:
-        head = (f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        ).encode()
         s.sendall(head + body)
         try:
             s.recv(1)  # returns early if the server answers before ``after``

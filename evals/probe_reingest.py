@@ -36,8 +36,14 @@ def _env() -> dict:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "hybridrag.app.cli", *args], cwd=ROOT, env=_env(), capture_output=True,
-                          text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "hybridrag.app.cli", *args],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def _tail(done: subprocess.CompletedProcess) -> str:
@@ -76,8 +82,13 @@ def _snapshot(server) -> tuple:  # noqa: ANN001 - a kb.graph_local.FalkorDBServe
 def _kill_during_export(args: list[str], server) -> str:  # noqa: ANN001
     """Run an ingest and SIGKILL it at the first change on the graph server; what happened."""
     before = _snapshot(server)
-    proc = subprocess.Popen([sys.executable, "-m", "hybridrag.app.cli", *args], cwd=ROOT, env=_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hybridrag.app.cli", *args],
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     while proc.poll() is None:
         now = _snapshot(server)
         if now != before:
@@ -97,11 +108,15 @@ def _bolt_rows(work: Path, server) -> list[dict]:  # noqa: ANN001
     _, d2 = _ingest(kb, new, "--neo4j", server.uri)
     ok, said = _ask(kb, "New Director")
     codes = [d.returncode for d in (d0, d1, d2)]
-    return [{"probe": "--neo4j (FalkorDB's Bolt): re-ingest of another 2-triple file, twice, then ask",
-             "command": f"hybridrag {' '.join(a0)}; hybridrag {' '.join(a1)} (twice); hybridrag ask {QUESTION!r} "
-                        f"--kb {kb}",
-             "result": f"ingests: exit {', '.join(map(str, codes))} ({_tail(d2)}); ask: {said}",
-             "ok": codes == [0, 0, 0] and ok}]
+    return [
+        {
+            "probe": "--neo4j (FalkorDB's Bolt): re-ingest of another 2-triple file, twice, then ask",
+            "command": f"hybridrag {' '.join(a0)}; hybridrag {' '.join(a1)} (twice); hybridrag ask {QUESTION!r} "
+            f"--kb {kb}",
+            "result": f"ingests: exit {', '.join(map(str, codes))} ({_tail(d2)}); ask: {said}",
+            "ok": codes == [0, 0, 0] and ok,
+        }
+    ]
 
 
 def _falkordb_rows(work: Path, server) -> list[dict]:  # noqa: ANN001
@@ -112,30 +127,49 @@ def _falkordb_rows(work: Path, server) -> list[dict]:  # noqa: ANN001
     kb, uri = work / "falkor-kb", f"{server.redis_uri}?graph=films"
     first, done = _ingest(kb, old, "--falkordb", uri)
     if done.returncode != 0:
-        return [{"probe": "--falkordb ?graph=films: first ingest", "command": "hybridrag " + " ".join(first),
-                 "result": f"exit {done.returncode}: {_tail(done)}", "ok": False}]
+        return [
+            {
+                "probe": "--falkordb ?graph=films: first ingest",
+                "command": "hybridrag " + " ".join(first),
+                "result": f"exit {done.returncode}: {_tail(done)}",
+                "ok": False,
+            }
+        ]
     rows = []
     args, done = _ingest(kb, bad, "--falkordb", uri)
     ok, said = _ask(kb)
-    rows.append({"probe": "--falkordb ?graph=films: a re-ingest with relation names a graph server refuses",
-                 "command": f"hybridrag {' '.join(first)}; hybridrag {' '.join(args)}; hybridrag ask {QUESTION!r} "
-                            f"--kb {kb}",
-                 "result": f"re-ingest: exit {done.returncode} ({_tail(done)}); ask: {said}", "ok": ok})
+    rows.append(
+        {
+            "probe": "--falkordb ?graph=films: a re-ingest with relation names a graph server refuses",
+            "command": f"hybridrag {' '.join(first)}; hybridrag {' '.join(args)}; hybridrag ask {QUESTION!r} --kb {kb}",
+            "result": f"re-ingest: exit {done.returncode} ({_tail(done)}); ask: {said}",
+            "ok": ok,
+        }
+    )
     args = ["ingest", "--kb", str(kb), "--triples", str(new), "--falkordb", uri]
     what = _kill_during_export(args, server)
     ok, said = _ask(kb)
-    rows.append({"probe": "--falkordb ?graph=films: a re-ingest killed -9 during the export",
-                 "command": f"hybridrag {' '.join(args)}; kill -9 at the first change on the server; "
-                            f"hybridrag ask {QUESTION!r} --kb {kb}",
-                 "result": f"{what}; ask: {said}", "ok": ok})
+    rows.append(
+        {
+            "probe": "--falkordb ?graph=films: a re-ingest killed -9 during the export",
+            "command": f"hybridrag {' '.join(args)}; kill -9 at the first change on the server; "
+            f"hybridrag ask {QUESTION!r} --kb {kb}",
+            "result": f"{what}; ask: {said}",
+            "ok": ok,
+        }
+    )
     kb2 = work / "falkor-kb2"
     args, done = _ingest(kb2, other, "--falkordb", uri)
     ok, said = _ask(kb)
     _, said2 = _ask(kb2)
-    rows.append({"probe": "--falkordb: a second KB naming the same graph (?graph=films)",
-                 "command": f"hybridrag {' '.join(args)}; hybridrag ask {QUESTION!r} --kb {kb}",
-                 "result": f"second ingest: exit {done.returncode} ({_tail(done)}); first KB: {said}; "
-                           f"second KB: {said2}", "ok": ok})
+    rows.append(
+        {
+            "probe": "--falkordb: a second KB naming the same graph (?graph=films)",
+            "command": f"hybridrag {' '.join(args)}; hybridrag ask {QUESTION!r} --kb {kb}",
+            "result": f"second ingest: exit {done.returncode} ({_tail(done)}); first KB: {said}; second KB: {said2}",
+            "ok": ok,
+        }
+    )
     return rows
 
 

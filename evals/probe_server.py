@@ -112,10 +112,16 @@ class _FakeHandler(BaseHTTPRequestHandler):
             return self._reply(500, b'{"error": {"message": "upstream exploded at /srv/secret/model.bin"}}')
         if mode == "slow":
             time.sleep(self.server.slow_reply)
-        reply = {"id": "x", "object": "chat.completion", "created": 0, "model": "fake",
-                 "choices": [{"index": 0, "finish_reason": "stop",
-                              "message": {"role": "assistant", "content": "I cannot tell."}}],
-                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+        reply = {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "fake",
+            "choices": [
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "I cannot tell."}}
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
         self._reply(200, json.dumps(reply).encode())
 
     do_GET = do_POST
@@ -130,10 +136,27 @@ def _free_port() -> int:
 def _start_server(workdir: Path, fake_port: int) -> tuple[subprocess.Popen, str, list[str]]:
     port = _free_port()
     models = [a for mode, _ in FAULTS for a in ("--llm", f"{mode}=openai:fake@http://127.0.0.1:{fake_port}/{mode}/v1")]
-    cmd = [sys.executable, "-m", "hybridrag.app.cli", "serve", "--port", str(port), "--kb", "sample=sample", *models,
-           "--run-timeout", "60"]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OPENAI_API_KEY": "sk-probe",
-           "HYBRIDRAG_LLM_TIMEOUT": str(LLM_TIMEOUT), "HYBRIDRAG_LLM_MAX_RETRIES": "0"}
+    cmd = [
+        sys.executable,
+        "-m",
+        "hybridrag.app.cli",
+        "serve",
+        "--port",
+        str(port),
+        "--kb",
+        "sample=sample",
+        *models,
+        "--run-timeout",
+        "60",
+    ]
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "OPENAI_API_KEY": "sk-probe",
+        "HYBRIDRAG_LLM_TIMEOUT": str(LLM_TIMEOUT),
+        "HYBRIDRAG_LLM_MAX_RETRIES": "0",
+    }
     log = open(workdir / "probe-server.log", "wb")  # noqa: SIM115 - closed with the process
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
@@ -170,8 +193,14 @@ def _probes(url: str, fake_url: str) -> list[dict]:
                 body["config"] = {"configurable": settings}
             r = httpx.post(f"{url}/{method}/invoke", json=body, timeout=30)
             ok = 400 <= r.status_code < 500 and field in _detail(r)
-            rows.append({"probe": f"{method}: `{field}` in {where}", "command": _curl(f"{url}/{method}/invoke", body),
-                         "result": f"{r.status_code} {_detail(r)}", "ok": ok})
+            rows.append(
+                {
+                    "probe": f"{method}: `{field}` in {where}",
+                    "command": _curl(f"{url}/{method}/invoke", body),
+                    "result": f"{r.status_code} {_detail(r)}",
+                    "ok": ok,
+                }
+            )
     for mode, status in FAULTS:
         body = {"input": {"question": QUESTION, "settings": {"llm": mode, "max_iterations": 1}}}
         t0 = time.monotonic()
@@ -179,10 +208,14 @@ def _probes(url: str, fake_url: str) -> list[dict]:
         took = time.monotonic() - t0
         after = httpx.post(f"{url}/fusion/invoke", json={"input": {"question": QUESTION}}, timeout=120)
         ok = r.status_code == status and took < LLM_TIMEOUT + 15 and after.status_code == 200
-        rows.append({"probe": f"LLM endpoint: {mode} ({fake_url}/{mode}/v1)",
-                     "command": _curl(f"{url}/hybgrag/invoke", body),
-                     "result": f"{r.status_code} in {took:.1f} s: {_detail(r)}; then fusion: {after.status_code}",
-                     "ok": ok})
+        rows.append(
+            {
+                "probe": f"LLM endpoint: {mode} ({fake_url}/{mode}/v1)",
+                "command": _curl(f"{url}/hybgrag/invoke", body),
+                "result": f"{r.status_code} in {took:.1f} s: {_detail(r)}; then fusion: {after.status_code}",
+                "ok": ok,
+            }
+        )
     return rows
 
 

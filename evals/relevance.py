@@ -114,8 +114,7 @@ class Judge:
         reachable_kg = self.reachable(q, self.graph)
         same = self.ceiling_graph is self.graph
         return {
-            "gold": {"answers": list(q.answers), "answer_ids": list(q.answer_ids),
-                     "keys": [g.key for g in golds]},
+            "gold": {"answers": list(q.answers), "answer_ids": list(q.answer_ids), "keys": [g.key for g in golds]},
             "relevant": [self.covers(item, golds) for item in ranked],
             "reachable": reachable_kg if same else self.reachable(q, self.ceiling_graph),
             "reachable_kg": reachable_kg,

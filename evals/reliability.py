@@ -48,8 +48,9 @@ is the same probe run on the code before the fixes it checks (`docs/reliability_
 
 def _commit() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -65,8 +66,14 @@ def run_probe(name: str, workdir: Path) -> tuple[list[dict], float]:
         rows = importlib.import_module(PROBES[name]).run(workdir)
     except Exception as exc:  # noqa: BLE001 - a broken probe is reported, not hidden
         traceback.print_exc()
-        rows = [{"probe": f"{name} (probe crashed)", "command": f"python -m {PROBES[name]}",
-                 "result": f"{type(exc).__name__}: {exc}", "ok": False}]
+        rows = [
+            {
+                "probe": f"{name} (probe crashed)",
+                "command": f"python -m {PROBES[name]}",
+                "result": f"{type(exc).__name__}: {exc}",
+                "ok": False,
+            }
+        ]
     return rows, time.perf_counter() - t0
 
 
@@ -88,8 +95,10 @@ def _table(name: str, rows: list[dict], secs: float) -> list[str]:
     for r in rows:
         was = old.get(r["probe"])
         was_cell = f" {'yes' if was['ok'] else 'NO'}: {_cell(was['result'])} |" if was else " (not run) |"
-        lines.append(f"| {_cell(r['probe'])} | {_cell(r['result'])} |{was_cell if old else ''} "
-                     f"{'yes' if r.get('ok') else '**NO**'} | `{_cell(r['command'])}` |")
+        lines.append(
+            f"| {_cell(r['probe'])} | {_cell(r['result'])} |{was_cell if old else ''} "
+            f"{'yes' if r.get('ok') else '**NO**'} | `{_cell(r['command'])}` |"
+        )
     return lines + [""]
 
 
@@ -112,15 +121,22 @@ def kept_sections(page: Path, skip: list[str]) -> dict[str, str]:
     return {k: "\n".join(v).rstrip() + "\n" for k, v in kept.items()}
 
 
-def render(sections: dict[str, tuple[list[dict], float]], argv: list[str], kept: dict[str, str] | None = None,
-           note: str = "") -> str:
+def render(
+    sections: dict[str, tuple[list[dict], float]], argv: list[str], kept: dict[str, str] | None = None, note: str = ""
+) -> str:
     """The markdown page: the sections run now, then those kept from the previous page."""
     failed = sum(not r.get("ok") for rows, _ in sections.values() for r in rows)
     total = sum(len(rows) for rows, _ in sections.values())
-    lines = ["# Reliability", "", f"Command: `python -m evals.reliability {' '.join(argv)}`".rstrip() + "  ",
-             f"Run {time.strftime('%Y-%m-%d %H:%M')} at commit {_commit()} on {platform.machine()}, "
-             f"{_cpus()} CPUs, Python {platform.python_version()}.  ",
-             f"{total - failed} of {total} probes run now as expected.{' ' + note if note else ''}", "", INTRO]
+    lines = [
+        "# Reliability",
+        "",
+        f"Command: `python -m evals.reliability {' '.join(argv)}`".rstrip() + "  ",
+        f"Run {time.strftime('%Y-%m-%d %H:%M')} at commit {_commit()} on {platform.machine()}, "
+        f"{_cpus()} CPUs, Python {platform.python_version()}.  ",
+        f"{total - failed} of {total} probes run now as expected.{' ' + note if note else ''}",
+        "",
+        INTRO,
+    ]
     order = [n for n in PROBES if n in sections or n in (kept or {})]
     for name in order:
         if name in sections:

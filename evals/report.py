@@ -32,23 +32,44 @@ METHODS = [  # (label, method, context overrides, calls an LLM)
     ("ssrag", "ssrag", [], True),
 ]
 BASELINES = ("vector-only", "graph-only", "BM25")
-DATASETS = ["metaqa-1hop", "metaqa-2hop", "metaqa-3hop",
-            "metaqa-hybrid-100", "metaqa-hybrid-50", "metaqa-hybrid-0"]
-COLUMNS = [("recall_any@10", "R@10"), ("mrr", "MRR"), ("ndcg@10", "nDCG@10"), ("hit@1", "Hit@1"),
-           ("hit@5", "Hit@5"), ("recall@20", "Recall@20"), ("answer_em", "answer EM"),
-           ("answer_f1", "answer F1"), ("answer_hits@1", "answer Hits@1")]
+DATASETS = ["metaqa-1hop", "metaqa-2hop", "metaqa-3hop", "metaqa-hybrid-100", "metaqa-hybrid-50", "metaqa-hybrid-0"]
+COLUMNS = [
+    ("recall_any@10", "R@10"),
+    ("mrr", "MRR"),
+    ("ndcg@10", "nDCG@10"),
+    ("hit@1", "Hit@1"),
+    ("hit@5", "Hit@5"),
+    ("recall@20", "Recall@20"),
+    ("answer_em", "answer EM"),
+    ("answer_f1", "answer F1"),
+    ("answer_hits@1", "answer Hits@1"),
+]
 USAGE_COLUMNS = ["ceiling", "n", "LLM calls", "tokens", "fallbacks", "latency p50 / p95 s", "errors"]
 OFFLINE_LLM = "local:smollm2"
 
 
-def run_cell(method: str, dataset: str, overrides: list[str], limit: int | None, runs: Path,
-             workers: int | None, llm: str | None = None) -> dict:
+def run_cell(
+    method: str,
+    dataset: str,
+    overrides: list[str],
+    limit: int | None,
+    runs: Path,
+    workers: int | None,
+    llm: str | None = None,
+) -> dict:
     """Run one ``hybridrag eval`` and return its summary (or ``{"failed": message}``)."""
     parser = argparse.ArgumentParser()
     add_eval_arguments(parser)
     slug = "-".join(o.split("=", 1)[1] for o in overrides) or "default"
-    argv = ["--method", method, "--dataset", dataset, "--out", str(runs / f"{method}-{slug}-{dataset}"),
-            "--no-progress"]
+    argv = [
+        "--method",
+        method,
+        "--dataset",
+        dataset,
+        "--out",
+        str(runs / f"{method}-{slug}-{dataset}"),
+        "--no-progress",
+    ]
     argv += ["--limit", str(limit)] if limit else []
     argv += ["--workers", str(workers)] if workers else []
     argv += ["--llm", llm] if llm else []
@@ -88,12 +109,15 @@ def _row(label: str, s: dict) -> str:
     m, c, u = s["metrics"], s.get("ceiling", {}), s["usage"]
     lat = u["latency_seconds"]["total"]
     tokens = u.get("input_tokens_per_question", 0) + u.get("output_tokens_per_question", 0)
-    return (f"| {label} | " + " | ".join(f"{m[k]:.3f}" for k, _ in COLUMNS)
-            + f" | {c.get('hit', float('nan')):.3f} | {s['n']}"
-            + f" | {u.get('llm_calls_per_question', 0):.1f} | {tokens:.0f}"
-            + f" | {u.get('fallbacks_per_question', 0):.1f}"
-            + f" | {lat.get('p50', 0):.3f} / {lat.get('p95', 0):.3f}"
-            + f" | {s['errors']} | {published} | `{s['command']}` |")
+    return (
+        f"| {label} | "
+        + " | ".join(f"{m[k]:.3f}" for k, _ in COLUMNS)
+        + f" | {c.get('hit', float('nan')):.3f} | {s['n']}"
+        + f" | {u.get('llm_calls_per_question', 0):.1f} | {tokens:.0f}"
+        + f" | {u.get('fallbacks_per_question', 0):.1f}"
+        + f" | {lat.get('p50', 0):.3f} / {lat.get('p95', 0):.3f}"
+        + f" | {s['errors']} | {published} | `{s['command']}` |"
+    )
 
 
 def _verdict(cells: dict[str, dict]) -> list[str]:
@@ -110,21 +134,29 @@ def _verdict(cells: dict[str, dict]) -> list[str]:
             verb = "beats" if a > b else "does NOT beat"
             line = f"- Fusion {verb} {label} on {name}: {a:.3f} vs {b:.3f}."
             if a <= b:
-                behind = [t for t, row in fusion["by_qtype"].items()
-                          if t in s["by_qtype"] and row[key] < s["by_qtype"][t][key]]
+                behind = [
+                    t
+                    for t, row in fusion["by_qtype"].items()
+                    if t in s["by_qtype"] and row[key] < s["by_qtype"][t][key]
+                ]
                 line += f" Question types where it is behind: {', '.join(behind) or 'none'}."
             lines.append(line)
     if any("does NOT" in line for line in lines):
         shares = ", ".join(f"{src} {v:.0%}" for src, v in fusion.get("top10_sources", {}).items())
-        rec20 = {label: s["metrics"]["recall@20"] for label, s in cells.items()
-                 if "metrics" in s and label in ("fusion (hybrid)", *BASELINES)}
+        rec20 = {
+            label: s["metrics"]["recall@20"]
+            for label, s in cells.items()
+            if "metrics" in s and label in ("fusion (hybrid)", *BASELINES)
+        }
         lines.append(
             f"- Why (measured in this run): fusion's top 10 comes from {shares or 'unknown sources'}."
             " Text hits keep their cosine score (5th-95th percentile about 0.4-0.8 in these runs)"
             " while graph triples get the mean Dice overlap (about 0.12-0.38), so the"
             " answer-bearing triples rank below the text hits although both scores lie in [0, 1]"
             " as the paper assumes. Recall@20 shows the answers are retrieved, only ranked lower: "
-            + ", ".join(f"{label} {v:.3f}" for label, v in rec20.items()) + ".")
+            + ", ".join(f"{label} {v:.3f}" for label, v in rec20.items())
+            + "."
+        )
     return lines
 
 
@@ -134,7 +166,8 @@ def render(results: dict[str, dict[str, dict]], info: dict, args: argparse.Names
     cmd = f"python -m evals.report --limit {args.limit} --llm-limit {args.llm_limit}"
     cmd += f" --llm {args.llm}" if args.llm != OFFLINE_LLM else ""
     head = [
-        "# Benchmarks (generated by `python -m evals.report`)", "",
+        "# Benchmarks (generated by `python -m evals.report`)",
+        "",
         f"- Date: {info['date']}; commit: `{info['commit']}`",
         f"- Machine: {m['cores']} cores, {m['cpu']}, no GPU",
         f"- Reproduce everything: `{cmd}`; each row's own command is in its last column.",
@@ -156,7 +189,8 @@ def render(results: dict[str, dict[str, dict]], info: dict, args: argparse.Names
         " whose reply could not be parsed twice, after which the method took its paper's fallback"
         " (e.g. MoR's textual matching when the plan is unusable).",
         "- The *published* column holds each paper's headline numbers with their dataset and model:"
-        " other datasets and models, shown only for orientation, never measured here.", "",
+        " other datasets and models, shown only for orientation, never measured here.",
+        "",
     ]
     names = ["method", *(n for _, n in COLUMNS), *USAGE_COLUMNS, "*published* (their dataset; model)", "command"]
     header = "| " + " | ".join(names) + " |"
@@ -175,10 +209,16 @@ def main(argv: list[str] | None = None) -> int:
     """Run the matrix and write the report."""
     p = argparse.ArgumentParser(prog="python -m evals.report", description=__doc__.splitlines()[0])
     p.add_argument("--limit", type=int, default=1000, help="questions per retrieval-only cell")
-    p.add_argument("--llm-limit", type=int, default=30, dest="llm_limit",
-                   help="questions per LLM-method cell (the first of the same shuffle)")
-    p.add_argument("--llm", default=OFFLINE_LLM,
-                   help=f"chat model spec for the LLM methods (default: the offline {OFFLINE_LLM})")
+    p.add_argument(
+        "--llm-limit",
+        type=int,
+        default=30,
+        dest="llm_limit",
+        help="questions per LLM-method cell (the first of the same shuffle)",
+    )
+    p.add_argument(
+        "--llm", default=OFFLINE_LLM, help=f"chat model spec for the LLM methods (default: the offline {OFFLINE_LLM})"
+    )
     p.add_argument("--datasets", nargs="+", default=DATASETS)
     p.add_argument("--methods", nargs="+", default=[label for label, *_ in METHODS])
     p.add_argument("--runs", type=Path, default=Path("eval-runs") / "report", help="folder of the runs")
@@ -196,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
                 sys.stderr.write(f"[report] {label} on {dataset}\n")
                 limit, llm = (args.llm_limit, args.llm) if uses_llm else (args.limit, None)
                 results.setdefault(dataset, {})[row_label(label, llm)] = run_cell(
-                    method, dataset, overrides, limit, args.runs, args.workers, llm)
+                    method, dataset, overrides, limit, args.runs, args.workers, llm
+                )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     info = {**provenance(), "llm": args.llm}
     args.out.write_text(render(results, info, args), encoding="utf-8")

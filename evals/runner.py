@@ -57,8 +57,17 @@ def _jsonable(value: Any) -> Any:
 def run_one(graph: Invokable, context: Any, q: Question, judge: Judge) -> dict:
     """Answer one question and judge it; an exception is recorded, not raised."""
     record: dict[str, Any] = {
-        "id": q.id, "question": q.question, "topic": q.topic, "qtype": q.qtype, "hops": q.hops,
-        "ranked": [], "answer": "", "evidence": [], "trace": [], "usage": {}, "error": None,
+        "id": q.id,
+        "question": q.question,
+        "topic": q.topic,
+        "qtype": q.qtype,
+        "hops": q.hops,
+        "ranked": [],
+        "answer": "",
+        "evidence": [],
+        "trace": [],
+        "usage": {},
+        "error": None,
     }
     t0 = time.perf_counter()
     try:
@@ -73,8 +82,14 @@ def run_one(graph: Invokable, context: Any, q: Question, judge: Judge) -> dict:
     try:
         record.update(judge.judge(q, record["ranked"]))
     except Exception as exc:  # noqa: BLE001 - e.g. a malformed ranked item
-        record.update({"gold": {"answers": list(q.answers), "answer_ids": list(q.answer_ids), "keys": []},
-                       "relevant": [], "reachable": None, "reachable_kg": None})
+        record.update(
+            {
+                "gold": {"answers": list(q.answers), "answer_ids": list(q.answer_ids), "keys": []},
+                "relevant": [],
+                "reachable": None,
+                "reachable_kg": None,
+            }
+        )
         record["error"] = record["error"] or f"judging failed: {type(exc).__name__}: {exc}"
     return record
 
@@ -105,8 +120,12 @@ def repair_records(records_path: Path) -> int:
     if dropped:
         with open(records_path.with_name(records_path.name + ".dropped"), "ab") as f:
             f.write(b"".join(line + b"\n" for _, line in dropped))
-        log.warning("%s: dropped %d torn or unreadable record line(s) (line %s); their questions run again",
-                    records_path, len(dropped), ", ".join(str(no) for no, _ in dropped[:5]))
+        log.warning(
+            "%s: dropped %d torn or unreadable record line(s) (line %s); their questions run again",
+            records_path,
+            len(dropped),
+            ", ".join(str(no) for no, _ in dropped[:5]),
+        )
     tmp = records_path.with_name(records_path.name + ".tmp")
     with open(tmp, "wb") as f:
         f.write(b"".join(line + b"\n" for _, line in kept))
@@ -118,7 +137,8 @@ def repair_records(records_path: Path) -> int:
 
 def check_out_dir(out: Path) -> None:
     """Create the output folder; a one-line ValueError when it is a file, cannot be created, or its
-    records file is not a file."""
+    records file is not a file.
+    """
     if out.exists() and not out.is_dir():
         raise ValueError(f"output folder {out} is a file, not a folder; use another --out")
     try:
@@ -144,8 +164,7 @@ def read_run_json(path: Path) -> dict | None:
     except ValueError as exc:  # invalid JSON or UTF-8: a write cut short
         data, problem = None, str(exc)
     if problem:
-        log.warning("%s is torn or unreadable (%s); rewritten from this run's settings, records kept",
-                    path, problem)
+        log.warning("%s is torn or unreadable (%s); rewritten from this run's settings, records kept", path, problem)
         return None
     return data
 
@@ -205,8 +224,14 @@ def run_questions(
     todo = [q for q in questions if q.id not in skip]
     with open(records_path, "a", encoding="utf-8") as f, ThreadPoolExecutor(max(1, workers)) as pool:
         futures = [pool.submit(run_one, graph, context, q, judge) for q in todo]
-        bar = tqdm(as_completed(futures), total=len(futures), disable=not progress,
-                   desc=str((meta or {}).get("method", "eval")), unit="q", initial=0)
+        bar = tqdm(
+            as_completed(futures),
+            total=len(futures),
+            disable=not progress,
+            desc=str((meta or {}).get("method", "eval")),
+            unit="q",
+            initial=0,
+        )
         for fut in bar:
             f.write(json.dumps(fut.result(), ensure_ascii=False, default=_jsonable) + "\n")
             f.flush()

@@ -34,8 +34,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m evals.scale_prime", description=__doc__.split("\n\n")[0])
     p.add_argument("--questions", type=int, default=20, help="questions per hop count (1, 2, 3) on each KB")
     p.add_argument("--methods", default="hybgrag,mor,hydrarag,ssrag")
-    p.add_argument("--hop-groups", default="1,2;3",
-                   help="latency runs, ';'-separated, each a comma-separated list of hop counts")
+    p.add_argument(
+        "--hop-groups", default="1,2;3", help="latency runs, ';'-separated, each a comma-separated list of hop counts"
+    )
     p.add_argument("--questions-3hop", type=int, default=8, help="questions per KB in a run of only 3 hops")
     p.add_argument("--hops", default="1,2,3", help=argparse.SUPPRESS)
     p.add_argument("--entities", type=int, default=ENTITIES)
@@ -58,16 +59,44 @@ class PrimeRunner(Runner):
     """The scale runner, its children started as ``python -m evals.scale_prime``; ``factor`` is the KB key."""
 
     def __init__(self, args: argparse.Namespace, redo: set[str]) -> None:
-        super().__init__(args.work, args.nice, redo, log=lambda m: print(m, file=sys.stderr, flush=True),  # noqa: T201
-                         tag=args.tag)
+        super().__init__(
+            args.work,
+            args.nice,
+            redo,
+            log=lambda m: print(m, file=sys.stderr, flush=True),  # noqa: T201
+            tag=args.tag,
+        )
         self.args = args
 
     def _cmd(self, stage: str, factor, extra: list[str]) -> list[str]:
         a = self.args
-        return ["nice", "-n", str(self.nice), sys.executable, "-m", "hybridrag.evals.scale_prime", "--stage", stage,
-                "--key", str(factor), "--work", str(a.work), "--scale-work", str(a.scale_work),
-                "--methods", a.methods, "--entities", str(a.entities),
-                "--edges", str(a.edges), "--seed", str(a.seed), "--max-rss-gb", str(a.max_rss_gb), *extra]
+        return [
+            "nice",
+            "-n",
+            str(self.nice),
+            sys.executable,
+            "-m",
+            "hybridrag.evals.scale_prime",
+            "--stage",
+            stage,
+            "--key",
+            str(factor),
+            "--work",
+            str(a.work),
+            "--scale-work",
+            str(a.scale_work),
+            "--methods",
+            a.methods,
+            "--entities",
+            str(a.entities),
+            "--edges",
+            str(a.edges),
+            "--seed",
+            str(a.seed),
+            "--max-rss-gb",
+            str(a.max_rss_gb),
+            *extra,
+        ]
 
 
 def _watch_rss(limit_gb: float) -> None:
@@ -115,15 +144,25 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(res))  # noqa: T201
         return
     if not (args.scale_work / "x1" / "kb").exists():
-        raise SystemExit(f"no MetaQA 1x KB in {args.scale_work / 'x1' / 'kb'}: run "
-                         "`python -m evals.scale --factors 1 --only ingest` first (the baseline)")
+        raise SystemExit(
+            f"no MetaQA 1x KB in {args.scale_work / 'x1' / 'kb'}: run "
+            "`python -m evals.scale --factors 1 --only ingest` first (the baseline)"
+        )
     args.work.mkdir(parents=True, exist_ok=True)
     run = PrimeRunner(args, set(filter(None, args.redo.split(","))))
     only = set(filter(None, args.only.split(",")))
-    want = (lambda stage: not only or stage in only)  # noqa: E731
-    plan = [("synth", "prime"), ("graph", "metaqa1"), ("graph", "prime"), ("graph-load", "metaqa1"),
-            ("graph-load", "prime"), ("ingest", "prime"), ("load", "metaqa1"), ("load", "prime"),
-            *(("latency", f"prime-h{g.replace(',', '')}") for g in args.hop_groups.split(";") if g)]
+    want = lambda stage: not only or stage in only  # noqa: E731
+    plan = [
+        ("synth", "prime"),
+        ("graph", "metaqa1"),
+        ("graph", "prime"),
+        ("graph-load", "metaqa1"),
+        ("graph-load", "prime"),
+        ("ingest", "prime"),
+        ("load", "metaqa1"),
+        ("load", "prime"),
+        *(("latency", f"prime-h{g.replace(',', '')}") for g in args.hop_groups.split(";") if g),
+    ]
     for stage, key in plan:
         if not want(stage):
             continue

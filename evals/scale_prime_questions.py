@@ -49,10 +49,12 @@ def walk(store, start: int, hops: int, rng: random.Random) -> list[tuple[str, in
     return steps
 
 
-def sample_cases(store, per_hop: int, seed: int = 0, max_tries: int = 1000,
-                 hops_list: tuple[int, ...] = (1, 2, 3)) -> list[Case]:
+def sample_cases(
+    store, per_hop: int, seed: int = 0, max_tries: int = 1000, hops_list: tuple[int, ...] = (1, 2, 3)
+) -> list[Case]:
     """``per_hop`` walk questions of each hop count in ``hops_list`` over an in-memory graph store (seeded;
-    the walks of one hop count do not depend on which other counts are asked for)."""
+    the walks of one hop count do not depend on which other counts are asked for).
+    """
     n = len(store.entities)
     out: list[Case] = []
     for hops in hops_list:
@@ -61,8 +63,10 @@ def sample_cases(store, per_hop: int, seed: int = 0, max_tries: int = 1000,
         while made < per_hop:
             tries += 1
             if tries > max_tries * per_hop:
-                raise ValueError(f"found only {made} of {per_hop} {hops}-hop walks in {tries - 1} tries: "
-                                 "the graph is too sparse for walks this long")
+                raise ValueError(
+                    f"found only {made} of {per_hop} {hops}-hop walks in {tries - 1} tries: "
+                    "the graph is too sparse for walks this long"
+                )
             start = rng.randrange(n)
             steps = walk(store, start, hops, rng)
             if steps is None:
@@ -72,8 +76,9 @@ def sample_cases(store, per_hop: int, seed: int = 0, max_tries: int = 1000,
             rels = tuple(r for r, _ in steps)
             types = tuple(e.type for e in ents)
             text = question_text(topic.name, list(rels), types[-1])
-            rec = WalkRecord(f"prime-{hops}hop-{made}", text, topic.name, types, rels, (ents[-1].name,),
-                             path_types=types)
+            rec = WalkRecord(
+                f"prime-{hops}hop-{made}", text, topic.name, types, rels, (ents[-1].name,), path_types=types
+            )
             out.append(Case(text, rec, topic.id))
             made += 1
     return out

@@ -39,15 +39,35 @@ def _rows(results: dict, scale: dict) -> list[str]:
     rows = [
         ("entities", g["metaqa1"].get("entities"), g["prime"].get("entities"), "this run", ""),
         ("triples (edges)", g["metaqa1"].get("triples"), g["prime"].get("triples"), "this run", ""),
-        ("graph-only ingest s (`build_graph`, one run)", g["metaqa1"].get("seconds"), g["prime"].get("seconds"),
-         "this run", _load(g["prime"])),
+        (
+            "graph-only ingest s (`build_graph`, one run)",
+            g["metaqa1"].get("seconds"),
+            g["prime"].get("seconds"),
+            "this run",
+            _load(g["prime"]),
+        ),
         ("graph-only ingest CPU s", g["metaqa1"].get("cpu_s"), g["prime"].get("cpu_s"), "this run", ""),
-        ("graph-only ingest peak RSS MB", g["metaqa1"].get("peak_rss_mb"), g["prime"].get("peak_rss_mb"),
-         "this run", ""),
-        ("graph load s (`InMemoryGraphStore.load`)", gl["metaqa1"].get("seconds"), gl["prime"].get("seconds"),
-         "this run", _load(gl["prime"])),
-        ("both-ways index s (first ego graph)", gl["metaqa1"].get("both_index_s"),
-         gl["prime"].get("both_index_s"), "this run", ""),
+        (
+            "graph-only ingest peak RSS MB",
+            g["metaqa1"].get("peak_rss_mb"),
+            g["prime"].get("peak_rss_mb"),
+            "this run",
+            "",
+        ),
+        (
+            "graph load s (`InMemoryGraphStore.load`)",
+            gl["metaqa1"].get("seconds"),
+            gl["prime"].get("seconds"),
+            "this run",
+            _load(gl["prime"]),
+        ),
+        (
+            "both-ways index s (first ego graph)",
+            gl["metaqa1"].get("both_index_s"),
+            gl["prime"].get("both_index_s"),
+            "this run",
+            "",
+        ),
         ("graph load peak RSS MB", gl["metaqa1"].get("peak_rss_mb"), gl["prime"].get("peak_rss_mb"), "this run", ""),
         ("full ingest s", base_ing.get("seconds"), ing.get("seconds"), "1×: scale run", _load(ing)),
         ("  parse s", base_ing.get("parse_s"), ing.get("parse_s"), "1×: scale run", ""),
@@ -56,12 +76,19 @@ def _rows(results: dict, scale: dict) -> list[str]:
         ("  indexes s (docs, BM25, FAISS)", base_ing.get("indexes_s"), ing.get("indexes_s"), "1×: scale run", ""),
         ("  FAISS build s", base_ing.get("faiss_build"), ing.get("faiss_build"), "1×: scale run", ""),
         ("full ingest peak RSS MB", base_ing.get("peak_rss_mb"), ing.get("peak_rss_mb"), "1×: scale run", ""),
-        ("KB load s (graph, docs, FAISS, BM25)", ld["metaqa1"].get("seconds"), ld["prime"].get("seconds"),
-         "this run", _load(ld["prime"])),
+        (
+            "KB load s (graph, docs, FAISS, BM25)",
+            ld["metaqa1"].get("seconds"),
+            ld["prime"].get("seconds"),
+            "this run",
+            _load(ld["prime"]),
+        ),
         ("KB load peak RSS MB", ld["metaqa1"].get("peak_rss_mb"), ld["prime"].get("peak_rss_mb"), "this run", ""),
     ]
-    out = ["| quantity | MetaQA 1× | Prime | Prime / 1× | 1× measured in | load during the Prime stage |",
-           "|---|---|---|---|---|---|"]
+    out = [
+        "| quantity | MetaQA 1× | Prime | Prime / 1× | 1× measured in | load during the Prime stage |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, a, b, where, load in rows:
         if a is None and b is None:
             continue
@@ -81,16 +108,23 @@ def _latency_run(lat: dict) -> list[str]:
     if not by:
         return [f"Hops {lat.get('hops')}: stopped ({lat.get('aborted', 'no result')})."]
     hops = " and ".join(map(str, lat.get("hops", [1, 2, 3])))
-    out = [f"### {hops} hops", "",
-           f"{lat['questions']} questions per KB ({hops} hops, equally many each), one at a time after two "
-           "warm-up calls, the two KBs interleaved question by question in one process; LLM decisions "
-           "replaced by gold; "
-           f"load {_load(lat)}. p50 / p95 ms.", "",
-           "| module | MetaQA 1× p50 / p95 | Prime p50 / p95 | Prime / 1× p50 |", "|---|---|---|---|"]
+    out = [
+        f"### {hops} hops",
+        "",
+        f"{lat['questions']} questions per KB ({hops} hops, equally many each), one at a time after two "
+        "warm-up calls, the two KBs interleaved question by question in one process; LLM decisions "
+        "replaced by gold; "
+        f"load {_load(lat)}. p50 / p95 ms.",
+        "",
+        "| module | MetaQA 1× p50 / p95 | Prime p50 / p95 | Prime / 1× p50 |",
+        "|---|---|---|---|",
+    ]
     for m, a in by.get("metaqa1", {}).items():
         b = by.get("prime", {}).get(m, {})
-        out.append(f"| {m} | {_f(a['p50_ms'])} / {_f(a['p95_ms'])} | {_f(b.get('p50_ms'))} / "
-                   f"{_f(b.get('p95_ms'))} | {_ratio(b.get('p50_ms'), a['p50_ms'])} |")
+        out.append(
+            f"| {m} | {_f(a['p50_ms'])} / {_f(a['p95_ms'])} | {_f(b.get('p50_ms'))} / "
+            f"{_f(b.get('p95_ms'))} | {_ratio(b.get('p50_ms'), a['p50_ms'])} |"
+        )
     return out
 
 
@@ -104,16 +138,22 @@ def render(args, results: dict) -> str:
     def g1(key: str, field: str):
         return results.get(f"graph@{key}", {}).get(field)
 
-    aborted = [f"- `{k}` stopped itself: {v['aborted']} (RSS {v['rss_mb']:.0f} MB)"
-               for k, v in results.items() if isinstance(v, dict) and "aborted" in v]
+    aborted = [
+        f"- `{k}` stopped itself: {v['aborted']} (RSS {v['rss_mb']:.0f} MB)"
+        for k, v in results.items()
+        if isinstance(v, dict) and "aborted" in v
+    ]
     lines = [
-        "# Scale: a STaRK-Prime-sized graph", "",
+        "# Scale: a STaRK-Prime-sized graph",
+        "",
         f"Command: `{COMMAND}` (stages cached in `{args.work}/results*.json`; a re-run skips finished stages).",
         f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}; machine: "
         f"{os.cpu_count()} cores, {cpu_name()}, no GPU, shared with other jobs. Every stage ran in a fresh "
         f"`nice -n {args.nice}` interpreter; peak RSS is its `ru_maxrss`; the load average (1 min) before–after "
-        "each stage is in the tables.", "",
-        "## The graph", "",
+        "each stage is in the tables.",
+        "",
+        "## The graph",
+        "",
         f"{syn.get('entities', 0):,} entities, {syn.get('edges', 0):,} distinct edges, {syn.get('types')} entity "
         f"types, {syn.get('relations')} relation types: the sizes of STaRK PRIME in the MoR paper (Table 7: "
         "129,375 entities, 8,100,498 relations, average degree 125.2; App. B.1: ten entity types, eighteen "
@@ -123,19 +163,28 @@ def render(args, results: dict) -> str:
         f"p90 {_f(deg.get('p90'))}, p99 {_f(deg.get('p99'))}, p99.9 {_f(deg.get('p999'))}, max "
         f"{_f(deg.get('max'))}, isolated {_f(deg.get('isolated'))}. Source written in {_f(syn.get('seconds'))} s "
         f"(peak RSS {_f(syn.get('peak_rss_mb'))} MB, load {_load(syn)}): "
-        + ", ".join(f"`{k}` {v / 2**20:,.0f} MB" for k, v in syn.get("bytes", {}).items()) + ".", "",
-        "Type sizes: " + ", ".join(f"{k} {v:,}" for k, v in syn.get("type_sizes", {}).items()) + ".", "",
-        "## Ingest and load", "",
+        + ", ".join(f"`{k}` {v / 2**20:,.0f} MB" for k, v in syn.get("bytes", {}).items())
+        + ".",
+        "",
+        "Type sizes: " + ", ".join(f"{k} {v:,}" for k, v in syn.get("type_sizes", {}).items()) + ".",
+        "",
+        "## Ingest and load",
+        "",
         f"MetaQA 1× is MetaQA's kb.txt; Prime has {_ratio(g1('prime', 'entities'), g1('metaqa1', 'entities'))} "
         f"its entities and {_ratio(g1('prime', 'triples'), g1('metaqa1', 'triples'))} its triples. The 1× full "
         "ingest is the scale benchmark's (`docs/benchmarks_scale.md`, a different run, its own load); every "
-        "other 1× number is from this run.", "",
-        *_rows(results, scale), "",
-        "## Per-question latency of the retrieval modules", "",
+        "other 1× number is from this run.",
+        "",
+        *_rows(results, scale),
+        "",
+        "## Per-question latency of the retrieval modules",
+        "",
         "Questions on Prime: random walks of 1, 2 and 3 hops from seeded random entities "
         "(`evals/scale_prime_questions.py`), the walk's relations as the gold path; on MetaQA 1×: dev "
-        "questions, as the scale benchmark samples them.", "",
-        *_latency(results), "",
+        "questions, as the scale benchmark samples them.",
+        "",
+        *_latency(results),
+        "",
         *(["## Stopped stages", "", *aborted, ""] if aborted else []),
     ]
     return "\n".join(lines)

@@ -23,10 +23,15 @@ KEYS = ("metaqa1", "prime")
 def layout(work: Path, scale_work: Path) -> dict:
     """Every path the stages read or write."""
     src = work / "src"
-    return {"src": src, "kb_txt": src / "kb.txt", "entities": src / "entities.jsonl", "types": src / "types.json",
-            "graph": {"prime": work / "graph-prime", "metaqa1": work / "graph-metaqa1"},
-            "kb": {"prime": work / "kb", "metaqa1": scale_work / "x1" / "kb"},
-            "metaqa_txt": scale_work / "x1" / "kb.txt"}
+    return {
+        "src": src,
+        "kb_txt": src / "kb.txt",
+        "entities": src / "entities.jsonl",
+        "types": src / "types.json",
+        "graph": {"prime": work / "graph-prime", "metaqa1": work / "graph-metaqa1"},
+        "kb": {"prime": work / "kb", "metaqa1": scale_work / "x1" / "kb"},
+        "metaqa_txt": scale_work / "x1" / "kb.txt",
+    }
 
 
 def synth(paths: dict, args) -> dict:
@@ -34,8 +39,12 @@ def synth(paths: dict, args) -> dict:
 
     t, c = time.perf_counter(), time.process_time()
     res = write_prime(paths["src"], args.entities, args.edges, args.seed)
-    return {**res, "seconds": time.perf_counter() - t, "cpu_s": time.process_time() - c,
-            "bytes": {p.name: p.stat().st_size for p in paths["src"].iterdir() if p.suffix != ".tmp"}}
+    return {
+        **res,
+        "seconds": time.perf_counter() - t,
+        "cpu_s": time.process_time() - c,
+        "bytes": {p.name: p.stat().st_size for p in paths["src"].iterdir() if p.suffix != ".tmp"},
+    }
 
 
 def graph(paths: dict, key: str) -> dict:
@@ -53,8 +62,13 @@ def graph(paths: dict, key: str) -> dict:
         inputs = {"triples": [paths["metaqa_txt"]], "type_map": TYPE_MAP}
     t, c = time.perf_counter(), time.process_time()
     store = build_graph(out, progress=False, **inputs)
-    return {"seconds": time.perf_counter() - t, "cpu_s": time.process_time() - c, **store.counts(),
-            "relations": len(store.relation_names), "types": len(store.schema().entity_types)}
+    return {
+        "seconds": time.perf_counter() - t,
+        "cpu_s": time.process_time() - c,
+        **store.counts(),
+        "relations": len(store.relation_names),
+        "types": len(store.schema().entity_types),
+    }
 
 
 def graph_load(paths: dict, key: str) -> dict:
@@ -77,12 +91,19 @@ def ingest(paths: dict) -> dict:
     timings: dict = {}
     _timed_index_classes(timings)
     t, c = time.perf_counter(), time.process_time()
-    rep = ki.ingest(paths["kb"]["prime"], [paths["kb_txt"]], entities=paths["entities"], type_map=paths["types"],
-                    progress=False)
-    return {"seconds": time.perf_counter() - t, "cpu_s": time.process_time() - c,
-            **{f"{k}_s": v for k, v in rep.seconds.items()}, **timings, **rep.counts,
-            "chunks": rep.embed_chunks, "chunks_reused": rep.embed_chunks_reused,
-            "torch_threads": _torch_threads()}
+    rep = ki.ingest(
+        paths["kb"]["prime"], [paths["kb_txt"]], entities=paths["entities"], type_map=paths["types"], progress=False
+    )
+    return {
+        "seconds": time.perf_counter() - t,
+        "cpu_s": time.process_time() - c,
+        **{f"{k}_s": v for k, v in rep.seconds.items()},
+        **timings,
+        **rep.counts,
+        "chunks": rep.embed_chunks,
+        "chunks_reused": rep.embed_chunks_reused,
+        "torch_threads": _torch_threads(),
+    }
 
 
 def _torch_threads() -> int | None:
@@ -123,6 +144,12 @@ def latency(paths: dict, args) -> dict:
     opened = time.perf_counter() - t
     methods = tuple(m for m in args.methods.split(",") if m)
     res = time_cases(kbs, qs, simple=SIMPLE, methods=methods)
-    return {"questions": len(qs["prime"]), "hops": list(hops), "open_s": opened, "methods": list(methods), "by_kb": res,
-            "loadavg": os.getloadavg()[0],
-            "prime_cases": [{"topic": c.topic, "relations": list(c.relations)} for c in qs["prime"]]}
+    return {
+        "questions": len(qs["prime"]),
+        "hops": list(hops),
+        "open_s": opened,
+        "methods": list(methods),
+        "by_kb": res,
+        "loadavg": os.getloadavg()[0],
+        "prime_cases": [{"topic": c.topic, "relations": list(c.relations)} for c in qs["prime"]],
+    }

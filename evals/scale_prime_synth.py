@@ -27,8 +27,18 @@ from pathlib import Path
 import numpy as np
 
 ENTITIES, EDGES = 129_375, 8_100_498  # MoR, Table 7 (STaRK PRIME)
-TYPES = ("disease", "gene_protein", "drug", "effect_phenotype",
-         "type_05", "type_06", "type_07", "type_08", "type_09", "type_10")
+TYPES = (
+    "disease",
+    "gene_protein",
+    "drug",
+    "effect_phenotype",
+    "type_05",
+    "type_06",
+    "type_07",
+    "type_08",
+    "type_09",
+    "type_10",
+)
 SCHEMA: tuple[tuple[str, str, str], ...] = (  # relation, head type, tail type
     ("indication", "drug", "disease"),
     ("contraindication", "drug", "disease"),
@@ -49,15 +59,55 @@ SCHEMA: tuple[tuple[str, str, str], ...] = (  # relation, head type, tail type
     ("relation_17", "effect_phenotype", "effect_phenotype"),
     ("relation_18", "type_08", "type_08"),
 )
-SYLLABLES = ("ba", "ce", "di", "fo", "gu", "ha", "ki", "lo", "mu", "ne", "pi", "ro", "sa", "te", "vu",
-             "xi", "za", "bro", "cla", "dre", "fli", "gro", "kra", "ple", "sto", "tri", "vel", "zor",
-             "mar", "nil", "pen", "quo", "ris", "sol", "tam", "und", "vox", "wen", "yar", "zed")
+SYLLABLES = (
+    "ba",
+    "ce",
+    "di",
+    "fo",
+    "gu",
+    "ha",
+    "ki",
+    "lo",
+    "mu",
+    "ne",
+    "pi",
+    "ro",
+    "sa",
+    "te",
+    "vu",
+    "xi",
+    "za",
+    "bro",
+    "cla",
+    "dre",
+    "fli",
+    "gro",
+    "kra",
+    "ple",
+    "sto",
+    "tri",
+    "vel",
+    "zor",
+    "mar",
+    "nil",
+    "pen",
+    "quo",
+    "ris",
+    "sol",
+    "tam",
+    "und",
+    "vox",
+    "wen",
+    "yar",
+    "zed",
+)
 TAIL_SHAPE = 2.0  # Lomax shape of the degree weights
 
 
 def entity_name(code: int, etype: str) -> str:
     """A pseudo-word spelled from ``code`` in base 40 (at least 3 syllables; distinct codes give
-    distinct words), then the type: ``Bacedi disease``. ``|`` never occurs."""
+    distinct words), then the type: ``Bacedi disease``. ``|`` never occurs.
+    """
     parts = []
     while True:
         code, d = divmod(code, len(SYLLABLES))
@@ -70,8 +120,9 @@ def entity_name(code: int, etype: str) -> str:
 def plan(entities: int = ENTITIES, edges: int = EDGES, seed: int = 0) -> dict:
     """Type of each entity index, entity names, weights, and the edge count of each relation (seeded)."""
     if entities < 10 * len(TYPES) or edges < len(SCHEMA):
-        raise ValueError(f"need at least {10 * len(TYPES)} entities and {len(SCHEMA)} edges, "
-                         f"got {entities} and {edges}")
+        raise ValueError(
+            f"need at least {10 * len(TYPES)} entities and {len(SCHEMA)} edges, got {entities} and {edges}"
+        )
     rng = np.random.default_rng(seed)
     sizes = _split(rng.dirichlet(np.full(len(TYPES), 2.0)), entities, floor=10)
     shares = _split(rng.dirichlet(np.full(len(SCHEMA), 2.0)), edges, floor=1)
@@ -115,8 +166,9 @@ def relation_edges(p: dict, r: int, rng: np.random.Generator) -> tuple[np.ndarra
     return keys // n_all, keys % n_all
 
 
-def write_prime(out_dir: str | Path, entities: int = ENTITIES, edges: int = EDGES, seed: int = 0,
-                chunk: int = 200_000) -> dict:
+def write_prime(
+    out_dir: str | Path, entities: int = ENTITIES, edges: int = EDGES, seed: int = 0, chunk: int = 200_000
+) -> dict:
     """Write ``kb.txt``, ``entities.jsonl`` and ``types.json`` into ``out_dir``; return the counts.
 
     Each file is written to a ``.tmp`` name and renamed when complete, so a killed run leaves no
@@ -130,8 +182,10 @@ def write_prime(out_dir: str | Path, entities: int = ENTITIES, edges: int = EDGE
 
     def ents(f) -> None:
         for i in range(0, entities, chunk):
-            f.writelines(json.dumps({"id": names[j], "name": names[j], "type": TYPES[p["types"][j]]}) + "\n"
-                         for j in range(i, min(i + chunk, entities)))
+            f.writelines(
+                json.dumps({"id": names[j], "name": names[j], "type": TYPES[p["types"][j]]}) + "\n"
+                for j in range(i, min(i + chunk, entities))
+            )
 
     _atomic(out / "entities.jsonl", ents)
     degree = np.zeros(entities, np.int64)
@@ -142,21 +196,36 @@ def write_prime(out_dir: str | Path, entities: int = ENTITIES, edges: int = EDGE
             h, t = relation_edges(p, r, rng)
             degree[:] += np.bincount(h, minlength=entities) + np.bincount(t, minlength=entities)
             for i in range(0, len(h), chunk):
-                f.writelines(f"{names[a]}|{rel}|{names[b]}\n" for a, b in zip(h[i:i + chunk].tolist(),
-                                                                              t[i:i + chunk].tolist(), strict=True))
+                f.writelines(
+                    f"{names[a]}|{rel}|{names[b]}\n"
+                    for a, b in zip(h[i : i + chunk].tolist(), t[i : i + chunk].tolist(), strict=True)
+                )
 
     _atomic(out / "kb.txt", triples)
-    return {"entities": entities, "edges": int(degree.sum() // 2), "types": len(TYPES), "relations": len(SCHEMA),
-            "seed": seed, "type_sizes": dict(zip(TYPES, p["sizes"].tolist(), strict=True)),
-            "relation_edges": {r: int(n) for (r, _, _), n in zip(SCHEMA, p["shares"], strict=True)},
-            "degree": degree_summary(degree)}
+    return {
+        "entities": entities,
+        "edges": int(degree.sum() // 2),
+        "types": len(TYPES),
+        "relations": len(SCHEMA),
+        "seed": seed,
+        "type_sizes": dict(zip(TYPES, p["sizes"].tolist(), strict=True)),
+        "relation_edges": {r: int(n) for (r, _, _), n in zip(SCHEMA, p["shares"], strict=True)},
+        "degree": degree_summary(degree),
+    }
 
 
 def degree_summary(degree: np.ndarray) -> dict:
     """Mean, median, high percentiles and maximum of a degree array, and the isolated count."""
     q = np.percentile(degree, [50, 90, 99, 99.9])
-    return {"mean": float(degree.mean()), "p50": float(q[0]), "p90": float(q[1]), "p99": float(q[2]),
-            "p999": float(q[3]), "max": int(degree.max()), "isolated": int((degree == 0).sum())}
+    return {
+        "mean": float(degree.mean()),
+        "p50": float(q[0]),
+        "p90": float(q[1]),
+        "p99": float(q[2]),
+        "p999": float(q[3]),
+        "max": int(degree.max()),
+        "isolated": int((degree == 0).sum()),
+    }
 
 
 def _atomic(path: Path, write) -> None:

@@ -23,8 +23,12 @@ from hybridrag.evals.datasets import load_metaqa, sample
 BANK_FROM, BANK_TO = 300, 1300
 # 2: solved examples their look-alikes outvote are left out (agents/shots/consensus.py); 1: kept
 BANK_VERSION = 2
-BANK_HOPS = {"metaqa-1hop": (1, 2, 3), "metaqa-2hop": (1, 2, 3), "metaqa-3hop": (1, 2, 3),
-             "metaqa-hybrid-50": (1,)}  # the hybrid sets ask 1-hop questions
+BANK_HOPS = {
+    "metaqa-1hop": (1, 2, 3),
+    "metaqa-2hop": (1, 2, 3),
+    "metaqa-3hop": (1, 2, 3),
+    "metaqa-hybrid-50": (1,),
+}  # the hybrid sets ask 1-hop questions
 DONE = "smollm-bank.done"  # written once every hop's questions are in the bank
 LINKS = ("builds", "current", "manifest.json", "inputs")
 
@@ -76,11 +80,15 @@ def bank_kb(dataset: str) -> Path:
     for i, hops in enumerate(BANK_HOPS[dataset]):
         path = dst / f"bank_questions_{hops}hop.txt"  # the name tells the builder the hop count
         path.write_text("\n".join(bank_lines(hops)) + "\n", encoding="utf-8")
-        cmd = [exe, "bank", "build", "--kb", str(dst), "--questions", str(path)] if i == 0 else \
-            [exe, "bank", "add", "--kb", str(dst), "--file", str(path)]
+        cmd = (
+            [exe, "bank", "build", "--kb", str(dst), "--questions", str(path)]
+            if i == 0
+            else [exe, "bank", "add", "--kb", str(dst), "--file", str(path)]
+        )
         subprocess.run(cmd, check=True)
-    (dst / DONE).write_text("bank built from " + ", ".join(f"dev_{h}hop" for h in BANK_HOPS[dataset]) + "\n",
-                            encoding="utf-8")
+    (dst / DONE).write_text(
+        "bank built from " + ", ".join(f"dev_{h}hop" for h in BANK_HOPS[dataset]) + "\n", encoding="utf-8"
+    )
     return dst
 
 
@@ -97,5 +105,7 @@ def check_disjoint(dataset: str, limit: int) -> None:
     banked = {_plain(line) for h in BANK_HOPS[dataset] for line in bank_lines(h)}
     shared = asked & banked
     if limit > BANK_FROM or shared:
-        raise SystemExit(f"{dataset}: {len(shared)} evaluated questions are in the bank (limit {limit}, "
-                         f"bank from question {BANK_FROM}); lower --limit")
+        raise SystemExit(
+            f"{dataset}: {len(shared)} evaluated questions are in the bank (limit {limit}, "
+            f"bank from question {BANK_FROM}); lower --limit"
+        )

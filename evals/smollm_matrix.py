@@ -48,20 +48,45 @@ DATASETS = {"1hop": "metaqa-1hop", "2hop": "metaqa-2hop", "3hop": "metaqa-3hop",
 # per method and setting: the --set overrides (None: the method has no such setting)
 SHOTS = "num_few_shot=3"  # router / planner examples shown: 3, not the default 10 (see the module doc)
 OVERRIDES: dict[str, dict[str, list[str] | None]] = {
-    "hybgrag": {"bank": ["examples=kb", SHOTS], "schema": ["examples=kb", SHOTS],
-                "fixed": ["examples=bundled", SHOTS], "none": ["num_few_shot=0"]},
-    "mor": {"bank": ["examples=kb", SHOTS], "schema": ["examples=kb", SHOTS],
-            "fixed": ["examples=bundled", SHOTS], "none": ["num_few_shot=0"]},
-    "hydrarag": {"bank": ["examples=kb"], "schema": ["examples=kb"], "fixed": ["examples=bundled"],
-                 "none": ["num_examples=0"]},
+    "hybgrag": {
+        "bank": ["examples=kb", SHOTS],
+        "schema": ["examples=kb", SHOTS],
+        "fixed": ["examples=bundled", SHOTS],
+        "none": ["num_few_shot=0"],
+    },
+    "mor": {
+        "bank": ["examples=kb", SHOTS],
+        "schema": ["examples=kb", SHOTS],
+        "fixed": ["examples=bundled", SHOTS],
+        "none": ["num_few_shot=0"],
+    },
+    "hydrarag": {
+        "bank": ["examples=kb"],
+        "schema": ["examples=kb"],
+        "fixed": ["examples=bundled"],
+        "none": ["num_examples=0"],
+    },
     "ssrag": {"bank": ["examples=kb"], "schema": ["examples=kb"], "fixed": None, "none": ["examples=none"]},
 }
 DEFAULT_CELLS = (
-    "hybgrag:bank:1hop", "mor:bank:1hop", "hybgrag:bank:2hop", "mor:bank:2hop",
-    "hybgrag:none:1hop", "mor:none:1hop", "hybgrag:fixed:1hop", "mor:fixed:1hop",
-    "hybgrag:bank:3hop", "mor:bank:3hop", "hybgrag:bank:hybrid50", "mor:bank:hybrid50",
-    "hybgrag:schema:1hop", "mor:schema:1hop",
-    "hydrarag:bank:1hop", "ssrag:bank:1hop", "hydrarag:none:1hop", "ssrag:none:1hop",
+    "hybgrag:bank:1hop",
+    "mor:bank:1hop",
+    "hybgrag:bank:2hop",
+    "mor:bank:2hop",
+    "hybgrag:none:1hop",
+    "mor:none:1hop",
+    "hybgrag:fixed:1hop",
+    "mor:fixed:1hop",
+    "hybgrag:bank:3hop",
+    "mor:bank:3hop",
+    "hybgrag:bank:hybrid50",
+    "mor:bank:hybrid50",
+    "hybgrag:schema:1hop",
+    "mor:schema:1hop",
+    "hydrarag:bank:1hop",
+    "ssrag:bank:1hop",
+    "hydrarag:none:1hop",
+    "ssrag:none:1hop",
 )
 
 
@@ -69,8 +94,10 @@ def parse_cell(text: str) -> tuple[str, str, str]:
     """``"hybgrag:bank:1hop"`` → (method, setting, dataset key); a bad cell is a one-line error."""
     parts = text.split(":")
     if len(parts) != 3 or parts[0] not in OVERRIDES or parts[1] not in SETTINGS or parts[2] not in DATASETS:
-        raise SystemExit(f"bad cell {text!r}; use METHOD:SETTING:DATASET with METHOD in {', '.join(OVERRIDES)}, "
-                         f"SETTING in {', '.join(SETTINGS)}, DATASET in {', '.join(DATASETS)}")
+        raise SystemExit(
+            f"bad cell {text!r}; use METHOD:SETTING:DATASET with METHOD in {', '.join(OVERRIDES)}, "
+            f"SETTING in {', '.join(SETTINGS)}, DATASET in {', '.join(DATASETS)}"
+        )
     if OVERRIDES[parts[0]][parts[1]] is None:
         raise SystemExit(f"bad cell {text!r}: {parts[0]} has no {parts[1]!r} examples setting")
     return parts[0], parts[1], parts[2]
@@ -90,8 +117,19 @@ def finished(folder: Path, limit: int) -> bool:
 def eval_argv(cell: tuple[str, str, str], limit: int, folder: Path) -> list[str]:
     """The ``hybridrag eval`` arguments of a cell."""
     method, setting, key = cell
-    argv = ["--method", method, "--dataset", DATASETS[key], "--llm", LLM, "--limit", str(limit),
-            "--out", str(folder), "--no-progress"]
+    argv = [
+        "--method",
+        method,
+        "--dataset",
+        DATASETS[key],
+        "--llm",
+        LLM,
+        "--limit",
+        str(limit),
+        "--out",
+        str(folder),
+        "--no-progress",
+    ]
     if setting == "bank":
         argv += ["--kb", str(bank_kb(DATASETS[key]))]
     for o in OVERRIDES[method][setting] or []:
@@ -116,14 +154,20 @@ def run_one(cell: tuple[str, str, str], limit: int, runs: Path) -> None:
     sys.stderr.write(f"[smollm-matrix] {':'.join(cell)}: hybridrag eval {' '.join(argv)}\n")
     run_eval(parser.parse_args(argv))
     folder.mkdir(parents=True, exist_ok=True)
-    runs_note = {"load_start": load0, "load_end": loadavg(), "wall_seconds": round(time.time() - start, 1),
-                 "command": "hybridrag eval " + " ".join(argv), "commit": provenance()["commit"]}
+    runs_note = {
+        "load_start": load0,
+        "load_end": loadavg(),
+        "wall_seconds": round(time.time() - start, 1),
+        "command": "hybridrag eval " + " ".join(argv),
+        "commit": provenance()["commit"],
+    }
     (folder / "cell.json").write_text(json.dumps(runs_note, indent=1), encoding="utf-8")
 
 
 def deadline(text: str, now: datetime | None = None) -> datetime:
     """``--stop-at``: ``HH:MM`` is its next occurrence (UTC, within 24 hours, so it may be tomorrow);
-    ``YYYY-MM-DDTHH:MM`` is that moment (UTC)."""
+    ``YYYY-MM-DDTHH:MM`` is that moment (UTC).
+    """
     now = now or datetime.now(UTC)
     try:
         if "T" in text:
@@ -157,21 +201,39 @@ def main(argv: list[str] | None = None) -> int:
     """Run the cells in order (skipping finished ones) and rewrite the report after each."""
     p = argparse.ArgumentParser(prog="python -m evals.smollm_matrix", description=__doc__.splitlines()[0])
     p.add_argument("--limit", type=int, default=300, help="questions per cell")
-    p.add_argument("--method-limit", action="append", default=[], metavar="METHOD=N",
-                   help="another limit for one method (hydrarag, ssrag: many LLM calls per question)")
+    p.add_argument(
+        "--method-limit",
+        action="append",
+        default=[],
+        metavar="METHOD=N",
+        help="another limit for one method (hydrarag, ssrag: many LLM calls per question)",
+    )
     p.add_argument("--cells", nargs="+", default=list(DEFAULT_CELLS), metavar="METHOD:SETTING:DATASET")
     p.add_argument("--runs", type=Path, default=Path("eval-runs") / "smollm", help="folder of the runs")
-    p.add_argument("--older-runs", type=Path, action="append", default=[], metavar="DIR",
-                   help="report a cell with no records under --runs from this older runs folder (repeatable; "
-                        "never run or resumed there)")
+    p.add_argument(
+        "--older-runs",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="report a cell with no records under --runs from this older runs folder (repeatable; "
+        "never run or resumed there)",
+    )
     p.add_argument("--out", type=Path, default=Path("docs") / "benchmarks_smollm.md")
-    p.add_argument("--stop-at", type=deadline, metavar="HH:MM",
-                   help="start no new cell after this UTC time (HH:MM: its next occurrence; or YYYY-MM-DDTHH:MM)")
+    p.add_argument(
+        "--stop-at",
+        type=deadline,
+        metavar="HH:MM",
+        help="start no new cell after this UTC time (HH:MM: its next occurrence; or YYYY-MM-DDTHH:MM)",
+    )
     p.add_argument("--report-only", action="store_true", help="write the report from the runs as they are")
     p.add_argument("--note", action="append", default=[], help="a line for the report's notes (repeatable)")
     p.add_argument("--first", type=int, help="with --report-only: each row from its first N questions")
-    p.add_argument("--every-run", action="store_true",
-                   help="with --report-only: a row from every runs folder that holds the cell (compare runs)")
+    p.add_argument(
+        "--every-run",
+        action="store_true",
+        help="with --report-only: a row from every runs folder that holds the cell (compare runs)",
+    )
     args = p.parse_args(argv)
     cells = [parse_cell(c) for c in args.cells]
     limits = {}
@@ -192,8 +254,16 @@ def main(argv: list[str] | None = None) -> int:
             break
         run_one(cell, limit, args.runs)
         render(args.out, [args.runs, *args.older_runs], cells, info, shown_argv(sys.argv[1:]), args.note)
-    render(args.out, [args.runs, *args.older_runs], cells, info, shown_argv(sys.argv[1:]), args.note,
-           first=args.first, every=args.every_run)
+    render(
+        args.out,
+        [args.runs, *args.older_runs],
+        cells,
+        info,
+        shown_argv(sys.argv[1:]),
+        args.note,
+        first=args.first,
+        every=args.every_run,
+    )
     return 0
 
 

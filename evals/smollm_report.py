@@ -28,7 +28,8 @@ PATH_GOAL, CALL_P50_GOAL = 0.9, 3.0
 
 def first_path(rec: dict) -> list[str] | None:
     """The relation path of the first routing (HybGRAG), planning (MoR) or question-analysis
-    (HydraRAG: the skyline's relation words) decision, or None."""
+    (HydraRAG: the skyline's relation words) decision, or None.
+    """
     from hybridrag.agents.hydrarag.analysis import split_chain
 
     for step in rec.get("trace", []):
@@ -47,7 +48,8 @@ def first_path(rec: dict) -> list[str] | None:
 
 def path_correct(rec: dict, path: list[str]) -> bool:
     """Whether ``path`` is the gold path of the record's question type (HybGRAG lists each
-    relation once, so a path equal to the gold path without repeats counts too)."""
+    relation once, so a path equal to the gold path without repeats counts too).
+    """
     gold = relation_path(rec["qtype"])
     return path == gold or path == list(dict.fromkeys(gold))
 
@@ -63,8 +65,7 @@ def path_accuracy(records: list[dict]) -> tuple[float, int] | None:
 
 def call_seconds_p50(records: list[dict]) -> float | None:
     """p50 over questions with LLM calls of their seconds per call."""
-    per = [r["usage"]["llm_seconds"] / r["usage"]["llm_calls"] for r in records
-           if r.get("usage", {}).get("llm_calls")]
+    per = [r["usage"]["llm_seconds"] / r["usage"]["llm_calls"] for r in records if r.get("usage", {}).get("llm_calls")]
     return statistics.median(per) if per else None
 
 
@@ -74,7 +75,8 @@ def _share(ceiling: dict) -> str:
 
 def cell_row(cell: tuple[str, str, str], folder: Path, limit_note: str = "", first: int | None = None) -> str:
     """One table row of a cell (``not run`` when it has no records), from its first ``first`` records
-    (the first questions asked) when given."""
+    (the first questions asked) when given.
+    """
     method, setting, key = cell
     path = folder / "records.jsonl"
     records = read_records(path) if path.exists() else []
@@ -97,16 +99,33 @@ def cell_row(cell: tuple[str, str, str], folder: Path, limit_note: str = "", fir
     run = json.loads((folder / "run.json").read_text(encoding="utf-8")) if (folder / "run.json").exists() else {}
     setting += " (v2)" if "smollm-bank2-" in str(run.get("kb", "")) else ""
     load = f"{note.get('load_start', '?')} → {note.get('load_end', '?')}" if note else "(unfinished)"
-    return (f"| {method} | {setting} | {key} | {s['n']}{limit_note} | {hit} | {m['mrr']:.3f} "
-            f"| {m['answer_hits@1']:.3f} | {_share(s['ceiling_evidence'])} | {acc_txt} "
-            f"| {u.get('llm_calls_per_question', 0):.2f} | {call_txt} "
-            f"| {lat.get('p50', 0):.1f} / {lat.get('p95', 0):.1f} | {u.get('fallbacks_per_question', 0):.2f} "
-            f"| {s['errors']} | {load} | `{commit}` |")
+    return (
+        f"| {method} | {setting} | {key} | {s['n']}{limit_note} | {hit} | {m['mrr']:.3f} "
+        f"| {m['answer_hits@1']:.3f} | {_share(s['ceiling_evidence'])} | {acc_txt} "
+        f"| {u.get('llm_calls_per_question', 0):.2f} | {call_txt} "
+        f"| {lat.get('p50', 0):.1f} / {lat.get('p95', 0):.1f} | {u.get('fallbacks_per_question', 0):.2f} "
+        f"| {s['errors']} | {load} | `{commit}` |"
+    )
 
 
-HEAD = ["method", "examples", "dataset", "n", "Hit@1", "MRR", "answer Hits@1", "gold in evidence", "first path = gold",
-        "LLM calls / q", "s per LLM call, p50", "question s p50 / p95", "fallbacks / q", "errors",
-        "load avg (1/5/15 min) start → end", "commit"]
+HEAD = [
+    "method",
+    "examples",
+    "dataset",
+    "n",
+    "Hit@1",
+    "MRR",
+    "answer Hits@1",
+    "gold in evidence",
+    "first path = gold",
+    "LLM calls / q",
+    "s per LLM call, p50",
+    "question s p50 / p95",
+    "fallbacks / q",
+    "errors",
+    "load avg (1/5/15 min) start → end",
+    "commit",
+]
 
 
 def held(cell: tuple[str, str, str], runs: list[Path]) -> list[Path]:
@@ -120,43 +139,62 @@ def cell_folder(cell: tuple[str, str, str], runs: list[Path]) -> Path:
     return (held(cell, runs) or [runs[0] / "-".join(cell)])[0]
 
 
-def render(out: Path, runs: Path | list[Path], cells: list[tuple[str, str, str]], info: dict, argv: list[str],
-           notes: list[str] | None = None, first: int | None = None, every: bool = False) -> None:
+def render(
+    out: Path,
+    runs: Path | list[Path],
+    cells: list[tuple[str, str, str]],
+    info: dict,
+    argv: list[str],
+    notes: list[str] | None = None,
+    first: int | None = None,
+    every: bool = False,
+) -> None:
     """Write the report for ``cells`` (in their order) from the run folders under ``runs`` (one
     folder, or several: each cell from the first that holds its records; with ``every``, a row from
     each, its folder named beside n). ``first``: each row from its first ``first`` records, so that
-    runs of one cell compare on the same questions."""
+    runs of one cell compare on the same questions.
+    """
     m = info["machine"]
     runs = [runs] if isinstance(runs, Path) else list(runs)
     if every:
-        rows = [cell_row(c, f, f" ({f.parent.name})", first) for c in cells
-                for f in held(c, runs) or [cell_folder(c, runs)]]
+        rows = [
+            cell_row(c, f, f" ({f.parent.name})", first) for c in cells for f in held(c, runs) or [cell_folder(c, runs)]
+        ]
     else:
         rows = [cell_row(c, cell_folder(c, runs), first=first) for c in cells]
-    text = "\n".join([
-        "# SmolLM2-135M on the LLM methods: bank on and off (`python -m evals.smollm_matrix`)", "",
-        "Every row is a real run of `local:smollm2` (SmolLM2-135M-Instruct GGUF through llama.cpp, grammar-"
-        "constrained output where the role supports it; judging roles by rule, `judge=auto`). No oracle.", "",
-        f"- Date: {info['date']}; commit of the report: `{info['commit']}` (each row names its own); "
-        f"machine: {m['cores']} cores, {m['cpu']}, no GPU, "
-        "shared with other jobs (load average per row).",
-        f"- Reproduce: `{' '.join(['python -m evals.smollm_matrix', *argv])}`; each cell's own `hybridrag eval`"
-        " command is in its folder's `cell.json` / `summary.json`.",
-        "- Questions: the first n of MetaQA dev's seed-0 shuffle (the same questions for every cell of a"
-        " dataset). Examples: *bank* = nearest solved examples, entity masked, from a bank of 1000 dev questions"
-        " per hop count (questions 300-1300 of the same shuffle, never evaluated; `evals/smollm_bank.py`);"
-        " *schema* = the same retrieval over schema-synthesized examples only (bank off); *fixed* = the bundled"
-        " MetaQA example files; *none* = no examples. *bank (v2)*: the bank without the solved examples their"
-        " look-alikes outvote (`agents/shots/consensus.py`); plain *bank*: every solved example kept.",
-        "- *First path = gold*: the relation path of the router's (HybGRAG), planner's (MoR) or question"
-        " analysis's (HydraRAG: its skyline) first decision equals the gold path of the question's type"
-        " (`evals/oracle_router.relation_path`; HybGRAG lists each relation once). *s per LLM call*: the"
-        " median over questions of LLM seconds / LLM calls. *Gold in evidence*: the share of questions whose"
-        " run's own evidence names a gold answer (`evals/summary.py`); Hit@1 far below it means the answer"
-        " was retrieved and another one ranked first.",
-        "- Goals (issue 11): with the bank, hybgrag and mor Hit@1 ≥ 0.8 (1-hop), ≥ 0.6 (2-hop); first path ="
-        " gold ≥ 90 % at every hop; LLM-call p50 < 3 s.", "",
-        "| " + " | ".join(HEAD) + " |", "|---" * len(HEAD) + "|", *rows, "",
-        *(["## Notes", "", *(f"- {n}" for n in notes), ""] if notes else [])])
+    text = "\n".join(
+        [
+            "# SmolLM2-135M on the LLM methods: bank on and off (`python -m evals.smollm_matrix`)",
+            "",
+            "Every row is a real run of `local:smollm2` (SmolLM2-135M-Instruct GGUF through llama.cpp, grammar-"
+            "constrained output where the role supports it; judging roles by rule, `judge=auto`). No oracle.",
+            "",
+            f"- Date: {info['date']}; commit of the report: `{info['commit']}` (each row names its own); "
+            f"machine: {m['cores']} cores, {m['cpu']}, no GPU, "
+            "shared with other jobs (load average per row).",
+            f"- Reproduce: `{' '.join(['python -m evals.smollm_matrix', *argv])}`; each cell's own `hybridrag eval`"
+            " command is in its folder's `cell.json` / `summary.json`.",
+            "- Questions: the first n of MetaQA dev's seed-0 shuffle (the same questions for every cell of a"
+            " dataset). Examples: *bank* = nearest solved examples, entity masked, from a bank of 1000 dev questions"
+            " per hop count (questions 300-1300 of the same shuffle, never evaluated; `evals/smollm_bank.py`);"
+            " *schema* = the same retrieval over schema-synthesized examples only (bank off); *fixed* = the bundled"
+            " MetaQA example files; *none* = no examples. *bank (v2)*: the bank without the solved examples their"
+            " look-alikes outvote (`agents/shots/consensus.py`); plain *bank*: every solved example kept.",
+            "- *First path = gold*: the relation path of the router's (HybGRAG), planner's (MoR) or question"
+            " analysis's (HydraRAG: its skyline) first decision equals the gold path of the question's type"
+            " (`evals/oracle_router.relation_path`; HybGRAG lists each relation once). *s per LLM call*: the"
+            " median over questions of LLM seconds / LLM calls. *Gold in evidence*: the share of questions whose"
+            " run's own evidence names a gold answer (`evals/summary.py`); Hit@1 far below it means the answer"
+            " was retrieved and another one ranked first.",
+            "- Goals (issue 11): with the bank, hybgrag and mor Hit@1 ≥ 0.8 (1-hop), ≥ 0.6 (2-hop); first path ="
+            " gold ≥ 90 % at every hop; LLM-call p50 < 3 s.",
+            "",
+            "| " + " | ".join(HEAD) + " |",
+            "|---" * len(HEAD) + "|",
+            *rows,
+            "",
+            *(["## Notes", "", *(f"- {n}" for n in notes), ""] if notes else []),
+        ]
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")

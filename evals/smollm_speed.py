@@ -45,8 +45,11 @@ class Counter:
         out = self._inner(*args, **kwargs)
         if not isinstance(out, dict):  # a stream (ChatLlamaCpp streams by default): run it to the end
             chunks = list(out)
-            self._record(t0, "".join((c["choices"][0]["delta"] or {}).get("content") or ""
-                                     for c in chunks if c["choices"]), "response_format" in kwargs)
+            self._record(
+                t0,
+                "".join((c["choices"][0]["delta"] or {}).get("content") or "" for c in chunks if c["choices"]),
+                "response_format" in kwargs,
+            )
             return iter(chunks)
         self._record(t0, out["choices"][0]["message"]["content"], "response_format" in kwargs)
         return out
@@ -54,10 +57,18 @@ class Counter:
     def _record(self, t0: float, text: str, grammar: bool) -> None:
         wall = (time.perf_counter() - t0) * 1000
         perf = self.lib.llama_perf_context(self.client._ctx.ctx)
-        self.calls.append({"prompt_tokens": self.client.n_tokens - perf.n_eval, "evaluated": perf.n_p_eval,
-                           "prompt_ms": round(perf.t_p_eval_ms, 1), "generated": perf.n_eval,
-                           "gen_ms": round(perf.t_eval_ms, 1), "wall_ms": round(wall, 1),
-                           "grammar": grammar, "text": text})
+        self.calls.append(
+            {
+                "prompt_tokens": self.client.n_tokens - perf.n_eval,
+                "evaluated": perf.n_p_eval,
+                "prompt_ms": round(perf.t_p_eval_ms, 1),
+                "generated": perf.n_eval,
+                "gen_ms": round(perf.t_eval_ms, 1),
+                "wall_ms": round(wall, 1),
+                "grammar": grammar,
+                "text": text,
+            }
+        )
 
 
 def questions(key: str, n: int) -> list:
@@ -77,21 +88,31 @@ def first_call(method: str, kb, model, question: str, shots: int) -> None:  # no
         from hybridrag.agents.hybgrag.shots import examples_for
 
         examples = examples_for(kb, "router", question, "kb", shots, "")
-        roles.route(model, roles.router_first_messages(question, schema, examples), "function_calling",
-                    roles.router_choices(schema, question))
+        roles.route(
+            model,
+            roles.router_first_messages(question, schema, examples),
+            "function_calling",
+            roles.router_choices(schema, question),
+        )
     else:
         from hybridrag.agents.mor import roles
         from hybridrag.agents.mor.examples import planner_shots
 
         examples = planner_shots(kb, question, "kb", shots, "paths", "")
         show = roles.schema_shown(os.environ.get("HYBRIDRAG_PLANNER_SCHEMA", "auto"), model, True, len(examples))
-        roles.plan(model, roles.planner_messages(question, schema, examples, "paths", show), "paths",
-                   "function_calling", roles.plan_choices(schema, question, "paths"))
+        roles.plan(
+            model,
+            roles.planner_messages(question, schema, examples, "paths", show),
+            "paths",
+            "function_calling",
+            roles.plan_choices(schema, question, "paths"),
+        )
 
 
 def gold_path(method: str, text: str, qtype: str | None) -> bool | None:
     """Whether the reply's relation path is the gold path of the question's type (as the report's
-    *first path = gold*); None without a type or a readable reply."""
+    *first path = gold*); None without a type or a readable reply.
+    """
     from hybridrag.evals.smollm_report import first_path, path_correct
 
     try:
@@ -100,8 +121,11 @@ def gold_path(method: str, text: str, qtype: str | None) -> bool | None:
         return None
     if not qtype:
         return None
-    step = {"node": "route_question", "relations": list(dict.fromkeys(data.get("relations") or []))} \
-        if method == "hybgrag" else {"node": "plan_question", "raw": data}
+    step = (
+        {"node": "route_question", "relations": list(dict.fromkeys(data.get("relations") or []))}
+        if method == "hybgrag"
+        else {"node": "plan_question", "raw": data}
+    )
     return path_correct({"qtype": qtype}, first_path({"trace": [step]}) or [])
 
 
@@ -120,10 +144,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dataset", choices=tuple(DATASETS), default="1hop")
     p.add_argument("--n", type=int, default=8, help="questions")
     p.add_argument("--shots", type=int, default=3, help="examples shown (num_few_shot)")
-    p.add_argument("--full-grammar", action="store_true",
-                   help="llama-cpp-python's own grammar sampling (every vocabulary entry checked each token)")
-    p.add_argument("--no-grammar-check", action="store_true",
-                   help="after each call, the same prompt without the grammar (same generated tokens)")
+    p.add_argument(
+        "--full-grammar",
+        action="store_true",
+        help="llama-cpp-python's own grammar sampling (every vocabulary entry checked each token)",
+    )
+    p.add_argument(
+        "--no-grammar-check",
+        action="store_true",
+        help="after each call, the same prompt without the grammar (same generated tokens)",
+    )
     args = p.parse_args(argv)
     from hybridrag.agents.llm.models import load_chat_model
     from hybridrag.kb.base import open_kb
@@ -161,13 +191,16 @@ def main(argv: list[str] | None = None) -> int:
     summary["topic_named"] = f"{sum(r['topic'] for r in rows)}/{len(rows)}"
     summary["other_ms"] = round(statistics.median(r["wall_ms"] - r["prompt_ms"] - r["gen_ms"] for r in rows), 1)
     if plain:
-        summary["plain_other_ms"] = round(statistics.median(
-            r["wall_ms"] - r["prompt_ms"] - r["gen_ms"] for r in plain), 1)
+        summary["plain_other_ms"] = round(
+            statistics.median(r["wall_ms"] - r["prompt_ms"] - r["gen_ms"] for r in plain), 1
+        )
         summary["plain_gen_ms"] = median(plain, "gen_ms")
     threads = os.environ.get("HYBRIDRAG_LOCAL_THREADS", "default")
-    sys.stderr.write(f"{args.method} {args.dataset} n={len(rows)} shots={args.shots} threads={threads} "
-                     f"cache_mb={os.environ.get('HYBRIDRAG_LOCAL_PROMPT_CACHE_MB', '256')} medians: "
-                     f"{json.dumps(summary)} load {load0} -> {load1}\n")
+    sys.stderr.write(
+        f"{args.method} {args.dataset} n={len(rows)} shots={args.shots} threads={threads} "
+        f"cache_mb={os.environ.get('HYBRIDRAG_LOCAL_PROMPT_CACHE_MB', '256')} medians: "
+        f"{json.dumps(summary)} load {load0} -> {load1}\n"
+    )
     return 0
 
 

@@ -29,9 +29,15 @@ import numpy as np
 from hybridrag.evals.metrics import ANSWER_METRICS, RETRIEVAL_METRICS, answer_scores, normalize_answer, retrieval_scores
 
 LABELS = {
-    "hit@1": "Hit@1", "hit@5": "Hit@5", "recall@20": "Recall@20 (STaRK)",
-    "recall_any@10": "R@10 (any relevant, fusion paper)", "mrr": "MRR", "ndcg@10": "nDCG@10",
-    "answer_em": "Answer EM", "answer_f1": "Answer F1", "answer_hits@1": "Answer Hits@1",
+    "hit@1": "Hit@1",
+    "hit@5": "Hit@5",
+    "recall@20": "Recall@20 (STaRK)",
+    "recall_any@10": "R@10 (any relevant, fusion paper)",
+    "mrr": "MRR",
+    "ndcg@10": "nDCG@10",
+    "answer_em": "Answer EM",
+    "answer_f1": "Answer F1",
+    "answer_hits@1": "Answer Hits@1",
 }
 
 
@@ -99,24 +105,36 @@ def _evidence_ceiling(records: list[dict]) -> dict[str, float | int]:
     judged = [r for r in records if isinstance(r.get("evidence"), list) and (r.get("gold") or {}).get("answers")]
     if not judged:
         return {"n": 0}
-    return {"n": len(judged),
-            "hit": float(np.mean([1.0 if names_gold(r["evidence"], r["gold"]["answers"]) else 0.0 for r in judged]))}
+    return {
+        "n": len(judged),
+        "hit": float(np.mean([1.0 if names_gold(r["evidence"], r["gold"]["answers"]) else 0.0 for r in judged])),
+    }
 
 
 def _pct(values: Iterable[float]) -> dict[str, float]:
     arr = np.asarray(list(values), dtype=float)
     if not len(arr):
         return {"n": 0}
-    return {"n": int(len(arr)), "mean": float(arr.mean()),
-            "p50": float(np.percentile(arr, 50)), "p95": float(np.percentile(arr, 95))}
+    return {
+        "n": int(len(arr)),
+        "mean": float(arr.mean()),
+        "p50": float(np.percentile(arr, 50)),
+        "p95": float(np.percentile(arr, 95)),
+    }
 
 
 def _usage(records: list[dict]) -> dict:
     n = max(len(records), 1)
-    counters = ("llm_calls", "input_tokens", "output_tokens", "llm_seconds", "parse_failures", "fallbacks",
-                "unsupported_answers")
-    per_q = {f"{c}_per_question": sum(float((r.get("usage") or {}).get(c, 0)) for r in records) / n
-             for c in counters}
+    counters = (
+        "llm_calls",
+        "input_tokens",
+        "output_tokens",
+        "llm_seconds",
+        "parse_failures",
+        "fallbacks",
+        "unsupported_answers",
+    )
+    per_q = {f"{c}_per_question": sum(float((r.get("usage") or {}).get(c, 0)) for r in records) / n for c in counters}
     stages: dict[str, list[float]] = defaultdict(list)
     for r in records:
         for stage, secs in ((r.get("usage") or {}).get("stages") or {}).items():
@@ -154,8 +172,14 @@ def to_markdown(summary: dict) -> str:
     """A markdown report: metrics with ceiling, per question type, usage and latency."""
     m, c = summary["metrics"], summary.get("ceiling", {})
     title = " / ".join(str(summary[k]) for k in ("method", "dataset") if summary.get(k)) or "run"
-    lines = [f"## {title}", "", f"n = {summary['n']}, errors = {summary['errors']}", "",
-             "| metric | value |", "|---|---|"]
+    lines = [
+        f"## {title}",
+        "",
+        f"n = {summary['n']}, errors = {summary['errors']}",
+        "",
+        "| metric | value |",
+        "|---|---|",
+    ]
     lines += [f"| {LABELS[k]} | {v:.3f} |" for k, v in m.items()]
     if c.get("n"):
         lines.append(f"| ceiling: some gold answer reachable | {c['hit']:.3f} |")
@@ -167,16 +191,24 @@ def to_markdown(summary: dict) -> str:
     if cev.get("n"):
         lines.append(f"| some gold answer named in the run's evidence | {cev['hit']:.3f} |")
     keys = ("hit@1", "recall_any@10", "mrr", "ndcg@10")
-    lines += ["", "| question type | n | " + " | ".join(LABELS[k] for k in keys) + " |",
-              "|---|---|" + "---|" * len(keys)]
+    lines += [
+        "",
+        "| question type | n | " + " | ".join(LABELS[k] for k in keys) + " |",
+        "|---|---|" + "---|" * len(keys),
+    ]
     for t, row in summary["by_qtype"].items():
         lines.append(f"| {t} | {row['n']} | " + " | ".join(f"{row[k]:.3f}" for k in keys) + " |")
     u = summary["usage"]
-    lines += ["", f"LLM calls / question: {u['llm_calls_per_question']:.2f}; tokens / question: "
-              f"{u['input_tokens_per_question']:.0f} in, {u['output_tokens_per_question']:.0f} out; "
-              f"unparseable replies / question: {u['parse_failures_per_question']:.2f}, "
-              f"fallbacks taken / question: {u['fallbacks_per_question']:.2f}",
-              "", "| stage | n | p50 s | p95 s |", "|---|---|---|---|"]
+    lines += [
+        "",
+        f"LLM calls / question: {u['llm_calls_per_question']:.2f}; tokens / question: "
+        f"{u['input_tokens_per_question']:.0f} in, {u['output_tokens_per_question']:.0f} out; "
+        f"unparseable replies / question: {u['parse_failures_per_question']:.2f}, "
+        f"fallbacks taken / question: {u['fallbacks_per_question']:.2f}",
+        "",
+        "| stage | n | p50 s | p95 s |",
+        "|---|---|---|---|",
+    ]
     lat = u["latency_seconds"]
     for stage, p in [("total", lat["total"]), *lat["stages"].items()]:
         if p.get("n"):

@@ -106,10 +106,10 @@ def _questions(args) -> tuple[list[Question], str | None, dict]:
     for name in args.dataset or []:
         es = resolve_dataset(name, progress=not args.no_progress)
         kb_dir, notes = kb_dir or str(es.kb_dir), es.notes
-        picked += sample(es.questions, len(es.questions), 0)[args.skip_first:][: args.limit]
+        picked += sample(es.questions, len(es.questions), 0)[args.skip_first :][: args.limit]
     for path in args.questions or []:
         qs = load_questions(path)
-        picked += sample(qs, len(qs), 0)[args.skip_first:][: args.limit]
+        picked += sample(qs, len(qs), 0)[args.skip_first :][: args.limit]
     if not picked:
         raise SystemExit("train-reranker: give --dataset or --questions with questions beyond --skip-first")
     if not kb_dir:
@@ -131,8 +131,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--hidden", type=int, default=32)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="MoR setting for the candidate runs")
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="MoR setting for the candidate runs",
+    )
     p.add_argument("--out", type=Path, required=True, help="output folder (weights, loss.png, metrics.json)")
     p.add_argument("--no-progress", action="store_true")
     return p
@@ -162,20 +168,40 @@ def main(argv: list[str] | None = None) -> int:
     train_q, held_q = encode_all(train_rows, kb, length), encode_all(held_rows, kb, length)
     held_curve: list[float] = []
     config = tr.TrainConfig(hidden=args.hidden, epochs=args.epochs, lr=args.lr, seed=args.seed)
-    meta = {"trained_on": [*(args.dataset or []), *map(str, args.questions or [])], "skip_first": args.skip_first,
-            "questions": len(train_rows)}
+    meta = {
+        "trained_on": [*(args.dataset or []), *map(str, args.questions or [])],
+        "skip_first": args.skip_first,
+        "questions": len(train_rows),
+    }
 
-    net, curve = tr.train(train_q, length, config, meta, progress=not args.no_progress,
-                          snapshot=lambda n: held_curve.append(tr.query_loss(n, held_q)))
+    net, curve = tr.train(
+        train_q,
+        length,
+        config,
+        meta,
+        progress=not args.no_progress,
+        snapshot=lambda n: held_curve.append(tr.query_loss(n, held_q)),
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     net.save(args.out / "reranker.npz")
     plot(curve, held_curve, args.out / "loss.png")
-    report = {"train_questions": len(train_rows), "heldout_questions": len(held_rows),
-              "with_gold_candidate": {"train": sum(any(y) for *_, y in train_rows),
-                                      "heldout": sum(any(y) for *_, y in held_rows)},
-              "loss": {"train_first": curve[0], "train_last": curve[-1],
-                       "heldout_first": held_curve[0], "heldout_last": held_curve[-1]},
-              "heldout": compare(held_rows, net, kb, length), "config": vars(config), "meta": meta}
+    report = {
+        "train_questions": len(train_rows),
+        "heldout_questions": len(held_rows),
+        "with_gold_candidate": {
+            "train": sum(any(y) for *_, y in train_rows),
+            "heldout": sum(any(y) for *_, y in held_rows),
+        },
+        "loss": {
+            "train_first": curve[0],
+            "train_last": curve[-1],
+            "heldout_first": held_curve[0],
+            "heldout_last": held_curve[-1],
+        },
+        "heldout": compare(held_rows, net, kb, length),
+        "config": vars(config),
+        "meta": meta,
+    }
     (args.out / "metrics.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     sys.stdout.write(json.dumps(report["heldout"], indent=1) + f"\nweights, loss.png, metrics.json in {args.out}\n")
     return 0

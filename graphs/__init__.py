@@ -20,19 +20,39 @@ class GraphInfo:
 REGISTRY: dict[str, GraphInfo] = {
     info.name: info
     for info in [
-        GraphInfo("fusion", "hybridrag.graphs.fusion", "FusionContext",
-                  "Training-free KG + dense-text fusion: vector seeds, 1-hop expansion, Dice–Sørensen ranking."),
-        GraphInfo("hybgrag", "hybridrag.graphs.hybgrag", "HybGRAGContext",
-                  "HybGRAG: router over a text/hybrid retriever bank with a validator + commentor critic loop."),
-        GraphInfo("mor", "hybridrag.graphs.mor", "MoRContext",
-                  "MoR: LLM planning graph → parallel mixed structural/textual traversal per route → "
-                  "intersection → structure-aware trajectory rerank."),
-        GraphInfo("hydrarag", "hybridrag.graphs.hydrarag", "HydraRAGContext",
-                  "HydraRAG: skyline analysis, agentic KG/docs/web selection, multi-hop path search, "
-                  "cross-source pruning, refine + CoT check over three exploration rounds."),
-        GraphInfo("ssrag", "hybridrag.graphs.ssrag", "SSRAGContext",
-                  "SSRAG: query augmentation, TEMPORAL/FACTUAL routing (web or local), vector ∥ graph "
-                  "retrieval unified by one cosine rerank, dedup, answer."),
+        GraphInfo(
+            "fusion",
+            "hybridrag.graphs.fusion",
+            "FusionContext",
+            "Training-free KG + dense-text fusion: vector seeds, 1-hop expansion, Dice–Sørensen ranking.",
+        ),
+        GraphInfo(
+            "hybgrag",
+            "hybridrag.graphs.hybgrag",
+            "HybGRAGContext",
+            "HybGRAG: router over a text/hybrid retriever bank with a validator + commentor critic loop.",
+        ),
+        GraphInfo(
+            "mor",
+            "hybridrag.graphs.mor",
+            "MoRContext",
+            "MoR: LLM planning graph → parallel mixed structural/textual traversal per route → "
+            "intersection → structure-aware trajectory rerank.",
+        ),
+        GraphInfo(
+            "hydrarag",
+            "hybridrag.graphs.hydrarag",
+            "HydraRAGContext",
+            "HydraRAG: skyline analysis, agentic KG/docs/web selection, multi-hop path search, "
+            "cross-source pruning, refine + CoT check over three exploration rounds.",
+        ),
+        GraphInfo(
+            "ssrag",
+            "hybridrag.graphs.ssrag",
+            "SSRAGContext",
+            "SSRAG: query augmentation, TEMPORAL/FACTUAL routing (web or local), vector ∥ graph "
+            "retrieval unified by one cosine rerank, dedup, answer.",
+        ),
     ]
 }
 
@@ -57,7 +77,8 @@ def get_builder(name: str) -> Any:
     """The uncompiled builder of a method, to compile with a checkpointer: its state starts over
     with each question asked on a thread (``graphs.threads.per_question``), and it can pause for a
     human's approval before retrieval (``approve=True``, ``graphs.approval``), and its state can be
-    updated or forked (``graphs.rewire.forkable``)."""
+    updated or forked (``graphs.rewire.forkable``).
+    """
     from hybridrag.graphs.approval import with_approval
     from hybridrag.graphs.rewire import forkable
     from hybridrag.graphs.threads import per_question
@@ -82,11 +103,15 @@ class ApprovalError(ValueError):
 def check_approvable(method: str, checkpointer: Any) -> None:
     """Refuse ``approve=True`` where no pause can happen (a method without a point, or no checkpointer)."""
     if method not in APPROVABLE:
-        raise ApprovalError(f"approve: {method or 'this method'} has no decision to approve "
-                            f"(methods that pause: {', '.join(APPROVABLE)})")
+        raise ApprovalError(
+            f"approve: {method or 'this method'} has no decision to approve "
+            f"(methods that pause: {', '.join(APPROVABLE)})"
+        )
     if not checkpointer:
-        raise ApprovalError("approve: a pause needs a checkpointed thread: compile graphs.get_builder(name) "
-                            "with a checkpointer, or run it in LangGraph Studio / the Agent Server")
+        raise ApprovalError(
+            "approve: a pause needs a checkpointed thread: compile graphs.get_builder(name) "
+            "with a checkpointer, or run it in LangGraph Studio / the Agent Server"
+        )
 
 
 def method_of(cls: type) -> str:
@@ -109,8 +134,8 @@ def context_for(name: str, **overrides: Any) -> Any:
 
 def retrieval_steps(name: str) -> dict[str, str]:
     """A method's retrieval steps (tool name → what it does): the names ``tools={...}`` in its context
-    may replace (:mod:`tools.steps`)."""
+    may replace (:mod:`tools.steps`).
+    """
     _info(name)
     steps = importlib.import_module(f"hybridrag.agents.{name}.tools").STEPS
     return {n: s.description for n, s in steps.items()}
-

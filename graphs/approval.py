@@ -68,8 +68,10 @@ def apply_answer(proposal: dict[str, Any], answer: Any, limit: int = MAX_EDIT_CH
     if answer is None or answer is True or answer == "approve":
         return {}
     if not isinstance(answer, dict):
-        raise ApprovalError(f"resume with true (approve) or an edit {{key: value}} over {', '.join(proposal)}; "
-                            f"got {type(answer).__name__}")
+        raise ApprovalError(
+            f"resume with true (approve) or an edit {{key: value}} over {', '.join(proposal)}; "
+            f"got {type(answer).__name__}"
+        )
     size = len(json.dumps(answer, default=str))
     if size > limit:
         raise ApprovalError(f"the edit is {size} characters as JSON; at most {limit}")
@@ -83,8 +85,11 @@ def apply_answer(proposal: dict[str, Any], answer: Any, limit: int = MAX_EDIT_CH
             if unknown:
                 raise ApprovalError(f"{key}.{unknown[0]}: not a field of the proposed {key} ({', '.join(old)})")
             value = {**old, **value}
-        elif old is not None and type(value) is not type(old) and not (
-                isinstance(old, int | float) and isinstance(value, int | float)):
+        elif (
+            old is not None
+            and type(value) is not type(old)
+            and not (isinstance(old, int | float) and isinstance(value, int | float))
+        ):
             raise ApprovalError(f"{key}: expected a {type(old).__name__} like the proposal, got {type(value).__name__}")
         if value != old:
             update[key] = value
@@ -101,8 +106,14 @@ def approval_node(method: str, point: ApprovalPoint) -> Any:
         if not context_of(runtime, cls).approve:
             return {}
         proposal = {key: state.get(key) for key in point.keys}
-        answer = interrupt({"method": method, "approve": point.what, "proposal": proposal,
-                            "resume": f"true to approve, or {{key: edited value}} over {', '.join(point.keys)}"})
+        answer = interrupt(
+            {
+                "method": method,
+                "approve": point.what,
+                "proposal": proposal,
+                "resume": f"true to approve, or {{key: edited value}} over {', '.join(point.keys)}",
+            }
+        )
         update = apply_answer(proposal, answer, _edit_limit())
         step = traced(point.node, f"edited {', '.join(update)}" if update else "approved", **update)
         return {**update, "trace": [step]}
@@ -113,14 +124,16 @@ def approval_node(method: str, point: ApprovalPoint) -> Any:
 
 def with_approval(builder: Any, method: str) -> Any:
     """A copy of a method's builder with its approval node after the deciding node (``builder`` as is
-    for a method without one): the deciding node's edges and branches now leave the approval node."""
+    for a method without one): the deciding node's edges and branches now leave the approval node.
+    """
     point = POINTS.get(method)
     if point is None:
         return builder
     after, node = point.after, point.node
     missing = [k for k in point.keys if k not in builder.channels]
     if after not in builder.nodes or missing:
-        raise ValueError(f"{method}: approval point after {after!r} showing {', '.join(point.keys)} "
-                         f"does not fit the graph (graphs/approval.py POINTS)")
+        raise ValueError(
+            f"{method}: approval point after {after!r} showing {', '.join(point.keys)} "
+            f"does not fit the graph (graphs/approval.py POINTS)"
+        )
     return insert_after(builder, after, node, approval_node(method, point))
-

@@ -43,37 +43,64 @@ MAX_SEED_PASSAGES = 1000
 class FusionContext(Context):
     """Settings of the fusion method (defaults from the paper, except ``scoring``)."""
 
-    mode: Mode = field(default="hybrid", metadata={
-        "description": "hybrid (the method), or a baseline: vector, graph, bm25."})
-    k1: int = field(default=3, metadata={"description": (
-        "K1: top dense hits kept as candidates and used as seeds (the paper gives no value; 3 was best "
-        "of 2/3/5/10 on 300 MetaQA-hybrid-50 dev questions, see docs/benchmarks.md). Under 'evidence' "
-        "scoring only the first seeds the graph, beside the entities the question names.")})
+    mode: Mode = field(
+        default="hybrid", metadata={"description": "hybrid (the method), or a baseline: vector, graph, bm25."}
+    )
+    k1: int = field(
+        default=3,
+        metadata={
+            "description": (
+                "K1: top dense hits kept as candidates and used as seeds (the paper gives no value; 3 was best "
+                "of 2/3/5/10 on 300 MetaQA-hybrid-50 dev questions, see docs/benchmarks.md). Under 'evidence' "
+                "scoring only the first seeds the graph, beside the entities the question names."
+            )
+        },
+    )
     epsilon: float = field(default=1e-6, metadata={"description": "ε bias in favour of graph results on ties."})
-    tokenizer: Tokenizer = field(default="bigram", metadata={
-        "description": "Dice token sets: 'bigram' (character bigrams, as APOC) or 'word'."})
-    scoring: Scoring = field(default="evidence", metadata={"description": (
-        "How the hybrid mode ranks (the baselines always keep the paper's scores). 'evidence' (default): "
-        "seeds are the entities the question names plus the nearest dense hit's; each item is scored by "
-        "the fact backing it on one Dice scale (a graph item by the mean Dice of its seed and of its relation "
-        "label with the neighbour's type; a text hit by its best sentence about a seed, the entities the sentence "
-        "names standing as their types); hits stating no fact follow; the question's own "
-        "entities come last. 'paper': the paper's Eq. 3-4 verbatim (dense seeds, cosine vs mean Dice of "
-        "seed, relation, neighbour, +ε, dedupe by max). 'normalised': paper scores over each branch's best. "
-        "'rrf': reciprocal-rank fusion. 'normalised' and 'rrf' use both seed sources and put the question's "
-        "own entities last. Chosen on MetaQA dev, see docs/benchmarks_fusion.md.")})
-    seed_passages: int = field(default=200, metadata={"description": (
-        "'evidence' scoring: passages naming each seed, at most this many from a lexical search of its "
-        "name (the text side of the seeded expansion), 0 to 1000; 0 turns it off. 200 was best of "
-        "0/50/100/200 on MetaQA dev (tune part), see docs/benchmarks_fusion.md.")})
-    hops: int = field(default=1, metadata={"description": (
-        f"Graph expansion depth, 1 to {MAX_HOPS}. 1 is the paper's one-hop expansion; 2-3 reach each "
-        "entity once by its best path (for multi-hop questions; worse on one-hop questions).")})
+    tokenizer: Tokenizer = field(
+        default="bigram", metadata={"description": "Dice token sets: 'bigram' (character bigrams, as APOC) or 'word'."}
+    )
+    scoring: Scoring = field(
+        default="evidence",
+        metadata={
+            "description": (
+                "How the hybrid mode ranks (the baselines always keep the paper's scores). 'evidence' (default): "
+                "seeds are the entities the question names plus the nearest dense hit's; each item is scored by "
+                "the fact backing it on one Dice scale (a graph item by the mean Dice of its seed and of its relation "
+                "label with the neighbour's type; a text hit by its best sentence about a seed, the entities the sentence "
+                "names standing as their types); hits stating no fact follow; the question's own "
+                "entities come last. 'paper': the paper's Eq. 3-4 verbatim (dense seeds, cosine vs mean Dice of "
+                "seed, relation, neighbour, +ε, dedupe by max). 'normalised': paper scores over each branch's best. "
+                "'rrf': reciprocal-rank fusion. 'normalised' and 'rrf' use both seed sources and put the question's "
+                "own entities last. Chosen on MetaQA dev, see docs/benchmarks_fusion.md."
+            )
+        },
+    )
+    seed_passages: int = field(
+        default=200,
+        metadata={
+            "description": (
+                "'evidence' scoring: passages naming each seed, at most this many from a lexical search of its "
+                "name (the text side of the seeded expansion), 0 to 1000; 0 turns it off. 200 was best of "
+                "0/50/100/200 on MetaQA dev (tune part), see docs/benchmarks_fusion.md."
+            )
+        },
+    )
+    hops: int = field(
+        default=1,
+        metadata={
+            "description": (
+                f"Graph expansion depth, 1 to {MAX_HOPS}. 1 is the paper's one-hop expansion; 2-3 reach each "
+                "entity once by its best path (for multi-hop questions; worse on one-hop questions)."
+            )
+        },
+    )
 
 
 class State(InputState, OutputState, total=False):
     """Full state of one fusion run. Candidates are kept as plain dicts (``Candidate`` fields), so a
-    checkpointed thread stores only JSON types."""
+    checkpointed thread stores only JSON types.
+    """
 
     vector: list[dict]
     graph: list[dict]
@@ -115,7 +142,8 @@ def _settings(runtime: Runtime[FusionContext]) -> FusionContext:
 def _seeds(scoring: str, dense: list[str], named: list[str]) -> list[str]:
     """E_seed: the dense hits' entities (paper); with the question's named entities (normalised, rrf);
     under 'evidence' the named entities and only the nearest dense entity, which catches a name the
-    exact match misses while further dense hits (mostly namesakes of the topic) stay text candidates."""
+    exact match misses while further dense hits (mostly namesakes of the topic) stay text candidates.
+    """
     if scoring == "paper":
         return dense
     return list(dict.fromkeys((dense[:1] if scoring == "evidence" else dense) + named))
@@ -134,8 +162,11 @@ def retrieve_vectors(state: State, runtime: Runtime[FusionContext]) -> dict:
         named = mentions_in(kb, q)  # the entities the question names (entity mapping, Figure 1)
         match ctx.mode:
             case "hybrid":
-                vec = hits_to_candidates(kb, _step(ctx, kb, "dense_search", query=q, k=ctx.k1), "vector") \
-                    if ctx.k1 > 0 else []
+                vec = (
+                    hits_to_candidates(kb, _step(ctx, kb, "dense_search", query=q, k=ctx.k1), "vector")
+                    if ctx.k1 > 0
+                    else []
+                )
                 seeds = _seeds(ctx.scoring, seeds_of(vec), named)
             case "vector":
                 vec, seeds = hits_to_candidates(kb, _step(ctx, kb, "dense_search", query=q, k=ctx.top_k), "vector"), []
@@ -145,8 +176,13 @@ def retrieve_vectors(state: State, runtime: Runtime[FusionContext]) -> dict:
                 vec, seeds = [], named
             case other:
                 raise ValueError(f"unknown fusion mode {other!r}; use hybrid, vector, graph or bm25")
-    step = traced("retrieve_vectors", f"{len(vec)} text hits, {len(seeds)} seed entities",
-                  mode=ctx.mode, seeds=[kb.name(s) for s in seeds][:10], named=[kb.name(n) for n in named][:10])
+    step = traced(
+        "retrieve_vectors",
+        f"{len(vec)} text hits, {len(seeds)} seed entities",
+        mode=ctx.mode,
+        seeds=[kb.name(s) for s in seeds][:10],
+        named=[kb.name(n) for n in named][:10],
+    )
     return {"vector": _plain(vec), "seeds": seeds, "named": named, "trace": [step], "usage": usage}
 
 
@@ -160,10 +196,20 @@ def expand_seeds(state: State, runtime: Runtime[FusionContext]) -> dict:
     aware = ctx.mode == "hybrid" and ctx.scoring == "evidence"
     with timed("expand_seeds", usage):
         seeds = state.get("seeds", [])
-        text = _step(ctx, kb, "seed_passages", seeds=seeds, k=ctx.seed_passages) \
-            if aware and ctx.seed_passages > 0 else []
-        scored = _step(ctx, kb, "graph_expand", question=state["question"], seeds=seeds, k=ctx.top_k,
-                       hops=ctx.hops, tokenizer=ctx.tokenizer, answer_aware=aware)
+        text = (
+            _step(ctx, kb, "seed_passages", seeds=seeds, k=ctx.seed_passages) if aware and ctx.seed_passages > 0 else []
+        )
+        scored = _step(
+            ctx,
+            kb,
+            "graph_expand",
+            question=state["question"],
+            seeds=seeds,
+            k=ctx.top_k,
+            hops=ctx.hops,
+            tokenizer=ctx.tokenizer,
+            answer_aware=aware,
+        )
         names = kb.names({e for path, _, _ in scored for t in path for e in (t.head, t.tail)})
         graph = []
         for path, s, n in scored:
@@ -196,8 +242,12 @@ def fuse_results(state: State, runtime: Runtime[FusionContext]) -> dict:
         answer = answer_of(kb, q, pool, named, subjects, ctx.tokenizer)
         top = pool[: ctx.top_k]
     from_graph = sum(c.source == "graph" for c in top)
-    step = traced("fuse_results", f"kept {len(top)}: {from_graph} from graph, {len(top) - from_graph} from text",
-                  scoring=scoring, answer=answer)
+    step = traced(
+        "fuse_results",
+        f"kept {len(top)}: {from_graph} from graph, {len(top) - from_graph} from text",
+        scoring=scoring,
+        answer=answer,
+    )
     return {
         "answer": answer,
         "ranked": [c.as_ranked() for c in top],

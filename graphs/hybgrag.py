@@ -41,13 +41,16 @@ from hybridrag.tools.steps import run_step
 from hybridrag.tools.text_hops import has_passages
 
 ModuleRoute = Literal["hybrid", "text"]
-ValidationRoute = Literal["accepted or out of iterations", "accepted: answer (QA mode)",
-                          "rejected: corrective feedback"]
+ValidationRoute = Literal[
+    "accepted or out of iterations", "accepted: answer (QA mode)", "rejected: corrective feedback"
+]
 FeedbackRoute = Literal["feedback to the router"]
 ROUTING_ROUTES: dict[ModuleRoute, str] = {"hybrid": "retrieve_hybrid", "text": "retrieve_text"}  # drawn labels
 VALIDATION_ROUTES: dict[ValidationRoute, str] = {
-    "accepted or out of iterations": END, "accepted: answer (QA mode)": "generate_answer",
-    "rejected: corrective feedback": "comment_on_routing"}
+    "accepted or out of iterations": END,
+    "accepted: answer (QA mode)": "generate_answer",
+    "rejected: corrective feedback": "comment_on_routing",
+}
 FEEDBACK_ROUTES: dict[FeedbackRoute, str] = {"feedback to the router": "route_question"}
 
 
@@ -79,8 +82,9 @@ def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
         messages = roles.router_first_messages(state["question"], kb.graph.schema(), shots)
         shown = [ex["question"] for ex in shots]
     else:
-        messages = roles.router_reflect_messages(state["router_messages"], state["action"],
-                                                 state["feedback"], state["question"])
+        messages = roles.router_reflect_messages(
+            state["router_messages"], state["action"], state["feedback"], state["question"]
+        )
     with timed("router", usage):
         choices = roles.router_choices(kb.graph.schema(), state["question"]) if is_llama_cpp(model) else None
         reply, calls = roles.route(model, messages, ctx.structured_method, choices)
@@ -90,16 +94,24 @@ def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
         action = link_action(kb, roles.check_action(reply, kb.graph.schema()))
     # a path to follow: the graph's relations, or (text-only KB) the router's phrases through passages
     action["walkable"] = bool(kb.graph.schema().relation_types) or bool(
-        action["relations"] and ctx.text_hops and ctx.radius == 0 and has_passages(kb))
+        action["relations"] and ctx.text_hops and ctx.radius == 0 and has_passages(kb)
+    )
     if action["module"] == "hybrid" and not (action["linked"] and action["walkable"]):
         fallback = fallback or ("no topic entity linked" if action["walkable"] else "no relation to follow") + ": text"
-    step = traced("route_question", action["module"], iteration=t, module=action["module"],
-                  entities=[f"{e['name']} ({e['type'] or 'unknown'})" for e in action["entities"]],
-                  relations=action["relations"], linked=[e["id"] for e in action["linked"]],
-                  unlinked=action["unlinked"], dropped=action["dropped_relations"] + action["dropped_types"],
-                  fallback=fallback, examples=shown)
-    return {"iteration": t, "router_messages": messages, "action": action, "trace": [step],
-            "usage": {**calls, **usage}}
+    step = traced(
+        "route_question",
+        action["module"],
+        iteration=t,
+        module=action["module"],
+        entities=[f"{e['name']} ({e['type'] or 'unknown'})" for e in action["entities"]],
+        relations=action["relations"],
+        linked=[e["id"] for e in action["linked"]],
+        unlinked=action["unlinked"],
+        dropped=action["dropped_relations"] + action["dropped_types"],
+        fallback=fallback,
+        examples=shown,
+    )
+    return {"iteration": t, "router_messages": messages, "action": action, "trace": [step], "usage": {**calls, **usage}}
 
 
 def route_after_routing(state: State) -> ModuleRoute:
@@ -115,15 +127,30 @@ def own_entities(state: State) -> set[str]:
 
 def _outputs(kb: Any, res: Retrieval, t: int, own: set[str], **extra: Any) -> dict:
     refs = own_last(reference_dicts(kb, res.references), own)
-    facts = {"module": res.module, "intersection": res.intersection, "ego_sizes": res.ego_sizes,
-             "unused_relations": res.unused_relations, **extra}
-    step = traced(f"retrieve_{res.module}", f"{len(refs)} references", iteration=t,
-                  top=[r["id"] for r in refs[:5]], ego_sizes=res.ego_sizes, intersection=res.intersection,
-                  hops=extra.get("hops"))
-    return {"references": refs, "retrieval": facts, "evidence": evidence_of(refs), "trace": [step],
-            "ranked": [{k: r[k] for k in ("id", "kind", "name", "score", "source")} for r in refs],
-            "answer": first_answer(refs, own)}
-
+    facts = {
+        "module": res.module,
+        "intersection": res.intersection,
+        "ego_sizes": res.ego_sizes,
+        "unused_relations": res.unused_relations,
+        **extra,
+    }
+    step = traced(
+        f"retrieve_{res.module}",
+        f"{len(refs)} references",
+        iteration=t,
+        top=[r["id"] for r in refs[:5]],
+        ego_sizes=res.ego_sizes,
+        intersection=res.intersection,
+        hops=extra.get("hops"),
+    )
+    return {
+        "references": refs,
+        "retrieval": facts,
+        "evidence": evidence_of(refs),
+        "trace": [step],
+        "ranked": [{k: r[k] for k in ("id", "kind", "name", "score", "source")} for r in refs],
+        "answer": first_answer(refs, own),
+    }
 
 
 def retrieve_text(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
@@ -131,15 +158,20 @@ def retrieve_text(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     ctx = context_of(runtime, HybGRAGContext)
     kb, usage = resolve_kb(ctx), {}
     with timed("text_module", usage):
-        res = text_retrieve(kb, state["question"], ctx.top_k, search=lambda query, k: run_step(
-            "hybgrag", STEPS, "dense_search", {"query": query, "k": k}, kb, ctx.tools))
+        res = text_retrieve(
+            kb,
+            state["question"],
+            ctx.top_k,
+            search=lambda query, k: run_step("hybgrag", STEPS, "dense_search", {"query": query, "k": k}, kb, ctx.tools),
+        )
         out = _outputs(kb, res, state["iteration"], own_entities(state))
     return {**out, "usage": usage}
 
 
 def retrieve_hybrid(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     """Hybrid module: along the router's relation path (radius 0), or the paper's ego-graphs
-    of radius ``radius``; intersection; VSS ranking of the candidates."""
+    of radius ``radius``; intersection; VSS ranking of the candidates.
+    """
     ctx = context_of(runtime, HybGRAGContext)
     kb, usage, action = resolve_kb(ctx), {}, state["action"]
     with timed("hybrid_module", usage):
@@ -151,16 +183,25 @@ def retrieve_hybrid(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
         else:
             key = action_key(ids, rels)
             hops = next_hops(state.get("retrieval"), key, rels, len(ids))
-            res = run_step("hybgrag", STEPS, "hybrid_retrieve", {**args, "hops": hops, "along_path": True,
-                                                                 "text_hops": ctx.text_hops}, kb, ctx.tools)
+            res = run_step(
+                "hybgrag",
+                STEPS,
+                "hybrid_retrieve",
+                {**args, "hops": hops, "along_path": True, "text_hops": ctx.text_hops},
+                kb,
+                ctx.tools,
+            )
             out = _outputs(kb, res, state["iteration"], set(ids), hops=hops, key=key)
     if not out["references"] and state["iteration"] >= ctx.max_iterations:
         # the loop's last retrieval found nothing: end with the text module's references, not none
         from hybridrag.graphs.runtime import merge_usage
 
         text = retrieve_text(state, runtime)
-        note = traced("retrieve_hybrid", "nothing on the last iteration: the text module's references",
-                      iteration=state["iteration"])
+        note = traced(
+            "retrieve_hybrid",
+            "nothing on the last iteration: the text module's references",
+            iteration=state["iteration"],
+        )
         return {**text, "trace": out["trace"] + [note] + text["trace"], "usage": merge_usage(usage, text["usage"])}
     return {**out, "usage": usage}
 
@@ -174,8 +215,13 @@ def validate_retrieval(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
         with timed("validator", usage):  # the LLM, or (judge setting) the rule over the retrieval
             verdict, reasoning, shots, calls = critic.judge_retrieval(kb, ctx, model, state, refs)
     decision = "accept" if verdict == "yes" else "reject"
-    step = traced("validate_retrieval", decision, iteration=state["iteration"], reasoning=reasoning,
-                  examples=[f"{ex['question']} → {ex['name']}: {ex['verdict']}" for ex in shots])
+    step = traced(
+        "validate_retrieval",
+        decision,
+        iteration=state["iteration"],
+        reasoning=reasoning,
+        examples=[f"{ex['question']} → {ex['name']}: {ex['verdict']}" for ex in shots],
+    )
     return {"verdict": verdict, "trace": [step], "usage": {**calls, **usage}}
 
 
@@ -199,16 +245,21 @@ def comment_on_routing(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     with timed("commentor", usage):
         diagnosis = critic.rule_diagnosis(ctx, action, state["retrieval"])
         if diagnosis is None:
-            bank = examples_for(kb, "commentor", state["question"], ctx.examples, ctx.num_experiences,
-                                ctx.experience)
+            bank = examples_for(kb, "commentor", state["question"], ctx.examples, ctx.num_experiences, ctx.experience)
             reply, calls = roles.comment(model, state["question"], action, bank, ctx.structured_method)
             diagnosis = critic.from_critique(reply, action)
             if diagnosis.source == "fallback":  # unusable reply: what the retrieval shows, if anything
                 diagnosis = critic.fallback_from_rules(action, state["retrieval"]) or diagnosis
-    step = traced("comment_on_routing", "+".join(diagnosis.error_types), iteration=state["iteration"],
-                  feedback=diagnosis.feedback, source=diagnosis.source, reasoning=diagnosis.reasoning,
-                  items=[[etype, list(names)] for etype, names in diagnosis.items],
-                  examples=[f"{ex['question']} → {ex['error_type']}" for ex in bank])
+    step = traced(
+        "comment_on_routing",
+        "+".join(diagnosis.error_types),
+        iteration=state["iteration"],
+        feedback=diagnosis.feedback,
+        source=diagnosis.source,
+        reasoning=diagnosis.reasoning,
+        items=[[etype, list(names)] for etype, names in diagnosis.items],
+        examples=[f"{ex['question']} → {ex['error_type']}" for ex in bank],
+    )
     return {"feedback": diagnosis.feedback, "trace": [step], "usage": {**calls, **usage}}
 
 
@@ -235,7 +286,8 @@ builder.add_conditional_edges("route_question", route_after_routing, ROUTING_ROU
 builder.add_edge("retrieve_text", "validate_retrieval")  # every retrieval is validated
 builder.add_edge("retrieve_hybrid", "validate_retrieval")
 builder.add_conditional_edges(  # accept / out of iterations → end, reject → commentor
-    "validate_retrieval", route_after_validation, VALIDATION_ROUTES)
+    "validate_retrieval", route_after_validation, VALIDATION_ROUTES
+)
 builder.add_conditional_edges("comment_on_routing", route_after_comment, FEEDBACK_ROUTES)  # the corrective edge
 builder.add_edge("generate_answer", END)  # QA mode ends with the answer
 

@@ -35,14 +35,21 @@ SourcesRoute = Literal["to the selected sources", "no source selected"]
 RefinedRoute = Literal["a round's paths", "the final paths"]
 CheckRoute = Literal["yes", "no: refined exploration", "no: predicted exploration", "no: rounds spent"]
 CollectedRoute = Literal["several rounds: prune the union", "one round: answer"]
-SOURCE_ROUTES: dict[SourcesRoute, str] = {"to the selected sources": "explore_source",
-                                          "no source selected": "prune_evidence"}  # labels in the drawing
+SOURCE_ROUTES: dict[SourcesRoute, str] = {
+    "to the selected sources": "explore_source",
+    "no source selected": "prune_evidence",
+}  # labels in the drawing
 REFINED_ROUTES: dict[RefinedRoute, str] = {"a round's paths": "check_answer", "the final paths": "generate_answer"}
-CHECK_ROUTES: dict[CheckRoute, str] = {"yes": END, "no: refined exploration": "plan_refined_exploration",
-                                       "no: predicted exploration": "plan_predicted_exploration",
-                                       "no: rounds spent": "collect_final_paths"}
-COLLECTED_ROUTES: dict[CollectedRoute, str] = {"several rounds: prune the union": "prune_evidence",
-                                               "one round: answer": "generate_answer"}
+CHECK_ROUTES: dict[CheckRoute, str] = {
+    "yes": END,
+    "no: refined exploration": "plan_refined_exploration",
+    "no: predicted exploration": "plan_predicted_exploration",
+    "no: rounds spent": "collect_final_paths",
+}
+COLLECTED_ROUTES: dict[CollectedRoute, str] = {
+    "several rounds: prune the union": "prune_evidence",
+    "one round: answer": "generate_answer",
+}
 
 
 class State(InputState, OutputState, total=False):
@@ -149,10 +156,19 @@ def generate_answer(state: State, runtime: Runtime[HydraRAGContext]) -> dict:
 
 def route_to_sources(state: State) -> list[Send] | SourcesRoute:
     """Fan the probe out to one explore_source per selected source (none → prune at once)."""
-    sends = [Send("explore_source", {"question": state["question"], "source": s, "probe": state["probe"],
-                                     "topic_keys": state.get("topic_keys", []),
-                                     "has_subgraph": bool(state.get("subgraph"))})
-             for s in state["probe"]["sources"]]
+    sends = [
+        Send(
+            "explore_source",
+            {
+                "question": state["question"],
+                "source": s,
+                "probe": state["probe"],
+                "topic_keys": state.get("topic_keys", []),
+                "has_subgraph": bool(state.get("subgraph")),
+            },
+        )
+        for s in state["probe"]["sources"]
+    ]
     return sends or "no source selected"
 
 
@@ -177,15 +193,26 @@ def route_after_collection(state: State) -> CollectedRoute:
 
 def render_trace(trace: list[dict]) -> str:
     """The refinement path, one line per step: ``[phase] node: decision``."""
-    return "\n".join(f"[{s['phase']}] {s['node']}: {s['decision']}" if s.get("phase")
-                     else f"{s['node']}: {s['decision']}" for s in trace)
+    return "\n".join(
+        f"[{s['phase']}] {s['node']}: {s['decision']}" if s.get("phase") else f"{s['node']}: {s['decision']}"
+        for s in trace
+    )
 
 
-builder = StateGraph(State, context_schema=HydraRAGContext, input_schema=InputState,
-                     output_schema=OutputState)
-for node in (detect_sources, analyze_question, select_sources, explore_source, prune_evidence, refine_paths,
-             check_answer, plan_refined_exploration, plan_predicted_exploration, collect_final_paths,
-             generate_answer):
+builder = StateGraph(State, context_schema=HydraRAGContext, input_schema=InputState, output_schema=OutputState)
+for node in (
+    detect_sources,
+    analyze_question,
+    select_sources,
+    explore_source,
+    prune_evidence,
+    refine_paths,
+    check_answer,
+    plan_refined_exploration,
+    plan_predicted_exploration,
+    collect_final_paths,
+    generate_answer,
+):
     builder.add_node(node)
 builder.add_edge(START, "detect_sources")  # topic entities and available sources first
 builder.add_edge("detect_sources", "analyze_question")  # skyline needs the topic entities
@@ -196,9 +223,11 @@ builder.add_edge("prune_evidence", "refine_paths")  # selected paths are summari
 builder.add_conditional_edges("refine_paths", route_after_refinement, REFINED_ROUTES)  # round → check; final → answer
 builder.add_conditional_edges("check_answer", route_after_check, CHECK_ROUTES)  # {Yes} → END; {No} → next phase
 builder.add_conditional_edges(  # refined round fans out to every available source
-    "plan_refined_exploration", route_to_sources, SOURCE_ROUTES)
+    "plan_refined_exploration", route_to_sources, SOURCE_ROUTES
+)
 builder.add_conditional_edges(  # predicted round fans out likewise
-    "plan_predicted_exploration", route_to_sources, SOURCE_ROUTES)
+    "plan_predicted_exploration", route_to_sources, SOURCE_ROUTES
+)
 builder.add_conditional_edges("collect_final_paths", route_after_collection, COLLECTED_ROUTES)  # union → prune
 builder.add_edge("generate_answer", END)
 

@@ -1,6 +1,7 @@
 """Builder surgery for ``graphs.get_builder``: copies of a method's ``StateGraph`` builder (the
 method's own builder untouched) with a node put right after another (``graphs.threads``,
-``graphs.approval``), or with routers that also run when a thread's state is updated or forked."""
+``graphs.approval``), or with routers that also run when a thread's state is updated or forked.
+"""
 
 from __future__ import annotations
 
@@ -22,13 +23,16 @@ def copy_builder(builder: Any) -> Any:
 
 def insert_after(builder: Any, source: str, name: str, action: Callable[..., Any]) -> Any:
     """A copy of ``builder`` with node ``name`` running ``action`` right after ``source`` (a node or
-    START): every edge and branch that left ``source`` now leaves ``name``."""
+    START): every edge and branch that left ``source`` now leaves ``name``.
+    """
     out = copy_builder(builder)
     out.edges = {(name if start == source else start, end) for start, end in builder.edges}
-    out.waiting_edges = {(tuple(name if s == source else s for s in starts), end)
-                         for starts, end in builder.waiting_edges}
-    out.branches = defaultdict(dict, {name if start == source else start: dict(spec)
-                                      for start, spec in builder.branches.items()})
+    out.waiting_edges = {
+        (tuple(name if s == source else s for s in starts), end) for starts, end in builder.waiting_edges
+    }
+    out.branches = defaultdict(
+        dict, {name if start == source else start: dict(spec) for start, spec in builder.branches.items()}
+    )
     out.add_node(name, action)
     out.add_edge(source, name)
     return out
@@ -37,7 +41,8 @@ def insert_after(builder: Any, source: str, name: str, action: Callable[..., Any
 def _runtime_or_none() -> Any:
     """The run's ``Runtime``, or a context-less one where LangGraph calls a branch outside a run
     step (``update_state`` / forking a thread), so the router falls back to the default context
-    (plus the ``configurable`` of the call)."""
+    (plus the ``configurable`` of the call).
+    """
     from langgraph.runtime import Runtime, get_runtime
 
     try:
@@ -61,7 +66,8 @@ def optional_runtime(router: Callable[..., Any]) -> Any:
 
 def forkable(builder: Any) -> Any:
     """A copy of ``builder`` whose routers that take the ``runtime`` also work when a thread's state
-    is updated or forked ("Missing required config key 'N/A' for '<router>'" otherwise)."""
+    is updated or forked ("Missing required config key 'N/A' for '<router>'" otherwise).
+    """
     import inspect
 
     out = copy_builder(builder)

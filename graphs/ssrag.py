@@ -54,29 +54,71 @@ def retrieve_vectors(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     ctx = _ctx(runtime)
     usage: dict = {}
     with timed("vector_retrieval", usage):
-        items, used, note = step(ctx, resolve_kb(ctx), "vector_retrieval", {
-            "query": state["query"], "k": ctx.vector_k, "source": state["source"], "web_k": ctx.web_k})
-    return {"vector": items, "vector_source": used,
-            **_out("retrieve_vectors", f"{len(items)} texts from {used}", usage, {}, note, source=used,
-                   top=[i["id"] for i in items[:5]])}
+        items, used, note = step(
+            ctx,
+            resolve_kb(ctx),
+            "vector_retrieval",
+            {"query": state["query"], "k": ctx.vector_k, "source": state["source"], "web_k": ctx.web_k},
+        )
+    return {
+        "vector": items,
+        "vector_source": used,
+        **_out(
+            "retrieve_vectors",
+            f"{len(items)} texts from {used}",
+            usage,
+            {},
+            note,
+            source=used,
+            top=[i["id"] for i in items[:5]],
+        ),
+    }
 
 
 def retrieve_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     """Graph branch, local corpus: the KB graph walked from the query's linked entities."""
     ctx, kb, _ = _setup(runtime)
     usage: dict = {}
-    chain = example_chain(shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples)) \
-        if ctx.chain_walk and small(ctx) else []
+    chain = (
+        example_chain(shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples))
+        if ctx.chain_walk and small(ctx)
+        else []
+    )
     with timed("graph_retrieval", usage):
-        nodes, seeds = step(ctx, kb, "graph_retrieval", {
-            "query": state["query"], "question": state["question"], "entities": state["entities"], "k": ctx.graph_k,
-            "hops": ctx.graph_hops, "max_facts": ctx.max_node_facts, "link_min_score": ctx.link_min_score,
-            "text_edges": ctx.text_edges, "scoring": ctx.fact_scoring, "chain": chain})
+        nodes, seeds = step(
+            ctx,
+            kb,
+            "graph_retrieval",
+            {
+                "query": state["query"],
+                "question": state["question"],
+                "entities": state["entities"],
+                "k": ctx.graph_k,
+                "hops": ctx.graph_hops,
+                "max_facts": ctx.max_node_facts,
+                "link_min_score": ctx.link_min_score,
+                "text_edges": ctx.text_edges,
+                "scoring": ctx.fact_scoring,
+                "chain": chain,
+            },
+        )
     ends = [n["id"] for n in nodes if n.get("chain")]
     extra = {"chain": chain_text(chain), "chain_ends": ends[:10]} if chain else {}
-    return {"nodes": nodes, **_out("retrieve_graph", f"{len(nodes)} nodes from {len(seeds)} seeds"
-                                   + (f", {len(ends)} at the example's chain end" if chain else ""), usage, {},
-                                   None, source="local", seeds=seeds[:10], nodes=[n["id"] for n in nodes], **extra)}
+    return {
+        "nodes": nodes,
+        **_out(
+            "retrieve_graph",
+            f"{len(nodes)} nodes from {len(seeds)} seeds"
+            + (f", {len(ends)} at the example's chain end" if chain else ""),
+            usage,
+            {},
+            None,
+            source="local",
+            seeds=seeds[:10],
+            nodes=[n["id"] for n in nodes],
+            **extra,
+        ),
+    }
 
 
 def retrieve_web_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:
@@ -85,12 +127,31 @@ def retrieve_web_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     usage: dict = {}
     with timed("graph_retrieval", usage):
         web = [i for i in state.get("vector", []) if i["source"] == "web"]
-        nodes, triples, calls, note = step(ctx, kb, "web_graph_retrieval", {
-            "question": state["question"], "entities": [e["name"] for e in state["entities"]], "web": web,
-            "k": ctx.graph_k, "max_facts": ctx.max_node_facts},
-            {"model": model if ctx.graph_to_text == "llm" else None, "method": ctx.structured_method})
-    return {"nodes": nodes, **_out("retrieve_web_graph", f"{len(nodes)} nodes from {triples} web triples",
-                                   usage, calls, note, source="web", nodes=[n["id"] for n in nodes])}
+        nodes, triples, calls, note = step(
+            ctx,
+            kb,
+            "web_graph_retrieval",
+            {
+                "question": state["question"],
+                "entities": [e["name"] for e in state["entities"]],
+                "web": web,
+                "k": ctx.graph_k,
+                "max_facts": ctx.max_node_facts,
+            },
+            {"model": model if ctx.graph_to_text == "llm" else None, "method": ctx.structured_method},
+        )
+    return {
+        "nodes": nodes,
+        **_out(
+            "retrieve_web_graph",
+            f"{len(nodes)} nodes from {triples} web triples",
+            usage,
+            calls,
+            note,
+            source="web",
+            nodes=[n["id"] for n in nodes],
+        ),
+    }
 
 
 def convert_graph_to_text(state: State, runtime: Runtime[SSRAGContext]) -> dict:
@@ -101,15 +162,17 @@ def convert_graph_to_text(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     with timed("graph_to_text", usage):
         nodes = state.get("nodes", [])
         by_relevance = sorted(range(len(nodes)), key=lambda i: (nodes[i].get("hop", 0), -(nodes[i].get("prior") or 0)))
-        converted = set(by_relevance[:ctx.llm_nodes]) if ctx.graph_to_text == "llm" and not small(ctx) else set()
+        converted = set(by_relevance[: ctx.llm_nodes]) if ctx.graph_to_text == "llm" and not small(ctx) else set()
         for i, node in enumerate(nodes):
             text, used, note = ret.node_to_text(model if i in converted else None, node, ctx.structured_method)
             calls = add_usage(calls, used)
             items.append(ret.graph_item(node, text))
             notes += [f"{node['id']}: {note}"] if note else []
     made = "template" if small(ctx) else ctx.graph_to_text
-    return {"graph": items, **_out("convert_graph_to_text", f"{len(items)} graph texts ({made})",
-                                   usage, calls, "; ".join(notes) or None)}
+    return {
+        "graph": items,
+        **_out("convert_graph_to_text", f"{len(items)} graph texts ({made})", usage, calls, "; ".join(notes) or None),
+    }
 
 
 def rerank_jointly(state: State, runtime: Runtime[SSRAGContext]) -> dict:
@@ -137,16 +200,21 @@ def deduplicate_contexts(state: State, runtime: Runtime[SSRAGContext]) -> dict:
         vecs = uni.item_vectors(kb, pool, _nodes(state), ctx.graph_vectors, ctx.fact_scoring)
         kept, removed = uni.text_dedup(kb, pool, ctx.dedup_threshold, vecs)
         if ctx.llm_dedup and not small(ctx):
-            kept, dropped, calls, note = uni.llm_filter(model, state["query"], kept, ctx.structured_method,
-                                                        ctx.context_budget)
+            kept, dropped, calls, note = uni.llm_filter(
+                model, state["query"], kept, ctx.structured_method, ctx.context_budget
+            )
             removed += dropped
         top = kept[: ctx.top_k]
     asked = _asked(state)
     order = uni.candidates_first(top, asked)
-    return {"context": top, "answer": uni.fallback_answer(order, asked), "ranked": [uni.as_ranked(i) for i in order],
-            "evidence": [uni.as_evidence(i) for i in top], "answering": ctx.answer,
-            **_out("deduplicate_contexts", f"kept {len(top)}, removed {len(removed)}", usage, calls, note,
-                   removed=removed)}
+    return {
+        "context": top,
+        "answer": uni.fallback_answer(order, asked),
+        "ranked": [uni.as_ranked(i) for i in order],
+        "evidence": [uni.as_evidence(i) for i in top],
+        "answering": ctx.answer,
+        **_out("deduplicate_contexts", f"kept {len(top)}, removed {len(removed)}", usage, calls, note, removed=removed),
+    }
 
 
 def generate_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
@@ -156,16 +224,30 @@ def generate_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     asked, own = _asked(state), [s for e in state.get("entities", []) for s in e.get("surfaces") or [e["name"]]]
     if small(ctx):  # the rule's answer is accepted as it is (no fallback note for the answer check)
         with timed("answer", usage):
-            text, order, why = rule_answer(state.get("context", []), asked,
-                                           shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples),
-                                           state.get("graph", []))
+            text, order, why = rule_answer(
+                state.get("context", []),
+                asked,
+                shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples),
+                state.get("graph", []),
+            )
         back = [uni.as_evidence(order[0])] if order and order[0] not in state.get("context", []) else []
-        return {"answer": text, "answer_note": "", "ranked": [uni.as_ranked(i) for i in order],
-                **({"evidence": back + state.get("evidence", [])} if back else {}),
-                **_out("generate_answer", text, usage, {}, why)}
+        return {
+            "answer": text,
+            "answer_note": "",
+            "ranked": [uni.as_ranked(i) for i in order],
+            **({"evidence": back + state.get("evidence", [])} if back else {}),
+            **_out("generate_answer", text, usage, {}, why),
+        }
     with timed("answer", usage):
-        text, calls, note = uni.generate(model, state["question"], state.get("context", []),
-                                         ctx.structured_method, ctx.context_budget, own, constrained(ctx, model))
+        text, calls, note = uni.generate(
+            model,
+            state["question"],
+            state.get("context", []),
+            ctx.structured_method,
+            ctx.context_budget,
+            own,
+            constrained(ctx, model),
+        )
         if note:  # the non-LLM answer: the best context that is not one of the question's entities
             text = uni.fallback_answer(uni.candidates_first(state.get("context", []), asked), asked)
     return {"answer": text, "answer_note": note or "", **_out("generate_answer", text, usage, calls, note)}
@@ -180,14 +262,29 @@ def verify_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     found = [c["name"] for c in state.get("context", [])]
     feedback = fix.answer_feedback(state.get("entities", []), problem, found) if again else ""
     decision = "accepted" if not problem else f"re-augment: {problem}" if again else f"kept: {problem}"
-    return {"answer_rounds": rounds, "feedback": feedback,
-            "trace": [traced("verify_answer", decision, fallback=None, round=rounds)]}
+    return {
+        "answer_rounds": rounds,
+        "feedback": feedback,
+        "trace": [traced("verify_answer", decision, fallback=None, round=rounds)],
+    }
 
 
 builder = StateGraph(State, context_schema=SSRAGContext, input_schema=InputState, output_schema=OutputState)
-for _node in (decompose_query, extract_entities, detect_intent, enhance_query, route_query, retrieve_vectors,
-              retrieve_graph, retrieve_web_graph, convert_graph_to_text, rerank_jointly, deduplicate_contexts,
-              generate_answer, verify_answer):
+for _node in (
+    decompose_query,
+    extract_entities,
+    detect_intent,
+    enhance_query,
+    route_query,
+    retrieve_vectors,
+    retrieve_graph,
+    retrieve_web_graph,
+    convert_graph_to_text,
+    rerank_jointly,
+    deduplicate_contexts,
+    generate_answer,
+    verify_answer,
+):
     builder.add_node(_node)
 builder.add_edge(START, "decompose_query")  # Algorithm 1 starts by decomposing the question
 builder.add_edge("decompose_query", "extract_entities")  # entities come from the sub-questions

@@ -32,11 +32,13 @@ def decompose_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
         if small(ctx):
             subs, calls, note = [state["question"]], {}, f"{RULED}: the question itself"
         else:
-            subs, calls, note = aug.decompose(model, state["question"], ctx.structured_method,
-                                              shots.decompose_shots(shown))
+            subs, calls, note = aug.decompose(
+                model, state["question"], ctx.structured_method, shots.decompose_shots(shown)
+            )
     examples = [e.question for e in shown]
-    out = _out("decompose_query", f"{len(subs)} sub-question(s)", usage, calls, note, sub_questions=subs,
-               examples=examples)
+    out = _out(
+        "decompose_query", f"{len(subs)} sub-question(s)", usage, calls, note, sub_questions=subs, examples=examples
+    )
     return {"sub_questions": subs, "examples": examples, **out}
 
 
@@ -48,8 +50,9 @@ def extract_entities(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     follow = fix.follow_up(state["entity_reply"], feedback, question) if feedback else ()
     with timed("extract_entities", usage):
         shown = shots.nearest(kb, question, ctx.n_examples, ctx.examples)
-        found, calls, note = extract(model, kb, ctx, question, state["sub_questions"], follow,
-                                     shots.kinds(kb) + shots.entity_shots(shown))
+        found, calls, note = extract(
+            model, kb, ctx, question, state["sub_questions"], follow, shots.kinds(kb) + shots.entity_shots(shown)
+        )
         entities = aug.canonicalise(kb, found)
         problem = fix.entity_problems(entities, fix.known_names(kb, question))
     reply = ", ".join(e["name"] for e in found) or "(no entity)"
@@ -57,10 +60,23 @@ def extract_entities(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     # re-augmented after a failed answer but the same entities again: a new pass would repeat the last one
     stalled = bool(feedback) and state.get("answer_rounds", 0) > 0 and reply == state.get("entity_reply")
     names, linked = [e["name"] for e in entities], [e["id"] for e in entities if e["id"]]
-    return {"entities": entities, "entity_rounds": rounds + 1, "entity_reply": reply,
-            "feedback": problem if again else "", "stalled": stalled and not again,
-            **_out("extract_entities", ", ".join(names) or "no entity", usage, calls, note, linked=linked,
-                   feedback=feedback or None, problem=problem or None)}
+    return {
+        "entities": entities,
+        "entity_rounds": rounds + 1,
+        "entity_reply": reply,
+        "feedback": problem if again else "",
+        "stalled": stalled and not again,
+        **_out(
+            "extract_entities",
+            ", ".join(names) or "no entity",
+            usage,
+            calls,
+            note,
+            linked=linked,
+            feedback=feedback or None,
+            problem=problem or None,
+        ),
+    }
 
 
 def detect_intent(state: State, runtime: Runtime[SSRAGContext]) -> dict:
@@ -71,8 +87,9 @@ def detect_intent(state: State, runtime: Runtime[SSRAGContext]) -> dict:
         if small(ctx):
             cues, calls, note = rule_intent(state["question"]), {}, f"{RULED}: rule cues only"
         else:
-            cues, calls, note = aug.detect_intent(model, state["question"], state["sub_questions"],
-                                                  state["entities"], ctx.structured_method)
+            cues, calls, note = aug.detect_intent(
+                model, state["question"], state["sub_questions"], state["entities"], ctx.structured_method
+            )
     return {"cues": cues, **_out("detect_intent", cues["intent"], usage, calls, note, **cues)}
 
 
@@ -82,11 +99,15 @@ def enhance_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     usage: dict = {}
     with timed("enhance_query", usage):
         if small(ctx):
-            query, calls, note = aug.canonical_question(state["question"], state["entities"]), {}, \
-                f"{RULED}: canonicalised question"
+            query, calls, note = (
+                aug.canonical_question(state["question"], state["entities"]),
+                {},
+                f"{RULED}: canonicalised question",
+            )
         else:
-            query, calls, note = aug.enhance_query(model, state["question"], state["entities"], state["cues"],
-                                               ctx.max_query_tokens, ctx.structured_method)
+            query, calls, note = aug.enhance_query(
+                model, state["question"], state["entities"], state["cues"], ctx.max_query_tokens, ctx.structured_method
+            )
     return {"query": query, **_out("enhance_query", query, usage, calls, note)}
 
 
@@ -97,8 +118,9 @@ def route_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     usage: dict = {}
     with timed("route", usage):
         label, problem = rule, ""
-        local = rt.probe_local(kb, query_vector(kb, state["query"]), state["query"], state["entities"],
-                               ctx.local_min_score)
+        local = rt.probe_local(
+            kb, query_vector(kb, state["query"]), state["query"], state["entities"], ctx.local_min_score
+        )
         if small(ctx):
             note = f"{RULED}: temporal-cue rule"
         elif ctx.routing == "llm":
@@ -110,6 +132,18 @@ def route_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
                 again, more = rt.classify(model, state["query"], ctx.structured_method, feedback=(label, problem))
                 calls, label = add_usage(calls, more), again.label if again else label
         source, reason = rt.choose_source(label, local)
-    return {"route": label, "source": source,
-            **_out("route_query", f"{label} → {source}", usage, calls, note, reason=reason, rule_label=rule,
-                   local=local, feedback=problem or None)}
+    return {
+        "route": label,
+        "source": source,
+        **_out(
+            "route_query",
+            f"{label} → {source}",
+            usage,
+            calls,
+            note,
+            reason=reason,
+            rule_label=rule,
+            local=local,
+            feedback=problem or None,
+        ),
+    }

@@ -52,7 +52,8 @@ RULED = "judge rules (small model)"
 
 def small(ctx: Any) -> bool:
     """Whether the rules replace the roles above (``rules``, or ``auto`` with a small model); a context
-    without a ``judge`` (a partial one built in Python) runs the paper's roles."""
+    without a ``judge`` (a partial one built in Python) runs the paper's roles.
+    """
     return use_rules(getattr(ctx, "judge", "llm"), getattr(ctx, "llm", ""))
 
 
@@ -63,23 +64,28 @@ def constrained(ctx: Any, model: Any) -> bool:
 
 def entity_choices(kb: KnowledgeBase, question: str, known: list[str] | None = None) -> dict[str, list[str]]:
     """Names (the KB names the question writes, longest first, else every span of it) and types of a
-    constrained extractor."""
-    names = sorted(known_names(kb, question) if known is None else known, key=len, reverse=True) \
-        or question_spans(question)
+    constrained extractor.
+    """
+    names = sorted(known_names(kb, question) if known is None else known, key=len, reverse=True) or question_spans(
+        question
+    )
     return {"entities.name": names, "entities.type": sorted(t for t in kb.graph.schema().entity_types if t)}
 
 
-def extract(model: Any, kb: KnowledgeBase, ctx: Any, question: str, subs: list[str], follow: tuple,
-            examples: str) -> tuple[list[dict], dict, str | None]:
+def extract(
+    model: Any, kb: KnowledgeBase, ctx: Any, question: str, subs: list[str], follow: tuple, examples: str
+) -> tuple[list[dict], dict, str | None]:
     """ExtractKeyEntities (:func:`agents.ssrag.augment.extract_entities`), within :func:`entity_choices`
-    for a constrained model; one KB name in the question is taken without a call on the first ask."""
+    for a constrained model; one KB name in the question is taken without a call on the first ask.
+    """
     if not constrained(ctx, model):
         return aug.extract_entities(model, kb, question, subs, ctx.structured_method, follow, examples)
     known = known_names(kb, question)
     if len(known) == 1 and not follow:  # the grammar admits one name only
         return [{"name": known[0], "type": ""}], {}, "one KB name in the question: taken without a call"
-    return aug.extract_entities(model, kb, question, subs, ctx.structured_method, follow, examples,
-                                entity_choices(kb, question, known))
+    return aug.extract_entities(
+        model, kb, question, subs, ctx.structured_method, follow, examples, entity_choices(kb, question, known)
+    )
 
 
 def rule_intent(question: str) -> dict:
@@ -95,23 +101,27 @@ def _states(item: dict, phrase: str, direction: str) -> bool:
     return any(wanted in f.casefold() for f in [*(item.get("path") or []), item.get("text") or ""])
 
 
-def rule_answer(items: list[dict], asked: set[str], examples: list,
-                graph: list[dict] | None = None) -> tuple[str, list[dict], str]:
+def rule_answer(
+    items: list[dict], asked: set[str], examples: list, graph: list[dict] | None = None
+) -> tuple[str, list[dict], str]:
     """The small model's answer by rule: ``(answer, contexts reordered with it first, why)``.
 
     ``examples``: the nearest solved examples (:func:`agents.ssrag.shots.nearest`); their first one's
     last relation and direction pick the context (see the module doc). ``graph``: the graph branch's
     contexts; when the joint rerank cut every context at the chain's end, the first of them in the
-    chain's order is put back first."""
+    chain's order is put back first.
+    """
     order = uni.candidates_first(items, asked)
     for i, it in enumerate(order):
         if it.get("chain") and (it.get("entity_id") or it["id"]) not in asked:
             why = f"{RULED}: the first context at the end of the nearest solved example's relation chain"
-            return it["name"], [it, *order[:i], *order[i + 1:]], why
+            return it["name"], [it, *order[:i], *order[i + 1 :]], why
     cut = next((it for it in graph or [] if it.get("chain") and (it.get("entity_id") or it["id"]) not in asked), None)
     if cut is not None:
-        why = f"{RULED}: the first entity at the end of the nearest solved example's relation chain (put back: " \
-              "the rerank had cut it)"
+        why = (
+            f"{RULED}: the first entity at the end of the nearest solved example's relation chain (put back: "
+            "the rerank had cut it)"
+        )
         return cut["name"], [cut, *order], why
     ex = next((e for e in examples if e.relations), None)
     if ex is not None:
@@ -121,5 +131,5 @@ def rule_answer(items: list[dict], asked: set[str], examples: list,
             if (it.get("entity_id") or it["id"]) not in asked and _states(it, phrase, direction):
                 name = it["name"].removeprefix("passage about ") if it["kind"] == "passage" else it["name"]
                 why = f"{RULED}: the first context stated by '{phrase}', the nearest solved example's relation"
-                return name, [it, *order[:i], *order[i + 1:]], why
+                return name, [it, *order[:i], *order[i + 1 :]], why
     return uni.fallback_answer(order, asked), order, f"{RULED}: the top context's name"

@@ -55,7 +55,7 @@ class ResettableAggregate(BinaryOperatorAggregate):
         if not resets:
             return super().update(values)
         self.value = type(self)(self.typ, self.operator).value
-        super().update(values[resets[-1] + 1:])
+        super().update(values[resets[-1] + 1 :])
         return True
 
 
@@ -73,10 +73,14 @@ def _resettable(channel: Any) -> Any:
 
 def per_question(builder: Any) -> Any:
     """A copy of a method's ``StateGraph`` builder whose state starts over with each question on a
-    checkpointed thread (the builder given is left as it is)."""
+    checkpointed thread (the builder given is left as it is).
+    """
     inputs = set(builder.schemas[builder.input_schema])
-    reset = {name: made for name, ch in builder.channels.items()
-             if name not in inputs and (made := _resettable(ch)) is not None}
+    reset = {
+        name: made
+        for name, ch in builder.channels.items()
+        if name not in inputs and (made := _resettable(ch)) is not None
+    }
 
     def start_question(state: Any) -> dict:
         """A new question: every key but the question starts empty."""

@@ -36,15 +36,18 @@ class KnowledgeBase:
 
     def __init__(self, directory: Path, embeddings: str | None = None) -> None:
         """Open the live build of ``directory``; refuse a KB whose parts disagree or that was
-        built with a different embedding model."""
+        built with a different embedding model.
+        """
         self.directory = Path(directory)
         build = resolve_build(self.directory)
         self.build_dir, self.build_token = build.path, build.token
         self.manifest = read_manifest(self.directory, build)
         built_with = self.manifest["embeddings"].get("spec")
         if embeddings and embeddings != built_with:
-            raise KBError(f"KB {self.directory} was built with embeddings {built_with!r}, "
-                          f"not {embeddings!r}; re-ingest or use the same model")
+            raise KBError(
+                f"KB {self.directory} was built with embeddings {built_with!r}, "
+                f"not {embeddings!r}; re-ingest or use the same model"
+            )
         self.embeddings_spec = built_with
         check_files(self.directory, build, self.manifest)
         self.graph: GraphStore = self._open_graph()
@@ -62,11 +65,15 @@ class KnowledgeBase:
         except KBError:
             raise
         except FileNotFoundError as exc:
-            raise KBError(f"incomplete KB {self.directory}: {Path(exc.filename or name).name} is missing "
-                          f"from {self.build_dir}; re-run `hybridrag ingest`") from None
+            raise KBError(
+                f"incomplete KB {self.directory}: {Path(exc.filename or name).name} is missing "
+                f"from {self.build_dir}; re-run `hybridrag ingest`"
+            ) from None
         except Exception as exc:  # noqa: BLE001 - any damage to a part means: rebuild
-            raise KBError(f"KB {self.directory}: cannot read {name} ({type(exc).__name__}: "
-                          f"{str(exc).splitlines()[0] if str(exc) else ''}); re-run `hybridrag ingest`") from None
+            raise KBError(
+                f"KB {self.directory}: cannot read {name} ({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0] if str(exc) else ''}); re-run `hybridrag ingest`"
+            ) from None
 
     def _open_graph(self) -> GraphStore:
         from hybridrag.kb.graph_backends import open_graph
@@ -106,7 +113,8 @@ class KnowledgeBase:
 
     def passages_of(self, entity_ids: set[str]) -> list[Doc]:
         """Entity documents and passages about any of ``entity_ids`` (in table order; an index
-        built on first use makes this proportional to the answer, not to the KB)."""
+        built on first use makes this proportional to the answer, not to the KB).
+        """
         if self._by_owner is None:
             by_owner: dict[str, list[int]] = {}
             for i, d in enumerate(self.docs):
@@ -134,14 +142,16 @@ class KnowledgeBase:
 
     def dense_link_many(self, mentions: list[str], k: int = 1, min_score: float = 0.5) -> list[list[Entity]]:
         """The dense step of :meth:`link` for many mentions at once: one embedding call, one vector
-        search; per mention, the entities of its ``k`` best entity documents scoring ``min_score``."""
+        search; per mention, the entities of its ``k`` best entity documents scoring ``min_score``.
+        """
         if not mentions:
             return []
         index, want = self.dense.index, max(4 * k, 50)  # as dense_search(kind="entity") asks
         if hasattr(index, "hnsw"):
             index.hnsw.efSearch = max(self.dense.ef_search, want)
-        scores, rows = index.search(np.ascontiguousarray(self.embed_many(mentions), dtype=np.float32),
-                                    min(want, index.ntotal))
+        scores, rows = index.search(
+            np.ascontiguousarray(self.embed_many(mentions), dtype=np.float32), min(want, index.ntotal)
+        )
         picked = []
         for row_ids, row_scores in zip(rows, scores, strict=True):
             hits = [(self.docs[i], float(s)) for i, s in zip(row_ids, row_scores, strict=True) if i >= 0]

@@ -52,13 +52,24 @@ def supported(folder: Path) -> bool:
     """Whether ``folder`` is a sentence-transformers BERT with mean pooling this module reproduces."""
     config = _json(folder / "config.json")
     pooling = _json(folder / "1_Pooling" / "config.json")
-    modules = [m.get("type", "").rsplit(".", 1)[-1] for m in json.loads(
-        (folder / "modules.json").read_text(encoding="utf-8"))] if (folder / "modules.json").exists() else []
-    return (config.get("model_type") == "bert" and config.get("hidden_act") == "gelu"
-            and config.get("position_embedding_type", "absolute") == "absolute"
-            and modules[:2] == ["Transformer", "Pooling"] and bool(pooling.get("pooling_mode_mean_tokens"))
-            and not any(pooling.get(k) for k in ("pooling_mode_cls_token", "pooling_mode_max_tokens"))
-            and (folder / "model.safetensors").exists() and (folder / "tokenizer.json").exists())
+    modules = (
+        [
+            m.get("type", "").rsplit(".", 1)[-1]
+            for m in json.loads((folder / "modules.json").read_text(encoding="utf-8"))
+        ]
+        if (folder / "modules.json").exists()
+        else []
+    )
+    return (
+        config.get("model_type") == "bert"
+        and config.get("hidden_act") == "gelu"
+        and config.get("position_embedding_type", "absolute") == "absolute"
+        and modules[:2] == ["Transformer", "Pooling"]
+        and bool(pooling.get("pooling_mode_mean_tokens"))
+        and not any(pooling.get(k) for k in ("pooling_mode_cls_token", "pooling_mode_max_tokens"))
+        and (folder / "model.safetensors").exists()
+        and (folder / "tokenizer.json").exists()
+    )
 
 
 class NumpyBert:
@@ -74,12 +85,17 @@ class NumpyBert:
         self.layers = int(cfg["num_hidden_layers"])
         self.eps = float(cfg.get("layer_norm_eps", 1e-12))
         self.max_len = int(st.get("max_seq_length") or cfg.get("max_position_embeddings", 512))
-        self.normalise = any(m.get("type", "").endswith("Normalize") for m in json.loads(
-            (folder / "modules.json").read_text(encoding="utf-8")))
-        self.w = {k: np.ascontiguousarray(v.T if k.endswith("dense.weight") or ".self." in k and
-                                          k.endswith(".weight") else v, dtype=np.float32)
-                  for k, v in load_file(str(folder / "model.safetensors")).items()
-                  if k.startswith(("embeddings.", "encoder."))}  # linear weights stored as (in, out)
+        self.normalise = any(
+            m.get("type", "").endswith("Normalize")
+            for m in json.loads((folder / "modules.json").read_text(encoding="utf-8"))
+        )
+        self.w = {
+            k: np.ascontiguousarray(
+                v.T if k.endswith("dense.weight") or ".self." in k and k.endswith(".weight") else v, dtype=np.float32
+            )
+            for k, v in load_file(str(folder / "model.safetensors")).items()
+            if k.startswith(("embeddings.", "encoder."))
+        }  # linear weights stored as (in, out)
         self.tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tok.no_padding()
         self.tok.enable_truncation(self.max_len)
@@ -92,14 +108,17 @@ class NumpyBert:
         def lin(name: str, v: np.ndarray) -> np.ndarray:
             return v @ w[p + name + ".weight"] + w[p + name + ".bias"]
 
-        q, k, v = (lin(f"attention.self.{m}", x).reshape(n, self.heads, d).transpose(1, 0, 2)
-                   for m in ("query", "key", "value"))
+        q, k, v = (
+            lin(f"attention.self.{m}", x).reshape(n, self.heads, d).transpose(1, 0, 2)
+            for m in ("query", "key", "value")
+        )
         scores = q @ k.transpose(0, 2, 1) * (1.0 / math.sqrt(d))
         scores = np.exp(scores - scores.max(-1, keepdims=True))
         ctx = (scores / scores.sum(-1, keepdims=True)) @ v
         attn = lin("attention.output.dense", ctx.transpose(1, 0, 2).reshape(n, hidden))
-        x = _layer_norm(x + attn, w[p + "attention.output.LayerNorm.weight"],
-                        w[p + "attention.output.LayerNorm.bias"], self.eps)
+        x = _layer_norm(
+            x + attn, w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"], self.eps
+        )
         out = lin("output.dense", _gelu(lin("intermediate.dense", x)))
         return _layer_norm(x + out, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], self.eps)
 
@@ -107,8 +126,11 @@ class NumpyBert:
         """The pooled (and, if the folder says so, normalised) float32 vector of one text."""
         ids = np.asarray(self.tok.encode(text).ids, dtype=np.int64)
         w = self.w
-        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:len(ids)]
-             + w["embeddings.token_type_embeddings.weight"][0])
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][: len(ids)]
+            + w["embeddings.token_type_embeddings.weight"][0]
+        )
         x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], self.eps)
         for i in range(self.layers):
             x = self._layer(x, i)

@@ -80,8 +80,15 @@ def assemble(
     return ent_list, heads, rels, tails, rel_names, derive_schema(ent_list, heads, rels, tails, rel_names)
 
 
-def _new_entities(new_ids: list[str], offset: int, heads: np.ndarray, rels: np.ndarray, tails: np.ndarray,
-                  rel_names: list[str], type_map: dict[str, tuple[str, str]]) -> list[Entity]:
+def _new_entities(
+    new_ids: list[str],
+    offset: int,
+    heads: np.ndarray,
+    rels: np.ndarray,
+    tails: np.ndarray,
+    rel_names: list[str],
+    type_map: dict[str, tuple[str, str]],
+) -> list[Entity]:
     """Entities for ids only triples name (rows ``offset``.. of the entity list), typed by ``type_map``."""
     n = offset + len(new_ids)
     typed = np.array([r in type_map for r in rel_names], bool)[rels] if len(rels) else np.zeros(0, bool)
@@ -96,8 +103,9 @@ def _new_entities(new_ids: list[str], offset: int, heads: np.ndarray, rels: np.n
     return out
 
 
-def _ranked_types(rels: np.ndarray, ends: np.ndarray, type_ids: np.ndarray, n_rel: int,
-                  type_names: list[str]) -> list[tuple[str, ...]]:
+def _ranked_types(
+    rels: np.ndarray, ends: np.ndarray, type_ids: np.ndarray, n_rel: int, type_names: list[str]
+) -> list[tuple[str, ...]]:
     """Per relation: the entity types at ``ends``, most frequent first, ties in order of first edge."""
     n_types = max(len(type_names), 1)
     keys = rels.astype(np.int64) * n_types + type_ids[ends]
@@ -121,6 +129,7 @@ def derive_schema(
     head_types = _ranked_types(rels, heads, type_ids, n_rel, type_names)
     tail_types = _ranked_types(rels, tails, type_ids, n_rel, type_names)
     counts = np.bincount(rels.astype(np.int64), minlength=n_rel).tolist() if n_rel else []
-    rel_types = {name: RelationType(name, head_types[i], tail_types[i], int(counts[i]))
-                 for i, name in enumerate(rel_names)}
+    rel_types = {
+        name: RelationType(name, head_types[i], tail_types[i], int(counts[i])) for i, name in enumerate(rel_names)
+    }
     return Schema(dict(Counter(types).most_common()), rel_types)

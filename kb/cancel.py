@@ -60,7 +60,8 @@ def _check_hook(module: Any, args: Any) -> None:
 
 def watch_layers(model: Any) -> int:
     """Check for cancellation before every transformer layer (and every top-level module) of a torch
-    ``model``, so a long batched encode stops within one layer's time; returns the hooks added."""
+    ``model``, so a long batched encode stops within one layer's time; returns the hooks added.
+    """
     hooks = 0
     for name, module in model.named_modules():
         if name and ("." not in name or _LAYER.search(name)):

@@ -71,12 +71,21 @@ def read_existing(root: Path) -> Existing:
     build = resolve_build(root)
     store = InMemoryGraphStore.load(build.path)
     ents = store.entities
-    triples = [Triple(ents[h].id, store.relation_names[r], ents[t].id)
-               for h, r, t in zip(store.heads.tolist(), store.rels.tolist(), store.tails.tolist(), strict=True)]
+    triples = [
+        Triple(ents[h].id, store.relation_names[r], ents[t].id)
+        for h, r, t in zip(store.heads.tolist(), store.rels.tolist(), store.tails.tolist(), strict=True)
+    ]
     passages = [Passage(d.id, d.text, d.entity_id) for d in load_docs(build.path / "docs.jsonl") if d.kind == "passage"]
     prov = {Triple(r["head"], r["relation"], r["tail"]): list(r["chunks"]) for r in read_jsonl(build.path / PROVENANCE)}
-    return Existing(list(ents), triples, passages, read_jsonl(build.path / DOCUMENTS), prov,
-                    read_jsonl(build.path / MERGES), build_token(root))
+    return Existing(
+        list(ents),
+        triples,
+        passages,
+        read_jsonl(build.path / DOCUMENTS),
+        prov,
+        read_jsonl(build.path / MERGES),
+        build_token(root),
+    )
 
 
 def new_documents(found: list[SourceDocument], existing: Existing) -> tuple[list[SourceDocument], list[str]]:
@@ -89,14 +98,17 @@ def new_documents(found: list[SourceDocument], existing: Existing) -> tuple[list
         elif known[doc.key] == doc.sha256:
             same.append(doc.key)
         else:
-            raise DocumentError(f"{doc.path}: the KB already holds a different document {doc.key!r}; "
-                                f"rename the file to add it, or build a new KB to replace it")
+            raise DocumentError(
+                f"{doc.path}: the KB already holds a different document {doc.key!r}; "
+                f"rename the file to add it, or build a new KB to replace it"
+            )
     return new, same
 
 
 def unextracted_chunks(existing: Existing, keys: list[str]) -> list[Chunk]:
     """Chunks of these documents (already in the KB) with no extraction yet: all of a document ingested
-    without an extraction model, the failed ones of the others; rebuilt from the KB's passages."""
+    without an extraction model, the failed ones of the others; rebuilt from the KB's passages.
+    """
     texts = {p.id: p.text for p in existing.passages}
     rows = {d["key"]: d for d in existing.documents}
     todo = []
@@ -109,14 +121,24 @@ def unextracted_chunks(existing: Existing, keys: list[str]) -> list[Chunk]:
 
 def chunk_all(docs: list[SourceDocument], size: int, overlap: int, progress: bool = True) -> dict[str, list[Chunk]]:
     """Each document's chunks, with a progress bar."""
-    return {d.key: chunk_document(d, size, overlap) for d in tqdm(docs, desc="chunking", unit=" docs",
-                                                                   disable=not progress)}
+    return {
+        d.key: chunk_document(d, size, overlap) for d in tqdm(docs, desc="chunking", unit=" docs", disable=not progress)
+    }
 
 
-def build_document_kb(root: Path, existing: Existing, batch: DocumentBatch, resolved: Resolved | None = None,
-                      extraction: dict | None = None, *, embeddings: str = DEFAULT_EMBEDDINGS,
-                      neo4j_uri: str | None = None, falkordb_uri: str | None = None, progress: bool = True,
-                      wait: float = 0) -> IngestReport:
+def build_document_kb(
+    root: Path,
+    existing: Existing,
+    batch: DocumentBatch,
+    resolved: Resolved | None = None,
+    extraction: dict | None = None,
+    *,
+    embeddings: str = DEFAULT_EMBEDDINGS,
+    neo4j_uri: str | None = None,
+    falkordb_uri: str | None = None,
+    progress: bool = True,
+    wait: float = 0,
+) -> IngestReport:
     """Build the KB: what ``existing`` held plus the batch's passages and the resolved graph.
 
     Refused when another ingest made a new build live since ``existing`` was read.
@@ -125,8 +147,9 @@ def build_document_kb(root: Path, existing: Existing, batch: DocumentBatch, reso
     chunks = batch.chunks
     clash = sorted({c.id for c in chunks} & {p.id for p in existing.passages})
     if clash:
-        raise DocumentError(f"the KB already has passages with the ids of new chunks (e.g. {clash[0]!r}); "
-                            f"rename the document")
+        raise DocumentError(
+            f"the KB already has passages with the ids of new chunks (e.g. {clash[0]!r}); rename the document"
+        )
     if existing.token is not None and build_token(root) != existing.token:
         raise KBError(f"{root} was rebuilt by another ingest during this one; re-run (extractions are cached)")
     updated = {e.id: e for e in resolved.entities}
@@ -140,9 +163,19 @@ def build_document_kb(root: Path, existing: Existing, batch: DocumentBatch, reso
     failed = set(batch.failed)
     retried = {c.id for c in batch.retry}
     doc_rows = [_after_retry(d, retried, failed) for d in existing.documents]
-    doc_rows += [{"key": d.key, "path": str(d.path.resolve()), "kind": d.kind, "sha256": d.sha256,
-                  "chunks": [_where(c) for c in batch.chunked[d.key]], "added": stamp, "extracted": bool(extraction),
-                  "failed": [c.id for c in batch.chunked[d.key] if c.id in failed]} for d in batch.documents]
+    doc_rows += [
+        {
+            "key": d.key,
+            "path": str(d.path.resolve()),
+            "kind": d.kind,
+            "sha256": d.sha256,
+            "chunks": [_where(c) for c in batch.chunked[d.key]],
+            "added": stamp,
+            "extracted": bool(extraction),
+            "failed": [c.id for c in batch.chunked[d.key] if c.id in failed],
+        }
+        for d in batch.documents
+    ]
     merges = [*existing.merges, *({**m, "added": stamp} for m in resolved.merges)]
     names = {e.id: e.name for e in entities}
 
@@ -150,16 +183,33 @@ def build_document_kb(root: Path, existing: Existing, batch: DocumentBatch, reso
         write_jsonl(build / DOCUMENTS, doc_rows)
         write_jsonl(build / PROVENANCE, provenance_rows(provenance, names))
         write_jsonl(build / MERGES, merges)
-        return {"documents": {"count": len(doc_rows), "chunks": sum(len(d["chunks"]) for d in doc_rows),
-                              "chunk_size": batch.chunk_size, "chunk_overlap": batch.chunk_overlap,
-                              "added": [d.key for d in batch.documents], "unchanged": batch.unchanged,
-                              "retried_chunks": sorted(retried),
-                              "warnings": batch.warnings, "extraction": extraction or {}}}
+        return {
+            "documents": {
+                "count": len(doc_rows),
+                "chunks": sum(len(d["chunks"]) for d in doc_rows),
+                "chunk_size": batch.chunk_size,
+                "chunk_overlap": batch.chunk_overlap,
+                "added": [d.key for d in batch.documents],
+                "unchanged": batch.unchanged,
+                "retried_chunks": sorted(retried),
+                "warnings": batch.warnings,
+                "extraction": extraction or {},
+            }
+        }
 
     staged = _stage(root, entities, triples, passages)
-    report = ingest(root, [staged / "triples.jsonl"], entities=staged / "entities.jsonl",
-                    passages=staged / "passages.jsonl", embeddings=embeddings, neo4j_uri=neo4j_uri,
-                    falkordb_uri=falkordb_uri, progress=progress, wait=wait, attach=attach)
+    report = ingest(
+        root,
+        [staged / "triples.jsonl"],
+        entities=staged / "entities.jsonl",
+        passages=staged / "passages.jsonl",
+        embeddings=embeddings,
+        neo4j_uri=neo4j_uri,
+        falkordb_uri=falkordb_uri,
+        progress=progress,
+        wait=wait,
+        attach=attach,
+    )
     shutil.rmtree(staged, ignore_errors=True)
     return report
 
@@ -182,9 +232,10 @@ def _stage(root: Path, entities: list[Entity], triples: list[Triple], passages: 
     """Write the merged inputs in the formats :func:`kb.ingest.ingest` reads."""
     folder = root / STAGING
     folder.mkdir(exist_ok=True)
-    write_jsonl(folder / "entities.jsonl", ({"id": e.id, "name": e.name, "type": e.type, "text": e.text,
-                                             "aliases": list(e.aliases)} for e in entities))
+    write_jsonl(
+        folder / "entities.jsonl",
+        ({"id": e.id, "name": e.name, "type": e.type, "text": e.text, "aliases": list(e.aliases)} for e in entities),
+    )
     write_jsonl(folder / "triples.jsonl", ({"head": t.head, "relation": t.type, "tail": t.tail} for t in triples))
-    write_jsonl(folder / "passages.jsonl", ({"id": p.id, "text": p.text, "entity_id": p.entity_id}
-                                            for p in passages))
+    write_jsonl(folder / "passages.jsonl", ({"id": p.id, "text": p.text, "entity_id": p.entity_id} for p in passages))
     return folder

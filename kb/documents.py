@@ -22,11 +22,41 @@ from hybridrag.kb.model import KBError
 
 log = logging.getLogger(__name__)
 
-LOADERS = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown",
-           ".pdf": "pdf", ".html": "html", ".htm": "html"}
+LOADERS = {
+    ".txt": "text",
+    ".text": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".pdf": "pdf",
+    ".html": "html",
+    ".htm": "html",
+}
 HIDDEN_HTML = ["script", "style", "template", "noscript", "head"]  # text a reader never sees
-BLOCK_HTML = ["p", "div", "li", "br", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "section",
-              "article", "header", "footer", "table", "ul", "ol", "dt", "dd", "hr"]
+BLOCK_HTML = [
+    "p",
+    "div",
+    "li",
+    "br",
+    "tr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "pre",
+    "blockquote",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "table",
+    "ul",
+    "ol",
+    "dt",
+    "dd",
+    "hr",
+]
 MAX_FILES = 100_000  # a directory walk stops with an error beyond this many documents
 CHUNK_SIZE, CHUNK_OVERLAP = 1000, 150  # characters: the defaults of every document ingest
 
@@ -67,8 +97,10 @@ def _digest(path: Path) -> str:
 def _source(path: Path, key: str) -> SourceDocument:
     kind = LOADERS.get(path.suffix.lower())
     if kind is None:
-        raise DocumentError(f"{path}: unsupported document type {path.suffix or '(no suffix)'!r}; "
-                            f"supported: {', '.join(sorted(LOADERS))}")
+        raise DocumentError(
+            f"{path}: unsupported document type {path.suffix or '(no suffix)'!r}; "
+            f"supported: {', '.join(sorted(LOADERS))}"
+        )
     return SourceDocument(key, path, kind, _digest(path))
 
 
@@ -85,12 +117,17 @@ def find_documents(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], l
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files = sorted(p for p in path.rglob("*")
-                           if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts))
+            files = sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
             usable = [p for p in files if p.suffix.lower() in LOADERS]
             if len(files) > len(usable):
-                warnings.append(f"{path}: skipped {len(files) - len(usable)} files that are not "
-                                f"{'/'.join(sorted(LOADERS))} documents")
+                warnings.append(
+                    f"{path}: skipped {len(files) - len(usable)} files that are not "
+                    f"{'/'.join(sorted(LOADERS))} documents"
+                )
             found += [_source(p, p.relative_to(path).as_posix()) for p in usable]
         elif path.is_file():
             found.append(_source(path, path.name))
@@ -101,8 +138,7 @@ def find_documents(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], l
     keys: dict[str, Path] = {}
     for doc in found:
         if doc.key in keys:
-            raise DocumentError(f"two documents share the key {doc.key!r}: {keys[doc.key]} and {doc.path}; "
-                                f"rename one")
+            raise DocumentError(f"two documents share the key {doc.key!r}: {keys[doc.key]} and {doc.path}; rename one")
         keys[doc.key] = doc.path
     return found, warnings
 
@@ -175,12 +211,18 @@ def check_chunking(chunk_size: int, chunk_overlap: int) -> None:
     if chunk_size < 50:
         raise ValueError(f"--chunk-size must be at least 50 characters, not {chunk_size}")
     if not 0 <= chunk_overlap < chunk_size // 2:
-        raise ValueError(f"--chunk-overlap must be from 0 to below half the chunk size ({chunk_size // 2}), "
-                         f"not {chunk_overlap}")
+        raise ValueError(
+            f"--chunk-overlap must be from 0 to below half the chunk size ({chunk_size // 2}), not {chunk_overlap}"
+        )
 
 
-def chunk_pages(key: str, kind: str, pages: Sequence[tuple[int | None, str]], chunk_size: int = CHUNK_SIZE,
-                chunk_overlap: int = CHUNK_OVERLAP) -> list[Chunk]:
+def chunk_pages(
+    key: str,
+    kind: str,
+    pages: Sequence[tuple[int | None, str]],
+    chunk_size: int = CHUNK_SIZE,
+    chunk_overlap: int = CHUNK_OVERLAP,
+) -> list[Chunk]:
     """Split a document's (page or None, text) pieces into chunks with ids ``<key>#<n>``.
 
     The splitter every document goes through: files (:func:`chunk_document`) and texts that
@@ -197,8 +239,9 @@ def chunk_pages(key: str, kind: str, pages: Sequence[tuple[int | None, str]], ch
     return chunks
 
 
-def chunk_document(doc: SourceDocument, chunk_size: int = CHUNK_SIZE,
-                   chunk_overlap: int = CHUNK_OVERLAP) -> list[Chunk]:
+def chunk_document(
+    doc: SourceDocument, chunk_size: int = CHUNK_SIZE, chunk_overlap: int = CHUNK_OVERLAP
+) -> list[Chunk]:
     """Load one document and split it into chunks with ids ``<key>#<n>``."""
     check_chunking(chunk_size, chunk_overlap)
     return chunk_pages(doc.key, doc.kind, load_pages(doc), chunk_size, chunk_overlap)

@@ -108,6 +108,7 @@ def embed_in_chunks(
                 on_chunk(len(parts))
     dims = {p.shape[1] for p in parts}
     if len(dims) != 1:
-        raise KBError(f"embedding chunks disagree on the vector size ({sorted(dims)}); "
-                      f"delete {folder} and re-run ingest")
+        raise KBError(
+            f"embedding chunks disagree on the vector size ({sorted(dims)}); delete {folder} and re-run ingest"
+        )
     return ChunkedVectors(np.concatenate(parts), len(parts), reused)

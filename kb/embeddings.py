@@ -108,8 +108,11 @@ class LocalSentenceEmbeddings(Embeddings):
         if torch.get_num_threads() != threads:
             torch.set_num_threads(threads)
         return model.encode(
-            texts, batch_size=self.batch_size, normalize_embeddings=True,
-            convert_to_numpy=True, show_progress_bar=progress,
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=progress,
         ).astype(np.float32)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

@@ -85,8 +85,7 @@ def clean(chunk: Chunk, found: Extraction, schema: GraphSchema) -> ChunkFacts:
         if not key or not in_chunk(ent.name, chunk.text):
             dropped["entity_not_in_chunk"] += 1
             continue
-        aliases = tuple(a.strip() for a in ent.aliases
-                        if name_key(a) not in ("", key) and in_chunk(a, chunk.text))
+        aliases = tuple(a.strip() for a in ent.aliases if name_key(a) not in ("", key) and in_chunk(a, chunk.text))
         old = names.get(key, (ent.name.strip(), ()))
         names[key] = (old[0], tuple(dict.fromkeys(old[1] + aliases)))
         types[key] = types.get(key) or _entity_type(ent.type, schema)

@@ -44,6 +44,7 @@ class ExtractionCache:
         path = self._path(chunk)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")  # one writer per name
-        tmp.write_text(json.dumps({"chunk": chunk.id, "extraction": found.model_dump(), "usage": usage}),
-                       encoding="utf-8")
+        tmp.write_text(
+            json.dumps({"chunk": chunk.id, "extraction": found.model_dump(), "usage": usage}), encoding="utf-8"
+        )
         os.replace(tmp, path)

@@ -40,8 +40,7 @@ class GraphSchema:
 
     def to_dict(self) -> dict:
         """JSON form (also part of the extraction cache key)."""
-        return {"entity_types": list(self.entity_types),
-                "relations": {r: list(ht) for r, ht in self.relations.items()}}
+        return {"entity_types": list(self.entity_types), "relations": {r: list(ht) for r, ht in self.relations.items()}}
 
     def is_empty(self) -> bool:
         """True when nothing is constrained."""

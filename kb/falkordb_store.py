@@ -75,22 +75,28 @@ class FalkorDBGraphStore(CypherGraphStore):
         self.timeout = graph_timeout() if timeout is None else timeout
         try:
             self._pool = redis.ConnectionPool.from_url(
-                url, socket_timeout=self.timeout, socket_connect_timeout=self.timeout, decode_responses=True,
-                retry=Retry(NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,)))
+                url,
+                socket_timeout=self.timeout,
+                socket_connect_timeout=self.timeout,
+                decode_responses=True,
+                retry=Retry(NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,)),
+            )
         except ValueError as e:
             raise KBError(f"bad FalkorDB URI {self.uri}: {one_line(e)}") from None
         self._lock = threading.Lock()
         self._graph: Any = None
 
     @classmethod
-    def connect(cls, uri: str, graph: str | None = None, timeout: float | None = None,
-                must_exist: bool = False) -> FalkorDBGraphStore:
+    def connect(
+        cls, uri: str, graph: str | None = None, timeout: float | None = None, must_exist: bool = False
+    ) -> FalkorDBGraphStore:
         """Open the store and check the graph's format; ``must_exist`` refuses a missing graph."""
         store = cls(uri, graph, timeout)
         try:
             if not store.check_format() and must_exist:
-                raise KBError(f"graph {store.graph_name!r} not found at FalkorDB {store.uri}; "
-                              "re-run `hybridrag ingest`")
+                raise KBError(
+                    f"graph {store.graph_name!r} not found at FalkorDB {store.uri}; re-run `hybridrag ingest`"
+                )
         except BaseException:
             store.close()
             raise

@@ -44,8 +44,14 @@ def open_graph(cfg: dict, directory: Path) -> GraphStore:
             raise KBError(f"unknown graph backend {other!r} in the manifest of {directory}")
 
 
-def export_graph(backend: str, uri: str, store: GraphStore, progress: bool = True,
-                 target: GraphTarget | None = None, own_graphs: frozenset[str] = frozenset()) -> dict:
+def export_graph(
+    backend: str,
+    uri: str,
+    store: GraphStore,
+    progress: bool = True,
+    target: GraphTarget | None = None,
+    own_graphs: frozenset[str] = frozenset(),
+) -> dict:
     """Write a built in-memory graph to a graph server; return the manifest's ``graph`` entry.
 
     With a ``target`` (an ingest: :func:`kb.graph_versions.plan_target`) the graph goes to the
@@ -120,7 +126,9 @@ def drop_graph(cfg: dict) -> None:
             falkor.drop()
     elif cfg.get("backend") == "neo4j":
         if not cfg.get("namespace"):
-            raise KBError(f"the graph at {redact(cfg['uri'])} has no namespace (an older ingest); left in place: "
-                          "delete its :Entity nodes yourself when no KB uses them")
+            raise KBError(
+                f"the graph at {redact(cfg['uri'])} has no namespace (an older ingest); left in place: "
+                "delete its :Entity nodes yourself when no KB uses them"
+            )
         with _open_target(cfg) as neo:
             neo.clear()

@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 FALKORDB_MAX_MESSAGE = 3000  # bytes; FalkorDB 4.16 crashes on requests of about 4,070 bytes
 FALKORDB_MAX_RECORD = 4096  # characters per string column; an entity record stays under 64 KB
-HANDSHAKE = bytes.fromhex("6060B017" "000001FF" "00080805" "00020404" "00000003")
+HANDSHAKE = bytes.fromhex("6060B017000001FF000808050002040400000003")
 GENUINE_PROBE = "CALL dbms.components() YIELD name RETURN name"
 PLAIN_SCHEMES = ("bolt", "neo4j")
 

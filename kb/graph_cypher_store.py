@@ -86,15 +86,24 @@ class CypherGraphStore:
         found, codec, _ = rd.meta(self)
         if found and codec != self.codec.name:
             why = "an older hybridrag" if codec is None else f"values encoded as {codec!r}"
-            raise KBError(f"the graph at {self.uri} was written with {why}, not {self.codec.name!r}; "
-                          "clear it and re-run `hybridrag ingest`")
+            raise KBError(
+                f"the graph at {self.uri} was written with {why}, not {self.codec.name!r}; "
+                "clear it and re-run `hybridrag ingest`"
+            )
         return found
 
     # -- writing ---------------------------------------------------------------------
-    def write(self, entities: Iterable[Entity], triples: Iterable[Triple], progress: bool = True,
-              batch_size: int = 5000, owner: dict[str, Any] | None = None) -> None:
+    def write(
+        self,
+        entities: Iterable[Entity],
+        triples: Iterable[Triple],
+        progress: bool = True,
+        batch_size: int = 5000,
+        owner: dict[str, Any] | None = None,
+    ) -> None:
         """Merge entities and typed relationships in batches, then store the derived schema; ``owner``
-        (KB id and path, build id, shared flag) goes on the meta node first, so a graph cut short has one."""
+        (KB id and path, build id, shared flag) goes on the meta node first, so a graph cut short has one.
+        """
         if owner is not None:
             write_owner(self, owner)
         write_graph(self, entities, triples, progress, batch_size, check_relation_type)
@@ -114,8 +123,10 @@ class CypherGraphStore:
         for r in self._query(cy.SCHEMA_RELATIONS, {}):
             heads[r["rel"]][names.get(r["head_type"], "entity")] += r["c"]
             tails[r["rel"]][names.get(r["tail_type"], "entity")] += r["c"]
-        rels = {k: RelationType(k, ranked(heads[k]), ranked(tails[k]), sum(heads[k].values()))
-                for k in sorted(heads, key=lambda k: (-sum(heads[k].values()), k))}
+        rels = {
+            k: RelationType(k, ranked(heads[k]), ranked(tails[k]), sum(heads[k].values()))
+            for k in sorted(heads, key=lambda k: (-sum(heads[k].values()), k))
+        }
         return Schema({k: types[k] for k in ranked(types)}, rels)
 
     def clear(self, batch_size: int = 10000) -> None:
@@ -151,8 +162,10 @@ class CypherGraphStore:
 
     def counts(self) -> dict[str, int]:
         """Return entity and triple counts."""
-        return {"entities": self._query(cy.COUNT_ENTITIES, {})[0]["c"],
-                "triples": self._query(cy.COUNT_TRIPLES, {})[0]["c"]}
+        return {
+            "entities": self._query(cy.COUNT_ENTITIES, {})[0]["c"],
+            "triples": self._query(cy.COUNT_TRIPLES, {})[0]["c"],
+        }
 
     def schema(self) -> Schema:
         """Return the schema stored at write time (derived from the graph when missing)."""
@@ -160,8 +173,9 @@ class CypherGraphStore:
         return Schema.from_dict(json.loads(schema)) if schema else self._derive_schema()
 
     # -- traversal -----------------------------------------------------------------------
-    def _edges(self, ids: Iterable[str], relations: Sequence[str] | None, direction: Direction,
-               target_type: str | None = None) -> list[tuple[str, Triple, str]]:
+    def _edges(
+        self, ids: Iterable[str], relations: Sequence[str] | None, direction: Direction, target_type: str | None = None
+    ) -> list[tuple[str, Triple, str]]:
         """(source id, triple, other end id) of the edges touching ``ids``."""
         if direction not in cy.PATTERNS:
             raise KBError(f"unknown direction {direction!r}: use out, in or both")
@@ -180,11 +194,17 @@ class CypherGraphStore:
             if r.get("other_id_n") is None or len(r["other_id"]) >= r["other_id_n"]:
                 known.setdefault(r["other"], self.codec.dec(r["other_id"]))
         names = self._resolve((k for r in recs for k in (r["head"], r["tail"], r["other"])), known)
-        return [(keyed[r["src"]], Triple(names[r["head"]], r["rel"], names[r["tail"]]), names[r["other"]])
-                for r in recs]
+        return [
+            (keyed[r["src"]], Triple(names[r["head"]], r["rel"], names[r["tail"]]), names[r["other"]]) for r in recs
+        ]
 
-    def neighbors(self, ids: Iterable[str], relations: Sequence[str] | None = None,
-                  direction: Direction = "both", target_type: str | None = None) -> list[Triple]:
+    def neighbors(
+        self,
+        ids: Iterable[str],
+        relations: Sequence[str] | None = None,
+        direction: Direction = "both",
+        target_type: str | None = None,
+    ) -> list[Triple]:
         """Return the triples touching ``ids``, filtered by relation, direction, target type."""
         return [t for _, t, _ in self._edges(ids, relations, direction, target_type)]
 
@@ -201,8 +221,10 @@ class CypherGraphStore:
             if not frontier:
                 break
             order = {n: k for k, n in enumerate(frontier)}
-            edges = sorted(self._edges(frontier, relations, "both"),
-                           key=lambda e: (order[e[0]], e[1].head != e[0], e[1].type, e[2]))
+            edges = sorted(
+                self._edges(frontier, relations, "both"),
+                key=lambda e: (order[e[0]], e[1].head != e[0], e[1].type, e[2]),
+            )
             nxt: list[str] = []
             for _, t, other in edges:
                 seen[t] = None
@@ -213,8 +235,9 @@ class CypherGraphStore:
             frontier = nxt
         return Subgraph(seeds=seeds, distance=dist, parent=parent, triples=list(seen))
 
-    def paths(self, sources: Iterable[str], targets: Iterable[str], max_hops: int = 2,
-              limit: int = 100) -> list[list[Triple]]:
+    def paths(
+        self, sources: Iterable[str], targets: Iterable[str], max_hops: int = 2, limit: int = 100
+    ) -> list[list[Triple]]:
         """Up to ``limit`` simple undirected paths of at most ``max_hops`` hops, shortest first.
 
         Under a message cap, sources and targets are sent in chunks; a path through a target of

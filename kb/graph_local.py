@@ -103,12 +103,29 @@ class FalkorDBServer:
             self.redis_port, self.bolt_port = free_port(), free_port()
             while self.bolt_port == self.redis_port:
                 self.bolt_port = free_port()
-        cmd = [server, "--port", str(self.redis_port), "--bind", "127.0.0.1", "--dir", str(self.dir),
-               "--save", "", "--appendonly", "no", "--daemonize", "no",
-               "--loadmodule", module, "BOLT_PORT", str(self.bolt_port)]
+        cmd = [
+            server,
+            "--port",
+            str(self.redis_port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(self.dir),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "no",
+            "--loadmodule",
+            module,
+            "BOLT_PORT",
+            str(self.bolt_port),
+        ]
         log = open(self.dir / "server.log", "ab")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(cmd, cwd=self.dir, stdout=log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd, cwd=self.dir, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+        )
         self._log = log
         atexit.register(self.stop)
         deadline = time.monotonic() + timeout

@@ -20,8 +20,9 @@ FIRST_ALIASES = 8  # aliases sent with an entity record; the others are fetched 
 ID_CACHE_SIZE = 200_000
 
 
-def _complete(store: CypherGraphStore, template: str, params: dict[str, Any], expr: str,
-              prefix: str | None, size: int | None) -> str | None:
+def _complete(
+    store: CypherGraphStore, template: str, params: dict[str, Any], expr: str, prefix: str | None, size: int | None
+) -> str | None:
     """``prefix`` extended to ``size`` characters with ``substring`` queries (no-op when whole)."""
     if prefix is None or size is None:
         return prefix
@@ -42,8 +43,10 @@ def _aliases(store: CypherGraphStore, rec: dict[str, Any]) -> list[str]:
     if not store.max_record_chars:
         return list(rec["aliases"] or [])
     key = {"key": rec["key"]}
-    out = [_complete(store, cy.ENTITY_PART, {**key, "i": i}, "n.aliases[$i]", a, n)
-           for i, (a, n) in enumerate(zip(rec["aliases"] or [], rec["aliases_n"] or [], strict=True))]
+    out = [
+        _complete(store, cy.ENTITY_PART, {**key, "i": i}, "n.aliases[$i]", a, n)
+        for i, (a, n) in enumerate(zip(rec["aliases"] or [], rec["aliases_n"] or [], strict=True))
+    ]
     for i in range(len(out), rec["aliases_count"] or 0):
         head = store._query(cy.ALIAS_HEAD, {**key, "i": i, "len": store.max_record_chars})[0]
         out.append(_complete(store, cy.ENTITY_PART, {**key, "i": i}, "n.aliases[$i]", head["part"], head["n"]))
@@ -54,8 +57,10 @@ def _stored_entity(store: CypherGraphStore, rec: dict[str, Any]) -> dict[str, An
     """The record's stored (still encoded) values, completed when they were cut."""
     if not store.max_record_chars:
         return rec
-    whole = {f: _complete(store, cy.ENTITY_PART, {"key": rec["key"]}, f"n.{f}", rec[f], rec[f"{f}_n"])
-             for f in cy.TEXT_FIELDS}
+    whole = {
+        f: _complete(store, cy.ENTITY_PART, {"key": rec["key"]}, f"n.{f}", rec[f], rec[f"{f}_n"])
+        for f in cy.TEXT_FIELDS
+    }
     return {**whole, "key": rec["key"], "aliases": _aliases(store, rec)}
 
 
@@ -67,8 +72,13 @@ def entities(store: CypherGraphStore, keys: list[str]) -> dict[str, Entity]:
     for rec in store._by_keys(query, keys):
         r = _stored_entity(store, rec)
         eid, name = d(r["id"]), d(r["name"])
-        out[rec["key"]] = Entity(eid, eid if name is None else name, d(r["type"]) or "entity", d(r["text"]),
-                                 store.codec.dec_all(r["aliases"]))
+        out[rec["key"]] = Entity(
+            eid,
+            eid if name is None else name,
+            d(r["type"]) or "entity",
+            d(r["text"]),
+            store.codec.dec_all(r["aliases"]),
+        )
         store._remember(rec["key"], eid)
     return out
 

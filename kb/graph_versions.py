@@ -51,8 +51,9 @@ def plan_target(backend: str, uri: str, kb_id: str, kb_path: Path, build_id: str
         url, name, shared = uri_options(uri)
         prefix = check_graph_name(name) if name else f"hybridrag_{kb_id[:12]}"
         graph = check_graph_name(f"{prefix}.{build_id}")
-        return GraphTarget({"backend": "falkordb", "uri": url, "graph": graph},
-                           {**owner, "shared": shared}, prefix if name else None)
+        return GraphTarget(
+            {"backend": "falkordb", "uri": url, "graph": graph}, {**owner, "shared": shared}, prefix if name else None
+        )
     raise KBError(f"unknown graph backend {backend!r}: use neo4j or falkordb")
 
 
@@ -81,6 +82,8 @@ def check_prefix_owner(target: GraphTarget, own_graphs: set[str]) -> None:
         if owner is not None and owner["shared"] and me["shared"]:
             continue
         who = f"KB directory {owner['kb_path']}" if owner else "an older hybridrag or another program"
-        raise KBError(f"FalkorDB graph name {prefix!r} at {redact(url)} is used by another KB directory "
-                      f"(graph {name!r}, written by {who}); choose another ?graph= name, or add &shared=1 "
-                      "to the URI of every KB that should share it")
+        raise KBError(
+            f"FalkorDB graph name {prefix!r} at {redact(url)} is used by another KB directory "
+            f"(graph {name!r}, written by {who}); choose another ?graph= name, or add &shared=1 "
+            "to the URI of every KB that should share it"
+        )

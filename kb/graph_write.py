@@ -23,8 +23,9 @@ if TYPE_CHECKING:
     from hybridrag.kb.graph_cypher_store import CypherGraphStore
 
 _MARGIN = 64  # bytes of message framing beyond query text and JSON-sized parameters
-OWNER_WRITE = ("MERGE (m:HybridragMeta {key: 'schema'}) "
-               "SET m.kb = $kb, m.kb_path = $kb_path, m.build = $build, m.shared = $shared")
+OWNER_WRITE = (
+    "MERGE (m:HybridragMeta {key: 'schema'}) SET m.kb = $kb, m.kb_path = $kb_path, m.build = $build, m.shared = $shared"
+)
 OWNER_READ = "MATCH (m:HybridragMeta) RETURN m.kb AS kb, m.kb_path AS kb_path, m.shared AS shared"
 PATH_CHARS = 200  # of the KB path kept on the meta node: enough to name it, small for any message cap
 
@@ -62,9 +63,16 @@ def batches(items: list, size: int, cap: int, base: int) -> Iterator[tuple[list,
 def entity_row(codec: Codec, e: Entity) -> dict[str, Any]:
     """The stored form of an entity: encoded values and digest keys."""
     keys = dict.fromkeys(digest(s.lower()) for s in (e.id, e.name, *e.aliases))
-    return {"key": digest(e.id), "id": codec.enc(e.id), "name": codec.enc(e.name), "type": codec.enc(e.type),
-            "type_key": digest(e.type), "text": codec.enc(e.text), "aliases": codec.enc_all(e.aliases),
-            "lookup_keys": list(keys)}
+    return {
+        "key": digest(e.id),
+        "id": codec.enc(e.id),
+        "name": codec.enc(e.name),
+        "type": codec.enc(e.type),
+        "type_key": digest(e.type),
+        "text": codec.enc(e.text),
+        "aliases": codec.enc_all(e.aliases),
+        "lookup_keys": list(keys),
+    }
 
 
 def _pieces(value: str, room: int, plain: bool) -> list[str]:
@@ -99,8 +107,14 @@ def stage(store: CypherGraphStore, row: dict[str, Any], final_query: str) -> Non
     run(final_query, {"k": k})
 
 
-def write_graph(store: CypherGraphStore, entities: Iterable[Entity], triples: Iterable[Triple],
-                progress: bool, batch_size: int, check_relation_type: Callable[[str], str]) -> None:
+def write_graph(
+    store: CypherGraphStore,
+    entities: Iterable[Entity],
+    triples: Iterable[Triple],
+    progress: bool,
+    batch_size: int,
+    check_relation_type: Callable[[str], str],
+) -> None:
     """Merge entities and typed relationships in batches that fit the store's message cap."""
     ents = {e.id: e for e in entities}
     by_type: dict[str, list[list[str]]] = defaultdict(list)
@@ -144,8 +158,16 @@ def write_meta(store: CypherGraphStore, schema: dict) -> None:
 def write_owner(store: CypherGraphStore, owner: dict[str, Any]) -> None:
     """Record which KB directory and build wrote this graph on the ``:HybridragMeta`` node."""
     c = store.codec
-    store._query(OWNER_WRITE, {"kb": c.enc(str(owner["kb"])), "kb_path": c.enc(str(owner["kb_path"])[-PATH_CHARS:]),
-                               "build": c.enc(str(owner["build"])), "shared": bool(owner["shared"])}, write=True)
+    store._query(
+        OWNER_WRITE,
+        {
+            "kb": c.enc(str(owner["kb"])),
+            "kb_path": c.enc(str(owner["kb_path"])[-PATH_CHARS:]),
+            "build": c.enc(str(owner["build"])),
+            "shared": bool(owner["shared"]),
+        },
+        write=True,
+    )
 
 
 def read_owner(store: CypherGraphStore) -> dict[str, Any] | None:

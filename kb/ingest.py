@@ -95,8 +95,10 @@ def _link_passages(pas: list[Passage], store: InMemoryGraphStore, warnings: list
     if not unknown:
         return pas
     warnings.append(f"{unknown} passages name an entity_id missing from the graph; kept unlinked")
-    return [p if p.entity_id is None or p.entity_id in store.index_of
-            else Passage(p.id, p.text, None, p.source) for p in pas]
+    return [
+        p if p.entity_id is None or p.entity_id in store.index_of else Passage(p.id, p.text, None, p.source)
+        for p in pas
+    ]
 
 
 def ingest(
@@ -130,8 +132,20 @@ def ingest(
         marker = StageMarker(root)
         partial = new_build_dir(root)
         try:
-            report = _build(root, partial, marker, triples, entities, passages, type_map, embeddings,
-                            neo4j_uri, falkordb_uri, progress, attach)
+            report = _build(
+                root,
+                partial,
+                marker,
+                triples,
+                entities,
+                passages,
+                type_map,
+                embeddings,
+                neo4j_uri,
+                falkordb_uri,
+                progress,
+                attach,
+            )
         except Exception:  # a reported error (bad input, graph server down): drop the partial build
             _discard(partial)  # and its server graph; keep the saved embedding chunks for the re-run
             raise
@@ -179,9 +193,20 @@ def _export(root: Path, out: Path, backend: str, uri: str, store: InMemoryGraphS
     return export_graph(backend, uri, store, progress=progress, target=target, own_graphs=server_graphs(root))
 
 
-def _build(root: Path, out: Path, marker: StageMarker, triples, entities, passages, type_map,
-           embeddings: str, neo4j_uri: str | None, falkordb_uri: str | None, progress: bool,
-           attach: Callable[[Path], dict] | None = None) -> IngestReport:
+def _build(
+    root: Path,
+    out: Path,
+    marker: StageMarker,
+    triples,
+    entities,
+    passages,
+    type_map,
+    embeddings: str,
+    neo4j_uri: str | None,
+    falkordb_uri: str | None,
+    progress: bool,
+    attach: Callable[[Path], dict] | None = None,
+) -> IngestReport:
     """Write every part of one build into ``out`` (not yet live)."""
     secs: dict[str, float] = {}
     t = time.perf_counter()
@@ -204,9 +229,14 @@ def _build(root: Path, out: Path, marker: StageMarker, triples, entities, passag
 
     t = time.perf_counter()
     marker.enter("embeddings")
-    chunks = embed_in_chunks(get_embeddings(embeddings), embeddings, [d.text for d in docs],
-                             work_dir(root) / "embeddings", progress=progress,
-                             on_chunk=lambda done: marker.checkpoint("embeddings", done))
+    chunks = embed_in_chunks(
+        get_embeddings(embeddings),
+        embeddings,
+        [d.text for d in docs],
+        work_dir(root) / "embeddings",
+        progress=progress,
+        on_chunk=lambda done: marker.checkpoint("embeddings", done),
+    )
     secs["embed"] = time.perf_counter() - t
 
     t = time.perf_counter()

@@ -35,8 +35,9 @@ def _first_of_each(items: list, path: Path, what: str, warnings: list[str]) -> l
             seen[item.id] = item
     if dups:
         shown = ", ".join(repr(d) for d in list(dict.fromkeys(dups))[:3])
-        warnings.append(f"{path}: {len(dups)} {what} rows repeat an id already seen (e.g. {shown}); "
-                        f"kept the first row of each")
+        warnings.append(
+            f"{path}: {len(dups)} {what} rows repeat an id already seen (e.g. {shown}); kept the first row of each"
+        )
     return list(seen.values())
 
 
@@ -51,8 +52,9 @@ def parse_inputs(
     warnings: list[str] = []
     ents = {}
     if entities:
-        ents = {e.id: e for e in _first_of_each(list(read_entities(Path(entities))), Path(entities),
-                                                "entity", warnings)}
+        ents = {
+            e.id: e for e in _first_of_each(list(read_entities(Path(entities))), Path(entities), "entity", warnings)
+        }
     tmap = type_map if isinstance(type_map, dict) else (read_type_map(Path(type_map)) if type_map else {})
     parsed: list[Triple] = []
     with gc_paused():  # millions of acyclic Triples: nothing for the cyclic GC to find, much to re-scan

@@ -52,8 +52,9 @@ def ingest_lock(root: Path, wait: float = 0) -> Iterator[None]:
     try:
         lock.acquire()
     except Timeout:
-        raise KBError(f"another ingest is writing KB {root}{_holder(root)}; wait for it to finish "
-                      f"(or pass --wait SECONDS)") from None
+        raise KBError(
+            f"another ingest is writing KB {root}{_holder(root)}; wait for it to finish (or pass --wait SECONDS)"
+        ) from None
     try:
         yield
     finally:

@@ -25,6 +25,8 @@ def read_rows(path: Path) -> list:
                 try:
                     json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise KBError(f"{path}: line {number} is not valid JSON ({exc.msg}); "
-                                  "the KB is damaged: re-run `hybridrag ingest`") from None
+                    raise KBError(
+                        f"{path}: line {number} is not valid JSON ({exc.msg}); "
+                        "the KB is damaged: re-run `hybridrag ingest`"
+                    ) from None
         raise KBError(f"{path}: not a JSON-lines file; re-run `hybridrag ingest`") from None

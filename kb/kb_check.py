@@ -32,8 +32,10 @@ def read_manifest(root: Path, build: BuildRef) -> dict:
     if version != supported:
         raise KBError(f"KB format {version} is not supported (expected {supported}); {RERUN}")
     if not build.legacy and manifest.get("build_id") != build.path.name:
-        raise KBError(f"inconsistent KB {root}: build {build.path.name} holds the manifest of build "
-                      f"{manifest.get('build_id')!r}; {RERUN}")
+        raise KBError(
+            f"inconsistent KB {root}: build {build.path.name} holds the manifest of build "
+            f"{manifest.get('build_id')!r}; {RERUN}"
+        )
     for key in ("counts", "embeddings"):
         if not isinstance(manifest.get(key), dict):
             raise KBError(f"KB {root}: {MANIFEST} has no {key!r}; {RERUN}")
@@ -71,12 +73,16 @@ def check_parts(root: Path, manifest: dict, docs: list, dense, bm25, graph) -> N
     ]
     for what, actual, expected in agree:
         if actual != expected:
-            raise KBError(f"inconsistent KB {root}: {what} = {actual}, the manifest says {expected}; "
-                          f"the parts come from different ingests or one was cut short; {RERUN}")
+            raise KBError(
+                f"inconsistent KB {root}: {what} = {actual}, the manifest says {expected}; "
+                f"the parts come from different ingests or one was cut short; {RERUN}"
+            )
 
 
 def check_query_dim(root: Path, vec_dim: int, index_dim: int, spec: str) -> None:
     """A query vector must have the dimension of the dense index."""
     if vec_dim != index_dim:
-        raise KBError(f"KB {root}: embeddings {spec!r} give {vec_dim}-dim vectors but the KB's index holds "
-                      f"{index_dim}-dim ones; {RERUN} with this model")
+        raise KBError(
+            f"KB {root}: embeddings {spec!r} give {vec_dim}-dim vectors but the KB's index holds "
+            f"{index_dim}-dim ones; {RERUN} with this model"
+        )

@@ -32,8 +32,7 @@ FORMAT_VERSION = 2  # 2: builds behind the ``current`` pointer; 1: parts at the 
 CURRENT, MANIFEST, BUILDS, WORK, LOCK = "current", "manifest.json", "builds", ".ingest-work", ".ingest.lock"
 PARTIAL = ".partial"
 KB_ID, TARGET = "kb-id", "graph-target.json"
-LEGACY_PARTS = ("docs.jsonl", "dense.faiss", "bm25.npz", "bm25_vocab.json",
-                "graph.npz", "entities.jsonl", "graph.json")
+LEGACY_PARTS = ("docs.jsonl", "dense.faiss", "bm25.npz", "bm25_vocab.json", "graph.npz", "entities.jsonl", "graph.json")
 KEEP_PREVIOUS = 1  # finished builds kept besides the live one, for readers still opening them
 
 
@@ -61,8 +60,9 @@ def _stage_note(root: Path) -> str:
 
 
 def _incomplete(root: Path) -> KBError:
-    return KBError(f"incomplete KB {root}: no finished build{_stage_note(root)}; "
-                   f"re-run `hybridrag ingest --kb {root} ...`")
+    return KBError(
+        f"incomplete KB {root}: no finished build{_stage_note(root)}; re-run `hybridrag ingest --kb {root} ...`"
+    )
 
 
 def resolve_build(root: str | Path) -> BuildRef:
@@ -76,8 +76,9 @@ def resolve_build(root: str | Path) -> BuildRef:
     except FileNotFoundError:
         target = None
     except OSError as exc:
-        raise KBError(f"broken KB {root}: {CURRENT} is not a build pointer ({exc.strerror}); "
-                      f"re-run `hybridrag ingest`") from None
+        raise KBError(
+            f"broken KB {root}: {CURRENT} is not a build pointer ({exc.strerror}); re-run `hybridrag ingest`"
+        ) from None
     if target is not None:
         path = root / target
         if not (path / MANIFEST).is_file():
@@ -232,8 +233,9 @@ def remove_old_builds(root: Path, live: str) -> list[dict]:
     Returns the manifest ``graph`` entries of deleted builds that no remaining build uses (a
     graph-server graph nothing points at any more).
     """
-    done = sorted(p.name for p in (root / BUILDS).iterdir()
-                  if p.is_dir() and not p.name.endswith(PARTIAL) and p.name != live)
+    done = sorted(
+        p.name for p in (root / BUILDS).iterdir() if p.is_dir() and not p.name.endswith(PARTIAL) and p.name != live
+    )
     cut = max(0, len(done) - KEEP_PREVIOUS)
     kept = [_graph_entry(root / BUILDS / name) for name in [live, *done[cut:]]]
     orphans = []

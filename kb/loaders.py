@@ -26,8 +26,11 @@ def text_lines(path: Path) -> Iterator[tuple[int, str]]:
             try:
                 yield no, raw.decode("utf-8-sig" if no == 1 else "utf-8")
             except UnicodeDecodeError as exc:
-                raise MalformedInputError(str(path), no, f"invalid UTF-8 (byte 0x{raw[exc.start]:02x} "
-                                          f"at column {exc.start + 1}); save the file as UTF-8") from None
+                raise MalformedInputError(
+                    str(path),
+                    no,
+                    f"invalid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); save the file as UTF-8",
+                ) from None
 
 
 def detect_format(path: Path) -> str:
@@ -101,8 +104,9 @@ def json_lines(f: Iterable[str], path: Path) -> Iterator[tuple[int, dict]]:
         except StopIteration:
             return
         except UnicodeDecodeError as exc:
-            raise MalformedInputError(str(path), no + 1,
-                                      f"invalid UTF-8 at or after this line ({exc.reason})") from None
+            raise MalformedInputError(
+                str(path), no + 1, f"invalid UTF-8 at or after this line ({exc.reason})"
+            ) from None
         no += 1
         if not line.strip():
             continue
@@ -166,8 +170,11 @@ def read_type_map(path: Path) -> dict[str, tuple[str, str]]:
     except json.JSONDecodeError as exc:
         raise MalformedInputError(str(path), exc.lineno, f"invalid JSON ({exc.msg})") from None
     if not isinstance(data, dict):
-        raise MalformedInputError(str(path), 1, f"expected a JSON object {{relation: [head_type, tail_type]}}, "
-                                  f"not a JSON {type(data).__name__}")
+        raise MalformedInputError(
+            str(path),
+            1,
+            f"expected a JSON object {{relation: [head_type, tail_type]}}, not a JSON {type(data).__name__}",
+        )
     out = {}
     for rel, pair in data.items():
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(t, str) and t for t in pair)):

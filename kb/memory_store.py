@@ -163,9 +163,7 @@ class InMemoryGraphStore:
             e, n = e[keep], n[keep]
         return e, n
 
-    def ego_graph(
-        self, ids: Iterable[str], radius: int = 2, relations: Sequence[str] | None = None
-    ) -> Subgraph:
+    def ego_graph(self, ids: Iterable[str], radius: int = 2, relations: Sequence[str] | None = None) -> Subgraph:
         """Expand breadth-first from ``ids`` up to ``radius`` hops along ``relations``.
 
         One numpy gather per level over the whole frontier; triples are made once, for the edges
@@ -197,14 +195,23 @@ class InMemoryGraphStore:
         edge_list = np.concatenate(seen) if seen else np.zeros(0, np.int32)
         kept = edge_list[np.sort(np.unique(edge_list, return_index=True)[1])]
         ids, names = self._ids(), self.relation_names
-        made = {e: Triple(ids[h], names[r], ids[t]) for e, h, r, t in zip(
-            kept.tolist(), self.heads[kept].tolist(), self.rels[kept].tolist(), self.tails[kept].tolist(),
-            strict=True)}
+        made = {
+            e: Triple(ids[h], names[r], ids[t])
+            for e, h, r, t in zip(
+                kept.tolist(),
+                self.heads[kept].tolist(),
+                self.rels[kept].tolist(),
+                self.tails[kept].tolist(),
+                strict=True,
+            )
+        }
         distance = {ids[i]: d for d, level in enumerate(found) for i in level.tolist()}
-        parent = {ids[n]: made[e] for level, via in zip(found[1:], parents, strict=True)
-                  for n, e in zip(level.tolist(), via.tolist(), strict=True)}
-        return Subgraph(seeds=[ids[i] for i in seeds], distance=distance, parent=parent,
-                        triples=list(made.values()))
+        parent = {
+            ids[n]: made[e]
+            for level, via in zip(found[1:], parents, strict=True)
+            for n, e in zip(level.tolist(), via.tolist(), strict=True)
+        }
+        return Subgraph(seeds=[ids[i] for i in seeds], distance=distance, parent=parent, triples=list(made.values()))
 
     def paths(
         self, sources: Iterable[str], targets: Iterable[str], max_hops: int = 2, limit: int = 100
@@ -261,9 +268,11 @@ class InMemoryGraphStore:
         entities = [Entity(r[0], r[1], r[2], r[3], tuple(r[4])) for r in rows]
         n = len(entities)
         if len(heads) and max(int(heads.max()), int(tails.max())) >= n:
-            raise ValueError(f"graph.npz names entity {max(int(heads.max()), int(tails.max()))} "
-                             f"but entities.jsonl has {n} rows")
+            raise ValueError(
+                f"graph.npz names entity {max(int(heads.max()), int(tails.max()))} but entities.jsonl has {n} rows"
+            )
         if len(rels) and int(rels.max()) >= len(meta["relations"]):
-            raise ValueError(f"graph.npz names relation {int(rels.max())} but graph.json lists "
-                             f"{len(meta['relations'])}")
+            raise ValueError(
+                f"graph.npz names relation {int(rels.max())} but graph.json lists {len(meta['relations'])}"
+            )
         return cls(entities, heads, rels, tails, meta["relations"], Schema.from_dict(meta["schema"]))

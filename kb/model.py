@@ -86,8 +86,7 @@ class Schema:
         """Return a compact text form used in LLM prompts."""
         ents = ", ".join(sorted(self.entity_types))
         rels = "; ".join(
-            f"{r.name}({'|'.join(r.head_types)} -> {'|'.join(r.tail_types)})"
-            for r in self.relation_types.values()
+            f"{r.name}({'|'.join(r.head_types)} -> {'|'.join(r.tail_types)})" for r in self.relation_types.values()
         )
         return f"Entity types: {ents}\nRelation types: {rels}"
 

@@ -31,8 +31,9 @@ SET n.id = row.id, n.name = row.name, n.type = row.type, n.type_key = row.type_k
 STAGE_CREATE = "CREATE (s:HybridragStage {k: $k})"
 STAGE_FIELD = "MATCH (s:HybridragStage {{k: $k}}) SET s.{field} = coalesce(s.{field}, '') + $piece"
 STAGE_EMPTY_LIST = "MATCH (s:HybridragStage {{k: $k}}) SET s.{field} = []"
-STAGE_PUSH = ("MATCH (s:HybridragStage {{k: $k}}) "
-              "SET s.{field} = coalesce(s.{field}, []) + [coalesce(s.cur, '')], s.cur = null")
+STAGE_PUSH = (
+    "MATCH (s:HybridragStage {{k: $k}}) SET s.{field} = coalesce(s.{field}, []) + [coalesce(s.cur, '')], s.cur = null"
+)
 STAGE_TO_NODE = """
 MATCH (s:HybridragStage {k: $k})
 MERGE (n:Entity {key: s.key})
@@ -100,8 +101,10 @@ def entity_fields(cap: int, first_aliases: int) -> str:
         return "n.key AS key, " + ", ".join(f"n.{f} AS {f}" for f in (*TEXT_FIELDS, "aliases"))
     cut = ", ".join(f"left(n.{f}, {int(cap)}) AS {f}, size(n.{f}) AS {f}_n" for f in TEXT_FIELDS)
     head = f"n.aliases[0..{int(first_aliases)}]"
-    return (f"n.key AS key, {cut}, [a IN {head} | left(a, {int(cap)})] AS aliases, "
-            f"[a IN {head} | size(a)] AS aliases_n, size(n.aliases) AS aliases_count")
+    return (
+        f"n.key AS key, {cut}, [a IN {head} | left(a, {int(cap)})] AS aliases, "
+        f"[a IN {head} | size(a)] AS aliases_n, size(n.aliases) AS aliases_count"
+    )
 
 
 def id_fields(cap: int) -> str:

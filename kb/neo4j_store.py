@@ -37,8 +37,14 @@ __all__ = ["REL_TYPE", "Neo4jGraphStore", "check_relation_type"]
 class Neo4jGraphStore(CypherGraphStore):
     """GraphStore whose entities are ``:Entity`` nodes and whose triples are typed relationships."""
 
-    def __init__(self, uri: str, auth: tuple[str, str] | None = None, database: str | None = None,
-                 timeout: float | None = None, namespace: str | None = None) -> None:
+    def __init__(
+        self,
+        uri: str,
+        auth: tuple[str, str] | None = None,
+        database: str | None = None,
+        timeout: float | None = None,
+        namespace: str | None = None,
+    ) -> None:
         """Remember how to reach the server; :meth:`connect` also checks it and picks the encoding.
 
         ``namespace``: the build's label namespace (:mod:`kb.graph_namespace`); None reads and writes
@@ -60,9 +66,16 @@ class Neo4jGraphStore(CypherGraphStore):
         skip_goodbye(bolt_address(uri))  # until the server proves to be a genuine Neo4j
 
     @classmethod
-    def connect(cls, uri: str, auth: tuple[str, str] | None = None, database: str | None = None,
-                timeout: float | None = None, namespace: str | None = None,
-                must_exist: bool = False, check: bool = True) -> Neo4jGraphStore:
+    def connect(
+        cls,
+        uri: str,
+        auth: tuple[str, str] | None = None,
+        database: str | None = None,
+        timeout: float | None = None,
+        namespace: str | None = None,
+        must_exist: bool = False,
+        check: bool = True,
+    ) -> Neo4jGraphStore:
         """Open a driver, check the server answers and what it is; one-line errors.
 
         ``check`` also refuses a graph of another format; ``must_exist`` refuses a missing graph.
@@ -105,8 +118,12 @@ class Neo4jGraphStore(CypherGraphStore):
         absorb_stuck_handshake(self._uri, timeout=min(0.3, self.timeout))
         try:
             return neo4j.GraphDatabase.driver(
-                self._uri, auth=self._auth, connection_timeout=self.timeout,
-                connection_acquisition_timeout=self.timeout, max_transaction_retry_time=0)
+                self._uri,
+                auth=self._auth,
+                connection_timeout=self.timeout,
+                connection_acquisition_timeout=self.timeout,
+                max_transaction_retry_time=0,
+            )
         except Exception as e:  # bad URI scheme, bad auth value
             raise KBError(f"cannot use Neo4j URI {self.uri}: {one_line(e)}") from None
 
@@ -157,7 +174,8 @@ class Neo4jGraphStore(CypherGraphStore):
 
             try:
                 return call_with_deadline(
-                    work, self.timeout, f"graph server at {self.uri} did not answer within {self.timeout:g} s")
+                    work, self.timeout, f"graph server at {self.uri} did not answer within {self.timeout:g} s"
+                )
             except GraphUnavailableError:
                 self._reset(generation)
                 raise
@@ -191,8 +209,9 @@ class Neo4jGraphStore(CypherGraphStore):
                 self._apoc = False
         if not self._apoc:
             return None
-        recs = self._query(cy.ONE_HOP_DICE, {"keys": [digest(s) for s in dict.fromkeys(seeds)],
-                                             "query": query, "limit": int(limit)})
+        recs = self._query(
+            cy.ONE_HOP_DICE, {"keys": [digest(s) for s in dict.fromkeys(seeds)], "query": query, "limit": int(limit)}
+        )
         return [(Triple(r["head"], r["rel"], r["tail"]), float(r["score"])) for r in recs]
 
 

@@ -47,8 +47,17 @@ def read_jsonl(path: Path) -> list[dict]:
 
 def provenance_rows(provenance: dict[Triple, list[str]], names: dict[str, str]) -> list[dict]:
     """Rows of ``provenance.jsonl``."""
-    return [{"head": t.head, "relation": t.type, "tail": t.tail, "head_name": names.get(t.head, t.head),
-             "tail_name": names.get(t.tail, t.tail), "chunks": chunks} for t, chunks in provenance.items()]
+    return [
+        {
+            "head": t.head,
+            "relation": t.type,
+            "tail": t.tail,
+            "head_name": names.get(t.head, t.head),
+            "tail_name": names.get(t.tail, t.tail),
+            "chunks": chunks,
+        }
+        for t, chunks in provenance.items()
+    ]
 
 
 @dataclass
@@ -78,9 +87,11 @@ class Provenance:
             out.triples[t] = list(row["chunks"])
             out.by_names[(name_key(row["head_name"]), label(row["relation"]), name_key(row["tail_name"]))] = t
         out.by_names = {k: out.triples[t] for k, t in out.by_names.items()}
-        out.places = {c["id"]: {"document": row["key"], "path": row["path"], "page": c.get("page"),
-                                "start": c.get("start")}
-                      for row in read_jsonl(path / DOCUMENTS) for c in row.get("chunks", [])}
+        out.places = {
+            c["id"]: {"document": row["key"], "path": row["path"], "page": c.get("page"), "start": c.get("start")}
+            for row in read_jsonl(path / DOCUMENTS)
+            for c in row.get("chunks", [])
+        }
         return out
 
     def where(self, chunk_id: str) -> dict:

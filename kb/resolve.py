@@ -67,7 +67,7 @@ class _Groups:
 def _bare(key: str) -> str:
     for art in ARTICLES:
         if key.startswith(art) and len(key) > len(art) + 2:
-            return key[len(art):]
+            return key[len(art) :]
     return key
 
 
@@ -139,7 +139,7 @@ def resolve(facts: Iterable[ChunkFacts], existing: Sequence[Entity] = (), thresh
     kinds = {**{_ref(e.id): Counter([e.type]) for e in existing}, **types}
     for order in (sorted(pool), sorted(pool, key=lambda k: k[::-1])):
         for i, a in enumerate(order):
-            for b in order[i + 1:i + 1 + WINDOW]:
+            for b in order[i + 1 : i + 1 + WINDOW]:
                 if pool[a].startswith("\x00") and pool[b].startswith("\x00"):
                     continue  # two entities already in the KB are never merged
                 score = _near(a, b, threshold)
@@ -157,8 +157,9 @@ def _free_id(name: str, taken: set[str]) -> str:
     raise AssertionError("unreachable: more candidates than taken ids")
 
 
-def _assemble(facts, surfaces, types, aliases, groups: _Groups, by_id: dict[str, Entity],
-              merges: list[dict]) -> Resolved:
+def _assemble(
+    facts, surfaces, types, aliases, groups: _Groups, by_id: dict[str, Entity], merges: list[dict]
+) -> Resolved:
     members: dict[str, list[str]] = defaultdict(list)
     for key in surfaces:
         members[groups.find(key)].append(key)

@@ -33,6 +33,11 @@ def sample_kb_dir(progress: bool = False) -> Path:
         if not has_build(out):
             from hybridrag.kb.ingest import ingest
 
-            ingest(out, [SAMPLE_SRC / "triples.txt"], passages=SAMPLE_SRC / "passages.jsonl",
-                   type_map=TYPE_MAP, progress=progress)
+            ingest(
+                out,
+                [SAMPLE_SRC / "triples.txt"],
+                passages=SAMPLE_SRC / "passages.jsonl",
+                type_map=TYPE_MAP,
+                progress=progress,
+            )
     return out

@@ -32,9 +32,7 @@ class GraphStore(Protocol):
     ) -> list[Triple]:
         """Return the triples touching ``ids``, filtered by relation, direction, target type."""
 
-    def ego_graph(
-        self, ids: Iterable[str], radius: int = 2, relations: Sequence[str] | None = None
-    ) -> Subgraph:
+    def ego_graph(self, ids: Iterable[str], radius: int = 2, relations: Sequence[str] | None = None) -> Subgraph:
         """Expand breadth-first from ``ids`` up to ``radius`` hops along ``relations``."""
 
     def paths(

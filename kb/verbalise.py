@@ -31,7 +31,4 @@ def passages_about_heads(triples: Iterable[Triple], source: str = "doc") -> list
     by_head: dict[str, list[Triple]] = defaultdict(list)
     for t in triples:
         by_head[t.head].append(t)
-    return [
-        Passage(f"p:{head}", " ".join(sentence(t) for t in ts), head, source)
-        for head, ts in by_head.items()
-    ]
+    return [Passage(f"p:{head}", " ".join(sentence(t) for t in ts), head, source) for head, ts in by_head.items()]

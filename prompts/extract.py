@@ -12,7 +12,9 @@ from hybridrag.prompts.data_block import guarded
 
 VERSION = "2"  # part of the extraction cache key: a changed prompt re-extracts every chunk
 
-SYSTEM = Prompt("extract.system", guarded("""\
+SYSTEM = Prompt(
+    "extract.system",
+    guarded("""\
 You build a knowledge graph from text. From the passage you are given, list:
 - entities: every named thing the passage states a fact about (people, organisations,
   places, works, products, events, dates, quantities that matter), each with its name
@@ -27,16 +29,25 @@ passage that states no facts.
 
 Example passage: "Ada Lovelace, born in London, worked with Charles Babbage."
 Example answer: entities Ada Lovelace (person), London (city), Charles Babbage (person);
-relations Ada Lovelace born_in London, Ada Lovelace worked_with Charles Babbage."""))
+relations Ada Lovelace born_in London, Ada Lovelace worked_with Charles Babbage."""),
+)
 
-SCHEMA = Prompt("extract.schema", """\
+SCHEMA = Prompt(
+    "extract.schema",
+    """\
 Use only these entity types: {entity_types}.
 Use only these relations (head type -> tail type where given): {relations}.
-Leave out entities and facts that fit none of them.""", ("entity_types", "relations"))
+Leave out entities and facts that fit none of them.""",
+    ("entity_types", "relations"),
+)
 
-CHUNK = Prompt("extract.chunk", """\
+CHUNK = Prompt(
+    "extract.chunk",
+    """\
 Passage (quoted data):
 {passage}
-List its entities and relations.""", ("passage",))
+List its entities and relations.""",
+    ("passage",),
+)
 
 ALL = [SYSTEM, SCHEMA, CHUNK]

@@ -39,39 +39,47 @@ from dataclasses import dataclass
 
 from hybridrag.prompts.data_block import parse_blocks
 
-STOP = frozenset("""
+STOP = frozenset(
+    """
 a an the of in on at to for from by with about as into and or but not no nor is are was were be been
 being it its this that these those there here what which who whom whose when where why how did do does
 done has have had he she they them his her their our we you your i me my him than then so such can
 could would should will shall may might must also any all some each other
-""".split())
+""".split()
+)
 
 # The words instructions are made of: they never count as an answer's payload.
-CUE_WORDS = frozenset("""
+CUE_WORDS = frozenset(
+    """
 ignore ignoring disregard forget override bypass skip previous prior earlier above below instruction
 instructions prompt prompts rule rules direction directions guideline guidelines system assistant
 developer user new updated real actual hidden secret task tasks order orders answer answers respond
 reply say output print return write only exactly just instead now please must should need follow obey
 pretend act role data im_start im_end inst sys jailbreak injection everything anything question
 questions word words text start end
-""".split())
+""".split()
+)
 
-_INSTRUCTION = [re.compile(p) for p in (
-    r"\b(ignore|disregard|forget|override|bypass|skip)\b.{0,60}?\b(instructions?|prompts?|rules?|"
-    r"directions?|guidelines?|system|above|previous|prior|earlier)\b",
-    r"\b(new|updated|real|actual|hidden|secret)\s+(instructions?|tasks?|orders?|system prompt)\b",
-    r"\byou\s+(are|must|should|will|shall|need to|have to)\s+(now\s+)?(answer|respond|reply|say|output|"
-    r"print|write|return|act|pretend|obey|follow|ignore)\b",
-    r"\b(and|then|instead|now|please|just|simply|only|always)\s+(answer|respond|reply|say|output|print)\s+"
-    r"(?!is\b|was\b|of\b|for\b|key\b)\S",
-    r"(^|[.!?:;]\s*)(answer|respond|reply|say|output|print)\s+(with\b|only\b|exactly\b|just\b|[\"'“‘(]|\S+\s*[.!]?$)",
-    r"(^|\)\s*)(system|assistant|developer)\s*:",
-    r"\bsystem prompt\b|\bjailbreak\b|\bim_(start|end)\b|\[/?inst\]|\(\(sys\)\)",
-)]
+_INSTRUCTION = [
+    re.compile(p)
+    for p in (
+        r"\b(ignore|disregard|forget|override|bypass|skip)\b.{0,60}?\b(instructions?|prompts?|rules?|"
+        r"directions?|guidelines?|system|above|previous|prior|earlier)\b",
+        r"\b(new|updated|real|actual|hidden|secret)\s+(instructions?|tasks?|orders?|system prompt)\b",
+        r"\byou\s+(are|must|should|will|shall|need to|have to)\s+(now\s+)?(answer|respond|reply|say|output|"
+        r"print|write|return|act|pretend|obey|follow|ignore)\b",
+        r"\b(and|then|instead|now|please|just|simply|only|always)\s+(answer|respond|reply|say|output|print)\s+"
+        r"(?!is\b|was\b|of\b|for\b|key\b)\S",
+        r"(^|[.!?:;]\s*)(answer|respond|reply|say|output|print)\s+(with\b|only\b|exactly\b|just\b|[\"'“‘(]|\S+\s*[.!]?$)",
+        r"(^|\)\s*)(system|assistant|developer)\s*:",
+        r"\bsystem prompt\b|\bjailbreak\b|\bim_(start|end)\b|\[/?inst\]|\(\(sys\)\)",
+    )
+]
 _ABSTAIN = re.compile(
     r"^(i\s+)?(do not|don t|dont|cannot|can t|could not|am not able to)\s+(know|tell|say|determine|find|answer)"
     r"|^(unknown|not known|no answer|none|n a|not (stated|given|found|mentioned|available|enough))\b"
-    r"|\b(references|contexts|evidence|data|paths|entities) (do|does) not (say|contain|state|mention|include|answer)")
+    r"|\b(references|contexts|evidence|data|paths|entities) (do|does) not (say|contain|state|mention|include|answer)"
+)
 _SPLIT = re.compile(r"[,;/\n|]+|\s+(?:and|or|&)\s+", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -137,8 +145,9 @@ def _evidence(names: Iterable[str], texts: Iterable[str], question: str) -> _Evi
     return _Evidence(clean_names, clean_words, tainted - clean_words - CUE_WORDS - content_words(question))
 
 
-def check_answer(answer: str, question: str, names: Iterable[str], texts: Iterable[str], *,
-                 own_knowledge: bool = False) -> Support:
+def check_answer(
+    answer: str, question: str, names: Iterable[str], texts: Iterable[str], *, own_knowledge: bool = False
+) -> Support:
     """Judge ``answer`` against the retrieved ``names`` (candidates) and ``texts`` (see the module rule).
 
     Args:
@@ -179,5 +188,4 @@ def evidence_from_prompt(prompt: str) -> tuple[list[str], list[str]]:
     return names, texts
 
 
-__all__ = ["Support", "answer_parts", "check_answer", "content_words", "evidence_from_prompt",
-           "is_instruction", "norm"]
+__all__ = ["Support", "answer_parts", "check_answer", "content_words", "evidence_from_prompt", "is_instruction", "norm"]

@@ -13,42 +13,64 @@ from __future__ import annotations
 from hybridrag.prompts import Prompt
 from hybridrag.prompts.data_block import guarded
 
-TOPICS_SYSTEM = Prompt("hydrarag.topics_system", """\
+TOPICS_SYSTEM = Prompt(
+    "hydrarag.topics_system",
+    """\
 List the topic entities of a question: the specific named things it mentions (people,
 works, places, organisations, dates, titles) that a search would start from. Copy each
 name as written in the question. Do not list the answer, generic nouns or descriptions.
-{examples}""", ("examples",))
+{examples}""",
+    ("examples",),
+)
 
 TOPICS = Prompt("hydrarag.topics", "Question: {question}", ("question",))
 
-ANALYSIS_SYSTEM = Prompt("hydrarag.analysis_system", guarded("""\
+ANALYSIS_SYSTEM = Prompt(
+    "hydrarag.analysis_system",
+    guarded("""\
 Analyse a multi-hop question before any search.
 1. Split it into simple sub-questions, each linking one topic entity to the answer or to
    another topic entity; answered together they answer the question.
 2. Write a skyline: one chain that lists every topic entity and the answer in reasoning
    order, alternating entity and relation, separated by " - ". Mark the answer as
    answer(kind).
-{examples}"""), ("examples",))
+{examples}"""),
+    ("examples",),
+)
 
-ANALYSIS = Prompt("hydrarag.analysis", """\
+ANALYSIS = Prompt(
+    "hydrarag.analysis",
+    """\
 Question: {question}
 Topic entities (quoted data):
-{topics}""", ("question", "topics"))
+{topics}""",
+    ("question", "topics"),
+)
 
-PLAN_SYSTEM = Prompt("hydrarag.plan_system", guarded("""\
+PLAN_SYSTEM = Prompt(
+    "hydrarag.plan_system",
+    guarded("""\
 Analyse a question before any search. Name its topic entity as written in the question,
 the relations that lead from it to the answer in order (one relation per hop, from the
 list), and the kind of the answer (from the list). Reply with JSON only.
-{examples}"""), ("examples",))
+{examples}"""),
+    ("examples",),
+)
 
-PLAN = Prompt("hydrarag.plan", """\
+PLAN = Prompt(
+    "hydrarag.plan",
+    """\
 Relations: {relations}
 Answer kinds: {kinds}
 Question: {question}
 Topic entities (quoted data):
-{topics}""", ("relations", "kinds", "question", "topics"))
+{topics}""",
+    ("relations", "kinds", "question", "topics"),
+)
 
-SELECTOR_SYSTEM = Prompt("hydrarag.selector_system", guarded("""\
+SELECTOR_SYSTEM = Prompt(
+    "hydrarag.selector_system",
+    guarded("""\
 Choose where to search first. Possible sources:
 - kg: the local knowledge graph; exact relations between named entities.
 - docs: the document collection; descriptions and facts the graph may lack.
@@ -57,45 +79,67 @@ Weigh how time-sensitive the question is, how many reasoning steps it needs and 
 domain it belongs to. Prefer kg when it is available and likely sufficient; add docs when
 the graph may miss a fact; add web only when the local sources are unlikely to hold the
 answer or the question is about recent events. Use only the sources listed as available.
-Give your reasoning first, then the chosen sources."""))
+Give your reasoning first, then the chosen sources."""),
+)
 
-SELECTOR = Prompt("hydrarag.selector", """\
+SELECTOR = Prompt(
+    "hydrarag.selector",
+    """\
 Question: {question}
 Available sources: {available}
 Question analysis (quoted data):
-{analysis}""", ("question", "available", "analysis"))
+{analysis}""",
+    ("question", "available", "analysis"),
+)
 
-TEXT_PATHS_SYSTEM = Prompt("hydrarag.text_paths_system", guarded("""\
+TEXT_PATHS_SYSTEM = Prompt(
+    "hydrarag.text_paths_system",
+    guarded("""\
 Turn evidence paragraphs into knowledge paths. A path is a chain "entity - relation -
 entity - relation - entity" that restates facts from one paragraph; never add facts the
 paragraph does not state. Paragraphs are numbered data blocks (n="1", n="2"...); give the
 paragraph number of each path. When a paragraph mentions a topic entity, at least one of
 its paths should start or end at it.
-{examples}"""), ("examples",))
+{examples}"""),
+    ("examples",),
+)
 
-TEXT_PATHS = Prompt("hydrarag.text_paths", """\
+TEXT_PATHS = Prompt(
+    "hydrarag.text_paths",
+    """\
 Question: {question}
 Topic entities (quoted data):
 {topics}
 Skyline (quoted data):
 {skyline}
 Paragraphs (quoted data):
-{paragraphs}""", ("question", "topics", "skyline", "paragraphs"))
+{paragraphs}""",
+    ("question", "topics", "skyline", "paragraphs"),
+)
 
-WEB_SELECT_SYSTEM = Prompt("hydrarag.web_select_system", guarded("""\
+WEB_SELECT_SYSTEM = Prompt(
+    "hydrarag.web_select_system",
+    guarded("""\
 You screen web search results for a question. The results are numbered data blocks
 (n="1", n="2"...). Pick the results (by number) whose title and snippet most likely contain
-the facts the skyline needs. Reasoning first."""))
+the facts the skyline needs. Reasoning first."""),
+)
 
-WEB_SELECT = Prompt("hydrarag.web_select", """\
+WEB_SELECT = Prompt(
+    "hydrarag.web_select",
+    """\
 Question: {question}
 Skyline (quoted data):
 {skyline}
 Search results (quoted data):
 {results}
-Pick at most {width} results.""", ("question", "skyline", "results", "width"))
+Pick at most {width} results.""",
+    ("question", "skyline", "results", "width"),
+)
 
-FOLLOW_UP_SYSTEM = Prompt("hydrarag.follow_up_system", guarded("""\
+FOLLOW_UP_SYSTEM = Prompt(
+    "hydrarag.follow_up_system",
+    guarded("""\
 The evidence found so far does not settle the question. The last answer check says what
 was missing and how the round searched (sources searched and not, KG depth, topic entities
 no path names). State which evidence is still missing, then write one follow-up search
@@ -103,7 +147,8 @@ question aimed at it (new or recent facts the knowledge graph may not hold), a s
 the follow-up in the same " - " chain format, and the named entities the follow-up question
 mentions. If a topic entity looks wrong or was never found, name the right one; if the
 skyline's relations or length look wrong, write the corrected skyline. Use the paths, the
-check's account and your own knowledge."""))
+check's account and your own knowledge."""),
+)
 
 # The state after a rejected answer: the follow-up writer and the predictor both read it.
 _AFTER_NO = """\
@@ -122,20 +167,28 @@ _AFTER_NO_INPUTS = ("question", "topics", "skyline", "splits", "paths", "feedbac
 
 FOLLOW_UP = Prompt("hydrarag.follow_up", _AFTER_NO, _AFTER_NO_INPUTS)
 
-PREDICT_SYSTEM = Prompt("hydrarag.predict_system", guarded("""\
+PREDICT_SYSTEM = Prompt(
+    "hydrarag.predict_system",
+    guarded("""\
 Use the paths found so far, the last answer check's account of what was missing, and your
 own knowledge to propose up to three likely answers.
 For each, write a skyline in the " - " chain format that would connect the topic entities
-to that answer, so the sources can confirm or refute it. Name each answer exactly."""))
+to that answer, so the sources can confirm or refute it. Name each answer exactly."""),
+)
 
 PREDICT = Prompt("hydrarag.predict", _AFTER_NO, _AFTER_NO_INPUTS)
 
-SELECT_PATHS_SYSTEM = Prompt("hydrarag.select_paths_system", guarded("""\
+SELECT_PATHS_SYSTEM = Prompt(
+    "hydrarag.select_paths_system",
+    guarded("""\
 Score candidate reasoning paths against a question, its skyline and its sub-questions, and
 keep the paths most likely to lead to the answer. The paths are numbered data blocks
-(n="1", n="2"...); answer with path numbers. Reasoning first."""))
+(n="1", n="2"...); answer with path numbers. Reasoning first."""),
+)
 
-SELECT_PATHS = Prompt("hydrarag.select_paths", """\
+SELECT_PATHS = Prompt(
+    "hydrarag.select_paths",
+    """\
 Question: {question}
 Skyline (quoted data):
 {skyline}
@@ -143,78 +196,132 @@ Sub-questions (quoted data):
 {splits}
 Candidate paths (quoted data, one block each):
 {paths}
-Keep at most {width} paths.""", ("question", "skyline", "splits", "paths", "width"))
+Keep at most {width} paths.""",
+    ("question", "skyline", "splits", "paths", "width"),
+)
 
-REFINE_SYSTEM = Prompt("hydrarag.refine_system", guarded("""\
+REFINE_SYSTEM = Prompt(
+    "hydrarag.refine_system",
+    guarded("""\
 Summarise reasoning paths into a short chain of reasoning that links the topic entities of
 a question towards its answer. Use only facts stated in the paths, keep entity names
-exactly as written, skip no step, and leave out paths that do not bear on the question."""))
+exactly as written, skip no step, and leave out paths that do not bear on the question."""),
+)
 
-REFINE = Prompt("hydrarag.refine", """\
+REFINE = Prompt(
+    "hydrarag.refine",
+    """\
 Question: {question}
 Skyline (quoted data):
 {skyline}
 Sub-questions (quoted data):
 {splits}
 Paths (quoted data, one block each):
-{paths}""", ("question", "skyline", "splits", "paths"))
+{paths}""",
+    ("question", "skyline", "splits", "paths"),
+)
 
-CHECK_SYSTEM = Prompt("hydrarag.check_system", guarded("""\
+CHECK_SYSTEM = Prompt(
+    "hydrarag.check_system",
+    guarded("""\
 Decide whether the evidence is enough to answer each sub-question and then the question.
 Reason step by step first. If it is enough, say "yes" and give the answer; when the
 evidence names the answer, copy that name. If not, say "no", leave the answer empty and
 state what is missing: the sub-question left open, and the entity, relation or fact the
 evidence lacks (so the next search can aim at it).
-{examples}"""), ("examples",))
+{examples}"""),
+    ("examples",),
+)
 
-CHECK = Prompt("hydrarag.check", """\
+CHECK = Prompt(
+    "hydrarag.check",
+    """\
 Question: {question}
 Skyline (quoted data):
 {skyline}
 Sub-questions (quoted data):
 {splits}
 Evidence (quoted data):
-{evidence}""", ("question", "skyline", "splits", "evidence"))
+{evidence}""",
+    ("question", "skyline", "splits", "evidence"),
+)
 
-GENERATE_SYSTEM = Prompt("hydrarag.generate_system", guarded("""\
+GENERATE_SYSTEM = Prompt(
+    "hydrarag.generate_system",
+    guarded("""\
 Answer the question using the evidence paths and your own knowledge. Reason briefly, then
-give a short answer (names or values, comma separated)."""))
+give a short answer (names or values, comma separated)."""),
+)
 
-GENERATE = Prompt("hydrarag.generate", """\
+GENERATE = Prompt(
+    "hydrarag.generate",
+    """\
 Question: {question}
 Skyline (quoted data):
 {skyline}
 Sub-questions (quoted data):
 {splits}
 Evidence (quoted data):
-{evidence}""", ("question", "skyline", "splits", "evidence"))
+{evidence}""",
+    ("question", "skyline", "splits", "evidence"),
+)
 
 BUNDLED: dict[str, list[str]] = {  # the project's movie examples (examples="bundled")
-    "topics": ['Example: "Which country is the director of Amelie from?" -> ["Amelie"]',
-               'Example: "what films did Kevin Bacon and Tom Hanks both star in" -> ["Kevin Bacon", "Tom Hanks"]'],
-    "analysis": ['Example: question "Which country is the director of Amelie from?", topic entities ["Amelie"]: '
-                 'sub-questions ["Who directed Amelie?", "Which country is that director from?"]; '
-                 'skyline "Amelie - directed by - director - citizen of - answer(country)"',
-                 'Example: question "what genre are the films Kevin Bacon acted in", topic entities '
-                 '["Kevin Bacon"]: sub-questions ["Which films did Kevin Bacon act in?", "What genre are '
-                 'those films?"]; skyline "Kevin Bacon - starred actors - movie - has genre - answer(genre)"'],
-    "text_paths": ['Example: paragraph 1 "Apollo 13 is a 1995 film directed by Ron Howard, who was born in '
-                   'Duncan, Oklahoma." -> paragraph 1, "Apollo 13 - directed by - Ron Howard - born in - '
-                   'Duncan, Oklahoma"',
-                   'Example: paragraph 2 "Tremors stars Kevin Bacon." -> paragraph 2, "Tremors - starred actors - '
-                   'Kevin Bacon"'],
-    "plan": ['Example: "who directed the films Tom Hanks starred in" → {"topic": "Tom Hanks", '
-             '"relations": ["starred_actors", "directed_by"], "answer_type": "person"}',
-             'Example: "what genre are the films Kevin Bacon acted in" → {"topic": "Kevin Bacon", '
-             '"relations": ["starred_actors", "has_genre"], "answer_type": "genre"}'],
-    "check": ['Example: question "who directed Big", evidence "{Big} → directed_by → {Penny Marshall}" -> yes, '
-              'answer "Penny Marshall"',
-              'Example: question "who directed Big", evidence "{Big} → release_year → {1988}" -> no, missing '
-              '"the director of Big"'],
+    "topics": [
+        'Example: "Which country is the director of Amelie from?" -> ["Amelie"]',
+        'Example: "what films did Kevin Bacon and Tom Hanks both star in" -> ["Kevin Bacon", "Tom Hanks"]',
+    ],
+    "analysis": [
+        'Example: question "Which country is the director of Amelie from?", topic entities ["Amelie"]: '
+        'sub-questions ["Who directed Amelie?", "Which country is that director from?"]; '
+        'skyline "Amelie - directed by - director - citizen of - answer(country)"',
+        'Example: question "what genre are the films Kevin Bacon acted in", topic entities '
+        '["Kevin Bacon"]: sub-questions ["Which films did Kevin Bacon act in?", "What genre are '
+        'those films?"]; skyline "Kevin Bacon - starred actors - movie - has genre - answer(genre)"',
+    ],
+    "text_paths": [
+        'Example: paragraph 1 "Apollo 13 is a 1995 film directed by Ron Howard, who was born in '
+        'Duncan, Oklahoma." -> paragraph 1, "Apollo 13 - directed by - Ron Howard - born in - '
+        'Duncan, Oklahoma"',
+        'Example: paragraph 2 "Tremors stars Kevin Bacon." -> paragraph 2, "Tremors - starred actors - Kevin Bacon"',
+    ],
+    "plan": [
+        'Example: "who directed the films Tom Hanks starred in" → {"topic": "Tom Hanks", '
+        '"relations": ["starred_actors", "directed_by"], "answer_type": "person"}',
+        'Example: "what genre are the films Kevin Bacon acted in" → {"topic": "Kevin Bacon", '
+        '"relations": ["starred_actors", "has_genre"], "answer_type": "genre"}',
+    ],
+    "check": [
+        'Example: question "who directed Big", evidence "{Big} → directed_by → {Penny Marshall}" -> yes, '
+        'answer "Penny Marshall"',
+        'Example: question "who directed Big", evidence "{Big} → release_year → {1988}" -> no, missing '
+        '"the director of Big"',
+    ],
 }
 
-ALL = [TOPICS_SYSTEM, TOPICS, ANALYSIS_SYSTEM, ANALYSIS, PLAN_SYSTEM, PLAN, SELECTOR_SYSTEM, SELECTOR,
-       TEXT_PATHS_SYSTEM,
-       TEXT_PATHS, WEB_SELECT_SYSTEM, WEB_SELECT, FOLLOW_UP_SYSTEM, FOLLOW_UP, PREDICT_SYSTEM, PREDICT,
-       SELECT_PATHS_SYSTEM, SELECT_PATHS, REFINE_SYSTEM, REFINE, CHECK_SYSTEM, CHECK, GENERATE_SYSTEM,
-       GENERATE]
+ALL = [
+    TOPICS_SYSTEM,
+    TOPICS,
+    ANALYSIS_SYSTEM,
+    ANALYSIS,
+    PLAN_SYSTEM,
+    PLAN,
+    SELECTOR_SYSTEM,
+    SELECTOR,
+    TEXT_PATHS_SYSTEM,
+    TEXT_PATHS,
+    WEB_SELECT_SYSTEM,
+    WEB_SELECT,
+    FOLLOW_UP_SYSTEM,
+    FOLLOW_UP,
+    PREDICT_SYSTEM,
+    PREDICT,
+    SELECT_PATHS_SYSTEM,
+    SELECT_PATHS,
+    REFINE_SYSTEM,
+    REFINE,
+    CHECK_SYSTEM,
+    CHECK,
+    GENERATE_SYSTEM,
+    GENERATE,
+]

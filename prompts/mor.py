@@ -11,7 +11,9 @@ from __future__ import annotations
 from hybridrag.prompts import Prompt
 from hybridrag.prompts.data_block import guarded
 
-PLANNER_SYSTEM = Prompt("mor.planner_system", """\
+PLANNER_SYSTEM = Prompt(
+    "mor.planner_system",
+    """\
 You turn a question into a search plan over a knowledge graph whose entities carry text.
 The plan is a small graph of entity types. Write it as routes: each route is a chain of
 entity types that starts at something the question names and ends at the type of the answer.
@@ -27,7 +29,8 @@ Rules:
    three hops).
 6. If nothing in the question points into the graph, return a single route with a single node:
    the answer type with the question's description as its restriction.
-Follow the pattern of the examples.""")
+Follow the pattern of the examples.""",
+)
 
 # The examples come before the schema, although the schema is fixed for a KB and would be reused
 # by llama.cpp as a shared prefix if it came first: with the schema first, SmolLM2-135M planned a
@@ -35,60 +38,104 @@ Follow the pattern of the examples.""")
 # it had planned right with this order (person and tag topics: "which movie did X write").
 # With a grammar that holds the KB's types and relations, a small model is not shown the schema at
 # all (``planner_schema=auto``, :func:`agents.mor.roles.schema_shown`).
-PLANNER = Prompt("mor.planner", """\
+PLANNER = Prompt(
+    "mor.planner",
+    """\
 Examples:
 {examples}
 
 {schema}Question: {question}
-Plan:""", ("examples", "schema", "question"))
+Plan:""",
+    ("examples", "schema", "question"),
+)
 
 # The schema block of the planner and triplet prompts (empty when ``planner_schema`` leaves it out).
-SCHEMA = Prompt("mor.schema", """\
+SCHEMA = Prompt(
+    "mor.schema",
+    """\
 Entity types: {entity_types}
 Relation types: {relation_types}
-""", ("entity_types", "relation_types"))
+""",
+    ("entity_types", "relation_types"),
+)
 
-PLANNER_EXAMPLE = Prompt("mor.planner_example", """\
+PLANNER_EXAMPLE = Prompt(
+    "mor.planner_example",
+    """\
 Question: {question}
-Plan: {plan}""", ("question", "plan"))
+Plan: {plan}""",
+    ("question", "plan"),
+)
 
-REPLAN = Prompt("mor.replan", """\
+REPLAN = Prompt(
+    "mor.replan",
+    """\
 Searching the knowledge graph with that plan went wrong here:
 {problems}
 Question: {question}
 Write the plan again. Repair each part named above (a type, a relation, a restriction), using only
 the listed entity types, relations that link consecutive types, and restrictions copied from the
-question; keep the parts that worked.""", ("problems", "question"))
+question; keep the parts that worked.""",
+    ("problems", "question"),
+)
 
-TRIPLETS_SYSTEM = Prompt("mor.triplets_system", """\
+TRIPLETS_SYSTEM = Prompt(
+    "mor.triplets_system",
+    """\
 You read a question and write down the facts its answer takes part in, as triplets over a
 knowledge graph: head entity, relation, tail entity. Each entity has a type from the given
 entity types and, when the question says something specific about it, a restriction copied
 from the question. The unknown answer is an entity of the target type with no restriction;
 use it in every triplet that concerns it, so that triplets sharing entities form one graph.
-Use only the given entity and relation types. Follow the pattern of the examples.""")
+Use only the given entity and relation types. Follow the pattern of the examples.""",
+)
 
-TRIPLETS = Prompt("mor.triplets", """\
+TRIPLETS = Prompt(
+    "mor.triplets",
+    """\
 Examples:
 {examples}
 
 {schema}Question: {question}
-Triplets:""", ("examples", "schema", "question"))
+Triplets:""",
+    ("examples", "schema", "question"),
+)
 
-TRIPLET_EXAMPLE = Prompt("mor.triplet_example", """\
+TRIPLET_EXAMPLE = Prompt(
+    "mor.triplet_example",
+    """\
 Question: {question}
-Triplets: {triplets}""", ("question", "triplets"))
+Triplets: {triplets}""",
+    ("question", "triplets"),
+)
 
-ANSWER_SYSTEM = Prompt("mor.answer_system", guarded("""\
+ANSWER_SYSTEM = Prompt(
+    "mor.answer_system",
+    guarded("""\
 Answer the question using only the retrieved entities below. Each is a data block with its
 name, the path that reached it in the knowledge graph and its best matching text. Reason in
 one or two sentences, then give a short answer (names or values, comma separated) taken from
-the retrieved entities. If none of them answers the question, say you do not know."""))
+the retrieved entities. If none of them answers the question, say you do not know."""),
+)
 
-ANSWER = Prompt("mor.answer", """\
+ANSWER = Prompt(
+    "mor.answer",
+    """\
 Question: {question}
 Retrieved entities (quoted data, one block each):
-{references}""", ("question", "references"))
+{references}""",
+    ("question", "references"),
+)
 
-ALL = [PLANNER_SYSTEM, PLANNER, SCHEMA, PLANNER_EXAMPLE, REPLAN, TRIPLETS_SYSTEM, TRIPLETS, TRIPLET_EXAMPLE,
-       ANSWER_SYSTEM, ANSWER]
+ALL = [
+    PLANNER_SYSTEM,
+    PLANNER,
+    SCHEMA,
+    PLANNER_EXAMPLE,
+    REPLAN,
+    TRIPLETS_SYSTEM,
+    TRIPLETS,
+    TRIPLET_EXAMPLE,
+    ANSWER_SYSTEM,
+    ANSWER,
+]

@@ -28,8 +28,12 @@ def _cells() -> list[tuple[str, list[str]]]:
     for dataset, limit in DATASETS:
         cells.append((f"fusion/{dataset}", ["--method", "fusion", "--dataset", dataset, "--limit", str(limit)]))
         for method in LLM_METHODS:
-            cells.append((f"{method}/{dataset}", ["--method", method, "--dataset", dataset, "--limit", str(limit),
-                                                  "--llm", "oracle"]))
+            cells.append(
+                (
+                    f"{method}/{dataset}",
+                    ["--method", method, "--dataset", dataset, "--limit", str(limit), "--llm", "oracle"],
+                )
+            )
     return cells
 
 

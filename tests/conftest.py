@@ -122,8 +122,10 @@ def falkordb_graph_store(falkordb_server: FalkorDBServer):
     store.close()
 
 
-SERVER_BACKENDS = [pytest.param("neo4j", marks=pytest.mark.integration),
-                   pytest.param("falkordb", marks=pytest.mark.integration)]
+SERVER_BACKENDS = [
+    pytest.param("neo4j", marks=pytest.mark.integration),
+    pytest.param("falkordb", marks=pytest.mark.integration),
+]
 
 
 @pytest.fixture(scope="session", params=["memory", *SERVER_BACKENDS])

@@ -34,8 +34,10 @@ class ScriptedChatModel(BaseChatModel):
         self.calls.append({"messages": messages, "schema": schema.__name__ if schema else None})
         if not self.script:
             last = messages[-1].content if messages else ""
-            raise AssertionError(f"unscripted LLM call #{len(self.calls)} "
-                                 f"(schema={schema.__name__ if schema else None}): {str(last)[:200]!r}")
+            raise AssertionError(
+                f"unscripted LLM call #{len(self.calls)} "
+                f"(schema={schema.__name__ if schema else None}): {str(last)[:200]!r}"
+            )
         item = self.script.pop(0)
         if isinstance(item, BaseException):
             raise item
@@ -47,8 +49,9 @@ class ScriptedChatModel(BaseChatModel):
         n_out = len(text.split())
         return {"input_tokens": n_in, "output_tokens": n_out, "total_tokens": n_in + n_out}
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: Any = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         item = self._next(messages, None)
         text = item.model_dump_json() if isinstance(item, BaseModel) else str(item)
         msg = AIMessage(content=text, usage_metadata=self._usage(messages, text))
@@ -73,8 +76,9 @@ class ScriptedChatModel(BaseChatModel):
             return parsed
         return {"raw": raw, "parsed": parsed, "parsing_error": error}
 
-    def with_structured_output(self, schema: Any, *, include_raw: bool = False,
-                               method: str = "function_calling", **kwargs: Any) -> RunnableLambda:
+    def with_structured_output(
+        self, schema: Any, *, include_raw: bool = False, method: str = "function_calling", **kwargs: Any
+    ) -> RunnableLambda:
         """Return a runnable answering with the next script item for ``schema``."""
         if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
             raise AssertionError("the fake model supports pydantic schemas only")

@@ -70,18 +70,40 @@ def rel(head: str, relation: str, tail: str) -> ExtractedRelation:
 
 # one reply per document, in FILES order
 EXTRACTIONS = [
-    Extraction(entities=[ent("Veltrix Robotics", "organization"), ent("Ada Okafor", "person"),
-                         ent("Lisbon", "city"), ent("2011", "date")],
-               relations=[rel("Veltrix Robotics", "founded by", "Ada Okafor"),
-                          rel("Veltrix Robotics", "headquartered_in", "Lisbon"),
-                          rel("Veltrix Robotics", "founded_in", "2011")]),
-    Extraction(entities=[ent("Kestrel", "product"), ent("veltrix robotics", "company"), ent("Tomas Reyes", "person")],
-               relations=[rel("Kestrel", "built_by", "veltrix robotics"), rel("Kestrel", "designed_by", "Tomas Reyes"),
-                          rel("Kestrel", "sold_in", "Brazil")]),  # Brazil: not in the chunk, left out
-    Extraction(entities=[ent("ADA OKAFOR", "person", "Okafor"), ent("University of Porto", "university"),
-                         ent("Veltrix Robotics", "organization")],
-               relations=[rel("ADA OKAFOR", "studied_at", "University of Porto"),
-                          rel("Okafor", "founded", "Veltrix Robotics")]),
-    Extraction(entities=[ent("Lisbon", "city"), ent("Portugal", "country"), ent("Veltrix Robotic", "organization")],
-               relations=[rel("Lisbon", "capital_of", "Portugal"), rel("Veltrix Robotic", "has_lab_in", "Lisbon")]),
+    Extraction(
+        entities=[
+            ent("Veltrix Robotics", "organization"),
+            ent("Ada Okafor", "person"),
+            ent("Lisbon", "city"),
+            ent("2011", "date"),
+        ],
+        relations=[
+            rel("Veltrix Robotics", "founded by", "Ada Okafor"),
+            rel("Veltrix Robotics", "headquartered_in", "Lisbon"),
+            rel("Veltrix Robotics", "founded_in", "2011"),
+        ],
+    ),
+    Extraction(
+        entities=[ent("Kestrel", "product"), ent("veltrix robotics", "company"), ent("Tomas Reyes", "person")],
+        relations=[
+            rel("Kestrel", "built_by", "veltrix robotics"),
+            rel("Kestrel", "designed_by", "Tomas Reyes"),
+            rel("Kestrel", "sold_in", "Brazil"),
+        ],
+    ),  # Brazil: not in the chunk, left out
+    Extraction(
+        entities=[
+            ent("ADA OKAFOR", "person", "Okafor"),
+            ent("University of Porto", "university"),
+            ent("Veltrix Robotics", "organization"),
+        ],
+        relations=[
+            rel("ADA OKAFOR", "studied_at", "University of Porto"),
+            rel("Okafor", "founded", "Veltrix Robotics"),
+        ],
+    ),
+    Extraction(
+        entities=[ent("Lisbon", "city"), ent("Portugal", "country"), ent("Veltrix Robotic", "organization")],
+        relations=[rel("Lisbon", "capital_of", "Portugal"), rel("Veltrix Robotic", "has_lab_in", "Lisbon")],
+    ),
 ]

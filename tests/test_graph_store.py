@@ -22,9 +22,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 T = Triple
 MARIE_OUT = {
-    T("marie", "spouse", "pierre"), T("marie", "born_in", "warsaw"),
-    T("marie", "award_received", "nobel_physics"), T("marie", "employer", "sorbonne"),
-    T("marie", "citizen_of", "france"), T("marie", "citizen_of", "poland"),
+    T("marie", "spouse", "pierre"),
+    T("marie", "born_in", "warsaw"),
+    T("marie", "award_received", "nobel_physics"),
+    T("marie", "employer", "sorbonne"),
+    T("marie", "citizen_of", "france"),
+    T("marie", "citizen_of", "poland"),
     T("marie", "discovered", "radium"),
 }
 MARIE_IN = {T("curie_unit", "named_after", "marie")}
@@ -44,7 +47,8 @@ def test_counts(graph_store):
 
 def test_get(graph_store):
     assert graph_store.get("marie") == Entity(
-        "marie", "Marie Curie", "person", "Physicist and chemist.", ("Maria Skłodowska", "Madame Curie"))
+        "marie", "Marie Curie", "person", "Physicist and chemist.", ("Maria Skłodowska", "Madame Curie")
+    )
     assert graph_store.get("radium") == Entity("radium", "radium", "element", None, ())
     assert graph_store.get("Marie") is None
     assert graph_store.get("nobody") is None
@@ -67,7 +71,9 @@ def test_neighbors_directions(graph_store):
     assert set(graph_store.neighbors(["marie"], direction="out")) == MARIE_OUT
     assert graph_store.neighbors(["marie"], direction="in") == list(MARIE_IN)
     assert set(graph_store.neighbors(["paris"], direction="in")) == {
-        T("pierre", "born_in", "paris"), T("sorbonne", "located_in", "paris")}
+        T("pierre", "born_in", "paris"),
+        T("sorbonne", "located_in", "paris"),
+    }
     assert graph_store.neighbors(["paris"], direction="out") == [T("paris", "capital_of", "france")]
     assert graph_store.neighbors(["nobody"]) == []
 
@@ -76,21 +82,27 @@ def test_neighbors_filters(graph_store):
     citizen = {T("marie", "citizen_of", "france"), T("marie", "citizen_of", "poland")}
     assert set(graph_store.neighbors(["marie"], relations=["citizen_of"])) == citizen
     assert set(graph_store.neighbors(["marie"], relations=["citizen_of", "spouse", "no_such"])) == citizen | {
-        T("marie", "spouse", "pierre")}
+        T("marie", "spouse", "pierre")
+    }
     assert graph_store.neighbors(["marie"], relations=[]) == []
     assert set(graph_store.neighbors(["marie"], direction="out", target_type="country")) == citizen
     assert graph_store.neighbors(["marie"], target_type="city") == [T("marie", "born_in", "warsaw")]
     assert graph_store.neighbors(["marie"], direction="in", target_type="unit") == list(MARIE_IN)
     assert graph_store.neighbors(["marie"], direction="in", relations=["spouse"]) == []
     assert set(graph_store.neighbors(["pierre", "warsaw"], relations=["born_in", "capital_of"])) == {
-        T("pierre", "born_in", "paris"), T("marie", "born_in", "warsaw"), T("warsaw", "capital_of", "poland")}
+        T("pierre", "born_in", "paris"),
+        T("marie", "born_in", "warsaw"),
+        T("warsaw", "capital_of", "poland"),
+    }
 
 
 def test_ego_graph_radius_1(graph_store):
     sub = graph_store.ego_graph(["marie", "nobody"], radius=1)
     assert sub.seeds == ["marie"]
-    assert sub.distance == {"marie": 0, **{n: 1 for n in (
-        "pierre", "warsaw", "nobel_physics", "sorbonne", "france", "poland", "radium", "curie_unit")}}
+    assert sub.distance == {
+        "marie": 0,
+        **{n: 1 for n in ("pierre", "warsaw", "nobel_physics", "sorbonne", "france", "poland", "radium", "curie_unit")},
+    }
     assert set(sub.triples) == MARIE_OUT | MARIE_IN and len(sub.triples) == 8
     assert sub.path_to("curie_unit") == [T("curie_unit", "named_after", "marie")]
     assert sub.path_to("marie") == []
@@ -110,19 +122,24 @@ def test_ego_graph_radius_2(graph_store):
 def test_ego_graph_relation_filter(graph_store):
     sub = graph_store.ego_graph(["marie"], radius=2, relations=["spouse", "born_in"])
     assert sub.distance == {"marie": 0, "pierre": 1, "warsaw": 1, "paris": 2}
-    assert set(sub.triples) == {T("marie", "spouse", "pierre"), T("marie", "born_in", "warsaw"),
-                                T("pierre", "born_in", "paris")}
+    assert set(sub.triples) == {
+        T("marie", "spouse", "pierre"),
+        T("marie", "born_in", "warsaw"),
+        T("pierre", "born_in", "paris"),
+    }
     assert sub.path_to("paris") == [T("marie", "spouse", "pierre"), T("pierre", "born_in", "paris")]
     assert graph_store.ego_graph(["nobody"], radius=2).distance == {}
 
 
 def test_paths(graph_store):
     found = graph_store.paths(["marie"], ["paris"], max_hops=2)
-    assert len(found) == len(set(map(tuple, found))) and set(map(tuple, found)) == set([
-        (T("marie", "spouse", "pierre"), T("pierre", "born_in", "paris")),
-        (T("marie", "employer", "sorbonne"), T("sorbonne", "located_in", "paris")),
-        (T("marie", "citizen_of", "france"), T("paris", "capital_of", "france")),
-    ])
+    assert len(found) == len(set(map(tuple, found))) and set(map(tuple, found)) == set(
+        [
+            (T("marie", "spouse", "pierre"), T("pierre", "born_in", "paris")),
+            (T("marie", "employer", "sorbonne"), T("sorbonne", "located_in", "paris")),
+            (T("marie", "citizen_of", "france"), T("paris", "capital_of", "france")),
+        ]
+    )
     assert graph_store.paths(["marie"], ["paris"], max_hops=1) == []
     three = graph_store.paths(["marie"], ["france"], max_hops=3)
     assert [len(p) for p in three] == [1, 3, 3]
@@ -132,12 +149,14 @@ def test_paths(graph_store):
 
 def test_paths_stop_at_first_target_and_none_found(graph_store):
     found = graph_store.paths(["marie"], ["pierre", "paris"], max_hops=2)
-    assert len(found) == len(set(map(tuple, found))) and set(map(tuple, found)) == set([
-        (T("marie", "spouse", "pierre"),),
-        (T("marie", "award_received", "nobel_physics"), T("pierre", "award_received", "nobel_physics")),
-        (T("marie", "employer", "sorbonne"), T("sorbonne", "located_in", "paris")),
-        (T("marie", "citizen_of", "france"), T("paris", "capital_of", "france")),
-    ])
+    assert len(found) == len(set(map(tuple, found))) and set(map(tuple, found)) == set(
+        [
+            (T("marie", "spouse", "pierre"),),
+            (T("marie", "award_received", "nobel_physics"), T("pierre", "award_received", "nobel_physics")),
+            (T("marie", "employer", "sorbonne"), T("sorbonne", "located_in", "paris")),
+            (T("marie", "citizen_of", "france"), T("paris", "capital_of", "france")),
+        ]
+    )
     assert graph_store.paths(["radium"], ["paris"], max_hops=2) == []
     assert graph_store.paths(["nobody"], ["paris"], max_hops=3) == []
 
@@ -145,17 +164,36 @@ def test_paths_stop_at_first_target_and_none_found(graph_store):
 def test_triples_induced(graph_store):
     got = graph_store.triples(["marie", "pierre", "paris", "nobel_physics", "nobody"])
     assert len(got) == 4 and set(got) == {
-        T("marie", "spouse", "pierre"), T("pierre", "born_in", "paris"),
-        T("marie", "award_received", "nobel_physics"), T("pierre", "award_received", "nobel_physics")}
+        T("marie", "spouse", "pierre"),
+        T("pierre", "born_in", "paris"),
+        T("marie", "award_received", "nobel_physics"),
+        T("pierre", "award_received", "nobel_physics"),
+    }
     assert graph_store.triples(["marie"]) == []
 
 
 def test_schema(graph_store):
     schema = graph_store.schema()
-    assert schema.entity_types == {"person": 2, "city": 2, "country": 2, "award": 1, "university": 1,
-                                   "unit": 1, "element": 1}
-    assert set(schema.relation_types) == {"spouse", "born_in", "capital_of", "award_received", "employer",
-                                          "located_in", "citizen_of", "named_after", "discovered"}
+    assert schema.entity_types == {
+        "person": 2,
+        "city": 2,
+        "country": 2,
+        "award": 1,
+        "university": 1,
+        "unit": 1,
+        "element": 1,
+    }
+    assert set(schema.relation_types) == {
+        "spouse",
+        "born_in",
+        "capital_of",
+        "award_received",
+        "employer",
+        "located_in",
+        "citizen_of",
+        "named_after",
+        "discovered",
+    }
     born = schema.relation_types["born_in"]
     assert (born.head_types, born.tail_types, born.count) == (("person",), ("city",), 2)
     named = schema.relation_types["named_after"]
@@ -182,8 +220,9 @@ def test_no_apoc_means_python_dice(server_graph_store):
 
 @pytest.mark.integration
 def test_write_is_idempotent(server_graph_store):
-    server_graph_store.write([Entity("paris", "Paris", "city")], [T("paris", "capital_of", "france")],
-                             progress=False, batch_size=1)
+    server_graph_store.write(
+        [Entity("paris", "Paris", "city")], [T("paris", "capital_of", "france")], progress=False, batch_size=1
+    )
     assert server_graph_store.counts() == {"entities": 10, "triples": 13}
     assert server_graph_store.schema().relation_types["capital_of"].count == 2
 
@@ -298,8 +337,9 @@ def test_no_stall_after_another_process_closed_its_bolt_connection(private_falko
     """)
     env = {**os.environ, "HYBRIDRAG_GRAPH_TIMEOUT": "20"}
     for step in ("write", "read", "read"):
-        done = subprocess.run([sys.executable, "-c", code, step], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-c", code, step], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         triples, seconds = done.stdout.split()
         assert triples == "13" and float(seconds) < 5, (step, seconds)

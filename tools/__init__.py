@@ -12,6 +12,13 @@ from hybridrag.tools.retrieval import (
 from hybridrag.tools.web import WebSearchError, web_search
 
 __all__ = [
-    "WebSearchError", "dense_search", "ego_graph", "lexical_search", "link_entities",
-    "mentions_in", "neighbors", "paths", "web_search",
+    "WebSearchError",
+    "dense_search",
+    "ego_graph",
+    "lexical_search",
+    "link_entities",
+    "mentions_in",
+    "neighbors",
+    "paths",
+    "web_search",
 ]

@@ -19,8 +19,10 @@ from hybridrag.kb.base import Hit
 from hybridrag.kb.text_index import Doc
 
 VIEW_LIMIT = 50
-PASSAGES = ("a list of passages: LangChain Documents (page_content; metadata id, score, optional kind and "
-            "entity_id) or dicts with id, text, score (optional kind, entity_id)")
+PASSAGES = (
+    "a list of passages: LangChain Documents (page_content; metadata id, score, optional kind and "
+    "entity_id) or dicts with id, text, score (optional kind, entity_id)"
+)
 
 
 class StepError(ValueError):
@@ -94,8 +96,14 @@ def passage(item: Any, call: StepCall) -> dict:
         raise call.error(f"returned a {type(item).__name__} item ({str(item)[:60]!r})")
     if not isinstance(text, str) or pid in (None, ""):
         raise call.error(f"returned a passage without {'text' if not isinstance(text, str) else 'an id'}")
-    return {"id": str(pid), "text": text, "score": score_of(meta, call), "kind": str(meta.get("kind") or "passage"),
-            "entity_id": meta.get("entity_id"), "name": meta.get("name")}
+    return {
+        "id": str(pid),
+        "text": text,
+        "score": score_of(meta, call),
+        "kind": str(meta.get("kind") or "passage"),
+        "entity_id": meta.get("entity_id"),
+        "name": meta.get("name"),
+    }
 
 
 def passages(output: Any, name: str, contract: str = PASSAGES) -> list[dict]:
@@ -111,8 +119,10 @@ def as_hits(items: list[dict]) -> list[Hit]:
 
 def hits_view(hits: list[Hit]) -> list[dict]:
     """The JSON view of search hits (at most VIEW_LIMIT)."""
-    return [{"id": h.doc.id, "text": h.doc.text, "score": float(h.score), "kind": h.doc.kind,
-             "entity_id": h.doc.entity_id} for h in hits[:VIEW_LIMIT]]
+    return [
+        {"id": h.doc.id, "text": h.doc.text, "score": float(h.score), "kind": h.doc.kind, "entity_id": h.doc.entity_id}
+        for h in hits[:VIEW_LIMIT]
+    ]
 
 
 def adopt_hits(kb: Any, output: Any, call: StepCall) -> list[Hit]:

@@ -85,7 +85,8 @@ def phrase_pattern(name: str) -> re.Pattern:
     """Case-insensitive whole-phrase pattern of ``name`` (no word character on either side).
 
     Cached here: entity names outnumber the ``re`` module's own cache (512 patterns), which then
-    recompiles a name's pattern on every question."""
+    recompiles a name's pattern on every question.
+    """
     return re.compile(rf"(?<!\w){re.escape(name.strip())}(?!\w)", re.IGNORECASE)
 
 

@@ -13,24 +13,25 @@ from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.retrieval import MAX_MENTION_WORDS, mentions_in
 
 _EDGE = ",?;:\"'()"
-_LIST_EDGE = ",;:\"()"  # what a name never ends with (it may end with ? or ': "Are You Scared?", "Takeshis'")
+_LIST_EDGE = ',;:"()'  # what a name never ends with (it may end with ? or ': "Are You Scared?", "Takeshis'")
 
 
 def written_spans(kb: KnowledgeBase, question: str) -> list[str]:
     """Runs of the question's words, punctuation kept, that name a KB entity, as the question writes
     them (``Railroaded!``, ``Albert S. Rogell``: the word-level mentions miss both); longest first,
-    a run inside a longer found one skipped; in question order."""
+    a run inside a longer found one skipped; in question order.
+    """
     toks, found = question.split(), []
     taken = [False] * len(toks)
     for n in range(min(MAX_MENTION_WORDS, len(toks)), 0, -1):
         for i in range(len(toks) - n + 1):
-            if any(taken[i:i + n]):
+            if any(taken[i : i + n]):
                 continue
-            span = " ".join(toks[i:i + n])
+            span = " ".join(toks[i : i + n])
             for form in dict.fromkeys((span.strip(_LIST_EDGE), span.strip(_EDGE), span.strip(_EDGE + ".!"))):
                 if form and kb.graph.lookup(form):
                     found.append((i, form))
-                    taken[i:i + n] = [True] * n
+                    taken[i : i + n] = [True] * n
                     break
     return [form for _, form in sorted(found)]
 
@@ -38,9 +39,14 @@ def written_spans(kb: KnowledgeBase, question: str) -> list[str]:
 def known_names(kb: KnowledgeBase, question: str) -> list[str]:
     """Names of KB entities the question writes verbatim: :func:`written_spans`, then longer word-level
     mentions not inside one of them (a name matched only through an alias is left out, so no KB text
-    reaches the feedback)."""
+    reaches the feedback).
+    """
     spans = written_spans(kb, question)
     names = (kb.name(i) for i in mentions_in(kb, question))
-    more = [n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", question, re.I)
-            and not any(n.casefold() in s.casefold() for s in spans)]
+    more = [
+        n
+        for n in names
+        if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", question, re.I)
+        and not any(n.casefold() in s.casefold() for s in spans)
+    ]
     return list(dict.fromkeys([*spans, *more]))

@@ -21,8 +21,12 @@ def _hit(kb: KnowledgeBase, h: Hit) -> dict:
 
 
 def _triple(kb: KnowledgeBase, t: Triple) -> dict:
-    return {"head": t.head, "relation": t.type, "tail": t.tail,
-            "text": t.verbalise({t.head: kb.name(t.head), t.tail: kb.name(t.tail)})}
+    return {
+        "head": t.head,
+        "relation": t.type,
+        "tail": t.tail,
+        "text": t.verbalise({t.head: kb.name(t.head), t.tail: kb.name(t.tail)}),
+    }
 
 
 def dense_search(kb: KnowledgeBase, query: str, k: int = 10, kind: str | None = None) -> list[dict]:
@@ -39,7 +43,8 @@ def _forms(text: str, start: int, end: int) -> list[str]:
     """Ways a name may be written over ``text[start:end]``, most specific first: with the punctuation
     that touches it ("Hello, Dolly!", "(500) Days of Summer", "Jr."; never a separator ``,;:`` or a
     quote), as written inside ("Albert S. Rogell"), without edge apostrophes ('Heat'), then word by
-    word ("spider man" for "spider-man"). One form a case-folded spelling."""
+    word ("spider man" for "spider-man"). One form a case-folded spelling.
+    """
     left, right = start, end
     while left > 0 and text[left - 1] in _JOINED:
         left -= 1
@@ -61,7 +66,8 @@ def _forms(text: str, start: int, end: int) -> list[str]:
 def mention_spans(kb: KnowledgeBase, text: str) -> list[tuple[int, str, list[str]]]:
     """(start offset, form as written, entity ids) of each KB name or alias ``text`` writes
     (case-insensitive), punctuation kept (see :func:`_forms`); longest mentions first, then in text
-    order; a shorter mention inside a longer matched one is skipped."""
+    order; a shorter mention inside a longer matched one is skipped.
+    """
     toks = list(_TOKEN.finditer(text))
     taken = [False] * len(toks)
     found: list[tuple[int, str, list[str]]] = []
@@ -154,14 +160,19 @@ def explicit_mentions(question: str) -> list[str]:
     # a title with lower-case words inside ("Miracle on 34th Street", "A View to a Kill") is
     # split into runs: the text from each run to each of the next few is a mention too (a few,
     # and short: every pair of runs would make a long question cost quadratic time)
-    joined = [plain[a:b].strip(" .?!,") for i, (a, _) in enumerate(runs)
-              for _, b in runs[i + 1 : i + 1 + JOIN_RUNS] if b - a <= MAX_SPAN_CHARS]
+    joined = [
+        plain[a:b].strip(" .?!,")
+        for i, (a, _) in enumerate(runs)
+        for _, b in runs[i + 1 : i + 1 + JOIN_RUNS]
+        if b - a <= MAX_SPAN_CHARS
+    ]
     return list(dict.fromkeys(found + sorted(joined, key=len, reverse=True)))
 
 
 def checked_spans(question: str) -> list[str]:
     """The explicit mentions admission links: at most ``MAX_CHECKED_SPANS``, none longer than any
-    name (``MAX_SPAN_CHARS``), marked ones and single runs first, then joined ones longest first."""
+    name (``MAX_SPAN_CHARS``), marked ones and single runs first, then joined ones longest first.
+    """
     spans = [s for s in explicit_mentions(question) if len(s) <= MAX_SPAN_CHARS]
     return spans[:MAX_CHECKED_SPANS]
 

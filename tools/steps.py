@@ -52,7 +52,8 @@ _lock = threading.Lock()
 
 class StepTool(BaseTool):
     """A method's default tool for one step: runs ``runner`` (returning ``(internal, view)``), hands the
-    internal result to the node (:func:`run_step`) and returns the view as its output."""
+    internal result to the node (:func:`run_step`) and returns the view as its output.
+    """
 
     runner: Any
 
@@ -92,12 +93,21 @@ def check_overrides(method: str, tools: Mapping[str, Any] | None, steps: Mapping
         raise StepError(f"{method} has no retrieval step(s) {', '.join(unknown)}; its steps: {', '.join(steps)}")
     for name, tool in tools.items():
         if not isinstance(tool, BaseTool):
-            raise StepError(f"{method} step {name!r}: expected a LangChain tool (BaseTool; e.g. "
-                            f"retriever.as_tool() or @tool), got {type(tool).__name__}")
+            raise StepError(
+                f"{method} step {name!r}: expected a LangChain tool (BaseTool; e.g. "
+                f"retriever.as_tool() or @tool), got {type(tool).__name__}"
+            )
 
 
-def run_step(method: str, steps: Mapping[str, Step], name: str, args: dict, kb: Any,
-             tools: Mapping[str, Any] | None = None, extra: dict | None = None) -> Any:
+def run_step(
+    method: str,
+    steps: Mapping[str, Step],
+    name: str,
+    args: dict,
+    kb: Any,
+    tools: Mapping[str, Any] | None = None,
+    extra: dict | None = None,
+) -> Any:
     """Run step ``name`` as a tool call under the current run's config; return its internal result.
 
     ``tools`` are the user's overrides (the context's ``tools``); a step they do not name runs the
@@ -125,7 +135,8 @@ def run_step(method: str, steps: Mapping[str, Step], name: str, args: dict, kb: 
 
 def _fit(tool: BaseTool, args: dict) -> Any:
     """The input a user tool takes: the args, or the query alone for a single-input tool naming none of
-    them (``retriever.as_tool()`` takes one string)."""
+    them (``retriever.as_tool()`` takes one string).
+    """
     names = set(tool.args)
     if len(names) == 1 and not names & set(args):
         text = args.get("query", args.get("question"))

@@ -53,8 +53,29 @@ MAX_NEAREST = 5  # frontier entities per hop that take a nearest-sentence step
 MENTION_CACHE = 50_000  # sentences whose mentions are remembered (a question's loop reads them again)
 SEARCH_K = 500  # passages looked at per frontier entity for backward steps (BM25 by its name)
 _SENTENCE = re.compile(r"(?<=[^\s.]{2}[.!?])\s+")  # not after an initial ("Albert S. Rogell")
-_STOP = {"by", "has", "have", "had", "in", "of", "the", "is", "was", "to", "a", "an", "at", "on", "for",
-         "from", "with", "and", "or", "be", "as"}
+_STOP = {
+    "by",
+    "has",
+    "have",
+    "had",
+    "in",
+    "of",
+    "the",
+    "is",
+    "was",
+    "to",
+    "a",
+    "an",
+    "at",
+    "on",
+    "for",
+    "from",
+    "with",
+    "and",
+    "or",
+    "be",
+    "as",
+}
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -105,7 +126,8 @@ def carried(sentence: str, stems: list[str]) -> int:
 
 def _predicate(sentence: str, names: tuple[str, ...]) -> str:
     """The sentence without the names it joins: a relation word inside a name ("child actor",
-    a tag) does not state the relation."""
+    a tag) does not state the relation.
+    """
     for name in names:
         sentence = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", sentence, flags=re.IGNORECASE)
     return sentence
@@ -128,7 +150,7 @@ def sentences(text: str, keep: re.Pattern | None = None) -> list[str]:
     spans = [m.span() for m in keep.finditer(text)] if keep else []
     cuts = [m for m in _SENTENCE.finditer(text) if not any(a < m.start() < b for a, b in spans)]
     bounds = [0, *(x for m in cuts for x in m.span()), len(text)]
-    return [text[bounds[i]:bounds[i + 1]] for i in range(0, len(bounds), 2) if bounds[i] < bounds[i + 1]]
+    return [text[bounds[i] : bounds[i + 1]] for i in range(0, len(bounds), 2) if bounds[i] < bounds[i + 1]]
 
 
 def _sentences_of(kb: KnowledgeBase, eid: str, own: re.Pattern) -> list[str]:
@@ -145,7 +167,8 @@ def _sentences_of(kb: KnowledgeBase, eid: str, own: re.Pattern) -> list[str]:
 def mentions_in(kb: KnowledgeBase, text: str) -> tuple[str, ...]:
     """Entity ids named in ``text`` (:func:`tools.retrieval.mentions_in`: longest first, matched on
     the text as written, so names with punctuation, "Craig E. Serling", "bd-r", are found; a shorter
-    name inside a longer one is not), remembered per sentence."""
+    name inside a longer one is not), remembered per sentence.
+    """
     return tuple(kb_mentions(kb, text))
 
 
@@ -155,7 +178,8 @@ def _name_pattern(name: str) -> re.Pattern:
 
 def _sentences_naming(kb: KnowledgeBase, eid: str, name: str) -> list[tuple[str, str, tuple[str, ...]]]:
     """(owner, sentence, entities the sentence names) of other entities' passages whose sentence
-    holds the frontier entity's ``name`` (:func:`_mentions` then tells a mention from a namesake)."""
+    holds the frontier entity's ``name`` (:func:`_mentions` then tells a mention from a namesake).
+    """
     pattern, low, out = _name_pattern(name), name.lower(), []
     for hit in kb.lexical_search(name, k=SEARCH_K, kind="passage"):
         owner = hit.doc.entity_id
@@ -166,17 +190,20 @@ def _sentences_naming(kb: KnowledgeBase, eid: str, name: str) -> list[tuple[str,
 
 def _mentions(eid: str, found: tuple[str, ...], names: dict[str, str]) -> bool:
     """Whether a sentence naming ``found`` mentions ``eid`` itself, not only inside a longer
-    entity's name (``names``: id → name of ``eid`` and of every found entity)."""
+    entity's name (``names``: id → name of ``eid`` and of every found entity).
+    """
     name = names[eid].lower()
     return eid in found or not any(name in names[o].lower() and o != eid for o in found)
 
 
-def text_steps(kb: KnowledgeBase, frontier: list[str], relation: str,
-               on_graph: frozenset[str] | set[str] = frozenset()) -> list[tuple[str, str, Triple]]:
+def text_steps(
+    kb: KnowledgeBase, frontier: list[str], relation: str, on_graph: frozenset[str] | set[str] = frozenset()
+) -> list[tuple[str, str, Triple]]:
     """(parent, child, marked triple) of the text steps along ``relation`` from ``frontier``;
     from an entity in ``on_graph`` (it has graph edges along the relation) a step's sentence must
     carry a word of the relation (the type alone is too weak beside a stated edge). Two store reads
-    a hop: the frontier's names, then every entity the sentences name."""
+    a hop: the frontier's names, then every entity the sentences name.
+    """
     stems, named, want = _stems(relation), named_types(kb, relation), _end_types(kb, relation)
     names = kb.names(frontier) if frontier else {}
     forward: dict[str, list[tuple[str, str]]] = {}  # frontier entity -> (child, sentence)
@@ -201,8 +228,11 @@ def text_steps(kb: KnowledgeBase, frontier: list[str], relation: str,
     out = []
     for eid in frontier:
         found = [(child, support(eid, child, s), Triple(eid, relation + TEXT, child)) for child, s in forward[eid]]
-        found += [(owner, support(eid, owner, s), Triple(owner, relation + TEXT, eid))
-                  for owner, s, mentioned in backward[eid] if _mentions(eid, mentioned, names)]
+        found += [
+            (owner, support(eid, owner, s), Triple(owner, relation + TEXT, eid))
+            for owner, s, mentioned in backward[eid]
+            if _mentions(eid, mentioned, names)
+        ]
         best = max((s for _, s, _ in found), default=0)
         out += [(eid, child, t) for child, s, t in found if s == best > 0]
     return out
@@ -210,7 +240,8 @@ def text_steps(kb: KnowledgeBase, frontier: list[str], relation: str,
 
 def nearest_steps(kb: KnowledgeBase, frontier: list[str], relation: str) -> list[tuple[str, str, Triple]]:
     """(parent, child, marked triple): for each of the first ``MAX_NEAREST`` frontier entities, the
-    entities named by the sentence of its own passages nearest to the relation's words."""
+    entities named by the sentence of its own passages nearest to the relation's words.
+    """
     words, out = " ".join(relation_words(relation)), []
     if not words:
         return out

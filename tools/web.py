@@ -23,7 +23,13 @@ def web_search(query: str, k: int = 5) -> list[dict]:
     except Exception as exc:  # the client raises many transport-specific types
         raise WebSearchError(f"web search failed: {exc}") from None
     return [
-        {"kind": "web", "id": r.get("url", ""), "entity_id": None, "name": r.get("title", ""),
-         "text": r.get("content", ""), "score": float(r.get("score") or 0.0)}
+        {
+            "kind": "web",
+            "id": r.get("url", ""),
+            "entity_id": None,
+            "name": r.get("title", ""),
+            "text": r.get("content", ""),
+            "score": float(r.get("score") or 0.0),
+        }
         for r in resp.get("results", [])
     ]

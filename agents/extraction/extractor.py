@@ -52,7 +52,8 @@ MAX_WORKERS = 16
 
 def extraction_choices(chunk: Chunk, schema: GraphSchema) -> dict[str, list[str]]:
     """Allowed values of a constrained extraction: names are runs of up to 5 words of the chunk,
-    types and relations come from the schema (free when the schema leaves them open)."""
+    types and relations come from the schema (free when the schema leaves them open).
+    """
     spans = question_spans(chunk.text, max_words=5)
     choices = {"entities.name": spans, "relations.head": spans, "relations.tail": spans}
     if schema.entity_types:
@@ -62,18 +63,22 @@ def extraction_choices(chunk: Chunk, schema: GraphSchema) -> dict[str, list[str]
     return choices
 
 
-def _ask(model, chunk: Chunk, schema: GraphSchema, method: str, role: str = "extractor",
-         retries: int = 1) -> tuple[Extraction | None, dict]:
+def _ask(
+    model, chunk: Chunk, schema: GraphSchema, method: str, role: str = "extractor", retries: int = 1
+) -> tuple[Extraction | None, dict]:
     """One extraction call (``retries`` more on an unparseable reply); a llama.cpp model decodes
     within the schema with the chunk's names (:mod:`agents.llm.constrained`): the bundled 135M
-    model then replies with parseable JSON where unconstrained it mostly did not."""
+    model then replies with parseable JSON where unconstrained it mostly did not.
+    """
     choices = extraction_choices(chunk, schema) if is_llama_cpp(model) else None
-    return call_structured(model, Extraction, build_messages(chunk, schema), role=role, method=method,
-                           retries=retries, choices=choices)
+    return call_structured(
+        model, Extraction, build_messages(chunk, schema), role=role, method=method, retries=retries, choices=choices
+    )
 
 
-def extract_within(chunks: Sequence[Chunk], model, schema: GraphSchema, method: str, max_calls: int,
-                   role: str = "extractor") -> tuple[list[Extraction | None], dict, int]:
+def extract_within(
+    chunks: Sequence[Chunk], model, schema: GraphSchema, method: str, max_calls: int, role: str = "extractor"
+) -> tuple[list[Extraction | None], dict, int]:
     """Ask chunks in order, one at a time, never more than ``max_calls`` LLM calls in all (retries count).
 
     A chunk is retried once on an unparseable reply while two calls remain, else asked once.
@@ -95,8 +100,15 @@ def extract_within(chunks: Sequence[Chunk], model, schema: GraphSchema, method: 
     return replies, usage, len(replies)
 
 
-def extract_chunks(chunks: Sequence[Chunk], model, cache: ExtractionCache, schema: GraphSchema,
-                   method: str = "function_calling", progress: bool = True, workers: int = 1) -> ExtractionRun:
+def extract_chunks(
+    chunks: Sequence[Chunk],
+    model,
+    cache: ExtractionCache,
+    schema: GraphSchema,
+    method: str = "function_calling",
+    progress: bool = True,
+    workers: int = 1,
+) -> ExtractionRun:
     """Extract every chunk (cached ones are not asked again), ``workers`` calls at a time (1 to 16).
 
     Each reply is cached as it arrives, so an unreachable model (which stops the run) or a kill

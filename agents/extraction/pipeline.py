@@ -77,8 +77,9 @@ class Extractor:
         return cls(model, name, base_url, method, schema)
 
 
-def _extract(root: Path, chunks: list[Chunk], existing: Existing, ex: Extractor, threshold: float,
-             progress: bool, workers: int):
+def _extract(
+    root: Path, chunks: list[Chunk], existing: Existing, ex: Extractor, threshold: float, progress: bool, workers: int
+):
     """Extraction and resolution; returns (resolved graph, manifest section)."""
     schema, method, name = ex.schema, ex.method, ex.name
     cache = ExtractionCache(root / CACHE, f"{name}@{ex.base_url}", method, schema, VERSION)
@@ -86,22 +87,43 @@ def _extract(root: Path, chunks: list[Chunk], existing: Existing, ex: Extractor,
     resolved = resolve(run.facts, existing.entities, threshold)
     dropped = sum((f.dropped for f in run.facts), Counter())
     known = {e.id for e in existing.entities}
-    section = {"llm": name, "structured_method": method, "schema": None if schema.is_empty() else schema.to_dict(),
-               "chunks_extracted": len(chunks) - run.reused - len(run.failed), "chunks_from_cache": run.reused,
-               "chunks_failed": run.failed, "usage": run.usage, "usage_of_cached_replies": run.usage_cached,
-               "workers": workers, "left_out": dict(dropped),
-               "entities_new": sum(1 for e in resolved.entities if e.id not in known),
-               "triples": len(resolved.triples), "merges": dict(Counter(m["reason"] for m in resolved.merges)),
-               "merge_threshold": threshold}
+    section = {
+        "llm": name,
+        "structured_method": method,
+        "schema": None if schema.is_empty() else schema.to_dict(),
+        "chunks_extracted": len(chunks) - run.reused - len(run.failed),
+        "chunks_from_cache": run.reused,
+        "chunks_failed": run.failed,
+        "usage": run.usage,
+        "usage_of_cached_replies": run.usage_cached,
+        "workers": workers,
+        "left_out": dict(dropped),
+        "entities_new": sum(1 for e in resolved.entities if e.id not in known),
+        "triples": len(resolved.triples),
+        "merges": dict(Counter(m["reason"] for m in resolved.merges)),
+        "merge_threshold": threshold,
+    }
     return resolved, section
 
 
-def ingest_documents(directory: str | Path, documents: Sequence[str | Path], *, chunk_size: int = CHUNK_SIZE,
-                     chunk_overlap: int = CHUNK_OVERLAP, extract_llm=None, llm_base_url: str = "",
-                     schema: str | Path | None = None, structured_method: str = "function_calling",
-                     merge_threshold: float = 0.92, embeddings: str = DEFAULT_EMBEDDINGS,
-                     neo4j_uri: str | None = None, falkordb_uri: str | None = None, progress: bool = True,
-                     wait: float = 0, workers: int = 1) -> DocumentIngestReport:
+def ingest_documents(
+    directory: str | Path,
+    documents: Sequence[str | Path],
+    *,
+    chunk_size: int = CHUNK_SIZE,
+    chunk_overlap: int = CHUNK_OVERLAP,
+    extract_llm=None,
+    llm_base_url: str = "",
+    schema: str | Path | None = None,
+    structured_method: str = "function_calling",
+    merge_threshold: float = 0.92,
+    embeddings: str = DEFAULT_EMBEDDINGS,
+    neo4j_uri: str | None = None,
+    falkordb_uri: str | None = None,
+    progress: bool = True,
+    wait: float = 0,
+    workers: int = 1,
+) -> DocumentIngestReport:
     """Add documents to the KB in ``directory`` (created when absent); see the module docstring.
 
     ``extract_llm`` is a model spec (or a chat model object); ``workers`` extraction calls run at a
@@ -132,26 +154,52 @@ def ingest_documents(directory: str | Path, documents: Sequence[str | Path], *, 
                     log.warning(w)
                 return DocumentIngestReport(root, [], same, 0, warnings=warnings)
             batch.chunked = chunk_all(new, chunk_size, chunk_overlap, progress)
-            return _build(root, existing, batch, extractor, merge_threshold, workers,
-                          dict(embeddings=embeddings, neo4j_uri=neo4j_uri, falkordb_uri=falkordb_uri,
-                               progress=progress, wait=wait))
+            return _build(
+                root,
+                existing,
+                batch,
+                extractor,
+                merge_threshold,
+                workers,
+                dict(
+                    embeddings=embeddings, neo4j_uri=neo4j_uri, falkordb_uri=falkordb_uri, progress=progress, wait=wait
+                ),
+            )
     except Timeout:
         raise KBError(f"another document ingest is writing {root}; wait for it or pass --wait SECONDS") from None
 
 
-def _build(root: Path, existing: Existing, batch: DocumentBatch, extractor: Extractor | None, threshold: float,
-           workers: int, options: dict) -> DocumentIngestReport:
+def _build(
+    root: Path,
+    existing: Existing,
+    batch: DocumentBatch,
+    extractor: Extractor | None,
+    threshold: float,
+    workers: int,
+    options: dict,
+) -> DocumentIngestReport:
     """Extract (when asked), resolve, build; the report of the new build."""
     resolved, section = Resolved([], [], {}), {}
     if extractor is not None:
-        resolved, section = _extract(root, [*batch.chunks, *batch.retry], existing, extractor, threshold,
-                                     options["progress"], workers)
+        resolved, section = _extract(
+            root, [*batch.chunks, *batch.retry], existing, extractor, threshold, options["progress"], workers
+        )
         batch.failed = section["chunks_failed"]
         if section["chunks_failed"]:
-            batch.warnings.append(f"{len(section['chunks_failed'])} chunks gave no readable extraction and add no "
-                                  f"facts (e.g. {', '.join(section['chunks_failed'][:3])}); re-run to ask again")
+            batch.warnings.append(
+                f"{len(section['chunks_failed'])} chunks gave no readable extraction and add no "
+                f"facts (e.g. {', '.join(section['chunks_failed'][:3])}); re-run to ask again"
+            )
     built = build_document_kb(root, existing, batch, resolved, section, **options)
     for w in batch.warnings:  # the build's own warnings were logged by the ingest
         log.warning(w)
-    return DocumentIngestReport(root, [d.key for d in batch.documents], batch.unchanged, len(batch.chunks),
-                                built.counts, section, [*batch.warnings, *built.warnings], len(batch.retry))
+    return DocumentIngestReport(
+        root,
+        [d.key for d in batch.documents],
+        batch.unchanged,
+        len(batch.chunks),
+        built.counts,
+        section,
+        [*batch.warnings, *built.warnings],
+        len(batch.retry),
+    )

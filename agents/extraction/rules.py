@@ -22,7 +22,8 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 def _names(sentence: str) -> list[str]:
     """Names of a sentence in reading order; runs joined across lower-case words hold two names
-    ("Tom Hanks starred in Cast Away"), so a name inside a longer one found is dropped."""
+    ("Tom Hanks starred in Cast Away"), so a name inside a longer one found is dropped.
+    """
     found = list(dict.fromkeys(n for n in explicit_mentions(sentence) if n in sentence))
     return sorted((n for n in found if not any(m != n and m in n for m in found)), key=sentence.index)
 
@@ -37,10 +38,12 @@ def rule_extraction(text: str) -> Extraction:
             continue
         head = names[0]
         for tail in names[1:]:
-            between = sentence[sentence.index(head) + len(head): sentence.index(tail)].split()
+            between = sentence[sentence.index(head) + len(head) : sentence.index(tail)].split()
             relation = " ".join(between[:MAX_RELATION_WORDS]).strip(" ,;:") or "related to"
             tail = tail.rstrip(".")
             entities.update(dict.fromkeys((head, tail)))
             relations[(head, relation, tail)] = None
-    return Extraction(entities=[ExtractedEntity(name=n) for n in entities],
-                      relations=[ExtractedRelation(head=h, relation=r, tail=t) for h, r, t in relations])
+    return Extraction(
+        entities=[ExtractedEntity(name=n) for n in entities],
+        relations=[ExtractedRelation(head=h, relation=r, tail=t) for h, r, t in relations],
+    )

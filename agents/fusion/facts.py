@@ -35,7 +35,11 @@ class Fact:
 
 
 def sentence_facts(
-    kb: KnowledgeBase, question: str, text: str, subjects: dict[str, str], tokenizer: Tokenizer = "bigram",
+    kb: KnowledgeBase,
+    question: str,
+    text: str,
+    subjects: dict[str, str],
+    tokenizer: Tokenizer = "bigram",
     about: str = "",
 ) -> list[Fact]:
     """Facts ``text`` states about ``subjects`` (id → name), best first.
@@ -49,8 +53,11 @@ def sentence_facts(
     own = phrase_pattern(about) if about.strip() else None
     out = []
     for sent in split_sentences(text)[:MAX_SENTENCES]:
-        named = [(sid, pat) for sid, pat in pats.items()
-                 if pat.search(sent if own is None or subjects[sid].lower() == about.lower() else own.sub(" ", sent))]
+        named = [
+            (sid, pat)
+            for sid, pat in pats.items()
+            if pat.search(sent if own is None or subjects[sid].lower() == about.lower() else own.sub(" ", sent))
+        ]
         if not named:
             continue
         mentioned = mentions_in(kb, sent)

@@ -67,8 +67,9 @@ def top_positions(score: np.ndarray, tie: np.ndarray, limit: int) -> np.ndarray:
     return pool[np.lexsort((-tie[pool], -score[pool]))][:k]
 
 
-def one_hop_in_memory(kb, store: InMemoryGraphStore, question: str, seeds: list[str], limit: int,
-                      tokenizer: Tokenizer, answer_aware: bool) -> list[tuple[Triple, float, str]]:
+def one_hop_in_memory(
+    kb, store: InMemoryGraphStore, question: str, seeds: list[str], limit: int, tokenizer: Tokenizer, answer_aware: bool
+) -> list[tuple[Triple, float, str]]:
     """(triple in its stored direction, score, the neighbour's id) of the best ``limit`` edges around the seeds."""
     q = tokens(question, tokenizer)
     seed_idx, edges, nbrs = [], [], []
@@ -97,8 +98,14 @@ def one_hop_in_memory(kb, store: InMemoryGraphStore, question: str, seeds: list[
     ents, rels, best = store.entities, store.relation_names, edge_a[top]
     return [
         (Triple(ents[h].id, rels[r], ents[t].id), s, ents[n].id)
-        for h, r, t, s, n in zip(store.heads[best].tolist(), store.rels[best].tolist(), store.tails[best].tolist(),
-                                 best_scores, nbr_a[top].tolist(), strict=True)
+        for h, r, t, s, n in zip(
+            store.heads[best].tolist(),
+            store.rels[best].tolist(),
+            store.tails[best].tolist(),
+            best_scores,
+            nbr_a[top].tolist(),
+            strict=True,
+        )
     ]
 
 

@@ -30,8 +30,13 @@ MAX_HOPS = 3
 
 
 def score_graph(
-    kb: KnowledgeBase, question: str, seeds: list[str], limit: int, tokenizer: Tokenizer = "bigram",
-    hops: int = 1, answer_aware: bool = False,
+    kb: KnowledgeBase,
+    question: str,
+    seeds: list[str],
+    limit: int,
+    tokenizer: Tokenizer = "bigram",
+    hops: int = 1,
+    answer_aware: bool = False,
 ) -> list[Scored]:
     """The graph branch: entities within ``hops`` of the seeds, best ``limit`` first, with their path."""
     if not 1 <= hops <= MAX_HOPS:
@@ -45,7 +50,11 @@ def score_graph(
 
 
 def score_one_hop(
-    kb: KnowledgeBase, question: str, seeds: list[str], limit: int, tokenizer: Tokenizer = "bigram",
+    kb: KnowledgeBase,
+    question: str,
+    seeds: list[str],
+    limit: int,
+    tokenizer: Tokenizer = "bigram",
     answer_aware: bool = False,
 ) -> list[tuple[Triple, float, str]]:
     """Triples around the seeds (either direction) ranked by mean Dice of seed, relation, neighbour.

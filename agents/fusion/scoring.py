@@ -58,8 +58,13 @@ class Candidate:
     def as_evidence(self) -> dict:
         """The common ``evidence`` entry (the path is the item's best fact when it has no own path)."""
         src = "kg" if self.source == "graph" else "doc"
-        return {"source": src, "id": self.id, "text": self.text or self.name, "score": self.score,
-                "path": self.path or self.facts[:1]}
+        return {
+            "source": src,
+            "id": self.id,
+            "text": self.text or self.name,
+            "score": self.score,
+            "path": self.path or self.facts[:1],
+        }
 
 
 def hits_to_candidates(kb: KnowledgeBase, hits, source: str) -> list[Candidate]:
@@ -110,7 +115,8 @@ _PASSAGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # KB -> whet
 
 def has_passages(kb: KnowledgeBase) -> bool:
     """Whether the KB's text index holds any passage (a document that is not an entity's), counted
-    once per opened KB build."""
+    once per opened KB build.
+    """
     found = _PASSAGES.get(kb)
     if found is None:
         found = _PASSAGES[kb] = any(d.kind != "entity" for d in kb.docs)
@@ -150,6 +156,7 @@ def fuse(vector: list[Candidate], graph: list[Candidate], epsilon: float, k: int
 
 def fuse_normalised(vector, graph, epsilon: float, k: int | None, named: set[str]) -> list[Candidate]:
     """Each branch's scores over its best score (the question's entities excluded from that best)."""
+
     def scaled(items: list[Candidate]) -> list[Candidate]:
         top = max((c.score for c in items if c.id not in named), default=0.0) or 1.0
         return [replace(c, score=c.score / top) for c in items]
@@ -169,8 +176,14 @@ def fuse_rrf(vector, graph, epsilon: float, k: int | None, named: set[str]) -> l
 
 
 def rank_by_evidence(
-    kb: KnowledgeBase, text: list[Candidate], graph: list[Candidate], epsilon: float, named: set[str],
-    subjects: dict[str, str], question: str, tokenizer: Tokenizer = "bigram",
+    kb: KnowledgeBase,
+    text: list[Candidate],
+    graph: list[Candidate],
+    epsilon: float,
+    named: set[str],
+    subjects: dict[str, str],
+    question: str,
+    tokenizer: Tokenizer = "bigram",
 ) -> list[Candidate]:
     """Fact-backed items by fact score, then text hits stating no fact, then the question's entities."""
     stated, bare = [], []
@@ -187,8 +200,12 @@ def rank_by_evidence(
 
 
 def answer_of(
-    kb: KnowledgeBase, question: str, ranked: list[Candidate], named: set[str],
-    subjects: dict[str, str], tokenizer: Tokenizer = "bigram",
+    kb: KnowledgeBase,
+    question: str,
+    ranked: list[Candidate],
+    named: set[str],
+    subjects: dict[str, str],
+    tokenizer: Tokenizer = "bigram",
 ) -> str:
     """The first fact-backed item's answer that is not one of the question's own entities.
 

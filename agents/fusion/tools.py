@@ -23,8 +23,10 @@ from hybridrag.tools.steps import (
     search_step,
 )
 
-PATHS = ("a list of graph results: dicts (or Documents whose metadata hold them) with entity (the id reached), "
-         "score, and path (triples from a seed, each a dict head/relation/tail or a [head, relation, tail] list)")
+PATHS = (
+    "a list of graph results: dicts (or Documents whose metadata hold them) with entity (the id reached), "
+    "score, and path (triples from a seed, each a dict head/relation/tail or a [head, relation, tail] list)"
+)
 
 
 class SeedArgs(BaseModel):
@@ -46,8 +48,10 @@ class ExpandArgs(BaseModel):
 
 
 def _candidate_view(items: list[Candidate]) -> list[dict]:
-    return [{"id": c.id, "text": c.text, "score": c.score, "kind": c.kind, "entity_id": c.entity_id}
-            for c in items[:VIEW_LIMIT]]
+    return [
+        {"id": c.id, "text": c.text, "score": c.score, "kind": c.kind, "entity_id": c.entity_id}
+        for c in items[:VIEW_LIMIT]
+    ]
 
 
 def _seed_default(kb: Any):
@@ -67,11 +71,13 @@ def _triple_view(t: Triple) -> dict:
 
 
 def _expand_default(kb: Any):
-    def run(question: str, seeds: list[str], k: int, hops: int = 1, tokenizer: str = "bigram",
-            answer_aware: bool = False) -> tuple[list[Scored], Callable[[], list[dict]]]:
+    def run(
+        question: str, seeds: list[str], k: int, hops: int = 1, tokenizer: str = "bigram", answer_aware: bool = False
+    ) -> tuple[list[Scored], Callable[[], list[dict]]]:
         scored = score_graph(kb, question, seeds, k, tokenizer, hops, answer_aware=answer_aware)  # type: ignore[arg-type]
-        return scored, lambda: [{"entity": n, "score": s, "path": [_triple_view(t) for t in path]}
-                                for path, s, n in scored[:VIEW_LIMIT]]
+        return scored, lambda: [
+            {"entity": n, "score": s, "path": [_triple_view(t) for t in path]} for path, s, n in scored[:VIEW_LIMIT]
+        ]
 
     return run
 
@@ -94,14 +100,37 @@ def _expand_adopt(kb: Any, output: Any, call: StepCall) -> list[Scored]:
     return out
 
 
-STEPS: dict[str, Step] = {s.name: s for s in [
-    search_step("dense_search", "Entity documents and passages nearest in meaning to the query "
-                "(dense vectors): the vector branch and its seeds.", "dense_search"),
-    search_step("lexical_search", "Entity documents and passages matching the query's words (BM25): "
-                "the bm25 baseline.", "lexical_search"),
-    Step("seed_passages", "Passages naming each seed entity as a whole phrase: the text side of the "
-         "seeded expansion ('evidence' scoring).", SeedArgs, PASSAGES, _seed_default, _seed_adopt),
-    Step("graph_expand", "Entities within `hops` relations of the seed entities, best `k` first by their "
-         "Dice path score, each with the path from its seed: the graph branch.", ExpandArgs, PATHS,
-         _expand_default, _expand_adopt),
-]}
+STEPS: dict[str, Step] = {
+    s.name: s
+    for s in [
+        search_step(
+            "dense_search",
+            "Entity documents and passages nearest in meaning to the query "
+            "(dense vectors): the vector branch and its seeds.",
+            "dense_search",
+        ),
+        search_step(
+            "lexical_search",
+            "Entity documents and passages matching the query's words (BM25): the bm25 baseline.",
+            "lexical_search",
+        ),
+        Step(
+            "seed_passages",
+            "Passages naming each seed entity as a whole phrase: the text side of the "
+            "seeded expansion ('evidence' scoring).",
+            SeedArgs,
+            PASSAGES,
+            _seed_default,
+            _seed_adopt,
+        ),
+        Step(
+            "graph_expand",
+            "Entities within `hops` relations of the seed entities, best `k` first by their "
+            "Dice path score, each with the path from its seed: the graph branch.",
+            ExpandArgs,
+            PATHS,
+            _expand_default,
+            _expand_adopt,
+        ),
+    ]
+}

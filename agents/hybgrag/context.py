@@ -28,40 +28,77 @@ class HybGRAGContext(LLMContext):
     validator_llm: str = field(default="", metadata={"description": "Validator model; empty for `llm`."})
     commentor_llm: str = field(default="", metadata={"description": "Commentor model; empty for `llm`."})
     answer_llm: str = field(default="", metadata={"description": "Answer model (QA mode); empty for `llm`."})
-    radius: int = field(default=0, metadata={
-        "description": "Hybrid module hops: 0 follows the router's relation path (as many hops as relations, "
-                       "one more when the same action was rejected, at most 3); N >= 1 is the paper's "
-                       "ego-graph of radius N (paper: 2)."})
-    text_hops: bool = field(default=True, metadata={"description": "Hybrid module (radius 0): also follow a "
-                            "relation through passages where the graph lacks the edge (KBs with passages); on a KB "
-                            "without relation types the only way along the router's relation phrases (off: text "
-                            "module)."})
-    num_references: int = field(default=1, metadata={
-        "description": "How many top references the validator sees (the paper shows one)."})
-    examples: Examples = field(default="kb", metadata={
-        "description": "Router and commentor examples: 'kb' (from the KB at hand's solved examples: the router's "
-                       "nearest by masked question, the six error types made from them) or 'bundled' (the MetaQA "
-                       "files prompts/examples/hybgrag_router.json and hybgrag_experience.json)."})
-    few_shot: str = field(default="", metadata={
-        "description": "Router few-shot JSON file (overrides `examples` for the router); empty for none."})
+    radius: int = field(
+        default=0,
+        metadata={
+            "description": "Hybrid module hops: 0 follows the router's relation path (as many hops as relations, "
+            "one more when the same action was rejected, at most 3); N >= 1 is the paper's "
+            "ego-graph of radius N (paper: 2)."
+        },
+    )
+    text_hops: bool = field(
+        default=True,
+        metadata={
+            "description": "Hybrid module (radius 0): also follow a "
+            "relation through passages where the graph lacks the edge (KBs with passages); on a KB "
+            "without relation types the only way along the router's relation phrases (off: text "
+            "module)."
+        },
+    )
+    num_references: int = field(
+        default=1, metadata={"description": "How many top references the validator sees (the paper shows one)."}
+    )
+    examples: Examples = field(
+        default="kb",
+        metadata={
+            "description": "Router and commentor examples: 'kb' (from the KB at hand's solved examples: the router's "
+            "nearest by masked question, the six error types made from them) or 'bundled' (the MetaQA "
+            "files prompts/examples/hybgrag_router.json and hybgrag_experience.json)."
+        },
+    )
+    few_shot: str = field(
+        default="",
+        metadata={"description": "Router few-shot JSON file (overrides `examples` for the router); empty for none."},
+    )
     num_few_shot: int = field(default=10, metadata={"description": "Router few-shot examples used."})
-    small_model_few_shot: int = field(default=3, metadata={
-        "description": "At most this many router examples for a model known to be small (local:*, or a "
-                       "size of 3B or less in its name): long prompts cost a small model accuracy and time."})
-    validator_examples: int = field(default=2, metadata={
-        "description": "Validator examples per entity type, drawn from the KB at hand (paper: 2); 0 for none."})
-    commentor: Commentor = field(default="llm", metadata={"description": "Who writes the corrective feedback: 'llm' "
-                           "(the paper: the LLM commentor with the experience bank judges every rejection) or "
-                           "'rules' (rules where the retrieval shows the error, the LLM commentor the rest)."})
-    judge: Judge = field(default="auto", metadata={"description": "Who validates and diagnoses: 'llm' (the "
-                         "paper), 'rules' (the top reference reached along the router's path with the expected "
-                         "answer type; no LLM call) or 'auto' (rules for small models: local:* or a name of at most "
-                         "3B parameters, and for an unparseable reply; else the LLM)."})
-    experience: str = field(default="", metadata={
-        "description": "Experience bank JSON file (overrides `examples` for the commentor); empty for none."})
+    small_model_few_shot: int = field(
+        default=3,
+        metadata={
+            "description": "At most this many router examples for a model known to be small (local:*, or a "
+            "size of 3B or less in its name): long prompts cost a small model accuracy and time."
+        },
+    )
+    validator_examples: int = field(
+        default=2,
+        metadata={
+            "description": "Validator examples per entity type, drawn from the KB at hand (paper: 2); 0 for none."
+        },
+    )
+    commentor: Commentor = field(
+        default="llm",
+        metadata={
+            "description": "Who writes the corrective feedback: 'llm' "
+            "(the paper: the LLM commentor with the experience bank judges every rejection) or "
+            "'rules' (rules where the retrieval shows the error, the LLM commentor the rest)."
+        },
+    )
+    judge: Judge = field(
+        default="auto",
+        metadata={
+            "description": "Who validates and diagnoses: 'llm' (the "
+            "paper), 'rules' (the top reference reached along the router's path with the expected "
+            "answer type; no LLM call) or 'auto' (rules for small models: local:* or a name of at most "
+            "3B parameters, and for an unparseable reply; else the LLM)."
+        },
+    )
+    experience: str = field(
+        default="",
+        metadata={"description": "Experience bank JSON file (overrides `examples` for the commentor); empty for none."},
+    )
     num_experiences: int = field(default=30, metadata={"description": "Experience-bank examples shown."})
-    answer: bool = field(default=False, metadata={
-        "description": "QA mode: generate a text answer from the accepted references."})
+    answer: bool = field(
+        default=False, metadata={"description": "QA mode: generate a text answer from the accepted references."}
+    )
 
     def __post_init__(self) -> None:
         """Environment overrides, then one-line refusals of unknown choices."""
@@ -69,5 +106,6 @@ class HybGRAGContext(LLMContext):
         check_overrides("hybgrag", self.tools, STEPS)
         for name, choice in CHOICES.items():
             if getattr(self, name) not in get_args(choice):
-                raise ValueError(f"hybgrag {name} must be one of {', '.join(get_args(choice))}, "
-                                 f"not {getattr(self, name)!r}")
+                raise ValueError(
+                    f"hybgrag {name} must be one of {', '.join(get_args(choice))}, not {getattr(self, name)!r}"
+                )

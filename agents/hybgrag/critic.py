@@ -71,8 +71,8 @@ def render_feedback(items: list[tuple[str, list[str]]]) -> str:
     lines = [P.FEEDBACK_PREFIX]
     for etype, names in items:
         if etype == "incorrect_entity_relation":
-            ents = [n[len("entity:"):] for n in names if n.startswith("entity:")]
-            rels = [n[len("relation:"):] for n in names if n.startswith("relation:")]
+            ents = [n[len("entity:") :] for n in names if n.startswith("entity:")]
+            rels = [n[len("relation:") :] for n in names if n.startswith("relation:")]
             if ents:
                 lines.append(P.FEEDBACK["incorrect_entity"].format(names=_quoted(ents)))
             if rels:
@@ -157,7 +157,8 @@ def expected_types(kb: KnowledgeBase, action: dict, question: str, use_bank: boo
     answer type among the ``NEAREST_TYPES`` nearest solved examples that follow the nearest one's
     path (one example can mislead: entity ids are names, so the answer "2012" of a release-year
     question is typed as the film "2012"), else the types the schema puts at the end of the router's relations
-    walked from the topic's type (empty: unknown, any type passes)."""
+    walked from the topic's type (empty: unknown, any type passes).
+    """
     if use_bank:  # the most common answer type of the nearest examples that share the top one's path
         near = bank_for(kb).nearest(question, NEAREST_TYPES, role="router")
         kinds = Counter(ex.answer_type for ex in near if ex.relations == near[0].relations and ex.answer_type)
@@ -171,14 +172,16 @@ def expected_types(kb: KnowledgeBase, action: dict, question: str, use_bank: boo
     for rel in rels:
         rt = types[rel]
         current = ({*rt.tail_types} if current & set(rt.head_types) else set()) | (
-            {*rt.head_types} if current & set(rt.tail_types) else set())
+            {*rt.head_types} if current & set(rt.tail_types) else set()
+        )
         if not current:
             return set()
     return current
 
 
-def rule_verdict(kb: KnowledgeBase, action: dict, retrieval: dict, references: list[dict],
-                 expected: set[str]) -> tuple[str, str]:
+def rule_verdict(
+    kb: KnowledgeBase, action: dict, retrieval: dict, references: list[dict], expected: set[str]
+) -> tuple[str, str]:
     """The validator's rule: ``("yes" | "no", reason)`` from what the retrieval produced.
 
     Accept when the top reference was reached along the router's own path and has the expected
@@ -200,20 +203,27 @@ def rule_verdict(kb: KnowledgeBase, action: dict, retrieval: dict, references: l
         return "no", f"rule: the top reference {top['name']!r} is a topic entity"
     if len(linked) >= 2:
         ok = bool(retrieval.get("intersection"))
-        return ("yes", "rule: the topic entities' ego-graphs intersect") if ok else (
-            "no", "rule: the topic entities' ego-graphs share no entity")
+        return (
+            ("yes", "rule: the topic entities' ego-graphs intersect")
+            if ok
+            else ("no", "rule: the topic entities' ego-graphs share no entity")
+        )
     if retrieval.get("unused_relations"):
         return "no", f"rule: relations not followed: {', '.join(retrieval['unused_relations'])}"
     followed = {base_relation(t[1]) for path in top.get("triples", []) for t in path}
     wanted = set(action.get("relations", []))
     if wanted and followed != wanted:
-        return "no", (f"rule: the top reference was reached along {', '.join(sorted(followed)) or 'no relation'}, "
-                      f"not the router's {', '.join(sorted(wanted))}")
+        return "no", (
+            f"rule: the top reference was reached along {', '.join(sorted(followed)) or 'no relation'}, "
+            f"not the router's {', '.join(sorted(wanted))}"
+        )
     ent = kb.graph.get(top["id"])
     etype = ent.type if ent is not None else None
     if expected and etype not in expected:
-        return "no", (f"rule: the top reference {top['name']!r} is a {etype or 'untyped entity'}; "
-                      f"the question asks for a {' or '.join(sorted(expected))}")
+        return "no", (
+            f"rule: the top reference {top['name']!r} is a {etype or 'untyped entity'}; "
+            f"the question asks for a {' or '.join(sorted(expected))}"
+        )
     return "yes", f"rule: reached along the router's path ({', '.join(sorted(wanted))}) with the expected type"
 
 
@@ -221,8 +231,9 @@ def _uses_bank(ctx: Any) -> bool:
     return ctx.examples == "kb" and not ctx.few_shot and ctx.num_few_shot > 0
 
 
-def judge_retrieval(kb: KnowledgeBase, ctx: Any, model: Any, state: dict,
-                    refs: list[dict]) -> tuple[str, str, list[dict], dict]:
+def judge_retrieval(
+    kb: KnowledgeBase, ctx: Any, model: Any, state: dict, refs: list[dict]
+) -> tuple[str, str, list[dict], dict]:
     """The validator's decision under ``ctx.judge``: ``(verdict, reasoning, examples shown, usage)``."""
     action, retrieval, question = state.get("action", {}), state.get("retrieval", {}), state["question"]
 
@@ -243,7 +254,8 @@ def judge_retrieval(kb: KnowledgeBase, ctx: Any, model: Any, state: dict,
 
 def rule_diagnosis(ctx: Any, action: dict, retrieval: dict) -> Diagnosis | None:
     """The commentor's rule decision (``commentor="rules"``, or the rules judging under ``judge``),
-    or None when the LLM commentor writes the feedback."""
+    or None when the LLM commentor writes the feedback.
+    """
     judged = use_rules(ctx.judge, ctx.commentor_llm or ctx.llm)
     if ctx.commentor != "rules" and not judged:
         return None

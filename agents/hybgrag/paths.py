@@ -78,12 +78,17 @@ def stretched_paths(relations: list[str], hops: int) -> list[tuple[str, ...]]:
 def follow_path(kb: KnowledgeBase, topic: str, path: tuple[str, ...], text: bool = False) -> dict[str, list[Triple]]:
     """Entities reached by walking ``path`` from ``topic`` (either direction, never back onto
     ``topic``), with one path each; with ``text``, also through passages
-    (:mod:`tools.text_hops`, for at most ``MAX_TEXT_FRONTIER`` entities per hop)."""
+    (:mod:`tools.text_hops`, for at most ``MAX_TEXT_FRONTIER`` entities per hop).
+    """
     frontier: dict[str, list[Triple]] = {topic: []}
     for rel in path:
         nxt: dict[str, list[Triple]] = {}
-        steps = [(p, c, t) for t in kb.graph.neighbors(list(frontier), relations=[rel], direction="both")
-                 for p, c in ((t.head, t.tail), (t.tail, t.head)) if p in frontier]
+        steps = [
+            (p, c, t)
+            for t in kb.graph.neighbors(list(frontier), relations=[rel], direction="both")
+            for p, c in ((t.head, t.tail), (t.tail, t.head))
+            if p in frontier
+        ]
         if text:
             steps += text_steps(kb, list(frontier)[:MAX_TEXT_FRONTIER], rel, {p for p, _, _ in steps})
             steps = steps or nearest_steps(kb, list(frontier), rel)  # a hop that reached nothing
@@ -96,10 +101,18 @@ def follow_path(kb: KnowledgeBase, topic: str, path: tuple[str, ...], text: bool
     return frontier
 
 
-def path_retrieve(kb: KnowledgeBase, question: str, topic_ids: list[str], relations: list[str],
-                  hops: int, k: int = 10, text: bool = True) -> Retrieval:
+def path_retrieve(
+    kb: KnowledgeBase,
+    question: str,
+    topic_ids: list[str],
+    relations: list[str],
+    hops: int,
+    k: int = 10,
+    text: bool = True,
+) -> Retrieval:
     """Hybrid module along the relation path (one topic), else the ego-graph intersection;
-    ``text``: text hops too when the KB holds passages."""
+    ``text``: text hops too when the KB holds passages.
+    """
     if len(topic_ids) != 1 or not relations:
         return hybrid_retrieve(kb, question, topic_ids, relations, hops, k)
     topic = topic_ids[0]

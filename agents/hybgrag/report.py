@@ -1,5 +1,6 @@
 """HybGRAG views: references as output dicts, evidence and prompt data; the refinement path as in
-the paper's figures."""
+the paper's figures.
+"""
 
 from __future__ import annotations
 
@@ -52,9 +53,19 @@ def render_trace(trace: list[dict]) -> str:
 
 def reference_dicts(kb: KnowledgeBase, refs: list[Reference]) -> list[dict]:
     """References as state/output dicts with their verbalised paths and their triples."""
-    return [{"id": r.id, "kind": r.kind, "name": r.name, "score": r.score, "source": r.source,
-             "text": r.text, "paths": reference_paths(kb, r),
-             "triples": [[[x.head, x.type, x.tail] for x in p] for p in r.paths if p]} for r in refs]
+    return [
+        {
+            "id": r.id,
+            "kind": r.kind,
+            "name": r.name,
+            "score": r.score,
+            "source": r.source,
+            "text": r.text,
+            "paths": reference_paths(kb, r),
+            "triples": [[[x.head, x.type, x.tail] for x in p] for p in r.paths if p],
+        }
+        for r in refs
+    ]
 
 
 def evidence_of(refs: list[dict]) -> list[dict]:
@@ -62,6 +73,8 @@ def evidence_of(refs: list[dict]) -> list[dict]:
     evidence = []
     for r in refs:
         evidence.append({"source": "doc", "text": r["text"], "score": r["score"], "path": None})
-        evidence += [{"source": "kg", "text": p, "score": r["score"], "path": trip}
-                     for p, trip in zip(r["paths"], r["triples"], strict=True)]
+        evidence += [
+            {"source": "kg", "text": p, "score": r["score"], "path": trip}
+            for p, trip in zip(r["paths"], r["triples"], strict=True)
+        ]
     return evidence

@@ -86,8 +86,7 @@ def _vectors(kb: KnowledgeBase, rows: list[int]) -> np.ndarray:
         return np.vstack([index.reconstruct(int(r)) for r in rows]).astype(np.float32)
 
 
-def rank_entities(kb: KnowledgeBase, question: str, entity_ids: list[str],
-                  k: int) -> list[tuple[str, float, int]]:
+def rank_entities(kb: KnowledgeBase, question: str, entity_ids: list[str], k: int) -> list[tuple[str, float, int]]:
     """Rank entities by the best cosine similarity of their texts; returns (id, score, row)."""
     rows_of = doc_rows(kb)
     owners, rows = [], []
@@ -106,8 +105,9 @@ def rank_entities(kb: KnowledgeBase, question: str, entity_ids: list[str],
     return [(eid, s, row) for eid, (s, row) in ranked]
 
 
-def text_retrieve(kb: KnowledgeBase, question: str, k: int = 10,
-                  search: Callable[[str, int], list] | None = None) -> Retrieval:
+def text_retrieve(
+    kb: KnowledgeBase, question: str, k: int = 10, search: Callable[[str, int], list] | None = None
+) -> Retrieval:
     """Text module: dense search over all texts, grouped by owning entity (max score).
 
     ``search(query, k)``: the hits (``kb.dense_search`` unless given; the graph passes its tool step).
@@ -117,29 +117,44 @@ def text_retrieve(kb: KnowledgeBase, question: str, k: int = 10,
         firsts.setdefault(hit.doc.entity_id or hit.doc.id, hit)
     kept = list(firsts.values())[:k]
     names = kb.names({h.doc.entity_id for h in kept if h.doc.entity_id})  # one store read for all hits
-    return Retrieval("text", [
-        Reference(h.doc.entity_id or h.doc.id, "entity" if h.doc.entity_id else "passage",
-                  names[h.doc.entity_id] if h.doc.entity_id else h.doc.id, h.score, "doc", h.doc.text)
-        for h in kept])
+    return Retrieval(
+        "text",
+        [
+            Reference(
+                h.doc.entity_id or h.doc.id,
+                "entity" if h.doc.entity_id else "passage",
+                names[h.doc.entity_id] if h.doc.entity_id else h.doc.id,
+                h.score,
+                "doc",
+                h.doc.text,
+            )
+            for h in kept
+        ],
+    )
 
 
-def _ego_graphs(kb: KnowledgeBase, topic_ids: list[str], relations: list[str],
-                radius: int) -> dict[str, Subgraph]:
+def _ego_graphs(kb: KnowledgeBase, topic_ids: list[str], relations: list[str], radius: int) -> dict[str, Subgraph]:
     # No useful relation at all: any relation, one hop (a bounded neighbourhood, our choice).
     rels, rad = (relations, radius) if relations else (None, 1)
     return {t: kb.graph.ego_graph([t], radius=rad, relations=rels) for t in topic_ids}
 
 
-def hybrid_retrieve(kb: KnowledgeBase, question: str, topic_ids: list[str], relations: list[str],
-                    radius: int = 2, k: int = 10) -> Retrieval:
+def hybrid_retrieve(
+    kb: KnowledgeBase, question: str, topic_ids: list[str], relations: list[str], radius: int = 2, k: int = 10
+) -> Retrieval:
     """Hybrid module: ego-graphs along ``relations``, intersection, VSS ranking of candidates."""
     egos = _ego_graphs(kb, topic_ids, relations, radius)
     seeds = set(topic_ids)
     sets = [set(sg.distance) - seeds for sg in egos.values()]
     candidates = set.intersection(*sets) if sets else set()
     used = {t.type for sg in egos.values() for t in sg.triples}
-    out = Retrieval("hybrid", [], {t: len(s) for t, s in zip(egos, sets, strict=True)},
-                    len(candidates), [r for r in relations if r not in used])
+    out = Retrieval(
+        "hybrid",
+        [],
+        {t: len(s) for t, s in zip(egos, sets, strict=True)},
+        len(candidates),
+        [r for r in relations if r not in used],
+    )
     ranked = rank_entities(kb, question, sorted(candidates), k)
     names = kb.names(eid for eid, _, _ in ranked)  # one store read for all candidates
     for eid, score, row in ranked:

@@ -30,8 +30,14 @@ from hybridrag.kb.model import Schema
 from hybridrag.prompts import hybgrag as P
 from hybridrag.prompts.data_block import data_block
 
-ErrorType = Literal["incorrect_entity_relation", "missing_entity", "no_entity", "no_intersection",
-                    "incorrect_intersection", "incorrect_retrieval_module"]
+ErrorType = Literal[
+    "incorrect_entity_relation",
+    "missing_entity",
+    "no_entity",
+    "no_intersection",
+    "incorrect_intersection",
+    "incorrect_retrieval_module",
+]
 ERROR_TYPES: tuple[str, ...] = ErrorType.__args__  # type: ignore[attr-defined]
 UNSUPPORTED = "answer not supported by the references"
 
@@ -47,10 +53,10 @@ class RouterAction(BaseModel):
     """The router's extraction, then its choice of retrieval module."""
 
     entities: list[TopicEntity] = Field(default_factory=list, description="Topic entities of the question.")
-    relations: list[str] = Field(default_factory=list,
-                                 description="Useful relations, from the relation types.")
+    relations: list[str] = Field(default_factory=list, description="Useful relations, from the relation types.")
     module: Literal["hybrid", "text"] = Field(
-        description="'hybrid' if the entities and relations narrow down the knowledge graph, else 'text'.")
+        description="'hybrid' if the entities and relations narrow down the knowledge graph, else 'text'."
+    )
 
 
 class Validation(BaseModel):
@@ -66,8 +72,7 @@ class Critique(BaseModel):
     reasoning: str = Field(description="One short sentence on what went wrong.")
     error_type: ErrorType = Field(description="The most likely error type.")
     wrong_entities: list[str] = Field(default_factory=list, description="Extracted entities that are wrong.")
-    wrong_relations: list[str] = Field(default_factory=list,
-                                       description="Extracted relations that are wrong.")
+    wrong_relations: list[str] = Field(default_factory=list, description="Extracted relations that are wrong.")
 
 
 class Answer(BaseModel):
@@ -80,15 +85,17 @@ class Answer(BaseModel):
 def schema_prompt_parts(schema: Schema) -> tuple[str, str]:
     """Entity types and relation types (with head → tail types) as prompt text."""
     ents = ", ".join(schema.entity_types)
-    rels = ", ".join(f"{r.name} ({'|'.join(r.head_types)} → {'|'.join(r.tail_types)})"
-                     for r in schema.relation_types.values())
+    rels = ", ".join(
+        f"{r.name} ({'|'.join(r.head_types)} → {'|'.join(r.tail_types)})" for r in schema.relation_types.values()
+    )
     return ents, rels
 
 
 def _action_json(entities: list[dict], relations: list[str], module: str) -> str:
     """An action as compact JSON (no spaces: fewer tokens to read in examples and to write back)."""
-    return json.dumps({"entities": entities, "relations": relations, "module": module}, ensure_ascii=False,
-                      separators=(",", ":"))
+    return json.dumps(
+        {"entities": entities, "relations": relations, "module": module}, ensure_ascii=False, separators=(",", ":")
+    )
 
 
 def router_first_messages(question: str, schema: Schema, examples: list[dict]) -> list[dict]:
@@ -97,20 +104,30 @@ def router_first_messages(question: str, schema: Schema, examples: list[dict]) -
     The part fixed for a KB (system prompt, entity and relation types, the task) comes first, so
     consecutive questions share that prefix and llama.cpp evaluates it once.
     """
-    shots = "\n".join(P.ROUTER_EXAMPLE.format(block=data_block(
-        [("question", ex["question"]), ("answer", _action_json(ex["entities"], ex["relations"], ex["module"]))],
-        example=i)) for i, ex in enumerate(examples, 1))
+    shots = "\n".join(
+        P.ROUTER_EXAMPLE.format(
+            block=data_block(
+                [("question", ex["question"]), ("answer", _action_json(ex["entities"], ex["relations"], ex["module"]))],
+                example=i,
+            )
+        )
+        for i, ex in enumerate(examples, 1)
+    )
     ents, rels = schema_prompt_parts(schema)
-    user = P.ROUTER_FIRST.format(examples=shots or "(none)", entity_types=ents,
-                                 relation_types=rels or P.NO_RELATION_TYPES, question=question)
+    user = P.ROUTER_FIRST.format(
+        examples=shots or "(none)", entity_types=ents, relation_types=rels or P.NO_RELATION_TYPES, question=question
+    )
     return [{"role": "system", "content": P.ROUTER_SYSTEM.template}, {"role": "user", "content": user}]
 
 
 def router_reflect_messages(history: list[dict], last: dict, feedback: str, question: str) -> list[dict]:
     """Continue the router chat: its last action as the assistant turn, then the feedback."""
     said = _action_json(last.get("entities", []), last.get("relations", []), last.get("module", "text"))
-    return [*history, {"role": "assistant", "content": said},
-            {"role": "user", "content": P.ROUTER_REFLECT.format(feedback=feedback, question=question)}]
+    return [
+        *history,
+        {"role": "assistant", "content": said},
+        {"role": "user", "content": P.ROUTER_REFLECT.format(feedback=feedback, question=question)},
+    ]
 
 
 def _norm(text: str) -> str:
@@ -144,38 +161,52 @@ def check_action(action: RouterAction, schema: Schema) -> dict:
         if etype is None:
             dropped_types.append(f"{e.name} ({e.type})")
         entities.append({"name": e.name.strip(), "type": etype})
-    return {"module": action.module, "entities": entities, "relations": list(dict.fromkeys(relations)),
-            "dropped_relations": dropped_rel, "dropped_types": dropped_types}
+    return {
+        "module": action.module,
+        "entities": entities,
+        "relations": list(dict.fromkeys(relations)),
+        "dropped_relations": dropped_rel,
+        "dropped_types": dropped_types,
+    }
 
 
 def router_choices(schema: Schema, question: str) -> dict[str, list[str]]:
     """What a constrained router may name: spans of the question, the KB's types and relations
-    (:mod:`agents.llm.constrained`; used for llama.cpp models, which decode within them)."""
+    (:mod:`agents.llm.constrained`; used for llama.cpp models, which decode within them).
+    """
     choices = {"entities.name": question_spans(question), "entities.type": sorted(schema.entity_types)}
     if schema.relation_types:  # a KB without relation types takes relation phrases (free text)
         choices["relations"] = sorted(schema.relation_types)
     return choices
 
 
-def route(model: BaseChatModel, messages: list[dict], method: str,
-          choices: dict | None = None) -> tuple[RouterAction | None, dict]:
+def route(
+    model: BaseChatModel, messages: list[dict], method: str, choices: dict | None = None
+) -> tuple[RouterAction | None, dict]:
     """Router: one structured call returning entities, relations, then the module."""
     return call_structured(model, RouterAction, messages, role="router", method=method, choices=choices)
 
 
 def render_validations(shots: list[dict]) -> str:
     """Validator examples (``question, name, path, verdict``) with each reference as quoted data."""
-    return "\n\n".join(P.VALIDATOR_EXAMPLE.format(
-        question=ex["question"], verdict=ex["verdict"],
-        reference=data_block([("name", ex["name"]), ("path", ex["path"])], example=i))
-        for i, ex in enumerate(shots, 1)) or "(none)"
+    return (
+        "\n\n".join(
+            P.VALIDATOR_EXAMPLE.format(
+                question=ex["question"],
+                verdict=ex["verdict"],
+                reference=data_block([("name", ex["name"]), ("path", ex["path"])], example=i),
+            )
+            for i, ex in enumerate(shots, 1)
+        )
+        or "(none)"
+    )
 
 
-def validate(model: BaseChatModel, question: str, references: str,
-             method: str, examples: list[dict] | None = None) -> tuple[Validation | None, dict]:
+def validate(
+    model: BaseChatModel, question: str, references: str, method: str, examples: list[dict] | None = None
+) -> tuple[Validation | None, dict]:
     """Validator: yes/no on the top references with their reasoning paths, after the examples."""
-    user = P.VALIDATOR.format(examples=render_validations(examples or []), question=question,
-                              references=references)
+    user = P.VALIDATOR.format(examples=render_validations(examples or []), question=question, references=references)
     messages = [("system", P.VALIDATOR_SYSTEM.template), ("human", user)]
     return call_structured(model, Validation, messages, role="validator", method=method)
 
@@ -186,10 +217,13 @@ def render_experience(bank: list[dict]) -> str:
     for i, ex in enumerate(bank, 1):
         critique = {k: ex.get(k, []) for k in ("wrong_entities", "wrong_relations")}
         critique = {"reasoning": ex.get("reasoning", ""), "error_type": ex["error_type"], **critique}
-        fields = [("question", ex["question"]), ("retrieval module", ex["module"]),
-                  ("topic entities", entity_list(ex.get("entities", []))),
-                  ("useful relations", ", ".join(ex.get("relations", [])) or "(none)"),
-                  ("critique", json.dumps(critique, ensure_ascii=False))]
+        fields = [
+            ("question", ex["question"]),
+            ("retrieval module", ex["module"]),
+            ("topic entities", entity_list(ex.get("entities", []))),
+            ("useful relations", ", ".join(ex.get("relations", [])) or "(none)"),
+            ("critique", json.dumps(critique, ensure_ascii=False)),
+        ]
         out.append(P.COMMENTOR_EXAMPLE.format(n=i, block=data_block(fields, example=i)))
     return "\n\n".join(out) or "(none)"
 
@@ -199,12 +233,17 @@ def entity_list(entities: list[dict]) -> str:
     return ", ".join(f"{e['name']} ({e.get('type') or 'unknown'})" for e in entities) or "(none)"
 
 
-def comment(model: BaseChatModel, question: str, action: dict, bank: list[dict],
-            method: str) -> tuple[Critique | None, dict]:
+def comment(
+    model: BaseChatModel, question: str, action: dict, bank: list[dict], method: str
+) -> tuple[Critique | None, dict]:
     """Commentor: diagnose a rejected action from the question and the action only."""
-    user = P.COMMENTOR.format(examples=render_experience(bank), question=question, module=action["module"],
-                              entities=entity_list(action["entities"]),
-                              relations=", ".join(action["relations"]) or "(none)")
+    user = P.COMMENTOR.format(
+        examples=render_experience(bank),
+        question=question,
+        module=action["module"],
+        entities=entity_list(action["entities"]),
+        relations=", ".join(action["relations"]) or "(none)",
+    )
     messages = [("system", P.COMMENTOR_SYSTEM.template), ("human", user)]
     return call_structured(model, Critique, messages, role="commentor", method=method)
 
@@ -215,8 +254,10 @@ def answer(model: BaseChatModel, question: str, references: str, method: str) ->
     None when the reply is unparseable or when the references (the data blocks of
     ``references``) do not support it; the latter adds ``unsupported_answers`` to the usage.
     """
-    messages = [("system", P.ANSWER_SYSTEM.template),
-                ("human", P.ANSWER.format(question=question, references=references))]
+    messages = [
+        ("system", P.ANSWER_SYSTEM.template),
+        ("human", P.ANSWER.format(question=question, references=references)),
+    ]
     return grounded_answer(model, Answer, messages, question, references, method, "hybgrag answerer")
 
 

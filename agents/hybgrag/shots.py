@@ -24,8 +24,14 @@ from hybridrag.agents.hybgrag.retrieval import hybrid_retrieve, link_entity, ver
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts import load_examples
 
-FEEDBACK_TYPES = ("incorrect_retrieval_module", "no_entity", "incorrect_entity_relation", "missing_entity",
-                  "no_intersection", "incorrect_intersection")
+FEEDBACK_TYPES = (
+    "incorrect_retrieval_module",
+    "no_entity",
+    "incorrect_entity_relation",
+    "missing_entity",
+    "no_intersection",
+    "incorrect_intersection",
+)
 
 
 def _bank(kb: KnowledgeBase) -> Any:
@@ -42,8 +48,15 @@ def router_shots(kb: KnowledgeBase, question: str, k: int) -> list[dict]:
     """The ``k`` nearest solved examples as router actions (``question, entities, relations, module``)."""
     if k <= 0:
         return []
-    return [{"question": ex.question, "entities": _entities(ex), "relations": list(dict.fromkeys(ex.relations)),
-             "module": "hybrid"} for ex in _bank(kb).nearest(question, k, role="router")]
+    return [
+        {
+            "question": ex.question,
+            "entities": _entities(ex),
+            "relations": list(dict.fromkeys(ex.relations)),
+            "module": "hybrid",
+        }
+        for ex in _bank(kb).nearest(question, k, role="router")
+    ]
 
 
 def _topic_id(kb: KnowledgeBase, ex: Any) -> str | None:
@@ -65,7 +78,8 @@ def _positive(kb: KnowledgeBase, ex: Any, topic: str) -> dict | None:
 
 def _negative(kb: KnowledgeBase, ex: Any, topic: str) -> dict | None:
     """A reference that misses the question: a neighbour through another relation, else an entity
-    the path reaches one hop short or one hop too far (never an answer)."""
+    the path reaches one hop short or one hop too far (never an answer).
+    """
     answers = {a.casefold() for a in ex.answers}
     edges = [(t, t.tail if t.head == topic else t.head) for t in kb.graph.neighbors([topic], direction="both")]
     names = kb.names(other for _, other in edges) if edges else {}  # one store read per list of entities
@@ -112,7 +126,8 @@ def _intersection_type(kb: KnowledgeBase, ex: Any, ids: list[str], relations: li
 
 def _second_entity(kb: KnowledgeBase, ex: Any, other: Any, etype: str) -> dict | None:
     """A second topic entity: for ``incorrect_intersection`` one sharing a neighbour with the topic
-    along the first relation (so the neighbourhoods meet), else another example's topic."""
+    along the first relation (so the neighbourhoods meet), else another example's topic.
+    """
     if etype == "incorrect_intersection":
         topic = _topic_id(kb, ex)
         reached = sorted(follow_path(kb, topic, (ex.relations[0], ex.relations[0]))) if topic else []
@@ -136,8 +151,15 @@ def commentor_shots(kb: KnowledgeBase, count: int) -> list[dict]:
         if len(out) >= count:
             break
         etype, ents, rels = FEEDBACK_TYPES[len(out) % len(FEEDBACK_TYPES)], _entities(ex), list(ex.relations)
-        entry = {"question": ex.question, "module": "hybrid", "entities": ents, "relations": rels,
-                 "error_type": etype, "wrong_entities": [], "wrong_relations": []}
+        entry = {
+            "question": ex.question,
+            "module": "hybrid",
+            "entities": ents,
+            "relations": rels,
+            "error_type": etype,
+            "wrong_entities": [],
+            "wrong_relations": [],
+        }
         if etype == "incorrect_retrieval_module":
             entry["module"] = "text"
         elif etype == "no_entity":

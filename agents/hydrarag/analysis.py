@@ -77,14 +77,18 @@ def link_names(kb: KnowledgeBase, names: list[str], threshold: float) -> dict[st
         for name, vec in zip(rest, embed_texts(kb, rest), strict=True):
             hits = kb.dense_search(vec, k=1, kind="entity")
             ok = hits and hits[0].score >= threshold
-            out[name] = _prefer(kb.graph.lookup(kb.name(hits[0].doc.id)) or [kb.graph.get(hits[0].doc.id)],
-                                name) if ok else None
+            out[name] = (
+                _prefer(kb.graph.lookup(kb.name(hits[0].doc.id)) or [kb.graph.get(hits[0].doc.id)], name)
+                if ok
+                else None
+            )
     return out
 
 
 def topic_choices(kb: KnowledgeBase, question: str) -> list[str]:
     """What a constrained topic extraction may name: the KB names the question writes, punctuation
-    kept (:func:`tools.names.known_names`; longest first), else every span of the question."""
+    kept (:func:`tools.names.known_names`; longest first), else every span of the question.
+    """
     return sorted(known_names(kb, question), key=len, reverse=True) or question_spans(question)
 
 
@@ -109,21 +113,30 @@ def detect_sources(kb: KnowledgeBase, mentions: list[str], threshold: float, use
     doc_topics = sorted({d.entity_id for d in kb.passages_of(seen) if d.kind == "passage"})
     has_passages = any(d.kind == "passage" for d in kb.docs)
     web_ok, note = web_available(use_web)
-    available = [s for s, ok in (("kg", bool(topics)), ("docs", bool(doc_topics) or has_passages),
-                                 ("web", web_ok)) if ok]
+    available = [
+        s for s, ok in (("kg", bool(topics)), ("docs", bool(doc_topics) or has_passages), ("web", web_ok)) if ok
+    ]
     keys = [f"id:{t['id']}" for t in topics] + [f"name:{m.lower()}" for m in unlinked]
-    return {"topics": topics, "unlinked": unlinked, "doc_topics": doc_topics, "available": available,
-            "topic_keys": keys, "notes": [note] if note else []}
+    return {
+        "topics": topics,
+        "unlinked": unlinked,
+        "doc_topics": doc_topics,
+        "available": available,
+        "topic_keys": keys,
+        "notes": [note] if note else [],
+    }
 
 
-def planned_topic(kb: KnowledgeBase, topics: list[dict], skyline: str, threshold: float,
-                  use_web: bool) -> tuple[list[dict], list[dict], dict]:
+def planned_topic(
+    kb: KnowledgeBase, topics: list[dict], skyline: str, threshold: float, use_web: bool
+) -> tuple[list[dict], list[dict], dict]:
     """The topic entity a small model's plan names (its one ``topic``: the skyline's first item):
     ``(topics, dropped, found)``. Topics the plan does not name are dropped, e.g. the tags ``film`` or
     ``actors`` of "the films that share directors with the film Forever Strong", which otherwise became
     topics every KG path had to join. When the plan names none of them, its topic is aligned to the KB
     (:func:`detect_sources`; ``found`` then holds the new ``topic_keys``, ``doc_topics`` and
-    ``available``); when that fails too, the topics stay as they are."""
+    ``available``); when that fails too, the topics stay as they are.
+    """
     head = split_chain(skyline)[:1]
     if not head:
         return topics, [], {}
@@ -138,13 +151,17 @@ def planned_topic(kb: KnowledgeBase, topics: list[dict], skyline: str, threshold
 
 def chain(topics: list[dict], indicator: str, query: str, doc_topics: list[str]) -> dict:
     """One exploration chain: ordered topic ids (KG), indicator, query, document topics."""
-    return {"topics": [t["id"] for t in topics], "names": [t["name"] for t in topics], "indicator": indicator,
-            "query": query, "doc_topics": list(dict.fromkeys([*doc_topics, *(t["id"] for t in topics)]))}
+    return {
+        "topics": [t["id"] for t in topics],
+        "names": [t["name"] for t in topics],
+        "indicator": indicator,
+        "query": query,
+        "doc_topics": list(dict.fromkeys([*doc_topics, *(t["id"] for t in topics)])),
+    }
 
 
-def probe(phase: str, round_: int, sources: list[str], depth: int, chains: list[dict],
-          floor: bool = False) -> dict:
+def probe(phase: str, round_: int, sources: list[str], depth: int, chains: list[dict], floor: bool = False) -> dict:
     """What one exploration phase searches; ``floor``: keep only KG paths longer than
-    ``|Topic|·(depth-1)`` (Algorithm 1's lower bound on Paths_I, initial round)."""
-    return {"phase": phase, "round": round_, "sources": list(sources), "depth": depth, "chains": chains,
-            "floor": floor}
+    ``|Topic|·(depth-1)`` (Algorithm 1's lower bound on Paths_I, initial round).
+    """
+    return {"phase": phase, "round": round_, "sources": list(sources), "depth": depth, "chains": chains, "floor": floor}

@@ -98,27 +98,41 @@ def prune(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Relevance → top W1; tri-factor verification and cross-score → top W2; LLM → W_max."""
     phase, calls, used = state["phase"], {}, None
     cands = [c for c in state.get("candidates", []) if c["phase"] == phase]
-    pool = rank_candidates(kb, cands, state["skyline"], state.get("topic_keys", []),
-                           set(state.get("subgraph", [])), ctx.pruning())
+    pool = rank_candidates(
+        kb, cands, state["skyline"], state.get("topic_keys", []), set(state.get("subgraph", [])), ctx.pruning()
+    )
     selected = pool
     if use_rules(ctx.judge, ctx.llm):
         pool = audit.skyline_first(pool, state["skyline"])
-        selected, used = pool[:ctx.max_width], "rules"
+        selected, used = pool[: ctx.max_width], "rules"
     elif len(pool) > ctx.max_width:
-        reply, calls = roles.select_paths(model, ctx.structured_method, **quoted(state),
-                                          paths=path_blocks(pool), width=str(ctx.max_width))
+        reply, calls = roles.select_paths(
+            model, ctx.structured_method, **quoted(state), paths=path_blocks(pool), width=str(ctx.max_width)
+        )
         selected, used = apply_choice(pool, reply.selected if reply else None, ctx.max_width)
     chosen = {c["id"] for c in selected}
     ordered = selected + [c for c in pool if c["id"] not in chosen]
     by_source = {s: sum(c["source"] == s for c in cands) for s in ("kg", "doc", "web")}
     decision = f"{len(cands)} paths → {len(pool)} by cross-score → {len(selected)} selected" + (
-        " (judge rules: paths along the skyline's relations first, then by cross-score)" if used == "rules" else "")
-    step = traced("prune_evidence", decision, phase=phase, by_source=by_source,
-                  selected=[c["text"] for c in selected], support=[c["support"] for c in selected],
-                  fallback="unusable path selection: top W_max by cross-score" if used is False else None)
+        " (judge rules: paths along the skyline's relations first, then by cross-score)" if used == "rules" else ""
+    )
+    step = traced(
+        "prune_evidence",
+        decision,
+        phase=phase,
+        by_source=by_source,
+        selected=[c["text"] for c in selected],
+        support=[c["support"] for c in selected],
+        fallback="unusable path selection: top W_max by cross-score" if used is False else None,
+    )
     topic_ids = {t["id"] for t in state.get("topics", [])}
-    update = {"selected": selected, "evidence": [to_evidence(c) for c in ordered], "trace": [step],
-              "ranked": to_ranked(kb, ordered, topic_ids, ctx.top_k), "usage": calls}
+    update = {
+        "selected": selected,
+        "evidence": [to_evidence(c) for c in ordered],
+        "trace": [step],
+        "ranked": to_ranked(kb, ordered, topic_ids, ctx.top_k),
+        "usage": calls,
+    }
     if phase != "final":
         update["kept"] = selected
     return update
@@ -159,8 +173,11 @@ def rule_check(kb: Any, state: dict, threshold: float) -> tuple[str, str, str]:
     the skyline's relations in as many hops); else {No} naming what is missing.
     """
     if not any((c["source"] == "kg" or c.get("follows")) and c.get("answers") for c in state.get("selected", [])):
-        return "", "rule: no selected knowledge-graph path reaches an entity", \
-            "a knowledge-graph path from the topic entity along the skyline's relations"
+        return (
+            "",
+            "rule: no selected knowledge-graph path reaches an entity",
+            "a knowledge-graph path from the topic entity along the skyline's relations",
+        )
     found = audit.problems(kb, state, threshold)
     issues = [*found["topic"], *found["path"]]
     if issues:
@@ -187,7 +204,8 @@ def _judged(state: dict, ctx: Any, kb: Any, model: Any) -> tuple[str, str, str, 
 
 def check(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """CoT evaluation of the refined paths: {Yes} and the answer, or {No}; a {Yes} the audit
-    contradicts becomes {No} while a round is left, its problems handed to the next round."""
+    contradicts becomes {No} while a round is left, its problems handed to the next round.
+    """
     calls, answer, fallback, missing = {}, "", None, ""
     if not state.get("selected"):
         reasoning, missing = "no evidence: {No} without asking", "every path: none was found"
@@ -209,8 +227,15 @@ def check(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
         update["answer"] = without_own_entities(state, answer)
     else:
         update["shortfall"] = shortfall(state, missing, found)
-    step = traced("check_answer", "{Yes} " + answer if answer else "{No}", phase=state["phase"],
-                  round=state["round"], reasoning=reasoning, fallback=fallback, shortfall=update.get("shortfall"))
+    step = traced(
+        "check_answer",
+        "{Yes} " + answer if answer else "{No}",
+        phase=state["phase"],
+        round=state["round"],
+        reasoning=reasoning,
+        fallback=fallback,
+        shortfall=update.get("shortfall"),
+    )
     update["trace"] = [step]
     return update
 
@@ -230,15 +255,16 @@ def _generated(state: dict, ctx: Any, model: Any) -> tuple[Any, dict]:
     """The generation reply: free (the paper) or, for a constrained model, one of the ranked entities."""
     if not roles.constrained(ctx, model):
         return roles.generate(model, ctx.structured_method, **quoted(state), evidence=_evidence(state))
-    names = list(dict.fromkeys(without_own_entities(state, r["name"]) for r in state.get("ranked", [])
-                               if r["kind"] == "entity"))
+    names = list(
+        dict.fromkeys(without_own_entities(state, r["name"]) for r in state.get("ranked", []) if r["kind"] == "entity")
+    )
     names = [n for n in names if n]
     if not names:
         return None, {}
-    reply, calls = roles.choose_answer(model, ctx.structured_method, names, **quoted(state),
-                                       evidence=_evidence(state))
-    return (roles.FinalAnswer(reasoning="chosen among the ranked entities", answer=reply.answer) if reply
-            else None), calls
+    reply, calls = roles.choose_answer(model, ctx.structured_method, names, **quoted(state), evidence=_evidence(state))
+    return (
+        roles.FinalAnswer(reasoning="chosen among the ranked entities", answer=reply.answer) if reply else None
+    ), calls
 
 
 def generate(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
@@ -256,6 +282,11 @@ def generate(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     else:
         answer, fallback = _best(state), "unparseable generation: the best ranked entity"
     answer = without_own_entities(state, answer)
-    step = traced("generate_answer", answer or "(no answer)", phase="final",
-                  reasoning=reply.reasoning if reply else "", fallback=fallback)
+    step = traced(
+        "generate_answer",
+        answer or "(no answer)",
+        phase="final",
+        reasoning=reply.reasoning if reply else "",
+        fallback=fallback,
+    )
     return {"answer": answer, "trace": [step], "usage": calls}

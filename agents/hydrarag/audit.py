@@ -59,7 +59,8 @@ def content(text: str) -> set[str]:
 
 def _matched(kb: KnowledgeBase, wanted: list[str], found: list[str], threshold: float) -> list[bool]:
     """For each wanted relation, whether some found relation matches it: a content word in common
-    (``starred in`` / ``starred_actors``), else embeddings within ``threshold`` cosine."""
+    (``starred in`` / ``starred_actors``), else embeddings within ``threshold`` cosine.
+    """
     w, f = [words(x) for x in wanted], [words(x) for x in dict.fromkeys(found)]
     out = [bool(content(a)) and any(content(a) & content(b) for b in f) for a in w]
     rest = [i for i, ok in enumerate(out) if not ok]
@@ -82,15 +83,18 @@ def topic_problems(state: dict, question: str) -> list[str]:
         out.append(f"extracted topic entity '{m}' is not an entity of the knowledge base")
     for t in topics:
         if t["mention"] in mentions and f" {words(t['name'])} " not in low and words(t["mention"]) != words(t["name"]):
-            out.append(f"extracted topic entity '{t['mention']}' was aligned to '{t['name']}', "
-                       "which the question does not name")
+            out.append(
+                f"extracted topic entity '{t['mention']}' was aligned to '{t['name']}', "
+                "which the question does not name"
+            )
     return out
 
 
 def path_problems(kb: KnowledgeBase, state: dict, threshold: float) -> list[str]:
     """Where the skyline disagrees with the KG paths this round selected, or the round found nothing
     while the KG was searched. Text paths are left out (their relations are the model's own words),
-    except those built by rule that carry a skyline relation (``follows``, :mod:`agents.hydrarag.text_rules`)."""
+    except those built by rule that carry a skyline relation (``follows``, :mod:`agents.hydrarag.text_rules`).
+    """
     probe, selected = state.get("probe") or {}, state.get("selected", [])
     if not selected:
         if "kg" not in probe.get("sources", []):
@@ -110,11 +114,16 @@ def path_problems(kb: KnowledgeBase, state: dict, threshold: float) -> list[str]
     missing = [r for r, ok in zip(wanted, covered[best], strict=True) if not ok]
     if missing:
         seen = ", ".join(list(dict.fromkeys(r for step in hops[best] for r in step))[:MAX_LISTED])
-        out.append("no selected path follows the skyline: " + ", ".join(f"'{r}'" for r in missing[:MAX_LISTED])
-                   + f" missing (the closest path follows: {seen})")
+        out.append(
+            "no selected path follows the skyline: "
+            + ", ".join(f"'{r}'" for r in missing[:MAX_LISTED])
+            + f" missing (the closest path follows: {seen})"
+        )
     if min(len(h) for h in hops) > len(wanted):
-        out.append(f"the selected knowledge-graph paths take {min(len(h) for h in hops)} hop(s), "
-                   f"the skyline names {len(wanted)} relation(s)")
+        out.append(
+            f"the selected knowledge-graph paths take {min(len(h) for h in hops)} hop(s), "
+            f"the skyline names {len(wanted)} relation(s)"
+        )
     return out
 
 
@@ -125,22 +134,31 @@ def wanted_relations(skyline: str) -> list[str]:
 
 def hops_follow(hops: list, wanted: list[str], prefix: bool = False) -> bool:
     """Whether each hop (its relations) carries the ``wanted`` relation of that hop, with as many hops
-    as ``wanted`` names (``prefix``: at most as many, a path still on its way)."""
-    return bool(wanted) and (len(hops) <= len(wanted) if prefix else len(hops) == len(wanted)) and all(
-        w in {words(r) for r in hop} for w, hop in zip(wanted, hops, strict=False))
+    as ``wanted`` names (``prefix``: at most as many, a path still on its way).
+    """
+    return (
+        bool(wanted)
+        and (len(hops) <= len(wanted) if prefix else len(hops) == len(wanted))
+        and all(w in {words(r) for r in hop} for w, hop in zip(wanted, hops, strict=False))
+    )
 
 
 def follows_skyline(c: dict, skyline: str) -> bool:
     """Whether a path follows the skyline hop by hop: each hop carries the skyline's relation of that
-    hop, as many hops as it names (KG paths, and text paths built by rule along a skyline relation)."""
+    hop, as many hops as it names (KG paths, and text paths built by rule along a skyline relation).
+    """
     hops = path_relations(c) if c["source"] == "kg" or c.get("follows") else []
     return hops_follow(hops, wanted_relations(skyline))
 
 
 def along_skyline(state: dict) -> str:
     """The best ranked entity a selected path that follows the skyline reaches ('' when none does)."""
-    reached = {a for c in state.get("selected", []) if follows_skyline(c, state.get("skyline", ""))
-               for a in c.get("answers", [])}
+    reached = {
+        a
+        for c in state.get("selected", [])
+        if follows_skyline(c, state.get("skyline", ""))
+        for a in c.get("answers", [])
+    }
     best = [r["name"] for r in state.get("ranked", []) if r["kind"] == "entity" and r["id"] in reached]
     return best[0] if best else ""
 
@@ -148,15 +166,18 @@ def along_skyline(state: dict) -> str:
 def skyline_first(pool: list[dict], skyline: str) -> list[dict]:
     """``pool`` with the paths that follow the skyline (:func:`follows_skyline`) first, each part in its
     own order: the path selection of the judge's rules, where a small model's analysis is the plan to
-    follow."""
+    follow.
+    """
     marks = [follows_skyline(c, skyline) for c in pool]
     return [c for c, m in zip(pool, marks, strict=True) if m] + [c for c, m in zip(pool, marks, strict=True) if not m]
 
 
 def problems(kb: KnowledgeBase, state: dict, threshold: float) -> dict[str, list[str]]:
     """Topic and path problems of the round (each list bounded by ``MAX_PROBLEMS``)."""
-    return {"topic": topic_problems(state, state["question"])[:MAX_PROBLEMS],
-            "path": path_problems(kb, state, threshold)[:MAX_PROBLEMS]}
+    return {
+        "topic": topic_problems(state, state["question"])[:MAX_PROBLEMS],
+        "path": path_problems(kb, state, threshold)[:MAX_PROBLEMS],
+    }
 
 
 def new_problems(found: dict[str, list[str]], shortfall: dict | None) -> list[str]:

@@ -20,9 +20,17 @@ BeamScore = Literal["cross", "relevance"]
 BeamText = Literal["relations", "path"]
 PruneText = Literal["relations", "path"]
 Examples = Literal["kb", "bundled"]
-CHOICES = {"structured_method": StructuredMethod, "variant": Variant, "beam_score": BeamScore,
-           "beam_text": BeamText, "prune_text": PruneText, "examples": Examples,
-           "judge": Judge}  # each choice field and its Literal
+CHOICES = {
+    "structured_method": StructuredMethod,
+    "variant": Variant,
+    "beam_score": BeamScore,
+    "beam_text": BeamText,
+    "prune_text": PruneText,
+    "examples": Examples,
+    "judge": Judge,
+}  # each choice field and its Literal
+
+
 def _setting(default: Any, description: str) -> Any:
     return field(default=default, metadata={"description": description})
 
@@ -47,8 +55,10 @@ class HydraRAGContext(LLMContext):
     gamma: float = _setting(0.7, "γ: cosine at which two paths corroborate each other (ours).")
     link_threshold: float = _setting(0.75, "Cosine at which a name aligns to a KB entity (ours).")
     num_sentences: int = _setting(
-        6, "Sentences kept per source and chain by the dense model (paper: W_max = 3; ours 6: with 3 the "
-        "sentence stating the fact was often ranked 4th, docs/benchmarks_hydrarag.md).")
+        6,
+        "Sentences kept per source and chain by the dense model (paper: W_max = 3; ours 6: with 3 the "
+        "sentence stating the fact was often ranked 4th, docs/benchmarks_hydrarag.md).",
+    )
     doc_pool: int = _setting(5, "Corpus passages added by dense search to the topics' documents (ours).")
     web_results: int = _setting(5, "Search results the LLM picks W_max from.")
     use_web: bool = _setting(True, "Offer web search (needs TAVILY_API_KEY).")
@@ -56,36 +66,53 @@ class HydraRAGContext(LLMContext):
     path_refinement: bool = _setting(True, "Summarise the selected paths; false: show them raw (ablation).")
     variant: Variant = _setting("hydrarag", "hydrarag, or hydrarag-e: one random relation per clustered edge.")
     exploration_temperature: float = _setting(
-        0.4, "Sampling temperature of the exploration roles (paper App. C: 0.4); pruning and answering stay at 0.")
+        0.4, "Sampling temperature of the exploration roles (paper App. C: 0.4); pruning and answering stay at 0."
+    )
     beam_score: BeamScore = _setting(
-        "cross", "KG beam ranking: cross (relevance + verification against the retrieved document sentences, "
-        "§4.2.1) or relevance (Algorithm 1's Relevant_Pruning).")
+        "cross",
+        "KG beam ranking: cross (relevance + verification against the retrieved document sentences, "
+        "§4.2.1) or relevance (Algorithm 1's Relevant_Pruning).",
+    )
     follow_up_topics: bool = _setting(
-        True, "Refined round also explores the KG from the follow-up question's own topic entities (ours); "
-        "false: only Topic(q), as Algorithm 3 line 10.")
+        True,
+        "Refined round also explores the KG from the follow-up question's own topic entities (ours); "
+        "false: only Topic(q), as Algorithm 3 line 10.",
+    )
     beam_text: BeamText = _setting(
-        "relations", "What the KG beam's semantic score embeds: relations (the path's relation signature, ours: "
-        "shared across questions, far cheaper) or path (the whole verbalised path, the paper).")
+        "relations",
+        "What the KG beam's semantic score embeds: relations (the path's relation signature, ours: "
+        "shared across questions, far cheaper) or path (the whole verbalised path, the paper).",
+    )
     prune_text: PruneText = _setting(
-        "relations", "What evidence pruning's relevance embeds for a KG path: relations (its relation signature, "
+        "relations",
+        "What evidence pruning's relevance embeds for a KG path: relations (its relation signature, "
         "ours: shared across questions, no per-path encode) or path (the path with two names per set). "
-        "Cross-source corroboration always reads the path with its names.")
+        "Cross-source corroboration always reads the path with its names.",
+    )
     examples: Examples = _setting(
-        "kb", "Few-shot examples: kb (the KB's solved-example bank, nearest by masked question) or bundled "
-        "(the project's movie examples).")
+        "kb",
+        "Few-shot examples: kb (the KB's solved-example bank, nearest by masked question) or bundled "
+        "(the project's movie examples).",
+    )
     num_examples: int = _setting(2, "Few-shot examples per role (topics, analysis, paragraph → paths, check); 0: none.")
     audit: bool = _setting(
-        True, "Audit each round's analysis against its paths (ours): a {Yes} whose topic entities or skyline the "
-        "paths contradict goes to the next round with the problems named; false: the paper's answer check alone.")
+        True,
+        "Audit each round's analysis against its paths (ours): a {Yes} whose topic entities or skyline the "
+        "paths contradict goes to the next round with the problems named; false: the paper's answer check alone.",
+    )
     judge: Judge = _setting(
-        "auto", "Who decides the answer check: llm (the paper), rules (a selected KG path, or a text path built by "
+        "auto",
+        "Who decides the answer check: llm (the paper), rules (a selected KG path, or a text path built by "
         "rule, follows the skyline's relations and reaches an entity, the audit finds nothing wrong; no LLM call) "
         "or auto (rules for small models: local:* or a name of at most 3B parameters, and for an unparseable reply; "
-        "else the LLM).")
+        "else the LLM).",
+    )
     relation_match: float = _setting(
-        0.8, "Cosine at which a skyline relation matches a path relation when their words differ (audit).")
+        0.8, "Cosine at which a skyline relation matches a path relation when their words differ (audit)."
+    )
     length_floor: bool = _setting(
-        True, "Initial round keeps KG paths with |Topic|·(D-1) < length ≤ |Topic|·D (Algorithm 1); false: ≤ only.")
+        True, "Initial round keeps KG paths with |Topic|·(D-1) < length ≤ |Topic|·D (Algorithm 1); false: ≤ only."
+    )
 
     def __post_init__(self) -> None:
         """Environment overrides, then one-line refusals of unknown choices."""
@@ -98,13 +125,29 @@ class HydraRAGContext(LLMContext):
         """Evidence-pruning settings."""
         priors = {"kg": self.rho_kg, "doc": self.rho_docs, "web": self.rho_web}
         alphas = (self.alpha_source, self.alpha_agreement, self.alpha_alignment)
-        return PruneSettings(self.beam_width, self.cross_width, self.max_width, self.lambda_sem,
-                             self.alpha_cross, priors, alphas, self.gamma, self.prune_text)
+        return PruneSettings(
+            self.beam_width,
+            self.cross_width,
+            self.max_width,
+            self.lambda_sem,
+            self.alpha_cross,
+            priors,
+            alphas,
+            self.gamma,
+            self.prune_text,
+        )
 
     def text(self) -> TextSettings:
         """Unstructured-retrieval settings."""
-        return TextSettings(self.num_sentences, self.doc_pool, self.web_results, self.max_width,
-                            self.link_threshold, self.structured_method, use_rules(self.judge, self.llm))
+        return TextSettings(
+            self.num_sentences,
+            self.doc_pool,
+            self.web_results,
+            self.max_width,
+            self.link_threshold,
+            self.structured_method,
+            use_rules(self.judge, self.llm),
+        )
 
     def rounds(self) -> int:
         """Exploration rounds actually run (1..3)."""

@@ -20,25 +20,40 @@ from hybridrag.tools.web import WebSearchError
 
 def beam_documents(kb: Any, ctx: Any, probe: dict) -> Any:
     """What the KG beam's cross-score corroborates against: each chain's top document sentences when
-    documents are searched this round (none otherwise); None under ``beam_score=relevance``."""
+    documents are searched this round (none otherwise); None under ``beam_score=relevance``.
+    """
     if ctx.beam_score != "cross":
         return None
     if "docs" not in probe["sources"]:
         return lambda ch: []
     s = ctx.text()
-    return lambda ch: [x["sentence"] for x in text.top_sentences(
-        kb, text.gather_docs(kb, ch["doc_topics"], ch["query"], s.doc_pool), ch["indicator"], s.num_sentences)]
+    return lambda ch: [
+        x["sentence"]
+        for x in text.top_sentences(
+            kb, text.gather_docs(kb, ch["doc_topics"], ch["query"], s.doc_pool), ch["indicator"], s.num_sentences
+        )
+    ]
 
 
-def explore_one(src: str, question: str, probe: dict, topic_keys: list[str], has_subgraph: bool, ctx: Any,
-                kb: Any, model: Any) -> dict:
+def explore_one(
+    src: str, question: str, probe: dict, topic_keys: list[str], has_subgraph: bool, ctx: Any, kb: Any, model: Any
+) -> dict:
     """Explore one source: ``{"candidates", "notes", "usage"}`` and, for the KG's first exploration,
-    ``"subgraph"``."""
+    ``"subgraph"``.
+    """
     calls, out = {}, {}
     match src:
         case "kg":
-            cands, notes = kg.explore_kg(kb, question, probe, topic_keys, ctx.pruning(), ctx.variant,
-                                         beam_documents(kb, ctx, probe), ctx.beam_text)
+            cands, notes = kg.explore_kg(
+                kb,
+                question,
+                probe,
+                topic_keys,
+                ctx.pruning(),
+                ctx.variant,
+                beam_documents(kb, ctx, probe),
+                ctx.beam_text,
+            )
             if not has_subgraph:
                 topic_ids = list(dict.fromkeys(t for ch in probe["chains"] for t in ch["topics"]))
                 out["subgraph"] = kg.detect_subgraph(kb, topic_ids, ctx.max_depth)

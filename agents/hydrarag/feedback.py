@@ -17,16 +17,23 @@ from hybridrag.prompts.data_block import data_block
 def shortfall(state: dict, missing: str, found: dict[str, list[str]] | None = None) -> dict:
     """What a {No} leaves for the next round: the model's statement of the missing evidence, the
     method's own account of the round (sources searched and not, depth, topic entities no path names)
-    and the audit's topic and path problems (:mod:`agents.hydrarag.audit`)."""
+    and the audit's topic and path problems (:mod:`agents.hydrarag.audit`).
+    """
     probe = state.get("probe") or {}
     searched = list(probe.get("sources", []))
     texts = [c["text"].casefold() for c in state.get("selected", [])]
     unnamed = [t["name"] for t in state.get("topics", []) if not any(t["name"].casefold() in x for x in texts)]
-    return {"missing": missing.strip(), "phase": state.get("phase", ""), "searched": searched,
-            "not_searched": [s for s in state.get("available", []) if s not in searched],
-            "depth": probe.get("depth"), "paths": len(state.get("selected", [])), "unnamed_topics": unnamed,
-            "topic_problems": list((found or {}).get("topic", [])),
-            "path_problems": list((found or {}).get("path", []))}
+    return {
+        "missing": missing.strip(),
+        "phase": state.get("phase", ""),
+        "searched": searched,
+        "not_searched": [s for s in state.get("available", []) if s not in searched],
+        "depth": probe.get("depth"),
+        "paths": len(state.get("selected", [])),
+        "unnamed_topics": unnamed,
+        "topic_problems": list((found or {}).get("topic", [])),
+        "path_problems": list((found or {}).get("path", [])),
+    }
 
 
 def feedback_block(state: dict) -> str:
@@ -34,11 +41,15 @@ def feedback_block(state: dict) -> str:
     fb = state.get("shortfall")
     if not fb:
         return "(none)"
-    fields = [("missing", fb["missing"] or "(not stated)"), ("round", fb["phase"]),
-              ("searched", ", ".join(fb["searched"]) or "(none)"),
-              ("not_searched", ", ".join(fb["not_searched"]) or "(none)"),
-              ("kg_depth", str(fb["depth"])), ("paths_kept", str(fb["paths"])),
-              ("topics_in_no_path", ", ".join(fb["unnamed_topics"]) or "(none)"),
-              *(("topic_problem", p) for p in fb.get("topic_problems", [])),
-              *(("path_problem", p) for p in fb.get("path_problems", []))]
+    fields = [
+        ("missing", fb["missing"] or "(not stated)"),
+        ("round", fb["phase"]),
+        ("searched", ", ".join(fb["searched"]) or "(none)"),
+        ("not_searched", ", ".join(fb["not_searched"]) or "(none)"),
+        ("kg_depth", str(fb["depth"])),
+        ("paths_kept", str(fb["paths"])),
+        ("topics_in_no_path", ", ".join(fb["unnamed_topics"]) or "(none)"),
+        *(("topic_problem", p) for p in fb.get("topic_problems", [])),
+        *(("path_problem", p) for p in fb.get("path_problems", [])),
+    ]
     return data_block(fields, source="check")

@@ -112,7 +112,8 @@ def within_hops(a: Arrays, seeds: Iterable[str], depth: int) -> list[str]:
 
 def neighbour_groups(a: Arrays, ends: list[str], seen: set[str]) -> dict[tuple[str, bool], set[str]]:
     """One hop from ``ends``: {(relation, inverse): neighbour ids not in ``seen``}, as the generic
-    expansion builds it from out-edges (inverse False) and in-edges (inverse True)."""
+    expansion builds it from out-edges (inverse False) and in-edges (inverse True).
+    """
     check_cancelled()  # called once per chain of a beam: a stopped run ends here
     g = a.store
     idx = [g.index_of[e] for e in ends if e in g.index_of]
@@ -149,10 +150,12 @@ def first_names(a: Arrays, ids: Iterable[str], k: int) -> tuple[list[str], int]:
     return names, len(idx)
 
 
-def linked(a: Arrays, ids: frozenset[str], relations: tuple[str, ...], inverse: bool,
-           others: frozenset[str]) -> frozenset[str]:
+def linked(
+    a: Arrays, ids: frozenset[str], relations: tuple[str, ...], inverse: bool, others: frozenset[str]
+) -> frozenset[str]:
     """Members of ``ids`` with an edge of ``relations`` into ``others``: out-edges, or in-edges when
-    ``inverse`` (the graph reduction of a joined path)."""
+    ``inverse`` (the graph reduction of a joined path).
+    """
     g = a.store
     idx = [g.index_of[i] for i in sorted(ids) if i in g.index_of]
     edges, nbrs = g.edge_ids(idx, list(relations), direction="in" if inverse else "out")

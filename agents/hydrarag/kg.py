@@ -40,14 +40,22 @@ def detect_subgraph(kb: KnowledgeBase, topic_ids: list[str], max_depth: int) -> 
 
 def follow_bonus(chains: list[Chain], indicator: str) -> list[float]:
     """1.0 for a chain whose hops carry the skyline's relations in order so far (a prefix of it), else
-    0.0: added to the beam's scores (in [0, 1]) it ranks the paths along the skyline first."""
+    0.0: added to the beam's scores (in [0, 1]) it ranks the paths along the skyline first.
+    """
     wanted = wanted_relations(indicator)
     return [float(hops_follow([rels for rels, _ in c.edges], wanted, prefix=True)) for c in chains]
 
 
-def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[str], s: PruneSettings,
-               variant: str = "hydrarag", doc_sentences: Callable[[dict], list[str]] | None = None,
-               beam_text: str = "relations") -> tuple[list[dict], list[str]]:
+def explore_kg(
+    kb: KnowledgeBase,
+    question: str,
+    probe: dict,
+    topic_keys: list[str],
+    s: PruneSettings,
+    variant: str = "hydrarag",
+    doc_sentences: Callable[[dict], list[str]] | None = None,
+    beam_text: str = "relations",
+) -> tuple[list[dict], list[str]]:
     """Structured retrieval for every chain of a probe; returns candidates and notes.
 
     The beam ranks by cross-score against the chain's retrieved document sentences when
@@ -69,8 +77,9 @@ def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[s
         docs = doc_sentences(ch) if doc_sentences is not None else None
         follow = probe.get("follow", False) and len(set(ch["topics"])) == 1  # a join reads the skyline both ways
 
-        def score(chains: list[Chain], indicator: str = ch["indicator"], docs: list[str] | None = docs,
-                  follow: bool = follow) -> list[float]:
+        def score(
+            chains: list[Chain], indicator: str = ch["indicator"], docs: list[str] | None = docs, follow: bool = follow
+        ) -> list[float]:
             if docs or beam_text != "relations":
                 remember_names(kb, chains, memo)
             sem = [signature(c) if beam_text == "relations" else verbalise(kb, c, memo=memo) for c in chains]
@@ -81,12 +90,16 @@ def explore_kg(kb: KnowledgeBase, question: str, probe: dict, topic_keys: list[s
                 out = [x + b for x, b in zip(out, follow_bonus(chains, indicator), strict=True)]
             return out
 
-        chains, joined = explore(kb, ch["topics"], probe["depth"], s.beam_width, score, rng,
-                                 probe.get("floor", False))
+        chains, joined = explore(kb, ch["topics"], probe["depth"], s.beam_width, score, rng, probe.get("floor", False))
         if len(set(ch["topics"])) > 1:
-            notes.append(f"{' + '.join(ch['names'])}: " + (
-                "paths joined through every topic entity" if joined
-                else "topic entities do not meet within the depth: per-topic paths"))
+            notes.append(
+                f"{' + '.join(ch['names'])}: "
+                + (
+                    "paths joined through every topic entity"
+                    if joined
+                    else "topic entities do not meet within the depth: per-topic paths"
+                )
+            )
         remember_names(kb, chains, memo)
         cands += [to_candidate(kb, c, probe["phase"], len(cands) + n, memo) for n, c in enumerate(chains)]
     return cands, notes

@@ -57,7 +57,6 @@ class Chain:
         return self.nodes[self.answer_at]
 
 
-
 def _groups(end: frozenset[str], seen: set[str], triples) -> dict[tuple[str, bool], set[str]]:
     """Neighbours of ``end`` not in ``seen`` in ``triples``, grouped by (relation, inverse)."""
     groups: dict[tuple[str, bool], set[str]] = {}
@@ -71,7 +70,8 @@ def _groups(end: frozenset[str], seen: set[str], triples) -> dict[tuple[str, boo
 
 def _all_groups(kb: KnowledgeBase, chains: list[Chain]) -> list[dict[tuple[str, bool], set[str]]]:
     """Each chain's one-hop groups, the neighbours of every chain's expanded set read at once (one
-    ``neighbors`` call on a store without the array path, split back per chain)."""
+    ``neighbors`` call on a store without the array path, split back per chain).
+    """
     asked = [sorted(c.nodes[-1])[:MAX_EXPAND] for c in chains]
     fast = graph_ops.arrays(kb.graph)
     if fast is not None:
@@ -101,8 +101,9 @@ def _clustered(chain: Chain, groups: dict[tuple[str, bool], set[str]], rng: rand
 
 def expand_all(kb: KnowledgeBase, chains: list[Chain], rng: random.Random | None = None) -> list[Chain]:
     """:func:`expand` of each chain in turn, the neighbours of all of them read at once."""
-    return [c for chain, groups in zip(chains, _all_groups(kb, chains), strict=True)
-            for c in _clustered(chain, groups, rng)]
+    return [
+        c for chain, groups in zip(chains, _all_groups(kb, chains), strict=True) for c in _clustered(chain, groups, rng)
+    ]
 
 
 def expand(kb: KnowledgeBase, chain: Chain, rng: random.Random | None = None) -> list[Chain]:
@@ -110,8 +111,9 @@ def expand(kb: KnowledgeBase, chain: Chain, rng: random.Random | None = None) ->
     return expand_all(kb, [chain], rng)
 
 
-def beam(kb: KnowledgeBase, topic: str, depth: int, width: int, score: Scorer,
-         rng: random.Random | None = None) -> list[tuple[float, Chain]]:
+def beam(
+    kb: KnowledgeBase, topic: str, depth: int, width: int, score: Scorer, rng: random.Random | None = None
+) -> list[tuple[float, Chain]]:
     """Paths of up to ``depth`` hops from ``topic``, the best ``width`` kept after each hop."""
     kept: list[tuple[float, Chain]] = []
     frontier = [Chain((frozenset([topic]),))]
@@ -187,8 +189,15 @@ def within(chains: list[Chain], n_topics: int, depth: int, floor: bool) -> list[
     return [c for c in chains if low < c.length <= n_topics * depth]
 
 
-def explore(kb: KnowledgeBase, topics: list[str], depth: int, width: int, score: Scorer,
-            rng: random.Random | None = None, floor: bool = False) -> tuple[list[Chain], bool]:
+def explore(
+    kb: KnowledgeBase,
+    topics: list[str],
+    depth: int,
+    width: int,
+    score: Scorer,
+    rng: random.Random | None = None,
+    floor: bool = False,
+) -> tuple[list[Chain], bool]:
     """Candidate paths covering every topic entity in order; returns (paths, joined?).
 
     ``floor`` applies Algorithm 1's lower bound: per-topic paths of exactly ``depth`` hops, joined

@@ -48,7 +48,8 @@ class PruneSettings:
 def embed_texts(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
     """Normalised embeddings of ``texts``: cached ones, the KB's document sentences from their table
     (:func:`agents.hydrarag.text.build_sentence_table`), the rest encoded in chunks of ``ENCODE_CHUNK``
-    (each a query-time encode: :func:`kb.embeddings.encode_threads`)."""
+    (each a query-time encode: :func:`kb.embeddings.encode_threads`).
+    """
     spec = kb.embeddings_spec
     missing = [t for t in dict.fromkeys(texts) if (spec, t) not in _VECTORS]
     if missing:
@@ -60,7 +61,7 @@ def embed_texts(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
         missing = [t for t in missing if t not in stored]
         for at in range(0, len(missing), ENCODE_CHUNK):
             check_cancelled()  # thousands of paths a beam: a stopped run ends between chunks
-            chunk = missing[at: at + ENCODE_CHUNK]
+            chunk = missing[at : at + ENCODE_CHUNK]
             for t, v in zip(chunk, embed_matrix(kb.embeddings, chunk), strict=True):
                 _VECTORS[(spec, t)] = v
     if not texts:
@@ -70,7 +71,8 @@ def embed_texts(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
 
 def embedded(c: dict, prune_text: str = "path") -> str:
     """The text a candidate is embedded by: for a KG path its relation signature (``prune_text=relations``)
-    or its verbalisation with fewer names per set (``path``); any other path, its text."""
+    or its verbalisation with fewer names per set (``path``); any other path, its text.
+    """
     if prune_text == "relations" and c.get("signature"):
         return c["signature"]
     return c.get("embedded") or c["text"]
@@ -82,17 +84,23 @@ def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(union) if union else 0.0
 
 
-def relevance(kb: KnowledgeBase, indicator: str, topic_keys: list[str], texts: list[str],
-              keys: list[list[str]] | np.ndarray, lambda_sem: float) -> np.ndarray:
+def relevance(
+    kb: KnowledgeBase,
+    indicator: str,
+    topic_keys: list[str],
+    texts: list[str],
+    keys: list[list[str]] | np.ndarray,
+    lambda_sem: float,
+) -> np.ndarray:
     """Hybrid relevance of each path text to the skyline indicator and the topic entities; ``keys``
-    are each path's entity keys, or the Jaccard overlaps already computed (an array)."""
+    are each path's entity keys, or the Jaccard overlaps already computed (an array).
+    """
     if not texts:
         return np.zeros(0, dtype=np.float32)
     vecs = embed_texts(kb, [*texts, indicator])
     sem = vecs[:-1] @ vecs[-1]
     topics = set(topic_keys)
-    ent = keys if isinstance(keys, np.ndarray) else np.array([jaccard(topics, set(k)) for k in keys],
-                                                             dtype=np.float32)
+    ent = keys if isinstance(keys, np.ndarray) else np.array([jaccard(topics, set(k)) for k in keys], dtype=np.float32)
     return lambda_sem * sem + (1 - lambda_sem) * ent
 
 
@@ -124,13 +132,15 @@ def verification(kb: KnowledgeBase, cands: list[dict], subgraph: set[str], s: Pr
     return out
 
 
-def beam_cross_scores(kb: KnowledgeBase, rel: np.ndarray, texts: list[str], doc_sentences: list[str],
-                      s: PruneSettings) -> np.ndarray:
+def beam_cross_scores(
+    kb: KnowledgeBase, rel: np.ndarray, texts: list[str], doc_sentences: list[str], s: PruneSettings
+) -> np.ndarray:
     """Cross-score of KG paths inside the beam (§4.2.1): relevance plus verification, where a
     path is corroborated by the retrieved document sentences within cosine ``γ`` (f2), its
     source prior is ρ_KG (f1) and its alignment is 1 (f3: a beam path starts at a topic entity
     and stays within D_max hops, i.e. inside E_q by construction). ``texts`` (the verbalised
-    paths) are read only when there are document sentences."""
+    paths) are read only when there are document sentences.
+    """
     sources = np.ones(len(rel), dtype=np.float32)  # kg itself
     if doc_sentences and len(rel):
         sims = embed_texts(kb, texts) @ embed_texts(kb, doc_sentences).T
@@ -140,11 +150,13 @@ def beam_cross_scores(kb: KnowledgeBase, rel: np.ndarray, texts: list[str], doc_
     return s.alpha_cross * rel + (1 - s.alpha_cross) * ver
 
 
-def rank_candidates(kb: KnowledgeBase, cands: list[dict], indicator: str, topic_keys: list[str],
-                    subgraph: set[str], s: PruneSettings) -> list[dict]:
+def rank_candidates(
+    kb: KnowledgeBase, cands: list[dict], indicator: str, topic_keys: list[str], subgraph: set[str], s: PruneSettings
+) -> list[dict]:
     """Steps 1 and 2: the top-W2 candidates by cross-score, each with its scores attached."""
-    rel = relevance(kb, indicator, topic_keys, [embedded(c, s.prune_text) for c in cands], [c["keys"] for c in cands],
-                    s.lambda_sem)
+    rel = relevance(
+        kb, indicator, topic_keys, [embedded(c, s.prune_text) for c in cands], [c["keys"] for c in cands], s.lambda_sem
+    )
     order = np.argsort(-rel, kind="stable")[: s.beam_width]
     pool = [{**cands[i], "rel": float(rel[i])} for i in order]
     for c, v in zip(pool, verification(kb, pool, subgraph, s), strict=True):
@@ -170,21 +182,29 @@ def numbered(paths: list[dict]) -> str:
 
 def path_blocks(paths: list[dict]) -> str:
     """Paths as numbered quoted data blocks with their source, for prompts."""
-    return "\n".join(data_block([("path", p["text"])], n=i, source=p["source"])
-                     for i, p in enumerate(paths, 1)) or "(none)"
+    return (
+        "\n".join(data_block([("path", p["text"])], n=i, source=p["source"]) for i, p in enumerate(paths, 1))
+        or "(none)"
+    )
 
 
 def to_evidence(c: dict) -> dict:
     """A pruned path in the common evidence shape."""
-    return {"source": c["source"], "id": c.get("doc_id") or c["id"], "text": c["text"],
-            "score": round(float(c.get("score", 0.0)), 6), "path": c.get("path")}
+    return {
+        "source": c["source"],
+        "id": c.get("doc_id") or c["id"],
+        "text": c["text"],
+        "score": round(float(c.get("score", 0.0)), 6),
+        "path": c.get("path"),
+    }
 
 
 def to_ranked(kb: KnowledgeBase, paths: list[dict], topic_ids: set[str], k: int) -> list[dict]:
     """Answer candidates of the paths in path order (entities, then passages/pages); a candidate more
     than one path reaches keeps the place of the first and the best score of all. (Before, a later
     path with a higher score moved it back: on MetaQA 3-hop, the language that the selected path along
-    the skyline reached fell out of the top k behind the actors of the paths selected after it.)"""
+    the skyline reached fell out of the top k behind the actors of the paths selected after it.)
+    """
     best: dict[str, dict] = {}
 
     def offer(item: dict) -> None:
@@ -200,11 +220,27 @@ def to_ranked(kb: KnowledgeBase, paths: list[dict], topic_ids: set[str], k: int)
         score = round(float(p.get("score", 0.0)), 6)
         for eid in p.get("answers", []):
             if eid not in topic_ids:
-                offer({"id": eid, "kind": "entity", "name": names[eid], "score": score,
-                       "source": p["source"], "_rank": rank})
+                offer(
+                    {
+                        "id": eid,
+                        "kind": "entity",
+                        "name": names[eid],
+                        "score": score,
+                        "source": p["source"],
+                        "_rank": rank,
+                    }
+                )
         if p.get("doc_id"):
             kind = "web" if p["source"] == "web" else "passage"
-            offer({"id": p["doc_id"], "kind": kind, "name": p.get("doc_name") or p["doc_id"], "score": score,
-                   "source": p["source"], "_rank": rank})
+            offer(
+                {
+                    "id": p["doc_id"],
+                    "kind": kind,
+                    "name": p.get("doc_name") or p["doc_id"],
+                    "score": score,
+                    "source": p["source"],
+                    "_rank": rank,
+                }
+            )
     items = sorted(best.values(), key=lambda r: (r["_rank"], r["kind"] != "entity", -r["score"]))
     return [{k_: v for k_, v in r.items() if k_ != "_rank"} for r in items[:k]]

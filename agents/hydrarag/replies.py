@@ -1,5 +1,6 @@
 """HydraRAG's reply schemas: the structured output each LLM role returns (:mod:`agents.hydrarag.roles`),
-and the bounded variants a grammar decodes for a small model (:func:`plan_schema`, :func:`topics_schema`)."""
+and the bounded variants a grammar decodes for a small model (:func:`plan_schema`, :func:`topics_schema`).
+"""
 
 from __future__ import annotations
 
@@ -20,11 +21,18 @@ class TopicEntities(BaseModel):
 @lru_cache(maxsize=16)
 def topics_schema(choices: int = 0) -> type[TopicEntities]:
     """:class:`TopicEntities`, its list bounded to ``choices`` names when there are choices (``maxItems``:
-    SmolLM2 repeated the question's names until its token limit)."""
+    SmolLM2 repeated the question's names until its token limit).
+    """
     if not choices:
         return TopicEntities
-    return create_model("TopicEntities", __base__=TopicEntities, entities=(
-        list[str], Field(default_factory=list, max_length=choices, description="Names as written in the question.")))
+    return create_model(
+        "TopicEntities",
+        __base__=TopicEntities,
+        entities=(
+            list[str],
+            Field(default_factory=list, max_length=choices, description="Names as written in the question."),
+        ),
+    )
 
 
 class QuestionAnalysis(BaseModel):
@@ -43,19 +51,32 @@ class SkylinePlan(BaseModel):
 
 
 @lru_cache(maxsize=16)
-def plan_schema(hops: tuple[int, int] | None = None,
-                paths: tuple[tuple[str, ...], ...] | None = None) -> type[SkylinePlan]:
+def plan_schema(
+    hops: tuple[int, int] | None = None, paths: tuple[tuple[str, ...], ...] | None = None
+) -> type[SkylinePlan]:
     """:class:`SkylinePlan`, with the number of relations bounded to ``hops = (fewest, most)`` when
     given (``minItems`` / ``maxItems`` in the grammar; a reply outside them is unparseable), and the
     whole relation list one of ``paths`` when given (an ``enum`` of lists: the grammar writes one of
-    them, relation for relation; a backend without a grammar is not held to it)."""
+    them, relation for relation; a backend without a grammar is not held to it).
+    """
     if hops is None and not paths:
         return SkylinePlan
     lo, hi = hops or (0, None)
     extra = {"enum": [list(p) for p in paths]} if paths else None
-    return create_model("SkylinePlan", __base__=SkylinePlan, relations=(
-        list[str], Field(default_factory=list, min_length=lo, max_length=hi, json_schema_extra=extra,
-                         description="Relations from the topic to the answer.")))
+    return create_model(
+        "SkylinePlan",
+        __base__=SkylinePlan,
+        relations=(
+            list[str],
+            Field(
+                default_factory=list,
+                min_length=lo,
+                max_length=hi,
+                json_schema_extra=extra,
+                description="Relations from the topic to the answer.",
+            ),
+        ),
+    )
 
 
 class SourceChoice(BaseModel):

@@ -57,7 +57,8 @@ _WARM_LOCK = threading.Lock()
 
 def at_temperature(model: BaseChatModel, temperature: float | None) -> BaseChatModel:
     """``model`` sampling at ``temperature`` (a cached shallow copy sharing the client), or ``model``
-    itself when the temperature is None, already set, or the model has no temperature field."""
+    itself when the temperature is None, already set, or the model has no temperature field.
+    """
     if temperature is None or "temperature" not in type(model).model_fields:
         return model
     if getattr(model, "temperature", None) == temperature:
@@ -71,66 +72,140 @@ def at_temperature(model: BaseChatModel, temperature: float | None) -> BaseChatM
 
 def constrained(ctx: Any, model: BaseChatModel) -> bool:
     """Whether the roles decode within the KB's names and the question's spans: a llama.cpp model
-    (it takes a grammar), or a small model under the judge's rules (``judge=auto``, :mod:`agents.llm.judge`)."""
+    (it takes a grammar), or a small model under the judge's rules (``judge=auto``, :mod:`agents.llm.judge`).
+    """
     return is_llama_cpp(model) or use_rules(ctx.judge, ctx.llm)
 
 
-def _ask(model: BaseChatModel, schema: type[T], system: Prompt, human: Prompt, role: str, method: str,
-         examples: str = "", choices: dict | None = None, **values: str) -> tuple[T | None, dict]:
+def _ask(
+    model: BaseChatModel,
+    schema: type[T],
+    system: Prompt,
+    human: Prompt,
+    role: str,
+    method: str,
+    examples: str = "",
+    choices: dict | None = None,
+    **values: str,
+) -> tuple[T | None, dict]:
     text = system.format(examples=examples).rstrip() if "examples" in system.inputs else system.template
     messages = [("system", text), ("human", human.format(**values))]
     return call_structured(model, schema, messages, role=role, method=method, choices=choices)
 
 
-def extract_topics(model: BaseChatModel, question: str, method: str, examples: str = "",
-                   choices: dict | None = None) -> tuple[TopicEntities | None, dict]:
+def extract_topics(
+    model: BaseChatModel, question: str, method: str, examples: str = "", choices: dict | None = None
+) -> tuple[TopicEntities | None, dict]:
     """Available-evidence detection, step 1: potential topic entities of the question (``choices``:
     ``{"entities": spans of the question}`` for a constrained model, whose list then holds at most as
-    many names as there are choices: SmolLM2 repeated them until its token limit)."""
+    many names as there are choices: SmolLM2 repeated them until its token limit).
+    """
     schema = topics_schema(len((choices or {}).get("entities") or []))
-    return _ask(model, schema, P.TOPICS_SYSTEM, P.TOPICS, "topics", method, examples, choices,
-                question=question)
+    return _ask(model, schema, P.TOPICS_SYSTEM, P.TOPICS, "topics", method, examples, choices, question=question)
 
 
-def plan(model: BaseChatModel, question: str, topics: str, kb_names: dict[str, list[str]], method: str,
-         examples: str = "", spans: list[str] = (), hops: tuple[int, int] | None = None,
-         paths: tuple[tuple[str, ...], ...] | None = None) -> tuple[SkylinePlan | None, dict]:
+def plan(
+    model: BaseChatModel,
+    question: str,
+    topics: str,
+    kb_names: dict[str, list[str]],
+    method: str,
+    examples: str = "",
+    spans: list[str] = (),
+    hops: tuple[int, int] | None = None,
+    paths: tuple[tuple[str, ...], ...] | None = None,
+) -> tuple[SkylinePlan | None, dict]:
     """Question analysis for a small model: topic (a span of the question), relations and answer kind
     (the KB's relation names and entity types, ``kb_names`` as :func:`agents.llm.constrained.kb_choices`);
     ``hops``: the fewest and most relations the reply may name, ``paths``: the relation lists it may
-    write (:func:`plan_schema`)."""
+    write (:func:`plan_schema`).
+    """
     choices = {"topic": list(spans), "relations": kb_names["relation"], "answer_type": kb_names["type"]}
-    return _ask(model, plan_schema(hops, paths), P.PLAN_SYSTEM, P.PLAN, "analysis", method, examples, choices,
-                relations=", ".join(kb_names["relation"]) or "(any)", kinds=", ".join(kb_names["type"]) or "(any)",
-                question=question, topics=topics)
+    return _ask(
+        model,
+        plan_schema(hops, paths),
+        P.PLAN_SYSTEM,
+        P.PLAN,
+        "analysis",
+        method,
+        examples,
+        choices,
+        relations=", ".join(kb_names["relation"]) or "(any)",
+        kinds=", ".join(kb_names["type"]) or "(any)",
+        question=question,
+        topics=topics,
+    )
 
 
-def analyse(model: BaseChatModel, question: str, topics: str, method: str,
-            examples: str = "") -> tuple[QuestionAnalysis | None, dict]:
+def analyse(
+    model: BaseChatModel, question: str, topics: str, method: str, examples: str = ""
+) -> tuple[QuestionAnalysis | None, dict]:
     """Question analysis: sub-questions and the skyline indicator in one call."""
-    return _ask(model, QuestionAnalysis, P.ANALYSIS_SYSTEM, P.ANALYSIS, "analysis", method, examples,
-                question=question, topics=topics)
+    return _ask(
+        model,
+        QuestionAnalysis,
+        P.ANALYSIS_SYSTEM,
+        P.ANALYSIS,
+        "analysis",
+        method,
+        examples,
+        question=question,
+        topics=topics,
+    )
 
 
-def choose_sources(model: BaseChatModel, question: str, available: str, analysis: str,
-                   method: str) -> tuple[SourceChoice | None, dict]:
+def choose_sources(
+    model: BaseChatModel, question: str, available: str, analysis: str, method: str
+) -> tuple[SourceChoice | None, dict]:
     """Agentic source selector over the available sources."""
-    return _ask(model, SourceChoice, P.SELECTOR_SYSTEM, P.SELECTOR, "selector", method,
-                question=question, available=available, analysis=analysis)
+    return _ask(
+        model,
+        SourceChoice,
+        P.SELECTOR_SYSTEM,
+        P.SELECTOR,
+        "selector",
+        method,
+        question=question,
+        available=available,
+        analysis=analysis,
+    )
 
 
-def paths_from_text(model: BaseChatModel, question: str, topics: str, skyline: str, paragraphs: str,
-                    method: str, examples: str = "") -> tuple[TextPaths | None, dict]:
+def paths_from_text(
+    model: BaseChatModel, question: str, topics: str, skyline: str, paragraphs: str, method: str, examples: str = ""
+) -> tuple[TextPaths | None, dict]:
     """Paragraph → knowledge path construction (documents and web)."""
-    return _ask(model, TextPaths, P.TEXT_PATHS_SYSTEM, P.TEXT_PATHS, "text_paths", method, examples,
-                question=question, topics=topics, skyline=skyline, paragraphs=paragraphs)
+    return _ask(
+        model,
+        TextPaths,
+        P.TEXT_PATHS_SYSTEM,
+        P.TEXT_PATHS,
+        "text_paths",
+        method,
+        examples,
+        question=question,
+        topics=topics,
+        skyline=skyline,
+        paragraphs=paragraphs,
+    )
 
 
-def select_web(model: BaseChatModel, question: str, skyline: str, results: str, width: int,
-               method: str) -> tuple[Choice | None, dict]:
+def select_web(
+    model: BaseChatModel, question: str, skyline: str, results: str, width: int, method: str
+) -> tuple[Choice | None, dict]:
     """Pick the top web results to read."""
-    return _ask(model, Choice, P.WEB_SELECT_SYSTEM, P.WEB_SELECT, "web_select", method,
-                question=question, skyline=skyline, results=results, width=str(width))
+    return _ask(
+        model,
+        Choice,
+        P.WEB_SELECT_SYSTEM,
+        P.WEB_SELECT,
+        "web_select",
+        method,
+        question=question,
+        skyline=skyline,
+        results=results,
+        width=str(width),
+    )
 
 
 def follow_up(model: BaseChatModel, method: str, **values: str) -> tuple[FollowUp | None, dict]:
@@ -163,8 +238,8 @@ def generate(model: BaseChatModel, method: str, **values: str) -> tuple[FinalAns
     return _ask(model, FinalAnswer, P.GENERATE_SYSTEM, P.GENERATE, "generate", method, **values)
 
 
-def choose_answer(model: BaseChatModel, method: str, names: list[str],
-                  **values: str) -> tuple[ChosenAnswer | None, dict]:
+def choose_answer(
+    model: BaseChatModel, method: str, names: list[str], **values: str
+) -> tuple[ChosenAnswer | None, dict]:
     """Answer generation for a small model: one of ``names`` (the ranked entities), decoded within them."""
-    return _ask(model, ChosenAnswer, P.GENERATE_SYSTEM, P.GENERATE, "generate", method, "", {"answer": names},
-                **values)
+    return _ask(model, ChosenAnswer, P.GENERATE_SYSTEM, P.GENERATE, "generate", method, "", {"answer": names}, **values)

@@ -70,8 +70,9 @@ def render(ex: SolvedExample, role: str) -> str:
         case "topics":
             line = f'"{q}" → {topics}'
         case "analysis":
-            line = (f'question "{q}", topic entities {topics}: sub-questions {_sub_questions(ex)}; '
-                    f'skyline "{skyline(ex)}"')
+            line = (
+                f'question "{q}", topic entities {topics}: sub-questions {_sub_questions(ex)}; skyline "{skyline(ex)}"'
+            )
         case "plan":
             if not topics or not ex.relations:
                 return ""
@@ -113,22 +114,25 @@ def lines(examples: list[dict], role: str, source: str, k: int) -> str:
 def to_state(examples: list[SolvedExample]) -> list[dict]:
     """Examples as plain dicts for the graph state (tuples kept as lists)."""
     keys = ("question", "masked", "topic", "topic_types", "relations", "answer_type", "answers", "source")
-    return [{k: (list(v) if isinstance(v, tuple) else v) for k, v in
-             ((k, getattr(e, k)) for k in keys)} for e in examples]
+    return [
+        {k: (list(v) if isinstance(v, tuple) else v) for k, v in ((k, getattr(e, k)) for k in keys)} for e in examples
+    ]
 
 
 def hop_range(examples: list[dict], source: str, k: int) -> tuple[int, int] | None:
     """The fewest and most relations among the shown bank examples' paths (None: no bank examples
     shown). A small model copies the examples' form but may stop a repeated-relation path early
     ("the scriptwriter of X also wrote which films": written_by twice); the masked nearest examples
-    hold the right path length on nearly every templated question, so the analysis is held to it."""
+    hold the right path length on nearly every templated question, so the analysis is held to it.
+    """
     lengths = [len(e["relations"]) for e in examples if e.get("relations")] if source == "kb" and k > 0 else []
     return (min(lengths), max(lengths)) if lengths else None
 
 
 def other_chain(examples: list[dict], topic: str, current: str) -> str:
     """The skyline of the first shown example whose relation path differs from ``current``, written
-    from ``topic`` ('' when none does): the refined round's new skyline under the judge's rules."""
+    from ``topic`` ('' when none does): the refined round's new skyline under the judge's rules.
+    """
     for e in examples:
         if e.get("relations"):
             text = chain(topic, list(e["relations"]), e.get("answer_type", ""))
@@ -142,7 +146,8 @@ def shown_paths(examples: list[dict], source: str, k: int) -> tuple[tuple[str, .
     no bank examples shown). A small model asked for relation by relation kept the first and padded
     the rest: on MetaQA 3-hop, SmolLM2 wrote ``directed_by, has_genre, has_imdb_rating`` for the
     examples' ``directed_by, directed_by, has_genre`` on 172 of 300 questions (the repeated relation
-    dropped). Held to one of the examples' whole paths it copies a path instead of composing one."""
+    dropped). Held to one of the examples' whole paths it copies a path instead of composing one.
+    """
     if source != "kb" or k <= 0:
         return None
     paths = tuple(dict.fromkeys(tuple(e["relations"]) for e in examples if e.get("relations")))

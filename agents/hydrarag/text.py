@@ -36,8 +36,10 @@ from hybridrag.tools import web
 from hybridrag.tools.retrieval import mentions_in
 
 # a sentence ends at . ! ? and a space, but not after an initial ("Albert S. Rogell") or a title
-_SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bJr\.)(?<!\bSr\.)"
-                       r"(?<!\bMrs\.)\s+(?=[^a-z])")  # and not before a lower-case word ("Railroaded! was")
+_SENTENCE = re.compile(
+    r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bJr\.)(?<!\bSr\.)"
+    r"(?<!\bMrs\.)\s+(?=[^a-z])"
+)  # and not before a lower-case word ("Railroaded! was")
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,8 @@ def naming(kb: KnowledgeBase, name: str, k: int) -> list:
 
 def gather_docs(kb: KnowledgeBase, topic_ids: list[str], query: str, pool: int) -> list[tuple[str, str, str]]:
     """(id, name, text) of the topic entities' documents (Doc(e): the passages attached to e and, ours,
-    up to ``4·pool`` passages naming e as a whole phrase) and the ``pool`` best corpus passages."""
+    up to ``4·pool`` passages naming e as a whole phrase) and the ``pool`` best corpus passages.
+    """
     own = kb.passages_of(set(topic_ids))
     names = kb.names({d.id for d in own if d.kind != "passage"} | set(topic_ids)) if own or topic_ids else {}
     docs = [d for d in own if d.kind == "passage" or d.text != names[d.id]]
@@ -105,7 +108,8 @@ def gather_docs(kb: KnowledgeBase, topic_ids: list[str], query: str, pool: int) 
 
 def build_sentence_table(kb: KnowledgeBase, progress: bool = False) -> int:
     """Encode every sentence of the KB's documents (those :func:`gather_docs` can return) into the
-    vector table :func:`agents.hydrarag.pruning.embed_texts` reads; returns the number of sentences."""
+    vector table :func:`agents.hydrarag.pruning.embed_texts` reads; returns the number of sentences.
+    """
     texts = {s for d in kb.docs if d.kind == "passage" or d.text != kb.name(d.id) for s in sentences(d.text)}
     vector_table.build(kb, SENTENCE_TABLE, texts, progress)
     return len(texts)
@@ -122,8 +126,9 @@ def top_sentences(kb: KnowledgeBase, docs: list[tuple[str, str, str]], indicator
     for i in order:
         if rows[i][2] not in seen:
             seen.add(rows[i][2])
-            out.append({"doc_id": rows[i][0], "doc_name": rows[i][1], "sentence": rows[i][2],
-                        "score": float(scores[i])})
+            out.append(
+                {"doc_id": rows[i][0], "doc_name": rows[i][1], "sentence": rows[i][2], "score": float(scores[i])}
+            )
         if len(out) == k:
             break
     return out
@@ -137,38 +142,62 @@ def _fallback_paths(kb: KnowledgeBase, sents: list[dict]) -> list[dict]:
     return [{"sent": s, "tokens": [s["sentence"]], "ids": mentions_in(kb, s["sentence"])} for s in sents]
 
 
-def _parsed_paths(kb: KnowledgeBase, reply: roles.TextPaths, sents: list[dict],
-                  threshold: float) -> list[dict]:
-    raw = [(sents[p.paragraph - 1], split_chain(p.path)) for p in reply.paths
-           if 1 <= p.paragraph <= len(sents)]
+def _parsed_paths(kb: KnowledgeBase, reply: roles.TextPaths, sents: list[dict], threshold: float) -> list[dict]:
+    raw = [(sents[p.paragraph - 1], split_chain(p.path)) for p in reply.paths if 1 <= p.paragraph <= len(sents)]
     raw = [(s, toks) for s, toks in raw if len(toks) >= 3]
     linked = link_names(kb, [n for _, toks in raw for n in toks[0::2]], threshold)
-    return [{"sent": s, "tokens": toks, "names": toks[0::2], "ids": [linked.get(n) for n in toks[0::2]]}
-            for s, toks in raw]
+    return [
+        {"sent": s, "tokens": toks, "names": toks[0::2], "ids": [linked.get(n) for n in toks[0::2]]} for s, toks in raw
+    ]
 
 
-def to_candidates(kb: KnowledgeBase, reply: roles.TextPaths | None, sents: list[dict], source: str,
-                  phase: str, threshold: float, built: list[dict] | None = None) -> tuple[list[dict], str | None]:
+def to_candidates(
+    kb: KnowledgeBase,
+    reply: roles.TextPaths | None,
+    sents: list[dict],
+    source: str,
+    phase: str,
+    threshold: float,
+    built: list[dict] | None = None,
+) -> tuple[list[dict], str | None]:
     """Candidate paths from the LLM's paths, or ``built`` ones (:mod:`agents.hydrarag.text_rules`), or the
-    sentence fallback; and the fallback note."""
+    sentence fallback; and the fallback note.
+    """
     if built is None:
         built = _parsed_paths(kb, reply, sents, threshold) if reply is not None else []
     note = None
     if not built:
-        note = "unparseable path construction: sentences kept as paths" if reply is None else \
-            "no usable path in the reply: sentences kept as paths"
+        note = (
+            "unparseable path construction: sentences kept as paths"
+            if reply is None
+            else "no usable path in the reply: sentences kept as paths"
+        )
         built = _fallback_paths(kb, sents)
     flagged = [s["sentence"] for s in sents if is_instruction(s["sentence"])]
     out = []
     for n, b in enumerate(built):
         names = b.get("names", [])
-        keys = [f"id:{i}" if i else f"name:{nm.lower()}" for nm, i in zip(names, b["ids"], strict=True)] \
-            if names else [f"id:{i}" for i in b["ids"]]
-        out.append({"id": f"{source}:{phase}:{n}", "source": source, "phase": phase,
-                    "text": " → ".join(b["tokens"]), "keys": list(dict.fromkeys(keys)),
-                    "answers": [i for i in b["ids"] if i], "doc_id": b["sent"]["doc_id"],
-                    "doc_name": b["sent"]["doc_name"], "path": b["tokens"],
-                    "sentence": b["sent"]["sentence"], "instructions": flagged, "follows": b.get("follows", False)})
+        keys = (
+            [f"id:{i}" if i else f"name:{nm.lower()}" for nm, i in zip(names, b["ids"], strict=True)]
+            if names
+            else [f"id:{i}" for i in b["ids"]]
+        )
+        out.append(
+            {
+                "id": f"{source}:{phase}:{n}",
+                "source": source,
+                "phase": phase,
+                "text": " → ".join(b["tokens"]),
+                "keys": list(dict.fromkeys(keys)),
+                "answers": [i for i in b["ids"] if i],
+                "doc_id": b["sent"]["doc_id"],
+                "doc_name": b["sent"]["doc_name"],
+                "path": b["tokens"],
+                "sentence": b["sent"]["sentence"],
+                "instructions": flagged,
+                "follows": b.get("follows", False),
+            }
+        )
     return out, note
 
 
@@ -180,27 +209,31 @@ def _select_sentences(kb: KnowledgeBase, chains: list[dict], docs_of, k: int) ->
     return list(picked.values())
 
 
-def _build_paths(kb, model, question: str, probe: dict, sents: list[dict], source: str,
-                 s: TextSettings) -> tuple[list[dict], dict, str | None]:
+def _build_paths(
+    kb, model, question: str, probe: dict, sents: list[dict], source: str, s: TextSettings
+) -> tuple[list[dict], dict, str | None]:
     if not sents:
         return [], {}, f"no {source} sentences"
     names = sorted({n for ch in probe["chains"] for n in ch["names"]})
     if s.rules:
         built = rule_paths(kb, probe["chains"], sents)
-        note = "judge rules (small model): paths from the sentences naming a topic" + \
-            ("" if built else "; none found: sentences kept as paths")
+        note = "judge rules (small model): paths from the sentences naming a topic" + (
+            "" if built else "; none found: sentences kept as paths"
+        )
         return to_candidates(kb, None, sents, source, probe["phase"], s.link_threshold, built)[0], {}, note
     skyline = data_list(dict.fromkeys(ch["indicator"] for ch in probe["chains"]))
-    reply, usage = roles.paths_from_text(model, question, data_list(names), skyline, _paragraphs(sents),
-                                         s.method, probe.get("examples", ""))
+    reply, usage = roles.paths_from_text(
+        model, question, data_list(names), skyline, _paragraphs(sents), s.method, probe.get("examples", "")
+    )
     cands, note = to_candidates(kb, reply, sents, source, probe["phase"], s.link_threshold)
     return cands, usage, note
 
 
 def explore_docs(kb: KnowledgeBase, model, question: str, probe: dict, s: TextSettings):
     """Document exploration: returns (candidates, usage, note)."""
-    sents = _select_sentences(kb, probe["chains"], lambda ch: gather_docs(
-        kb, ch["doc_topics"], ch["query"], s.doc_pool), s.num_sentences)
+    sents = _select_sentences(
+        kb, probe["chains"], lambda ch: gather_docs(kb, ch["doc_topics"], ch["query"], s.doc_pool), s.num_sentences
+    )
     return _build_paths(kb, model, question, probe, sents, "doc", s)
 
 
@@ -213,8 +246,9 @@ def explore_web(kb: KnowledgeBase, model, question: str, probe: dict, s: TextSet
     found = list(results.values())
     if not found:
         return [], {}, "web search returned nothing"
-    listing = "\n".join(data_block([("title", r["name"]), ("snippet", r["text"][:300])], n=i)
-                        for i, r in enumerate(found, 1))
+    listing = "\n".join(
+        data_block([("title", r["name"]), ("snippet", r["text"][:300])], n=i) for i, r in enumerate(found, 1)
+    )
     skyline = data_block(probe["chains"][0]["indicator"])
     choice, usage = roles.select_web(model, question, skyline, listing, s.max_width, s.method)
     chosen, used = apply_choice(found, choice.selected if choice else None, s.max_width)

@@ -83,6 +83,17 @@ def rule_paths(kb: KnowledgeBase, chains: list[dict], sents: list[dict]) -> list
                     continue
                 seen.add((head, end))
                 names = [kb.name(head), kb.name(end)]
-                found.append((not matched, order, {"sent": s, "tokens": [names[0], relation, names[1]],
-                                                   "names": names, "ids": [head, end], "follows": matched}))
+                found.append(
+                    (
+                        not matched,
+                        order,
+                        {
+                            "sent": s,
+                            "tokens": [names[0], relation, names[1]],
+                            "names": names,
+                            "ids": [head, end],
+                            "follows": matched,
+                        },
+                    )
+                )
     return [p for _, _, p in sorted(found, key=lambda x: (x[0], x[1]))]

@@ -19,9 +19,11 @@ from hybridrag.tools.steps import VIEW_LIMIT, Step, StepCall, listed, passage, r
 
 SOURCES = {"kg": "kg_exploration", "docs": "document_exploration", "web": "web_exploration"}
 LABELS = {"kg": "kg", "docs": "doc", "web": "web"}  # the candidates' source label
-PATHS = ("a list of candidate paths: dicts with text (e.g. 'Tom Hanks → starred in → Big'), optional answers "
-         "(entity ids it reaches) and keys; or a list of passages (LangChain Documents, or dicts with id and text), "
-         "whose sentences most like each chain's skyline become paths")
+PATHS = (
+    "a list of candidate paths: dicts with text (e.g. 'Tom Hanks → starred in → Big'), optional answers "
+    "(entity ids it reaches) and keys; or a list of passages (LangChain Documents, or dicts with id and text), "
+    "whose sentences most like each chain's skyline become paths"
+)
 
 
 class ExploreArgs(BaseModel):
@@ -39,8 +41,15 @@ def _view(found: dict) -> dict:
 
 def _default(src: str):
     def factory(kb: Any):
-        def run(question: str, probe: dict, topic_keys: list[str] | None = None, *, has_subgraph: bool = True,
-                ctx: Any = None, model: Any = None) -> tuple[dict, dict]:
+        def run(
+            question: str,
+            probe: dict,
+            topic_keys: list[str] | None = None,
+            *,
+            has_subgraph: bool = True,
+            ctx: Any = None,
+            model: Any = None,
+        ) -> tuple[dict, dict]:
             found = explore_one(src, question, probe, topic_keys or [], has_subgraph, ctx, kb, model)
             return found, _view(found)
 
@@ -56,9 +65,19 @@ def _is_path(row: Mapping) -> bool:
 def _path(kb: Any, row: Mapping, label: str, phase: str, n: int) -> dict:
     ids = [str(i) for i in row.get("answers") or mentions_in(kb, str(row["text"]))]
     keys = list(row.get("keys") or [f"id:{i}" for i in ids])
-    return {"id": f"{label}:{phase}:user{n}", "source": label, "phase": phase, "text": str(row["text"]),
-            "keys": keys, "answers": ids, "doc_id": row.get("doc_id"), "doc_name": row.get("doc_name"),
-            "path": list(row.get("path") or [str(row["text"])]), "sentence": str(row["text"]), "instructions": []}
+    return {
+        "id": f"{label}:{phase}:user{n}",
+        "source": label,
+        "phase": phase,
+        "text": str(row["text"]),
+        "keys": keys,
+        "answers": ids,
+        "doc_id": row.get("doc_id"),
+        "doc_name": row.get("doc_name"),
+        "path": list(row.get("path") or [str(row["text"])]),
+        "sentence": str(row["text"]),
+        "instructions": [],
+    }
 
 
 def _adopt(src: str):
@@ -90,20 +109,43 @@ def _adopt(src: str):
     return adopt
 
 
-STEPS: dict[str, Step] = {name: Step(name, doc, ExploreArgs, PATHS, _default(src), _adopt(src)) for src, name, doc in [
-    ("kg", SOURCES["kg"], "Knowledge-graph exploration: relation paths from the topic entities that follow the "
-     "skyline, found by a beam search to the probe's depth."),
-    ("docs", SOURCES["docs"], "Document exploration: the topic entities' passages and the passages nearest the "
-     "question, their sentences most like the skyline turned into paths."),
-    ("web", SOURCES["web"], "Web exploration: web search results the model selects, their sentences most like "
-     "the skyline turned into paths."),
-]}
+STEPS: dict[str, Step] = {
+    name: Step(name, doc, ExploreArgs, PATHS, _default(src), _adopt(src))
+    for src, name, doc in [
+        (
+            "kg",
+            SOURCES["kg"],
+            "Knowledge-graph exploration: relation paths from the topic entities that follow the "
+            "skyline, found by a beam search to the probe's depth.",
+        ),
+        (
+            "docs",
+            SOURCES["docs"],
+            "Document exploration: the topic entities' passages and the passages nearest the "
+            "question, their sentences most like the skyline turned into paths.",
+        ),
+        (
+            "web",
+            SOURCES["web"],
+            "Web exploration: web search results the model selects, their sentences most like "
+            "the skyline turned into paths.",
+        ),
+    ]
+}
 
 
-def explore_step(src: str, question: str, probe: dict, topic_keys: list[str], has_subgraph: bool, ctx: Any,
-                 kb: Any, model: Any) -> dict:
+def explore_step(
+    src: str, question: str, probe: dict, topic_keys: list[str], has_subgraph: bool, ctx: Any, kb: Any, model: Any
+) -> dict:
     """Explore one source as a tool call (the user's tool when the context names its step)."""
     if src not in SOURCES:
         return explore_one(src, question, probe, topic_keys, has_subgraph, ctx, kb, model)  # raises: unknown
-    return run_step("hydrarag", STEPS, SOURCES[src], {"question": question, "probe": probe, "topic_keys": topic_keys},
-                    kb, ctx.tools, {"has_subgraph": has_subgraph, "ctx": ctx, "model": model})
+    return run_step(
+        "hydrarag",
+        STEPS,
+        SOURCES[src],
+        {"question": question, "probe": probe, "topic_keys": topic_keys},
+        kb,
+        ctx.tools,
+        {"has_subgraph": has_subgraph, "ctx": ctx, "model": model},
+    )

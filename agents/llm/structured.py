@@ -32,8 +32,10 @@ METHODS: tuple[str, ...] = ("function_calling", "json_schema", "json_mode")
 T = TypeVar("T", bound=BaseModel)
 log = logging.getLogger(__name__)
 
-RETRY_HINT = ("Your previous reply could not be read. Reply again with only the requested fields, "
-              "as valid JSON matching the schema.")
+RETRY_HINT = (
+    "Your previous reply could not be read. Reply again with only the requested fields, "
+    "as valid JSON matching the schema."
+)
 _PARSE_ERRORS = (OutputParserException, ValidationError, ValueError)
 
 
@@ -107,8 +109,14 @@ def _unavailable(exc: BaseException) -> bool:
     return bool(names & {"openai", "httpx", "httpcore", "anthropic", "requests", "urllib3"})
 
 
-def _attempt(model: BaseChatModel, runnable: Any, schema: type[T], messages: list,
-             choices: Any = None, method: str = "function_calling") -> dict:
+def _attempt(
+    model: BaseChatModel,
+    runnable: Any,
+    schema: type[T],
+    messages: list,
+    choices: Any = None,
+    method: str = "function_calling",
+) -> dict:
     """One call; parse errors are returned in the result, a failed server is LLMUnavailableError."""
     from hybridrag.agents.llm.constrained import constrained_call
     from hybridrag.agents.llm.models import LLMUnavailableError
@@ -136,9 +144,16 @@ def _attempt(model: BaseChatModel, runnable: Any, schema: type[T], messages: lis
     return {"raw": out.get("raw"), "parsed": parsed, "parsing_error": out.get("parsing_error")}
 
 
-def call_structured(model: BaseChatModel, schema: type[T], messages: Sequence[Any], *, role: str,
-                    method: str = "function_calling", retries: int = 1,
-                    choices: Any = None) -> tuple[T | None, dict]:
+def call_structured(
+    model: BaseChatModel,
+    schema: type[T],
+    messages: Sequence[Any],
+    *,
+    role: str,
+    method: str = "function_calling",
+    retries: int = 1,
+    choices: Any = None,
+) -> tuple[T | None, dict]:
     """Call ``model`` for a ``schema`` object; return (object or None, usage record).
 
     Args:

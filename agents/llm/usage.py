@@ -14,18 +14,26 @@ made no LLM call has ``llm_calls: 0``), so readers index it without a default. T
 from __future__ import annotations
 
 COUNTERS: dict[str, int | float] = {
-    "llm_calls": 0, "input_tokens": 0, "output_tokens": 0, "llm_seconds": 0.0,
+    "llm_calls": 0,
+    "input_tokens": 0,
+    "output_tokens": 0,
+    "llm_seconds": 0.0,
     "parse_failures": 0,  # unparseable replies, one per attempt
     "fallbacks": 0,  # structured calls whose every attempt failed, so the method took its fallback
     "unsupported_answers": 0,  # answers the references did not support, replaced by the top candidate
 }
 
 
-def usage_record(role: str, calls: int = 0, input_tokens: int = 0, output_tokens: int = 0,
-                 seconds: float = 0.0) -> dict:
+def usage_record(
+    role: str, calls: int = 0, input_tokens: int = 0, output_tokens: int = 0, seconds: float = 0.0
+) -> dict:
     """Build a usage increment for one role."""
-    counters = {"llm_calls": calls, "input_tokens": input_tokens, "output_tokens": output_tokens,
-                "llm_seconds": seconds}
+    counters = {
+        "llm_calls": calls,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "llm_seconds": seconds,
+    }
     return {**counters, "by_role": {role: dict(counters)}}
 
 

@@ -21,10 +21,17 @@ TextMatcher = Literal["bm25", "dense"]
 LayerMatch = Literal["always", "restricted"]
 Ranking = Literal["graph_first", "paper"]
 Reranker = Literal["neural", "structure", "none"]
-CHOICES = {"structured_method": StructuredMethod, "planner": Planner, "examples": Examples,
-           "retrieval": Retrieval, "text_matcher": TextMatcher, "layer_match": LayerMatch,
-           "ranking": Ranking, "reranker": Reranker,
-           "planner_schema": PlannerSchema}  # each choice field and its Literal
+CHOICES = {
+    "structured_method": StructuredMethod,
+    "planner": Planner,
+    "examples": Examples,
+    "retrieval": Retrieval,
+    "text_matcher": TextMatcher,
+    "layer_match": LayerMatch,
+    "ranking": Ranking,
+    "reranker": Reranker,
+    "planner_schema": PlannerSchema,
+}  # each choice field and its Literal
 
 
 def _setting(default: Any, description: str) -> Any:
@@ -35,18 +42,29 @@ def _setting(default: Any, description: str) -> Any:
 class MoRContext(LLMContext):
     """MoR settings (paper defaults where it gives them); each falls back to ``HYBRIDRAG_<FIELD>``."""
 
-    max_iterations: int = _setting(3, "Plans per question: a plan whose traversal shows a problem is re-planned "
-                                   "with the problem named (ours); 1: the paper's single pass.")
+    max_iterations: int = _setting(
+        3,
+        "Plans per question: a plan whose traversal shows a problem is re-planned "
+        "with the problem named (ours); 1: the paper's single pass.",
+    )
     planner: Planner = _setting("paths", "paths (reasoning paths, §3.1) or triplets (merged, PRIME §4.1).")
-    examples: Examples = _setting("kb", "Planner examples: kb (the KB's solved examples nearest to the question) "
-                                  "or bundled (the movie JSON files, for MetaQA).")
+    examples: Examples = _setting(
+        "kb",
+        "Planner examples: kb (the KB's solved examples nearest to the question) "
+        "or bundled (the movie JSON files, for MetaQA).",
+    )
     few_shot: str = _setting("", "Planner few-shot JSON file (overrides examples); empty: none.")
     num_few_shot: int = _setting(10, "Planner few-shot examples used.")
     planner_schema: PlannerSchema = _setting(
-        "auto", "The KB schema in the planner prompt: full, off, or auto (off for a model known to be small that "
-        "decodes within the KB's names and is shown examples; full otherwise).")
-    small_model_few_shot: int = _setting(3, "At most this many planner examples for a model known to be small "
-                                            "(local:*, or 3B or less by name): long prompts cost it accuracy and time.")
+        "auto",
+        "The KB schema in the planner prompt: full, off, or auto (off for a model known to be small that "
+        "decodes within the KB's names and is shown examples; full otherwise).",
+    )
+    small_model_few_shot: int = _setting(
+        3,
+        "At most this many planner examples for a model known to be small "
+        "(local:*, or 3B or less by name): long prompts cost it accuracy and time.",
+    )
     target_types: str = _setting("", "Comma-separated answer categories (STaRK-MAG: paper); empty: any.")
     max_hops: int = _setting(3, "Longest route kept, in hops; longer routes keep their last hops.")
     retrieval: Retrieval = _setting("mixed", "mixed (MoR), or the ablations structural / textual (§4.3.1).")
@@ -54,19 +72,32 @@ class MoRContext(LLMContext):
     seed_k: int = _setting(5, "Textual seeds of a route's first layer (§4.1: 5).")
     layer_k: int = _setting(10, "Textual matches added at each later layer (§4.1: 10).")
     layer_match: LayerMatch = _setting("always", "Text matches at every layer (paper) or 'restricted' nodes only.")
-    text_edges: bool = _setting(True, "When a hop reaches nothing along edges, entities linked to the previous "
-                                "node by texts (its texts name them, or theirs name it) become neighbours "
-                                "(ours: facts held as passages); False: the paper.")
+    text_edges: bool = _setting(
+        True,
+        "When a hop reaches nothing along edges, entities linked to the previous "
+        "node by texts (its texts name them, or theirs name it) become neighbours "
+        "(ours: facts held as passages); False: the paper.",
+    )
     max_frontier: int = _setting(5000, "Most candidates one layer keeps (ours; bounds hubs).")
-    num_candidates: int = _setting(100, "Candidates kept for reranking, by semantic score; also the most texts "
-                                   "naming one node that a textual edge reads (ours).")
+    num_candidates: int = _setting(
+        100,
+        "Candidates kept for reranking, by semantic score; also the most texts "
+        "naming one node that a textual edge reads (ours).",
+    )
     fill_with_text: bool = _setting(True, "Top up lists shorter than top_k with text matches, ranked last.")
-    ranking: Ranking = _setting("graph_first", "graph_first (ours): the route's topic entity is never a candidate "
-                                "and structurally reached candidates rank above text-only matches; paper: one pool.")
-    reranker: Reranker = _setting("neural", "neural (trained network, §3.3), structure (linear, training-free) "
-                                  "or none (semantic only).")
-    reranker_weights: str = _setting("", "Reranker weights: .npz (neural) or .json (structure); empty: the "
-                                     "shipped MetaQA-dev network / the training-free linear weights.")
+    ranking: Ranking = _setting(
+        "graph_first",
+        "graph_first (ours): the route's topic entity is never a candidate "
+        "and structurally reached candidates rank above text-only matches; paper: one pool.",
+    )
+    reranker: Reranker = _setting(
+        "neural", "neural (trained network, §3.3), structure (linear, training-free) or none (semantic only)."
+    )
+    reranker_weights: str = _setting(
+        "",
+        "Reranker weights: .npz (neural) or .json (structure); empty: the "
+        "shipped MetaQA-dev network / the training-free linear weights.",
+    )
     fingerprint_length: int = _setting(3, "Trajectory positions featurised (App. B.2: 3; 1: node-based).")
     reranker_features: str = _setting("tf,sf,ti", "Reranker feature groups (Table 2 ablation): tf, sf, ti.")
     answer: bool = _setting(False, "QA mode: generate an answer from the top entities (App. E).")

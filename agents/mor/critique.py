@@ -50,14 +50,17 @@ def restriction_problem(kb: KnowledgeBase, route: dict, seeds: list[str]) -> str
     names = kb.names(seeds) if seeds else {}  # one store read for every seed
     if any(_named(names[s], text) for s in seeds):  # as the topic entities are found (graph_first)
         return None
-    return (f'restriction "{text}" names no {first["type"]} entity in the knowledge graph '
-            f"(route {render_route(route)}); copy the name the question gives")
+    return (
+        f'restriction "{text}" names no {first["type"]} entity in the knowledge graph '
+        f"(route {render_route(route)}); copy the name the question gives"
+    )
 
 
 def type_problems(kb: KnowledgeBase, route: dict, candidates: dict[str, list[dict]], sample: int = 50) -> list[str]:
     """Positions whose structurally reached entities mostly have another KB type than the planned
     one: they were admitted only because the relation's schema allows the planned type at that end
-    (:func:`agents.mor.traversal._structural`), so the planned type is probably wrong."""
+    (:func:`agents.mor.traversal._structural`), so the planned type is probably wrong.
+    """
     seen: dict[int, dict[str, str]] = {}
     full = [t for t in candidates.values() if len(t) == len(route["nodes"])]  # started at the first node
     for traj in full[:sample]:
@@ -73,8 +76,10 @@ def type_problems(kb: KnowledgeBase, route: dict, candidates: dict[str, list[dic
             continue
         top = max(set(kinds), key=kinds.count)
         if top != planned and kinds.count(top) > len(kinds) / 2:
-            out.append(f"type {planned} at step {i} of route {render_route(route)}: the entities reached "
-                       f"there along {', '.join(route['relations'][i - 1])} are mostly {top}")
+            out.append(
+                f"type {planned} at step {i} of route {render_route(route)}: the entities reached "
+                f"there along {', '.join(route['relations'][i - 1])} are mostly {top}"
+            )
     return out
 
 
@@ -95,10 +100,14 @@ def hop_problems(kb: KnowledgeBase, route: dict, result: dict) -> list[str]:
             continue
         start = f' from "{topic[0]}"' if topic else ""
         if i:  # it started from what the earlier hops reached: their relations are suspects too
-            start = (f" (the type {a['type']} entities reached{start} along "
-                     f"{' then '.join(_relations(h) for h in hops[:i])})")
-        out.append(f"{_relations(rels)} from type {a['type']}{start} reached no type {b['type']} entity "
-                   f"(route {render_route(route)})")
+            start = (
+                f" (the type {a['type']} entities reached{start} along "
+                f"{' then '.join(_relations(h) for h in hops[:i])})"
+            )
+        out.append(
+            f"{_relations(rels)} from type {a['type']}{start} reached no type {b['type']} entity "
+            f"(route {render_route(route)})"
+        )
         break  # later hops start from nothing: the first failing hop is the one to repair
     return out
 
@@ -108,13 +117,14 @@ def unnamed_hops(route: dict, named: list[bool]) -> list[str]:
     out = []
     for a, b, rels, was_named in zip(route["nodes"], route["nodes"][1:], route["relations"], named, strict=False):
         if len(rels) > 1 and not was_named:
-            out.append(f"hop {a['type']} → {b['type']} names no relation, and {len(rels)} link them "
-                       f"({', '.join(rels)}): all were followed; name the one the question means")
+            out.append(
+                f"hop {a['type']} → {b['type']} names no relation, and {len(rels)} link them "
+                f"({', '.join(rels)}): all were followed; name the one the question means"
+            )
     return out
 
 
-def critique(kb: KnowledgeBase, plan: dict, results: list[dict], merge_mode: str,
-             structure: bool = True) -> list[str]:
+def critique(kb: KnowledgeBase, plan: dict, results: list[dict], merge_mode: str, structure: bool = True) -> list[str]:
     """Problems of a followed plan: the validation's, then what the traversal shows.
 
     Args:
@@ -133,6 +143,9 @@ def critique(kb: KnowledgeBase, plan: dict, results: list[dict], merge_mode: str
         if structure:
             problems += hop_problems(kb, route, res) + type_problems(kb, route, res.get("candidates", {}))
     if merge_mode.startswith("union"):
-        problems.append("the routes " + " and ".join(render_route(r) for r in plan["routes"])
-                        + " share no candidate; check which condition the answer really meets")
+        problems.append(
+            "the routes "
+            + " and ".join(render_route(r) for r in plan["routes"])
+            + " share no candidate; check which condition the answer really meets"
+        )
     return list(dict.fromkeys(problems))

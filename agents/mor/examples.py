@@ -27,7 +27,8 @@ def _next_type(schema: Schema, at: str, relation: str, direction: str) -> str | 
 
 def route_of(example: SolvedExample, schema: Schema) -> list[dict] | None:
     """The example's relation path as route nodes ``{"type", "restriction", "relation"}`` (None when
-    the schema cannot type it)."""
+    the schema cannot type it).
+    """
     if not example.topic or not example.topic_types or not example.relations:
         return None
     nodes = [{"type": example.topic_types[0], "restriction": example.topic[0]}]
@@ -48,13 +49,20 @@ def as_shot(example: SolvedExample, schema: Schema, mode: str) -> dict | None:
         return None
     if mode != "triplets":
         return {"question": example.question, "plan": {"routes": [{"nodes": nodes}]}}
-    triplets = [{"head": {k: v for k, v in a.items() if k != "relation"}, "relation": b["relation"],
-                 "tail": {"type": b["type"]}} for a, b in zip(nodes, nodes[1:], strict=False)]
+    triplets = [
+        {
+            "head": {k: v for k, v in a.items() if k != "relation"},
+            "relation": b["relation"],
+            "tail": {"type": b["type"]},
+        }
+        for a, b in zip(nodes, nodes[1:], strict=False)
+    ]
     return {"question": example.question, "triplets": {"target": nodes[-1]["type"], "triplets": triplets}}
 
 
-def planner_shots(kb: KnowledgeBase, question: str, source: str, k: int, mode: str = "paths",
-                  few_shot: str = "") -> list[dict]:
+def planner_shots(
+    kb: KnowledgeBase, question: str, source: str, k: int, mode: str = "paths", few_shot: str = ""
+) -> list[dict]:
     """The planner's ``k`` examples for ``question`` from ``source`` (``kb`` or ``bundled``)."""
     if source == "bundled" or few_shot:
         return load_examples("mor_triplets" if mode == "triplets" else "mor_planner", few_shot or None, k)

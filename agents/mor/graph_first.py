@@ -42,7 +42,8 @@ def topic_entities(kb: KnowledgeBase, route: dict, seeds: list[str]) -> set[str]
     first node's restriction, else the entities of the first node's type that have exactly that
     name in the KB (textual matching can miss a short or common name: the film "Western" among
     every western's passage), else the seeds the restriction names as a phrase and no longer
-    named seed contains ("Beauty and the Beast", not "The Beast"), else the best seed."""
+    named seed contains ("Beauty and the Beast", not "The Beast"), else the best seed.
+    """
     first = route["nodes"][0]
     restriction = first.get("restriction", "").strip().lower()
     if len(route["nodes"]) < 2 or not seeds:
@@ -55,8 +56,7 @@ def topic_entities(kb: KnowledgeBase, route: dict, seeds: list[str]) -> set[str]
     return exact or linked or longest or {seeds[0]}
 
 
-def select_graph_first(kb: KnowledgeBase, query_vec: np.ndarray, pool: dict[str, Trajectory],
-                       limit: int) -> list[dict]:
+def select_graph_first(kb: KnowledgeBase, query_vec: np.ndarray, pool: dict[str, Trajectory], limit: int) -> list[dict]:
     """Keep ``limit`` candidates: those the route reached from a topic entity along edges first,
     the others (a text match somewhere on their trajectory) after, marked tier 1.
 

@@ -47,7 +47,7 @@ def _entities(kb: KnowledgeBase, ids: set[str]) -> dict:
     """The entities of ``ids`` read in batches of ``GET_BATCH`` (not one store read per document)."""
     order, found = sorted(ids), {}
     for at in range(0, len(order), GET_BATCH):
-        found.update(kb.graph.get_many(order[at:at + GET_BATCH]))
+        found.update(kb.graph.get_many(order[at : at + GET_BATCH]))
     return found
 
 
@@ -65,8 +65,8 @@ def doc_table(kb: KnowledgeBase) -> DocTable:
             if ent is not None:
                 rows_of.setdefault(ent.id, []).append(i)
         table = _TABLES[id(kb)] = DocTable(
-            rows_of, owners, np.asarray(types, dtype=object),
-            np.asarray([o is not None for o in owners], dtype=bool))
+            rows_of, owners, np.asarray(types, dtype=object), np.asarray([o is not None for o in owners], dtype=bool)
+        )
     return table
 
 
@@ -77,7 +77,8 @@ _questions_lock = threading.Lock()
 
 def question_vector(kb: KnowledgeBase, text: str) -> np.ndarray:
     """The KB's embedding of a question, cached (nodes of one run embed it once; the last
-    ``QUESTION_CACHE`` texts per KB are kept)."""
+    ``QUESTION_CACHE`` texts per KB are kept).
+    """
     with _questions_lock:
         cache = _questions.setdefault(kb, OrderedDict())
         vec = cache.get(text)
@@ -118,8 +119,11 @@ class LayerScores:
         n = len(kb.docs)
         if matcher == "bm25":
             cols = [kb.bm25.vocab[t] for t in dict.fromkeys(words(query)) if t in kb.bm25.vocab]
-            self.rows = (np.asarray(kb.bm25.weights[:, cols].sum(axis=1), dtype=np.float32).ravel()
-                         if cols else np.zeros(n, np.float32))
+            self.rows = (
+                np.asarray(kb.bm25.weights[:, cols].sum(axis=1), dtype=np.float32).ravel()
+                if cols
+                else np.zeros(n, np.float32)
+            )
         elif matcher == "dense":
             self.query_vec = kb.embed(query)
             self.rows = np.full(n, np.nan, np.float32)

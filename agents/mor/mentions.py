@@ -44,7 +44,8 @@ _EDGE_CHARS = ".,;:!?\"'()"
 
 def relation_roots(relations: list[str]) -> set[str]:
     """Roots of the words of the relation names: longer than 3 letters, a plural ``s`` dropped,
-    the first 6 letters (``written_by`` → {"writte"}, ``has_tags`` → {"tag"})."""
+    the first 6 letters (``written_by`` → {"writte"}, ``has_tags`` → {"tag"}).
+    """
     roots = set()
     for r in relations:
         for w in re.split(r"[_\W]+", r.lower()):
@@ -60,16 +61,17 @@ def states(sentence: str, roots: set[str]) -> bool:
 
 def _phrases(sentence: str, spans: list[tuple[int, int]], i: int, n: int) -> list[str]:
     """The text of tokens ``i .. i+n-1`` as written (inner punctuation kept: "No Retreat, No
-    Surrender", "Joseph H. Lewis"), without its edge punctuation, and with a final period kept."""
-    raw = sentence[spans[i][0]:spans[i + n - 1][1]]
-    return list(dict.fromkeys(p for p in (raw.strip(_EDGE_CHARS), raw.lstrip(_EDGE_CHARS).rstrip(",;:!?\"')"))
-                              if p))
+    Surrender", "Joseph H. Lewis"), without its edge punctuation, and with a final period kept.
+    """
+    raw = sentence[spans[i][0] : spans[i + n - 1][1]]
+    return list(dict.fromkeys(p for p in (raw.strip(_EDGE_CHARS), raw.lstrip(_EDGE_CHARS).rstrip(",;:!?\"')")) if p))
 
 
 def read(kb: KnowledgeBase, sentence: str) -> tuple[list[list], str]:
     """The entities ``sentence`` names, longest names first, no overlaps (one list of KB entities,
     all sharing that name, per mention, in sentence order), and the sentence without them (where
-    a relation is stated: "tagged as directorial debut" does not state ``directed_by``)."""
+    a relation is stated: "tagged as directorial debut" does not state ``directed_by``).
+    """
     spans = [m.span() for m in _TOKEN.finditer(sentence)]
     out, rest, i = [], list(sentence), 0
     while i < len(spans):
@@ -77,7 +79,7 @@ def read(kb: KnowledgeBase, sentence: str) -> tuple[list[list], str]:
             hits = next((h for p in _phrases(sentence, spans, i, n) if (h := kb.graph.lookup(p))), [])
             if hits:
                 out.append(hits)
-                rest[spans[i][0]:spans[i + n - 1][1]] = " " * (spans[i + n - 1][1] - spans[i][0])
+                rest[spans[i][0] : spans[i + n - 1][1]] = " " * (spans[i + n - 1][1] - spans[i][0])
                 i += n
                 break
         else:
@@ -98,8 +100,11 @@ def _forward(kb: KnowledgeBase, parent: str, category: str, roots: set[str]) -> 
             named, rest = read(kb, sentence)
             stated = states(rest, roots)
             mentions = [hits for hits in named if all(h.id != parent for h in hits)]
-            typed = [next(h for h in hits if h.type == category) for hits in mentions
-                     if any(h.type == category for h in hits)]
+            typed = [
+                next(h for h in hits if h.type == category)
+                for hits in mentions
+                if any(h.type == category for h in hits)
+            ]
             if not typed and stated:  # a name playing the category in a sentence stating the relation
                 typed = [hits[0] for hits in mentions]
             out += [(e.id, stated, True) for e in typed]
@@ -108,7 +113,8 @@ def _forward(kb: KnowledgeBase, parent: str, category: str, roots: set[str]) -> 
 
 def rows_naming(kb: KnowledgeBase, name: str, category: str, max_rows: int) -> list[int]:
     """Rows of texts owned by entities of ``category`` that hold every indexed word of ``name``,
-    best BM25 first, at most ``max_rows``."""
+    best BM25 first, at most ``max_rows``.
+    """
     table, vocab = doc_table(kb), kb.bm25.vocab
     toks = [t for t in dict.fromkeys(words(name)) if t in vocab]  # words the index keeps
     if not toks or max_rows <= 0:
@@ -123,10 +129,12 @@ def rows_naming(kb: KnowledgeBase, name: str, category: str, max_rows: int) -> l
     return rows.tolist()
 
 
-def _backward(kb: KnowledgeBase, parent: str, category: str, roots: set[str],
-              max_rows: int, name: str) -> list[tuple[str, bool, bool]]:
+def _backward(
+    kb: KnowledgeBase, parent: str, category: str, roots: set[str], max_rows: int, name: str
+) -> list[tuple[str, bool, bool]]:
     """(entity, stated, forward) triples: entities of ``category`` whose texts name the parent, called
-    ``name`` (a mention of it, not a part of a longer name: "Me and Orson Welles" does not name Orson Welles)."""
+    ``name`` (a mention of it, not a part of a longer name: "Me and Orson Welles" does not name Orson Welles).
+    """
     table, name = doc_table(kb), name.strip()
     if not name:
         return []
@@ -144,8 +152,14 @@ def _backward(kb: KnowledgeBase, parent: str, category: str, roots: set[str],
     return out
 
 
-def mentioned(kb: KnowledgeBase, parents: list[str], category: str, relations: list[str],
-              max_rows: int = 200, backward: bool = True) -> dict[str, list[tuple[str, bool]]]:
+def mentioned(
+    kb: KnowledgeBase,
+    parents: list[str],
+    category: str,
+    relations: list[str],
+    max_rows: int = 200,
+    backward: bool = True,
+) -> dict[str, list[tuple[str, bool]]]:
     """Parent id → ``(entity, forward)`` for the entities of ``category`` linked to it by texts (see
     the module docstring; ``forward``: the parent's text names it), forward links first; only
     relation-stating links when the parent has any.

@@ -51,10 +51,12 @@ def ti_row(trajectory: list[dict], length: int) -> list[int]:
     return [TI_IDS[PAD]] * (length - len(tail)) + [TI_IDS.get(s["via"], TI_IDS["text"]) for s in tail]
 
 
-def encode(candidates: list[dict], embed: Callable[[str], np.ndarray], length: int
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def encode(
+    candidates: list[dict], embed: Callable[[str], np.ndarray], length: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The three inputs of ``candidates`` (``{"trajectory", "semantic"}``): TF ``[N, L+1]``, SF
-    ``[N, D]`` (each distinct category sequence embedded once) and TI ``[N, L]``."""
+    ``[N, D]`` (each distinct category sequence embedded once) and TI ``[N, L]``.
+    """
     texts = [sf_text(c["trajectory"], length) for c in candidates]
     codes = {t: np.asarray(embed(t), np.float32) for t in dict.fromkeys(texts)}
     dim = next(iter(codes.values())).shape[0] if codes else 0
@@ -95,8 +97,9 @@ class NeuralReranker:
             return []
         tf, sf, ti = encode(candidates, embed, self.length)
         if sf.shape[1] != self.sf_dim:
-            raise ValueError(f"reranker weights expect {self.sf_dim}-d category embeddings, "
-                             f"the KB's model gives {sf.shape[1]}-d")
+            raise ValueError(
+                f"reranker weights expect {self.sf_dim}-d category embeddings, the KB's model gives {sf.shape[1]}-d"
+            )
         return [round(float(s), 6) for s in self.forward(tf, sf, ti)]
 
     def save(self, path: str | Path) -> None:

@@ -9,13 +9,15 @@ from hybridrag.kb.base import KnowledgeBase
 
 def best_attempt(attempts: list[dict]) -> dict | None:
     """The attempt to rerank: one with candidates, a followed plan before textual matching, the
-    fewest problems, the latest."""
+    fewest problems, the latest.
+    """
     key = lambda a: (bool(a["candidates"]), a["kind"] == "plan", -len(a["problems"]), a["iteration"])  # noqa: E731
     return max(attempts, key=key) if attempts else None
 
 
-def neural_scores(reranker: str, weights: str, length: int, kb: KnowledgeBase,
-                  cands: list[dict]) -> tuple[list[float] | None, str]:
+def neural_scores(
+    reranker: str, weights: str, length: int, kb: KnowledgeBase, cands: list[dict]
+) -> tuple[list[float] | None, str]:
     """The trained network's scores (None: use the linear reranker) and which reranker scored.
 
     A network that cannot score on this KB (weights for another fingerprint length or another

@@ -31,7 +31,8 @@ def verbalise_trajectory(kb: KnowledgeBase, trajectory: list[dict], names: dict[
     """``seed → relation → ... → candidate``; an edge walked tail-to-head says (inverse).
 
     ``names`` (entity id → name) holds every entity on the trajectory when given; else they are
-    read in one store call."""
+    read in one store call.
+    """
     walk = _walk(trajectory)
     if names is None:
         names = kb.names(_entities(trajectory))
@@ -49,14 +50,16 @@ def _named(name: str, question: str) -> bool:
 
 def is_own(text: str, question: str, topic_names: list[str] | tuple = ()) -> bool:
     """Whether an answer ``text`` is the question's own entity: a topic entity's name, or a phrase
-    the question holds whole."""
+    the question holds whole.
+    """
     key = text.strip().lower()
     return bool(key) and (key in {n.strip().lower() for n in topic_names} or _named(key, question))
 
 
 def answer_of(ranked: list[dict], question: str, topics: list[str] | tuple = ()) -> str:
     """The name of the best ranked entity that is not the question's own: neither a topic entity of
-    the plan's routes nor a name the question holds as a whole phrase; empty when every one is."""
+    the plan's routes nor a name the question holds as a whole phrase; empty when every one is.
+    """
     own = set(topics)
     return next((r["name"] for r in ranked if r["id"] not in own and not _named(r["name"], question)), "")
 
@@ -78,14 +81,28 @@ def outputs(kb: KnowledgeBase, question: str, top: list[dict], topics: list[str]
     for c in top:
         traj, eid = c["trajectory"], c["id"]
         structural = any(s["via"] == "struct" for s in traj)
-        ranked.append({"id": eid, "kind": "entity", "name": names[eid], "score": c["score"],
-                       "source": "kg" if structural else "doc"})
+        ranked.append(
+            {
+                "id": eid,
+                "kind": "entity",
+                "name": names[eid],
+                "score": c["score"],
+                "source": "kg" if structural else "doc",
+            }
+        )
         if len(traj) > 1:  # reached along edges (graph edges, or textual ones: agents.mor.mentions)
-            evidence.append({"source": "kg" if structural else "doc", "id": eid,
-                             "text": verbalise_trajectory(kb, traj, names), "score": c["score"],
-                             "path": [s["edge"] for s in traj[1:]]})
-        evidence.append({"source": "doc", "id": eid, "text": best_text(kb, qvec, eid), "score": c["score"],
-                         "path": None})
+            evidence.append(
+                {
+                    "source": "kg" if structural else "doc",
+                    "id": eid,
+                    "text": verbalise_trajectory(kb, traj, names),
+                    "score": c["score"],
+                    "path": [s["edge"] for s in traj[1:]],
+                }
+            )
+        evidence.append(
+            {"source": "doc", "id": eid, "text": best_text(kb, qvec, eid), "score": c["score"], "path": None}
+        )
     return {"answer": answer_of(ranked, question, topics), "ranked": ranked, "evidence": evidence}
 
 
@@ -94,8 +111,9 @@ def references_text(ranked: list[dict], evidence: list[dict], n: int = 5) -> str
     blocks = []
     for i, r in enumerate(ranked[:n], 1):
         fields = [("name", r["name"])]
-        fields += [("path" if e.get("path") else "text", e["text"][:TEXT_CHARS])
-                   for e in evidence if e["id"] == r["id"]]
+        fields += [
+            ("path" if e.get("path") else "text", e["text"][:TEXT_CHARS]) for e in evidence if e["id"] == r["id"]
+        ]
         blocks.append(data_block(fields, n=i, source=r["source"]))
     return "\n".join(blocks) or "(nothing retrieved)"
 
@@ -113,8 +131,9 @@ def render_trace(trace: list[dict]) -> str:
                 sizes = ", ".join(f"{x['type']} {x['struct']}+{x['text']}" for x in s["layers"])
                 lines.append(f"Traverse {s['decision']} (per layer structural+textual: {sizes})")
             case "intersect_routes":
-                lines.append(f"Merge: {s['decision']} of {s['route_sizes']} → {s['merged']}, "
-                             f"{s['selected']} kept for reranking")
+                lines.append(
+                    f"Merge: {s['decision']} of {s['route_sizes']} → {s['merged']}, {s['selected']} kept for reranking"
+                )
             case "match_text":
                 lines.append(f"Text: {s['decision']}")
             case "rerank_trajectories":

@@ -36,9 +36,13 @@ class PlanNode(BaseModel):
     """One node of a reasoning path: an entity category and its restriction."""
 
     type: str = Field(description="Entity type, exactly as listed in the entity types.")
-    restriction: str = Field(default="", description=(
-        "Words of the question that pin this entity down (a name, a value, a description); "
-        "empty when the question says nothing specific about it."))
+    restriction: str = Field(
+        default="",
+        description=(
+            "Words of the question that pin this entity down (a name, a value, a description); "
+            "empty when the question says nothing specific about it."
+        ),
+    )
     relation: str = Field(default="", description="Optional relation type from the previous node.")
 
 
@@ -114,22 +118,26 @@ def plan_from_triplets(tp: TripletPlan) -> Plan:
 
 def hop_relations(schema: Schema, a: str, b: str) -> list[str]:
     """Relation types connecting categories ``a`` and ``b`` in either direction."""
-    return [r.name for r in schema.relation_types.values()
-            if (a in r.head_types and b in r.tail_types) or (b in r.head_types and a in r.tail_types)]
+    return [
+        r.name
+        for r in schema.relation_types.values()
+        if (a in r.head_types and b in r.tail_types) or (b in r.head_types and a in r.tail_types)
+    ]
 
 
-def _check_route(route: PlanRoute, schema: Schema, types: dict[str, str],
-                 max_hops: int) -> tuple[dict | None, list]:
+def _check_route(route: PlanRoute, schema: Schema, types: dict[str, str], max_hops: int) -> tuple[dict | None, list]:
     """One route → (validated route dict or None, problems)."""
     shown = " → ".join(n.type for n in route.nodes)
-    nodes = [{"type": types.get(_norm(n.type)), "restriction": n.restriction.strip(), "relation": n.relation}
-             for n in route.nodes]
+    nodes = [
+        {"type": types.get(_norm(n.type)), "restriction": n.restriction.strip(), "relation": n.relation}
+        for n in route.nodes
+    ]
     if not nodes:
         return None, ["empty route"]
     unknown = [n.type for n, c in zip(route.nodes, nodes, strict=True) if c["type"] is None]
     if unknown:
         return None, [f"route {shown}: unknown entity type: type {unknown[0]} is not one of the entity types"]
-    nodes = nodes[-(max_hops + 1):]
+    nodes = nodes[-(max_hops + 1) :]
     if not nodes[0]["restriction"]:
         return None, [f"route {shown}: its first node has no restriction to start from"]
     hops, problems, said = [], [], []
@@ -140,12 +148,13 @@ def _check_route(route: PlanRoute, schema: Schema, types: dict[str, str],
             said.append(bool(b["relation"]))
             continue
         if not rels:
-            return None, [f"route {shown}: no relation connects {a['type']} and {b['type']}: "
-                          f"type {b['type']} cannot follow type {a['type']}"]
+            return None, [
+                f"route {shown}: no relation connects {a['type']} and {b['type']}: "
+                f"type {b['type']} cannot follow type {a['type']}"
+            ]
         named = {_norm(b["relation"])} & {_norm(r) for r in rels}
         if b["relation"] and not named:
-            problems.append(f"relation {b['relation']} does not link type {a['type']} and type {b['type']}: "
-                            "all used")
+            problems.append(f"relation {b['relation']} does not link type {a['type']} and type {b['type']}: all used")
         hops.append([r for r in rels if _norm(r) in named] or rels)
         said.append(bool(named))
     clean = [{"type": n["type"], "restriction": n["restriction"]} for n in nodes]
@@ -172,15 +181,20 @@ def validate_plan(plan: Plan, schema: Schema, target_types: list[str], max_hops:
     ends = [r["nodes"][-1]["type"] for r in checked if not wanted or r["nodes"][-1]["type"] in wanted]
     target = Counter(ends).most_common(1)[0][0] if ends else None
     kept = [r for r in checked if r["nodes"][-1]["type"] == target]
-    problems += [f"route ending at {r['nodes'][-1]['type']} dropped (target {target})"
-                 for r in checked if r not in kept]
+    problems += [
+        f"route ending at {r['nodes'][-1]['type']} dropped (target {target})" for r in checked if r not in kept
+    ]
     if not kept and not problems:
         problems.append("no route")
-    return {"valid": bool(kept), "target": target, "routes": kept, "problems": problems,
-            "shown": [render_route(r) for r in kept]}
+    return {
+        "valid": bool(kept),
+        "target": target,
+        "routes": kept,
+        "problems": problems,
+        "shown": [render_route(r) for r in kept],
+    }
 
 
 def render_route(route: dict) -> str:
     """``person<Tom Hanks> → movie`` as in the paper's figures."""
-    return " → ".join(f"{n['type']}<{n['restriction']}>" if n["restriction"] else n["type"]
-                      for n in route["nodes"])
+    return " → ".join(f"{n['type']}<{n['restriction']}>" if n["restriction"] else n["type"] for n in route["nodes"])

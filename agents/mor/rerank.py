@@ -51,8 +51,9 @@ def parse_groups(text: str) -> tuple[str, ...]:
     return groups
 
 
-def features(trajectory: list[dict], semantic: float, length: int = 3,
-             groups: tuple[str, ...] = ("tf", "sf", "ti")) -> dict[str, float]:
+def features(
+    trajectory: list[dict], semantic: float, length: int = 3, groups: tuple[str, ...] = ("tf", "sf", "ti")
+) -> dict[str, float]:
     """The TF, SF and TI features of one trajectory, as named values.
 
     Args:
@@ -87,8 +88,13 @@ def score(feats: dict[str, float], weights: dict[str, float]) -> float:
     return sum(weights.get(k, 0.0) * v for k, v in feats.items())
 
 
-def rerank(candidates: list[dict], weights: dict[str, float], length: int = 3,
-           groups: tuple[str, ...] = ("tf", "sf", "ti"), scores: list[float] | None = None) -> list[dict]:
+def rerank(
+    candidates: list[dict],
+    weights: dict[str, float],
+    length: int = 3,
+    groups: tuple[str, ...] = ("tf", "sf", "ti"),
+    scores: list[float] | None = None,
+) -> list[dict]:
     """Score candidates ``{"id", "semantic", "trajectory"[, "filler"]}``, best first.
 
     Adds ``features`` and ``score``; ``scores`` (one per candidate, e.g. the trained network's,
@@ -137,8 +143,13 @@ def listwise_loss(weights: dict[str, float], data: list[tuple[list[dict[str, flo
     return float(np.mean(losses)) if losses else 0.0
 
 
-def fit_weights(data: list[tuple[list[dict[str, float]], list[bool]]], init: dict[str, float] | None = None,
-                epochs: int = 300, lr: float = 0.5, l2: float = 1e-3) -> dict[str, float]:
+def fit_weights(
+    data: list[tuple[list[dict[str, float]], list[bool]]],
+    init: dict[str, float] | None = None,
+    epochs: int = 300,
+    lr: float = 0.5,
+    l2: float = 1e-3,
+) -> dict[str, float]:
     """Fit the linear reranker with the listwise softmax cross-entropy of Eq. 7.
 
     Args:
@@ -184,6 +195,7 @@ def load_weights(path: str | Path | None, length: int = 3) -> dict[str, float]:
         return default_weights(length)
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     if data.get("fingerprint_length", length) != length:
-        raise ValueError(f"reranker weights in {path} use fingerprint length "
-                         f"{data['fingerprint_length']}, not {length}")
+        raise ValueError(
+            f"reranker weights in {path} use fingerprint length {data['fingerprint_length']}, not {length}"
+        )
     return {k: float(v) for k, v in data["weights"].items()}

@@ -42,14 +42,16 @@ class Answer(BaseModel):
 def schema_parts(schema: Schema) -> tuple[str, str]:
     """Entity types and relation types (head → tail types) as prompt text."""
     ents = ", ".join(schema.entity_types)
-    rels = ", ".join(f"{r.name} ({'|'.join(r.head_types)} → {'|'.join(r.tail_types)})"
-                     for r in schema.relation_types.values())
+    rels = ", ".join(
+        f"{r.name} ({'|'.join(r.head_types)} → {'|'.join(r.tail_types)})" for r in schema.relation_types.values()
+    )
     return ents, rels
 
 
 def _compact(obj: dict | list) -> str:
     """JSON without spaces: the model writes its plan the way the examples are written, and each
-    space is a token more to evaluate in the prompt and to generate in the reply."""
+    space is a token more to evaluate in the prompt and to generate in the reply.
+    """
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -60,14 +62,16 @@ def schema_shown(setting: str, llm: object, constrained: bool, n_examples: int) 
     whose reply is decoded within the KB's types and relations (``constrained``: the grammar holds
     the schema) and that is shown examples (they show the form). SmolLM2-135M planned the gold path
     as often without the list (``python -m evals.smollm_speed``, docs/benchmarks.md) and each call
-    evaluated about 130 prompt tokens fewer."""
+    evaluated about 130 prompt tokens fewer.
+    """
     if setting == "auto":
         return not (constrained and n_examples > 0 and is_small_model(llm))
     return setting == "full"
 
 
-def planner_messages(question: str, schema: Schema, examples: list[dict], mode: str = "paths",
-                     show_schema: bool = True) -> list:
+def planner_messages(
+    question: str, schema: Schema, examples: list[dict], mode: str = "paths", show_schema: bool = True
+) -> list:
     """The planner conversation: instructions, examples, schema, question (examples before the
     schema: see :data:`prompts.mor.PLANNER`).
 
@@ -82,12 +86,12 @@ def planner_messages(question: str, schema: Schema, examples: list[dict], mode: 
     block = P.SCHEMA.format(entity_types=ents, relation_types=rels) if show_schema else ""
     if mode == "triplets":
         system, user = P.TRIPLETS_SYSTEM, P.TRIPLETS
-        shots = [P.TRIPLET_EXAMPLE.format(question=ex["question"], triplets=_compact(ex["triplets"]))
-                 for ex in examples]
+        shots = [
+            P.TRIPLET_EXAMPLE.format(question=ex["question"], triplets=_compact(ex["triplets"])) for ex in examples
+        ]
     else:
         system, user = P.PLANNER_SYSTEM, P.PLANNER
-        shots = [P.PLANNER_EXAMPLE.format(question=ex["question"], plan=_compact(ex["plan"]))
-                 for ex in examples]
+        shots = [P.PLANNER_EXAMPLE.format(question=ex["question"], plan=_compact(ex["plan"])) for ex in examples]
     text = user.format(examples="\n\n".join(shots) or "(none)", schema=block, question=question)
     return [{"role": "system", "content": system.template}, {"role": "user", "content": text}]
 
@@ -102,17 +106,25 @@ def replan_messages(history: list, plan: dict, problems: list[str], question: st
 
 def plan_choices(schema: Schema, question: str, mode: str) -> dict[str, list[str]]:
     """What a constrained planner may write: the KB's types and relations, restrictions that are
-    spans of the question (or empty) (:mod:`agents.llm.constrained`; used for llama.cpp models)."""
+    spans of the question (or empty) (:mod:`agents.llm.constrained`; used for llama.cpp models).
+    """
     types, rels = sorted(schema.entity_types), ["", *sorted(schema.relation_types)]
     spans = ["", *question_spans(question)]
     if mode == "triplets":
-        return {"triplets.head.type": types, "triplets.tail.type": types, "triplets.relation": rels,
-                "triplets.head.restriction": spans, "triplets.tail.restriction": spans, "target": types}
+        return {
+            "triplets.head.type": types,
+            "triplets.tail.type": types,
+            "triplets.relation": rels,
+            "triplets.head.restriction": spans,
+            "triplets.tail.restriction": spans,
+            "target": types,
+        }
     return {"routes.nodes.type": types, "routes.nodes.relation": rels, "routes.nodes.restriction": spans}
 
 
-def plan(model: BaseChatModel, messages: list, mode: str,
-         method: str, choices: dict | None = None) -> tuple[Plan | None, dict | None, dict]:
+def plan(
+    model: BaseChatModel, messages: list, mode: str, method: str, choices: dict | None = None
+) -> tuple[Plan | None, dict | None, dict]:
     """Planner: one structured call.
 
     Returns:
@@ -132,8 +144,10 @@ def answer(model: BaseChatModel, question: str, references: str, method: str) ->
     None when the reply is unparseable or when the retrieved entities (the data blocks of
     ``references``) do not support it; the latter adds ``unsupported_answers`` to the usage.
     """
-    messages = [("system", P.ANSWER_SYSTEM.template),
-                ("human", P.ANSWER.format(question=question, references=references))]
+    messages = [
+        ("system", P.ANSWER_SYSTEM.template),
+        ("human", P.ANSWER.format(question=question, references=references)),
+    ]
     return grounded_answer(model, Answer, messages, question, references, method, "mor answerer")
 
 

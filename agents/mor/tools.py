@@ -12,9 +12,11 @@ from hybridrag.agents.mor import traversal as trav
 from hybridrag.agents.mor.graph_first import topic_entities
 from hybridrag.tools.steps import PASSAGES, VIEW_LIMIT, Step, StepCall, listed, passage, run_step, score_of
 
-TRAVERSAL = ("a dict with candidates: {entity id: trajectory} (a trajectory is a list of steps "
-             "{id, type, via, edge, tf}), or a list of entities reached: dicts or Documents (metadata) with id "
-             "(or entity_id) and score")
+TRAVERSAL = (
+    "a dict with candidates: {entity id: trajectory} (a trajectory is a list of steps "
+    "{id, type, via, edge, tf}), or a list of entities reached: dicts or Documents (metadata) with id "
+    "(or entity_id) and score"
+)
 
 
 class TraversalArgs(BaseModel):
@@ -81,15 +83,25 @@ def _step_of(kb: Any, eid: str, score: float) -> list[dict]:
 def _traversal_adopt(kb: Any, output: Any, call: StepCall) -> dict:
     if isinstance(output, Mapping) and isinstance(output.get("candidates"), Mapping):
         cands = {str(e): list(t) for e, t in output["candidates"].items()}
-        return {"candidates": cands, "layers": list(output.get("layers", [])),
-                "seeds": list(output.get("seeds", [])), "topics": list(output.get("topics", []))}
+        return {
+            "candidates": cands,
+            "layers": list(output.get("layers", [])),
+            "seeds": list(output.get("seeds", [])),
+            "topics": list(output.get("topics", [])),
+        }
     cands = {eid: _step_of(kb, eid, s) for eid, s in _entity_rows(kb, output, call)}
     return {"candidates": cands, "layers": [], "seeds": [], "topics": []}
 
 
 def _text_default(kb: Any):
-    def run(query: str, k: int, categories: list[str] | None = None, matcher: str = "bm25",
-            exclude: frozenset = frozenset(), **_: Any) -> tuple[dict, dict]:
+    def run(
+        query: str,
+        k: int,
+        categories: list[str] | None = None,
+        matcher: str = "bm25",
+        exclude: frozenset = frozenset(),
+        **_: Any,
+    ) -> tuple[dict, dict]:
         found = trav.text_candidates(kb, query, categories, k, matcher, exclude)
         return found, dict(list(found.items())[:VIEW_LIMIT])
 
@@ -110,23 +122,45 @@ def _text_adopt(kb: Any, output: Any, call: StepCall) -> dict:
     return out
 
 
-STEPS: dict[str, Step] = {s.name: s for s in [
-    Step("structural_traversal", "Mixed traversal of one planned route: textual seeds of the first category, "
-         "then layer by layer the typed neighbours along the route's relations, united with the layer's "
-         "textual matches; each candidate with the trajectory that reached it.", TraversalArgs, TRAVERSAL,
-         _traversal_default, _traversal_adopt),
-    Step("textual_retrieval", "Entities whose texts best match the query (BM25 or dense), optionally of given "
-         "categories: the fallback for an invalid plan and the fillers after the routes.", TextArgs,
-         PASSAGES + ", or entity dicts with id and score", _text_default, _text_adopt),
-]}
+STEPS: dict[str, Step] = {
+    s.name: s
+    for s in [
+        Step(
+            "structural_traversal",
+            "Mixed traversal of one planned route: textual seeds of the first category, "
+            "then layer by layer the typed neighbours along the route's relations, united with the layer's "
+            "textual matches; each candidate with the trajectory that reached it.",
+            TraversalArgs,
+            TRAVERSAL,
+            _traversal_default,
+            _traversal_adopt,
+        ),
+        Step(
+            "textual_retrieval",
+            "Entities whose texts best match the query (BM25 or dense), optionally of given "
+            "categories: the fallback for an invalid plan and the fillers after the routes.",
+            TextArgs,
+            PASSAGES + ", or entity dicts with id and score",
+            _text_default,
+            _text_adopt,
+        ),
+    ]
+}
 
 
-def textual(ctx: Any, kb: Any, query: str, categories: list[str] | None, k: int,
-            exclude: set[str] | frozenset = frozenset()) -> dict:
+def textual(
+    ctx: Any, kb: Any, query: str, categories: list[str] | None, k: int, exclude: set[str] | frozenset = frozenset()
+) -> dict:
     """Run the textual_retrieval step (a tool call); ``exclude`` goes around the tool (it can be large)."""
-    return run_step("mor", STEPS, "textual_retrieval", {"query": query, "k": k, "categories": categories,
-                                                         "matcher": ctx.text_matcher}, kb, ctx.tools,
-                    {"exclude": exclude})
+    return run_step(
+        "mor",
+        STEPS,
+        "textual_retrieval",
+        {"query": query, "k": k, "categories": categories, "matcher": ctx.text_matcher},
+        kb,
+        ctx.tools,
+        {"exclude": exclude},
+    )
 
 
 def fillers(ctx: Any, kb: Any, q: str, qvec: Any, have: set[str], categories: list[str] | None, k: int) -> list:

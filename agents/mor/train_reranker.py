@@ -61,18 +61,32 @@ def eq7_loss(scores, labels):
 
 def export(model, length: int, meta: dict) -> NeuralReranker:
     """The torch module's parameters in the numpy reranker's layout."""
+
     def t(x):
         return x.detach().cpu().numpy().astype(np.float32)
 
-    params = {"tf_w": t(model.tf.weight).T, "tf_b": t(model.tf.bias), "sf_w": t(model.sf.weight).T,
-              "sf_b": t(model.sf.bias), "ti_emb": t(model.ti.weight), "fc1_w": t(model.fc1.weight).T,
-              "fc1_b": t(model.fc1.bias), "fc2_w": t(model.fc2.weight).T, "fc2_b": t(model.fc2.bias)}
+    params = {
+        "tf_w": t(model.tf.weight).T,
+        "tf_b": t(model.tf.bias),
+        "sf_w": t(model.sf.weight).T,
+        "sf_b": t(model.sf.bias),
+        "ti_emb": t(model.ti.weight),
+        "fc1_w": t(model.fc1.weight).T,
+        "fc1_b": t(model.fc1.bias),
+        "fc2_w": t(model.fc2.weight).T,
+        "fc2_b": t(model.fc2.bias),
+    }
     return NeuralReranker(params, {**meta, "fingerprint_length": length, "hidden": model.fc2.in_features})
 
 
-def train(queries: list[Query], length: int, config: TrainConfig, meta: dict | None = None,
-          snapshot: Callable[[NeuralReranker], None] | None = None, progress: bool = False
-          ) -> tuple[NeuralReranker, list[float]]:
+def train(
+    queries: list[Query],
+    length: int,
+    config: TrainConfig,
+    meta: dict | None = None,
+    snapshot: Callable[[NeuralReranker], None] | None = None,
+    progress: bool = False,
+) -> tuple[NeuralReranker, list[float]]:
     """Fit the reranker with Adam on Eq. 7, one query per step, shuffled each epoch.
 
     Args:

@@ -50,8 +50,9 @@ def _step(eid: str, etype: str, via: str, tf: float, edge: list[str] | None = No
     return {"id": eid, "type": etype, "via": via, "edge": edge, "tf": round(float(tf), 6)}
 
 
-def _structural(kb: KnowledgeBase, current: dict[str, Trajectory], category: str, relations: list[str],
-                scores: LayerScores) -> dict[str, Trajectory]:
+def _structural(
+    kb: KnowledgeBase, current: dict[str, Trajectory], category: str, relations: list[str], scores: LayerScores
+) -> dict[str, Trajectory]:
     """Neighbours of ``current`` of ``category`` along ``relations`` (Eq. 4), with trajectories."""
     out: dict[str, Trajectory] = {}
     found = kb.graph.neighbors(list(current), relations, "both")
@@ -79,12 +80,20 @@ def _structural(kb: KnowledgeBase, current: dict[str, Trajectory], category: str
     return out
 
 
-def _textual_edges(kb: KnowledgeBase, current: dict[str, Trajectory], category: str, relations: list[str],
-                   scores: LayerScores, nxt: dict[str, Trajectory], parents_k: int = 5,
-                   mention_rows: int = 200) -> int:
+def _textual_edges(
+    kb: KnowledgeBase,
+    current: dict[str, Trajectory],
+    category: str,
+    relations: list[str],
+    scores: LayerScores,
+    nxt: dict[str, Trajectory],
+    parents_k: int = 5,
+    mention_rows: int = 200,
+) -> int:
     """Add to ``nxt`` the entities of ``category`` linked by texts (:func:`agents.mor.mentions.mentioned`)
     to the layer's anchored entities (else its first ``parents_k``); returns how many were added.
-    The step's edge is ``[names, "mentions", named]``: whose text names whom."""
+    The step's edge is ``[names, "mentions", named]``: whose text names whom.
+    """
     rooted = [e for e, t in current.items() if t[0].get("topic") and all(s["via"] in EDGES for s in t[1:])]
     added = 0
     linked = mentioned(kb, rooted or list(current)[:parents_k], category, relations, mention_rows)
@@ -106,10 +115,21 @@ def _cap(layer: dict[str, Trajectory], limit: int) -> dict[str, Trajectory]:
     return dict(best)
 
 
-def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int = 5, layer_k: int = 10,
-                   matcher: str = "bm25", layer_match: str = "always", max_frontier: int = 5000,
-                   structure: bool = True, topic_rule: Callable[[list[str]], set[str]] | None = None,
-                   text_edges: bool = False, mention_rows: int = 200) -> dict:
+def traverse_route(
+    kb: KnowledgeBase,
+    question: str,
+    route: dict,
+    *,
+    seed_k: int = 5,
+    layer_k: int = 10,
+    matcher: str = "bm25",
+    layer_match: str = "always",
+    max_frontier: int = 5000,
+    structure: bool = True,
+    topic_rule: Callable[[list[str]], set[str]] | None = None,
+    text_edges: bool = False,
+    mention_rows: int = 200,
+) -> dict:
     """Mixed traversal of one validated route.
 
     Args:
@@ -161,9 +181,17 @@ def traverse_route(kb: KnowledgeBase, question: str, route: dict, *, seed_k: int
         for e, s in matched:
             nxt.setdefault(e, [_step(e, node["type"], "text", s)])
         current = _cap({e: t for e, t in nxt.items() if e not in topics}, max_frontier)  # never walk back
-        layers.append({"layer": i, "type": node["type"], "struct": n_struct, "text": len(matched),
-                       "kept": len(current), "anchored": sum(anchored(t) for t in current.values()),
-                       "mention": n_mention})
+        layers.append(
+            {
+                "layer": i,
+                "type": node["type"],
+                "struct": n_struct,
+                "text": len(matched),
+                "kept": len(current),
+                "anchored": sum(anchored(t) for t in current.values()),
+                "mention": n_mention,
+            }
+        )
     return {"candidates": current, "layers": layers, "seeds": seeds, "topics": sorted(topics)}
 
 
@@ -187,9 +215,14 @@ def merge_routes(results: list[dict]) -> tuple[dict[str, Trajectory], str]:
     return merged, mode
 
 
-def text_candidates(kb: KnowledgeBase, question: str, categories: list[str] | None, k: int,
-                    matcher: str = "bm25",
-                    exclude: set[str] | frozenset = frozenset()) -> dict[str, Trajectory]:
+def text_candidates(
+    kb: KnowledgeBase,
+    question: str,
+    categories: list[str] | None,
+    k: int,
+    matcher: str = "bm25",
+    exclude: set[str] | frozenset = frozenset(),
+) -> dict[str, Trajectory]:
     """Textual matching of the question alone: the fallback for invalid plans, and the filler."""
     scores = LayerScores(kb, question, matcher)
     out: dict[str, Trajectory] = {}
@@ -202,8 +235,7 @@ def text_candidates(kb: KnowledgeBase, question: str, categories: list[str] | No
     return out
 
 
-def select_candidates(kb: KnowledgeBase, query_vec: np.ndarray, pool: dict[str, Trajectory],
-                      limit: int) -> list[dict]:
+def select_candidates(kb: KnowledgeBase, query_vec: np.ndarray, pool: dict[str, Trajectory], limit: int) -> list[dict]:
     """Rank the pool by the initial semantic score and keep ``limit`` (§B.2: selects candidates).
 
     Returns:
@@ -214,8 +246,15 @@ def select_candidates(kb: KnowledgeBase, query_vec: np.ndarray, pool: dict[str, 
     return [{"id": e, "semantic": round(sem[e], 6), "trajectory": pool[e]} for e in order]
 
 
-def fillers(kb: KnowledgeBase, question: str, query_vec: np.ndarray, have: set[str],
-            categories: list[str] | None, k: int, matcher: str = "bm25") -> list[dict]:
+def fillers(
+    kb: KnowledgeBase,
+    question: str,
+    query_vec: np.ndarray,
+    have: set[str],
+    categories: list[str] | None,
+    k: int,
+    matcher: str = "bm25",
+) -> list[dict]:
     """Up to ``k`` textual matches not in ``have``, marked ``filler`` (they rank after the rest)."""
     if k <= 0:
         return []

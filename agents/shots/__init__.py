@@ -15,5 +15,4 @@ from hybridrag.agents.shots.example import MASK, SolvedExample
 from hybridrag.agents.shots.mask import find_mentions, mask_question
 from hybridrag.agents.shots.synth import synthesize
 
-__all__ = ["MASK", "Bank", "SolvedExample", "bank_for", "bank_path", "find_mentions", "mask_question",
-           "synthesize"]
+__all__ = ["MASK", "Bank", "SolvedExample", "bank_for", "bank_path", "find_mentions", "mask_question", "synthesize"]

@@ -83,8 +83,9 @@ def _normalise(text: str) -> str:
 class Bank:
     """Solved examples of one KB with nearest-neighbour search over their masked questions."""
 
-    def __init__(self, kb: KnowledgeBase, examples: list[SolvedExample], path: Path | None = None,
-                 cache: Path | None = None) -> None:
+    def __init__(
+        self, kb: KnowledgeBase, examples: list[SolvedExample], path: Path | None = None, cache: Path | None = None
+    ) -> None:
         """Keep the examples whose relations the KB has; the others are counted in ``stale``.
 
         ``cache`` is where the vectors are kept between processes (beside ``path`` by default).
@@ -95,8 +96,12 @@ class Bank:
         self.examples = [e for e in examples if set(e.relations) <= rels]
         self.stale = len(examples) - len(self.examples)
         if self.stale:
-            log.warning("bank %s: %d examples name relations the KB no longer has; left out "
-                        "(rebuild with `hybridrag bank build`)", path, self.stale)
+            log.warning(
+                "bank %s: %d examples name relations the KB no longer has; left out "
+                "(rebuild with `hybridrag bank build`)",
+                path,
+                self.stale,
+            )
         self._matrix: np.ndarray | None = None
         self._lock = threading.Lock()
         self._questions = [_normalise(e.question) for e in self.examples]

@@ -31,8 +31,14 @@ MIN_PEERS = 3
 REASON = "path disagrees with its nearest solved look-alikes (a KB gap?)"
 
 
-def outliers(examples: Sequence[SolvedExample], vectors: np.ndarray, peers: Sequence[SolvedExample],
-             peer_vectors: np.ndarray, similarity: float = SIMILARITY, k: int = PEERS) -> list[int]:
+def outliers(
+    examples: Sequence[SolvedExample],
+    vectors: np.ndarray,
+    peers: Sequence[SolvedExample],
+    peer_vectors: np.ndarray,
+    similarity: float = SIMILARITY,
+    k: int = PEERS,
+) -> list[int]:
     """Indices of ``examples`` whose path their peers outvote (vectors: unit rows, masked text).
 
     ``peers`` may include ``examples`` themselves (an example never counts as its own peer:

@@ -82,7 +82,14 @@ def example_from_dict(row: dict, where: str) -> SolvedExample:
         raise ValueError(f"{where}: 'directions' must have one entry per relation")
     question = str(row["question"]).strip()
     return SolvedExample(
-        question=question, masked=str(row.get("masked") or question), topic=values["topic"],
-        topic_types=values["topic_types"], relations=values["relations"],
-        answer_type=str(row.get("answer_type") or ""), answers=values["answers"], source=source,
-        outputs=dict(outputs), directions=values["directions"])
+        question=question,
+        masked=str(row.get("masked") or question),
+        topic=values["topic"],
+        topic_types=values["topic_types"],
+        relations=values["relations"],
+        answer_type=str(row.get("answer_type") or ""),
+        answers=values["answers"],
+        source=source,
+        outputs=dict(outputs),
+        directions=values["directions"],
+    )

@@ -21,7 +21,8 @@ MAX_SPAN_WORDS = 8
 _WORD = re.compile(r"[\w'’.&-]*\w|\w", re.UNICODE)
 _EDGE_PUNCT = set("!?.()'’")
 _EXPLICIT = re.compile(r"\[([^\[\]]+)\]|\"([^\"]+)\"")
-COMMON = frozenset("""
+COMMON = frozenset(
+    """
 a an the this that these those who whom whose what which when where why how whats
 is are was were be been being do does did done has have had can could will would should may might
 of in on at by for with from to into about as and or not no than then also same share shared
@@ -31,7 +32,8 @@ film films movie movies star stars starred starring act acts acted acting actor 
 appear appeared appears direct directed directs director directors write wrote written writer writers
 release released releases year years genre genres language languages type types kind sort
 tag tags described describe about topic topics person people name names
-""".split())
+""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -74,21 +76,21 @@ def find_mentions(question: str, kb: KnowledgeBase) -> list[Mention]:
     for m in _EXPLICIT.finditer(question):
         text = (m.group(1) or m.group(2)).strip()
         found.append(Mention(m.start(), m.end(), text, tuple(kb.graph.lookup(text)), explicit=True))
-        taken[m.start():m.end()] = [True] * (m.end() - m.start())
+        taken[m.start() : m.end()] = [True] * (m.end() - m.start())
     toks = [t for t in _WORD.finditer(question) if not taken[t.start()]]
     used = [False] * len(toks)
     stop = common_words(kb)
     for n in range(min(MAX_SPAN_WORDS, len(toks)), 0, -1):
         for i in range(len(toks) - n + 1):
-            if any(used[i:i + n]):
+            if any(used[i : i + n]):
                 continue
-            if all(_common(t, j == 0 and i == 0, stop) for j, t in enumerate(toks[i:i + n])):
+            if all(_common(t, j == 0 and i == 0, stop) for j, t in enumerate(toks[i : i + n])):
                 continue
             start, end = toks[i].start(), toks[i + n - 1].end()
             hit = _lookup_span(question, start, end, kb)
             if hit is not None:
                 found.append(hit)
-                used[i:i + n] = [True] * n
+                used[i : i + n] = [True] * n
     return sorted(_prefer_names(found), key=lambda m: m.start)
 
 
@@ -120,7 +122,6 @@ def _prefer_names(found: list[Mention]) -> list[Mention]:
     if named:
         return named
     return [max(found, key=lambda m: (len(m.text), -m.start))] if found else []
-
 
     return sorted(found, key=lambda m: m.start)
 

@@ -65,8 +65,9 @@ def _f1(reached: set[str], gold: set[str]) -> float:
     return 0.0 if not hit else 2 * hit / (len(reached) + len(gold))
 
 
-def best_paths(walker: Walker, topic_ids: list[str], gold: set[str], hops: int | None = None
-               ) -> tuple[list[tuple[Step, ...]], list[str]]:
+def best_paths(
+    walker: Walker, topic_ids: list[str], gold: set[str], hops: int | None = None
+) -> tuple[list[tuple[Step, ...]], list[str]]:
     """(tied best paths, reached ids of the first) from the topic to ``gold``; ([], []) when none.
 
     Best: highest F1 of the reached entities against ``gold``, then fewest hops.
@@ -128,11 +129,16 @@ class _Found:
     def example(self, kb: KnowledgeBase, steps: tuple[Step, ...], source: str) -> SolvedExample:
         kinds = Counter(e.type for e in kb.graph.get_many(set(self.reached) & self.gold).values())
         return SolvedExample(
-            question=self.q.question, masked=self.masked(kb),
+            question=self.q.question,
+            masked=self.masked(kb),
             topic=tuple(dict.fromkeys(e.name for e in self.topics)),
             topic_types=tuple(dict.fromkeys(e.type for e in self.topics)),
-            relations=tuple(r for r, _ in steps), answer_type=kinds.most_common(1)[0][0] if kinds else "",
-            answers=tuple(self.q.answers), source=source, directions=tuple(d for _, d in steps))
+            relations=tuple(r for r, _ in steps),
+            answer_type=kinds.most_common(1)[0][0] if kinds else "",
+            answers=tuple(self.q.answers),
+            source=source,
+            directions=tuple(d for _, d in steps),
+        )
 
     def masked(self, kb: KnowledgeBase) -> str:
         return mask_name(self.q.question, self.names, kb)
@@ -152,8 +158,7 @@ def find(kb: KnowledgeBase, walker: Walker, q: GoldQuestion) -> tuple[_Found | N
     return _Found(q, topics, names, paths, reached, gold), ""
 
 
-def solve(kb: KnowledgeBase, walker: Walker, q: GoldQuestion, source: str = "run"
-          ) -> tuple[SolvedExample | None, str]:
+def solve(kb: KnowledgeBase, walker: Walker, q: GoldQuestion, source: str = "run") -> tuple[SolvedExample | None, str]:
     """(example, "") for a solvable question, else (None, reason it was skipped); ties by relation words."""
     found, why = find(kb, walker, q)
     if found is None:
@@ -173,16 +178,24 @@ def vote(kb: KnowledgeBase, tied: list[_Found], voters: list[SolvedExample]) -> 
     for f, scores in zip(tied, asked @ mat.T, strict=True):
         near = np.argsort(-scores)[:VOTERS]
         # the closest example following each tied path decides (a paraphrase beats a crowd of look-alikes)
-        weight = {p: max((float(scores[i]) for i in near if voters[i].relations == tuple(r for r, _ in p)),
-                         default=0.0) for p in f.paths}
+        weight = {
+            p: max((float(scores[i]) for i in near if voters[i].relations == tuple(r for r, _ in p)), default=0.0)
+            for p in f.paths
+        }
         best = max(weight, key=weight.get)
         out.append(best if weight[best] > 0 else None)
     return out
 
 
-def solve_all(kb: KnowledgeBase, questions: Iterable[GoldQuestion], source: str = "run",
-              progress: bool = False, walker: Walker | None = None, voters: Iterable[SolvedExample] = (),
-              consensus: bool = True) -> tuple[list[SolvedExample], SolveTally]:
+def solve_all(
+    kb: KnowledgeBase,
+    questions: Iterable[GoldQuestion],
+    source: str = "run",
+    progress: bool = False,
+    walker: Walker | None = None,
+    voters: Iterable[SolvedExample] = (),
+    consensus: bool = True,
+) -> tuple[list[SolvedExample], SolveTally]:
     """Solve every question; skipped ones are counted by reason, never dropped silently.
 
     A question whose answers several paths reach equally well (a person who wrote and directed
@@ -215,8 +228,9 @@ def solve_all(kb: KnowledgeBase, questions: Iterable[GoldQuestion], source: str 
     return _agreeing(kb, out, solved_voters, tally) if consensus else out, tally
 
 
-def _agreeing(kb: KnowledgeBase, solved: list[SolvedExample], voters: list[SolvedExample],
-              tally: SolveTally) -> list[SolvedExample]:
+def _agreeing(
+    kb: KnowledgeBase, solved: list[SolvedExample], voters: list[SolvedExample], tally: SolveTally
+) -> list[SolvedExample]:
     """``solved`` without the outliers among them (peers: ``solved`` and ``voters``), tallied."""
     from hybridrag.agents.shots.bank import embed_texts
     from hybridrag.agents.shots.consensus import REASON, outliers
@@ -225,7 +239,7 @@ def _agreeing(kb: KnowledgeBase, solved: list[SolvedExample], voters: list[Solve
         return solved
     peers = solved + voters
     vectors = embed_texts(kb, [e.masked for e in peers])
-    bad = set(outliers(solved, vectors[:len(solved)], peers, vectors))
+    bad = set(outliers(solved, vectors[: len(solved)], peers, vectors))
     tally.dropped += [e for i, e in enumerate(solved) if i in bad]
     if bad:
         tally.solved -= len(bad)

@@ -151,23 +151,34 @@ def entities_by_type(kb: KnowledgeBase, walker: Walker) -> dict[str, list[str]]:
     return cache
 
 
-def _examples(kb: KnowledgeBase, walker: Walker, topic_id: str, start: str,
-              steps: tuple[tuple[Step, str], ...], answers) -> list[SolvedExample]:
+def _examples(
+    kb: KnowledgeBase, walker: Walker, topic_id: str, start: str, steps: tuple[tuple[Step, str], ...], answers
+) -> list[SolvedExample]:
     """The solved path written in both styles (a noun phrase and a direct question)."""
     name = kb.name(topic_id)
     names = tuple(sorted(kb.name(i) for i in walker.ids(answers)))
     out = []
     for style in STYLES:
         question, masked = write_question(name, steps, style)
-        out.append(SolvedExample(
-            question=question, masked=masked, topic=(name,), topic_types=(start,),
-            relations=tuple(s[0][0] for s in steps), answer_type=steps[-1][1], answers=names,
-            source="schema", directions=tuple(s[0][1] for s in steps)))
+        out.append(
+            SolvedExample(
+                question=question,
+                masked=masked,
+                topic=(name,),
+                topic_types=(start,),
+                relations=tuple(s[0][0] for s in steps),
+                answer_type=steps[-1][1],
+                answers=names,
+                source="schema",
+                directions=tuple(s[0][1] for s in steps),
+            )
+        )
     return out
 
 
-def synthesize(kb: KnowledgeBase, per_path: int = 2, max_hops: int = 3, seed: int = 0,
-               walker: Walker | None = None) -> list[SolvedExample]:
+def synthesize(
+    kb: KnowledgeBase, per_path: int = 2, max_hops: int = 3, seed: int = 0, walker: Walker | None = None
+) -> list[SolvedExample]:
     """Up to ``per_path`` solved examples per schema path of 1..``max_hops`` steps (seeded)."""
     walker = walker or Walker(kb.graph)
     rng = random.Random(seed)

@@ -127,8 +127,10 @@ class Walker:
         """Schema steps leaving ``entity_type``: ((relation, direction), types reached)."""
         out = []
         for rel in self.schema.relation_types.values():
-            for direction, here, there in (("out", rel.head_types, rel.tail_types),
-                                           ("in", rel.tail_types, rel.head_types)):
+            for direction, here, there in (
+                ("out", rel.head_types, rel.tail_types),
+                ("in", rel.tail_types, rel.head_types),
+            ):
                 ends = self._ends.get((rel.name, direction))
                 if ends is not None:  # the types the edges really join, rare pairs left out
                     reached = tuple(e.split("\t")[1] for e in ends if e.split("\t")[0] == entity_type)

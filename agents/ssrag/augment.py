@@ -70,8 +70,7 @@ class AugmentedQuery(BaseModel):
     query: str = Field(description="The augmented query.")
 
 
-def decompose(model: BaseChatModel, question: str, method: str,
-              shots: str = "") -> tuple[list[str], dict, str | None]:
+def decompose(model: BaseChatModel, question: str, method: str, shots: str = "") -> tuple[list[str], dict, str | None]:
     """DecomposeQuery; returns (sub-questions, usage, fallback note or None)."""
     messages = [("system", P.DECOMPOSE_SYSTEM.template + shots), ("human", P.DECOMPOSE.format(question=question))]
     reply, usage = call_structured(model, SubQuestions, messages, role="decomposer", method=method)
@@ -81,23 +80,37 @@ def decompose(model: BaseChatModel, question: str, method: str,
     kept = [s for s in subs if content_words(s) & content_words(question)]
     if not kept:
         return [question], usage, "no sub-question shares a word with the question: the question itself"
-    return kept, usage, (f"dropped {len(subs) - len(kept)} sub-questions unrelated to the question"
-                         if len(kept) < len(subs) else None)
+    return (
+        kept,
+        usage,
+        (f"dropped {len(subs) - len(kept)} sub-questions unrelated to the question" if len(kept) < len(subs) else None),
+    )
 
 
-def extract_entities(model: BaseChatModel, kb: KnowledgeBase, question: str, subs: list[str],
-                     method: str, follow_up: tuple = (), shots: str = "",
-                     choices: dict | None = None) -> tuple[list[dict], dict, str | None]:
+def extract_entities(
+    model: BaseChatModel,
+    kb: KnowledgeBase,
+    question: str,
+    subs: list[str],
+    method: str,
+    follow_up: tuple = (),
+    shots: str = "",
+    choices: dict | None = None,
+) -> tuple[list[dict], dict, str | None]:
     """ExtractKeyEntities; entities not found in the question are dropped as hallucinated.
 
     ``follow_up``: the earlier reply and the feedback on it (the corrective loop); ``shots``:
     rendered examples from the KB at hand, put before the question; ``choices``: the names and
     types a constrained model decodes within (:func:`graphs.ssrag_small.entity_choices`).
     """
-    messages = [("system", P.ENTITIES_SYSTEM.template + shots),
-                ("human", P.ENTITIES.format(question=question, sub_questions=" | ".join(subs))), *follow_up]
-    reply, usage = call_structured(model, KeyEntities, messages, role="entity_extractor", method=method,
-                                   choices=choices)
+    messages = [
+        ("system", P.ENTITIES_SYSTEM.template + shots),
+        ("human", P.ENTITIES.format(question=question, sub_questions=" | ".join(subs))),
+        *follow_up,
+    ]
+    reply, usage = call_structured(
+        model, KeyEntities, messages, role="entity_extractor", method=method, choices=choices
+    )
     if reply is None:
         names = explicit_mentions(question) + [kb.name(i) for i in mentions_in(kb, question)]
         found = [{"name": n, "type": ""} for n in unique(names)]
@@ -105,8 +118,7 @@ def extract_entities(model: BaseChatModel, kb: KnowledgeBase, question: str, sub
     kept = [{"name": e.name.strip(), "type": e.type.strip()} for e in reply.entities if e.name.strip()]
     kept = [e for e in kept if written_in(question, e["name"])]
     dropped = len(reply.entities) - len(kept)
-    return _unique_entities(kept), usage, (f"dropped {dropped} entities absent from the question"
-                                           if dropped else None)
+    return _unique_entities(kept), usage, (f"dropped {dropped} entities absent from the question" if dropped else None)
 
 
 def _unique_entities(entities: list[dict]) -> list[dict]:
@@ -128,8 +140,7 @@ def canonicalise(kb: KnowledgeBase, entities: list[dict]) -> list[dict]:
         found = kb.graph.lookup(e["name"])
         best = next((x for x in found if x.name == e["name"]), found[0]) if found else None
         key = best.id if best else e["name"].lower()
-        group = groups.setdefault(key, {"type": e.get("type", ""), "id": best.id if best else None,
-                                        "surfaces": []})
+        group = groups.setdefault(key, {"type": e.get("type", ""), "id": best.id if best else None, "surfaces": []})
         group["surfaces"] += [e["name"], *([best.name, *best.aliases] if best else [])]
     out = []
     for g in groups.values():
@@ -138,21 +149,31 @@ def canonicalise(kb: KnowledgeBase, entities: list[dict]) -> list[dict]:
     return out
 
 
-def detect_intent(model: BaseChatModel, question: str, subs: list[str], entities: list[dict],
-                  method: str) -> tuple[dict, dict, str | None]:
+def detect_intent(
+    model: BaseChatModel, question: str, subs: list[str], entities: list[dict], method: str
+) -> tuple[dict, dict, str | None]:
     """DetectIntent merged with the rule cues; the question word found by rule wins."""
     rules = rule_cues(question)
     names = data_list(e["name"] for e in entities)  # canonical names come from the KB's alias store
-    messages = [("system", P.INTENT_SYSTEM.template),
-                ("human", P.INTENT.format(question=question, sub_questions=" | ".join(subs), entities=names))]
+    messages = [
+        ("system", P.INTENT_SYSTEM.template),
+        ("human", P.INTENT.format(question=question, sub_questions=" | ".join(subs), entities=names)),
+    ]
     reply, usage = call_structured(model, IntentCues, messages, role="intent_detector", method=method)
     if reply is None:
-        return {**rules, "intent": rules["intent"] or "what", "subtopics": []}, usage, \
-            "unparseable intent: rule cues only"
+        return (
+            {**rules, "intent": rules["intent"] or "what", "subtopics": []},
+            usage,
+            "unparseable intent: rule cues only",
+        )
     hints = rules["time_hints"] + [h for h in reply.time_hints if written_in(question, h)]
-    cues = {"intent": rules["intent"] or reply.intent, "subtopics": unique(reply.subtopics),
-            "time_hints": unique(hints), "recency": rules["recency"],
-            "factual_cues": unique(rules["factual_cues"] + reply.factual_cues)}
+    cues = {
+        "intent": rules["intent"] or reply.intent,
+        "subtopics": unique(reply.subtopics),
+        "time_hints": unique(hints),
+        "recency": rules["recency"],
+        "factual_cues": unique(rules["factual_cues"] + reply.factual_cues),
+    }
     return cues, usage, None
 
 
@@ -166,13 +187,18 @@ def canonical_question(question: str, entities: list[dict]) -> str:
     return out
 
 
-def enhance_query(model: BaseChatModel, question: str, entities: list[dict], cues: dict, max_tokens: int,
-                  method: str) -> tuple[str, dict, str | None]:
+def enhance_query(
+    model: BaseChatModel, question: str, entities: list[dict], cues: dict, max_tokens: int, method: str
+) -> tuple[str, dict, str | None]:
     """EnhanceQuery: one rewritten query that keeps the entities verbatim within the token limit."""
-    user = P.REWRITE.format(entities=data_list(e["name"] for e in entities),
-                            time_hints=", ".join(cues["time_hints"]) or "(none)", intent=cues["intent"],
-                            aspects=data_list(cues.get("subtopics", [])),
-                            max_tokens=max_tokens, question=question)
+    user = P.REWRITE.format(
+        entities=data_list(e["name"] for e in entities),
+        time_hints=", ".join(cues["time_hints"]) or "(none)",
+        intent=cues["intent"],
+        aspects=data_list(cues.get("subtopics", [])),
+        max_tokens=max_tokens,
+        question=question,
+    )
     messages = [("system", P.REWRITE_SYSTEM.template), ("human", user)]
     reply, usage = call_structured(model, AugmentedQuery, messages, role="rewriter", method=method)
     fallback_query = canonical_question(question, entities)

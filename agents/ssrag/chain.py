@@ -34,7 +34,8 @@ MAX_FRONTIER = 200  # entities carried from one hop of the chain to the next (a 
 
 def example_chain(examples: list) -> list[tuple[str, str]]:
     """``[(relation, direction), ...]`` of the first example that has relations (``both`` where the
-    example does not give a direction); ``[]`` when none has."""
+    example does not give a direction); ``[]`` when none has.
+    """
     ex = next((e for e in examples if getattr(e, "relations", ())), None)
     if ex is None:
         return []
@@ -45,8 +46,14 @@ def example_chain(examples: list) -> list[tuple[str, str]]:
 TextSteps = Callable[[KnowledgeBase, list[str], str, set[str]], list[tuple]]  # (parent, child, triple) rows
 
 
-def follow_chain(kb: KnowledgeBase, seeds: list[str], chain: list[tuple[str, str]], limit: int,
-                 max_frontier: int = MAX_FRONTIER, text: TextSteps | None = None) -> list[str]:
+def follow_chain(
+    kb: KnowledgeBase,
+    seeds: list[str],
+    chain: list[tuple[str, str]],
+    limit: int,
+    max_frontier: int = MAX_FRONTIER,
+    text: TextSteps | None = None,
+) -> list[str]:
     """Entities reached from ``seeds`` along ``chain``, most chain paths first (then by id), at most ``limit``.
 
     A seed is never an intermediate or a final entity (MetaQA's "films that share actors with X"
@@ -87,11 +94,21 @@ def chain_text(chain: list[tuple[str, str]]) -> str:
     return " ".join(f"{r}{'>' if d == 'out' else '<' if d == 'in' else '-'}" for r, d in chain)
 
 
-def with_chain_ends(kb: KnowledgeBase, nodes: list[dict], seeds: list[str], chain: list[tuple[str, str]],
-                    k: int, max_facts: int, fact_qv, text_edges: bool, scoring: str,  # noqa: ANN001
-                    text: TextSteps | None = None) -> list[dict]:
+def with_chain_ends(
+    kb: KnowledgeBase,
+    nodes: list[dict],
+    seeds: list[str],
+    chain: list[tuple[str, str]],
+    k: int,
+    max_facts: int,
+    fact_qv,
+    text_edges: bool,
+    scoring: str,  # noqa: ANN001
+    text: TextSteps | None = None,
+) -> list[dict]:
     """The relevance walk's ``nodes`` with the chain's end entities first (at most half of ``k``),
-    each marked ``chain``; the walk's last nodes make room, so there are still at most ``k``."""
+    each marked ``chain``; the walk's last nodes make room, so there are still at most ``k``.
+    """
     from hybridrag.agents.ssrag.nodes import nodes_facts
 
     ends = follow_chain(kb, seeds, chain, max(k // 2, 1), text=text)
@@ -99,8 +116,14 @@ def with_chain_ends(kb: KnowledgeBase, nodes: list[dict], seeds: list[str], chai
         return nodes
     walked = {n["id"]: n for n in nodes}
     new = [e for e in ends if e not in walked]
-    made = {n["id"]: {**n, "prior": None, "hop": len(chain), "path": 0.0}
-            for n in nodes_facts(kb, new, max_facts, fact_qv, text_edges, scoring=scoring)} if new else {}
+    made = (
+        {
+            n["id"]: {**n, "prior": None, "hop": len(chain), "path": 0.0}
+            for n in nodes_facts(kb, new, max_facts, fact_qv, text_edges, scoring=scoring)
+        }
+        if new
+        else {}
+    )
     first = [{**(walked.get(e) or made[e]), "chain": True} for e in ends if e in walked or e in made]
     at_end = set(ends)
     rest = [n for n in nodes if n["id"] not in at_end]

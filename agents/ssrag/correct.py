@@ -64,7 +64,8 @@ def answer_problem(answer: str, note: str | None, question: str) -> str:
 
 def answer_feedback(entities: list[dict], why: str, found: list[str]) -> str:
     """The answer loop's feedback to the entity extractor (entities as the extractor wrote them:
-    the canonical name comes from the KB's alias store, which is data, not instructions)."""
+    the canonical name comes from the KB's alias store, which is data, not instructions).
+    """
     names = quoted([(e.get("surfaces") or [e["name"]])[0] for e in entities]) or "(none)"
     return P.ANSWER_FAILED.format(names=names, why=neutralise(why), found=data_list(found[:8]))
 
@@ -76,8 +77,6 @@ def route_problem(label: str, rule_label: str, cues: dict, web_note: str | None)
     if label == "TEMPORAL":
         return P.ROUTE_NO_CUE.format(web=web_note or "the local corpus has results for it")
     return P.ROUTE_CUE.format(cues=quoted(cues.get("time_hints", [])) or "(recency)")
-
-
 
 
 def follow_up(reply: str, feedback: str, question: str) -> tuple:

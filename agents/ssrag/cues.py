@@ -41,13 +41,42 @@ _WH = re.compile(r"\b(who|whom|whose|what|when|where|which|why|how)\b", re.IGNOR
 _RECENCY = re.compile(
     r"\b(today|tonight|now|nowadays|currently|current|lately|latest|recent|recently|newest|trending|"
     r"upcoming|breaking|this (?:week|month|year|season)|(?:last|past|next) (?:week|month|few days)|"
-    r"so far this year|yesterday|tomorrow)\b", re.IGNORECASE)
+    r"so far this year|yesterday|tomorrow)\b",
+    re.IGNORECASE,
+)
 _YEAR = re.compile(r"\b(?:in |since |during )?((?:1[5-9]|20)\d{2})\b", re.IGNORECASE)
 _PERIOD = re.compile(
     r"\b(\d{1,2}(?:st|nd|rd|th) century|middle ages|renaissance|world war (?:i{1,2}|one|two|1|2)|"
-    r"cold war|ancient \w+|medieval|victorian era|bronze age|iron age|(?:1[5-9]|20)\d0s)\b", re.IGNORECASE)
-_STOP = {"the", "and", "for", "with", "who", "what", "when", "where", "which", "why", "how", "did", "does",
-         "was", "were", "are", "is", "that", "this", "from", "into", "about", "has", "have", "had"}
+    r"cold war|ancient \w+|medieval|victorian era|bronze age|iron age|(?:1[5-9]|20)\d0s)\b",
+    re.IGNORECASE,
+)
+_STOP = {
+    "the",
+    "and",
+    "for",
+    "with",
+    "who",
+    "what",
+    "when",
+    "where",
+    "which",
+    "why",
+    "how",
+    "did",
+    "does",
+    "was",
+    "were",
+    "are",
+    "is",
+    "that",
+    "this",
+    "from",
+    "into",
+    "about",
+    "has",
+    "have",
+    "had",
+}
 RECENT_YEARS = 2  # a year within this many years of today is a recency cue ("in 2023", paper §III-B)
 
 
@@ -62,10 +91,17 @@ def rule_cues(question: str) -> dict:
     years = [(m.group(0).strip(), int(m.group(1))) for m in _YEAR.finditer(question)]
     recency = [m.group(0) for m in _RECENCY.finditer(question)]
     recent_years = [text for text, y in years if y >= this_year - RECENT_YEARS]
-    factual = [*explicit_mentions(question), *(m.group(0) for m in _PERIOD.finditer(question)),
-               *(str(y) for _, y in years if y < this_year - RECENT_YEARS)]
-    return {"intent": intent, "time_hints": unique(recency + [t for t, _ in years]),
-            "recency": bool(recency or recent_years), "factual_cues": unique(factual)}
+    factual = [
+        *explicit_mentions(question),
+        *(m.group(0) for m in _PERIOD.finditer(question)),
+        *(str(y) for _, y in years if y < this_year - RECENT_YEARS),
+    ]
+    return {
+        "intent": intent,
+        "time_hints": unique(recency + [t for t, _ in years]),
+        "recency": bool(recency or recent_years),
+        "factual_cues": unique(factual),
+    }
 
 
 def unique(items: list[str]) -> list[str]:

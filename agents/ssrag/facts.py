@@ -92,7 +92,8 @@ def split_by_node(triples: list[Triple], nodes: list[str]) -> dict[str, list[Tri
 
 def prefetch(kb: KnowledgeBase, nodes: list[str]) -> dict[str, str]:
     """Cache the triples of ``nodes`` with one ``neighbors`` read and their sentences with one ``names``
-    read (which also gives the nodes' own names, returned)."""
+    read (which also gives the nodes' own names, returned).
+    """
     missing = _uncached(kb, "triples", nodes)
     if missing:
         for n, ts in split_by_node(kb.graph.neighbors(missing), missing).items():
@@ -113,7 +114,8 @@ def _node_triples(kb: KnowledgeBase, node: str) -> list[Triple]:
 def pool_of(triples: list[Triple]) -> list[Triple]:
     """A node's triples as read, or, on a hub with more than ``FACT_POOL``, the first ``FACT_POOL`` by
     (relation, head, tail): stores list a hub's edges in different orders (the in-memory store by
-    ingest order, a Cypher server by its own), and the pool must not depend on the backend."""
+    ingest order, a Cypher server by its own), and the pool must not depend on the backend.
+    """
     if len(triples) <= FACT_POOL:
         return triples
     return sorted(triples, key=lambda t: (t.type, t.head, t.tail))[:FACT_POOL]
@@ -152,7 +154,8 @@ def _passage_tables(kb: KnowledgeBase) -> tuple[dict[str, list[str]], np.ndarray
 def _naming_passages(kb: KnowledgeBase, node: str, name: str, names: re.Pattern) -> list[str]:
     """The first ``TEXT_HITS`` of the ``TEXT_POOL`` best BM25 passages for ``name`` that name it and are
     not about ``node`` (what ``kb.lexical_search(name, TEXT_POOL, kind="passage")`` filtered gives,
-    read from the index's rows directly and stopped at ``TEXT_HITS``)."""
+    read from the index's rows directly and stopped at ``TEXT_HITS``).
+    """
     bm25 = getattr(kb, "bm25", None)
     if bm25 is None:  # another KB implementation: its own search
         hits = (h.doc for h in kb.lexical_search(name, TEXT_POOL, kind="passage"))
@@ -173,7 +176,8 @@ def _naming_passages(kb: KnowledgeBase, node: str, name: str, names: re.Pattern)
 
 def text_facts(kb: KnowledgeBase, node: str, search: bool, name: str | None = None) -> list[str]:
     """Sentences of passages about ``node``, and (``search``) of passages naming it (BM25); ``name`` is
-    the node's display name when the caller has read it already."""
+    the node's display name when the caller has read it already.
+    """
     return list(_memoised(kb, ("text", node, search), lambda: _text_facts(kb, node, search, name)))
 
 
@@ -197,7 +201,8 @@ def passage_sentences(text: str) -> list[str]:
 def build_fact_table(kb: KnowledgeBase, progress: bool = False) -> int:
     """Encode the parts (:func:`agents.ssrag.vectors.fact_parts`: the words without the entity names) of
     every passage sentence into the vector table :func:`agents.ssrag.vectors.vectors` reads, and keep each
-    sentence's parts for :func:`~agents.ssrag.vectors.fact_parts`; returns how many distinct texts were encoded."""
+    sentence's parts for :func:`~agents.ssrag.vectors.fact_parts`; returns how many distinct texts were encoded.
+    """
     parts = {s: fact_parts(kb, s, None) for d in kb.docs if d.kind == "passage" for s in passage_sentences(d.text) if s}
     rests = {rest for _, rest in parts.values()}
     vector_table.build(kb, FACT_TABLE, rests, progress)
@@ -205,10 +210,12 @@ def build_fact_table(kb: KnowledgeBase, progress: bool = False) -> int:
     return len(rests)
 
 
-def facts_of(kb: KnowledgeBase, node: str, pool: int, text_edges: bool,
-             search: bool, name: str | None = None) -> tuple[list[str], list[list[str] | None]]:
+def facts_of(
+    kb: KnowledgeBase, node: str, pool: int, text_edges: bool, search: bool, name: str | None = None
+) -> tuple[list[str], list[list[str] | None]]:
     """A node's first ``pool`` KG facts (sentences, and their ``[head, relation, tail]``) and, with
-    ``text_edges``, its text facts not among them (row None)."""
+    ``text_edges``, its text facts not among them (row None).
+    """
     triples = _node_triples(kb, node)[:pool]
     facts = _node_sentences(kb, node)[:pool]
     rows: list[list[str] | None] = [[t.head, t.type, t.tail] for t in triples]

@@ -45,8 +45,15 @@ from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.cancel import check_cancelled
 
 
-def nodes_facts(kb: KnowledgeBase, nodes: list[str], max_facts: int, qv: np.ndarray | None = None,
-                text_edges: bool = False, search: bool = True, scoring: str = "parts") -> list[dict]:
+def nodes_facts(
+    kb: KnowledgeBase,
+    nodes: list[str],
+    max_facts: int,
+    qv: np.ndarray | None = None,
+    text_edges: bool = False,
+    search: bool = True,
+    scoring: str = "parts",
+) -> list[dict]:
     """GetRelation for each of ``nodes``: the node with up to ``max_facts`` of its relations.
 
     With a question vector ``qv`` the facts kept are the most relevant ones (cosine of each
@@ -57,8 +64,9 @@ def nodes_facts(kb: KnowledgeBase, nodes: list[str], max_facts: int, qv: np.ndar
     nodes are scored together (one batch for whatever has no vector yet).
     """
     node_names = prefetch(kb, nodes)  # one neighbours read and one names read for all of them, not one per node
-    per = [facts_of(kb, n, FACT_POOL if qv is not None else max_facts, text_edges, search, node_names[n])
-           for n in nodes]
+    per = [
+        facts_of(kb, n, FACT_POOL if qv is not None else max_facts, text_edges, search, node_names[n]) for n in nodes
+    ]
     every = [f for facts, _ in per for f in facts]
     scored = qv is not None and bool(every)
     all_scores = fact_vectors(kb, every, [r for _, rows in per for r in rows], scoring) @ qv if scored else None
@@ -67,7 +75,7 @@ def nodes_facts(kb: KnowledgeBase, nodes: list[str], max_facts: int, qv: np.ndar
         check_cancelled()
         scores, order = np.zeros(len(facts)), list(range(len(facts)))
         if scored:
-            scores = all_scores[at:at + len(facts)]
+            scores = all_scores[at : at + len(facts)]
             order = [int(i) for i in np.argsort(-scores, kind="stable")]
         at += len(facts)
         links: dict[str, float] = {}
@@ -78,13 +86,27 @@ def nodes_facts(kb: KnowledgeBase, nodes: list[str], max_facts: int, qv: np.ndar
                 if e != node and e not in links:
                     links[e] = round(float(scores[i]), 4)
         order = order[:max_facts]
-        out.append({"id": node, "name": node_names[node], "facts": [facts[i] for i in order],
-                    "triples": [rows[i] for i in order], "links": links})
+        out.append(
+            {
+                "id": node,
+                "name": node_names[node],
+                "facts": [facts[i] for i in order],
+                "triples": [rows[i] for i in order],
+                "links": links,
+            }
+        )
     return out
 
 
-def node_facts(kb: KnowledgeBase, node: str, max_facts: int, qv: np.ndarray | None = None,
-               text_edges: bool = False, search: bool = True, scoring: str = "parts") -> dict:
+def node_facts(
+    kb: KnowledgeBase,
+    node: str,
+    max_facts: int,
+    qv: np.ndarray | None = None,
+    text_edges: bool = False,
+    search: bool = True,
+    scoring: str = "parts",
+) -> dict:
     """GetRelation(node): :func:`nodes_facts` for one node."""
     return nodes_facts(kb, [node], max_facts, qv, text_edges, search, scoring)[0]
 
@@ -106,9 +128,17 @@ def _round_robin(lists: list[list[str]], cap: int) -> list[str]:
     return out
 
 
-def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: int, k: int,
-                   max_facts: int, fact_qv: np.ndarray | None = None, text_edges: bool = False,
-                   scoring: str = "parts") -> list[dict]:
+def relevant_nodes(
+    kb: KnowledgeBase,
+    seeds: list[str],
+    qv: np.ndarray,
+    hops: int,
+    k: int,
+    max_facts: int,
+    fact_qv: np.ndarray | None = None,
+    text_edges: bool = False,
+    scoring: str = "parts",
+) -> list[dict]:
     """Seeds, then hop by hop the neighbours reached by the facts most relevant to the question.
 
     A candidate's score is its best path sum: the cosines to the question of the facts walked
@@ -121,8 +151,10 @@ def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: in
     if not seeds or k <= 0:
         return []
     fact_qv = qv if fact_qv is None else fact_qv
-    nodes = [{**n, "prior": None, "hop": 0, "path": 0.0}
-             for n in nodes_facts(kb, seeds[:k], max_facts, fact_qv, text_edges, scoring=scoring)]
+    nodes = [
+        {**n, "prior": None, "hop": 0, "path": 0.0}
+        for n in nodes_facts(kb, seeds[:k], max_facts, fact_qv, text_edges, scoring=scoring)
+    ]
     seen, frontier = {n["id"] for n in nodes}, list(nodes)
     for hop in range(1, max(hops, 0) + 1):
         check_cancelled()
@@ -139,8 +171,9 @@ def relevant_nodes(kb: KnowledgeBase, seeds: list[str], qv: np.ndarray, hops: in
             by_parent.append(sorted(mine, key=lambda e: -n["links"][e]))
         chosen = _round_robin(by_parent, beam)
         seen.update(chosen)
-        frontier = [{**n, "prior": round(best[n["id"]] / hop, 4), "hop": hop, "path": best[n["id"]]}
-                    for n in nodes_facts(kb, chosen, max_facts, fact_qv, text_edges, scoring=scoring)]
+        frontier = [
+            {**n, "prior": round(best[n["id"]] / hop, 4), "hop": hop, "path": best[n["id"]]}
+            for n in nodes_facts(kb, chosen, max_facts, fact_qv, text_edges, scoring=scoring)
+        ]
         nodes += frontier
     return nodes
-

@@ -31,8 +31,16 @@ from hybridrag.prompts.data_block import data_block, data_list
 from hybridrag.tools import web
 from hybridrag.tools.retrieval import mentions_in
 
-__all__ = ["node_facts", "relevant_nodes", "template_text", "vector_branch", "seed_entities", "node_to_text",
-           "graph_item", "GraphText"]
+__all__ = [
+    "node_facts",
+    "relevant_nodes",
+    "template_text",
+    "vector_branch",
+    "seed_entities",
+    "node_to_text",
+    "graph_item",
+    "GraphText",
+]
 
 
 class GraphText(BaseModel):
@@ -49,14 +57,22 @@ def _owner(d) -> str:
 def _doc_items(kb: KnowledgeBase, hits: list[Hit]) -> list[dict]:
     """Hits as items, their names read with one ``names`` call."""
     names = kb.names(_owner(h.doc) for h in hits) if hits else {}
-    return [{"id": h.doc.id, "kind": h.doc.kind,
-             "name": names[_owner(h.doc)] if h.doc.kind == "entity" else f"passage about {names[_owner(h.doc)]}",
-             "text": h.doc.text, "source": "doc", "entity_id": h.doc.entity_id, "path": None, "score": float(h.score)}
-            for h in hits]
+    return [
+        {
+            "id": h.doc.id,
+            "kind": h.doc.kind,
+            "name": names[_owner(h.doc)] if h.doc.kind == "entity" else f"passage about {names[_owner(h.doc)]}",
+            "text": h.doc.text,
+            "source": "doc",
+            "entity_id": h.doc.entity_id,
+            "path": None,
+            "score": float(h.score),
+        }
+        for h in hits
+    ]
 
 
-def vector_branch(kb: KnowledgeBase, query: str, source: str, k: int,
-                  web_k: int) -> tuple[list[dict], str, str | None]:
+def vector_branch(kb: KnowledgeBase, query: str, source: str, k: int, web_k: int) -> tuple[list[dict], str, str | None]:
     """Top-k texts from the routed source; returns (items, source used, fallback note or None)."""
     note = None
     if source == "web":
@@ -65,9 +81,20 @@ def vector_branch(kb: KnowledgeBase, query: str, source: str, k: int,
         except web.WebSearchError as exc:
             note = f"web skipped ({exc}); local corpus instead"
         else:
-            items = [{"id": r["id"] or f"web:{i}", "kind": "web", "name": r["name"], "text": r["text"],
-                      "source": "web", "entity_id": None, "path": None, "score": float(r["score"])}
-                     for i, r in enumerate(found) if r.get("text")]
+            items = [
+                {
+                    "id": r["id"] or f"web:{i}",
+                    "kind": "web",
+                    "name": r["name"],
+                    "text": r["text"],
+                    "source": "web",
+                    "entity_id": None,
+                    "path": None,
+                    "score": float(r["score"]),
+                }
+                for i, r in enumerate(found)
+                if r.get("text")
+            ]
             if items:
                 return items, "web", None
             note = "web returned nothing; local corpus instead"
@@ -76,7 +103,8 @@ def vector_branch(kb: KnowledgeBase, query: str, source: str, k: int,
 
 def seed_entities(kb: KnowledgeBase, query: str, entities: list[dict], min_score: float) -> list[str]:
     """Entity ids of the query: every exact alias match, else a dense link; the query's verbatim
-    KB mentions only when no extracted entity links (they include titles that are common words)."""
+    KB mentions only when no extracted entity links (they include titles that are common words).
+    """
     ids: list[str] = []
     for e in entities:
         exact = [x.id for s in e.get("surfaces") or [e["name"]] for x in kb.graph.lookup(s)]
@@ -92,8 +120,10 @@ def node_to_text(model: BaseChatModel | None, node: dict, method: str) -> tuple[
     """LLM_Convert(node, nodeRel); the facts themselves when there is no model or no usable reply."""
     if model is None or not node["facts"]:
         return template_text(node), {}, None
-    messages = [("system", P.GRAPH_TEXT_SYSTEM.template),
-                ("human", P.GRAPH_TEXT.format(entity=data_block(node["name"]), facts=data_list(node["facts"])))]
+    messages = [
+        ("system", P.GRAPH_TEXT_SYSTEM.template),
+        ("human", P.GRAPH_TEXT.format(entity=data_block(node["name"]), facts=data_list(node["facts"]))),
+    ]
     reply, usage = call_structured(model, GraphText, messages, role="graph_to_text", method=method)
     text = " ".join((reply.text if reply else "").split())
     if not text:
@@ -105,6 +135,14 @@ def node_to_text(model: BaseChatModel | None, node: dict, method: str) -> tuple[
 
 def graph_item(node: dict, text: str) -> dict:
     """A converted node as a retrieval item (kind entity, source kg, its facts as the path)."""
-    return {"id": node["id"], "kind": "entity", "name": node["name"], "text": text, "source": "kg",
-            "entity_id": node["id"], "path": node["facts"], "score": node.get("prior") or 0.0,
-            **({"chain": True} if node.get("chain") else {})}
+    return {
+        "id": node["id"],
+        "kind": "entity",
+        "name": node["name"],
+        "text": text,
+        "source": "kg",
+        "entity_id": node["id"],
+        "path": node["facts"],
+        "score": node.get("prior") or 0.0,
+        **({"chain": True} if node.get("chain") else {}),
+    }

@@ -34,8 +34,9 @@ class RouteLabel(BaseModel):
     label: Label = Field(description="TEMPORAL if the query needs recent information, else FACTUAL.")
 
 
-def classify(model: BaseChatModel, query: str, method: str,
-             feedback: tuple[str, str] | None = None) -> tuple[RouteLabel | None, dict]:
+def classify(
+    model: BaseChatModel, query: str, method: str, feedback: tuple[str, str] | None = None
+) -> tuple[RouteLabel | None, dict]:
     """Ask the LLM for TEMPORAL or FACTUAL given the augmented query only (quoted: it holds KB names).
 
     ``feedback``: (earlier label, why it is doubted): the router is asked again with its
@@ -43,8 +44,10 @@ def classify(model: BaseChatModel, query: str, method: str,
     """
     messages = [("system", P.ROUTER_SYSTEM.template), ("human", P.ROUTER.format(query=data_block(query)))]
     if feedback:
-        messages += [("ai", feedback[0]),
-                     ("human", P.ROUTE_RETRY.format(feedback=feedback[1], query=data_block(query)))]
+        messages += [
+            ("ai", feedback[0]),
+            ("human", P.ROUTE_RETRY.format(feedback=feedback[1], query=data_block(query))),
+        ]
     return call_structured(model, RouteLabel, messages, role="router", method=method)
 
 
@@ -61,8 +64,11 @@ def probe_local(kb: KnowledgeBase, qv: np.ndarray, query: str, entities: list[di
     linked = [e["id"] for e in entities if e.get("id")] + mentions_in(kb, query)
     hits = kb.dense_search(qv, 1)
     best = hits[0].score if hits else 0.0
-    return {"found": bool(linked) or best >= min_score, "linked": list(dict.fromkeys(linked))[:10],
-            "best_score": round(best, 4)}
+    return {
+        "found": bool(linked) or best >= min_score,
+        "linked": list(dict.fromkeys(linked))[:10],
+        "best_score": round(best, 4),
+    }
 
 
 def choose_source(label: Label, local: dict) -> tuple[str, str]:

@@ -66,7 +66,9 @@ def entity_shots(examples: list) -> str:
     """Examples for the entity extractor (appended to its system prompt)."""
     if not examples:
         return ""
-    lines = [f"Question: {neutralise(e.question)}\nEntities: "
-             + "; ".join(f"{neutralise(n)} ({t})" for n, t in zip(e.topic, e.topic_types, strict=False))
-             for e in examples]
+    lines = [
+        f"Question: {neutralise(e.question)}\nEntities: "
+        + "; ".join(f"{neutralise(n)} ({t})" for n, t in zip(e.topic, e.topic_types, strict=False))
+        for e in examples
+    ]
     return "\n" + P.EXAMPLES_HEAD.template + "\n" + "\n\n".join(lines)

@@ -22,7 +22,8 @@ def own_entity(answer: str, own: list[str]) -> bool:
 def supported(answer: str, question: str, shown: list[dict]) -> Support:
     """The grounding check of :func:`prompts.grounding.check_answer`, part by part, where a part the
     contexts write as a whole phrase is supported even without a content word (short tags such
-    as "r" or "bd-r", which the word-overlap rule cannot see); an instruction echo still fails."""
+    as "r" or "bd-r", which the word-overlap rule cannot see); an instruction echo still fails.
+    """
     names, texts = support_evidence(shown)
     verdict = check_answer(answer, question, names, texts)
     if verdict.ok or not verdict.reason.endswith("is not supported by the retrieved data"):
@@ -30,8 +31,10 @@ def supported(answer: str, question: str, shown: list[dict]) -> Support:
     written = [f" {norm(t)} " for t in (*names, *texts)]
     for part in answer_parts(answer):
         one = check_answer(part, question, names, texts)
-        if not one.ok and not (one.reason.endswith("is not supported by the retrieved data")
-                               and any(f" {norm(part)} " in w for w in written)):
+        if not one.ok and not (
+            one.reason.endswith("is not supported by the retrieved data")
+            and any(f" {norm(part)} " in w for w in written)
+        ):
             return one
     return Support(True, "every part is written in the contexts")
 
@@ -39,6 +42,8 @@ def supported(answer: str, question: str, shown: list[dict]) -> Support:
 def support_evidence(items: list[dict]) -> tuple[list[str], list[str]]:
     """(names, texts) an answer may rest on: names, texts shown, and graph items' own facts."""
     names = [it["name"].removeprefix("passage about ") for it in items]
-    texts = [*(f for it in items if it["source"] == "kg" for f in it.get("path") or []),
-             *(it["text"] or "" for it in items if it["source"] != "kg")]
+    texts = [
+        *(f for it in items if it["source"] == "kg" for f in it.get("path") or []),
+        *(it["text"] or "" for it in items if it["source"] != "kg"),
+    ]
     return names, texts

@@ -15,9 +15,11 @@ from hybridrag.agents.ssrag.vectors import query_vector
 from hybridrag.tools.steps import PASSAGES, VIEW_LIMIT, Step, StepCall, listed, passage, run_step, score_of
 from hybridrag.tools.text_hops import has_passages, text_steps
 
-NODES = ("a list of graph nodes: dicts with id, name and facts (sentences about the node), optional prior "
-         "(score); or a list of passages (LangChain Documents, or dicts with id and text), each a node whose fact "
-         "is its text")
+NODES = (
+    "a list of graph nodes: dicts with id, name and facts (sentences about the node), optional prior "
+    "(score); or a list of passages (LangChain Documents, or dicts with id and text), each a node whose fact "
+    "is its text"
+)
 
 
 class VectorArgs(BaseModel):
@@ -41,9 +43,13 @@ class GraphArgs(BaseModel):
     link_min_score: float = Field(default=0.5, description="Dense link threshold of an entity name.")
     text_edges: bool = Field(default=False, description="Also passage sentences naming a node.")
     scoring: str = Field(default="parts", description="How facts are scored: parts or sentence.")
-    chain: list[tuple[str, str]] = Field(default_factory=list, description=(
-        "A relation chain to follow from the linked entities too, as (relation, direction) pairs "
-        "(the small-model rules' chain walk; empty: the relevance walk alone)."))
+    chain: list[tuple[str, str]] = Field(
+        default_factory=list,
+        description=(
+            "A relation chain to follow from the linked entities too, as (relation, direction) pairs "
+            "(the small-model rules' chain walk; empty: the relevance walk alone)."
+        ),
+    )
 
 
 class WebGraphArgs(BaseModel):
@@ -61,8 +67,10 @@ def _items_view(items: list[dict]) -> list[dict]:
 
 
 def _nodes_view(nodes: list[dict]) -> list[dict]:
-    return [{"id": n["id"], "name": n["name"], "facts": n["facts"][:10], "hop": n.get("hop"), "prior": n.get("prior")}
-            for n in nodes[:VIEW_LIMIT]]
+    return [
+        {"id": n["id"], "name": n["name"], "facts": n["facts"][:10], "hop": n.get("hop"), "prior": n.get("prior")}
+        for n in nodes[:VIEW_LIMIT]
+    ]
 
 
 def _vector_default(kb: Any):
@@ -79,23 +87,62 @@ def _vector_adopt(kb: Any, output: Any, call: StepCall) -> tuple[list[dict], str
         p = passage(item, call)
         src = (item.metadata if isinstance(item, Document) else item).get("source") or "doc"
         name = p["name"] or (f"passage about {kb.name(p['entity_id'])}" if p["entity_id"] else p["id"])
-        items.append({"id": p["id"], "kind": p["kind"], "name": name, "text": p["text"], "source": src,
-                      "entity_id": p["entity_id"], "path": None, "score": p["score"]})
+        items.append(
+            {
+                "id": p["id"],
+                "kind": p["kind"],
+                "name": name,
+                "text": p["text"],
+                "source": src,
+                "entity_id": p["entity_id"],
+                "path": None,
+                "score": p["score"],
+            }
+        )
     used = "web" if items and all(i["source"] == "web" for i in items) else "local"
     return items, used, None
 
 
 def _graph_default(kb: Any):
-    def run(query: str, question: str, k: int, entities: list[dict] | None = None, hops: int = 1,
-            max_facts: int = 10, link_min_score: float = 0.5, text_edges: bool = False, scoring: str = "parts",
-            chain: list | None = None, **_: Any) -> tuple[tuple, dict]:
+    def run(
+        query: str,
+        question: str,
+        k: int,
+        entities: list[dict] | None = None,
+        hops: int = 1,
+        max_facts: int = 10,
+        link_min_score: float = 0.5,
+        text_edges: bool = False,
+        scoring: str = "parts",
+        chain: list | None = None,
+        **_: Any,
+    ) -> tuple[tuple, dict]:
         seeds = ret.seed_entities(kb, query, entities or [], link_min_score)
         fact_qv = query_vector(kb, question)
-        nodes = ret.relevant_nodes(kb, seeds, query_vector(kb, query), hops, k, max_facts,
-                                   fact_qv=fact_qv, text_edges=text_edges, scoring=scoring)
+        nodes = ret.relevant_nodes(
+            kb,
+            seeds,
+            query_vector(kb, query),
+            hops,
+            k,
+            max_facts,
+            fact_qv=fact_qv,
+            text_edges=text_edges,
+            scoring=scoring,
+        )
         if chain:
-            nodes = with_chain_ends(kb, nodes, seeds, [tuple(c) for c in chain], k, max_facts, fact_qv,
-                                        text_edges, scoring, text_steps if has_passages(kb) else None)
+            nodes = with_chain_ends(
+                kb,
+                nodes,
+                seeds,
+                [tuple(c) for c in chain],
+                k,
+                max_facts,
+                fact_qv,
+                text_edges,
+                scoring,
+                text_steps if has_passages(kb) else None,
+            )
         return (nodes, seeds), {"seeds": seeds[:10], "nodes": _nodes_view(nodes)}
 
     return run
@@ -107,8 +154,12 @@ def _nodes_adopt(kb: Any, output: Any, call: StepCall) -> list[dict]:
         if isinstance(item, Mapping) and "facts" in item:
             if not item.get("id") or not isinstance(item["facts"], list | tuple):
                 raise call.error(f"returned a node {str(item)[:60]!r}")
-            nid, name, facts, prior = str(item["id"]), str(item.get("name") or item["id"]), \
-                [str(f) for f in item["facts"]], score_of(item, call, "prior")
+            nid, name, facts, prior = (
+                str(item["id"]),
+                str(item.get("name") or item["id"]),
+                [str(f) for f in item["facts"]],
+                score_of(item, call, "prior"),
+            )
         else:
             p = passage(item, call)
             nid, facts, prior = p["entity_id"] or p["id"], [p["text"]], p["score"]
@@ -118,8 +169,16 @@ def _nodes_adopt(kb: Any, output: Any, call: StepCall) -> list[dict]:
 
 
 def _web_default(kb: Any):
-    def run(question: str, web: list[dict], k: int, entities: list[str] | None = None, max_facts: int = 10, *,
-            model: Any = None, method: str = "json_schema") -> tuple[tuple, dict]:
+    def run(
+        question: str,
+        web: list[dict],
+        k: int,
+        entities: list[str] | None = None,
+        max_facts: int = 10,
+        *,
+        model: Any = None,
+        method: str = "json_schema",
+    ) -> tuple[tuple, dict]:
         triples, calls, note = wg.extract(model, web, method, entities or [])
         nodes = wg.web_nodes(kb, triples, entities or [], query_vector(kb, question), k, max_facts)
         return (nodes, len(triples), calls, note), {"triples": len(triples), "note": note, "nodes": _nodes_view(nodes)}
@@ -127,17 +186,38 @@ def _web_default(kb: Any):
     return run
 
 
-STEPS: dict[str, Step] = {s.name: s for s in [
-    Step("vector_retrieval", "The vector branch: the texts nearest the query in the local corpus, or the web "
-         "results on the web route (the local corpus when the web is unavailable).", VectorArgs, PASSAGES,
-         _vector_default, _vector_adopt),
-    Step("graph_retrieval", "The graph branch on the local route: the KB graph walked from the query's linked "
-         "entities, each node with its facts most relevant to the question.", GraphArgs, NODES, _graph_default,
-         lambda kb, out, call: (_nodes_adopt(kb, out, call), [])),
-    Step("web_graph_retrieval", "The graph branch on the web route: a graph of the triples extracted from the "
-         "web results, each node with its facts most relevant to the question.", WebGraphArgs, NODES,
-         _web_default, lambda kb, out, call: (_nodes_adopt(kb, out, call), 0, {}, None)),
-]}
+STEPS: dict[str, Step] = {
+    s.name: s
+    for s in [
+        Step(
+            "vector_retrieval",
+            "The vector branch: the texts nearest the query in the local corpus, or the web "
+            "results on the web route (the local corpus when the web is unavailable).",
+            VectorArgs,
+            PASSAGES,
+            _vector_default,
+            _vector_adopt,
+        ),
+        Step(
+            "graph_retrieval",
+            "The graph branch on the local route: the KB graph walked from the query's linked "
+            "entities, each node with its facts most relevant to the question.",
+            GraphArgs,
+            NODES,
+            _graph_default,
+            lambda kb, out, call: (_nodes_adopt(kb, out, call), []),
+        ),
+        Step(
+            "web_graph_retrieval",
+            "The graph branch on the web route: a graph of the triples extracted from the "
+            "web results, each node with its facts most relevant to the question.",
+            WebGraphArgs,
+            NODES,
+            _web_default,
+            lambda kb, out, call: (_nodes_adopt(kb, out, call), 0, {}, None),
+        ),
+    ]
+}
 
 
 def step(ctx: Any, kb: Any, name: str, args: dict, extra: dict | None = None) -> Any:

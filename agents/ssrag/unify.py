@@ -64,8 +64,14 @@ def states_nothing(item: dict) -> bool:
     return " ".join((item["text"] or "").lower().split()) == " ".join(item["name"].lower().split())
 
 
-def joint_rerank(kb: KnowledgeBase, items: list[dict], qv: np.ndarray, keep: int,
-                 bare_last: bool = True, scores: np.ndarray | None = None) -> list[dict]:
+def joint_rerank(
+    kb: KnowledgeBase,
+    items: list[dict],
+    qv: np.ndarray,
+    keep: int,
+    bare_last: bool = True,
+    scores: np.ndarray | None = None,
+) -> list[dict]:
     """GetTop2k: every item scored by cosine to Qv, best ``keep`` returned (ties: earlier first).
 
     ``bare_last`` (ours): contexts stating nothing but their name rank after those that state
@@ -81,8 +87,9 @@ def joint_rerank(kb: KnowledgeBase, items: list[dict], qv: np.ndarray, keep: int
     return [{**items[i], "score": round(float(scores[i]), 6)} for i in order[:keep]]
 
 
-def text_dedup(kb: KnowledgeBase, items: list[dict], threshold: float,
-               vecs: np.ndarray | None = None) -> tuple[list[dict], list[dict]]:
+def text_dedup(
+    kb: KnowledgeBase, items: list[dict], threshold: float, vecs: np.ndarray | None = None
+) -> tuple[list[dict], list[dict]]:
     """Exact-match removal and high-cosine tie-break over score-sorted items.
 
     Returns (kept items, removed ``[{"id", "reason"}]``); the higher-scored item of a pair wins.
@@ -121,7 +128,7 @@ def _fit(items: list[dict], budget: int) -> list[tuple[int, dict]]:
     for row, it in enumerate(items):
         text = it["text"] or ""
         if not shown and len(text) > budget:
-            text = text[:max(budget, 0)]
+            text = text[: max(budget, 0)]
         elif used + len(text) > budget:
             continue
         shown.append((row, {**it, "text": text}))
@@ -131,19 +138,24 @@ def _fit(items: list[dict], budget: int) -> list[tuple[int, dict]]:
 
 def format_contexts(items: list[dict]) -> str:
     """Numbered contexts as quoted data blocks: source, name and text (fit with :func:`fit_budget`)."""
-    return "\n".join(data_block([("name", it["name"]), ("text", it["text"] or "")], n=i, source=it["source"])
-                     for i, it in enumerate(items, 1))
+    return "\n".join(
+        data_block([("name", it["name"]), ("text", it["text"] or "")], n=i, source=it["source"])
+        for i, it in enumerate(items, 1)
+    )
 
 
-def llm_filter(model: BaseChatModel, query: str, items: list[dict], method: str,
-               budget: int = DEFAULT_BUDGET) -> tuple[list[dict], list[dict], dict, str | None]:
+def llm_filter(
+    model: BaseChatModel, query: str, items: list[dict], method: str, budget: int = DEFAULT_BUDGET
+) -> tuple[list[dict], list[dict], dict, str | None]:
     """LLM-based filtering; returns (kept, removed, usage, fallback note or None). Item 1 always stays."""
     shown = _fit(items, budget)
     if len(shown) < 2:
         return items, [], {}, None
     blocks = format_contexts([it for _, it in shown])
-    messages = [("system", P.DEDUP_SYSTEM.template),
-                ("human", P.DEDUP.format(query=data_block(query), contexts=blocks))]
+    messages = [
+        ("system", P.DEDUP_SYSTEM.template),
+        ("human", P.DEDUP.format(query=data_block(query), contexts=blocks)),
+    ]
     reply, usage = call_structured(model, Redundancy, messages, role="deduplicator", method=method)
     if reply is None:
         return items, [], usage, "unparseable filter reply: nothing removed"
@@ -154,7 +166,8 @@ def llm_filter(model: BaseChatModel, query: str, items: list[dict], method: str,
 
 def fallback_answer(items: list[dict], asked: set[str] = frozenset()) -> str:
     """The first context's entity name (a passage answers with the entity it is about), skipping the
-    question's own entities ``asked`` (KB ids); '' when no context is about another entity."""
+    question's own entities ``asked`` (KB ids); '' when no context is about another entity.
+    """
     for it in items:
         if (it.get("entity_id") or it["id"]) in asked:
             continue
@@ -169,8 +182,15 @@ def answer_names(items: list[dict], own: list[str]) -> list[str]:
     return [n for n in dict.fromkeys(names) if n.strip() and norm(n) not in mine]
 
 
-def generate(model: BaseChatModel, question: str, items: list[dict], method: str,
-             budget: int = DEFAULT_BUDGET, own: list[str] = (), choose: bool = False) -> tuple[str, dict, str | None]:
+def generate(
+    model: BaseChatModel,
+    question: str,
+    items: list[dict],
+    method: str,
+    budget: int = DEFAULT_BUDGET,
+    own: list[str] = (),
+    choose: bool = False,
+) -> tuple[str, dict, str | None]:
     """Answer from the unified context; returns (answer, usage, fallback note or None).
 
     An answer that is only the question's own entity (a name in ``own``) is rejected like an
@@ -178,14 +198,17 @@ def generate(model: BaseChatModel, question: str, items: list[dict], method: str
     model): the reply is one name among the shown contexts' (:func:`answer_names`), decoded within them.
     """
     shown = fit_budget(items, budget)
-    messages = [("system", P.ANSWER_SYSTEM.template),
-                ("human", P.ANSWER.format(question=question, contexts=format_contexts(shown) or "(none)"))]
+    messages = [
+        ("system", P.ANSWER_SYSTEM.template),
+        ("human", P.ANSWER.format(question=question, contexts=format_contexts(shown) or "(none)")),
+    ]
     names = answer_names(shown, list(own)) if choose else []
     if choose and not names:
         return fallback_answer(items), {}, "no context names another entity: top context's name"
     if names:
-        reply, usage = call_structured(model, ChosenAnswer, messages, role="answerer", method=method,
-                                       choices={"answer": names})
+        reply, usage = call_structured(
+            model, ChosenAnswer, messages, role="answerer", method=method, choices={"answer": names}
+        )
     else:
         reply, usage = call_structured(model, Answer, messages, role="answerer", method=method)
     text = (reply.answer if reply else "").strip()
@@ -203,9 +226,12 @@ def generate(model: BaseChatModel, question: str, items: list[dict], method: str
 def candidates_first(items: list[dict], asked: set[str]) -> list[dict]:
     """The contexts in rank order with the question's own entities last (ours: an entity the
     question names is not its answer). Used for ``ranked`` and the non-LLM answer; the
-    contexts shown to the answerer keep their order."""
+    contexts shown to the answerer keep their order.
+    """
+
     def own(i: dict) -> bool:
         return i["kind"] == "entity" and (i.get("entity_id") or i["id"]) in asked
+
     return [i for i in items if not own(i)] + [i for i in items if own(i)]
 
 
@@ -216,5 +242,10 @@ def as_ranked(item: dict) -> dict:
 
 def as_evidence(item: dict) -> dict:
     """The common ``evidence`` entry (graph items carry their facts as the path)."""
-    return {"source": item["source"], "id": item["id"], "text": item["text"] or item["name"],
-            "score": item["score"], "path": item["path"]}
+    return {
+        "source": item["source"],
+        "id": item["id"],
+        "text": item["text"] or item["name"],
+        "score": item["score"],
+        "path": item["path"],
+    }

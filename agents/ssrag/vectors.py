@@ -51,7 +51,8 @@ _names: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def vectors(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
     """Normalised vectors of ``texts`` with the KB's embedding model, through the process cache (and the
-    KB's table of text-fact vectors, :func:`agents.ssrag.nodes.build_fact_table`, when it was built)."""
+    KB's table of text-fact vectors, :func:`agents.ssrag.nodes.build_fact_table`, when it was built).
+    """
     if not texts:
         return np.zeros((0, kb.dense.index.d), dtype=np.float32)
     model = kb.embeddings_spec  # vectors are the model's: two KBs of one model share them
@@ -111,7 +112,8 @@ def doc_vectors(kb: KnowledgeBase, items: list[dict]) -> np.ndarray:
 
 def _name_rows(kb: KnowledgeBase, entities: list[str]) -> list[tuple[int | None, str]]:
     """Per entity: (index row of its document when that document is its bare name, else None; its name),
-    cached per KB; the names not cached yet are read with one ``names`` call."""
+    cached per KB; the names not cached yet are read with one ``names`` call.
+    """
     table = _names.get(kb)
     if table is None or len(table) > CACHE_SIZE:
         table = _names[kb] = {}
@@ -126,7 +128,8 @@ def _name_rows(kb: KnowledgeBase, entities: list[str]) -> list[tuple[int | None,
 
 def name_vectors(kb: KnowledgeBase, names: list[str]) -> np.ndarray:
     """Name vectors of entity ids (or of plain names): the stored vector of an entity document
-    that is its bare name, else the name encoded (cached)."""
+    that is its bare name, else the name encoded (cached).
+    """
     out = np.zeros((len(names), kb.dense.index.d), dtype=np.float32)
     stored, encode = [], []
     for n, (row, name) in enumerate(_name_rows(kb, names)):
@@ -147,7 +150,8 @@ def _normalise(mat: np.ndarray) -> np.ndarray:
 
 def _rest(kb: KnowledgeBase, sentence: str, ids: list[str]) -> str:
     """The words of ``sentence`` that are not the names of ``ids``, lower-cased (the KB's embedding
-    models here are uncased; a cased model sees a lower-cased relation phrase)."""
+    models here are uncased; a cased model sees a lower-cased relation phrase).
+    """
     out = f" {' '.join(words(sentence))} "
     for name in sorted({" ".join(words(n)) for n in (kb.names(ids).values() if ids else ())}, key=len, reverse=True):
         if name:
@@ -158,7 +162,8 @@ def _rest(kb: KnowledgeBase, sentence: str, ids: list[str]) -> str:
 def fact_parts(kb: KnowledgeBase, fact: str, row: list[str] | None) -> tuple[list[str], str]:
     """(entities named, the rest of the words) of a fact: a triple ``[head, relation, tail]``
     gives its ends and its relation phrase, a text sentence its KB mentions and the rest
-    (cached per process: the same passages' sentences come back across nodes and questions)."""
+    (cached per process: the same passages' sentences come back across nodes and questions).
+    """
     if row is not None:
         return [row[0], row[2]], row[1].replace("_", " ")
     key = (str(kb.build_dir), fact)  # mentions are the KB build's
@@ -175,8 +180,9 @@ def fact_parts(kb: KnowledgeBase, fact: str, row: list[str] | None) -> tuple[lis
     return list(found[0]), found[1]
 
 
-def fact_vectors(kb: KnowledgeBase, facts: list[str], rows: list[list[str] | None],
-                 scoring: str = "parts") -> np.ndarray:
+def fact_vectors(
+    kb: KnowledgeBase, facts: list[str], rows: list[list[str] | None], scoring: str = "parts"
+) -> np.ndarray:
     """Normalised vectors of facts (see the module docstring for ``scoring``)."""
     if scoring not in FACT_SCORING:
         raise ValueError(f"fact_scoring must be one of {FACT_SCORING}, not {scoring!r}")
@@ -190,7 +196,7 @@ def fact_vectors(kb: KnowledgeBase, facts: list[str], rows: list[list[str] | Non
     width = max((len(ids) for ids, _ in parts), default=0)
     pick = np.full((len(parts), width), len(ends), dtype=np.int64)  # the zero row where a fact names fewer
     for n, (ids, _) in enumerate(parts):
-        pick[n, :len(ids)] = [at[e] for e in ids]
+        pick[n, : len(ids)] = [at[e] for e in ids]
     for j in range(width):  # the names added one position at a time, in order (the same float sums)
         summed += names[pick[:, j]]
     return _normalise(summed)
@@ -208,12 +214,18 @@ EMBED_CHARS = 2000  # characters of a context embedded (MiniLM reads 256 tokens)
 GRAPH_VECTORS = ("facts", "text")
 
 
-def item_vectors(kb: KnowledgeBase, items: list[dict], nodes: dict[str, dict] | None = None,
-                 graph: str = "facts", scoring: str = "parts") -> np.ndarray:
+def item_vectors(
+    kb: KnowledgeBase,
+    items: list[dict],
+    nodes: dict[str, dict] | None = None,
+    graph: str = "facts",
+    scoring: str = "parts",
+) -> np.ndarray:
     """One vector per item: stored for KB documents; for a graph item with ``graph="facts"`` the
     mean of its node's fact vectors (``nodes`` by id, the graph branch's nodes; scored by
     ``scoring``); otherwise its text embedded (its first ``EMBED_CHARS`` characters: the
-    embedding model reads a few hundred tokens, a longer text gives the same vector)."""
+    embedding model reads a few hundred tokens, a longer text gives the same vector).
+    """
     if graph not in GRAPH_VECTORS:
         raise ValueError(f"graph_vectors must be one of {GRAPH_VECTORS}, not {graph!r}")
     out = doc_vectors(kb, [it for it in items if it["source"] == "doc"])
@@ -233,10 +245,17 @@ def item_vectors(kb: KnowledgeBase, items: list[dict], nodes: dict[str, dict] | 
     return mat
 
 
-def item_scores(kb: KnowledgeBase, items: list[dict], qv: np.ndarray, nodes: dict[str, dict] | None = None,
-                graph: str = "facts", scoring: str = "parts") -> np.ndarray:
+def item_scores(
+    kb: KnowledgeBase,
+    items: list[dict],
+    qv: np.ndarray,
+    nodes: dict[str, dict] | None = None,
+    graph: str = "facts",
+    scoring: str = "parts",
+) -> np.ndarray:
     """Cosine of each item to Qv; with ``graph="facts"`` a graph item scores as its most relevant
-    fact (the best cosine of its facts' vectors), else by its vector (:func:`item_vectors`)."""
+    fact (the best cosine of its facts' vectors), else by its vector (:func:`item_vectors`).
+    """
     scores = item_vectors(kb, items, nodes, graph, scoring) @ qv
     for n, it in enumerate(items):
         node = (nodes or {}).get(it["id"]) if it["source"] == "kg" and graph == "facts" else None

@@ -95,18 +95,24 @@ class WebFact:
 def web_chunks(items: Sequence[dict], caps: WebCaps) -> tuple[list[Chunk], list[str]]:
     """The results as chunks (page order), within the caps; and notes on what the caps left out."""
     pages = [it for it in items if (it.get("text") or "").strip()]
-    chunks = [c for n, it in enumerate(pages[:caps.pages])
-              for c in chunk_pages(it.get("id") or f"web:{n}", "text", [(None, it["text"])], caps.chunk_size,
-                                   caps.chunk_overlap)]
-    notes = [f"{len(pages) - caps.pages} pages over the cap of {caps.pages} not read"] if len(pages) > caps.pages \
-        else []
+    chunks = [
+        c
+        for n, it in enumerate(pages[: caps.pages])
+        for c in chunk_pages(
+            it.get("id") or f"web:{n}", "text", [(None, it["text"])], caps.chunk_size, caps.chunk_overlap
+        )
+    ]
+    notes = (
+        [f"{len(pages) - caps.pages} pages over the cap of {caps.pages} not read"] if len(pages) > caps.pages else []
+    )
     if len(chunks) > caps.chunks:
         notes.append(f"{len(chunks) - caps.chunks} chunks over the cap of {caps.chunks} not read")
-    return chunks[:caps.chunks], notes
+    return chunks[: caps.chunks], notes
 
 
-def extract(model, items: Sequence[dict], method: str, entities: Sequence[str] = (),
-            caps: WebCaps | None = None) -> tuple[list[WebFact], dict, str | None]:
+def extract(
+    model, items: Sequence[dict], method: str, entities: Sequence[str] = (), caps: WebCaps | None = None
+) -> tuple[list[WebFact], dict, str | None]:
     """The web results' facts with their chunks; returns (facts, usage, note on fallbacks/caps or None).
 
     ``model`` None extracts every chunk by rule; ``entities`` are the question's entity names.
@@ -119,8 +125,9 @@ def extract(model, items: Sequence[dict], method: str, entities: Sequence[str] =
         replies, usage, asked = extract_within(chunks, model, schema, method, caps.calls, role=ROLE)
     replies += [None] * (len(chunks) - asked)
     unparseable = sum(r is None for r in replies[:asked])
-    facts = [clean(c, r if r is not None else rule_extraction(c.text), schema)
-             for c, r in zip(chunks, replies, strict=True)]
+    facts = [
+        clean(c, r if r is not None else rule_extraction(c.text), schema) for c, r in zip(chunks, replies, strict=True)
+    ]
     if model is not None and unparseable:
         notes.append(f"unparseable extraction of {unparseable} chunks: names of each sentence linked by rule")
     if model is not None and len(chunks) > asked:
@@ -131,13 +138,16 @@ def extract(model, items: Sequence[dict], method: str, entities: Sequence[str] =
     known = [Entity(name, name) for name in dict.fromkeys(e.strip() for e in entities) if name]
     resolved = resolve(facts, known)
     names = {e.id: e.name for e in [*known, *resolved.entities]}
-    found = [WebFact(names.get(t.head, t.head), t.type, names.get(t.tail, t.tail), tuple(chunks_of))
-             for t, chunks_of in resolved.provenance.items()]
+    found = [
+        WebFact(names.get(t.head, t.head), t.type, names.get(t.tail, t.tail), tuple(chunks_of))
+        for t, chunks_of in resolved.provenance.items()
+    ]
     return found, usage, "; ".join(notes) or None
 
 
-def web_nodes(kb: KnowledgeBase, facts: Sequence[WebFact], entities: list[str], qv: np.ndarray, k: int,
-              max_facts: int) -> list[dict]:
+def web_nodes(
+    kb: KnowledgeBase, facts: Sequence[WebFact], entities: list[str], qv: np.ndarray, k: int, max_facts: int
+) -> list[dict]:
     """Graph nodes of the web facts: question entities first, then by best fact cosine.
 
     Each node's facts cite their chunks; ``triples`` holds the uncited ``[head, relation, tail]``
@@ -157,9 +167,16 @@ def web_nodes(kb: KnowledgeBase, facts: Sequence[WebFact], entities: list[str], 
     nodes = []
     for name in order[:k]:
         ranked = sorted(by_node[name].items(), key=lambda sf: -score[sf[0]])[:max_facts]
-        nodes.append({"id": f"web:{name}", "name": name,
-                      "facts": [f"{s} [{', '.join(f.chunks)}]" for s, f in ranked],
-                      "triples": [[f.head, f.relation.replace("_", " "), f.tail] for _, f in ranked],
-                      "sources": [list(f.chunks) for _, f in ranked], "links": {}, "hop": 0,
-                      "prior": None if name.lower() in asked else round(best[name], 4)})
+        nodes.append(
+            {
+                "id": f"web:{name}",
+                "name": name,
+                "facts": [f"{s} [{', '.join(f.chunks)}]" for s, f in ranked],
+                "triples": [[f.head, f.relation.replace("_", " "), f.tail] for _, f in ranked],
+                "sources": [list(f.chunks) for _, f in ranked],
+                "links": {},
+                "hop": 0,
+                "prior": None if name.lower() in asked else round(best[name], 4),
+            }
+        )
     return nodes

@@ -28,5 +28,18 @@ from hybridrag.evals.oracle.model import (
 )
 from hybridrag.evals.oracle.noise import Noise, NoiseLog
 
-__all__ = ["GoldLeakError", "GoldRecord", "GoldSet", "NoGoldAnnotationError", "Noise", "NoiseLog", "OracleChatModel",
-           "OracleError", "UnknownQuestionError", "build_oracle", "is_oracle_spec", "parse_spec", "register_oracle"]
+__all__ = [
+    "GoldLeakError",
+    "GoldRecord",
+    "GoldSet",
+    "NoGoldAnnotationError",
+    "Noise",
+    "NoiseLog",
+    "OracleChatModel",
+    "OracleError",
+    "UnknownQuestionError",
+    "build_oracle",
+    "is_oracle_spec",
+    "parse_spec",
+    "register_oracle",
+]

@@ -125,7 +125,8 @@ def record_for(q: Question, sources: tuple[str, ...] = ("kg",)) -> GoldRecord:
     if not q.topic or not q.qtype:
         raise NoGoldAnnotationError(
             f"question {q.id!r} has no topic entity or question type; the oracle LLM needs MetaQA-style "
-            "gold (a [bracketed] topic and a *_qtype file, or 'topic' and 'qtype' in JSONL)")
+            "gold (a [bracketed] topic and a *_qtype file, or 'topic' and 'qtype' in JSONL)"
+        )
     try:
         relations = tuple(relation_path(q.qtype))
     except ValueError as exc:
@@ -149,8 +150,15 @@ class GoldSet:
             key = norm(r.question)
             if key in self._by_text:
                 old = self._by_text[key]
-                r = GoldRecord(old.id, old.question, old.topic, old.kinds, old.relations,
-                               tuple(dict.fromkeys(old.answers + r.answers)), old.sources)
+                r = GoldRecord(
+                    old.id,
+                    old.question,
+                    old.topic,
+                    old.kinds,
+                    old.relations,
+                    tuple(dict.fromkeys(old.answers + r.answers)),
+                    old.sources,
+                )
             self._by_text[key] = r
 
     @classmethod
@@ -182,7 +190,7 @@ class GoldSet:
                 m = _LABELLED.match(tail)
                 if not m:
                     break
-                tail = tail[m.end():]
+                tail = tail[m.end() :]
             if found is not None:
                 break
         text = "\n".join(lines[after:])
@@ -198,5 +206,6 @@ class GoldSet:
             shown = " ".join((prompt or "").split())[-160:]
             raise UnknownQuestionError(
                 f"the oracle LLM has no gold record for the question in this prompt (…{shown!r}); it answers "
-                f"only the {len(self)} questions it was built for")
+                f"only the {len(self)} questions it was built for"
+            )
         return found

@@ -91,8 +91,9 @@ def names_error(inj: Injected, items: list[tuple[str, list[str]]]) -> bool:
         case "wrong_entity":
             return norm(inj.entity) in quoted.get("incorrect_entity", set())
         case "extra_entity":  # naming it, or asking to drop one of the entities
-            return norm(inj.entity) in quoted.get("incorrect_entity", set()) or \
-                bool(keys & {"no_intersection", "incorrect_intersection"})
+            return norm(inj.entity) in quoted.get("incorrect_entity", set()) or bool(
+                keys & {"no_intersection", "incorrect_intersection"}
+            )
         case "wrong_relation":
             return norm(inj.relation) in quoted.get("incorrect_relation", set())
         case "missing_relation":
@@ -117,8 +118,11 @@ def router(call: Call) -> R.RouterAction:
     if inj is not None and not named:
         action = corrupt(action, inj, rec)
         call.carried("router")
-    return R.RouterAction(entities=[R.TopicEntity(name=n, type=t) for n, t in action["entities"]],
-                          relations=action["relations"], module=action["module"])
+    return R.RouterAction(
+        entities=[R.TopicEntity(name=n, type=t) for n, t in action["entities"]],
+        relations=action["relations"],
+        module=action["module"],
+    )
 
 
 def validator(call: Call) -> R.Validation:
@@ -135,7 +139,7 @@ def _shown_action(call: Call) -> tuple[str, list[str], list[str], bool]:
     """(module, entity names, relations, topic shown) of the action after the question."""
     human, q = norm(call.view.human), norm(call.record.question)
     at = human.rfind(q)
-    tail = human[at + len(q):] if at >= 0 else human
+    tail = human[at + len(q) :] if at >= 0 else human
     words = re.findall(r"\b(text|hybrid)\b", tail)
     module = words[0] if words else "hybrid"
     relations = [r for r in RELATIONS if re.search(rf"(?<!\w){r}(?!\w)", tail)]
@@ -151,19 +155,26 @@ def commentor(call: Call) -> R.Critique:
     wrong_rels = [r for r in relations if r not in rec.relations]
     missing = [r for r in rec.unique_relations() if r not in relations]
     if module == "text":
-        return R.Critique(reasoning="The question names an entity and relations: use the graph.",
-                          error_type="incorrect_retrieval_module")
+        return R.Critique(
+            reasoning="The question names an entity and relations: use the graph.",
+            error_type="incorrect_retrieval_module",
+        )
     if not entities:
         return R.Critique(reasoning="The question names an entity but none was extracted.", error_type="no_entity")
     if wrong_ents or wrong_rels:
-        return R.Critique(reasoning="An extracted entity or relation does not fit the question.",
-                          error_type="incorrect_entity_relation", wrong_entities=wrong_ents,
-                          wrong_relations=wrong_rels)
+        return R.Critique(
+            reasoning="An extracted entity or relation does not fit the question.",
+            error_type="incorrect_entity_relation",
+            wrong_entities=wrong_ents,
+            wrong_relations=wrong_rels,
+        )
     if not topic_shown or missing:
         what = f"relation {', '.join(missing)}" if missing else "the topic entity"
         return R.Critique(reasoning=f"The action misses {what}.", error_type="missing_entity")
-    return R.Critique(reasoning="The entities and relations fit the question; the answer is not among the "
-                                "top references.", error_type="incorrect_intersection")
+    return R.Critique(
+        reasoning="The entities and relations fit the question; the answer is not among the top references.",
+        error_type="incorrect_intersection",
+    )
 
 
 def answerer(call: Call) -> R.Answer:
@@ -173,5 +184,4 @@ def answerer(call: Call) -> R.Answer:
     return R.Answer(reasoning=reasoning, answer=answer_text(found))
 
 
-ROLES: dict[type, Rule] = {R.RouterAction: router, R.Validation: validator, R.Critique: commentor,
-                           R.Answer: answerer}
+ROLES: dict[type, Rule] = {R.RouterAction: router, R.Validation: validator, R.Critique: commentor, R.Answer: answerer}

@@ -104,8 +104,7 @@ def selector(call: Call) -> R.SourceChoice:
         if wrong:
             call.carried("selector")
             return R.SourceChoice(reasoning="The documents should hold this.", sources=wrong)
-    return R.SourceChoice(reasoning="A static fact about named entities: the sources holding such facts.",
-                          sources=best)
+    return R.SourceChoice(reasoning="A static fact about named entities: the sources holding such facts.", sources=best)
 
 
 def text_paths(call: Call) -> R.TextPaths:
@@ -140,8 +139,11 @@ def choice(call: Call) -> R.Choice:
         second = phrase_in(rec.topic, text) if web else _carries_path(rec, text)
         scored.append((-(2 if golds_in(rec, [text]) else 1 if second else 0), n))
     picked = [n for s, n in sorted(scored) if s < 0][:width] or [n for n, _ in blocks][:width]
-    why = "Items naming the answer or following the question's path." if any(s < 0 for s, _ in scored) else \
-        "No item stands out: the first ones."
+    why = (
+        "Items naming the answer or following the question's path."
+        if any(s < 0 for s, _ in scored)
+        else "No item stands out: the first ones."
+    )
     return R.Choice(reasoning=why, selected=picked)
 
 
@@ -159,15 +161,20 @@ def check(call: Call) -> R.AnswerCheck:
     found = golds_in(rec, call.view.evidence(rec.question))
     if found:
         return R.AnswerCheck(reasoning="The evidence names the answer.", sufficient="yes", answer=answer_text(found))
-    return R.AnswerCheck(reasoning="The evidence does not name the answer.", sufficient="no", answer="",
-                         missing=f"a path from {rec.topic} to the {rec.answer_kind}")
+    return R.AnswerCheck(
+        reasoning="The evidence does not name the answer.",
+        sufficient="no",
+        answer="",
+        missing=f"a path from {rec.topic} to the {rec.answer_kind}",
+    )
 
 
 def generate(call: Call) -> R.FinalAnswer:
     """Final answer: the gold answers the evidence names, else an abstention."""
     found = golds_in(call.record, call.view.evidence(call.record.question))
-    return R.FinalAnswer(reasoning="From the evidence." if found else "The evidence does not say.",
-                         answer=answer_text(found))
+    return R.FinalAnswer(
+        reasoning="From the evidence." if found else "The evidence does not say.", answer=answer_text(found)
+    )
 
 
 def _not_searched(call: Call) -> set[str]:
@@ -188,7 +195,8 @@ def _fields_labelled(call: Call, label: str) -> list[str]:
 def _entity_named(call: Call, inj: Injected) -> bool:
     """An entity error is shown when no shown path names the topic entity, or when the method's
     feedback flags the extraction: a ``topic_problem`` line naming the wrong entity, or (nothing was
-    extracted) any ``topic_problem`` line."""
+    extracted) any ``topic_problem`` line.
+    """
     if not any(phrase_in(call.record.topic, _texts(f)) for _, f in call.view.numbered()):
         return True
     flagged = _fields_labelled(call, "topic_problem")
@@ -220,8 +228,12 @@ def follow_up(call: Call) -> R.FollowUp:
     topic = [rec.topic]
     if inj is not None and inj.type in ("wrong_entity", "missing_entity"):
         topic = [inj.entity] if inj.type == "wrong_entity" else []
-    return R.FollowUp(missing=f"the {rec.answer_kind} linked to {rec.topic} along the question's path",
-                      question=rec.question, skyline=rec.skyline(rels), topic_entities=topic)
+    return R.FollowUp(
+        missing=f"the {rec.answer_kind} linked to {rec.topic} along the question's path",
+        question=rec.question,
+        skyline=rec.skyline(rels),
+        topic_entities=topic,
+    )
 
 
 def predict(call: Call) -> R.Predictions:
@@ -235,7 +247,14 @@ def predict(call: Call) -> R.Predictions:
 
 
 ROLES: dict[type, Rule] = {
-    R.TopicEntities: topics, R.QuestionAnalysis: analysis, R.SourceChoice: selector, R.TextPaths: text_paths,
-    R.Choice: choice, R.Refinement: refine, R.AnswerCheck: check, R.FinalAnswer: generate,
-    R.FollowUp: follow_up, R.Predictions: predict,
+    R.TopicEntities: topics,
+    R.QuestionAnalysis: analysis,
+    R.SourceChoice: selector,
+    R.TextPaths: text_paths,
+    R.Choice: choice,
+    R.Refinement: refine,
+    R.AnswerCheck: check,
+    R.FinalAnswer: generate,
+    R.FollowUp: follow_up,
+    R.Predictions: predict,
 }

@@ -69,8 +69,10 @@ def parse_spec(spec: str) -> Noise:
             else:
                 raise ValueError
         except ValueError:
-            raise ValueError(f"bad oracle setting {item!r} in {spec!r}; use oracle[:p=0.3][,seed=N]"
-                             f"[,types=a+b] with types from {', '.join(ERROR_TYPES)}") from None
+            raise ValueError(
+                f"bad oracle setting {item!r} in {spec!r}; use oracle[:p=0.3][,seed=N]"
+                f"[,types=a+b] with types from {', '.join(ERROR_TYPES)}"
+            ) from None
     noise = Noise(**values)
     if not 0.0 <= noise.p <= 1.0:
         raise ValueError(f"oracle noise p must lie in [0, 1], got {noise.p}")
@@ -81,8 +83,9 @@ def parse_spec(spec: str) -> Noise:
 
 
 # Fields that carry no name into retrieval or answers: fixed wording and enumerated choices.
-NOT_NAMES = frozenset({"reasoning", "missing", "verdict", "sufficient", "label", "module", "error_type", "intent",
-                       "type"})
+NOT_NAMES = frozenset(
+    {"reasoning", "missing", "verdict", "sufficient", "label", "module", "error_type", "intent", "type"}
+)
 
 
 def _names(value: Any, key: str = "") -> list[str]:
@@ -106,8 +109,9 @@ class OracleChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "oracle"
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         raise OracleError("the oracle LLM answers structured calls only (with_structured_output)")
 
     def answer(self, schema: type[BaseModel], messages: list[BaseMessage]) -> BaseModel:
@@ -125,8 +129,9 @@ class OracleChatModel(BaseChatModel):
             shown = golds_in(rec, [rec.question, *call.view.block_values()])
             leaked = sorted(set(golds_in(rec, list(_names(reply.model_dump())))) - set(shown))
             if leaked:
-                raise GoldLeakError(f"{schema.__qualname__} reply names gold answers the prompt does not show: "
-                                    f"{leaked}")
+                raise GoldLeakError(
+                    f"{schema.__qualname__} reply names gold answers the prompt does not show: {leaked}"
+                )
         return reply
 
     def _structured(self, schema: type[BaseModel], include_raw: bool, value: Any) -> Any:
@@ -134,13 +139,17 @@ class OracleChatModel(BaseChatModel):
         reply = self.answer(schema, messages)
         text = reply.model_dump_json()
         n_in = estimate_tokens("\n".join(str(m.content) for m in messages))
-        meta = {"input_tokens": n_in, "output_tokens": estimate_tokens(text),
-                "total_tokens": n_in + estimate_tokens(text)}
+        meta = {
+            "input_tokens": n_in,
+            "output_tokens": estimate_tokens(text),
+            "total_tokens": n_in + estimate_tokens(text),
+        }
         raw = AIMessage(content=text, usage_metadata=meta)
         return {"raw": raw, "parsed": reply, "parsing_error": None} if include_raw else reply
 
-    def with_structured_output(self, schema: Any, *, include_raw: bool = False, method: str = "function_calling",
-                               **kwargs: Any) -> RunnableLambda:
+    def with_structured_output(
+        self, schema: Any, *, include_raw: bool = False, method: str = "function_calling", **kwargs: Any
+    ) -> RunnableLambda:
         """A runnable returning the perfect ``schema`` object for the messages it gets."""
         if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
             raise OracleError("the oracle LLM supports pydantic schemas only")
@@ -149,8 +158,13 @@ class OracleChatModel(BaseChatModel):
     def noise_report(self) -> dict:
         """The noise setting, every drawn error and the repair counts."""
         entries = self.log.entries()
-        return {"p": self.noise.p, "seed": self.noise.seed, "types": list(self.noise.types),
-                "summary": summarise(entries), "entries": entries}
+        return {
+            "p": self.noise.p,
+            "seed": self.noise.seed,
+            "types": list(self.noise.types),
+            "summary": summarise(entries),
+            "entries": entries,
+        }
 
 
 def build_oracle(spec: str, gold: GoldSet) -> OracleChatModel:

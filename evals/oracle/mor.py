@@ -32,8 +32,9 @@ METHOD = "mor"
 def gold_nodes(rec: GoldRecord) -> list[dict]:
     """The perfect route: topic type with its name, then each hop's type and relation."""
     nodes = [{"type": rec.types[0], "restriction": rec.topic, "relation": ""}]
-    return nodes + [{"type": t, "restriction": "", "relation": r} for t, r in zip(rec.types[1:], rec.relations,
-                                                                                   strict=True)]
+    return nodes + [
+        {"type": t, "restriction": "", "relation": r} for t, r in zip(rec.types[1:], rec.relations, strict=True)
+    ]
 
 
 def corrupt(nodes: list[dict], inj: Injected) -> list[dict]:
@@ -92,9 +93,14 @@ def planner(call: Call) -> MP.Plan:
 def triplet_planner(call: Call) -> MP.TripletPlan:
     """Planner (triplets): one triplet per hop of the gold route, or the noisy one."""
     nodes = _nodes(call)
-    triplets = [MP.PlanTriplet(head=MP.PlanNode(type=a["type"], restriction=a["restriction"]), relation=b["relation"],
-                               tail=MP.PlanNode(type=b["type"], restriction=b["restriction"]))
-                for a, b in zip(nodes, nodes[1:], strict=False)]
+    triplets = [
+        MP.PlanTriplet(
+            head=MP.PlanNode(type=a["type"], restriction=a["restriction"]),
+            relation=b["relation"],
+            tail=MP.PlanNode(type=b["type"], restriction=b["restriction"]),
+        )
+        for a, b in zip(nodes, nodes[1:], strict=False)
+    ]
     return MP.TripletPlan(triplets=triplets, target=nodes[-1]["type"])
 
 

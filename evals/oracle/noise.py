@@ -40,8 +40,9 @@ METHOD_TYPES: dict[str, tuple[str, ...]] = {
     "ssrag": ("wrong_entity", "wrong_module", "missing_entity"),
 }
 OPT_IN_TYPES: dict[str, tuple[str, ...]] = {"hybgrag": ("extra_entity",)}  # drawn only when named in types
-ERROR_TYPES: tuple[str, ...] = tuple(dict.fromkeys(
-    t for ts in [*METHOD_TYPES.values(), *OPT_IN_TYPES.values()] for t in ts))
+ERROR_TYPES: tuple[str, ...] = tuple(
+    dict.fromkeys(t for ts in [*METHOD_TYPES.values(), *OPT_IN_TYPES.values()] for t in ts)
+)
 TARGET_TYPE = {RELATION_OF[k]: TYPE_OF[k] for k in RELATION_OF}  # relation → type of its non-movie end
 TYPES: tuple[str, ...] = tuple(sorted(set(TYPE_OF.values())))
 _WORD = re.compile(r"[^\W_][\w'-]*")
@@ -118,10 +119,17 @@ class NoiseLog:
             self._entries.pop(key, None)
             if injected is not None:
                 self._entries[key] = {
-                    "id": record.id, "question": record.question, "method": method, "type": injected.type,
+                    "id": record.id,
+                    "question": record.question,
+                    "method": method,
+                    "type": injected.type,
                     "detail": {k: v for k, v in asdict(injected).items() if k != "type" and v not in ("", None)},
-                    "applied": False, "applied_by": [], "later_decisions": 0, "repaired": False,
-                    "repaired_at": None}
+                    "applied": False,
+                    "applied_by": [],
+                    "later_decisions": 0,
+                    "repaired": False,
+                    "repaired_at": None,
+                }
 
     def applied(self, record: GoldRecord, role: str) -> None:
         """A decision of ``role`` carried the error."""
@@ -153,14 +161,22 @@ def summarise(entries: list[dict]) -> dict:
     ``repair_share`` = repaired / applied; ``repair_share_when_looped`` = repaired / applied
     errors that were followed by at least one later decision (the loop ran).
     """
+
     def counts(rows: list[dict]) -> dict:
         looped = [r for r in rows if r["later_decisions"] > 0]
         repaired = sum(r["repaired"] for r in rows)
-        return {"applied": len(rows), "looped": len(looped), "repaired": repaired,
-                "repair_share": repaired / len(rows) if rows else None,
-                "repair_share_when_looped": repaired / len(looped) if looped else None}
+        return {
+            "applied": len(rows),
+            "looped": len(looped),
+            "repaired": repaired,
+            "repair_share": repaired / len(rows) if rows else None,
+            "repair_share_when_looped": repaired / len(looped) if looped else None,
+        }
 
     applied = [e for e in entries if e["applied"]]
     types = sorted({e["type"] for e in applied})
-    return {**counts(applied), "drawn": len(entries),
-            "by_type": {t: counts([e for e in applied if e["type"] == t]) for t in types}}
+    return {
+        **counts(applied),
+        "drawn": len(entries),
+        "by_type": {t: counts([e for e in applied if e["type"] == t]) for t in types},
+    }

@@ -42,13 +42,18 @@ def applied_ids(run_dir: Path) -> set[str]:
 
 def outcome_repairs(loop_dir: Path, single_dir: Path, key: str) -> dict:
     """``{"harmful": n, "rescued": m, "share": m / n or None}`` over the two runs' common questions."""
-    records = {p: {r["id"]: r for r in read_records(p / "records.jsonl")}
-               for p in (loop_dir, single_dir) if (p / "records.jsonl").exists()}
+    records = {
+        p: {r["id"]: r for r in read_records(p / "records.jsonl")}
+        for p in (loop_dir, single_dir)
+        if (p / "records.jsonl").exists()
+    }
     if len(records) < 2:
         return {"harmful": 0, "rescued": 0, "share": None}
     loop, single = records[loop_dir], records[single_dir]
-    harmful = [i for i in sorted(applied_ids(loop_dir) | applied_ids(single_dir))
-               if i in loop and i in single and single[i].get("reachable") and not right(single[i], key)]
+    harmful = [
+        i
+        for i in sorted(applied_ids(loop_dir) | applied_ids(single_dir))
+        if i in loop and i in single and single[i].get("reachable") and not right(single[i], key)
+    ]
     rescued = [i for i in harmful if right(loop[i], key)]
-    return {"harmful": len(harmful), "rescued": len(rescued),
-            "share": len(rescued) / len(harmful) if harmful else None}
+    return {"harmful": len(harmful), "rescued": len(rescued), "share": len(rescued) / len(harmful) if harmful else None}

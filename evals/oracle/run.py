@@ -55,8 +55,7 @@ def write_noise(model: OracleChatModel, out: Path) -> dict:
     """Merge this run's noise entries into ``out/oracle_noise.json``; return the file's content."""
     path = out / NOISE_FILE
     report = model.noise_report()
-    entries = {e["id"]: e for e in (json.loads(path.read_text(encoding="utf-8"))["entries"]
-                                    if path.exists() else [])}
+    entries = {e["id"]: e for e in (json.loads(path.read_text(encoding="utf-8"))["entries"] if path.exists() else [])}
     entries.update({e["id"]: e for e in report["entries"]})
     report["entries"] = list(entries.values())
     report["summary"] = summarise(report["entries"])
@@ -76,8 +75,10 @@ def finish(model: OracleChatModel, summary: dict, out: Path) -> str:
     if noise["p"]:
         share = "n/a" if s["repair_share"] is None else f"{s['repair_share']:.2f}"
         looped = "n/a" if s["repair_share_when_looped"] is None else f"{s['repair_share_when_looped']:.2f}"
-        text += (f"\nOracle noise p={noise['p']:g}: {s['applied']} decisions made wrong, {s['looped']} followed by "
-                 f"a later decision, {s['repaired']} repaired (share {share}; {looped} of those looped); "
-                 f"details in {NOISE_FILE}\n")
+        text += (
+            f"\nOracle noise p={noise['p']:g}: {s['applied']} decisions made wrong, {s['looped']} followed by "
+            f"a later decision, {s['repaired']} repaired (share {share}; {looped} of those looped); "
+            f"details in {NOISE_FILE}\n"
+        )
     (out / "summary.md").write_text(text, encoding="utf-8")
     return text

@@ -153,11 +153,19 @@ def redundancy(call: Call) -> U.Redundancy:
 def answer(call: Call) -> U.Answer:
     """Answer: the gold answers the contexts name."""
     found = golds_in(call.record, call.view.evidence(call.record.question))
-    return U.Answer(reasoning="The contexts name the answer." if found else "The contexts do not name it.",
-                    answer=answer_text(found))
+    return U.Answer(
+        reasoning="The contexts name the answer." if found else "The contexts do not name it.",
+        answer=answer_text(found),
+    )
 
 
 ROLES: dict[type, Rule] = {
-    A.SubQuestions: decompose, A.KeyEntities: entities, A.IntentCues: intent, A.AugmentedQuery: rewrite,
-    RO.RouteLabel: route, RT.GraphText: graph_text, U.Redundancy: redundancy, U.Answer: answer,
+    A.SubQuestions: decompose,
+    A.KeyEntities: entities,
+    A.IntentCues: intent,
+    A.AugmentedQuery: rewrite,
+    RO.RouteLabel: route,
+    RT.GraphText: graph_text,
+    U.Redundancy: redundancy,
+    U.Answer: answer,
 }

@@ -36,16 +36,21 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m evals.scale", description=__doc__.split("\n\n")[0])
     p.add_argument("--factors", type=_ints, default=[1, 4, 16])
     p.add_argument("--neo4j-factors", type=_ints, default=[])
-    p.add_argument("--embed-factors", type=_ints, default=[1, 4],
-                   help="factors whose names are embedded for real; the others get replicated vectors")
+    p.add_argument(
+        "--embed-factors",
+        type=_ints,
+        default=[1, 4],
+        help="factors whose names are embedded for real; the others get replicated vectors",
+    )
     p.add_argument("--questions", type=int, default=50, help="dev questions per hop count (1, 2, 3)")
     p.add_argument("--resume-factor", type=int, default=1)
     p.add_argument("--kill-after", type=int, default=20, help="embedding chunks saved before the kill")
     p.add_argument("--work", type=Path, default=cache_root() / "scale")
     p.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[2] / "docs" / "benchmarks_scale.md")
     p.add_argument("--nice", type=int, default=10)
-    p.add_argument("--jobs", type=int, default=1,
-                   help="ingests after 1× run side by side, and so do latency and the server stages")
+    p.add_argument(
+        "--jobs", type=int, default=1, help="ingests after 1× run side by side, and so do latency and the server stages"
+    )
     p.add_argument("--only", default="", help="comma-separated stages to run (default: all)")
     p.add_argument("--tag", default="", help="write results-TAG.json (a run beside another)")
     p.add_argument("--redo", default="", help="comma-separated stages to run again")
@@ -105,10 +110,15 @@ def main(argv: list[str] | None = None) -> None:
     if 1 not in args.factors:
         raise SystemExit("--factors must include 1: every growth ratio is to 1×")
     args.work.mkdir(parents=True, exist_ok=True)
-    run = Runner(args.work, args.nice, set(filter(None, args.redo.split(","))),
-                 log=lambda m: print(m, file=sys.stderr, flush=True), tag=args.tag)  # noqa: T201
+    run = Runner(
+        args.work,
+        args.nice,
+        set(filter(None, args.redo.split(","))),
+        log=lambda m: print(m, file=sys.stderr, flush=True),
+        tag=args.tag,
+    )  # noqa: T201
     only = set(filter(None, args.only.split(",")))
-    want = (lambda stage: not only or stage in only)  # noqa: E731
+    want = lambda stage: not only or stage in only  # noqa: E731
     common = ["--embed-factors", ",".join(map(str, args.embed_factors)), "--questions", str(args.questions)]
     src = datasets_dir() / "metaqa" / "kb.txt"
     for f in args.factors:
@@ -120,11 +130,17 @@ def main(argv: list[str] | None = None) -> None:
             run.run("graph", f)
     if 1 not in args.embed_factors:
         raise SystemExit("--embed-factors must include 1: replicated vectors are copies of the 1× vectors")
-    jobs = [lambda f=f: run.run("ingest" if f in args.embed_factors else "ingest-replicated", f, *common)
-            for f in args.factors if f != 1 and want("ingest")]
+    jobs = [
+        lambda f=f: run.run("ingest" if f in args.embed_factors else "ingest-replicated", f, *common)
+        for f in args.factors
+        if f != 1 and want("ingest")
+    ]
     if args.resume_factor in args.factors and want("resume"):
-        jobs.append(lambda: run.killed_ingest(args.resume_factor, args.work / f"x{args.resume_factor}" / "kb-resume",
-                                              args.kill_after))
+        jobs.append(
+            lambda: run.killed_ingest(
+                args.resume_factor, args.work / f"x{args.resume_factor}" / "kb-resume", args.kill_after
+            )
+        )
     if want("ingest"):
         run.run("ingest", 1, *common)
     _side_by_side(args.jobs, jobs)  # --jobs > 1: these ingests run side by side

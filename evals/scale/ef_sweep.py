@@ -50,9 +50,17 @@ def sweep(kb_dir: Path, factor: int, efs: list[int], n_queries: int = 1000, k: i
             t = time.perf_counter()
             index.search(v.reshape(1, -1), k)
             ms.append((time.perf_counter() - t) * 1000)
-        rows.append({"factor": factor, "rows": int(index.ntotal), "ef_search": ef, "recall_at_10": recall,
-                     "p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95)),
-                     "load": os.getloadavg()[0]})
+        rows.append(
+            {
+                "factor": factor,
+                "rows": int(index.ntotal),
+                "ef_search": ef,
+                "recall_at_10": recall,
+                "p50_ms": float(np.percentile(ms, 50)),
+                "p95_ms": float(np.percentile(ms, 95)),
+                "load": os.getloadavg()[0],
+            }
+        )
         print(json.dumps(rows[-1]), flush=True)  # noqa: T201
     return rows
 
@@ -73,8 +81,10 @@ def main(argv: list[str] | None = None) -> None:
     print("| factor | rows | efSearch | recall@10 vs exact | search p50 / p95 ms | load |")  # noqa: T201
     print("|---|---|---|---|---|---|")  # noqa: T201
     for r in rows:
-        print(f"| {r['factor']}× | {r['rows']:,} | {r['ef_search']} | {r['recall_at_10']:.3f} | "  # noqa: T201
-              f"{r['p50_ms']:.2f} / {r['p95_ms']:.2f} | {r['load']:.1f} |")
+        print(
+            f"| {r['factor']}× | {r['rows']:,} | {r['ef_search']} | {r['recall_at_10']:.3f} | "  # noqa: T201
+            f"{r['p50_ms']:.2f} / {r['p95_ms']:.2f} | {r['load']:.1f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ def graph_ingest(kb_txt: Path, scratch: Path, repeats: int = 3) -> dict:
 def _timed_index_classes(timings: dict[str, float]) -> None:
     """Make ``kb.ingest`` time each FAISS and BM25 build into ``timings``."""
     import hybridrag.kb.ingest as ki
+
     dense_cls, bm25_cls = ki.DenseIndex, ki.BM25Index
 
     class TimedDense(dense_cls):
@@ -102,7 +103,8 @@ def replicated_vectors(texts: list[str], rows: dict[str, int], vecs: np.ndarray,
 
 def copy_cosine(base_kb: Path, pairs: int = 1000, seed: int = 0) -> float:
     """Mean cosine between the real vector of a name and of its copy ``name #2`` (``pairs`` names of
-    the 1× KB ``base_kb``, seeded sample), both encoded now with the KB's model."""
+    the 1× KB ``base_kb``, seeded sample), both encoded now with the KB's model.
+    """
     import random
 
     from hybridrag.kb.base import KnowledgeBase
@@ -144,6 +146,13 @@ def full_ingest(kb_txt: Path, kb_dir: Path, replicate: dict | None = None, fresh
         ki.embed_in_chunks = embed
     t = time.perf_counter()
     rep = ki.ingest(kb_dir, [kb_txt], type_map=TYPE_MAP, progress=False)  # a re-run reuses saved chunks
-    return {"seconds": time.perf_counter() - t, **{f"{k}_s": v for k, v in rep.seconds.items()},
-            **timings, **rep.counts, "chunks": rep.embed_chunks, "chunks_reused": rep.embed_chunks_reused,
-            "embedding": "replicated" if replicate else "real", **(replicate and {"sigma": replicate["sigma"]} or {})}
+    return {
+        "seconds": time.perf_counter() - t,
+        **{f"{k}_s": v for k, v in rep.seconds.items()},
+        **timings,
+        **rep.counts,
+        "chunks": rep.embed_chunks,
+        "chunks_reused": rep.embed_chunks_reused,
+        "embedding": "replicated" if replicate else "real",
+        **(replicate and {"sigma": replicate["sigma"]} or {}),
+    }

@@ -47,7 +47,8 @@ def callers(kb, kb_dir: Path) -> dict[str, Callable[[Case], object]]:
         "fusion end-to-end (graph.invoke)": lambda c: fusion.invoke({"question": c.question}, context=f_ctx),
         "graph: neighbours of topic": lambda c: kb.graph.neighbors([c.topic]),
         "graph: ego graph (gold hops, relations)": lambda c: kb.graph.ego_graph(
-            [c.topic], radius=c.rec.hops, relations=list(dict.fromkeys(c.relations))),
+            [c.topic], radius=c.rec.hops, relations=list(dict.fromkeys(c.relations))
+        ),
     }
 
 
@@ -58,8 +59,14 @@ def pipeline(kb, c: Case, method: str) -> list[tuple[str, Callable[[], object]]]
     return [(f"{method}: {name}", call) for name, call in PREPARE[method](kb, c.rec)]
 
 
-def time_cases(kbs: dict, qs: dict, simple: list[str] | None = None,
-               methods: tuple[str, ...] = METHODS, warm: int = 2, outputs: dict | None = None) -> dict:
+def time_cases(
+    kbs: dict,
+    qs: dict,
+    simple: list[str] | None = None,
+    methods: tuple[str, ...] = METHODS,
+    warm: int = 2,
+    outputs: dict | None = None,
+) -> dict:
     """p50/p95 per module and key of ``kbs`` ({key: (kb, kb_dir)}; ``qs`` {key: cases}, equally many).
 
     The keys (factors, or memory vs server) are interleaved question by question, so a change in
@@ -99,8 +106,12 @@ def time_cases(kbs: dict, qs: dict, simple: list[str] | None = None,
 
 def percentiles(ms: list[float]) -> dict:
     """p50, p95, mean (ms) and count."""
-    return {"p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95)),
-            "mean_ms": float(np.mean(ms)), "n": len(ms)}
+    return {
+        "p50_ms": float(np.percentile(ms, 50)),
+        "p95_ms": float(np.percentile(ms, 95)),
+        "mean_ms": float(np.mean(ms)),
+        "n": len(ms),
+    }
 
 
 def cases(datasets: Path, per_hop: int, factor: int, seed: int = 0) -> list[Case]:

@@ -35,8 +35,12 @@ def index_build(kb_dir: Path, args) -> dict:
     vecs = storage.reconstruct_n(0, storage.ntotal)
     t = time.perf_counter()
     built = DenseIndex.build(vecs)
-    return {"seconds": time.perf_counter() - t, "rows": int(built.index.ntotal),
-            "index_type": type(built.index).__name__, "threads": faiss.omp_get_max_threads()}
+    return {
+        "seconds": time.perf_counter() - t,
+        "rows": int(built.index.ntotal),
+        "index_type": type(built.index).__name__,
+        "threads": faiss.omp_get_max_threads(),
+    }
 
 
 def dense(kb_dir: Path, args, n_queries: int = 1000, k: int = 10) -> dict:
@@ -67,15 +71,22 @@ def dense(kb_dir: Path, args, n_queries: int = 1000, k: int = 10) -> dict:
         t = time.perf_counter()
         flat.search(v.reshape(1, -1), k)
         one["exact"].append((time.perf_counter() - t) * 1000)
-    return {"index_type": type(index).__name__, "rows": int(index.ntotal), "ef_search": kb.dense.ef_search,
-            "queries": len(q),
-            f"recall_at_{k}": recall, "flat_build_s": flat_build,
-            "index_search": percentiles(one["index"]), "exact_search": percentiles(one["exact"])}
+    return {
+        "index_type": type(index).__name__,
+        "rows": int(index.ntotal),
+        "ef_search": kb.dense.ef_search,
+        "queries": len(q),
+        f"recall_at_{k}": recall,
+        "flat_build_s": flat_build,
+        "index_search": percentiles(one["index"]),
+        "exact_search": percentiles(one["exact"]),
+    }
 
 
 def latency(kb_dir: Path, args) -> dict:
     """p50/p95 of every retrieval module at every factor of ``args.factors``, the factors interleaved
-    question by question (same dev questions, topic renamed to a random copy per factor)."""
+    question by question (same dev questions, topic renamed to a random copy per factor).
+    """
     from hybridrag.evals.scale.__main__ import paths
     from hybridrag.evals.scale.modules import cases, time_cases
     from hybridrag.kb.base import open_kb

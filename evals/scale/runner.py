@@ -33,8 +33,21 @@ class Runner:
         self._lock = threading.Lock()  # stages may run from several threads (--jobs)
 
     def _cmd(self, stage: str, factor: int, extra: list[str]) -> list[str]:
-        return ["nice", "-n", str(self.nice), sys.executable, "-m", "hybridrag.evals.scale", "--stage", stage,
-                "--factor", str(factor), "--work", str(self.work), *extra]
+        return [
+            "nice",
+            "-n",
+            str(self.nice),
+            sys.executable,
+            "-m",
+            "hybridrag.evals.scale",
+            "--stage",
+            stage,
+            "--factor",
+            str(factor),
+            "--work",
+            str(self.work),
+            *extra,
+        ]
 
     def save(self) -> None:
         with self._lock:
@@ -74,8 +87,12 @@ class Runner:
         shutil.rmtree(kb_dir, ignore_errors=True)
         chunks = work_dir(kb_dir) / "embeddings"
         self.log(f"[scale] {key}: ingest to be killed after {kill_after} chunks")
-        proc = subprocess.Popen(self._cmd("ingest", factor, ["--kb-dir", str(kb_dir)]),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            self._cmd("ingest", factor, ["--kb-dir", str(kb_dir)]),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         saved = 0
         while proc.poll() is None:
             saved = len(list(chunks.glob("*.npy"))) if chunks.exists() else 0
@@ -89,9 +106,14 @@ class Runner:
         saved = len(list(chunks.glob("*.npy")))
         self.log(f"[scale] {key}: killed with {saved} chunks saved; re-running")
         again = self.run("ingest-resumed", factor, "--kb-dir", str(kb_dir))
-        res = {"saved_at_kill": saved, "total_chunks": again["chunks"], "reused": again["chunks_reused"],
-               "re_embedded": again["chunks"] - again["chunks_reused"], "resumed_ingest_s": again["seconds"],
-               "resumed_embed_s": again.get("embed_s")}
+        res = {
+            "saved_at_kill": saved,
+            "total_chunks": again["chunks"],
+            "reused": again["chunks_reused"],
+            "re_embedded": again["chunks"] - again["chunks_reused"],
+            "resumed_ingest_s": again["seconds"],
+            "resumed_embed_s": again.get("embed_s"),
+        }
         shutil.rmtree(kb_dir, ignore_errors=True)
         self.results[key] = res
         self.save()

@@ -32,8 +32,10 @@ def _server_peak_mb(pid: int) -> float | None:
 
 def same_outputs(memory: dict[str, list], server: dict[str, list]) -> dict[str, list[int]]:
     """Per module: [questions whose result on the server equals the one in memory, questions]."""
-    return {name: [sum(a == b for a, b in zip(memory[name], server.get(name, []), strict=False)), len(memory[name])]
-            for name in memory}
+    return {
+        name: [sum(a == b for a, b in zip(memory[name], server.get(name, []), strict=False)), len(memory[name])]
+        for name in memory
+    }
 
 
 def server(kb_dir: Path, args) -> dict:
@@ -56,8 +58,15 @@ def server(kb_dir: Path, args) -> dict:
         with Neo4jGraphStore.connect(srv.uri) as store:
             on_server.graph = store
             outputs: dict = {}
-            res.update(time_cases({"memory": (kb, kb_dir), "server": (on_server, kb_dir)},
-                                  {"memory": qs, "server": qs}, GRAPH_READS, SERVER_METHODS, outputs=outputs))
+            res.update(
+                time_cases(
+                    {"memory": (kb, kb_dir), "server": (on_server, kb_dir)},
+                    {"memory": qs, "server": qs},
+                    GRAPH_READS,
+                    SERVER_METHODS,
+                    outputs=outputs,
+                )
+            )
         res["same_as_memory"] = same_outputs(outputs["memory"], outputs["server"])
         res["questions"] = len(qs)
         return res

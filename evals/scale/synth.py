@@ -56,8 +56,13 @@ def write_synthetic(src: str | Path, out: str | Path, factor: int) -> dict:
             f.writelines(f"{copy_name(h, c)}{SEP}{r}{SEP}{copy_name(t, c)}\n" for h, r, t in rows)
     tmp.replace(out)
     names = {n for h, _, t in rows for n in (h, t)}
-    return {"factor": factor, "triples": len(rows) * factor, "entities": len(names) * factor,
-            "source_triples": len(rows), "source_entities": len(names)}
+    return {
+        "factor": factor,
+        "triples": len(rows) * factor,
+        "entities": len(names) * factor,
+        "source_triples": len(rows),
+        "source_entities": len(names),
+    }
 
 
 def random_copies(n: int, factor: int, seed: int = 0) -> list[int]:

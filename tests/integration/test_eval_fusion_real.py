@@ -24,8 +24,7 @@ def _metaqa_file(path: Path, n: int = 12) -> int:
         if rel == "directed_by":
             directors[head].append(tail)
     movies = sorted(directors)[:n]
-    path.write_text("".join(f"who directed [{m}]\t{'|'.join(directors[m])}\n" for m in movies),
-                    encoding="utf-8")
+    path.write_text("".join(f"who directed [{m}]\t{'|'.join(directors[m])}\n" for m in movies), encoding="utf-8")
     return len(movies)
 
 

@@ -10,13 +10,24 @@ from hybridrag.kb.ingest import ingest
 from hybridrag.kb.sample import SAMPLE_SRC, TYPE_MAP
 
 pytestmark = pytest.mark.integration
-QUESTIONS = ["who directed Forrest Gump", "what movies did Tom Hanks star in", "which films were released in 1994",
-             "who directed Charlie Wilson's War"]
+QUESTIONS = [
+    "who directed Forrest Gump",
+    "what movies did Tom Hanks star in",
+    "which films were released in 1994",
+    "who directed Charlie Wilson's War",
+]
 
 
 def _ingest(out, neo4j_uri=None, falkordb_uri=None):
-    ingest(out, [SAMPLE_SRC / "triples.txt"], passages=SAMPLE_SRC / "passages.jsonl", type_map=TYPE_MAP,
-           neo4j_uri=neo4j_uri, falkordb_uri=falkordb_uri, progress=False)
+    ingest(
+        out,
+        [SAMPLE_SRC / "triples.txt"],
+        passages=SAMPLE_SRC / "passages.jsonl",
+        type_map=TYPE_MAP,
+        neo4j_uri=neo4j_uri,
+        falkordb_uri=falkordb_uri,
+        progress=False,
+    )
     return out
 
 
@@ -48,8 +59,7 @@ def server_kb(request):
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_same_ranking_as_memory_store(server_kb, memory_kb, question, scoring):
     g = get_graph("fusion")
-    on_server = g.invoke({"question": question},
-                         context=context_for("fusion", kb=str(server_kb[1]), scoring=scoring))
+    on_server = g.invoke({"question": question}, context=context_for("fusion", kb=str(server_kb[1]), scoring=scoring))
     in_memory = g.invoke({"question": question}, context=context_for("fusion", kb=str(memory_kb), scoring=scoring))
     key = lambda out: sorted((r["id"], round(r["score"], 6), r["source"]) for r in out["ranked"])  # noqa: E731
     assert key(on_server) == key(in_memory)

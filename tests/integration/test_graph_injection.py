@@ -124,7 +124,8 @@ def test_hostile_values_round_trip_exactly(hostile_store):
     assert set(hostile_store.triples(ids)) == set(TRIPLES)
     assert hostile_store.ego_graph(["ocean's"], radius=3).distance == mem.ego_graph(["ocean's"], radius=3).distance
     assert {tuple(p) for p in hostile_store.paths(["ocean's"], ["東京物語"], max_hops=3)} == {
-        tuple(p) for p in mem.paths(["ocean's"], ["東京物語"], max_hops=3)}
+        tuple(p) for p in mem.paths(["ocean's"], ["東京物語"], max_hops=3)
+    }
     schema = hostile_store.schema()
     assert schema.entity_types == mem.schema().entity_types
     assert schema.relation_types["directed_by"].tail_types == (INJECTION,)
@@ -209,8 +210,7 @@ def test_native_query_text_holds_only_safe_characters(module_falkordb, monkeypat
 def test_export_and_open_through_the_manifest_entry(module_falkordb, tmp_path):
     from hybridrag.kb.graph_backends import export_graph, open_graph
 
-    cfg = export_graph("falkordb", f"{module_falkordb.redis_uri}?graph=from_manifest", memory_graph(),
-                       progress=False)
+    cfg = export_graph("falkordb", f"{module_falkordb.redis_uri}?graph=from_manifest", memory_graph(), progress=False)
     assert cfg == {"backend": "falkordb", "uri": module_falkordb.redis_uri, "graph": "from_manifest"}
     store = open_graph(cfg, tmp_path)
     assert store.lookup(QUESTION) == [] and store.counts() == {"entities": 10, "triples": 13}

@@ -33,8 +33,12 @@ from hybridrag.kb.model import KBError, Triple
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-FILMS = {"A": ("Heat", "Michael Mann", 1995), "B": ("Alien", "Ridley Scott", 1979),
-         "C": ("Blade Runner", "Ridley Scott", 1982), "D": ("Ran", "Akira Kurosawa", 1985)}
+FILMS = {
+    "A": ("Heat", "Michael Mann", 1995),
+    "B": ("Alien", "Ridley Scott", 1979),
+    "C": ("Blade Runner", "Ridley Scott", 1982),
+    "D": ("Ran", "Akira Kurosawa", 1985),
+}
 BACKENDS = ["neo4j", "falkordb", "falkordb-named"]
 
 
@@ -99,8 +103,11 @@ def _answers(kb: Path, key: str) -> None:
 
 def _entries(kb: Path) -> list[dict]:
     """Graph entries of the finished builds on disk (the live one and the kept previous one)."""
-    return [json.loads((p / "manifest.json").read_text(encoding="utf-8"))["graph"]
-            for p in sorted((kb / "builds").iterdir()) if not p.name.endswith(".partial")]
+    return [
+        json.loads((p / "manifest.json").read_text(encoding="utf-8"))["graph"]
+        for p in sorted((kb / "builds").iterdir())
+        if not p.name.endswith(".partial")
+    ]
 
 
 def _live_entry(kb: Path) -> dict:
@@ -140,9 +147,11 @@ def test_a_reingest_failing_validation_leaves_the_previous_kb_answering(tmp_path
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_reingest_killed_during_the_export_leaves_the_previous_kb_answering(tmp_path, emb, module_falkordb,
-                                                                               monkeypatch, backend):
+def test_a_reingest_killed_during_the_export_leaves_the_previous_kb_answering(
+    tmp_path, emb, module_falkordb, monkeypatch, backend
+):
     import hybridrag.kb.graph_cypher_store as gcs
+
     kb, target = tmp_path / "kb", _uri(module_falkordb, backend)
     ingest(kb, [_triples(tmp_path, "A")], progress=False, **target)
 
@@ -183,8 +192,9 @@ def test_a_graph_name_owned_by_another_kb_is_refused(tmp_path, emb, module_falko
         ingest(two, [_triples(tmp_path, "B")], progress=False, **_uri(module_falkordb, "falkordb-named", name))
     assert str(one) in str(err.value) and "&shared=1" in str(err.value) and "\n" not in str(err.value)
     with pytest.raises(KBError, match="is used by another KB directory"):  # the owner has not opted in
-        ingest(two, [_triples(tmp_path, "B")], progress=False,
-               **_uri(module_falkordb, "falkordb-named", name, "&shared=1"))
+        ingest(
+            two, [_triples(tmp_path, "B")], progress=False, **_uri(module_falkordb, "falkordb-named", name, "&shared=1")
+        )
     _answers(one, "A")
     ingest(one, [_triples(tmp_path, "C")], progress=False, **_uri(module_falkordb, "falkordb-named", name))
     _answers(one, "C")  # the owner itself re-ingests freely
@@ -206,8 +216,10 @@ def test_a_graph_name_is_shared_when_every_kb_opts_in(tmp_path, emb, module_falk
 def test_the_cli_refuses_a_name_clash_in_one_line(tmp_path, emb, module_falkordb, capsys):
     name = _name()
     uri = f"{module_falkordb.redis_uri}?graph={name}"
-    codes = [main(["ingest", "--kb", str(tmp_path / kb), "--triples", str(_triples(tmp_path, key)), "--falkordb", uri])
-             for kb, key in (("one", "A"), ("two", "B"))]
+    codes = [
+        main(["ingest", "--kb", str(tmp_path / kb), "--triples", str(_triples(tmp_path, key)), "--falkordb", uri])
+        for kb, key in (("one", "A"), ("two", "B"))
+    ]
     err = capsys.readouterr().err  # progress bars, then the error
     assert codes == [0, 2] and "Traceback" not in err
     assert [line for line in err.splitlines() if "another KB directory" in line] == [err.strip().splitlines()[-1]]
@@ -216,8 +228,13 @@ def test_the_cli_refuses_a_name_clash_in_one_line(tmp_path, emb, module_falkordb
 
 # -- a real process killed with SIGKILL while it holds after the export --------------------------------
 def _env(hold: str) -> dict:
-    return {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT), "HYBRIDRAG_TEST_INGEST_HOLD": hold,
-            "HYBRIDRAG_TEST_INGEST_HOLD_SECONDS": "180"}
+    return {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "PYTHONPATH": str(ROOT),
+        "HYBRIDRAG_TEST_INGEST_HOLD": hold,
+        "HYBRIDRAG_TEST_INGEST_HOLD_SECONDS": "180",
+    }
 
 
 def _held(kb: Path, proc: subprocess.Popen) -> None:
@@ -236,10 +253,21 @@ def test_sigkill_after_the_export_leaves_the_previous_kb_answering(tmp_path, mod
     kb, target = tmp_path / "kb", _uri(module_falkordb, backend)
     ingest(kb, [_triples(tmp_path, "A")], progress=False, **target)
     flag, uri = ("--neo4j", target["neo4j_uri"]) if backend == "neo4j" else ("--falkordb", target["falkordb_uri"])
-    cmd = [sys.executable, "-m", "hybridrag.app.cli", "ingest", "--kb", str(kb), "--triples",
-           str(_triples(tmp_path, "B")), flag, uri]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=_env("export"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "hybridrag.app.cli",
+        "ingest",
+        "--kb",
+        str(kb),
+        "--triples",
+        str(_triples(tmp_path, "B")),
+        flag,
+        uri,
+    ]
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=_env("export"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         _held(kb, proc)
         _answers(kb, "A")  # the live KB answers while the new graph is written
@@ -252,8 +280,9 @@ def test_sigkill_after_the_export_leaves_the_previous_kb_answering(tmp_path, mod
     _answers(kb, "C")
 
 
-def test_a_kb_from_before_graph_versions_reingests_and_keeps_its_old_graph(tmp_path, emb, module_falkordb,
-                                                                          monkeypatch, caplog):
+def test_a_kb_from_before_graph_versions_reingests_and_keeps_its_old_graph(
+    tmp_path, emb, module_falkordb, monkeypatch, caplog
+):
     import hybridrag.kb.ingest as ing
     from hybridrag.kb.graph_backends import export_graph
     from hybridrag.kb.neo4j_store import Neo4jGraphStore
@@ -262,8 +291,9 @@ def test_a_kb_from_before_graph_versions_reingests_and_keeps_its_old_graph(tmp_p
     with Neo4jGraphStore.connect(module_falkordb.uri) as plain:
         plain.clear()
     with monkeypatch.context() as m:  # the earlier export: plain labels, no namespace in the manifest
-        m.setattr(ing, "_export", lambda root, out, backend, uri, store, progress: export_graph(backend, uri, store,
-                                                                                                progress))
+        m.setattr(
+            ing, "_export", lambda root, out, backend, uri, store, progress: export_graph(backend, uri, store, progress)
+        )
         ingest(kb, [_triples(tmp_path, "A")], progress=False, **target)
     assert "namespace" not in _live_entry(kb)
     _answers(kb, "A")

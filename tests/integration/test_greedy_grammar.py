@@ -11,9 +11,14 @@ import pytest
 
 pytestmark = pytest.mark.integration
 
-SCHEMA = {"type": "object", "properties": {
-    "relation": {"type": "string", "enum": ["directed_by", "written_by", "starred_actors", "release_year"]},
-    "entity": {"type": "string", "enum": ["Heat", "Michael Mann", "1995"]}}, "required": ["relation", "entity"]}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "relation": {"type": "string", "enum": ["directed_by", "written_by", "starred_actors", "release_year"]},
+        "entity": {"type": "string", "enum": ["Heat", "Michael Mann", "1995"]},
+    },
+    "required": ["relation", "entity"],
+}
 PROMPTS = [
     "Who directed the movie Heat? Reply with JSON naming the relation and the entity.",
     "Write a short poem about the sea.",  # the model's own first tokens are prose: the grammar refuses them
@@ -23,8 +28,12 @@ PROMPTS = [
 def _replies(llama, calls: list[int]) -> list[str]:
     out = []
     for prompt in PROMPTS:
-        reply = llama.create_chat_completion(messages=[{"role": "user", "content": prompt}], temperature=0.0,
-                                             max_tokens=40, response_format={"type": "json_object", "schema": SCHEMA})
+        reply = llama.create_chat_completion(
+            messages=[{"role": "user", "content": prompt}],
+            temperature=0.0,
+            max_tokens=40,
+            response_format={"type": "json_object", "schema": SCHEMA},
+        )
         out.append(reply["choices"][0]["message"]["content"])
         calls.append(reply["usage"]["completion_tokens"])
     return out

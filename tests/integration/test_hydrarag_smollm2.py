@@ -16,8 +16,9 @@ def test_hydrarag_runs_to_completion_with_smollm2(monkeypatch, judge):
     from hybridrag.graphs.hydrarag import HydraRAGContext, graph, render_trace
 
     # one exploration round at depth 1, every available source, no corpus passages: a bounded run
-    ctx = HydraRAGContext(kb="sample", llm="local:smollm2", max_iterations=1, max_depth=1,
-                          source_selector=False, doc_pool=0, judge=judge)
+    ctx = HydraRAGContext(
+        kb="sample", llm="local:smollm2", max_iterations=1, max_depth=1, source_selector=False, doc_pool=0, judge=judge
+    )
     out = graph.invoke({"question": "which movies did Tom Hanks star in"}, context=ctx)
     assert set(out) == {"answer", "ranked", "evidence", "trace", "usage"}
     trace = [s["node"] for s in out["trace"]]

@@ -31,8 +31,17 @@ def test_documents_to_kb_through_the_local_server(openai_server, tmp_path, capsy
     for name, text in DOCS.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     kb = tmp_path / "kb"
-    argv = ["ingest", "--kb", str(kb), "--documents", *(str(tmp_path / n) for n in DOCS),
-            "--extract-llm", f"openai:{ALIAS}", "--llm-base-url", base]
+    argv = [
+        "ingest",
+        "--kb",
+        str(kb),
+        "--documents",
+        *(str(tmp_path / n) for n in DOCS),
+        "--extract-llm",
+        f"openai:{ALIAS}",
+        "--llm-base-url",
+        base,
+    ]
     assert main(argv) == 0, capsys.readouterr().err
     assert "added 2 documents (2 chunks)" in capsys.readouterr().out
 

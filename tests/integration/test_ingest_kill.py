@@ -35,15 +35,23 @@ HOLD_TIMEOUT = 180
 def _inputs(folder: Path, director: str) -> list[Path]:
     """30 films (79 entity documents: 8 chunks); 'Film 1' is directed by ``director``."""
     folder.mkdir(parents=True, exist_ok=True)
-    rows = [f"Film {i}|directed_by|{director if i == 1 else f'Director {i % 7}'}\n"
-            f"Film {i}|release_year|{1950 + i}\nFilm {i}|starred_actors|Actor {i % 11}\n" for i in range(1, 31)]
+    rows = [
+        f"Film {i}|directed_by|{director if i == 1 else f'Director {i % 7}'}\n"
+        f"Film {i}|release_year|{1950 + i}\nFilm {i}|starred_actors|Actor {i % 11}\n"
+        for i in range(1, 31)
+    ]
     (folder / "t.txt").write_text("".join(rows), encoding="utf-8")
     return [folder / "t.txt"]
 
 
 def _env(hold: str | None = None) -> dict:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HYBRIDRAG_EMBED_CHUNK": str(CHUNK),
-           "HYBRIDRAG_TEST_INGEST_HOLD_SECONDS": str(HOLD_TIMEOUT), "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HYBRIDRAG_EMBED_CHUNK": str(CHUNK),
+        "HYBRIDRAG_TEST_INGEST_HOLD_SECONDS": str(HOLD_TIMEOUT),
+        "PYTHONPATH": str(ROOT),
+    }
     env.pop("HYBRIDRAG_TEST_INGEST_HOLD", None)
     return {**env, "HYBRIDRAG_TEST_INGEST_HOLD": hold} if hold else env
 
@@ -54,8 +62,9 @@ def _ingest_cmd(kb: Path, triples: list[Path]) -> list[str]:
 
 def _start_held(kb: Path, triples: list[Path], hold: str) -> subprocess.Popen:
     """Start an ingest that stops at ``hold``; return once it is there."""
-    proc = subprocess.Popen(_ingest_cmd(kb, triples), cwd=ROOT, env=_env(hold),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        _ingest_cmd(kb, triples), cwd=ROOT, env=_env(hold), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     held = kb / ".ingest-work" / "held"
     deadline = time.monotonic() + HOLD_TIMEOUT
     while _held_by(held) != proc.pid:
@@ -121,8 +130,7 @@ def test_killed_first_ingest_is_refused_then_resumed_and_a_second_ingest_waits_i
     kb = tmp_path / "kb"
     triples = _inputs(tmp_path / "in", "Some Director")
     proc = _start_held(kb, triples, "embeddings:5")
-    rival = subprocess.run(_ingest_cmd(kb, triples), cwd=ROOT, env=_env(), capture_output=True, text=True,
-                           timeout=120)
+    rival = subprocess.run(_ingest_cmd(kb, triples), cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=120)
     assert rival.returncode == 2
     assert rival.stderr.strip().splitlines()[-1].startswith(f"error: another ingest is writing KB {kb} (pid ")
     _kill(proc)
@@ -142,11 +150,17 @@ def test_the_sample_kb_builds_once_when_processes_start_together(tmp_path):
     src = tmp_path / "src"
     _inputs(src, "Some Director")[0].rename(src / "triples.txt")
     (src / "passages.jsonl").write_text('{"id": "p1", "text": "Film 1 is a drama."}\n', encoding="utf-8")
-    code = (f"import hybridrag.kb.sample as s, pathlib; s.SAMPLE_SRC = pathlib.Path({str(src)!r}); "
-            "from hybridrag.kb.base import KnowledgeBase; d = s.sample_kb_dir(); print(d, KnowledgeBase(d).build_dir.name)")
+    code = (
+        f"import hybridrag.kb.sample as s, pathlib; s.SAMPLE_SRC = pathlib.Path({str(src)!r}); "
+        "from hybridrag.kb.base import KnowledgeBase; d = s.sample_kb_dir(); print(d, KnowledgeBase(d).build_dir.name)"
+    )
     env = {**_env(), "HYBRIDRAG_CACHE": str(tmp_path / "cache")}
-    procs = [subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(3)
+    ]
     outs = [p.communicate(timeout=300) for p in procs]
     assert all(p.returncode == 0 for p in procs), [err[-1000:] for _, err in outs]
     assert len({out.strip() for out, _ in outs}) == 1  # the same directory and build for all three

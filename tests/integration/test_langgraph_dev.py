@@ -51,9 +51,7 @@ def langgraph_cli() -> str:
 
 def start_dev(work: Path, env_extra: dict | None = None, budget: str | None = None) -> Iterator[str]:
     """`langgraph dev` in ``work`` (the project's files linked); ``budget`` overrides BG_JOB_TIMEOUT_SECS."""
-    if (
-        importlib.util.find_spec("langgraph_runtime_inmem") is None
-    ):  # importing it writes .langgraph_api/ here
+    if importlib.util.find_spec("langgraph_runtime_inmem") is None:  # importing it writes .langgraph_api/ here
         pytest.skip("langgraph-cli[inmem] is not installed (pip install 'hybridrag[studio]')")
     stray = ROOT / ".langgraph_api"
     existed = stray.exists()
@@ -79,9 +77,7 @@ def start_dev(work: Path, env_extra: dict | None = None, budget: str | None = No
     env.pop("OPENAI_API_KEY", None)
     cmd = [langgraph_cli(), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)]
     with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            cmd, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
+        proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until_ready(proc, f"{url}/ok", log, START_TIMEOUT, "langgraph dev")
@@ -100,9 +96,15 @@ def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     fake = FakeLLM().start()
     work = tmp_path_factory.mktemp("langgraph-dev")
     config = work.parent / "dev-server.json"
-    config.write_text(json.dumps({"kbs": {"sample": "sample", "missing": str(work.parent / "never-built")},
-                                  "models": {"fast": {"spec": "openai:fake", "base_url": fake.url("fast")}}}),
-                      encoding="utf-8")
+    config.write_text(
+        json.dumps(
+            {
+                "kbs": {"sample": "sample", "missing": str(work.parent / "never-built")},
+                "models": {"fast": {"spec": "openai:fake", "base_url": fake.url("fast")}},
+            }
+        ),
+        encoding="utf-8",
+    )
     try:
         yield from start_dev(work, {"HYBRIDRAG_SERVER_CONFIG": str(config)})
     finally:
@@ -140,8 +142,11 @@ def test_approve_pauses_before_retrieval_and_resumes_with_the_edit(dev_server):
     assert state["next"] == ["approve_action"], state
     (pause,) = [i for task in state["tasks"] for i in task["interrupts"]]
     assert pause["value"]["proposal"]["action"]["module"] == "text"  # the fake's reply: the router's fallback
-    out = run_on_thread(dev_server, thread, {"assistant_id": "hybgrag", "context": ctx,
-                                             "command": {"resume": {"action": {"relations": ["directed_by"]}}}})
+    out = run_on_thread(
+        dev_server,
+        thread,
+        {"assistant_id": "hybgrag", "context": ctx, "command": {"resume": {"action": {"relations": ["directed_by"]}}}},
+    )
     nodes = [s["node"] for s in out["trace"]]
     assert nodes[:3] == ["route_question", "approve_action", "retrieve_text"], nodes
     assert out["trace"][1]["decision"] == "edited action" and out["trace"][1]["action"]["relations"] == ["directed_by"]
@@ -162,12 +167,18 @@ def test_readme_sdk_snippet(dev_server, capsys):
 def test_a_thread_is_forked_at_the_validator(dev_server):
     """Studio's "fork": update a past state as a node; the node's conditional edge runs outside a run."""
     thread = new_thread(dev_server)
-    run_on_thread(dev_server, thread, {"assistant_id": "hybgrag", "input": {"question": QUESTION},
-                                       "context": {"llm": "fast", "max_iterations": 1}})
+    run_on_thread(
+        dev_server,
+        thread,
+        {"assistant_id": "hybgrag", "input": {"question": QUESTION}, "context": {"llm": "fast", "max_iterations": 1}},
+    )
     history = httpx.post(f"{dev_server}/threads/{thread}/history", json={"limit": 50}, timeout=30).json()
     validated = next(h for h in history if h["next"] == ["validate_retrieval"])
-    r = httpx.post(f"{dev_server}/threads/{thread}/state", timeout=30, json={
-        "values": {"verdict": "no"}, "as_node": "validate_retrieval", "checkpoint": validated["checkpoint"]})
+    r = httpx.post(
+        f"{dev_server}/threads/{thread}/state",
+        timeout=30,
+        json={"values": {"verdict": "no"}, "as_node": "validate_retrieval", "checkpoint": validated["checkpoint"]},
+    )
     assert r.status_code == 200, r.text
     forked = httpx.get(f"{dev_server}/threads/{thread}/state", timeout=30).json()
     assert forked["next"] == ["comment_on_routing"], forked["next"]
@@ -193,6 +204,7 @@ def test_every_registered_graph_is_an_assistant_with_its_description(dev_server)
         assert set(schemas["output_schema"]["properties"]) == OUTPUT_KEYS
         ctx = schemas["context_schema"]["properties"]
         from hybridrag.app.policy import PYTHON_ONLY  # Python objects (tools): never offered to a client
+
         assert set(ctx) == set(context_class(name).__dataclass_fields__) - PYTHON_ONLY
         assert all(p.get("description") for p in ctx.values()), "Studio shows these descriptions"
 
@@ -269,18 +281,21 @@ def test_streamed_run_sends_node_updates(dev_server):
     assert values and values["answer"] == "Robert Zemeckis"
 
 
-@pytest.mark.parametrize(("graph", "context", "field"), [
-    ("hybgrag", {"llm_base_url": "http://127.0.0.1:9/v1"}, "llm_base_url"),
-    ("hybgrag", {"few_shot": "/etc/passwd"}, "few_shot"),
-    ("mor", {"reranker_weights": "/etc/passwd"}, "reranker_weights"),
-    ("ssrag", {"llm": "openai:gpt-4o-mini"}, "llm"),
-    ("ssrag", {"llm": "local:smollm2"}, "llm"),
-    ("fusion", {"kb": "/tmp"}, "kb"),
-    ("fusion", {"top_k": 100000}, "top_k"),
-    ("fusion", {"k1": -5}, "k1"),
-    ("fusion", {"top_k": 3, "topk": 3}, "topk"),  # a misspelt setting: refused by app/studio.py, not dropped
-    ("mor", {"planer": "paths"}, "planer"),
-])
+@pytest.mark.parametrize(
+    ("graph", "context", "field"),
+    [
+        ("hybgrag", {"llm_base_url": "http://127.0.0.1:9/v1"}, "llm_base_url"),
+        ("hybgrag", {"few_shot": "/etc/passwd"}, "few_shot"),
+        ("mor", {"reranker_weights": "/etc/passwd"}, "reranker_weights"),
+        ("ssrag", {"llm": "openai:gpt-4o-mini"}, "llm"),
+        ("ssrag", {"llm": "local:smollm2"}, "llm"),
+        ("fusion", {"kb": "/tmp"}, "kb"),
+        ("fusion", {"top_k": 100000}, "top_k"),
+        ("fusion", {"k1": -5}, "k1"),
+        ("fusion", {"top_k": 3, "topk": 3}, "topk"),  # a misspelt setting: refused by app/studio.py, not dropped
+        ("mor", {"planer": "paths"}, "planer"),
+    ],
+)
 @pytest.mark.parametrize("where", ["context", "configurable"])
 def test_a_context_a_client_may_not_set_is_refused(dev_server, graph, context, field, where):
     """langgraph.json puts the Agent Server in server mode: app.policy checks every run's context."""
@@ -304,15 +319,20 @@ def test_operator_named_models_and_the_run_budget(tmp_path_factory):
     fake = FakeLLM(slow_reply=0.5).start()
     work = tmp_path_factory.mktemp("langgraph-dev-budget")
     config = work.parent / "server.json"
-    models = {"slow": {"spec": "openai:fake", "base_url": fake.url("slow")},
-              "fast": {"spec": "openai:fake", "base_url": fake.url("fast")}}
+    models = {
+        "slow": {"spec": "openai:fake", "base_url": fake.url("slow")},
+        "fast": {"spec": "openai:fake", "base_url": fake.url("fast")},
+    }
     config.write_text(json.dumps({"models": models}), encoding="utf-8")
     try:
         for url in start_dev(work, {"HYBRIDRAG_SERVER_CONFIG": str(config)}, budget="4"):
             # warm: the KB, its embedding model and its solved-example bank load on first use (the
             # server warms them in the background); the budget below is for the run, not for a cold start
-            warm = {"assistant_id": "hybgrag", "input": {"question": QUESTION},
-                    "context": {"llm": "fast", "max_iterations": 1}}
+            warm = {
+                "assistant_id": "hybgrag",
+                "input": {"question": QUESTION},
+                "context": {"llm": "fast", "max_iterations": 1},
+            }
             deadline = time.monotonic() + 240
             while True:
                 t = httpx.post(f"{url}/threads", json={}, timeout=30).json()["thread_id"]
@@ -322,8 +342,11 @@ def test_operator_named_models_and_the_run_budget(tmp_path_factory):
                     break
                 time.sleep(2)
             assert status == "success", f"the server never finished a warm-up run ({status})"
-            body = {"assistant_id": "hybgrag", "input": {"question": QUESTION},
-                    "context": {"llm": "slow", "max_iterations": 5}}
+            body = {
+                "assistant_id": "hybgrag",
+                "input": {"question": QUESTION},
+                "context": {"llm": "slow", "max_iterations": 5},
+            }
             thread = httpx.post(f"{url}/threads", json={}, timeout=30).json()["thread_id"]
             t0 = time.monotonic()
             out = httpx.post(f"{url}/threads/{thread}/runs/wait", json=body, timeout=RUN_TIMEOUT).json()

@@ -51,8 +51,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env.pop("OPENAI_API_KEY", None)
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "hybridrag.app.cli", "serve", "--port", str(port), "--kb", "sample=sample",
-             "--llm", "smol=local:smollm2", "--run-timeout", str(RUN_TIMEOUT - 10)],
+            [
+                sys.executable,
+                "-m",
+                "hybridrag.app.cli",
+                "serve",
+                "--port",
+                str(port),
+                "--kb",
+                "sample=sample",
+                "--llm",
+                "smol=local:smollm2",
+                "--run-timeout",
+                str(RUN_TIMEOUT - 10),
+            ],
             cwd=ROOT,
             env=env,
             stdout=out,

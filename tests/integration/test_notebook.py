@@ -25,12 +25,10 @@ def load_generator():
 def test_notebook_matches_its_generator():
     committed = nbformat.read(str(NOTEBOOK), as_version=4)
     built = load_generator().build()
-    assert [(c.cell_type, c.source) for c in committed.cells] == [
-        (c.cell_type, c.source) for c in built.cells
-    ], "run: python notebooks/make_quickstart.py"
-    assert all(not c.get("outputs") for c in committed.cells if c.cell_type == "code"), (
-        "commit it without outputs"
+    assert [(c.cell_type, c.source) for c in committed.cells] == [(c.cell_type, c.source) for c in built.cells], (
+        "run: python notebooks/make_quickstart.py"
     )
+    assert all(not c.get("outputs") for c in committed.cells if c.cell_type == "code"), "commit it without outputs"
 
 
 def test_quickstart_notebook_executes(tmp_path, monkeypatch):
@@ -44,9 +42,7 @@ def test_quickstart_notebook_executes(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     nb = nbformat.read(str(NOTEBOOK), as_version=4)
     # kernel "python3" resolves to this interpreter (jupyter_client swaps "python" for sys.executable)
-    NotebookClient(
-        nb, timeout=1200, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
-    ).execute()
+    NotebookClient(nb, timeout=1200, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     nbformat.write(nb, str(tmp_path / "quickstart.executed.ipynb"))
 
     text, images = [], 0

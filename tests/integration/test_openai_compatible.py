@@ -139,8 +139,13 @@ def test_constrained_output_over_http_keeps_names_inside_the_kb_lists(openai_ser
     question = "who directed the movie Forrest Gump"
     relations = ["directed_by", "written_by", "starred_actors", "release_year"]
     choices = {"entity": question_spans(question), "hops.relation": relations}
-    out = constrained_call(model, Route, [("system", "Give the topic entity and the relations to follow."),
-                                          ("human", question)], choices, method="json_schema")
+    out = constrained_call(
+        model,
+        Route,
+        [("system", "Give the topic entity and the relations to follow."), ("human", question)],
+        choices,
+        method="json_schema",
+    )
     assert out["mode"] in {"json_schema", "llama_grammar"}, out
     route = out["parsed"]
     assert route is not None, out["parsing_error"]

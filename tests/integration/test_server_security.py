@@ -54,15 +54,37 @@ def serve(tmp: Path, fake: FakeLLM, run_timeout: float) -> Iterator[tuple[str, P
     """``hybridrag serve`` with the fake models named by the operator; yields (URL, log path)."""
     port = free_port()
     log = tmp / "server.log"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LANGSMITH_TRACING": "false",
-           "OPENAI_API_KEY": SECRET, "HYBRIDRAG_LLM_TIMEOUT": str(LLM_TIMEOUT), "HYBRIDRAG_LLM_MAX_RETRIES": "0"}
-    models = [arg for mode in ("slow", "hang", "garbage", "fail")
-              for arg in ("--llm", f"{mode}=openai:fake@{fake.url(mode)}")]
-    cmd = [sys.executable, "-m", "hybridrag.app.cli", "serve", "--port", str(port), "--kb", "sample=sample", *models,
-           "--run-timeout", str(run_timeout), "--max-batch", "4", "--max-iterations", "5"]
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "LANGSMITH_TRACING": "false",
+        "OPENAI_API_KEY": SECRET,
+        "HYBRIDRAG_LLM_TIMEOUT": str(LLM_TIMEOUT),
+        "HYBRIDRAG_LLM_MAX_RETRIES": "0",
+    }
+    models = [
+        arg for mode in ("slow", "hang", "garbage", "fail") for arg in ("--llm", f"{mode}=openai:fake@{fake.url(mode)}")
+    ]
+    cmd = [
+        sys.executable,
+        "-m",
+        "hybridrag.app.cli",
+        "serve",
+        "--port",
+        str(port),
+        "--kb",
+        "sample=sample",
+        *models,
+        "--run-timeout",
+        str(run_timeout),
+        "--max-batch",
+        "4",
+        "--max-iterations",
+        "5",
+    ]
     with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until_ready(proc, f"{url}/health", log, 180, "server")
@@ -172,12 +194,18 @@ def test_batch_size_is_bounded(server):
 
 def test_the_client_cannot_make_the_server_post_its_key_anywhere(server, fake_llm):
     capture = fake_llm.url("capture")
-    attempts = [{"llm": "openai:gpt-4o-mini", "llm_base_url": capture}, {"llm_base_url": capture},
-                {"llm": f"openai:gpt-4o-mini@{capture}"}, {"router_llm": "openai:x", "llm_base_url": capture}]
+    attempts = [
+        {"llm": "openai:gpt-4o-mini", "llm_base_url": capture},
+        {"llm_base_url": capture},
+        {"llm": f"openai:gpt-4o-mini@{capture}"},
+        {"router_llm": "openai:x", "llm_base_url": capture},
+    ]
     for method in ("hybgrag", "mor", "hydrarag", "ssrag"):
         for settings in attempts:
-            for body in ({"input": {"question": QUESTION, "settings": settings}},
-                         {"input": {"question": QUESTION}, "config": {"configurable": settings}}):
+            for body in (
+                {"input": {"question": QUESTION, "settings": settings}},
+                {"input": {"question": QUESTION}, "config": {"configurable": settings}},
+            ):
                 for endpoint in ("invoke", "stream"):
                     r = httpx.post(f"{server}/{method}/{endpoint}", json=body, timeout=30)
                     assert 400 <= r.status_code < 500, (method, settings, r.text)
@@ -185,11 +213,14 @@ def test_the_client_cannot_make_the_server_post_its_key_anywhere(server, fake_ll
     assert fake_llm.times("capture") == []
 
 
-@pytest.mark.parametrize(("mode", "status", "message"), [
-    ("hang", 504, "did not answer in time"),
-    ("garbage", 502, "failed or sent an unreadable reply"),
-    ("fail", 502, "failed or sent an unreadable reply"),
-])
+@pytest.mark.parametrize(
+    ("mode", "status", "message"),
+    [
+        ("hang", 504, "did not answer in time"),
+        ("garbage", 502, "failed or sent an unreadable reply"),
+        ("fail", 502, "failed or sent an unreadable reply"),
+    ],
+)
 def test_a_failing_model_is_a_clear_5xx_within_the_timeout(server, server_dir, fake_llm, mode, status, message):
     body = {"input": {"question": QUESTION, "settings": {"llm": mode, "max_iterations": 1}}}
     t0 = time.monotonic()
@@ -201,8 +232,7 @@ def test_a_failing_model_is_a_clear_5xx_within_the_timeout(server, server_dir, f
     clean(r.text)
     assert took < LLM_TIMEOUT + 15, took  # one attempt (HYBRIDRAG_LLM_MAX_RETRIES=0) plus the run's own work
     error_id = detail.rsplit("error id ", 1)[1].rstrip(")")
-    logged = [line for line in (server_dir / "server.log").read_text(errors="replace").splitlines()
-              if error_id in line]
+    logged = [line for line in (server_dir / "server.log").read_text(errors="replace").splitlines() if error_id in line]
     assert logged and "LLMUnavailableError" in logged[0], "the detail goes to the server log under the id"
     assert fake_llm.times(mode), "the fake model was never called"
     # /stream reports the same status in its error event

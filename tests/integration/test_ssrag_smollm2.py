@@ -8,9 +8,20 @@ import pytest
 
 pytestmark = pytest.mark.integration
 
-NODES = {"decompose_query", "extract_entities", "detect_intent", "enhance_query", "route_query",
-         "retrieve_vectors", "retrieve_graph", "convert_graph_to_text", "rerank_jointly",
-         "deduplicate_contexts", "generate_answer", "verify_answer"}
+NODES = {
+    "decompose_query",
+    "extract_entities",
+    "detect_intent",
+    "enhance_query",
+    "route_query",
+    "retrieve_vectors",
+    "retrieve_graph",
+    "convert_graph_to_text",
+    "rerank_jointly",
+    "deduplicate_contexts",
+    "generate_answer",
+    "verify_answer",
+}
 
 
 @pytest.mark.parametrize("judge", ["llm", "auto"])

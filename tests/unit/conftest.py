@@ -38,10 +38,8 @@ Tremors|has_tags|giant worms
 
 PASSAGES = [
     {"id": "p:Big", "entity_id": "Big", "text": "Big is a comedy about a boy who wakes up as an adult."},
-    {"id": "p:Apollo 13", "entity_id": "Apollo 13",
-     "text": "Apollo 13 follows astronauts on a failing moon mission."},
-    {"id": "p:Amelie", "entity_id": "Amelie",
-     "text": "Amelie is a whimsical Paris romance about a shy waitress."},
+    {"id": "p:Apollo 13", "entity_id": "Apollo 13", "text": "Apollo 13 follows astronauts on a failing moon mission."},
+    {"id": "p:Amelie", "entity_id": "Amelie", "text": "Amelie is a whimsical Paris romance about a shy waitress."},
     {"id": "p:note", "text": "Film critics often rank baseball movies among the most sentimental genres."},
 ]
 
@@ -56,6 +54,7 @@ def tiny_kb(tmp_path_factory: pytest.TempPathFactory) -> str:
 def no_real_models(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fail any attempt to load the bundled local model; hide any real OpenAI key."""
     import hybridrag.agents.llm.models as models
+
     def refuse(name: str):
         raise AssertionError(f"unit tests must not load the local model {name!r}")
 

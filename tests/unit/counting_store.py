@@ -25,6 +25,7 @@ class CountingStore:
         def counted(*args, **kwargs):
             self.calls[name] += 1
             return attr(*args, **kwargs)
+
         return counted
 
 

@@ -84,8 +84,9 @@ def test_an_exact_name_links_without_any_dense_call(kb, monkeypatch):
 
 def test_titles_whose_runs_are_far_apart_are_still_mentions():
     assert "It's a Mad, Mad, Mad, Mad World" in explicit_mentions("who directed It's a Mad, Mad, Mad, Mad World")
-    assert ("Went to Coney Island on a Mission from God... Be Back by Five"
-            in explicit_mentions("who wrote Went to Coney Island on a Mission from God... Be Back by Five?"))
+    assert "Went to Coney Island on a Mission from God... Be Back by Five" in explicit_mentions(
+        "who wrote Went to Coney Island on a Mission from God... Be Back by Five?"
+    )
 
 
 @pytest.mark.parametrize("k", [1, 3])
@@ -117,8 +118,10 @@ def test_checks_over_the_run_budget_are_a_run_timeout(monkeypatch):
     from hybridrag.app.errors import RunTimeout
 
     runnable = runnable_with(monkeypatch, run_timeout=0.3, check_seconds=3)
-    assert asyncio.run(seconds_to_refuse(runnable.acheck([("who directed Big", None)]),
-                                         RunTimeout, "0.3 s run budget")) < 2
+    assert (
+        asyncio.run(seconds_to_refuse(runnable.acheck([("who directed Big", None)]), RunTimeout, "0.3 s run budget"))
+        < 2
+    )
 
 
 def test_checks_stop_when_the_client_disconnects(monkeypatch):
@@ -129,16 +132,20 @@ def test_checks_stop_when_the_client_disconnects(monkeypatch):
             return True
 
     runnable = runnable_with(monkeypatch, run_timeout=60, check_seconds=3)
-    assert asyncio.run(seconds_to_refuse(runnable.acheck([("who directed Big", None)], Gone()),
-                                         RunStopped, "disconnected")) < 2
+    assert (
+        asyncio.run(
+            seconds_to_refuse(runnable.acheck([("who directed Big", None)], Gone()), RunStopped, "disconnected")
+        )
+        < 2
+    )
 
 
 def test_the_servers_refusal_of_a_long_question_is_short(monkeypatch):
     from fastapi.testclient import TestClient
 
     from hybridrag.app.server import MAX_QUESTION_CHARS, create_app
-    from hybridrag.graphs.common import resolve_kb
     from hybridrag.app.server_config import ServerConfig
+    from hybridrag.graphs.common import resolve_kb
 
     counted = Counted(monkeypatch, resolve_kb(type("Ctx", (), {"kb": "sample"})()))
     client = TestClient(create_app(methods=["fusion"], config=ServerConfig()))

@@ -38,10 +38,20 @@ def test_each_endpoint_admits_what_it_runs(client):
     assert ok.status_code == 200 and ok.json()["output"]["answer"] == "Robert Zemeckis", ok.text
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("top_k", True), ("top_k", "1"), ("top_k", 1.0), ("k1", "2"), ("epsilon", "0.1"), ("epsilon", False),
-    ("approve", 0), ("approve", "false"), ("mode", 1),
-])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("top_k", True),
+        ("top_k", "1"),
+        ("top_k", 1.0),
+        ("k1", "2"),
+        ("epsilon", "0.1"),
+        ("epsilon", False),
+        ("approve", 0),
+        ("approve", "false"),
+        ("mode", 1),
+    ],
+)
 @pytest.mark.parametrize("endpoint", ["invoke", "stream"])
 def test_settings_of_the_wrong_json_type_are_a_422_naming_the_field(client, endpoint, field, value):
     body = {"input": {"question": KNOWN, "settings": {field: value}}}

@@ -135,7 +135,7 @@ def test_hydrarag_set_names_are_one_read_for_all_sets(tiny_kb):
     for c in chains:
         for ids in c.nodes:  # the old reading: one name per entity, sorted
             names = sorted(base.name(i) for i in ids)
-            assert memo[ids] == (names[:hkt.SHOWN_NAMES], len(names))
+            assert memo[ids] == (names[: hkt.SHOWN_NAMES], len(names))
         assert hkt.verbalise(kb, c, 2, memo) == hkt.verbalise(base, c, 2)
     assert calls["get_many"] == 1
 
@@ -143,8 +143,12 @@ def test_hydrarag_set_names_are_one_read_for_all_sets(tiny_kb):
 def test_hydrarag_explore_kg_generic_reads_match_the_array_path(tiny_kb):
     base = open_kb(tiny_kb)
     kb, calls = counting(base)
-    probe = {"phase": "initial", "depth": 2, "floor": False,
-             "chains": [{"topics": ["Tom Hanks"], "names": ["Tom Hanks"], "indicator": "Tom Hanks - movie - director"}]}
+    probe = {
+        "phase": "initial",
+        "depth": 2,
+        "floor": False,
+        "chains": [{"topics": ["Tom Hanks"], "names": ["Tom Hanks"], "indicator": "Tom Hanks - movie - director"}],
+    }
     want, _ = hkg.explore_kg(base, "q", probe, ["id:Tom Hanks"], hprune.PruneSettings())
     got, _ = hkg.explore_kg(kb, "q", probe, ["id:Tom Hanks"], hprune.PruneSettings())
     assert got == want and len(got) > 2
@@ -154,8 +158,10 @@ def test_hydrarag_explore_kg_generic_reads_match_the_array_path(tiny_kb):
 def test_hydrarag_ranked_answers_and_documents_read_names_at_once(tiny_kb):
     base = open_kb(tiny_kb)
     kb, calls = counting(base)
-    paths = [{"answers": ["Big", "Tom Hanks", "Apollo 13"], "score": 0.5, "source": "kg"},
-             {"answers": ["Kevin Bacon", "Big"], "score": 0.7, "source": "kg", "doc_id": "p:Big"}]
+    paths = [
+        {"answers": ["Big", "Tom Hanks", "Apollo 13"], "score": 0.5, "source": "kg"},
+        {"answers": ["Kevin Bacon", "Big"], "score": 0.7, "source": "kg", "doc_id": "p:Big"},
+    ]
     ranked = hprune.to_ranked(kb, paths, {"Tom Hanks"}, 10)
     entities = [r for r in ranked if r["kind"] == "entity"]
     assert [r["name"] for r in entities] == [base.name(r["id"]) for r in entities]  # the old reading
@@ -177,21 +183,31 @@ def _struct(eid: str, etype: str, edge: list[str]) -> dict:
 
 def test_mor_critique_reads_names_and_types_once_a_check(tiny_kb):
     kb, calls = counting(open_kb(tiny_kb))
-    route = {"nodes": [{"type": "person", "restriction": "Tom Hanks"}, {"type": "movie", "restriction": ""},
-                       {"type": "person", "restriction": ""}], "relations": [["starred_actors"], ["directed_by"]]}
+    route = {
+        "nodes": [
+            {"type": "person", "restriction": "Tom Hanks"},
+            {"type": "movie", "restriction": ""},
+            {"type": "person", "restriction": ""},
+        ],
+        "relations": [["starred_actors"], ["directed_by"]],
+    }
     assert critique.restriction_problem(kb, route, ["Big", "Tom Hanks"]) is None
     assert critique.restriction_problem(kb, route, ["Big", "Apollo 13"]).startswith(
-        'restriction "Tom Hanks" names no person entity')
+        'restriction "Tom Hanks" names no person entity'
+    )
     layers = [{"layer": 0, "struct": 0}, {"layer": 1, "struct": 0, "anchored": 0}, {"layer": 2, "struct": 0}]
     [hop] = critique.hop_problems(kb, route, {"topics": ["Tom Hanks", "Big"], "layers": layers})
     assert hop.startswith('relation starred_actors from type person from "Tom Hanks" reached no type movie')
     assert (calls["get"], calls["get_many"]) == (0, 3)
     seed = {"id": "Tom Hanks", "type": "person", "via": "text", "tf": 1.0, "edge": None, "topic": True}
-    wrong = {**route, "nodes": [route["nodes"][0], {"type": "genre", "restriction": ""},
-                                {"type": "movie", "restriction": ""}]}
-    reached = {d: [seed, _struct(m, "genre", [m, "starred_actors", "Tom Hanks"]),
-                   _struct(d, "movie", [m, "directed_by", d])]
-               for m, d in (("Big", "Penny Marshall"), ("Apollo 13", "Ron Howard"))}
+    wrong = {
+        **route,
+        "nodes": [route["nodes"][0], {"type": "genre", "restriction": ""}, {"type": "movie", "restriction": ""}],
+    }
+    reached = {
+        d: [seed, _struct(m, "genre", [m, "starred_actors", "Tom Hanks"]), _struct(d, "movie", [m, "directed_by", d])]
+        for m, d in (("Big", "Penny Marshall"), ("Apollo 13", "Ron Howard"))
+    }
     step1, step2 = critique.type_problems(kb, wrong, reached)  # the KB's types, as read one entity at a time
     assert step1.startswith("type genre at step 1") and step1.endswith("are mostly movie")
     assert step2.startswith("type movie at step 2") and step2.endswith("are mostly person")
@@ -200,8 +216,10 @@ def test_mor_critique_reads_names_and_types_once_a_check(tiny_kb):
 
 def test_mor_topic_entities_read_the_seed_names_once(tiny_kb):
     kb, calls = counting(open_kb(tiny_kb))
-    route = {"nodes": [{"type": "movie", "restriction": "big"}, {"type": "person", "restriction": ""}],
-             "relations": [["starred_actors"]]}
+    route = {
+        "nodes": [{"type": "movie", "restriction": "big"}, {"type": "person", "restriction": ""}],
+        "relations": [["starred_actors"]],
+    }
     assert graph_first.topic_entities(kb, route, ["Tom Hanks", "Big", "A League of Their Own"]) == {"Big"}
     league = {**route, "nodes": [{"type": "movie", "restriction": "the film A League of Their Own"}, route["nodes"][1]]}
     seeds = ["Big", "A League of Their Own", "Tom Hanks"]
@@ -222,8 +240,10 @@ def _old_path(kb, trajectory: list[dict]) -> str:
 
 def test_mor_outputs_read_every_name_shown_at_once(tiny_kb, monkeypatch):
     base = open_kb(tiny_kb)
-    nodes = [PlanNode(type=t, restriction="Tom Hanks" if i == 0 else "", relation="")
-             for i, t in enumerate(["person", "movie", "person"])]
+    nodes = [
+        PlanNode(type=t, restriction="Tom Hanks" if i == 0 else "", relation="")
+        for i, t in enumerate(["person", "movie", "person"])
+    ]
     route = validate_plan(Plan(routes=[PlanRoute(nodes=nodes)]), base.graph.schema(), [])["routes"][0]
     found = trav.traverse_route(base, "Tom Hanks films", route, layer_k=3)["candidates"]
     top = [{"id": e, "score": 1.0 / i, "trajectory": t} for i, (e, t) in enumerate(found.items(), 1)]

@@ -27,8 +27,12 @@ def test_split_by_node_gives_each_node_its_own_neighbours_in_order(tiny_kb):
     store = open_kb(tiny_kb).graph
     ids = [e.id for e in store.entities]
     rng = random.Random(0)
-    groups = [["Big", "Tom Hanks"], ["Tom Hanks", "Big"], ["Apollo 13", "Kevin Bacon", "Tremors"],
-              ["nobody", "Amelie", "Amelie"]] + [rng.sample(ids, rng.randint(1, len(ids))) for _ in range(20)]
+    groups = [
+        ["Big", "Tom Hanks"],
+        ["Tom Hanks", "Big"],
+        ["Apollo 13", "Kevin Bacon", "Tremors"],
+        ["nobody", "Amelie", "Amelie"],
+    ] + [rng.sample(ids, rng.randint(1, len(ids))) for _ in range(20)]
     for nodes in groups:
         split = N.split_by_node(store.neighbors(nodes), nodes)
         assert list(split) == list(dict.fromkeys(nodes))
@@ -50,8 +54,10 @@ def _one_at_a_time(kb: KnowledgeBase, nodes: list[str]) -> dict[str, str]:
     return {n: kb.name(n) for n in nodes}
 
 
-@pytest.mark.parametrize(("seeds", "hops", "text_edges"), [
-    (["Tom Hanks"], 2, False), (["Kevin Bacon", "Penny Marshall"], 2, True), (["Big"], 1, False)])
+@pytest.mark.parametrize(
+    ("seeds", "hops", "text_edges"),
+    [(["Tom Hanks"], 2, False), (["Kevin Bacon", "Penny Marshall"], 2, True), (["Big"], 1, False)],
+)
 def test_ssrag_reads_one_neighbours_call_per_hop(tiny_kb, monkeypatch, seeds, hops, text_edges):
     base = open_kb(tiny_kb)
     qv = base.embed("Which films did Tom Hanks star in?")
@@ -108,8 +114,18 @@ def test_ssrag_vector_branch_reads_hit_names_at_once(tiny_kb):
     for h in base.dense_search(V.query_vector(base, "a film about astronauts and the moon"), 8):
         d = h.doc  # the old item: one name read per hit
         name = base.name(d.id) if d.kind == "entity" else f"passage about {base.name(d.entity_id or d.id)}"
-        want.append({"id": d.id, "kind": d.kind, "name": name, "text": d.text, "source": "doc",
-                     "entity_id": d.entity_id, "path": None, "score": float(h.score)})
+        want.append(
+            {
+                "id": d.id,
+                "kind": d.kind,
+                "name": name,
+                "text": d.text,
+                "source": "doc",
+                "entity_id": d.entity_id,
+                "path": None,
+                "score": float(h.score),
+            }
+        )
     assert used == "local" and items == want and len(items) == 8
     assert any(i["kind"] == "passage" for i in items) and any(i["kind"] == "entity" for i in items)
     assert (calls["get"], calls["get_many"]) == (0, 1)
@@ -143,10 +159,14 @@ def test_hybgrag_hybrid_reads_candidate_names_at_once(tiny_kb):
 def test_hybgrag_path_names_are_one_read_per_path(tiny_kb):
     base = open_kb(tiny_kb)
     kb, calls = counting(base)
-    path = [Triple("Big", "starred_actors", "Tom Hanks"), Triple("Apollo 13", "starred_actors", "Tom Hanks"),
-            Triple("Apollo 13", "starred_actors", "Kevin Bacon")]
+    path = [
+        Triple("Big", "starred_actors", "Tom Hanks"),
+        Triple("Apollo 13", "starred_actors", "Tom Hanks"),
+        Triple("Apollo 13", "starred_actors", "Kevin Bacon"),
+    ]
     assert hyb.verbalise_path(kb, "Big", path) == (
-        "Big → starred_actors → Tom Hanks → starred_actors (inverse) → Apollo 13 → starred_actors → Kevin Bacon")
+        "Big → starred_actors → Tom Hanks → starred_actors (inverse) → Apollo 13 → starred_actors → Kevin Bacon"
+    )
     assert (calls["get"], calls["get_many"]) == (0, 1)
 
 
@@ -172,8 +192,10 @@ def test_hybgrag_text_steps_read_two_batches_a_hop(tiny_kb, relation, backward):
 def test_hybgrag_nearest_steps_read_the_frontier_names_once(tiny_kb):
     kb, calls = counting(open_kb(tiny_kb))
     got = th.nearest_steps(kb, ["Big", "Amelie"], "has_genre")
-    assert [(p, c, t.type) for p, c, t in got] == [("Big", "Comedy", "has_genre" + th.NEAREST),
-                                                   ("Amelie", "Romance", "has_genre" + th.NEAREST)]
+    assert [(p, c, t.type) for p, c, t in got] == [
+        ("Big", "Comedy", "has_genre" + th.NEAREST),
+        ("Amelie", "Romance", "has_genre" + th.NEAREST),
+    ]
     assert (calls["get"], calls["get_many"]) == (0, 1)
 
 
@@ -194,9 +216,12 @@ def test_hybgrag_example_references_read_names_in_batches(tiny_kb):
     assert hshots._negative(kb, ex, "Big") == {"name": "Penny Marshall", "path": "Big → directed_by → Penny Marshall"}
     two = SimpleNamespace(relations=["starred_actors", "directed_by"], answers=["Penny Marshall"])
     assert hshots._negative(kb, two, "Tom Hanks") == {  # no other relation: a path one hop short
-        "name": "A League of Their Own", "path": "Tom Hanks → starred_actors (inverse) → A League of Their Own"}
-    other = SimpleNamespace(relations=["starred_actors"], answers=["Geena Davis"], topic=["Apollo 13"],
-                            topic_types=["movie"])
+        "name": "A League of Their Own",
+        "path": "Tom Hanks → starred_actors (inverse) → A League of Their Own",
+    }
+    other = SimpleNamespace(
+        relations=["starred_actors"], answers=["Geena Davis"], topic=["Apollo 13"], topic_types=["movie"]
+    )
     second = hshots._second_entity(kb, other, ex, "incorrect_intersection")
     assert second == {"id": "A League of Their Own", "name": "A League of Their Own", "type": "movie"}
     assert calls["get"] == 0 and calls["get_many"] == 8  # a read per list of entities and per path shown

@@ -30,6 +30,7 @@ def sample():
 
 def test_every_variant_does_what_the_graph_does(sample):
     import hybridrag.graphs.fusion as module
+
     ctx, kb = sample
     fns = bd.variants(kb, ctx, module, QUESTIONS[0], None)
     assert "invoke, steps as plain calls, embedding cached" in fns  # fusion's steps are tool runs
@@ -60,21 +61,28 @@ def test_floor_returns_the_top_hits_neighbours(sample):
 
 def test_report_shape_on_the_sample_kb(sample):
     report = bd.run(0, kb_dir=sample_kb_dir(), before=None, qs=QUESTIONS[:2])
-    labels = {*bd.BASIS, *(f"{b}, embedding cached" for b in bd.BASIS), "LangGraph alone (no-op nodes)",
-              "LangGraph alone, minimal graph",
-              "invoke, steps as plain calls, embedding cached", "invoke, seed passages searched, embedding cached"}
+    labels = {
+        *bd.BASIS,
+        *(f"{b}, embedding cached" for b in bd.BASIS),
+        "LangGraph alone (no-op nodes)",
+        "LangGraph alone, minimal graph",
+        "invoke, steps as plain calls, embedding cached",
+        "invoke, seed passages searched, embedding cached",
+    }
     assert set(report["stats"]) == labels
     for st in report["stats"].values():
         assert st["n"] == 2 and 0 < st["p50"] <= st["p95"] and st["mean"] > 0 and 0 < st["cpu_p50"]
     assert report["ratios"]["fusion / floor"] == pytest.approx(
-        report["stats"]["invoke"]["p50"] / report["stats"]["floor"]["p50"])
+        report["stats"]["invoke"]["p50"] / report["stats"]["floor"]["p50"]
+    )
     assert all(math.isfinite(v) for v in report["ratios"].values())
     assert len(report["load"]) == 2 and report["questions"] == 2
     text = bd.render(report, argparse.Namespace(questions=2, before="HEAD", profile=False))
     assert "`python -m evals.bench_dispatch --questions 2 --before HEAD`" in text
     assert "| fusion / floor |" in text and "| LangGraph alone (no-op nodes) |" in text
     assert report["ratios"]["fusion / floor, CPU time"] == pytest.approx(
-        report["stats"]["invoke"]["cpu_p50"] / report["stats"]["floor"]["cpu_p50"])
+        report["stats"]["invoke"]["cpu_p50"] / report["stats"]["floor"]["cpu_p50"]
+    )
     assert "| CPU p50 |" in text
 
 
@@ -91,6 +99,7 @@ def test_questions_come_from_the_dev_split():
 
 
 # ----- graphs.common: what every node works out alike is worked out once per run -----
+
 
 class S(TypedDict, total=False):
     question: str

@@ -13,10 +13,18 @@ from hybridrag.evals.oracle.gold import GoldRecord
 from hybridrag.kb.base import open_kb
 from hybridrag.kb.embeddings import embed_matrix
 
-ONE_HOP = GoldRecord("q1", "who directed Big", "Big", ("movie", "director"), ("directed_by",),
-                     ("Penny Marshall",), ("kg", "docs"))
-TWO_HOP = GoldRecord("q2", "who directed the films starring Kevin Bacon", "Kevin Bacon",
-                     ("actor", "movie", "director"), ("starred_actors", "directed_by"), ("Ron Howard",), ("kg", "docs"))
+ONE_HOP = GoldRecord(
+    "q1", "who directed Big", "Big", ("movie", "director"), ("directed_by",), ("Penny Marshall",), ("kg", "docs")
+)
+TWO_HOP = GoldRecord(
+    "q2",
+    "who directed the films starring Kevin Bacon",
+    "Kevin Bacon",
+    ("actor", "movie", "director"),
+    ("starred_actors", "directed_by"),
+    ("Ron Howard",),
+    ("kg", "docs"),
+)
 
 
 @pytest.fixture()
@@ -47,17 +55,28 @@ def test_every_method_times_its_modules_with_gold_decisions(kb):
 
 
 def test_the_table_marks_the_goal_and_compare_finds_a_changed_result():
-    cell = {"questions": ["a", "b"], "seconds": {"graph": [0.05, 0.07], "rerank": [0.2, 0.3]},
-            "results": {"graph": {"a": ["x", "y"], "b": ["z"]}, "rerank": {"a": ["x"], "b": ["z"]}}}
-    report = {"datasets": ["d"], "conditions": {"as-is": {"cells": {"ssrag|d": cell}, "load_start": "1.0 1.0 1.0",
-                                                          "load_end": "1.2 1.0 1.0"}}}
+    cell = {
+        "questions": ["a", "b"],
+        "seconds": {"graph": [0.05, 0.07], "rerank": [0.2, 0.3]},
+        "results": {"graph": {"a": ["x", "y"], "b": ["z"]}, "rerank": {"a": ["x"], "b": ["z"]}},
+    }
+    report = {
+        "datasets": ["d"],
+        "conditions": {"as-is": {"cells": {"ssrag|d": cell}, "load_start": "1.0 1.0 1.0", "load_end": "1.2 1.0 1.0"}},
+    }
     text = table(report)
     assert "| ssrag | graph | 60 / 69 | yes |" in text
     assert "| ssrag | rerank | **250 / 295** | no |" in text
     assert "load 1.0 1.0 1.0 → 1.2 1.0 1.0" in text
     assert compare(report, report) == []
-    changed = {"datasets": ["d"], "conditions": {"as-is": {"cells": {"ssrag|d": {
-        **cell, "results": {**cell["results"], "graph": {"a": ["y", "x"], "b": ["z"]}}}}}}}
+    changed = {
+        "datasets": ["d"],
+        "conditions": {
+            "as-is": {
+                "cells": {"ssrag|d": {**cell, "results": {**cell["results"], "graph": {"a": ["y", "x"], "b": ["z"]}}}}
+            }
+        },
+    }
     assert compare(report, changed) == ["as-is ssrag|d graph a"]
 
 

@@ -43,9 +43,15 @@ def reference_assemble(triples, entities, type_map=None):
     for h, r, t in zip(heads.tolist(), rels.tolist(), tails.tolist(), strict=True):
         head_t[r][types[h]] += 1
         tail_t[r][types[t]] += 1
-    rel_types = {name: RelationType(name, tuple(k for k, _ in head_t[i].most_common()),
-                                    tuple(k for k, _ in tail_t[i].most_common()), int(sum(head_t[i].values())))
-                 for i, name in enumerate(rel_names)}
+    rel_types = {
+        name: RelationType(
+            name,
+            tuple(k for k, _ in head_t[i].most_common()),
+            tuple(k for k, _ in tail_t[i].most_common()),
+            int(sum(head_t[i].values())),
+        )
+        for i, name in enumerate(rel_names)
+    }
     return ent_list, heads, rels, tails, rel_names, Schema(dict(Counter(types).most_common()), rel_types)
 
 
@@ -58,8 +64,10 @@ def random_kb(seed: int):
     triples = [Triple(rng.choice(names), rng.choice(rels), rng.choice(names)) for _ in range(400)]
     triples += rng.sample(triples, 50)
     rng.shuffle(triples)
-    given = {n: Entity(n, n.upper(), rng.choice(["X", "A", "entity"]), "doc", ("alias",))
-             for n in rng.sample(names, 10) + ["lonely"]}
+    given = {
+        n: Entity(n, n.upper(), rng.choice(["X", "A", "entity"]), "doc", ("alias",))
+        for n in rng.sample(names, 10) + ["lonely"]
+    }
     return triples, given, type_map
 
 
@@ -92,8 +100,10 @@ def test_assemble_without_type_map_or_triples():
 
 def test_saved_files_are_byte_identical(tmp_path):
     triples, given, type_map = random_kb(3)
-    for name, parts in (("new", assemble(triples, given, type_map)),
-                        ("old", reference_assemble(triples, given, type_map))):
+    for name, parts in (
+        ("new", assemble(triples, given, type_map)),
+        ("old", reference_assemble(triples, given, type_map)),
+    ):
         InMemoryGraphStore(*parts).save(tmp_path / name)
     for f in ("graph.npz", "entities.jsonl", "graph.json"):
         assert (tmp_path / "new" / f).read_bytes() == (tmp_path / "old" / f).read_bytes()

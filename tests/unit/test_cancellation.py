@@ -212,6 +212,10 @@ def _swallowing_handlers(path: Path) -> list[str]:
 
 def test_no_broad_except_in_a_methods_code_swallows_the_cancellation():
     outside_runs = {"app/studio.py", "app/server_config.py"}  # warm-up and config loading, not a run's nodes
-    files = [p for layer in ("agents", "graphs") for p in (ROOT / layer).rglob("*.py")
-             if str(p.relative_to(ROOT)) not in outside_runs]
+    files = [
+        p
+        for layer in ("agents", "graphs")
+        for p in (ROOT / layer).rglob("*.py")
+        if str(p.relative_to(ROOT)) not in outside_runs
+    ]
     assert not [h for p in files for h in _swallowing_handlers(p)]

@@ -58,8 +58,9 @@ def test_ask_hybgrag_with_llm_spec_and_trace(fake_llm, capsys):
     from hybridrag.agents.hybgrag.roles import RouterAction, TopicEntity, Validation
 
     fake_llm(
-        RouterAction(entities=[TopicEntity(name="Forrest Gump", type="movie")], relations=["directed_by"],
-                     module="hybrid"),
+        RouterAction(
+            entities=[TopicEntity(name="Forrest Gump", type="movie")], relations=["directed_by"], module="hybrid"
+        ),
         Validation(reasoning="the director of the movie", verdict="yes"),
     )
     assert main(["ask", "who directed Forrest Gump", "--method", "hybgrag", "--llm", "fake:test", "--trace"]) == 0
@@ -76,8 +77,13 @@ def test_ask_hybgrag_openai_without_key_is_one_line(monkeypatch, capsys):
 
 def test_text_only_kb_from_passages(tmp_path, capsys):
     passages = tmp_path / "p.jsonl"
-    passages.write_text(json.dumps({"id": "p1", "text": "The Eiffel Tower is in Paris."}) + "\n"
-                        + json.dumps({"id": "p2", "text": "Big is a 1988 comedy."}) + "\n", encoding="utf-8")
+    passages.write_text(
+        json.dumps({"id": "p1", "text": "The Eiffel Tower is in Paris."})
+        + "\n"
+        + json.dumps({"id": "p2", "text": "Big is a 1988 comedy."})
+        + "\n",
+        encoding="utf-8",
+    )
     assert main(["ingest", "--kb", str(tmp_path / "kb"), "--passages", str(passages)]) == 0
     capsys.readouterr()
     assert main(["ask", "where is the tower", "--kb", str(tmp_path / "kb"), "--json"]) == 0
@@ -93,11 +99,22 @@ def test_ingest_with_nothing_is_a_clear_error(tmp_path, capsys):
 def test_eval_llm_method_without_key_fails_before_the_first_question(monkeypatch, tmp_path, capsys):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     questions = tmp_path / "q.jsonl"
-    questions.write_text('{"question": "who directed [Forrest Gump]", "answers": ["Robert Zemeckis"]}\n',
-                         encoding="utf-8")
+    questions.write_text(
+        '{"question": "who directed [Forrest Gump]", "answers": ["Robert Zemeckis"]}\n', encoding="utf-8"
+    )
     out = tmp_path / "run"
-    argv = ["eval", "--method", "hybgrag", "--questions", str(questions), "--llm", "openai:gpt-4o-mini",
-            "--out", str(out), "--no-progress"]
+    argv = [
+        "eval",
+        "--method",
+        "hybgrag",
+        "--questions",
+        str(questions),
+        "--llm",
+        "openai:gpt-4o-mini",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "OPENAI_API_KEY" in err and err.count("\n") == 1
@@ -106,18 +123,44 @@ def test_eval_llm_method_without_key_fails_before_the_first_question(monkeypatch
 
 # -- serve: the operator's configuration (docs/serving.md) --
 
+
 def test_serve_flags_and_config_file_build_the_server_config(tmp_path):
     from hybridrag.app.cli import build_parser
     from hybridrag.app.operator import operator_config
     from hybridrag.app.server_config import ModelChoice
 
     cfg_file = tmp_path / "server.json"
-    cfg_file.write_text(json.dumps({"kbs": {"movies": "/srv/kb"}, "limits": {"max_iterations": 3},
-                                    "settings": {"hybgrag": {"few_shot": "/srv/shots.json"}}}), encoding="utf-8")
-    args = build_parser().parse_args([
-        "serve", "--config", str(cfg_file), "--kb", "sample=sample", "--llm", "smol=local:smollm2",
-        "--llm", "vllm=openai:qwen@http://10.0.0.5:8000/v1", "--default-llm", "vllm", "--max-top-k", "20",
-        "--max-batch", "3", "--run-timeout", "30"])
+    cfg_file.write_text(
+        json.dumps(
+            {
+                "kbs": {"movies": "/srv/kb"},
+                "limits": {"max_iterations": 3},
+                "settings": {"hybgrag": {"few_shot": "/srv/shots.json"}},
+            }
+        ),
+        encoding="utf-8",
+    )
+    args = build_parser().parse_args(
+        [
+            "serve",
+            "--config",
+            str(cfg_file),
+            "--kb",
+            "sample=sample",
+            "--llm",
+            "smol=local:smollm2",
+            "--llm",
+            "vllm=openai:qwen@http://10.0.0.5:8000/v1",
+            "--default-llm",
+            "vllm",
+            "--max-top-k",
+            "20",
+            "--max-batch",
+            "3",
+            "--run-timeout",
+            "30",
+        ]
+    )
     config = operator_config(args)
     assert dict(config.kbs) == {"movies": "/srv/kb", "sample": "sample"} and config.kb_name() == "movies"
     assert config.models["vllm"] == ModelChoice("openai:qwen", "http://10.0.0.5:8000/v1")

@@ -25,8 +25,9 @@ def test_bigram_tokens_and_dice():
 
 def test_triple_score_is_mean_of_three_dice():
     q = tokens("who directed forrest gump", "word")
-    s = triple_score(q, tokens("Forrest Gump", "word"), tokens("directed by", "word"),
-                     tokens("Robert Zemeckis", "word"))
+    s = triple_score(
+        q, tokens("Forrest Gump", "word"), tokens("directed by", "word"), tokens("Robert Zemeckis", "word")
+    )
     # head 2/3, relation 2*1/(4+2)=1/3, tail 0 → (2/3 + 1/3 + 0) / 3 = 1/3
     assert s == pytest.approx(1 / 3)
 
@@ -95,7 +96,10 @@ def test_fuse_rrf_sums_reciprocal_ranks_and_ranks_named_last():
 
 def test_sentences_split_after_end_marks():
     assert sentences("Alien is a film. It was directed by Ridley Scott!  Why? ") == [
-        "Alien is a film.", "It was directed by Ridley Scott!", "Why?"]
+        "Alien is a film.",
+        "It was directed by Ridley Scott!",
+        "Why?",
+    ]
 
 
 def test_text_facts_score_a_sentence_like_an_answer_aware_triple():

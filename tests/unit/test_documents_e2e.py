@@ -45,18 +45,25 @@ class ReplyBySchema(ScriptedChatModel):
 
 REPLIES = {
     # HybGRAG: route to the designer relation, accept, answer
-    hyb.RouterAction: hyb.RouterAction(entities=[hyb.TopicEntity(name="Kestrel", type="product")],
-                                       relations=["designed_by"], module="hybrid"),
+    hyb.RouterAction: hyb.RouterAction(
+        entities=[hyb.TopicEntity(name="Kestrel", type="product")], relations=["designed_by"], module="hybrid"
+    ),
     hyb.Validation: hyb.Validation(reasoning="The path names the designer.", verdict="yes"),
     hyb.Answer: hyb.Answer(reasoning=DESIGNER, answer=ANSWER),
     # MoR: product<Kestrel> -designed_by-> person
-    Plan: Plan(routes=[PlanRoute(nodes=[PlanNode(type="product", restriction="Kestrel"),
-                                        PlanNode(type="person", relation="designed_by")])]),
+    Plan: Plan(
+        routes=[
+            PlanRoute(
+                nodes=[PlanNode(type="product", restriction="Kestrel"), PlanNode(type="person", relation="designed_by")]
+            )
+        ]
+    ),
     mor_roles.Answer: mor_roles.Answer(reasoning=DESIGNER, answer=ANSWER),
     # HydraRAG: topic, analysis, the KG, an accepted answer
     hydra.TopicEntities: hydra.TopicEntities(entities=["Kestrel"]),
-    hydra.QuestionAnalysis: hydra.QuestionAnalysis(split_questions=["Who designed the Kestrel?"],
-                                                   skyline="Kestrel - designed by - answer(person)"),
+    hydra.QuestionAnalysis: hydra.QuestionAnalysis(
+        split_questions=["Who designed the Kestrel?"], skyline="Kestrel - designed by - answer(person)"
+    ),
     hydra.SourceChoice: hydra.SourceChoice(reasoning="the graph holds designers", sources=["kg", "docs"]),
     hydra.Choice: hydra.Choice(reasoning="the designer path", selected=[1]),
     hydra.TextPaths: hydra.TextPaths(paths=[]),
@@ -101,8 +108,13 @@ def answering_model(monkeypatch):
     forget_model("fake:e2e")
 
 
-SETTINGS = {"fusion": {}, "hybgrag": {"answer": True}, "mor": {"answer": True}, "hydrarag": {"use_web": False},
-            "ssrag": {}}
+SETTINGS = {
+    "fusion": {},
+    "hybgrag": {"answer": True},
+    "mor": {"answer": True},
+    "hydrarag": {"use_web": False},
+    "ssrag": {},
+}
 
 
 GRAPH_FACTS = {"fusion", "hybgrag", "mor", "hydrarag"}  # ssrag's graph evidence is the model's prose

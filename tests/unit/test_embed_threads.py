@@ -36,8 +36,10 @@ def test_the_numpy_encoder_gives_the_sentence_transformers_vector(text):
 
 
 def test_a_query_encode_in_a_fresh_process_imports_no_torch():
-    code = ("import sys; from kb.embeddings import get_embeddings; v = get_embeddings().encode(['who directed Big']);"
-            "assert v.shape == (1, 384); print('torch' in sys.modules)")
+    code = (
+        "import sys; from kb.embeddings import get_embeddings; v = get_embeddings().encode(['who directed Big']);"
+        "assert v.shape == (1, 384); print('torch' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
     assert out.stdout.strip() == "False", out.stderr[-2000:]
 

@@ -31,10 +31,10 @@ def fake_embeddings(monkeypatch):
 
 def test_metaqa_strips_brackets_keeps_topic_qtype_and_hops(tmp_path):
     (tmp_path / "dev_2hop.txt").write_text(
-        "who directed the films [Tom Hanks] starred in\tRon Howard|Robert Zemeckis\n\n"
-        "what genre is [Heat]\tCrime\n", encoding="utf-8")
-    (tmp_path / "dev_2hop_qtype.txt").write_text("actor_to_movie_to_director\n\nmovie_to_genre\n",
-                                                 encoding="utf-8")
+        "who directed the films [Tom Hanks] starred in\tRon Howard|Robert Zemeckis\n\nwhat genre is [Heat]\tCrime\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "dev_2hop_qtype.txt").write_text("actor_to_movie_to_director\n\nmovie_to_genre\n", encoding="utf-8")
     qs = load_metaqa(tmp_path / "dev_2hop.txt")
     assert [q.id for q in qs] == ["dev_2hop:1", "dev_2hop:3"]
     assert qs[0].question == "who directed the films Tom Hanks starred in"
@@ -45,8 +45,9 @@ def test_metaqa_strips_brackets_keeps_topic_qtype_and_hops(tmp_path):
 
 def test_metaqa_release_names_give_qtypes_and_hops_from_the_type(tmp_path):
     # The MetaQA release: 2-hop/vanilla/qa_dev.txt beside qa_dev_qtype.txt (no hop count in the name).
-    (tmp_path / "qa_dev.tsv").write_text("who directed the films [Tom Hanks] starred in\tRon Howard\n"
-                                         "what genre is [Heat]\tCrime\n", encoding="utf-8")
+    (tmp_path / "qa_dev.tsv").write_text(
+        "who directed the films [Tom Hanks] starred in\tRon Howard\nwhat genre is [Heat]\tCrime\n", encoding="utf-8"
+    )
     (tmp_path / "qa_dev_qtype.tsv").write_text("actor_to_movie_to_director\nmovie_to_genre\n", encoding="utf-8")
     (tmp_path / "qa_dev_qtype.txt").write_text("wrong_file\nwrong_file\n", encoding="utf-8")
     qs = load_questions(tmp_path / "qa_dev.tsv")
@@ -71,9 +72,11 @@ def test_metaqa_malformed_lines_name_file_and_line(tmp_path):
 
 def test_jsonl_questions_and_their_errors(tmp_path):
     path = tmp_path / "mine.jsonl"
-    path.write_text('{"id": "q1", "question": "who?", "answers": "Ann"}\n'
-                    '{"question": "which?", "answers": ["B", "C"], "answer_ids": [7], "hops": 1}\n',
-                    encoding="utf-8")
+    path.write_text(
+        '{"id": "q1", "question": "who?", "answers": "Ann"}\n'
+        '{"question": "which?", "answers": ["B", "C"], "answer_ids": [7], "hops": 1}\n',
+        encoding="utf-8",
+    )
     qs = load_questions(path)
     assert qs[0] == Question("q1", "who?", ("Ann",))
     assert qs[1].id == "mine:2" and qs[1].answers == ("B", "C") and qs[1].answer_ids == ("7",)
@@ -120,24 +123,33 @@ def test_stark_skb_converts_into_a_kb_and_judges(tmp_path, fake_embeddings):
     qs = with_answer_names(load_stark_csv(STARK / "qa.csv"), kb.name)
     assert qs[1].answers == ("ACE", "AGTR1")
     judge = Judge.for_kb(kb)
-    ranked = [{"id": "3", "kind": "entity"}, {"id": "1", "kind": "entity"},
-              {"id": "p", "kind": "passage", "text": "Losartan blocks agtr1 receptors."}]
+    ranked = [
+        {"id": "3", "kind": "entity"},
+        {"id": "1", "kind": "entity"},
+        {"id": "p", "kind": "passage", "text": "Losartan blocks agtr1 receptors."},
+    ]
     assert judge.label(qs[1], ranked) == [["3"], [], ["4"]]
     with pytest.raises(KBError, match="lacks node_info.jsonl"):
         stark_kb(tmp_path, tmp_path)
 
 
 def test_relevance_by_whole_phrase_and_reachable_ceiling(tmp_path, fake_embeddings):
-    (tmp_path / "t.txt").write_text("Heat|directed_by|Michael Mann\nHeat|starred_actors|Al Pacino\n"
-                                    "Ali|directed_by|Michael Mann\nAli|release_year|2001\n", encoding="utf-8")
+    (tmp_path / "t.txt").write_text(
+        "Heat|directed_by|Michael Mann\nHeat|starred_actors|Al Pacino\n"
+        "Ali|directed_by|Michael Mann\nAli|release_year|2001\n",
+        encoding="utf-8",
+    )
     from hybridrag.kb.ingest import ingest
 
     ingest(tmp_path / "kb", [tmp_path / "t.txt"], progress=False)
     judge = Judge.for_kb(open_kb(tmp_path / "kb"))
     q = Question("1", "movies directed by the director of Heat", ("ali",), topic="Heat", hops=2)
-    ranked = [{"id": "Ali", "kind": "entity"}, {"id": "Heat", "kind": "entity"},
-              {"id": "x", "kind": "passage", "text": "Ali was released in 2001."},
-              {"id": "y", "kind": "passage", "text": "Alien is a film."}]
+    ranked = [
+        {"id": "Ali", "kind": "entity"},
+        {"id": "Heat", "kind": "entity"},
+        {"id": "x", "kind": "passage", "text": "Ali was released in 2001."},
+        {"id": "y", "kind": "passage", "text": "Alien is a film."},
+    ]
     assert judge.label(q, ranked) == [["ali"], [], ["ali"], []]
     assert judge.reachable(q) == ["ali"]
     one_hop = Question("2", "?", ("2001",), topic="Heat", hops=1)

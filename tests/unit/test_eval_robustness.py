@@ -8,8 +8,10 @@ import pytest
 
 from hybridrag.app.cli import main
 
-QUESTIONS = ['{"question": "who directed [Big]", "answers": ["Penny Marshall"]}',
-             '{"question": "who directed [Apollo 13]", "answers": ["Ron Howard"]}']
+QUESTIONS = [
+    '{"question": "who directed [Big]", "answers": ["Penny Marshall"]}',
+    '{"question": "who directed [Apollo 13]", "answers": ["Ron Howard"]}',
+]
 
 
 @pytest.fixture
@@ -20,8 +22,20 @@ def questions(tmp_path):
 
 
 def _eval(tiny_kb, questions, out):
-    return main(["eval", "--method", "fusion", "--questions", str(questions), "--kb", tiny_kb, "--out", str(out),
-                 "--no-progress"])
+    return main(
+        [
+            "eval",
+            "--method",
+            "fusion",
+            "--questions",
+            str(questions),
+            "--kb",
+            tiny_kb,
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
 
 
 def _one_line_error(capsys, *needles):
@@ -38,7 +52,7 @@ def test_torn_run_json_is_named_repaired_and_the_records_kept(tiny_kb, questions
     assert _eval(tiny_kb, questions, out) == 0
     run_json, records = out / "run.json", (out / "records.jsonl").read_text(encoding="utf-8")
     text = run_json.read_text(encoding="utf-8")
-    run_json.write_text(text[:text.index('"dataset": "') + 13], encoding="utf-8")  # cut inside a string
+    run_json.write_text(text[: text.index('"dataset": "') + 13], encoding="utf-8")  # cut inside a string
     capsys.readouterr()
     with caplog.at_level(logging.WARNING):
         assert _eval(tiny_kb, questions, out) == 0

@@ -15,15 +15,20 @@ from hybridrag.kb.build import assemble
 from hybridrag.kb.memory_store import InMemoryGraphStore
 from hybridrag.kb.model import Triple
 
-TRIPLES = [Triple("Heat", "directed_by", "Michael Mann"), Triple("Ali", "directed_by", "Michael Mann"),
-           Triple("Heat", "starred_actors", "Al Pacino"), Triple("Ali", "release_year", "2001")]
+TRIPLES = [
+    Triple("Heat", "directed_by", "Michael Mann"),
+    Triple("Ali", "directed_by", "Michael Mann"),
+    Triple("Heat", "starred_actors", "Al Pacino"),
+    Triple("Ali", "release_year", "2001"),
+]
 QUESTIONS = [
     Question("q1", "who directed Heat", ("Michael Mann",), qtype="movie_to_director", topic="Heat", hops=1),
     Question("q2", "who starred in Heat", ("Al Pacino",), qtype="movie_to_actor", topic="Heat", hops=1),
     Question("q3", "when was Ali released", ("2001",), qtype="movie_to_year", topic="Ali", hops=1),
     Question("q4", "boom", ("x",), qtype="movie_to_year", topic="Ali", hops=1),
-    Question("q5", "films by the director of Heat", ("Ali", "Heat"), qtype="movie_to_director_to_movie",
-             topic="Heat", hops=2),
+    Question(
+        "q5", "films by the director of Heat", ("Ali", "Heat"), qtype="movie_to_director_to_movie", topic="Heat", hops=2
+    ),
 ]
 
 
@@ -41,17 +46,29 @@ class FakeGraph:
             raise RuntimeError("kaboom")
         ranked = {
             "who directed Heat": [("Michael Mann", "entity", "")],
-            "who starred in Heat": [("Michael Mann", "entity", ""), ("p:Heat", "passage", ""),
-                                    ("Al Pacino", "entity", "")],
+            "who starred in Heat": [
+                ("Michael Mann", "entity", ""),
+                ("p:Heat", "passage", ""),
+                ("Al Pacino", "entity", ""),
+            ],
             "when was Ali released": [("Heat", "entity", "")],
-            "films by the director of Heat": [("t1", "triple", "Ali → directed by → Michael Mann"),
-                                              ("Ali", "entity", ""), ("Michael Mann", "entity", "")],
+            "films by the director of Heat": [
+                ("t1", "triple", "Ali → directed by → Michael Mann"),
+                ("Ali", "entity", ""),
+                ("Michael Mann", "entity", ""),
+            ],
         }[q]
-        items = [{"id": i, "kind": k, "name": n or i, "score": 1.0 / r, "source": "test"}
-                 for r, (i, k, n) in enumerate(ranked, 1)]
-        return {"answer": items[0]["name"], "ranked": items, "evidence": [], "trace": [{"node": "fake"}],
-                "usage": {"llm_calls": 2, "input_tokens": 100, "output_tokens": 10,
-                          "stages": {"retrieve": 0.01 * len(q)}}}
+        items = [
+            {"id": i, "kind": k, "name": n or i, "score": 1.0 / r, "source": "test"}
+            for r, (i, k, n) in enumerate(ranked, 1)
+        ]
+        return {
+            "answer": items[0]["name"],
+            "ranked": items,
+            "evidence": [],
+            "trace": [{"node": "fake"}],
+            "usage": {"llm_calls": 2, "input_tokens": 100, "output_tokens": 10, "stages": {"retrieve": 0.01 * len(q)}},
+        }
 
 
 @pytest.fixture
@@ -67,8 +84,7 @@ def _records(path):
 
 def test_records_errors_and_resume(tmp_path, judge):
     graph = FakeGraph()
-    summary = run_questions(graph, None, QUESTIONS, tmp_path, judge, workers=2, progress=False,
-                            meta={"method": "fake"})
+    summary = run_questions(graph, None, QUESTIONS, tmp_path, judge, workers=2, progress=False, meta={"method": "fake"})
     recs = {r["id"]: r for r in _records(tmp_path / "records.jsonl")}
     assert set(recs) == {"q1", "q2", "q3", "q4", "q5"}
     assert recs["q4"]["error"] == "RuntimeError: kaboom" and recs["q4"]["ranked"] == []
@@ -96,8 +112,7 @@ def test_summary_matches_a_hand_recomputation_from_the_records(tmp_path, judge):
     n = len(recs)
     hit1 = sum(1 for r in recs if r["relevant"][:1] and r["relevant"][0]) / n
     mrr = sum(1 / first_rank(r) for r in recs if first_rank(r)) / n
-    recall20 = sum(len({k for cov in r["relevant"][:20] for k in cov}) / len(r["gold"]["keys"])
-                   for r in recs) / n
+    recall20 = sum(len({k for cov in r["relevant"][:20] for k in cov}) / len(r["gold"]["keys"]) for r in recs) / n
 
     def ndcg(r):
         gains = [1 if cov else 0 for cov in r["relevant"]]
@@ -128,8 +143,7 @@ def test_run_eval_end_to_end_with_a_fake_method(tmp_path, monkeypatch, judge):
     from hybridrag.evals.cli import add_eval_arguments, run_eval
 
     qfile = tmp_path / "qs.jsonl"
-    qfile.write_text('{"id": "a", "question": "who directed Heat", "answers": ["Michael Mann"]}\n',
-                     encoding="utf-8")
+    qfile.write_text('{"id": "a", "question": "who directed Heat", "answers": ["Michael Mann"]}\n', encoding="utf-8")
     store_dir = tmp_path / "kb"
     monkeypatch.setattr("hybridrag.kb.ingest.get_embeddings", lambda spec: DeterministicFakeEmbedding(size=8))
     lines = "".join(f"{t.head}|{t.type}|{t.tail}\n" for t in TRIPLES)
@@ -148,34 +162,65 @@ def test_run_eval_end_to_end_with_a_fake_method(tmp_path, monkeypatch, judge):
     parser = ArgumentParser()
     add_eval_arguments(parser)
     out = tmp_path / "out"
-    args = parser.parse_args(["--method", "fake", "--questions", str(qfile), "--kb", str(store_dir),
-                              "--out", str(out), "--no-progress", "--top-k", "5"])
+    args = parser.parse_args(
+        [
+            "--method",
+            "fake",
+            "--questions",
+            str(qfile),
+            "--kb",
+            str(store_dir),
+            "--out",
+            str(out),
+            "--no-progress",
+            "--top-k",
+            "5",
+        ]
+    )
     assert run_eval(args) == 0
     assert seen == {"kb": str(store_dir), "top_k": 5}
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["metrics"]["hit@1"] == 1.0
     assert summary["command"].startswith("hybridrag eval --method fake")
-    args = parser.parse_args(["--method", "fake", "--questions", str(qfile), "--kb", str(store_dir),
-                              "--out", str(out), "--no-progress", "--set", "mode=vector"])
+    args = parser.parse_args(
+        [
+            "--method",
+            "fake",
+            "--questions",
+            str(qfile),
+            "--kb",
+            str(store_dir),
+            "--out",
+            str(out),
+            "--no-progress",
+            "--set",
+            "mode=vector",
+        ]
+    )
     with pytest.raises(ValueError, match="other settings"):
         run_eval(args)
 
 
-@pytest.mark.parametrize("tail", [b'{"id": "q3", "question": "when was Ali rel', b'\x00\x00\x00\x00',
-                                  b'{"id": "q3", "quest\xe9'])
+@pytest.mark.parametrize(
+    "tail", [b'{"id": "q3", "question": "when was Ali rel', b"\x00\x00\x00\x00", b'{"id": "q3", "quest\xe9']
+)
 def test_resume_after_a_torn_last_record_redoes_it_with_a_warning(tmp_path, judge, caplog, tail):
     run_questions(FakeGraph(), None, QUESTIONS[:3], tmp_path, judge, progress=False)
     path = tmp_path / "records.jsonl"
     whole = path.read_bytes().splitlines(keepends=True)
     q3 = next(i for i, line in enumerate(whole) if b'"id": "q3"' in line)
-    path.write_bytes(b"".join(whole[:q3] + whole[q3 + 1:]) + tail)  # q3's write cut short
+    path.write_bytes(b"".join(whole[:q3] + whole[q3 + 1 :]) + tail)  # q3's write cut short
     again = FakeGraph()
     with caplog.at_level("WARNING"):
         summary = run_questions(again, None, QUESTIONS[:4], tmp_path, judge, progress=False)
     assert sorted(again.calls) == ["boom", "when was Ali released"]  # q3 redone, q4 new
     assert "dropped 1 torn or unreadable record line(s) (line 3)" in caplog.text
     assert summary["n"] == 4 and sorted(r["id"] for r in map(json.loads, path.read_bytes().splitlines())) == [
-        "q1", "q2", "q3", "q4"]
+        "q1",
+        "q2",
+        "q3",
+        "q4",
+    ]
     assert (tmp_path / "records.jsonl.dropped").read_bytes() == tail + b"\n"
 
 

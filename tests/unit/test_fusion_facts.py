@@ -12,11 +12,19 @@ from hybridrag.agents.fusion.facts import MAX_SENTENCES, sentence_facts, split_s
 from hybridrag.graphs import context_for, get_graph
 from hybridrag.tools.dice import text_facts, tokens
 
-ENTITIES = [("Papillon", "movie"), ("English", "language"), ("dustin hoffman", "tag"),
-            ("Dustin Hoffman", "person"), ("Steve McQueen", "person"), ("Biography", "genre"),
-            ("Franklin J. Schaffner", "person")]
-TEXT = ("Papillon was directed by Franklin J. Schaffner. Papillon is a Biography film. "
-        "Papillon is tagged as dustin hoffman. Papillon is in English. Steve McQueen starred in Papillon.")
+ENTITIES = [
+    ("Papillon", "movie"),
+    ("English", "language"),
+    ("dustin hoffman", "tag"),
+    ("Dustin Hoffman", "person"),
+    ("Steve McQueen", "person"),
+    ("Biography", "genre"),
+    ("Franklin J. Schaffner", "person"),
+]
+TEXT = (
+    "Papillon was directed by Franklin J. Schaffner. Papillon is a Biography film. "
+    "Papillon is tagged as dustin hoffman. Papillon is in English. Steve McQueen starred in Papillon."
+)
 TRIPLES = "Amelie|in_language|French\n"  # the graph knows other facts only
 
 
@@ -28,11 +36,19 @@ def kb_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("fusion-facts")
     (root / "triples.txt").write_text(TRIPLES, encoding="utf-8")
     (root / "entities.jsonl").write_text(
-        "\n".join(json.dumps({"id": n, "name": n, "type": t}) for n, t in ENTITIES), encoding="utf-8")
-    (root / "passages.jsonl").write_text(json.dumps({"id": "p:Papillon", "entity_id": "Papillon", "text": TEXT}),
-                                         encoding="utf-8")
-    ingest(root / "kb", [root / "triples.txt"], entities=root / "entities.jsonl", passages=root / "passages.jsonl",
-           type_map=TYPE_MAP, progress=False)
+        "\n".join(json.dumps({"id": n, "name": n, "type": t}) for n, t in ENTITIES), encoding="utf-8"
+    )
+    (root / "passages.jsonl").write_text(
+        json.dumps({"id": "p:Papillon", "entity_id": "Papillon", "text": TEXT}), encoding="utf-8"
+    )
+    ingest(
+        root / "kb",
+        [root / "triples.txt"],
+        entities=root / "entities.jsonl",
+        passages=root / "passages.jsonl",
+        type_map=TYPE_MAP,
+        progress=False,
+    )
     return str(root / "kb")
 
 
@@ -60,18 +76,24 @@ def test_the_objects_type_stands_for_the_relation(kb):
     assert all(f.score < best.score for f in rest)
 
 
-@pytest.mark.parametrize(("question", "sentence"), [
-    ("who directed Papillon", "Papillon was directed by Franklin J. Schaffner."),
-    ("what genre is Papillon", "Papillon is a Biography film."),
-    ("who starred in Papillon", "Steve McQueen starred in Papillon."),
-])
+@pytest.mark.parametrize(
+    ("question", "sentence"),
+    [
+        ("who directed Papillon", "Papillon was directed by Franklin J. Schaffner."),
+        ("what genre is Papillon", "Papillon is a Biography film."),
+        ("who starred in Papillon", "Steve McQueen starred in Papillon."),
+    ],
+)
 def test_each_relation_is_found_by_its_question(kb, question, sentence):
     assert sentence_facts(kb, question, TEXT, {"Papillon": "Papillon"}, "bigram", "Papillon")[0].sentence == sentence
 
 
 def test_sentences_are_not_split_inside_a_name():
     assert split_sentences("Glenn Quinn starred in Dr. Giggles. It was directed by Franklin J. Schaffner. US.") == [
-        "Glenn Quinn starred in Dr. Giggles.", "It was directed by Franklin J. Schaffner.", "US."]
+        "Glenn Quinn starred in Dr. Giggles.",
+        "It was directed by Franklin J. Schaffner.",
+        "US.",
+    ]
 
 
 def test_a_bare_name_or_a_text_without_the_subject_states_no_fact(kb):
@@ -80,8 +102,9 @@ def test_a_bare_name_or_a_text_without_the_subject_states_no_fact(kb):
 
 
 def test_a_person_subject_answers_with_the_movie(kb):
-    fact = sentence_facts(kb, "what films did Steve McQueen act in", TEXT, {"Steve McQueen": "Steve McQueen"},
-                          "bigram", "Papillon")[0]
+    fact = sentence_facts(
+        kb, "what films did Steve McQueen act in", TEXT, {"Steve McQueen": "Steve McQueen"}, "bigram", "Papillon"
+    )[0]
     assert fact.sentence == "Steve McQueen starred in Papillon."
     assert fact.answers == ("Papillon",)
 

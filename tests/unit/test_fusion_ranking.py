@@ -29,9 +29,14 @@ Alien|starred_actors|Sigourney Weaver
 Alien|release_year|1979
 Gladiator|directed_by|Ridley Scott
 """
-PASSAGES = [{"id": "p:Alien", "entity_id": "Alien",
-             "text": "Alien is a Horror film. Alien was directed by Ridley Scott. Tom Skerritt starred in Alien."},
-            {"id": "p:Gladiator", "entity_id": "Gladiator", "text": "Gladiator is an Action film."}]
+PASSAGES = [
+    {
+        "id": "p:Alien",
+        "entity_id": "Alien",
+        "text": "Alien is a Horror film. Alien was directed by Ridley Scott. Tom Skerritt starred in Alien.",
+    },
+    {"id": "p:Gladiator", "entity_id": "Gladiator", "text": "Gladiator is an Action film."},
+]
 
 
 def _build(root, triples, passages=None):
@@ -51,8 +56,11 @@ def _build(root, triples, passages=None):
 @pytest.fixture(scope="module")
 def kbs(tmp_path_factory):
     base = tmp_path_factory.mktemp("fusion-ranking")
-    return {"alien": _build(base / "alien", ALIEN), "forrest": _build(base / "forrest", FORREST),
-            "held_out": _build(base / "held-out", HELD_OUT, PASSAGES)}
+    return {
+        "alien": _build(base / "alien", ALIEN),
+        "forrest": _build(base / "forrest", FORREST),
+        "held_out": _build(base / "held-out", HELD_OUT, PASSAGES),
+    }
 
 
 def _ask(kb, question, **settings):
@@ -97,12 +105,17 @@ def test_default_ranks_the_answer_first_and_the_question_entity_last(kbs):
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "vector", "bm25", "graph"])
-@pytest.mark.parametrize("question", ["who directed Alien", "what films did Ridley Scott direct",
-                                      "who starred in Alien", "Sigourney Weaver"])
+@pytest.mark.parametrize(
+    "question", ["who directed Alien", "what films did Ridley Scott direct", "who starred in Alien", "Sigourney Weaver"]
+)
 def test_answer_is_never_the_question_entity(kbs, mode, question):
     out = _ask(kbs["alien"], question, mode=mode)
-    named = {"who directed Alien": "Alien", "what films did Ridley Scott direct": "Ridley Scott",
-             "who starred in Alien": "Alien", "Sigourney Weaver": "Sigourney Weaver"}[question]
+    named = {
+        "who directed Alien": "Alien",
+        "what films did Ridley Scott direct": "Ridley Scott",
+        "who starred in Alien": "Alien",
+        "Sigourney Weaver": "Sigourney Weaver",
+    }[question]
     assert out["answer"] != named
 
 
@@ -119,13 +132,20 @@ def test_two_hops_reach_the_answer_of_a_two_hop_question(kbs):
     two = _ask(kbs["alien"], "who directed the films Sigourney Weaver acted in", k1=1, hops=2)
     assert one["ranked"][0]["name"] != "Ridley Scott"
     assert two["ranked"][0]["name"] == "Ridley Scott"
-    assert two["evidence"][0]["path"] == ["Alien → starred actors → Sigourney Weaver",
-                                          "Alien → directed by → Ridley Scott"]
+    assert two["evidence"][0]["path"] == [
+        "Alien → starred actors → Sigourney Weaver",
+        "Alien → directed by → Ridley Scott",
+    ]
 
 
-@pytest.mark.parametrize(("setting", "message"), [({"scoring": "magic"}, "unknown fusion scoring"),
-                                                  ({"hops": 4}, "hops must be between 1 and 3"),
-                                                  ({"hops": 0}, "hops must be between 1 and 3")])
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ({"scoring": "magic"}, "unknown fusion scoring"),
+        ({"hops": 4}, "hops must be between 1 and 3"),
+        ({"hops": 0}, "hops must be between 1 and 3"),
+    ],
+)
 def test_bad_scoring_or_hops_is_a_clear_error(kbs, setting, message):
     with pytest.raises(ValueError, match=message):
         _ask(kbs["alien"], "who directed Alien", **setting)

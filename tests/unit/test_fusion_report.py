@@ -52,8 +52,13 @@ def test_render_is_one_section_with_the_command_the_split_and_every_table():
     from hybridrag.evals.fusion_ranking import COLUMNS, HEADING, HELD, ONE_HOP, TUNE, render
 
     def cell(v):
-        return {"metrics": {k: v for k, _ in COLUMNS}, "n": 7, "command": "hybridrag eval ...",
-                "usage": {"latency_seconds": {"total": {"p50": 0.05}}}, "records_written": "2026-01-01 00:00 UTC"}
+        return {
+            "metrics": {k: v for k, _ in COLUMNS},
+            "n": 7,
+            "command": "hybridrag eval ...",
+            "usage": {"latency_seconds": {"total": {"p50": 0.05}}},
+            "records_written": "2026-01-01 00:00 UTC",
+        }
 
     tuned: dict = {}
     held: dict = {}
@@ -62,8 +67,12 @@ def test_render_is_one_section_with_the_command_the_split_and_every_table():
     for d, configs in HELD:
         held.setdefault(d, {}).update({label: cell(0.9 if label == "fusion default" else 0.4) for label in configs})
     args = argparse.Namespace(limit=7, tune_limit=3, workers=1, resume=False)
-    info = {"date": "2026-01-01 00:10 UTC", "commit": "abc1234", "minutes": 12.5,
-            "machine": {"cores": 2, "cpu": "test cpu"}}
+    info = {
+        "date": "2026-01-01 00:10 UTC",
+        "commit": "abc1234",
+        "minutes": 12.5,
+        "machine": {"cores": 2, "cpu": "test cpu"},
+    }
     text = render(tuned, held, args, info)
     assert text.startswith(HEADING + "\n") and sum(line.startswith("## ") for line in text.splitlines()) == 1
     assert "`python -m evals.fusion_ranking --limit 7 --tune-limit 3 --workers 1`" in text

@@ -37,8 +37,9 @@ def test_update_state_as_the_routing_node_works(thread):
 
 def test_a_forked_thread_resumes_from_the_edited_state(thread):
     graph, config, first = thread
-    fork = graph.update_state(_after_vectors(graph, config).config, {"seeds": ["Tom Hanks"]},
-                              as_node="retrieve_vectors")
+    fork = graph.update_state(
+        _after_vectors(graph, config).config, {"seeds": ["Tom Hanks"]}, as_node="retrieve_vectors"
+    )
     assert graph.get_state(fork).next == ("expand_seeds",)
     resumed = graph.invoke(None, fork, context=context_for("fusion"))
     expand = [s for s in resumed["trace"] if s["node"] == "expand_seeds"][-1]
@@ -60,9 +61,14 @@ def test_conditional_edge_is_drawn_with_its_labels():
     assert {e.data for e in edges.values()} == set(ROUTES)
 
 
-@pytest.mark.parametrize(("name", "choices"), [("mode", ["bm25", "graph", "hybrid", "vector"]),
-                                               ("tokenizer", ["bigram", "word"]),
-                                               ("scoring", ["evidence", "normalised", "paper", "rrf"])])
+@pytest.mark.parametrize(
+    ("name", "choices"),
+    [
+        ("mode", ["bm25", "graph", "hybrid", "vector"]),
+        ("tokenizer", ["bigram", "word"]),
+        ("scoring", ["evidence", "normalised", "paper", "rrf"]),
+    ],
+)
 def test_choice_fields_are_enums_in_the_schema(name, choices):
     prop = TypeAdapter(FusionContext).json_schema()["properties"][name]
     assert sorted(prop["enum"]) == choices
@@ -78,7 +84,8 @@ def test_a_choice_outside_its_literal_is_a_clear_error(name, value):
 
 def test_a_resumed_thread_checks_the_context_it_is_given(thread):
     graph, config, _ = thread
-    fork = graph.update_state(_after_vectors(graph, config).config, {"seeds": ["Tom Hanks"]},
-                              as_node="retrieve_vectors")
+    fork = graph.update_state(
+        _after_vectors(graph, config).config, {"seeds": ["Tom Hanks"]}, as_node="retrieve_vectors"
+    )
     with pytest.raises(ValueError, match="unknown fusion scoring 'magic'"):
         graph.invoke(None, fork, context=context_for("fusion", scoring="magic"))

@@ -28,9 +28,15 @@ def test_a_version_without_the_hook_point_is_left_as_it_is():
     assert not hasattr(llama, "_init_sampler")
 
 
-@pytest.mark.parametrize("kw", [{"grammar": None, "temp": 0.0}, {"grammar": object(), "temp": 0.7},
-                                {"grammar": object(), "temp": 0.0, "logits_processor": [print]},
-                                {"grammar": object(), "temp": 0.0, "mirostat_mode": 2}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"grammar": None, "temp": 0.0},
+        {"grammar": object(), "temp": 0.7},
+        {"grammar": object(), "temp": 0.0, "logits_processor": [print]},
+        {"grammar": object(), "temp": 0.0, "mirostat_mode": 2},
+    ],
+)
 def test_calls_that_are_not_greedy_grammar_calls_keep_the_own_sampler(kw):
     llama = _Llama()
     greedy_grammar.install(llama)

@@ -14,14 +14,16 @@ TOM = [("Tom Hanks", "person")]
 
 def act(module: str = "hybrid", entities=TOM, relations=("starred_actors",)) -> RouterAction:
     """A router action from (name, type) pairs."""
-    return RouterAction(module=module, entities=[TopicEntity(name=n, type=t) for n, t in entities],
-                        relations=list(relations))
+    return RouterAction(
+        module=module, entities=[TopicEntity(name=n, type=t) for n, t in entities], relations=list(relations)
+    )
 
 
 def crit(error_type: str, entities=(), relations=()) -> Critique:
     """A commentor critique."""
-    return Critique(reasoning="test", error_type=error_type, wrong_entities=list(entities),
-                    wrong_relations=list(relations))
+    return Critique(
+        reasoning="test", error_type=error_type, wrong_entities=list(entities), wrong_relations=list(relations)
+    )
 
 
 def run(kb: str, question: str = "which movies did Tom Hanks act in", **kw) -> dict:
@@ -101,8 +103,9 @@ def test_unparseable_validator_output_rejects(tiny_kb, fake_llm):
     assert out["trace"][-1]["decision"] == "reject" and calls_by_role(out)["validator"] == 2
 
 
-def _feedback_run(kb: str, fake_llm, first: RouterAction, critique: Critique | None = None,
-                  validated: bool = True) -> dict:
+def _feedback_run(
+    kb: str, fake_llm, first: RouterAction, critique: Critique | None = None, validated: bool = True
+) -> dict:
     script = [first] + ([NO] if validated else []) + ([critique] if critique else []) + [act(), YES]
     fake_llm(*script)
     out = run(kb, max_iterations=2, commentor="rules")  # the rules option (the default asks the LLM)
@@ -110,19 +113,40 @@ def _feedback_run(kb: str, fake_llm, first: RouterAction, critique: Critique | N
     return comment
 
 
-@pytest.mark.parametrize(("first", "critique", "decision", "source", "phrase"), [
-    (act(entities=[("Tom Hanks", "person"), ("Zqxjv Vrrblt Kkpw", "person")],
-         relations=["starred_actors", "produced_by"]), None,
-     "incorrect_entity_relation", "rule", 'Entity "Zqxjv Vrrblt Kkpw" is incorrect'),
-    (act(), crit("missing_entity"), "missing_entity", "llm", "Extract one more entity"),
-    (act(entities=[], relations=[]), None, "no_entity", "rule", "No entity was extracted"),
-    (act(entities=[("Tom Hanks", "person"), ("French", "language")],
-         relations=["starred_actors", "in_language"]),
-     None, "no_intersection", "rule", "do not intersect"),
-    (act(entities=[("Tom Hanks", "person"), ("Kevin Bacon", "person")]), None,
-     "incorrect_intersection", "rule", "the answer is not in the intersection"),
-    (act(module="text"), None, "incorrect_retrieval_module", "rule", "may not help narrow down"),
-])
+@pytest.mark.parametrize(
+    ("first", "critique", "decision", "source", "phrase"),
+    [
+        (
+            act(
+                entities=[("Tom Hanks", "person"), ("Zqxjv Vrrblt Kkpw", "person")],
+                relations=["starred_actors", "produced_by"],
+            ),
+            None,
+            "incorrect_entity_relation",
+            "rule",
+            'Entity "Zqxjv Vrrblt Kkpw" is incorrect',
+        ),
+        (act(), crit("missing_entity"), "missing_entity", "llm", "Extract one more entity"),
+        (act(entities=[], relations=[]), None, "no_entity", "rule", "No entity was extracted"),
+        (
+            act(
+                entities=[("Tom Hanks", "person"), ("French", "language")], relations=["starred_actors", "in_language"]
+            ),
+            None,
+            "no_intersection",
+            "rule",
+            "do not intersect",
+        ),
+        (
+            act(entities=[("Tom Hanks", "person"), ("Kevin Bacon", "person")]),
+            None,
+            "incorrect_intersection",
+            "rule",
+            "the answer is not in the intersection",
+        ),
+        (act(module="text"), None, "incorrect_retrieval_module", "rule", "may not help narrow down"),
+    ],
+)
 def test_each_feedback_type(tiny_kb, fake_llm, first, critique, decision, source, phrase):
     # an empty intersection retrieves nothing, which is rejected without asking the validator
     comment = _feedback_run(tiny_kb, fake_llm, first, critique, validated=decision != "no_intersection")
@@ -162,9 +186,11 @@ def test_check_action_drops_unknown_types_and_relations(tiny_kb):
     from hybridrag.graphs.runtime import resolve_kb
 
     schema = resolve_kb(HybGRAGContext(kb=tiny_kb)).graph.schema()
-    action = RouterAction(module="hybrid", relations=["Starred Actors", "produced_by"],
-                          entities=[TopicEntity(name="Tom Hanks", type="Person"),
-                                    TopicEntity(name="Big", type="film")])
+    action = RouterAction(
+        module="hybrid",
+        relations=["Starred Actors", "produced_by"],
+        entities=[TopicEntity(name="Tom Hanks", type="Person"), TopicEntity(name="Big", type="film")],
+    )
     out = check_action(action, schema)
     assert out["relations"] == ["starred_actors"] and out["dropped_relations"] == ["produced_by"]
     assert out["entities"] == [{"name": "Tom Hanks", "type": "person"}, {"name": "Big", "type": None}]
@@ -195,6 +221,7 @@ def test_model_per_role(tiny_kb, fake_llm):
 
 
 # -- the radius follows the router's relation path (radius=0, the default) -------------------
+
 
 def test_radius_follows_the_relation_path(tiny_kb, fake_llm):
     fake_llm(act(), YES)

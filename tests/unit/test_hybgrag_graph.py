@@ -6,8 +6,11 @@ import pytest
 
 from hybridrag.graphs.hybgrag import FEEDBACK_ROUTES, ROUTING_ROUTES, VALIDATION_ROUTES, HybGRAGContext, graph
 
-CHOICES = {"structured_method": {"function_calling", "json_schema", "json_mode"},
-           "examples": {"kb", "bundled"}, "commentor": {"llm", "rules"}}
+CHOICES = {
+    "structured_method": {"function_calling", "json_schema", "json_mode"},
+    "examples": {"kb", "bundled"},
+    "commentor": {"llm", "rules"},
+}
 
 
 @pytest.mark.parametrize(("name", "choices"), sorted(CHOICES.items()))
@@ -28,8 +31,11 @@ def _edges() -> set[tuple[str, str, str | None]]:
 
 def test_every_branch_is_a_labelled_edge_in_the_drawing():
     edges = _edges()
-    for routes, source in ((ROUTING_ROUTES, "route_question"), (VALIDATION_ROUTES, "validate_retrieval"),
-                           (FEEDBACK_ROUTES, "comment_on_routing")):
+    for routes, source in (
+        (ROUTING_ROUTES, "route_question"),
+        (VALIDATION_ROUTES, "validate_retrieval"),
+        (FEEDBACK_ROUTES, "comment_on_routing"),
+    ):
         for label, target in routes.items():
             assert (source, target, label) in edges
     assert ("route_question", "retrieve_hybrid", "hybrid") in edges
@@ -40,5 +46,4 @@ def test_the_corrective_edges_are_drawn_with_their_labels():
     edges = _edges()
     assert ("validate_retrieval", "comment_on_routing", "rejected: corrective feedback") in edges
     assert ("comment_on_routing", "route_question", "feedback to the router") in edges
-    assert {t for s, t, _ in edges if s == "validate_retrieval"} == {"__end__", "generate_answer",
-                                                                      "comment_on_routing"}
+    assert {t for s, t, _ in edges if s == "validate_retrieval"} == {"__end__", "generate_answer", "comment_on_routing"}

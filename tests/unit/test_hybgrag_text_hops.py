@@ -20,8 +20,7 @@ Cocoon|directed_by|Albert S. Rogell
 Amelie|in_language|French
 """
 PASSAGES = [
-    {"id": "p:Big", "entity_id": "Big",
-     "text": "Big was directed by Penny Marshall. Big was written by Gary Ross."},
+    {"id": "p:Big", "entity_id": "Big", "text": "Big was directed by Penny Marshall. Big was written by Gary Ross."},
     {"id": "p:Splash", "entity_id": "Splash", "text": "Splash was directed by Albert S. Rogell. Splash is in French."},
 ]
 
@@ -51,8 +50,10 @@ def test_backward_text_hop_joins_the_graph_edge(half_kb):
 
 
 def test_graph_accepts_a_text_hop_and_shows_it_in_the_path(half_kb, fake_llm):
-    fake_llm(RouterAction(module="hybrid", entities=[TopicEntity(name="Big", type="movie")], relations=["directed_by"]),
-             Validation(reasoning="fits", verdict="yes"))
+    fake_llm(
+        RouterAction(module="hybrid", entities=[TopicEntity(name="Big", type="movie")], relations=["directed_by"]),
+        Validation(reasoning="fits", verdict="yes"),
+    )
     out = graph.invoke({"question": "who directed Big"}, context=HybGRAGContext(kb=half_kb, llm="fake:test"))
     assert out["ranked"][0]["name"] == "Penny Marshall"
     assert any(e["text"] == "Big → directed_by (text) → Penny Marshall" for e in out["evidence"])
@@ -75,15 +76,24 @@ def test_initials_do_not_end_a_sentence_and_a_sole_relation_needs_no_word(half_k
 def test_a_kb_without_relations_and_no_relation_phrase_takes_the_text_module(tmp_path, fake_llm):
     from hybridrag.kb.ingest import ingest
 
-    ents = [{"id": "Big", "name": "Big", "type": "movie"}, {"id": "Penny Marshall", "name": "Penny Marshall",
-                                                             "type": "person"}]
+    ents = [
+        {"id": "Big", "name": "Big", "type": "movie"},
+        {"id": "Penny Marshall", "name": "Penny Marshall", "type": "person"},
+    ]
     (tmp_path / "e.jsonl").write_text("\n".join(json.dumps(e) for e in ents), encoding="utf-8")
     (tmp_path / "p.jsonl").write_text(json.dumps(PASSAGES[0]), encoding="utf-8")
     (tmp_path / "t.txt").write_text("", encoding="utf-8")
-    ingest(tmp_path / "kb", [tmp_path / "t.txt"], entities=tmp_path / "e.jsonl", passages=tmp_path / "p.jsonl",
-           progress=False)
-    fake_llm(RouterAction(module="hybrid", entities=[TopicEntity(name="Big", type="movie")], relations=[]),
-             Validation(reasoning="fits", verdict="yes"))
+    ingest(
+        tmp_path / "kb",
+        [tmp_path / "t.txt"],
+        entities=tmp_path / "e.jsonl",
+        passages=tmp_path / "p.jsonl",
+        progress=False,
+    )
+    fake_llm(
+        RouterAction(module="hybrid", entities=[TopicEntity(name="Big", type="movie")], relations=[]),
+        Validation(reasoning="fits", verdict="yes"),
+    )
     ctx = HybGRAGContext(kb=str(tmp_path / "kb"), llm="fake:test")
     out = graph.invoke({"question": "who directed Big"}, context=ctx)
     [route] = [s for s in out["trace"] if s["node"] == "route_question"]

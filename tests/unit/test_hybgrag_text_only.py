@@ -15,16 +15,34 @@ from hybridrag.agents.hybgrag.roles import RouterAction, TopicEntity, Validation
 from hybridrag.graphs.hybgrag import HybGRAGContext, graph
 from hybridrag.tools.text_hops import mentions_in, relation_words, sentences
 
-ENTITIES = [("Acme", "company"), ("Globex", "company"), ("Initech", "company"), ("Ada Lovelace", "person"),
-            ("Grace Hopper", "person"), ("Hank J. Scorpio", "person"), ("Ada Lovelace Institute", "company"),
-            ("Lyon", "city"), ("Springfield", "city"), ("Rocket Skates", "product"), ("founding myth", "tag")]
+ENTITIES = [
+    ("Acme", "company"),
+    ("Globex", "company"),
+    ("Initech", "company"),
+    ("Ada Lovelace", "person"),
+    ("Grace Hopper", "person"),
+    ("Hank J. Scorpio", "person"),
+    ("Ada Lovelace Institute", "company"),
+    ("Lyon", "city"),
+    ("Springfield", "city"),
+    ("Rocket Skates", "product"),
+    ("founding myth", "tag"),
+]
 PASSAGES = [
-    ("Acme", "Acme was founded by Ada Lovelace. Acme is headquartered in Lyon. Acme makes the Rocket Skates. "
-             "Grace Hopper works at Acme."),
-    ("Globex", "Globex was founded by Hank J. Scorpio. Globex is headquartered in Springfield. "
-               "Ada Lovelace works at Globex."),
-    ("Initech", "Initech was founded by the Ada Lovelace Institute. Initech is headquartered in Springfield. "
-                "Initech is tagged as founding myth."),
+    (
+        "Acme",
+        "Acme was founded by Ada Lovelace. Acme is headquartered in Lyon. Acme makes the Rocket Skates. "
+        "Grace Hopper works at Acme.",
+    ),
+    (
+        "Globex",
+        "Globex was founded by Hank J. Scorpio. Globex is headquartered in Springfield. Ada Lovelace works at Globex.",
+    ),
+    (
+        "Initech",
+        "Initech was founded by the Ada Lovelace Institute. Initech is headquartered in Springfield. "
+        "Initech is tagged as founding myth.",
+    ),
 ]
 
 
@@ -59,8 +77,14 @@ def test_without_relation_types_the_router_is_asked_for_phrases_and_they_are_kep
     assert not schema.relation_types
     user = router_first_messages("who founded Acme", schema, [])[1]["content"]
     assert "Relation types: (none: this knowledge base states its facts only in text" in user
-    action = check_action(RouterAction(module="hybrid", entities=[TopicEntity(name="Acme", type="company")],
-                                       relations=["Founded by", "headquartered_in"]), schema)
+    action = check_action(
+        RouterAction(
+            module="hybrid",
+            entities=[TopicEntity(name="Acme", type="company")],
+            relations=["Founded by", "headquartered_in"],
+        ),
+        schema,
+    )
     assert action["relations"] == ["founded_by", "headquartered_in"] and action["dropped_relations"] == []
 
 
@@ -73,8 +97,7 @@ def test_a_relation_phrase_is_followed_through_the_sentence_that_carries_it(kb):
 
 def test_a_relation_word_inside_a_name_does_not_state_the_relation(kb):
     # "founding myth" carries "found" only inside the tag's name
-    assert names(path_retrieve(kb, "who founded Initech", ["Initech"], ["founded_by"], 1)) == [
-        "Ada Lovelace Institute"]
+    assert names(path_retrieve(kb, "who founded Initech", ["Initech"], ["founded_by"], 1)) == ["Ada Lovelace Institute"]
 
 
 def test_a_relation_naming_a_type_needs_no_word_of_it_in_the_sentence(kb):
@@ -89,8 +112,13 @@ def test_backward_steps_need_the_relation_and_a_whole_mention(kb):
 
 
 def test_two_text_hops(kb):
-    res = path_retrieve(kb, "where is the company Ada Lovelace works at headquartered", ["Ada Lovelace"],
-                        ["works_at", "headquartered_in"], 2)
+    res = path_retrieve(
+        kb,
+        "where is the company Ada Lovelace works at headquartered",
+        ["Ada Lovelace"],
+        ["works_at", "headquartered_in"],
+        2,
+    )
     assert names(res) == ["Springfield"]
     assert [t.type for t in res.references[0].paths[0]] == ["works_at (text)", "headquartered_in (text)"]
 
@@ -102,7 +130,9 @@ def test_names_with_punctuation_are_found_and_sentences_are_not_cut_inside_a_nam
 
     keep = re.compile(re.escape("Mrs. Brown's Boys"))
     assert sentences("Mrs. Brown's Boys was made by Ann Lee. It won.", keep) == [
-        "Mrs. Brown's Boys was made by Ann Lee.", "It won."]
+        "Mrs. Brown's Boys was made by Ann Lee.",
+        "It won.",
+    ]
 
 
 def test_relation_words_drop_function_words_and_plurals():
@@ -111,8 +141,10 @@ def test_relation_words_drop_function_words_and_plurals():
 
 
 def test_graph_answers_a_text_only_kb_through_the_hybrid_module(text_kb, fake_llm):
-    fake_llm(RouterAction(module="hybrid", entities=[TopicEntity(name="Acme", type="company")],
-                          relations=["founded_by"]), Validation(reasoning="fits", verdict="yes"))
+    fake_llm(
+        RouterAction(module="hybrid", entities=[TopicEntity(name="Acme", type="company")], relations=["founded_by"]),
+        Validation(reasoning="fits", verdict="yes"),
+    )
     out = graph.invoke({"question": "who founded Acme"}, context=HybGRAGContext(kb=text_kb, llm="fake:test"))
     route = next(s for s in out["trace"] if s["node"] == "route_question")
     assert route["fallback"] is None and route["relations"] == ["founded_by"]
@@ -122,8 +154,10 @@ def test_graph_answers_a_text_only_kb_through_the_hybrid_module(text_kb, fake_ll
 
 def test_the_answer_is_never_the_questions_own_entity(text_kb, fake_llm):
     # text module: Acme's own passage is the nearest text, so Acme would rank first
-    fake_llm(RouterAction(module="text", entities=[TopicEntity(name="Acme", type="company")], relations=[]),
-             Validation(reasoning="fits", verdict="yes"))
+    fake_llm(
+        RouterAction(module="text", entities=[TopicEntity(name="Acme", type="company")], relations=[]),
+        Validation(reasoning="fits", verdict="yes"),
+    )
     out = graph.invoke({"question": "Acme"}, context=HybGRAGContext(kb=text_kb, llm="fake:test"))
     ranked = [r["id"] for r in out["ranked"]]
     assert "Acme" in ranked and ranked[-1] == "Acme"
@@ -142,20 +176,26 @@ def test_in_qa_mode_an_answer_naming_the_questions_own_entity_falls_back(text_kb
     # the topic is no retrieved entity, so the grounding check refuses it; the fallback skips it too
     from hybridrag.agents.hybgrag.roles import Answer
 
-    fake_llm(RouterAction(module="hybrid", entities=[TopicEntity(name="Acme", type="company")],
-                          relations=["founded_by"]), Validation(reasoning="fits", verdict="yes"),
-             Answer(reasoning="it is about Acme", answer="Acme"))
-    out = graph.invoke({"question": "who founded Acme"},
-                       context=HybGRAGContext(kb=text_kb, llm="fake:test", answer=True))
+    fake_llm(
+        RouterAction(module="hybrid", entities=[TopicEntity(name="Acme", type="company")], relations=["founded_by"]),
+        Validation(reasoning="fits", verdict="yes"),
+        Answer(reasoning="it is about Acme", answer="Acme"),
+    )
+    out = graph.invoke(
+        {"question": "who founded Acme"}, context=HybGRAGContext(kb=text_kb, llm="fake:test", answer=True)
+    )
     step = next(s for s in out["trace"] if s["node"] == "generate_answer")
     assert out["answer"] == "Ada Lovelace" and step["decision"].startswith("fallback: top reference")
 
 
 def test_without_text_hops_a_kb_without_relations_takes_the_text_module(text_kb, fake_llm):
-    fake_llm(RouterAction(module="hybrid", entities=[TopicEntity(name="Acme", type="company")],
-                          relations=["founded_by"]), Validation(reasoning="fits", verdict="yes"))
-    out = graph.invoke({"question": "who founded Acme"},
-                       context=HybGRAGContext(kb=text_kb, llm="fake:test", text_hops=False))
+    fake_llm(
+        RouterAction(module="hybrid", entities=[TopicEntity(name="Acme", type="company")], relations=["founded_by"]),
+        Validation(reasoning="fits", verdict="yes"),
+    )
+    out = graph.invoke(
+        {"question": "who founded Acme"}, context=HybGRAGContext(kb=text_kb, llm="fake:test", text_hops=False)
+    )
     route = next(s for s in out["trace"] if s["node"] == "route_question")
     assert route["fallback"] == "no relation to follow: text"
     assert [s["node"] for s in out["trace"]][1] == "retrieve_text" and out["answer"] != "Acme"

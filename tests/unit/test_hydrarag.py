@@ -18,14 +18,18 @@ from hybridrag.tools.web import WebSearchError
 
 Q = "which movies did Tom Hanks star in"
 TOPICS = R.TopicEntities(entities=["Tom Hanks"])
-ANALYSIS = R.QuestionAnalysis(split_questions=["Which movies did Tom Hanks star in?"],
-                              skyline="Tom Hanks - starred in - answer(movie)")
+ANALYSIS = R.QuestionAnalysis(
+    split_questions=["Which movies did Tom Hanks star in?"], skyline="Tom Hanks - starred in - answer(movie)"
+)
 REFINED = R.Refinement(summary="Tom Hanks starred in Big, A League of Their Own and Apollo 13.")
 YES = R.AnswerCheck(reasoning="The path lists his films.", sufficient="yes", answer="Big")
 NO = R.AnswerCheck(reasoning="Not enough.", sufficient="no", answer="")
-FOLLOW = R.FollowUp(missing="release years", question="When were Tom Hanks films released?",
-                    skyline="Tom Hanks - starred in - movie - released in - answer(year)",
-                    topic_entities=["Big"])
+FOLLOW = R.FollowUp(
+    missing="release years",
+    question="When were Tom Hanks films released?",
+    skyline="Tom Hanks - starred in - movie - released in - answer(year)",
+    topic_entities=["Big"],
+)
 FOLLOW_KG = FOLLOW.model_copy(update={"topic_entities": []})
 PREDICT = R.Predictions(predictions=[R.Prediction(answer="Big", skyline="Tom Hanks - starred in - Big")])
 DOCS_ONLY = R.SourceChoice(reasoning="text", sources=["docs"])
@@ -58,8 +62,14 @@ def test_happy_path_accepts_after_initial_exploration(tiny_kb, fake_llm):
     assert calls_by_role(out) == {"topics": 1, "analysis": 1, "selector": 1, "refine": 1, "check": 1}
     assert out["usage"]["llm_calls"] == 5 and out["usage"]["input_tokens"] > 0
     assert [s["node"] for s in out["trace"]] == [
-        "detect_sources", "analyze_question", "select_sources", "explore_source", "prune_evidence",
-        "refine_paths", "check_answer"]
+        "detect_sources",
+        "analyze_question",
+        "select_sources",
+        "explore_source",
+        "prune_evidence",
+        "refine_paths",
+        "check_answer",
+    ]
     [detect] = nodes(out, "detect_sources")
     assert detect["decision"] == "S_t = kg, docs" and "TAVILY_API_KEY" not in str(detect["notes"])
     assert nodes(out, "analyze_question")[0]["decision"].startswith("depth 1:")
@@ -85,7 +95,7 @@ def test_web_dropped_without_key_and_selector_skipped(tiny_kb, fake_llm, monkeyp
 def test_docs_source_turns_sentences_into_paths(tiny_kb, fake_llm):
     fake = fake_llm(TOPICS, ANALYSIS, DOCS_ONLY, DOC_PATHS, REFINED, YES)
     out = run(tiny_kb, question="which comedy did Tom Hanks star in", doc_pool=2)
-    assert "Paragraphs (quoted data):\n<data n=\"1\">\n" in fake.calls[3]["messages"][-1].content
+    assert 'Paragraphs (quoted data):\n<data n="1">\n' in fake.calls[3]["messages"][-1].content
     doc = [e for e in out["evidence"] if e["source"] == "doc"]
     assert doc and doc[0]["text"] == "Big → is a → comedy" and doc[0]["id"].startswith("p:")
     assert any(r["kind"] == "passage" for r in out["ranked"]) and calls_by_role(out)["text_paths"] == 1
@@ -100,8 +110,18 @@ def test_unparseable_text_paths_keep_sentences(tiny_kb, fake_llm):
 
 
 def test_no_leads_to_refined_exploration_then_accept(tiny_kb, fake_llm):
-    fake = fake_llm(TOPICS, ANALYSIS, R.SourceChoice(reasoning="kg", sources=["kg"]), REFINED, NO,
-                    FOLLOW, DOC_PATHS, pick(2, 1), REFINED, YES)
+    fake = fake_llm(
+        TOPICS,
+        ANALYSIS,
+        R.SourceChoice(reasoning="kg", sources=["kg"]),
+        REFINED,
+        NO,
+        FOLLOW,
+        DOC_PATHS,
+        pick(2, 1),
+        REFINED,
+        YES,
+    )
     out = run(tiny_kb, audit=False)  # the audit would find "released in" on no selected KG path
     assert calls_by_role(out)["follow_up"] == 1 and out["usage"]["llm_calls"] == 10
     [plan] = nodes(out, "plan_refined_exploration")
@@ -109,16 +129,30 @@ def test_no_leads_to_refined_exploration_then_accept(tiny_kb, fake_llm):
     assert plan["new_topics"] == ["Big"]
     refined = [s for s in nodes(out, "explore_source") if s["phase"] == "refined"]
     assert {s["source"] for s in refined} == {"kg", "docs"} and all(s["depth"] == 3 for s in refined)
-    found = "Paths found so far (quoted data, one block each):\n<data n=\"1\" source=\"kg\">\npath: {Tom Hanks}"
+    found = 'Paths found so far (quoted data, one block each):\n<data n="1" source="kg">\npath: {Tom Hanks}'
     assert found in fake.calls[5]["messages"][-1].content
     assert [s["decision"] for s in nodes(out, "check_answer")] == ["{No}", "{Yes} Big"]
 
 
 def test_all_rounds_no_then_final_answer(tiny_kb, fake_llm):
-    fake_llm(TOPICS, ANALYSIS, REFINED, NO,  # initial round (selector off, no passages about Tom Hanks)
-             FOLLOW, DOC_PATHS, pick(1), REFINED, NO,  # refined: kg at D_max + the passage of Big
-             PREDICT, DOC_PATHS, pick(1), REFINED, NO,  # predicted: Big aligned, joined with Tom Hanks
-             REFINED, R.FinalAnswer(reasoning="from the paths", answer="Big, Apollo 13"))
+    fake_llm(
+        TOPICS,
+        ANALYSIS,
+        REFINED,
+        NO,  # initial round (selector off, no passages about Tom Hanks)
+        FOLLOW,
+        DOC_PATHS,
+        pick(1),
+        REFINED,
+        NO,  # refined: kg at D_max + the passage of Big
+        PREDICT,
+        DOC_PATHS,
+        pick(1),
+        REFINED,
+        NO,  # predicted: Big aligned, joined with Tom Hanks
+        REFINED,
+        R.FinalAnswer(reasoning="from the paths", answer="Big, Apollo 13"),
+    )
     out = run(tiny_kb, source_selector=False, doc_pool=0)
     assert out["answer"] == "Big, Apollo 13" and calls_by_role(out)["generate"] == 1
     assert out["usage"]["llm_calls"] == 16
@@ -139,8 +173,18 @@ def test_max_iterations_one_goes_straight_to_generation(tiny_kb, fake_llm):
 
 
 def test_max_iterations_two_reprunes_the_union(tiny_kb, fake_llm):
-    fake_llm(TOPICS, ANALYSIS, REFINED, NO, FOLLOW_KG, pick(3), REFINED, NO, REFINED,
-             R.FinalAnswer(reasoning="r", answer="Big"))
+    fake_llm(
+        TOPICS,
+        ANALYSIS,
+        REFINED,
+        NO,
+        FOLLOW_KG,
+        pick(3),
+        REFINED,
+        NO,
+        REFINED,
+        R.FinalAnswer(reasoning="r", answer="Big"),
+    )
     out = run(tiny_kb, source_selector=False, doc_pool=0, max_iterations=2)
     assert not nodes(out, "plan_predicted_exploration") and len(nodes(out, "refine_paths")) == 3
     assert nodes(out, "collect_final_paths")[0]["decision"] == "2 paths from 2 round(s)"
@@ -183,12 +227,17 @@ def test_predictions_fallback_to_ranked_entities(tiny_kb, fake_llm):
     model = fake_llm("?", "?")
     ctx = HydraRAGContext(kb=tiny_kb, llm="fake:test")
     kb = resolve_kb(ctx)
-    state = {"question": Q, "skyline": ANALYSIS.skyline, "split_questions": [], "doc_topics": [], "kept": [],
-             "topics": [{"mention": "Tom Hanks", "id": "Tom Hanks", "name": "Tom Hanks"}],
-             "available": ["kg"],
-             "subgraph": kg.detect_subgraph(kb, ["Tom Hanks"], 3),
-             "ranked": [{"id": "p:Big", "kind": "passage", "name": "Big"},
-                        {"id": "Big", "kind": "entity", "name": "Big"}]}
+    state = {
+        "question": Q,
+        "skyline": ANALYSIS.skyline,
+        "split_questions": [],
+        "doc_topics": [],
+        "kept": [],
+        "topics": [{"mention": "Tom Hanks", "id": "Tom Hanks", "name": "Tom Hanks"}],
+        "available": ["kg"],
+        "subgraph": kg.detect_subgraph(kb, ["Tom Hanks"], 3),
+        "ranked": [{"id": "p:Big", "kind": "passage", "name": "Big"}, {"id": "Big", "kind": "entity", "name": "Big"}],
+    }
     out = steps.plan_predicted(state, ctx, kb, model)
     [step] = out["trace"]
     assert step["fallback"] == "no usable prediction: top ranked entities used" and step["aligned"] == ["Big"]
@@ -197,11 +246,26 @@ def test_predictions_fallback_to_ranked_entities(tiny_kb, fake_llm):
 
 def test_web_source_with_fake_search(tiny_kb, fake_llm, monkeypatch):
     monkeypatch.setenv("TAVILY_API_KEY", "test-key")
-    hits = [{"kind": "web", "id": "https://example.org/big", "entity_id": None, "name": "Big (film)",
-             "text": "Big is a 1988 comedy. Tom Hanks starred in Big.", "score": 0.9}]
+    hits = [
+        {
+            "kind": "web",
+            "id": "https://example.org/big",
+            "entity_id": None,
+            "name": "Big (film)",
+            "text": "Big is a 1988 comedy. Tom Hanks starred in Big.",
+            "score": 0.9,
+        }
+    ]
     monkeypatch.setattr("hybridrag.tools.web.web_search", lambda query, k=5: hits)
-    fake_llm(TOPICS, ANALYSIS, WEB_ONLY, pick(1),
-             R.TextPaths(paths=[R.TextPath(paragraph=1, path="Tom Hanks - starred in - Big")]), REFINED, YES)
+    fake_llm(
+        TOPICS,
+        ANALYSIS,
+        WEB_ONLY,
+        pick(1),
+        R.TextPaths(paths=[R.TextPath(paragraph=1, path="Tom Hanks - starred in - Big")]),
+        REFINED,
+        YES,
+    )
     out = run(tiny_kb, use_web=True)
     assert nodes(out, "detect_sources")[0]["decision"] == "S_t = kg, docs, web"
     [ev] = out["evidence"]
@@ -230,8 +294,9 @@ def test_multi_entity_paths_join_and_reduce(tiny_kb):
     probe = analysis.probe("initial", 1, ["kg"], 1, [chain])
     cands, notes = kg.explore_kg(kb, "q", probe, ["id:Tom Hanks", "id:Penny Marshall"], PruneSettings())
     assert notes == ["Tom Hanks + Penny Marshall: paths joined through every topic entity"]
-    assert cands[0]["text"] == ("{Tom Hanks} ← starred_actors ← {A League of Their Own, Big} "
-                                "→ directed_by → {Penny Marshall}")
+    assert cands[0]["text"] == (
+        "{Tom Hanks} ← starred_actors ← {A League of Their Own, Big} → directed_by → {Penny Marshall}"
+    )
     assert cands[0]["answers"] == ["A League of Their Own", "Big"]
 
 
@@ -251,9 +316,11 @@ def test_verification_factors(tiny_kb):
     kb = resolve_kb(HydraRAGContext(kb=tiny_kb))
     base = {"answers": [], "doc_id": None, "doc_name": None, "path": None, "phase": "initial"}
     fact = "Tom Hanks starred in Big"
-    cands = [{**base, "id": "a", "source": "kg", "text": fact, "keys": ["id:Tom Hanks", "id:Big"]},
-             {**base, "id": "b", "source": "doc", "text": fact, "keys": ["id:Big", "name:x"]},
-             {**base, "id": "c", "source": "web", "text": "Amelie is French", "keys": []}]
+    cands = [
+        {**base, "id": "a", "source": "kg", "text": fact, "keys": ["id:Tom Hanks", "id:Big"]},
+        {**base, "id": "b", "source": "doc", "text": fact, "keys": ["id:Big", "name:x"]},
+        {**base, "id": "c", "source": "web", "text": "Amelie is French", "keys": []},
+    ]
     s = PruneSettings()
     feats = verification(kb, cands, {"Tom Hanks", "Big"}, s)
     assert [f["support"] for f in feats] == [["doc", "kg"], ["doc", "kg"], ["web"]]
@@ -266,8 +333,12 @@ def test_verification_factors(tiny_kb):
 def test_skyline_depth_and_order():
     skyline = "Amelie - directed by - director - citizen of - answer(country)"
     assert analysis.predicted_depth(skyline, ["Amelie"]) == 2
-    assert analysis.predicted_depth("Logan Lerman - acted in - answer(movie) - decorated by - Barry Greaves",
-                                    ["Logan Lerman", "Barry Greaves"]) == 1
+    assert (
+        analysis.predicted_depth(
+            "Logan Lerman - acted in - answer(movie) - decorated by - Barry Greaves", ["Logan Lerman", "Barry Greaves"]
+        )
+        == 1
+    )
     assert analysis.predicted_depth("just a question?", ["x"]) is None
     topics = [{"mention": "B", "id": "b", "name": "Beta"}, {"mention": "A", "id": "a", "name": "Alpha"}]
     assert [t["id"] for t in analysis.reorder(topics, "Alpha - r - answer - r2 - Beta")] == ["a", "b"]

@@ -45,9 +45,20 @@ def nodes(out: dict, name: str) -> list[dict]:
 def test_exploration_roles_run_at_temperature_04_and_the_rest_at_0(tiny_kb):
     from hybridrag.agents.llm.models import forget_model, register_model
 
-    model = WarmScripted(script=[TOPICS, ANALYSIS, R.SourceChoice(reasoning="r", sources=["kg"]), REFINED, NO,
-                                 R.FollowUp(missing="m", question=Q, skyline=ANALYSIS.skyline), DOC_PATHS,
-                                 R.Choice(reasoning="r", selected=[1]), REFINED, YES])
+    model = WarmScripted(
+        script=[
+            TOPICS,
+            ANALYSIS,
+            R.SourceChoice(reasoning="r", sources=["kg"]),
+            REFINED,
+            NO,
+            R.FollowUp(missing="m", question=Q, skyline=ANALYSIS.skyline),
+            DOC_PATHS,
+            R.Choice(reasoning="r", selected=[1]),
+            REFINED,
+            YES,
+        ]
+    )
     register_model("fake:test", model)
     try:
         out = run(tiny_kb, max_iterations=2)
@@ -56,8 +67,14 @@ def test_exploration_roles_run_at_temperature_04_and_the_rest_at_0(tiny_kb):
     temps = [(c["schema"], c["temperature"]) for c in model.calls if c.get("schema") and "temperature" in c]
     warm = {s for s, t in temps if t == 0.4}
     assert warm == {"FollowUp", "TextPaths"}  # the exploration roles of the run
-    assert {s for s, t in temps if t == 0.0} == {"TopicEntities", "QuestionAnalysis", "SourceChoice",
-                                                  "Refinement", "AnswerCheck", "Choice"}
+    assert {s for s, t in temps if t == 0.0} == {
+        "TopicEntities",
+        "QuestionAnalysis",
+        "SourceChoice",
+        "Refinement",
+        "AnswerCheck",
+        "Choice",
+    }
     assert model.temperature == 0.0 and out["answer"] == "Big"
     assert R.at_temperature(model, 0.4) is R.at_temperature(model, 0.4)  # one cached copy
     plain = ScriptedChatModel()
@@ -96,14 +113,28 @@ def test_beam_score_and_variant_choices_are_checked():
     with pytest.raises(ValueError, match="variant must be one of"):
         HydraRAGContext(variant="hydra")
     ctx = HydraRAGContext()
-    assert (ctx.exploration_temperature, ctx.beam_score, ctx.length_floor, ctx.follow_up_topics) == \
-        (0.4, "cross", True, True)
+    assert (ctx.exploration_temperature, ctx.beam_score, ctx.length_floor, ctx.follow_up_topics) == (
+        0.4,
+        "cross",
+        True,
+        True,
+    )
 
 
 def test_no_states_what_is_missing_and_the_follow_up_sees_it(tiny_kb, fake_llm):
-    fake = fake_llm(TOPICS, ANALYSIS, R.SourceChoice(reasoning="text", sources=["docs"]), DOC_PATHS, REFINED, NO,
-                    R.FollowUp(missing="m", question=Q, skyline=ANALYSIS.skyline, topic_entities=["Tom Hanks"]),
-                    DOC_PATHS, R.Choice(reasoning="r", selected=[1]), REFINED, YES)
+    fake = fake_llm(
+        TOPICS,
+        ANALYSIS,
+        R.SourceChoice(reasoning="text", sources=["docs"]),
+        DOC_PATHS,
+        REFINED,
+        NO,
+        R.FollowUp(missing="m", question=Q, skyline=ANALYSIS.skyline, topic_entities=["Tom Hanks"]),
+        DOC_PATHS,
+        R.Choice(reasoning="r", selected=[1]),
+        REFINED,
+        YES,
+    )
     out = run(tiny_kb, max_iterations=2, doc_pool=1)
     [check_no, _] = nodes(out, "check_answer")
     fb = check_no["shortfall"]
@@ -123,8 +154,18 @@ def test_follow_up_topics_add_a_chain_from_the_entities_it_names(tiny_kb, fake_l
     [plan] = nodes(out, "plan_refined_exploration")
     assert plan["follow_up_chain"] == ["Tom Hanks"]
     assert any(e["text"].startswith("{Tom Hanks}") for e in out["evidence"])  # the refined round's pool
-    fake_llm(wrong, ANALYSIS, REFINED, NO, follow, R.Choice(reasoning="r", selected=[1]), REFINED, NO,
-             REFINED, R.FinalAnswer(reasoning="r", answer="I do not know"))
+    fake_llm(
+        wrong,
+        ANALYSIS,
+        REFINED,
+        NO,
+        follow,
+        R.Choice(reasoning="r", selected=[1]),
+        REFINED,
+        NO,
+        REFINED,
+        R.FinalAnswer(reasoning="r", answer="I do not know"),
+    )
     paper = run(tiny_kb, max_iterations=2, source_selector=False, doc_pool=0, follow_up_topics=False)
     refined = [s for s in nodes(paper, "prune_evidence") if s["phase"] == "refined"][0]
     assert not any(t.startswith("{Tom Hanks}") for t in refined["selected"])

@@ -6,9 +6,13 @@ import pytest
 
 from hybridrag.graphs.hydrarag import CHECK_ROUTES, HydraRAGContext, graph
 
-CHOICES = {"structured_method": {"function_calling", "json_schema", "json_mode"},
-           "variant": {"hydrarag", "hydrarag-e"}, "beam_score": {"cross", "relevance"},
-           "beam_text": {"relations", "path"}, "examples": {"kb", "bundled"}}
+CHOICES = {
+    "structured_method": {"function_calling", "json_schema", "json_mode"},
+    "variant": {"hydrarag", "hydrarag-e"},
+    "beam_score": {"cross", "relevance"},
+    "beam_text": {"relations", "path"},
+    "examples": {"kb", "bundled"},
+}
 
 
 @pytest.mark.parametrize(("name", "choices"), sorted(CHOICES.items()))
@@ -44,4 +48,8 @@ def test_the_corrective_edges_of_the_answer_check_are_drawn_with_their_labels():
     for label, target in CHECK_ROUTES.items():
         assert ("check_answer", target, label) in edges
     assert {t for s, t, _ in edges if s == "check_answer"} == {
-        "__end__", "plan_refined_exploration", "plan_predicted_exploration", "collect_final_paths"}
+        "__end__",
+        "plan_refined_exploration",
+        "plan_predicted_exploration",
+        "collect_final_paths",
+    }

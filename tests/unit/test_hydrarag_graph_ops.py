@@ -72,8 +72,9 @@ def test_path_expansion_and_verbalising_match_the_generic_code(store):
             fast = [c for f in frontier for c in kg_paths.expand(fast_kb, f)]
             slow = [c for f in frontier for c in kg_paths.expand(slow_kb, f)]
             assert fast == slow
-            assert [kg_text.verbalise(fast_kb, c, n) for c in fast for n in (2, 6)] == \
-                [kg_text.verbalise(slow_kb, c, n) for c in slow for n in (2, 6)]
+            assert [kg_text.verbalise(fast_kb, c, n) for c in fast for n in (2, 6)] == [
+                kg_text.verbalise(slow_kb, c, n) for c in slow for n in (2, 6)
+            ]
             frontier = fast[:5]
 
 

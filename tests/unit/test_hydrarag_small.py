@@ -70,8 +70,7 @@ def test_topic_extraction_decodes_within_the_kb_names_of_the_question(tiny_kb):
     model = ChatLlamaCpp(script=['{"entities": ["Kevin Bacon", "Tom Hanks"]}'])
     out = steps.detect({"question": question}, ctx, resolve_kb(ctx), model)
     assert out["mentions"] == ["Kevin Bacon", "Tom Hanks"] and len(out["topics"]) == 2
-    assert sorted(model.formats[0]["schema"]["properties"]["entities"]["items"]["enum"]) == ["Kevin Bacon",
-                                                                                              "Tom Hanks"]
+    assert sorted(model.formats[0]["schema"]["properties"]["entities"]["items"]["enum"]) == ["Kevin Bacon", "Tom Hanks"]
     assert model.formats[0]["schema"]["properties"]["entities"]["maxItems"] == 2  # no list past the choices
 
 
@@ -83,28 +82,56 @@ def test_topic_choices_fall_back_to_question_spans(tiny_kb):
 
 
 def test_plan_examples_render_in_the_reply_form():
-    ex = {"question": "who directed Big", "masked": "who directed <E>", "topic": ["Big"], "topic_types": ["movie"],
-          "relations": ["directed_by"], "answer_type": "person", "answers": ["Penny Marshall"], "source": "user"}
+    ex = {
+        "question": "who directed Big",
+        "masked": "who directed <E>",
+        "topic": ["Big"],
+        "topic_types": ["movie"],
+        "relations": ["directed_by"],
+        "answer_type": "person",
+        "answers": ["Penny Marshall"],
+        "source": "user",
+    }
     line = shots.lines([ex], "plan", "kb", 1)
-    assert line == ('Example: "who directed Big" → {"topic": "Big", "relations": ["directed_by"], '
-                    '"answer_type": "person"}')
-    assert shots.chain("Big", ["directed_by", "citizen_of"], "country") == \
-        "Big - directed by - entity - citizen of - answer(country)"
+    assert line == (
+        'Example: "who directed Big" → {"topic": "Big", "relations": ["directed_by"], "answer_type": "person"}'
+    )
+    assert (
+        shots.chain("Big", ["directed_by", "citizen_of"], "country")
+        == "Big - directed by - entity - citizen of - answer(country)"
+    )
 
 
 def _state(kb, **more) -> dict:
-    return {"question": Q, "skyline": "Tom Hanks - release year - answer(year)", "split_questions": [Q],
-            "topics": [{"mention": "Tom Hanks", "id": kb.graph.lookup("Tom Hanks")[0].id, "name": "Tom Hanks"}],
-            "doc_topics": [], "available": ["kg"], "kept": [], "ranked": [], "mentions": ["Tom Hanks"], **more}
+    return {
+        "question": Q,
+        "skyline": "Tom Hanks - release year - answer(year)",
+        "split_questions": [Q],
+        "topics": [{"mention": "Tom Hanks", "id": kb.graph.lookup("Tom Hanks")[0].id, "name": "Tom Hanks"}],
+        "doc_topics": [],
+        "available": ["kg"],
+        "kept": [],
+        "ranked": [],
+        "mentions": ["Tom Hanks"],
+        **more,
+    }
 
 
 def test_refined_round_under_rules_takes_the_next_example_chain_without_a_call(tiny_kb):
     ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny")
     kb = resolve_kb(ctx)
-    one = {"question": "when was Big released", "masked": "when was <E> released", "topic": ["Big"],
-           "topic_types": ["movie"], "answers": ["1988"], "source": "user"}
-    shown = [{**one, "relations": ["release_year"], "answer_type": "year"},
-             {**one, "relations": ["starred_actors"], "answer_type": "movie"}]
+    one = {
+        "question": "when was Big released",
+        "masked": "when was <E> released",
+        "topic": ["Big"],
+        "topic_types": ["movie"],
+        "answers": ["1988"],
+        "source": "user",
+    }
+    shown = [
+        {**one, "relations": ["release_year"], "answer_type": "year"},
+        {**one, "relations": ["starred_actors"], "answer_type": "movie"},
+    ]
     out = steps.plan_refined(_state(kb, shots=shown), ctx, kb, ScriptedChatModel(script=[]))
     assert out["skyline"] == "Tom Hanks - starred actors - answer(movie)" and out["usage"] == {}
     none = steps.plan_refined(_state(kb, shots=shown[:1]), ctx, kb, ScriptedChatModel(script=[]))
@@ -141,27 +168,52 @@ def test_judge_llm_keeps_the_llm_roles_with_a_small_model(tiny_kb, small):
 def test_a_repeated_relation_stays_two_hops(tiny_kb):
     ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny", examples="bundled")
     kb = resolve_kb(ctx)
-    model = ChatLlamaCpp(script=['{"topic": "Big", "relations": ["starred_actors", "starred_actors"], '
-                                 '"answer_type": "movie"}'])
-    out = steps.analyse(_state(kb, topics=[{"mention": "Big", "id": "Big", "name": "Big"}], mentions=["Big"],
-                               question="which films share an actor with Big"), ctx, kb, model)
+    model = ChatLlamaCpp(
+        script=['{"topic": "Big", "relations": ["starred_actors", "starred_actors"], "answer_type": "movie"}']
+    )
+    out = steps.analyse(
+        _state(
+            kb,
+            topics=[{"mention": "Big", "id": "Big", "name": "Big"}],
+            mentions=["Big"],
+            question="which films share an actor with Big",
+        ),
+        ctx,
+        kb,
+        model,
+    )
     assert out["skyline"] == "Big - starred actors - entity - starred actors - answer(movie)" and out["depth"] == 2
 
 
 def test_the_analysis_names_as_many_relations_as_the_shown_bank_examples(tiny_kb):
     ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny", examples="kb", num_examples=2)
     kb = resolve_kb(ctx)
-    one = {"question": "which films share an actor with Big", "masked": "which films share an actor with <E>",
-           "topic": ["Big"], "topic_types": ["movie"], "answers": ["x"], "source": "user", "answer_type": "movie"}
-    shown = [{**one, "relations": ["starred_actors", "starred_actors"]},
-             {**one, "relations": ["directed_by", "directed_by"]}]
+    one = {
+        "question": "which films share an actor with Big",
+        "masked": "which films share an actor with <E>",
+        "topic": ["Big"],
+        "topic_types": ["movie"],
+        "answers": ["x"],
+        "source": "user",
+        "answer_type": "movie",
+    }
+    shown = [
+        {**one, "relations": ["starred_actors", "starred_actors"]},
+        {**one, "relations": ["directed_by", "directed_by"]},
+    ]
     assert shots.hop_range(shown, "kb", 2) == (2, 2)
     assert shots.hop_range(shown[:1] + [{**one, "relations": ["release_year"]}], "kb", 2) == (1, 2)
     assert shots.hop_range(shown, "bundled", 2) is None and shots.hop_range(shown, "kb", 0) is None
-    model = ChatLlamaCpp(script=['{"topic": "Big", "relations": ["starred_actors", "starred_actors"], '
-                                 '"answer_type": "movie"}'])
-    state = _state(kb, topics=[{"mention": "Big", "id": "Big", "name": "Big"}], mentions=["Big"], shots=shown,
-                   question="the actor of Big also starred in which films")
+    model = ChatLlamaCpp(
+        script=['{"topic": "Big", "relations": ["starred_actors", "starred_actors"], "answer_type": "movie"}']
+    )
+    state = _state(
+        kb,
+        topics=[{"mention": "Big", "id": "Big", "name": "Big"}],
+        mentions=["Big"],
+        shots=shown,
+        question="the actor of Big also starred in which films",
+    )
     out = steps.analyse(state, ctx, kb, model)
     relations = model.formats[0]["schema"]["properties"]["relations"]
     assert (relations["minItems"], relations["maxItems"]) == (2, 2)  # the grammar holds the examples' length
@@ -178,25 +230,47 @@ def test_the_analysis_writes_one_of_the_shown_bank_examples_whole_paths(tiny_kb)
 
     ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny", examples="kb", num_examples=3)
     kb = resolve_kb(ctx)
-    one = {"question": "q", "masked": "q", "topic": ["Big"], "topic_types": ["movie"], "answers": ["x"],
-           "source": "user", "answer_type": "genre"}
-    shown = [{**one, "relations": ["starred_actors", "starred_actors", "has_genre"]},
-             {**one, "relations": ["directed_by", "directed_by", "has_genre"]},
-             {**one, "relations": ["starred_actors", "starred_actors", "has_genre"]}]
-    assert shots.shown_paths(shown, "kb", 3) == (("starred_actors", "starred_actors", "has_genre"),
-                                                 ("directed_by", "directed_by", "has_genre"))
+    one = {
+        "question": "q",
+        "masked": "q",
+        "topic": ["Big"],
+        "topic_types": ["movie"],
+        "answers": ["x"],
+        "source": "user",
+        "answer_type": "genre",
+    }
+    shown = [
+        {**one, "relations": ["starred_actors", "starred_actors", "has_genre"]},
+        {**one, "relations": ["directed_by", "directed_by", "has_genre"]},
+        {**one, "relations": ["starred_actors", "starred_actors", "has_genre"]},
+    ]
+    assert shots.shown_paths(shown, "kb", 3) == (
+        ("starred_actors", "starred_actors", "has_genre"),
+        ("directed_by", "directed_by", "has_genre"),
+    )
     assert shots.shown_paths(shown, "bundled", 3) is None and shots.shown_paths(shown, "kb", 0) is None
     assert shots.shown_paths([{**one, "relations": []}], "kb", 3) is None
-    model = ChatLlamaCpp(script=['{"topic": "Big", "relations": ["starred_actors", "starred_actors", "has_genre"], '
-                                 '"answer_type": "genre"}'])
-    state = _state(kb, topics=[{"mention": "Big", "id": "Big", "name": "Big"}], mentions=["Big"], shots=shown,
-                   question="the films that share actors with Big were in which genres")
+    model = ChatLlamaCpp(
+        script=[
+            '{"topic": "Big", "relations": ["starred_actors", "starred_actors", "has_genre"], "answer_type": "genre"}'
+        ]
+    )
+    state = _state(
+        kb,
+        topics=[{"mention": "Big", "id": "Big", "name": "Big"}],
+        mentions=["Big"],
+        shots=shown,
+        question="the films that share actors with Big were in which genres",
+    )
     out = steps.analyse(state, ctx, kb, model)
     schema = model.formats[0]["schema"]
-    assert schema["properties"]["relations"]["enum"] == [["starred_actors", "starred_actors", "has_genre"],
-                                                         ["directed_by", "directed_by", "has_genre"]]
-    grammar = [line for line in json_schema_to_gbnf(json.dumps(schema)).splitlines()
-               if line.startswith("relations ::=")][0]
+    assert schema["properties"]["relations"]["enum"] == [
+        ["starred_actors", "starred_actors", "has_genre"],
+        ["directed_by", "directed_by", "has_genre"],
+    ]
+    grammar = [
+        line for line in json_schema_to_gbnf(json.dumps(schema)).splitlines() if line.startswith("relations ::=")
+    ][0]
     assert grammar.count("|") == 1 and "has_imdb_rating" not in grammar  # two whole paths, nothing composed
     assert out["skyline"] == ("Big - starred actors - entity - starred actors - entity - has genre - answer(genre)")
     assert R.plan_schema((3, 3), None) is not R.plan_schema((3, 3), (("has_genre",),))
@@ -208,9 +282,13 @@ def test_rules_select_the_paths_along_the_skyline_first():
     def kg(i: str, *hops: str) -> dict:
         return {"id": i, "source": "kg", "path": [{"relations": [h]} for h in hops]}
 
-    pool = [kg("year", "starred_actors", "release_year"), {"id": "doc", "source": "doc", "path": []},
-            kg("films", "starred_actors", "starred_actors"), kg("one", "starred_actors"),
-            kg("films2", "starred_actors", "starred_actors")]
+    pool = [
+        kg("year", "starred_actors", "release_year"),
+        {"id": "doc", "source": "doc", "path": []},
+        kg("films", "starred_actors", "starred_actors"),
+        kg("one", "starred_actors"),
+        kg("films2", "starred_actors", "starred_actors"),
+    ]
     sky = "John Carter - starred actors - entity - starred actors - answer(movie)"
     assert [c["id"] for c in audit.skyline_first(pool, sky)] == ["films", "films2", "year", "doc", "one"]
     assert audit.skyline_first(pool, "John Carter") == pool  # a skyline naming no relation keeps the order
@@ -220,8 +298,10 @@ def test_ranked_answers_keep_the_place_of_the_first_path_that_reaches_them(tiny_
     from hybridrag.agents.hydrarag import pruning
 
     kb = resolve_kb(HydraRAGContext(kb=tiny_kb))
-    paths = [{"answers": ["Big"], "score": 0.4, "source": "kg"},  # selected first (along the skyline)
-             {"answers": ["Apollo 13", "Big"], "score": 0.9, "source": "kg"}]
+    paths = [
+        {"answers": ["Big"], "score": 0.4, "source": "kg"},  # selected first (along the skyline)
+        {"answers": ["Apollo 13", "Big"], "score": 0.9, "source": "kg"},
+    ]
     ranked = pruning.to_ranked(kb, paths, set(), 1)
     assert [r["id"] for r in ranked] == ["Big"] and ranked[0]["score"] == 0.9  # its place, the best score
     assert [r["id"] for r in pruning.to_ranked(kb, paths, set(), 5)] == ["Big", "Apollo 13"]
@@ -235,10 +315,13 @@ def test_the_beam_keeps_paths_along_the_skyline_first_under_the_rules():
         return Chain(tuple(frozenset([f"n{i}"]) for i in range(len(rels) + 1)), tuple((r, False) for r in rels))
 
     sky = "Forever Strong - directed by - entity - directed by - entity - release year - answer(year)"
-    chains = [path(("directed_by",)), path(("directed_by",), ("directed_by", "written_by")),
-              path(("directed_by",), ("directed_by",), ("release_year",)),
-              path(("release_year",), ("release_year",), ("directed_by",)),  # the same words, another order
-              path(("directed_by",), ("release_year",))]
+    chains = [
+        path(("directed_by",)),
+        path(("directed_by",), ("directed_by", "written_by")),
+        path(("directed_by",), ("directed_by",), ("release_year",)),
+        path(("release_year",), ("release_year",), ("directed_by",)),  # the same words, another order
+        path(("directed_by",), ("release_year",)),
+    ]
     assert follow_bonus(chains, sky) == [1.0, 1.0, 1.0, 0.0, 0.0]
     assert follow_bonus(chains, "Forever Strong") == [0.0] * 5  # a skyline naming no relation: no bonus
 
@@ -252,5 +335,8 @@ def test_the_plans_topic_replaces_the_other_names_of_the_question(tiny_kb):
     topics, dropped, found = analysis.planned_topic(kb, [tag], sky, 0.9, False)  # the plan's topic was not detected
     assert [t["id"] for t in topics] == ["Big"] and dropped == [tag] and found["topic_keys"] == ["id:Big"]
     assert analysis.planned_topic(kb, [tag], "Nowhere Film - starred actors - answer(person)", 0.99, False) == (
-        [tag], [], {})  # a plan topic the KB does not know changes nothing
+        [tag],
+        [],
+        {},
+    )  # a plan topic the KB does not know changes nothing
     assert analysis.planned_topic(kb, [tag], "", 0.9, False) == ([tag], [], {})

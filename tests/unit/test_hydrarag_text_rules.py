@@ -20,9 +20,14 @@ Delicatessen|written_by|Guillaume Laurant
 Delicatessen|directed_by|Jean-Pierre Jeunet
 """
 # the written_by edge of Amelie is only in its passage, as in MetaQA-hybrid
-PASSAGES = [{"id": "p:Amelie", "entity_id": "Amelie",
-             "text": "Audrey Tautou starred in Amelie. Amelie was written by Guillaume Laurant. "
-                     "Amelie was released in 2001."}]
+PASSAGES = [
+    {
+        "id": "p:Amelie",
+        "entity_id": "Amelie",
+        "text": "Audrey Tautou starred in Amelie. Amelie was written by Guillaume Laurant. "
+        "Amelie was released in 2001.",
+    }
+]
 
 
 @pytest.fixture(scope="module")
@@ -39,12 +44,16 @@ CHAIN = {"topics": ["Amelie"], "names": ["Amelie"], "indicator": "Amelie - writt
 
 def test_a_sentence_writing_the_skyline_relation_gives_a_path_that_follows_it(hybrid_kb):
     kb = resolve_kb(HydraRAGContext(kb=hybrid_kb))
-    sents = [sent("Audrey Tautou starred in Amelie."), sent("Amelie was written by Guillaume Laurant."),
-             sent("Delicatessen was written by Guillaume Laurant.", doc="Delicatessen")]
+    sents = [
+        sent("Audrey Tautou starred in Amelie."),
+        sent("Amelie was written by Guillaume Laurant."),
+        sent("Delicatessen was written by Guillaume Laurant.", doc="Delicatessen"),
+    ]
     paths = rule_paths(kb, [CHAIN], sents)
     assert [(p["tokens"], p["follows"]) for p in paths] == [
         (["Amelie", "written by", "Guillaume Laurant"], True),
-        (["Amelie", UNMATCHED, "Audrey Tautou"], False)]  # a sentence not naming the topic gives none
+        (["Amelie", UNMATCHED, "Audrey Tautou"], False),
+    ]  # a sentence not naming the topic gives none
 
 
 def test_the_answer_kind_keeps_names_of_that_kind(hybrid_kb):
@@ -72,12 +81,19 @@ def test_small_model_answers_a_fact_only_a_passage_states_without_a_path_call(hy
 
 
 def test_the_rule_check_answers_with_the_entity_a_skyline_path_reaches():
-    state = {"skyline": "Luke Wilson - written by - answer(movie)", "question": "which film did Luke Wilson write",
-             "mentions": ["Luke Wilson"], "topics": [{"id": "LW", "name": "Luke Wilson", "mention": "Luke Wilson"}],
-             "selected": [{"source": "kg", "answers": ["W"], "path": [{"ids": ["LW"]},
-                                                                       {"relations": ["written_by"], "ids": ["W"]}]},
-                          {"source": "doc", "answers": ["O"], "path": ["Luke Wilson", UNMATCHED, "Old School"]}],
-             "ranked": [{"id": "O", "kind": "entity", "name": "Old School"},
-                        {"id": "W", "kind": "entity", "name": "The Wendell Baker Story"}]}
+    state = {
+        "skyline": "Luke Wilson - written by - answer(movie)",
+        "question": "which film did Luke Wilson write",
+        "mentions": ["Luke Wilson"],
+        "topics": [{"id": "LW", "name": "Luke Wilson", "mention": "Luke Wilson"}],
+        "selected": [
+            {"source": "kg", "answers": ["W"], "path": [{"ids": ["LW"]}, {"relations": ["written_by"], "ids": ["W"]}]},
+            {"source": "doc", "answers": ["O"], "path": ["Luke Wilson", UNMATCHED, "Old School"]},
+        ],
+        "ranked": [
+            {"id": "O", "kind": "entity", "name": "Old School"},
+            {"id": "W", "kind": "entity", "name": "The Wendell Baker Story"},
+        ],
+    }
     assert audit.along_skyline(state) == "The Wendell Baker Story"
     assert audit.along_skyline({**state, "selected": state["selected"][1:]}) == ""

@@ -53,9 +53,11 @@ def test_loaders_chunk_every_format(tmp_path):
 
 
 def test_html_text_is_what_a_reader_sees(tmp_path):
-    (tmp_path / "p.html").write_text("<html><head><title>T</title><style>p {color: red}</style></head><body>"
-                                     "<script>var secret = 1;</script><p>Visible <b>bold</b> text.</p>"
-                                     "<noscript>enable js</noscript>Loose text.</body></html>")
+    (tmp_path / "p.html").write_text(
+        "<html><head><title>T</title><style>p {color: red}</style></head><body>"
+        "<script>var secret = 1;</script><p>Visible <b>bold</b> text.</p>"
+        "<noscript>enable js</noscript>Loose text.</body></html>"
+    )
     [doc], _ = find_documents([tmp_path / "p.html"])
     [chunk] = chunk_document(doc)
     assert chunk.text == "Visible bold text.\nLoose text."
@@ -77,17 +79,21 @@ def test_directory_skips_other_files_with_a_warning(tmp_path):
     (tmp_path / "d" / "notes.docx").write_bytes(b"PK")
     docs, warnings = find_documents([tmp_path / "d"])
     assert sorted(d.key for d in docs) == sorted(FILES)
-    assert warnings == [f"{tmp_path / 'd'}: skipped 1 files that are not .htm/.html/.markdown/.md/.pdf/.text/.txt "
-                        f"documents"]
+    assert warnings == [
+        f"{tmp_path / 'd'}: skipped 1 files that are not .htm/.html/.markdown/.md/.pdf/.text/.txt documents"
+    ]
 
 
-@pytest.mark.parametrize("name, content, message", [
-    ("report.docx", b"PK\x03\x04", "unsupported document type '.docx'"),
-    ("empty.md", b"  \n\n", "empty document, no text found"),
-    ("broken.pdf", b"%PDF-1.4\nthis is not a pdf", "cannot read as pdf"),
-    ("latin1.txt", "café".encode("latin-1"), "not UTF-8 text"),
-    ("blank.pdf", tiny_pdf([]), "a scanned PDF without a text layer"),
-])
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("report.docx", b"PK\x03\x04", "unsupported document type '.docx'"),
+        ("empty.md", b"  \n\n", "empty document, no text found"),
+        ("broken.pdf", b"%PDF-1.4\nthis is not a pdf", "cannot read as pdf"),
+        ("latin1.txt", "café".encode("latin-1"), "not UTF-8 text"),
+        ("blank.pdf", tiny_pdf([]), "a scanned PDF without a text layer"),
+    ],
+)
 def test_bad_documents_are_named_errors(tmp_path, name, content, message):
     (tmp_path / name).write_bytes(content)
     with pytest.raises(DocumentError, match=message) as err:
@@ -113,14 +119,17 @@ def test_missing_path_and_bad_settings(tmp_path):
     assert not has_build(tmp_path / "kb")
 
 
-@pytest.mark.parametrize("schema, message", [
-    ("{not json", "not a JSON file"),
-    ('{"entity_types": ["person"], "relatons": []}', "expected an object with 'entity_types'"),
-    ('{"entity_types": "person"}', "'entity_types' must be a list of names"),
-    ('{"entity_types": ["person"], "relations": {"born_in": ["person", "city"]}}', "uses type 'city'"),
-    ('{"relations": {"born_in": ["person"]}}', "must be \\[head_type, tail_type\\]"),
-    ("{}", "lists no entity types and no relations"),
-])
+@pytest.mark.parametrize(
+    "schema, message",
+    [
+        ("{not json", "not a JSON file"),
+        ('{"entity_types": ["person"], "relatons": []}', "expected an object with 'entity_types'"),
+        ('{"entity_types": "person"}', "'entity_types' must be a list of names"),
+        ('{"entity_types": ["person"], "relations": {"born_in": ["person", "city"]}}', "uses type 'city'"),
+        ('{"relations": {"born_in": ["person"]}}', "must be \\[head_type, tail_type\\]"),
+        ("{}", "lists no entity types and no relations"),
+    ],
+)
 def test_bad_schema_files(tmp_path, schema, message):
     from hybridrag.kb.extract_schema import load_schema
 
@@ -140,17 +149,25 @@ def test_extraction_merge_graph_with_provenance(built):
     assert "Brazil" not in names, "a name the chunk does not contain is left out"
     prov = Provenance.load(kb)
     founded = [t for t in prov.triples if t.type in ("founded_by", "founded")]
-    assert {(t.head, t.type, t.tail) for t in founded} == {("Veltrix Robotics", "founded_by", "Ada Okafor"),
-                                                           ("Ada Okafor", "founded", "Veltrix Robotics")}
+    assert {(t.head, t.type, t.tail) for t in founded} == {
+        ("Veltrix Robotics", "founded_by", "Ada Okafor"),
+        ("Ada Okafor", "founded", "Veltrix Robotics"),
+    }
     assert prov.triples[founded[0]] in (["veltrix.md#0"], ["okafor.html#0"])
-    graph_triples = {(store.entities[h].id, store.relation_names[r], store.entities[t].id)
-                     for h, r, t in zip(store.heads, store.rels, store.tails, strict=True)}
+    graph_triples = {
+        (store.entities[h].id, store.relation_names[r], store.entities[t].id)
+        for h, r, t in zip(store.heads, store.rels, store.tails, strict=True)
+    }
     assert graph_triples == {(t.head, t.type, t.tail) for t in prov.triples}, "every graph triple has provenance"
     docs = {d["key"]: d for d in read_jsonl(resolve_build(kb).path / "documents.jsonl")}
     for chunks in prov.triples.values():
         assert chunks and all(c in [x["id"] for x in docs[c.split("#")[0]]["chunks"]] for c in chunks)
-    assert prov.where("lisbon.pdf#0") == {"document": "lisbon.pdf", "path": docs["lisbon.pdf"]["path"], "page": 0,
-                                          "start": 0}
+    assert prov.where("lisbon.pdf#0") == {
+        "document": "lisbon.pdf",
+        "path": docs["lisbon.pdf"]["path"],
+        "page": 0,
+        "start": 0,
+    }
     with pytest.raises(KeyError, match="no chunk 'nope#0'"):
         prov.where("nope#0")
     # the fact's chunk states it: an evidence line maps back to the chunk
@@ -189,17 +206,31 @@ def test_prompt_quotes_the_chunk_as_data(built):
 
 def test_schema_constrains_extraction(tmp_path, fake_llm):
     (tmp_path / "a.txt").write_text("Ada Okafor founded Veltrix Robotics in Lisbon. Ada Okafor likes tea.")
-    (tmp_path / "schema.json").write_text(json.dumps(
-        {"entity_types": ["person", "organization"], "relations": {"founded": ["person", "organization"]}}))
-    model = fake_llm(Extraction(
-        entities=[ent("Ada Okafor", "person"), ent("Veltrix Robotics", "company"), ent("Lisbon", "city"),
-                  ent("tea", "drink")],
-        relations=[rel("Ada Okafor", "Founded", "Veltrix Robotics"), rel("Veltrix Robotics", "located_in", "Lisbon"),
-                   rel("Ada Okafor", "likes", "tea")]))
-    report = ingest_documents(tmp_path / "kb", [tmp_path / "a.txt"], extract_llm="fake:test",
-                              schema=tmp_path / "schema.json", progress=False)
-    assert "Use only these relations (head type -> tail type where given): founded (person -> organization)" in \
-        model.calls[0]["messages"][0].content
+    (tmp_path / "schema.json").write_text(
+        json.dumps({"entity_types": ["person", "organization"], "relations": {"founded": ["person", "organization"]}})
+    )
+    model = fake_llm(
+        Extraction(
+            entities=[
+                ent("Ada Okafor", "person"),
+                ent("Veltrix Robotics", "company"),
+                ent("Lisbon", "city"),
+                ent("tea", "drink"),
+            ],
+            relations=[
+                rel("Ada Okafor", "Founded", "Veltrix Robotics"),
+                rel("Veltrix Robotics", "located_in", "Lisbon"),
+                rel("Ada Okafor", "likes", "tea"),
+            ],
+        )
+    )
+    report = ingest_documents(
+        tmp_path / "kb", [tmp_path / "a.txt"], extract_llm="fake:test", schema=tmp_path / "schema.json", progress=False
+    )
+    assert (
+        "Use only these relations (head type -> tail type where given): founded (person -> organization)"
+        in model.calls[0]["messages"][0].content
+    )
     prov = Provenance.load(tmp_path / "kb")
     assert {(t.head, t.type, t.tail) for t in prov.triples} == {("Ada Okafor", "founded", "Veltrix Robotics")}
     types = {e.id: e.type for e in InMemoryGraphStore.load(tmp_path / "kb").entities}
@@ -234,12 +265,19 @@ def test_unreadable_replies_are_counted_not_cached(tmp_path, fake_llm):
     assert not list((tmp_path / "kb" / ".extract-cache").rglob("*.json")), "a failed reply is not cached"
     # the next run asks again for that chunk only, and its facts join the KB with provenance
     (tmp_path / "b.txt").write_text("Tomas Reyes designed the Kestrel.")
-    fake_llm(Extraction(entities=[ent("Tomas Reyes", "person"), ent("Kestrel", "product")],
-                        relations=[rel("Kestrel", "designed_by", "Tomas Reyes")]),
-             Extraction(entities=[ent("Ada Okafor", "person"), ent("Veltrix Robotics", "organization")],
-                        relations=[rel("Veltrix Robotics", "founded_by", "Ada Okafor")]))
-    again = ingest_documents(tmp_path / "kb", [tmp_path / "a.txt", tmp_path / "b.txt"], extract_llm="fake:test",
-                             progress=False)
+    fake_llm(
+        Extraction(
+            entities=[ent("Tomas Reyes", "person"), ent("Kestrel", "product")],
+            relations=[rel("Kestrel", "designed_by", "Tomas Reyes")],
+        ),
+        Extraction(
+            entities=[ent("Ada Okafor", "person"), ent("Veltrix Robotics", "organization")],
+            relations=[rel("Veltrix Robotics", "founded_by", "Ada Okafor")],
+        ),
+    )
+    again = ingest_documents(
+        tmp_path / "kb", [tmp_path / "a.txt", tmp_path / "b.txt"], extract_llm="fake:test", progress=False
+    )
     assert again.added == ["b.txt"] and again.retried == 1 and again.extraction["chunks_failed"] == []
     assert again.counts["passages"] == 2, "the retried chunk's passage is not added twice"
     prov = Provenance.load(tmp_path / "kb")
@@ -253,8 +291,12 @@ def test_extending_a_kb_keeps_what_it_held(tmp_path, fake_llm):
     src = write_corpus(tmp_path / "docs")
     fake_llm(EXTRACTIONS[0])
     ingest_documents(tmp_path / "kb", src[:1], extract_llm="fake:test", progress=False)
-    fake_llm(Extraction(entities=[ent("Kestrel", "product"), ent("VELTRIX ROBOTICS", "organization")],
-                        relations=[rel("Kestrel", "built_by", "VELTRIX ROBOTICS")]))
+    fake_llm(
+        Extraction(
+            entities=[ent("Kestrel", "product"), ent("VELTRIX ROBOTICS", "organization")],
+            relations=[rel("Kestrel", "built_by", "VELTRIX ROBOTICS")],
+        )
+    )
     report = ingest_documents(tmp_path / "kb", src[:2], extract_llm="fake:test", progress=False)
     assert report.added == ["kestrel.txt"] and report.unchanged == ["veltrix.md"]
     prov = Provenance.load(tmp_path / "kb")
@@ -276,11 +318,26 @@ def test_extending_a_kb_keeps_what_it_held(tmp_path, fake_llm):
 
 def test_cli_ingest_documents(tmp_path, capsys):
     src = write_corpus(tmp_path / "docs")
-    assert main(["ingest", "--kb", str(tmp_path / "kb"), "--documents", str(tmp_path / "docs"),
-                 "--chunk-size", "200", "--chunk-overlap", "20"]) == 0
+    assert (
+        main(
+            [
+                "ingest",
+                "--kb",
+                str(tmp_path / "kb"),
+                "--documents",
+                str(tmp_path / "docs"),
+                "--chunk-size",
+                "200",
+                "--chunk-overlap",
+                "20",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
-    assert out.startswith(f"built KB {tmp_path / 'kb'}: added 4 documents (4 chunks); now 0 entities, 0 triples, "
-                          f"4 passages")
+    assert out.startswith(
+        f"built KB {tmp_path / 'kb'}: added 4 documents (4 chunks); now 0 entities, 0 triples, 4 passages"
+    )
     assert main(["ingest", "--kb", str(tmp_path / "kb"), "--documents", str(src[0]), "--triples", "t.txt"]) == 2
     assert "--documents cannot be combined with --triples" in capsys.readouterr().err
     assert main(["ingest", "--kb", str(tmp_path / "kb2"), "--documents", str(tmp_path / "missing.md")]) == 2
@@ -298,8 +355,16 @@ def test_cli_reports_an_unreachable_extraction_server_in_one_line(tmp_path, fake
     (tmp_path / "a.txt").write_text("Ada Okafor founded Veltrix Robotics.")
     (tmp_path / "b.txt").write_text("Tomas Reyes designed the Kestrel.")
     fake_llm(Extraction(entities=[ent("Ada Okafor", "person")]), ConnectionError("connection refused"))
-    argv = ["ingest", "--kb", str(tmp_path / "kb"), "--documents", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"),
-            "--extract-llm", "fake:test"]
+    argv = [
+        "ingest",
+        "--kb",
+        str(tmp_path / "kb"),
+        "--documents",
+        str(tmp_path / "a.txt"),
+        str(tmp_path / "b.txt"),
+        "--extract-llm",
+        "fake:test",
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("error: extraction stopped: the language model's server failed: ConnectionError")
@@ -320,8 +385,11 @@ class ByChunk(ScriptedChatModel):
     def _next(self, messages, schema):
         self.calls.append({"messages": messages, "schema": schema.__name__ if schema else None})
         text = str(messages[-1].content)
-        [reply] = [EXTRACTIONS[i] for i, key in enumerate(("drone maker", "survey drone", "Porto", "capital of"))
-                   if key in text]
+        [reply] = [
+            EXTRACTIONS[i]
+            for i, key in enumerate(("drone maker", "survey drone", "Porto", "capital of"))
+            if key in text
+        ]
         return reply
 
 

@@ -24,16 +24,23 @@ def test_documents_extend_a_triples_kb(tmp_path, fake_llm):
     ingest(kb, [tmp_path / "t.txt"], passages=tmp_path / "p.jsonl", type_map=TYPE_MAP, progress=False)
     before = InMemoryGraphStore.load(kb)
     (tmp_path / "hanks.md").write_text("Tom hanks was born in Concord, California. He starred in Big.")
-    fake_llm(Extraction(entities=[ent("Tom hanks", "person"), ent("Concord, California", "city"), ent("Big", "movie")],
-                        relations=[rel("Tom hanks", "born_in", "Concord, California"),
-                                   rel("Big", "starred_actors", "Tom hanks")]))
+    fake_llm(
+        Extraction(
+            entities=[ent("Tom hanks", "person"), ent("Concord, California", "city"), ent("Big", "movie")],
+            relations=[rel("Tom hanks", "born_in", "Concord, California"), rel("Big", "starred_actors", "Tom hanks")],
+        )
+    )
     report = ingest_documents(kb, [tmp_path / "hanks.md"], extract_llm="fake:test", progress=False)
 
     after = InMemoryGraphStore.load(kb)
-    edges = {(after.entities[h].id, after.relation_names[r], after.entities[t].id)
-             for h, r, t in zip(after.heads, after.rels, after.tails, strict=True)}
-    old = {(before.entities[h].id, before.relation_names[r], before.entities[t].id)
-           for h, r, t in zip(before.heads, before.rels, before.tails, strict=True)}
+    edges = {
+        (after.entities[h].id, after.relation_names[r], after.entities[t].id)
+        for h, r, t in zip(after.heads, after.rels, after.tails, strict=True)
+    }
+    old = {
+        (before.entities[h].id, before.relation_names[r], before.entities[t].id)
+        for h, r, t in zip(before.heads, before.rels, before.tails, strict=True)
+    }
     assert old < edges and ("Tom Hanks", "born_in", "Concord, California") in edges
     types = {e.id: e.type for e in after.entities}
     assert all(types[e.id] == e.type for e in before.entities), "the KB's entities keep their types"

@@ -25,7 +25,7 @@ README_SCHEMA = """\
                "built_by": ["product", "organization"]}}
 """
 
-README_PYTHON = '''\
+README_PYTHON = """\
 from hybridrag.graphs import context_for, get_graph
 from hybridrag.kb.provenance import Provenance
 
@@ -34,7 +34,7 @@ out = get_graph("fusion").invoke({"question": "who founded Veltrix Robotics"}, c
 sources = Provenance.load("my_docs")
 for item in out["evidence"][:2]:
     print(item["source"], item["text"].splitlines()[0], "<-", sources.source_chunks(item))
-'''
+"""
 
 
 def section() -> str:
@@ -69,11 +69,17 @@ def test_readme_snippets_run(in_docs_folder, capsys):
     assert main(shlex.split(ingest_line)[1:]) == 0
     assert "added 4 documents (4 chunks)" in capsys.readouterr().out and not in_docs_folder.script
     manifest = json.loads(Path("my_docs/manifest.json").read_text())
-    assert manifest["documents"]["extraction"]["schema"]["entity_types"] == ["person", "organization", "city",
-                                                                           "product"]
+    assert manifest["documents"]["extraction"]["schema"]["entity_types"] == [
+        "person",
+        "organization",
+        "city",
+        "product",
+    ]
     assert main(shlex.split(ask_line)[1:]) == 0
     assert capsys.readouterr().out.startswith("answer: Ada Okafor")
     exec(compile(README_PYTHON, "README", "exec"), {})
     lines = capsys.readouterr().out.splitlines()
-    assert lines == ["kg Veltrix Robotics → founded by → Ada Okafor <- ['veltrix.md#0']",
-                     "doc # Veltrix Robotics <- ['veltrix.md#0']"]
+    assert lines == [
+        "kg Veltrix Robotics → founded by → Ada Okafor <- ['veltrix.md#0']",
+        "doc # Veltrix Robotics <- ['veltrix.md#0']",
+    ]

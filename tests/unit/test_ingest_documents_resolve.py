@@ -34,15 +34,30 @@ def facts(chunk_id: str, *entities: tuple, triples=()) -> ChunkFacts:
 
 
 def test_digits_and_distinct_names_are_not_merged():
-    out = resolve([facts("d#0", ("Apollo 11", "mission"), ("Apollo 13", "mission"), ("Marie Curie", "person"),
-                         ("Pierre Curie", "person"), triples=[("Apollo 11", "before", "Apollo 13")])])
+    out = resolve(
+        [
+            facts(
+                "d#0",
+                ("Apollo 11", "mission"),
+                ("Apollo 13", "mission"),
+                ("Marie Curie", "person"),
+                ("Pierre Curie", "person"),
+                triples=[("Apollo 11", "before", "Apollo 13")],
+            )
+        ]
+    )
     assert sorted(e.id for e in out.entities) == ["Apollo 11", "Apollo 13", "Marie Curie", "Pierre Curie"]
     assert out.merges == [] and out.provenance == {out.triples[0]: ["d#0"]}
 
 
 def test_article_near_duplicate_and_incompatible_types():
-    out = resolve([facts("d#0", ("The Beatles", "band"), ("Beatles", "band")),
-                   facts("d#1", ("Jaguar", "animal")), facts("d#2", ("Jaguars", "car"))])
+    out = resolve(
+        [
+            facts("d#0", ("The Beatles", "band"), ("Beatles", "band")),
+            facts("d#1", ("Jaguar", "animal")),
+            facts("d#2", ("Jaguars", "car")),
+        ]
+    )
     ids = sorted(e.id for e in out.entities)
     assert ids == ["Jaguar", "Jaguars", "The Beatles"], "an animal and a car stay apart"
     [merge] = out.merges
@@ -51,8 +66,10 @@ def test_article_near_duplicate_and_incompatible_types():
 
 def test_existing_entities_win_and_are_never_merged_together():
     kb = [Entity("m1", "Marie Curie", "person", aliases=("Madame Curie",)), Entity("m2", "Marie Curies", "person")]
-    out = resolve([facts("d#0", ("madame curie", "person"), ("Warsaw", "city"),
-                         triples=[("madame curie", "born_in", "Warsaw")])], existing=kb)
+    out = resolve(
+        [facts("d#0", ("madame curie", "person"), ("Warsaw", "city"), triples=[("madame curie", "born_in", "Warsaw")])],
+        existing=kb,
+    )
     assert {(t.head, t.type, t.tail) for t in out.triples} == {("m1", "born_in", "Warsaw")}
     assert [m["reason"] for m in out.merges] == ["alias"] and out.merges[0]["into"] == "m1"
     assert {e.id for e in out.entities} == {"Warsaw"}, "m1 already has that alias: nothing to update"
@@ -66,14 +83,20 @@ def test_id_clash_with_an_unrelated_existing_entity_gets_a_new_id():
 
 def test_clean_counts_every_left_out_item():
     chunk = Chunk("d#0", "d", "Ada Okafor founded Veltrix. Veltrix sells drones.")
-    found = Extraction(entities=[ent("Ada Okafor", "person"), ent("Veltrix", "company"), ent("Mars", "planet"),
-                                 ent("", "thing")],
-                       relations=[rel("Ada Okafor", "founded", "Veltrix"), rel("Veltrix", "sells", "Veltrix"),
-                                  rel("Veltrix", "", "drones"), rel("Ada Okafor", "visited", "Mars")])
+    found = Extraction(
+        entities=[ent("Ada Okafor", "person"), ent("Veltrix", "company"), ent("Mars", "planet"), ent("", "thing")],
+        relations=[
+            rel("Ada Okafor", "founded", "Veltrix"),
+            rel("Veltrix", "sells", "Veltrix"),
+            rel("Veltrix", "", "drones"),
+            rel("Ada Okafor", "visited", "Mars"),
+        ],
+    )
     out = clean(chunk, found, GraphSchema())
     assert out.triples == [("ada okafor", "founded", "veltrix")]
-    assert out.dropped == Counter({"entity_not_in_chunk": 2, "self_loop": 1, "relation_unnamed": 1,
-                                   "relation_endpoint_not_in_chunk": 1})
+    assert out.dropped == Counter(
+        {"entity_not_in_chunk": 2, "self_loop": 1, "relation_unnamed": 1, "relation_endpoint_not_in_chunk": 1}
+    )
     assert in_chunk("ADA  okafor", chunk.text) and not in_chunk("Okafor Industries", chunk.text)
 
 
@@ -102,8 +125,9 @@ def test_sigkilled_extraction_continues_from_the_cache(tmp_path, fake_llm):
     docs = [str(p) for p in write_corpus(tmp_path / "docs")]
     kb, marker = tmp_path / "kb", tmp_path / "stalled"
     code = KILLED_RUN.format(tests=str(ROOT / "tests"), marker=str(marker), kb=str(kb), docs=docs)
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     deadline = time.monotonic() + 180
     while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -22,8 +22,10 @@ from hybridrag.kb.model import KBError
 from hybridrag.kb.text_index import DenseIndex
 
 OLD = "Heat|directed_by|Michael Mann\nHeat|release_year|1995\n"
-NEW = ("Alien|directed_by|Ridley Scott\nAlien|release_year|1979\nBlade Runner|directed_by|Ridley Scott\n"
-       "Blade Runner|release_year|1982\n")  # 5 entities
+NEW = (
+    "Alien|directed_by|Ridley Scott\nAlien|release_year|1979\nBlade Runner|directed_by|Ridley Scott\n"
+    "Blade Runner|release_year|1982\n"
+)  # 5 entities
 
 
 class Killed(BaseException):
@@ -120,8 +122,9 @@ def test_two_ingests_into_one_directory_cannot_interleave(tmp_path, emb, capsys)
         assert main(["ingest", "--kb", str(kb), "--triples", str(_triples(tmp_path, NEW, "n.txt"))]) == 2
         err = capsys.readouterr().err
         assert "another ingest is writing KB" in err and err.count("\n") == 1
-        waiter = threading.Thread(target=ingest, args=(kb, [tmp_path / "n.txt"]),
-                                  kwargs={"progress": False, "wait": 20})
+        waiter = threading.Thread(
+            target=ingest, args=(kb, [tmp_path / "n.txt"]), kwargs={"progress": False, "wait": 20}
+        )
         waiter.start()  # --wait: runs after the first one finishes
     finally:
         release.set()
@@ -143,8 +146,9 @@ def test_embeddings_resume_from_the_chunks_a_killed_run_finished(tmp_path, emb, 
     fresh = FakeEmbeddings()
     monkeypatch.setattr("hybridrag.kb.ingest.get_embeddings", lambda spec: fresh)
     ingest(tmp_path / "fresh", [triples], progress=False)
-    got, want = (DenseIndex.load((p / "manifest.json").resolve().parent / "dense.faiss")
-                 for p in (kb, tmp_path / "fresh"))
+    got, want = (
+        DenseIndex.load((p / "manifest.json").resolve().parent / "dense.faiss") for p in (kb, tmp_path / "fresh")
+    )
     assert np.allclose(got.index.reconstruct_n(0, 5), want.index.reconstruct_n(0, 5))
 
 
@@ -268,7 +272,6 @@ def test_old_builds_are_removed_with_the_server_graphs_only_they_used(tmp_path, 
     builds = sorted(p.name for p in (kb / "builds").iterdir())
     assert len(builds) == 2 and (kb / "current").resolve().name == builds[-1]  # live + the previous one
     assert dropped == [made[0]]
-
 
 
 def test_one_request_keeps_one_build_across_a_rebuild(tmp_path, emb):

@@ -58,8 +58,11 @@ def test_an_edited_action_is_the_one_retrieved_with(tiny_kb):
 def test_without_approve_the_graph_runs_through(tiny_kb):
     model = ScriptedChatModel(script=[HYBRID, YES])
     graph = get_builder("hybgrag").compile(checkpointer=InMemorySaver())
-    out = graph.invoke({"question": QUESTION}, {"configurable": {"thread_id": "x"}},
-                       context=context_for("hybgrag", kb=tiny_kb, llm=model))
+    out = graph.invoke(
+        {"question": QUESTION},
+        {"configurable": {"thread_id": "x"}},
+        context=context_for("hybgrag", kb=tiny_kb, llm=model),
+    )
     assert "__interrupt__" not in out and out["answer"] == "Penny Marshall"
     assert "approve_action" not in [s["node"] for s in out["trace"]]
 
@@ -67,21 +70,28 @@ def test_without_approve_the_graph_runs_through(tiny_kb):
 def test_approve_without_a_checkpointer_or_on_fusion_is_a_clear_error(tiny_kb):
     model = ScriptedChatModel(script=[HYBRID])
     with pytest.raises(ApprovalError, match="^approve: a pause needs a checkpointed thread"):
-        get_graph("hybgrag").invoke({"question": QUESTION}, context=context_for(
-            "hybgrag", kb=tiny_kb, llm=model, approve=True))
+        get_graph("hybgrag").invoke(
+            {"question": QUESTION}, context=context_for("hybgrag", kb=tiny_kb, llm=model, approve=True)
+        )
     graph = get_builder("fusion").compile(checkpointer=InMemorySaver())
     with pytest.raises(ApprovalError, match="^approve: fusion has no decision to approve"):
-        graph.invoke({"question": QUESTION}, {"configurable": {"thread_id": "f"}},
-                     context=context_for("fusion", kb=tiny_kb, approve=True))
+        graph.invoke(
+            {"question": QUESTION},
+            {"configurable": {"thread_id": "f"}},
+            context=context_for("fusion", kb=tiny_kb, approve=True),
+        )
 
 
-@pytest.mark.parametrize(("answer", "message"), [
-    ("no", "resume with true"),
-    ({"plan": {}}, "plan: not an approvable key"),
-    ({"action": {"modul": "text"}}, r"action.modul: not a field of the proposed action"),
-    ({"action": "text"}, "action: expected a dict"),
-    ({"action": {"module": "x" * 60}}, "at most 40$"),
-])
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ("no", "resume with true"),
+        ({"plan": {}}, "plan: not an approvable key"),
+        ({"action": {"modul": "text"}}, r"action.modul: not a field of the proposed action"),
+        ({"action": "text"}, "action: expected a dict"),
+        ({"action": {"module": "x" * 60}}, "at most 40$"),
+    ],
+)
 def test_a_bad_answer_names_the_problem(answer, message):
     with pytest.raises(ApprovalError, match=message):
         apply_answer({"action": {"module": "hybrid", "relations": []}}, answer, limit=40)
@@ -120,10 +130,17 @@ def test_an_edited_mor_plan_is_the_one_traversed(tiny_kb):
     """MoR fans out one traversal per route of the approved plan: an edit keeping one route runs one."""
     from hybridrag.agents.mor.plan import Plan, PlanNode, PlanRoute
 
-    two_routes = Plan(routes=[
-        PlanRoute(nodes=[PlanNode(type="person", restriction="Tom Hanks"),
-                         PlanNode(type="movie", relation="starred_actors")]),
-        PlanRoute(nodes=[PlanNode(type="year", restriction="1995"), PlanNode(type="movie")])])
+    two_routes = Plan(
+        routes=[
+            PlanRoute(
+                nodes=[
+                    PlanNode(type="person", restriction="Tom Hanks"),
+                    PlanNode(type="movie", relation="starred_actors"),
+                ]
+            ),
+            PlanRoute(nodes=[PlanNode(type="year", restriction="1995"), PlanNode(type="movie")]),
+        ]
+    )
     graph = get_builder("mor").compile(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "mor"}}
     ctx = context_for("mor", kb=tiny_kb, llm=ScriptedChatModel(script=[two_routes]), approve=True, max_iterations=1)

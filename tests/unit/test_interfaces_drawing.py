@@ -22,8 +22,12 @@ CORRECTIVE = {
     "fusion": set(),
     "hybgrag": {("validate_retrieval", "comment_on_routing"), ("comment_on_routing", "route_question")},
     "mor": {("intersect_routes", "plan_question"), ("plan_question", "plan_question")},
-    "hydrarag": {("check_answer", "plan_refined_exploration"), ("check_answer", "plan_predicted_exploration"),
-                 ("plan_refined_exploration", "explore_source"), ("plan_predicted_exploration", "explore_source")},
+    "hydrarag": {
+        ("check_answer", "plan_refined_exploration"),
+        ("check_answer", "plan_predicted_exploration"),
+        ("plan_refined_exploration", "explore_source"),
+        ("plan_predicted_exploration", "explore_source"),
+    },
     "ssrag": {("verify_answer", "extract_entities"), ("extract_entities", "extract_entities")},
 }
 """The corrective loops docs/architecture.md describes, as (from, to) edges of the drawing."""

@@ -49,6 +49,7 @@ def test_a_server_never_takes_a_model_object(monkeypatch):
 
 # -- config={"configurable": ...} from Python, as over HTTP --
 
+
 def test_configurable_is_honoured_from_python(tiny_kb):
     graph = get_graph("fusion")
     out = graph.invoke({"question": QUESTION}, config={"configurable": {"top_k": 1, "kb": tiny_kb}})
@@ -56,8 +57,11 @@ def test_configurable_is_honoured_from_python(tiny_kb):
 
 
 def test_an_explicit_context_wins_over_configurable(tiny_kb):
-    out = get_graph("fusion").invoke({"question": QUESTION}, context={"kb": tiny_kb, "top_k": 2},
-                                     config={"configurable": {"top_k": 1, "mode": "vector"}})
+    out = get_graph("fusion").invoke(
+        {"question": QUESTION},
+        context={"kb": tiny_kb, "top_k": 2},
+        config={"configurable": {"top_k": 1, "mode": "vector"}},
+    )
     assert len(out["ranked"]) == 2  # the context's top_k; configurable's mode fills a default field
     assert {r["source"] for r in out["ranked"]} == {"vector"}
 
@@ -75,6 +79,7 @@ def test_with_configurable_precedence(monkeypatch):
 
 
 # -- Studio (the Agent Server, langgraph.json) --
+
 
 @pytest.mark.parametrize("method", list_graphs())
 def test_studio_factory_refuses_an_unknown_context_key_by_name(method):
@@ -135,8 +140,16 @@ def test_on_a_server_studio_lists_the_operators_kbs_and_models(monkeypatch, tmp_
     """The context form of a served method offers the KB and model names the operator gave, with the
     operator's defaults (a client names one of them; a path or a spec would be refused)."""
     config = tmp_path / "server.json"
-    config.write_text(json.dumps({"kbs": {"movies": "sample", "docs": str(tmp_path)}, "default_kb": "docs",
-                                  "models": {"smol": {"spec": "local:smollm2"}}}), encoding="utf-8")
+    config.write_text(
+        json.dumps(
+            {
+                "kbs": {"movies": "sample", "docs": str(tmp_path)},
+                "default_kb": "docs",
+                "models": {"smol": {"spec": "local:smollm2"}},
+            }
+        ),
+        encoding="utf-8",
+    )
     monkeypatch.setenv("HYBRIDRAG_SERVER_MODE", "1")
     monkeypatch.setenv("HYBRIDRAG_SERVER_CONFIG", str(config))
     props = get_graph("hybgrag").get_context_jsonschema()["properties"]

@@ -77,8 +77,9 @@ def test_one_kb_that_fails_does_not_stop_the_rest_from_warming(monkeypatch):
 
     monkeypatch.setattr(common, "resolve_kb", resolve)
     monkeypatch.setattr(models, "load_chat_model", lambda spec, base_url="": loaded.append(spec))
-    config = ServerConfig(kbs={"gone": "/nonexistent/kb", "sample": "sample"},
-                          models={"m": ModelChoice("openai:some-model")})
+    config = ServerConfig(
+        kbs={"gone": "/nonexistent/kb", "sample": "sample"}, models={"m": ModelChoice("openai:some-model")}
+    )
     with pytest.raises(Exception, match="nonexistent|gone"):
         warm_up(config)
     assert opened == ["/nonexistent/kb", "sample"] and loaded == ["openai:some-model"]

@@ -70,8 +70,9 @@ def test_a_users_own_langgraph_agent_calls_the_hybridrag_tool():
 
     tool = as_tool("fusion", top_k=3)
     call = {"name": tool.name, "args": {"query": QUESTION}, "id": "call-1", "type": "tool_call"}
-    model = ToolCallingModel(script=[AIMessage(content="", tool_calls=[call]),
-                                     AIMessage(content="Robert Zemeckis directed Forrest Gump.")])
+    model = ToolCallingModel(
+        script=[AIMessage(content="", tool_calls=[call]), AIMessage(content="Robert Zemeckis directed Forrest Gump.")]
+    )
     bound = model.bind_tools([tool])
 
     def agent(state: MessagesState) -> dict:

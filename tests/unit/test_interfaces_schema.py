@@ -42,9 +42,9 @@ def client():
 
     from hybridrag.app.server import create_app
 
-    config = ServerConfig(kbs={"sample": "sample", "other": "sample"},
-                          models={"smol": ModelChoice("local:smollm2")})
+    config = ServerConfig(kbs={"sample": "sample", "other": "sample"}, models={"smol": ModelChoice("local:smollm2")})
     import hybridrag.app.operator as operator
+
     original = operator.check_config
     operator.check_config = lambda config, load_models=True: original(config, load_models=False)
     try:
@@ -107,8 +107,10 @@ def test_approve_is_refused_by_name_where_nothing_can_pause(client, method):
 
 
 def test_configurable_from_the_playground_form_runs(client):
-    body = {"input": {"question": "who directed Forrest Gump"},
-            "config": {"configurable": {"top_k": 1}, "tags": [], "metadata": {}}}
+    body = {
+        "input": {"question": "who directed Forrest Gump"},
+        "config": {"configurable": {"top_k": 1}, "tags": [], "metadata": {}},
+    }
     r = client.post("/fusion/invoke", json=body)
     assert r.status_code == 200 and len(r.json()["output"]["ranked"]) == 1, r.text
 
@@ -132,8 +134,9 @@ def test_playground_renders_in_headless_chromium(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(methods=["fusion"]), host="127.0.0.1", port=port,
-                                           log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(methods=["fusion"]), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
@@ -141,17 +144,32 @@ def test_playground_renders_in_headless_chromium(tmp_path):
         while not server.started and time.monotonic() < deadline:
             time.sleep(0.2)
         out = subprocess.run(
-            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=20000", "--dump-dom",
-             f"http://127.0.0.1:{port}/fusion/playground/"],
-            capture_output=True, text=True, timeout=180)
+            [
+                browser,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={tmp_path / 'profile'}",
+                "--virtual-time-budget=20000",
+                "--dump-dom",
+                f"http://127.0.0.1:{port}/fusion/playground/",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
     finally:
         server.should_exit = True
         thread.join(30)
     dom = out.stdout
     assert ">Configurable<" in dom and ">Inputs<" in dom, "the forms were not drawn (a blank page)"
     assert 'value="vector"' in dom and 'value="bm25"' in dom, "the mode choices are offered"
-    errors = [" ".join(re.sub(r"<[^>]+>", " ", block).split())
-              for block in re.findall(r">Validation Errors(<.*?)<button", dom, flags=re.S)]
+    errors = [
+        " ".join(re.sub(r"<[^>]+>", " ", block).split())
+        for block in re.findall(r">Validation Errors(<.*?)<button", dom, flags=re.S)
+    ]
     assert errors == ["must have required property 'question'"], "only the empty question, no null setting"

@@ -9,13 +9,13 @@ from hybridrag.app.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
-README_PYTHON = '''\
+README_PYTHON = """\
 from hybridrag.app.retriever import as_tool, get_retriever
 
 docs = get_retriever("fusion", top_k=3).invoke("who directed Forrest Gump")
 print(docs[0].page_content, docs[0].metadata["source"], round(docs[0].metadata["score"], 3))
 tool = as_tool("fusion")  # hand it to your agent's ToolNode / create_react_agent
-'''
+"""
 
 README_CLI = 'hybridrag ask "who directed Forrest Gump" --set mode=vector --set top_k=3'
 
@@ -67,8 +67,7 @@ def test_readme_human_in_the_loop_snippet(capsys):
     from hybridrag.agents.hybgrag.roles import RouterAction, TopicEntity
     from hybridrag.agents.llm.models import forget_model, register_model
 
-    hybrid = RouterAction(module="hybrid", entities=[TopicEntity(name="Big", type="movie")],
-                          relations=["directed_by"])
+    hybrid = RouterAction(module="hybrid", entities=[TopicEntity(name="Big", type="movie")], relations=["directed_by"])
     fake = ScriptedChatModel(script=[hybrid])  # the validator of a local model decides by rule (judge=auto)
     register_model("local:smollm2", fake)
     try:
@@ -89,8 +88,9 @@ def test_readme_swap_a_retriever_snippet(capsys):
     from hybridrag.agents.llm.models import forget_model, register_model
     from hybridrag.agents.mor.plan import Plan, PlanNode, PlanRoute
 
-    one_node = Plan(routes=[PlanRoute(nodes=[PlanNode(type="movie", restriction="a boy who wakes up as an adult",
-                                                      relation="")])])
+    one_node = Plan(
+        routes=[PlanRoute(nodes=[PlanNode(type="movie", restriction="a boy who wakes up as an adult", relation="")])]
+    )
     fake = ScriptedChatModel(script=[one_node] * 4)
     register_model("local:smollm2", fake)
     try:

@@ -74,8 +74,12 @@ class Tiny(InputState, OutputState, total=False):
 
 
 def _tiny_node(state: Tiny) -> dict:
-    return {"trace": [traced("answer", state["question"], seen=state.get("seen", 0))],
-            "usage": {"llm_calls": 1}, "answer": state["question"].upper(), "seen": state.get("seen", 0) + 1}
+    return {
+        "trace": [traced("answer", state["question"], seen=state.get("seen", 0))],
+        "usage": {"llm_calls": 1},
+        "answer": state["question"].upper(),
+        "seen": state.get("seen", 0) + 1,
+    }
 
 
 def test_the_trace_usage_and_working_state_start_over_with_each_question(serde_events):
@@ -188,8 +192,9 @@ def test_mor_on_a_thread(tiny_kb):
     """MoR fans its plan out with Send: the second question's trace holds its plan and traversals."""
     from hybridrag.agents.mor.plan import Plan, PlanNode, PlanRoute
 
-    route = PlanRoute(nodes=[PlanNode(type="person", restriction="Tom Hanks"),
-                             PlanNode(type="movie", relation="starred_actors")])
+    route = PlanRoute(
+        nodes=[PlanNode(type="person", restriction="Tom Hanks"), PlanNode(type="movie", relation="starred_actors")]
+    )
     model = ScriptedChatModel(script=[Plan(routes=[route])] * 2)
     graph = get_builder("mor").compile(checkpointer=InMemorySaver())
     first, second, _ = ask_twice(graph, context_for("mor", kb=tiny_kb, llm=model, max_iterations=1))

@@ -8,8 +8,9 @@ from hybridrag.kb.model import KBError
 
 def test_rows_round_trip_with_unicode_and_blank_trailing_line(tmp_path):
     path = tmp_path / "docs.jsonl"
-    path.write_text('["entity", "Amélie", null, "Amélie"]\n["passage", "p1", "Amélie", "a, b] {c}"]\n\n',
-                    encoding="utf-8")
+    path.write_text(
+        '["entity", "Amélie", null, "Amélie"]\n["passage", "p1", "Amélie", "a, b] {c}"]\n\n', encoding="utf-8"
+    )
     assert read_rows(path) == [["entity", "Amélie", None, "Amélie"], ["passage", "p1", "Amélie", "a, b] {c}"]]
 
 

@@ -27,10 +27,19 @@ class NoCalls:
         raise AssertionError(f"the LLM was asked ({name}) although the rules judge")
 
 
-@pytest.mark.parametrize(("spec", "small"), [
-    ("local:smollm2", True), ("openai:qwen2.5:1.5b-instruct", True), ("openai:SmolLM2-360M-Instruct", True),
-    ("openai:llama3.2:3b", True), ("openai:llama-3.1-8b-instruct", False), ("openai:gpt-4o-mini", False),
-    ("fake:test", False), ("oracle:p=0.3", False)])
+@pytest.mark.parametrize(
+    ("spec", "small"),
+    [
+        ("local:smollm2", True),
+        ("openai:qwen2.5:1.5b-instruct", True),
+        ("openai:SmolLM2-360M-Instruct", True),
+        ("openai:llama3.2:3b", True),
+        ("openai:llama-3.1-8b-instruct", False),
+        ("openai:gpt-4o-mini", False),
+        ("fake:test", False),
+        ("oracle:p=0.3", False),
+    ],
+)
 def test_small_models_are_local_or_name_a_size_of_at_most_3b(spec, small):
     assert is_small_model(spec) is small
 
@@ -57,9 +66,15 @@ def test_contexts_refuse_an_unknown_judge(tiny_kb):
 
 def _case(kb, topics, relations, walked=None, module="hybrid"):
     """An action (router's relations) and what the hybrid module returned walking ``walked``."""
-    action = link_action(kb, check_action(RouterAction(
-        module=module, entities=[TopicEntity(name=n, type=t) for n, t in topics], relations=list(relations)),
-        kb.graph.schema()))
+    action = link_action(
+        kb,
+        check_action(
+            RouterAction(
+                module=module, entities=[TopicEntity(name=n, type=t) for n, t in topics], relations=list(relations)
+            ),
+            kb.graph.schema(),
+        ),
+    )
     ids = [e["id"] for e in action["linked"]]
     res = path_retrieve(kb, Q, ids, list(walked or relations), len(walked or relations), 5)
     facts = {"module": res.module, "intersection": res.intersection, "unused_relations": res.unused_relations}
@@ -134,11 +149,18 @@ def test_auto_judge_with_an_api_model_asks_the_llm_and_falls_back_to_rules(tiny_
 
 def _hydra_state(skyline: str, selected: list[dict] | None = None) -> dict:
     path = [{"relations": ["starred_actors"]}]
-    return {"question": Q, "mentions": ["Tom Hanks"], "unlinked": [], "skyline": skyline,
-            "topics": [{"id": "Tom Hanks", "name": "Tom Hanks", "mention": "Tom Hanks"}],
-            "selected": selected if selected is not None else [
-                {"source": "kg", "answers": ["Big"], "path": path, "text": "Tom Hanks starred in Big"}],
-            "ranked": [{"id": "Big", "name": "Big", "kind": "entity"}], "probe": {"sources": ["kg"]}}
+    return {
+        "question": Q,
+        "mentions": ["Tom Hanks"],
+        "unlinked": [],
+        "skyline": skyline,
+        "topics": [{"id": "Tom Hanks", "name": "Tom Hanks", "mention": "Tom Hanks"}],
+        "selected": selected
+        if selected is not None
+        else [{"source": "kg", "answers": ["Big"], "path": path, "text": "Tom Hanks starred in Big"}],
+        "ranked": [{"id": "Big", "name": "Big", "kind": "entity"}],
+        "probe": {"sources": ["kg"]},
+    }
 
 
 def test_answer_check_rule_accepts_a_path_that_follows_the_skyline(tiny_kb):
@@ -200,8 +222,9 @@ def test_a_small_model_is_shown_at_most_small_model_few_shot_examples(tiny_kb, t
 
     assert few_shot_count(10, 3, "local:smollm2") == 3 and few_shot_count(2, 3, "local:smollm2") == 2
     assert few_shot_count(10, 3, "openai:gpt-4o-mini") == 10 and few_shot_count(10, 3, "ollama:qwen2.5:7b") == 10
-    reply = '{"entities": [{"name": "Tom Hanks", "type": "person"}], "relations": ["starred_actors"], ' \
-            '"module": "graph"}'
+    reply = (
+        '{"entities": [{"name": "Tom Hanks", "type": "person"}], "relations": ["starred_actors"], "module": "graph"}'
+    )
     for spec, shown in (("local:tiny", 3), ("fake:test", 10)):
         (tiny_llama if spec == "local:tiny" else fake_llm)(reply, '{"reasoning": "r", "verdict": "yes"}')
         ctx = HybGRAGContext(kb=tiny_kb, llm=spec, examples="kb", max_iterations=1, judge="rules")

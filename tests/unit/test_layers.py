@@ -71,8 +71,12 @@ def test_method_packages_import_no_other_method():
 
 def test_each_method_has_one_home():
     """``agents/<method>/`` holds its settings (context.py) and its retrieval steps as tools (tools.py)."""
-    missing = [f"agents/{m}/{f}" for m in sorted(METHODS) for f in ("context.py", "tools.py")
-               if not (ROOT / "agents" / m / f).is_file()]
+    missing = [
+        f"agents/{m}/{f}"
+        for m in sorted(METHODS)
+        for f in ("context.py", "tools.py")
+        if not (ROOT / "agents" / m / f).is_file()
+    ]
     assert not missing, missing
 
 
@@ -82,8 +86,12 @@ def test_graphs_holds_wiring_only():
 
 
 def test_graphs_import_nothing_from_app():
-    bad = [f"{p.relative_to(ROOT)} imports {n}" for p in (ROOT / "graphs").rglob("*.py") for n in imports(p)
-           if (own(n) or [""])[0] == "app"]
+    bad = [
+        f"{p.relative_to(ROOT)} imports {n}"
+        for p in (ROOT / "graphs").rglob("*.py")
+        for n in imports(p)
+        if (own(n) or [""])[0] == "app"
+    ]
     assert not bad, "\n".join(bad)
 
 
@@ -113,7 +121,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str]:
         stack.append(node)
         for dep in sorted(graph.get(node, ())):
             if state.get(dep) == 1:
-                return stack[stack.index(dep):] + [dep]
+                return stack[stack.index(dep) :] + [dep]
             if dep not in state and (found := visit(dep)):
                 return found
         stack.pop()
@@ -140,8 +148,9 @@ def test_no_import_cycle_in_the_package():
 
 def test_the_rules_catch_an_upward_import_and_a_cycle(tmp_path):
     probe = tmp_path / "probe.py"
-    probe.write_text("def f():\n    from hybridrag.graphs import get_graph\n"
-                     "    from hybridrag.agents.mor import plan\n")
+    probe.write_text(
+        "def f():\n    from hybridrag.graphs import get_graph\n    from hybridrag.agents.mor import plan\n"
+    )
     assert {"hybridrag.graphs.get_graph", "hybridrag.agents.mor.plan"} <= set(imports(probe))
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) == []

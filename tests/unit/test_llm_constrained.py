@@ -55,8 +55,11 @@ def test_check_choices_rejects_a_name_outside_the_list():
 
 
 def test_kb_choices_come_from_the_schema_of_a_non_movie_kb():
-    schema = type("Schema", (), {"relation_types": {"located_in": 0, "flows_into": 0},
-                                 "entity_types": {"river": 0, "lake": 0, "country": 0}})()
+    schema = type(
+        "Schema",
+        (),
+        {"relation_types": {"located_in": 0, "flows_into": 0}, "entity_types": {"river": 0, "lake": 0, "country": 0}},
+    )()
     graph = type("Graph", (), {"schema": lambda self: schema})()
     kb = type("KB", (), {"graph": graph})()
     assert kb_choices(kb) == {"relation": ["flows_into", "located_in"], "type": ["country", "lake", "river"]}
@@ -80,8 +83,9 @@ class ChatLlamaCpp(BaseChatModel):
 
 def test_llama_cpp_is_asked_with_a_grammar_schema_holding_the_enums():
     model = ChatLlamaCpp(reply='{"entity": "Lake Baikal", "hops": [{"relation": "flows_into"}]}')
-    out = constrained_call(model, Route, [("human", "which river flows into Lake Baikal")], CHOICES,
-                           method="function_calling")
+    out = constrained_call(
+        model, Route, [("human", "which river flows into Lake Baikal")], CHOICES, method="function_calling"
+    )
     assert out["mode"] == "llama_grammar" and out["parsed"].hops[0].relation == "flows_into"
     fmt = model.seen[0]
     assert fmt["type"] == "json_object" and fmt["schema"]["$defs"]["Hop"]["properties"]["relation"]["enum"]
@@ -106,12 +110,16 @@ class Rejecting(BaseChatModel):
     def with_structured_output(self, schema, *, method="json_schema", include_raw=False, **kw):  # type: ignore[no-untyped-def]
         class BadRequestError(Exception):
             status_code = 500
+
         raise BadRequestError("json_schema not supported")
 
     def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
         self.seen.append(kwargs.get("response_format"))
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(
-            '{"entity": "Baikal", "hops": [{"relation": "located_in"}]}'))])
+        return ChatResult(
+            generations=[
+                ChatGeneration(message=AIMessage('{"entity": "Baikal", "hops": [{"relation": "located_in"}]}'))
+            ]
+        )
 
 
 def test_a_server_refusing_json_schema_is_asked_with_the_llama_format():
@@ -130,9 +138,11 @@ def test_document_extraction_on_a_llama_cpp_model_is_constrained_to_the_chunk_an
     schema = GraphSchema(entity_types=("river", "lake"), relations={"flows_into": (None, None)})
     choices = extraction_choices(chunk, schema)
     assert "Lake Baikal" in choices["relations.tail"] and choices["relations.relation"] == ["flows_into"]
-    model = ChatLlamaCpp(reply='{"entities": [{"name": "Selenga", "type": "river"}, {"name": "Lake Baikal", '
-                               '"type": "lake"}], "relations": [{"head": "Selenga", "relation": "flows_into", '
-                               '"tail": "Lake Baikal"}]}')
+    model = ChatLlamaCpp(
+        reply='{"entities": [{"name": "Selenga", "type": "river"}, {"name": "Lake Baikal", '
+        '"type": "lake"}], "relations": [{"head": "Selenga", "relation": "flows_into", '
+        '"tail": "Lake Baikal"}]}'
+    )
     found, usage = _ask(model, chunk, schema, "function_calling")
     assert found.relations[0].tail == "Lake Baikal" and usage["llm_calls"] == 1
     enums = model.seen[0]["schema"]["$defs"]

@@ -44,8 +44,11 @@ def test_malformed_triples_name_file_and_line(tmp_path, name, text, line, proble
 
 
 def test_entities_and_passages(tmp_path):
-    ents = _write(tmp_path, "e.jsonl", json.dumps({"id": "Q1", "name": "Kismet", "type": "movie",
-                                                   "aliases": ["Kismet (1944)"]}) + "\n")
+    ents = _write(
+        tmp_path,
+        "e.jsonl",
+        json.dumps({"id": "Q1", "name": "Kismet", "type": "movie", "aliases": ["Kismet (1944)"]}) + "\n",
+    )
     e = next(read_entities(ents))
     assert (e.id, e.name, e.type, e.aliases) == ("Q1", "Kismet", "movie", ("Kismet (1944)",))
     pas = _write(tmp_path, "p.jsonl", json.dumps({"text": "Kismet is a 1944 film.", "entity_id": "Q1"}) + "\n")
@@ -130,8 +133,14 @@ def test_bad_utf8_in_a_type_map_names_the_line(tmp_path):
     ],
 )
 def test_ids_that_are_lists_or_objects_name_the_file_and_line(tmp_path, reader, row, field):
-    path = _write(tmp_path, "x.jsonl", json.dumps({"text": "ok", "id": "a", "head": "A", "relation": "r",
-                                                   "tail": "B"}) + "\n" + json.dumps(row) + "\n")
+    path = _write(
+        tmp_path,
+        "x.jsonl",
+        json.dumps({"text": "ok", "id": "a", "head": "A", "relation": "r", "tail": "B"})
+        + "\n"
+        + json.dumps(row)
+        + "\n",
+    )
     with pytest.raises(MalformedInputError, match=rf"x.jsonl:2: {field} must be a string, not a JSON"):
         list(reader(path))
 
@@ -157,8 +166,9 @@ def test_duplicate_ids_are_warned_and_counted_in_the_manifest(tmp_path, monkeypa
     ents = tmp_path / "e.jsonl"
     ents.write_text('{"id": "Heat", "type": "movie"}\n{"id": "Heat", "type": "film"}\n', encoding="utf-8")
     pas = tmp_path / "p.jsonl"
-    pas.write_text('{"id": "p1", "text": "a"}\n{"id": "p1", "text": "b"}\n{"id": "p1", "text": "c"}\n',
-                   encoding="utf-8")
+    pas.write_text(
+        '{"id": "p1", "text": "a"}\n{"id": "p1", "text": "b"}\n{"id": "p1", "text": "c"}\n', encoding="utf-8"
+    )
     report = ingest(tmp_path / "kb", [heat], entities=ents, passages=pas, progress=False)
     warnings = json.loads((tmp_path / "kb" / "manifest.json").read_text())["warnings"]
     assert warnings == report.warnings and len(warnings) == 3

@@ -7,12 +7,15 @@ import pytest
 from hybridrag.tools.retrieval import check_mentions, explicit_mentions
 
 
-@pytest.mark.parametrize("question, title", [
-    ("who directed Miracle on 34th Street", "Miracle on 34th Street"),
-    ("who wrote A View to a Kill", "A View to a Kill"),
-    ("who starred in Sleeping with the Enemy?", "Sleeping with the Enemy"),
-    ("when was He Said, She Said released", "He Said, She Said"),
-])
+@pytest.mark.parametrize(
+    "question, title",
+    [
+        ("who directed Miracle on 34th Street", "Miracle on 34th Street"),
+        ("who wrote A View to a Kill", "A View to a Kill"),
+        ("who starred in Sleeping with the Enemy?", "Sleeping with the Enemy"),
+        ("when was He Said, She Said released", "He Said, She Said"),
+    ],
+)
 def test_titles_with_lower_case_words_are_mentions(question, title):
     assert title in explicit_mentions(question)
 

@@ -35,21 +35,26 @@ def kb():
     return SimpleNamespace(graph=store)
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("who directed The World, the Flesh and the Devil", ["The World, the Flesh and the Devil"]),
-    ("who directed hello, dolly!", ["Hello, Dolly!"]),
-    ("Hello, Dolly!, a musical, was directed by Gene Kelly.", ["Hello, Dolly!", "Gene Kelly"]),
-    ("who directed Who's Afraid of Virginia Woolf?", ["Who's Afraid of Virginia Woolf?"]),
-    ("who directed Airplane II: The Sequel", ["Airplane II: The Sequel"]),
-    ("who directed (500) Days of Summer", ["(500) Days of Summer"]),
-    ("what films did Frank Capra direct besides Mr. Smith Goes to Washington?",
-     ["Mr. Smith Goes to Washington", "Frank Capra"]),
-    ("Sammy Davis Jr. starred in Ocean's 11.", ["Sammy Davis Jr.", "Ocean's 11"]),
-    ("the film Railroaded! was directed by who", ["Railroaded!"]),
-    ("who directed Railroaded?", ["Railroaded"]),
-    ("who directed 'Heat'", ["Heat"]),
-    ("who directed\nHello,   Dolly!", ["Hello, Dolly!"]),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("who directed The World, the Flesh and the Devil", ["The World, the Flesh and the Devil"]),
+        ("who directed hello, dolly!", ["Hello, Dolly!"]),
+        ("Hello, Dolly!, a musical, was directed by Gene Kelly.", ["Hello, Dolly!", "Gene Kelly"]),
+        ("who directed Who's Afraid of Virginia Woolf?", ["Who's Afraid of Virginia Woolf?"]),
+        ("who directed Airplane II: The Sequel", ["Airplane II: The Sequel"]),
+        ("who directed (500) Days of Summer", ["(500) Days of Summer"]),
+        (
+            "what films did Frank Capra direct besides Mr. Smith Goes to Washington?",
+            ["Mr. Smith Goes to Washington", "Frank Capra"],
+        ),
+        ("Sammy Davis Jr. starred in Ocean's 11.", ["Sammy Davis Jr.", "Ocean's 11"]),
+        ("the film Railroaded! was directed by who", ["Railroaded!"]),
+        ("who directed Railroaded?", ["Railroaded"]),
+        ("who directed 'Heat'", ["Heat"]),
+        ("who directed\nHello,   Dolly!", ["Hello, Dolly!"]),
+    ],
+)
 def test_names_with_punctuation_are_found_whole(kb, text, expected):
     assert mentions_in(kb, text) == expected
 
@@ -69,5 +74,7 @@ def test_word_level_mentions_keep_working(kb):
 
 def test_spans_give_the_form_as_written_and_where_it_starts(kb):
     text = "was hello, dolly! directed by Gene Kelly?"
-    assert sorted(mention_spans(kb, text)) == [(4, "hello, dolly!", ["Hello, Dolly!"]),
-                                               (30, "Gene Kelly", ["Gene Kelly"])]
+    assert sorted(mention_spans(kb, text)) == [
+        (4, "hello, dolly!", ["Hello, Dolly!"]),
+        (30, "Gene Kelly", ["Gene Kelly"]),
+    ]

@@ -101,7 +101,7 @@ def test_answer_hits_at_1_is_a_whole_phrase_containment():
 
 def test_score_dicts_use_the_documented_names():
     scores = retrieval_scores(["x", "g"], {"g"})
-    assert scores == pytest.approx({"hit@1": 0.0, "hit@5": 1.0, "recall@20": 1.0, "recall_any@10": 1.0,
-                                    "mrr": 0.5, "ndcg@10": 1 / math.log2(3)})
-    assert answer_scores("Tom Hanks", ["tom hanks"]) == {"answer_em": 1.0, "answer_f1": 1.0,
-                                                         "answer_hits@1": 1.0}
+    assert scores == pytest.approx(
+        {"hit@1": 0.0, "hit@5": 1.0, "recall@20": 1.0, "recall_any@10": 1.0, "mrr": 0.5, "ndcg@10": 1 / math.log2(3)}
+    )
+    assert answer_scores("Tom Hanks", ["tom hanks"]) == {"answer_em": 1.0, "answer_f1": 1.0, "answer_hits@1": 1.0}

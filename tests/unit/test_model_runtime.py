@@ -68,8 +68,9 @@ def _server_error() -> Exception:
     return openai.InternalServerError("boom", response=httpx.Response(500, request=req), body=None)
 
 
-@pytest.mark.parametrize("make", [_timeout, _server_error, lambda: httpx.ConnectError("refused"),
-                                  lambda: TimeoutError("read timed out")])
+@pytest.mark.parametrize(
+    "make", [_timeout, _server_error, lambda: httpx.ConnectError("refused"), lambda: TimeoutError("read timed out")]
+)
 def test_a_failing_model_server_is_one_clear_error(make):
     fake = ScriptedChatModel(script=[make()])
     with pytest.raises(LLMUnavailableError) as err:

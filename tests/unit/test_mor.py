@@ -36,8 +36,9 @@ def plan(*routes: list[PlanNode]) -> Plan:
     return Plan(routes=[PlanRoute(nodes=list(r)) for r in routes])
 
 
-HANKS_1995 = plan([node("person", "Tom Hanks"), node("movie", relation="starred_actors")],
-                  [node("year", "1995"), node("movie")])
+HANKS_1995 = plan(
+    [node("person", "Tom Hanks"), node("movie", relation="starred_actors")], [node("year", "1995"), node("movie")]
+)
 BAD = plan([node("spaceship", "Tom Hanks"), node("movie")])
 
 
@@ -59,18 +60,26 @@ def schema(kb: str):
 
 # -- the graph -------------------------------------------------------------------------------
 
+
 def test_two_routes_intersect_to_the_answer(tiny_kb, fake_llm):
     fake_llm(HANKS_1995)
     out = run(tiny_kb)
     assert set(out) == {"answer", "ranked", "evidence", "trace", "usage"}
     assert out["answer"] == "Apollo 13" and out["ranked"][0]["source"] == "kg"
-    assert [s["node"] for s in out["trace"]] == ["plan_question", "traverse_route", "traverse_route",
-                                                 "intersect_routes", "rerank_trajectories"]
+    assert [s["node"] for s in out["trace"]] == [
+        "plan_question",
+        "traverse_route",
+        "traverse_route",
+        "intersect_routes",
+        "rerank_trajectories",
+    ]
     [merge] = steps(out, "intersect_routes")
     assert merge["decision"] == "intersection" and merge["merged"] >= 1
     kg = [e for e in out["evidence"] if e["source"] == "kg" and e["id"] == "Apollo 13"]
-    assert kg[0]["text"] in {"Tom Hanks → starred_actors (inverse) → Apollo 13",
-                             "1995 → release_year (inverse) → Apollo 13"}
+    assert kg[0]["text"] in {
+        "Tom Hanks → starred_actors (inverse) → Apollo 13",
+        "1995 → release_year (inverse) → Apollo 13",
+    }
     assert kg[0]["path"] and any(e["source"] == "doc" and e["id"] == "Apollo 13" for e in out["evidence"])
     assert out["usage"]["llm_calls"] == 1 and calls_by_role(out) == {"planner": 1}
     assert {"planning", "reasoning", "organizing"} <= set(out["usage"]["stages"])
@@ -84,8 +93,10 @@ def test_answer_skips_entities_the_question_names(tiny_kb, fake_llm):
     out = run(tiny_kb, question="who directed the movies Tom Hanks starred in", ranking="paper", max_iterations=1)
     names = [r["name"] for r in out["ranked"]]
     assert "Tom Hanks" in names and out["answer"] in {"Penny Marshall", "Ron Howard"}
-    assert any(e["text"] == "Tom Hanks → starred_actors (inverse) → Big → directed_by → Penny Marshall"
-               for e in out["evidence"])
+    assert any(
+        e["text"] == "Tom Hanks → starred_actors (inverse) → Big → directed_by → Penny Marshall"
+        for e in out["evidence"]
+    )
 
 
 def test_router_fans_out_one_send_per_route(tiny_kb):
@@ -125,7 +136,9 @@ def test_invalid_plan_is_replanned_with_its_problems(tiny_kb, fake_llm):
     fake = fake_llm(BAD, HANKS_1995)
     out = run(tiny_kb, max_iterations=2)
     assert [s["decision"] for s in steps(out, "plan_question")] == [
-        "invalid plan: re-plan", "mixed traversal over 2 route(s)"]
+        "invalid plan: re-plan",
+        "mixed traversal over 2 route(s)",
+    ]
     replan = fake.calls[1]["messages"]
     assert replan[-2].type == "ai" and "spaceship" in replan[-2].content
     assert "unknown entity type" in replan[-1].content
@@ -141,8 +154,7 @@ def test_replanning_stops_at_max_iterations(tiny_kb, fake_llm):
 
 
 def test_empty_intersection_takes_the_union(tiny_kb, fake_llm):
-    fake_llm(plan([node("person", "Kevin Bacon"), node("movie")],
-                  [node("language", "French"), node("movie")]))
+    fake_llm(plan([node("person", "Kevin Bacon"), node("movie")], [node("language", "French"), node("movie")]))
     out = run(tiny_kb, question="Kevin Bacon French", layer_match="restricted", max_iterations=1)
     [merge] = steps(out, "intersect_routes")
     assert merge["decision"] == "union (empty intersection)" and merge["route_sizes"] == [2, 1]
@@ -158,9 +170,15 @@ def test_short_lists_are_topped_up_with_text_ranked_last(tiny_kb, fake_llm):
 
 
 def test_triplet_planner_merges_triplets_into_routes(tiny_kb, fake_llm):
-    fake = fake_llm(TripletPlan(target="movie", triplets=[
-        PlanTriplet(head=node("movie"), relation="starred_actors", tail=node("person", "Tom Hanks")),
-        PlanTriplet(head=node("movie"), relation="release_year", tail=node("year", "1995"))]))
+    fake = fake_llm(
+        TripletPlan(
+            target="movie",
+            triplets=[
+                PlanTriplet(head=node("movie"), relation="starred_actors", tail=node("person", "Tom Hanks")),
+                PlanTriplet(head=node("movie"), relation="release_year", tail=node("year", "1995")),
+            ],
+        )
+    )
     out = run(tiny_kb, planner="triplets")
     assert fake.calls[0]["schema"] == "TripletPlan" and "head entity" in fake.calls[0]["messages"][0].content
     assert steps(out, "plan_question")[0]["routes"] == ["person<Tom Hanks> → movie", "year<1995> → movie"]
@@ -193,18 +211,23 @@ def test_builder_compiles_with_a_checkpointer(tiny_kb, fake_llm):
 
     fake_llm(HANKS_1995)
     g = builder.compile(checkpointer=InMemorySaver())
-    out = g.invoke({"question": Q}, {"configurable": {"thread_id": "t1"}},
-                   context=MoRContext(kb=tiny_kb, llm="fake:test"))
+    out = g.invoke(
+        {"question": Q}, {"configurable": {"thread_id": "t1"}}, context=MoRContext(kb=tiny_kb, llm="fake:test")
+    )
     assert out["answer"] == "Apollo 13"
 
 
 # -- planning graphs ---------------------------------------------------------------------
 
-@pytest.mark.parametrize(("bad", "problem"), [
-    (plan([node("person", "Tom Hanks"), node("year")]), "no relation connects person and year"),
-    (plan([node("person"), node("movie")]), "no restriction"),
-    (plan(), "no route"),
-])
+
+@pytest.mark.parametrize(
+    ("bad", "problem"),
+    [
+        (plan([node("person", "Tom Hanks"), node("year")]), "no relation connects person and year"),
+        (plan([node("person"), node("movie")]), "no restriction"),
+        (plan(), "no route"),
+    ],
+)
 def test_invalid_routes(tiny_kb, bad, problem):
     checked = validate_plan(bad, schema(tiny_kb), [])
     assert not checked["valid"] and problem in " ".join(checked["problems"])
@@ -212,8 +235,11 @@ def test_invalid_routes(tiny_kb, bad, problem):
 
 def test_validation_targets_relations_and_hops(tiny_kb):
     s = schema(tiny_kb)
-    mixed = plan([node("person", "Tom Hanks"), node("movie")], [node("movie", "Big"), node("person")],
-                 [node("genre", "Comedy"), node("movie")])
+    mixed = plan(
+        [node("person", "Tom Hanks"), node("movie")],
+        [node("movie", "Big"), node("person")],
+        [node("genre", "Comedy"), node("movie")],
+    )
     checked = validate_plan(mixed, s, [])
     assert checked["target"] == "movie" and len(checked["routes"]) == 2
     assert validate_plan(mixed, s, ["person"])["shown"] == ["movie<Big> → person"]
@@ -228,16 +254,24 @@ def test_validation_targets_relations_and_hops(tiny_kb):
 
 
 def test_triplets_merge_into_routes():
-    tp = TripletPlan(target="genre", triplets=[
-        PlanTriplet(head=node("movie"), relation="written_by", tail=node("person", "Nora Ephron")),
-        PlanTriplet(head=node("movie"), relation="has_genre", tail=node("genre"))])
+    tp = TripletPlan(
+        target="genre",
+        triplets=[
+            PlanTriplet(head=node("movie"), relation="written_by", tail=node("person", "Nora Ephron")),
+            PlanTriplet(head=node("movie"), relation="has_genre", tail=node("genre")),
+        ],
+    )
     [route] = plan_from_triplets(tp).routes
     assert [(n.type, n.restriction, n.relation) for n in route.nodes] == [
-        ("person", "Nora Ephron", ""), ("movie", "", "written_by"), ("genre", "", "has_genre")]
+        ("person", "Nora Ephron", ""),
+        ("movie", "", "written_by"),
+        ("genre", "", "has_genre"),
+    ]
     assert plan_from_triplets(TripletPlan(target="year", triplets=tp.triplets)).routes == []
 
 
 # -- traversal and reranking -------------------------------------------------------------
+
 
 def test_traversal_keeps_trajectories(tiny_kb):
     kb = resolve_kb(MoRContext(kb=tiny_kb))
@@ -256,21 +290,41 @@ def test_traversal_keeps_trajectories(tiny_kb):
 
 
 def test_features_default_weights_and_fillers():
-    traj = [{"id": "a", "type": "person", "via": "text", "tf": 1.0, "edge": None},
-            {"id": "b", "type": "movie", "via": "struct", "tf": 0.4, "edge": ["b", "r", "a"]}]
+    traj = [
+        {"id": "a", "type": "person", "via": "text", "tf": 1.0, "edge": None},
+        {"id": "b", "type": "movie", "via": "struct", "tf": 0.4, "edge": ["b", "r", "a"]},
+    ]
     f = rr.features(traj, 0.5)
-    assert f == {"semantic": 0.5, "tf_0": 0.0, "tf_1": 1.0, "tf_2": 0.4,
-                 "sf_0_padding": 1.0, "sf_1_person": 1.0, "sf_2_movie": 1.0,
-                 "ti_0_padding": 1.0, "ti_1_text": 1.0, "ti_2_struct": 1.0, "sfp_padding|person|movie": 1.0}
+    assert f == {
+        "semantic": 0.5,
+        "tf_0": 0.0,
+        "tf_1": 1.0,
+        "tf_2": 0.4,
+        "sf_0_padding": 1.0,
+        "sf_1_person": 1.0,
+        "sf_2_movie": 1.0,
+        "ti_0_padding": 1.0,
+        "ti_1_text": 1.0,
+        "ti_2_struct": 1.0,
+        "sfp_padding|person|movie": 1.0,
+    }
     assert rr.score(f, rr.default_weights()) == pytest.approx(0.5 + 0.25 + 0.2 + 0.1)
     assert set(rr.features(traj, 0.5, groups=("tf",))) == {"semantic", "tf_0", "tf_1", "tf_2"}
     assert set(rr.features(traj, 0.5, length=1, groups=rr.parse_groups("sf, ti"))) == {
-        "sf_0_movie", "ti_0_struct", "sfp_movie"}
+        "sf_0_movie",
+        "ti_0_struct",
+        "sfp_movie",
+    }
     with pytest.raises(ValueError):
         rr.parse_groups("tf,graph")
     text_only = [{"id": "c", "type": "movie", "via": "text", "tf": 0.9, "edge": None}]
-    ranked = rr.rerank([{"id": "c", "semantic": 0.9, "trajectory": text_only, "filler": True},
-                        {"id": "b", "semantic": 0.5, "trajectory": traj}], rr.default_weights())
+    ranked = rr.rerank(
+        [
+            {"id": "c", "semantic": 0.9, "trajectory": text_only, "filler": True},
+            {"id": "b", "semantic": 0.5, "trajectory": traj},
+        ],
+        rr.default_weights(),
+    )
     assert [c["id"] for c in ranked] == ["b", "c"] and ranked[1]["score"] < ranked[0]["score"]
 
 
@@ -294,6 +348,7 @@ def test_fit_weights_learns_from_gold(tmp_path):
 
 # -- prompts and examples ----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("prompt", P.ALL, ids=lambda p: p.name)
 def test_declared_inputs_match_template(prompt: Prompt):
     assert prompt.fields() == set(prompt.inputs)
@@ -314,8 +369,9 @@ def test_bundled_examples_are_valid_plans_on_the_sample_schema():
 # -- graph-first ranking (ours; ranking="paper" is the paper's single pool) ---------------------
 
 SHARE = "which movies share a director with Big"
-SAME_DIRECTOR = plan([node("movie", "Big"), node("person", relation="directed_by"),
-                      node("movie", relation="directed_by")])
+SAME_DIRECTOR = plan(
+    [node("movie", "Big"), node("person", relation="directed_by"), node("movie", relation="directed_by")]
+)
 
 
 def test_topic_entity_is_never_ranked(tiny_kb, fake_llm):

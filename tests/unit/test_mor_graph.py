@@ -25,8 +25,11 @@ def test_an_unknown_choice_is_refused_naming_the_field(name):
 
 def test_every_branch_is_a_labelled_edge_in_the_drawing():
     edges = {(e.source, e.target, e.data) for e in graph.get_graph().edges}
-    for source, routes in (("plan_question", PLAN_ROUTES), ("intersect_routes", INTERSECT_ROUTES),
-                           ("rerank_trajectories", RERANK_ROUTES)):
+    for source, routes in (
+        ("plan_question", PLAN_ROUTES),
+        ("intersect_routes", INTERSECT_ROUTES),
+        ("rerank_trajectories", RERANK_ROUTES),
+    ):
         for label, target in routes.items():
             assert (source, target, label) in edges
         assert {t for s, t, _ in edges if s == source} == set(routes.values())

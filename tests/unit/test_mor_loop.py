@@ -53,8 +53,10 @@ def test_single_pass_with_max_iterations_1(tiny_kb, fake_llm):
 
 
 def test_restriction_naming_no_entity_and_unnamed_hop_are_named(tiny_kb, fake_llm):
-    fake = fake_llm(plan([node("person", "films"), node("movie")]),
-                    plan([node("person", "Tom Hanks"), node("movie", relation="starred_actors")]))
+    fake = fake_llm(
+        plan([node("person", "films"), node("movie")]),
+        plan([node("person", "Tom Hanks"), node("movie", relation="starred_actors")]),
+    )
     out = run(tiny_kb, "which films did Tom Hanks star in")
     feedback = fake.calls[1]["messages"][-1].content
     assert 'restriction "films" names no person entity' in feedback
@@ -88,15 +90,21 @@ def test_schema_problems_name_the_type_and_relation(tiny_kb):
 
 def test_empty_intersection_is_a_problem(tiny_kb):
     kb = resolve_kb(MoRContext(kb=tiny_kb))
-    route = {"nodes": [{"type": "language", "restriction": "French"}, {"type": "movie", "restriction": ""}],
-             "relations": [["in_language"]], "named": [True]}
+    route = {
+        "nodes": [{"type": "language", "restriction": "French"}, {"type": "movie", "restriction": ""}],
+        "relations": [["in_language"]],
+        "named": [True],
+    }
     res = {"layers": [{"struct": 0}, {"struct": 1, "anchored": 1}], "seeds": ["French"], "topics": ["French"]}
     problems = critique(kb, {"problems": [], "routes": [route, route]}, [res, res], "union (empty intersection)")
-    assert problems == ["the routes language<French> → movie and language<French> → movie share no candidate; "
-                        "check which condition the answer really meets"]
+    assert problems == [
+        "the routes language<French> → movie and language<French> → movie share no candidate; "
+        "check which condition the answer really meets"
+    ]
 
 
 # -- planner examples from the KB at hand --------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def company_kb(tmp_path_factory) -> str:
@@ -112,13 +120,22 @@ def company_kb(tmp_path_factory) -> str:
 
 def test_solved_example_becomes_a_route(company_kb):
     schema = resolve_kb(MoRContext(kb=company_kb)).graph.schema()
-    ex = SolvedExample(question="where do the founders of Globex live", masked="where do the founders of <E> live",
-                       topic=("Globex",), topic_types=("company",), relations=("founded_by", "lives_in"),
-                       answer_type="city", answers=("Cypress Creek",), source="schema")
+    ex = SolvedExample(
+        question="where do the founders of Globex live",
+        masked="where do the founders of <E> live",
+        topic=("Globex",),
+        topic_types=("company",),
+        relations=("founded_by", "lives_in"),
+        answer_type="city",
+        answers=("Cypress Creek",),
+        source="schema",
+    )
     shot = as_shot(ex, schema, "paths")
     assert shot["plan"]["routes"][0]["nodes"] == [
-        {"type": "company", "restriction": "Globex"}, {"type": "person", "relation": "founded_by"},
-        {"type": "city", "relation": "lives_in"}]
+        {"type": "company", "restriction": "Globex"},
+        {"type": "person", "relation": "founded_by"},
+        {"type": "city", "relation": "lives_in"},
+    ]
     triplets = as_shot(ex, schema, "triplets")["triplets"]
     assert triplets["target"] == "city" and [t["relation"] for t in triplets["triplets"]] == ["founded_by", "lives_in"]
 
@@ -126,12 +143,26 @@ def test_solved_example_becomes_a_route(company_kb):
 def test_every_planner_prompt_names_only_the_kb_at_hand(company_kb, fake_llm):
     kb = resolve_kb(MoRContext(kb=company_kb))
     shots = planner_shots(kb, "which products does Acme Corp make", "kb", 4)
-    assert shots and all(s["plan"]["routes"][0]["nodes"][0]["type"] in {"company", "person", "city", "product"}
-                         for s in shots)
-    bad = Plan(routes=[PlanRoute(nodes=[PlanNode(type="company", restriction="Acme Corp"),
-                                        PlanNode(type="product", relation="founded_by")])])
-    good = Plan(routes=[PlanRoute(nodes=[PlanNode(type="company", restriction="Acme Corp"),
-                                         PlanNode(type="product", relation="makes")])])
+    assert shots and all(
+        s["plan"]["routes"][0]["nodes"][0]["type"] in {"company", "person", "city", "product"} for s in shots
+    )
+    bad = Plan(
+        routes=[
+            PlanRoute(
+                nodes=[
+                    PlanNode(type="company", restriction="Acme Corp"),
+                    PlanNode(type="product", relation="founded_by"),
+                ]
+            )
+        ]
+    )
+    good = Plan(
+        routes=[
+            PlanRoute(
+                nodes=[PlanNode(type="company", restriction="Acme Corp"), PlanNode(type="product", relation="makes")]
+            )
+        ]
+    )
     fake = fake_llm(bad, good)
     out = run(company_kb, "which products does Acme Corp make", num_few_shot=4)
     assert {r["name"] for r in out["ranked"][:2]} == {"Rocket Skates", "Giant Magnet"}
@@ -156,31 +187,57 @@ def test_planned_type_the_reached_entities_do_not_have_is_named(tiny_kb):
     from hybridrag.agents.mor.critique import type_problems
 
     kb = resolve_kb(MoRContext(kb=tiny_kb))
-    route = {"nodes": [{"type": "movie", "restriction": "Big"}, {"type": "genre", "restriction": ""}],
-             "relations": [["starred_actors"]]}
+    route = {
+        "nodes": [{"type": "movie", "restriction": "Big"}, {"type": "genre", "restriction": ""}],
+        "relations": [["starred_actors"]],
+    }
     seed = {"id": "Big", "type": "movie", "via": "text", "tf": 1.0, "edge": None, "topic": True}
-    reached = {"Tom Hanks": [seed, {"id": "Tom Hanks", "type": "genre", "via": "struct", "tf": 0.0,
-                                    "edge": ["Big", "starred_actors", "Tom Hanks"]}]}
+    reached = {
+        "Tom Hanks": [
+            seed,
+            {
+                "id": "Tom Hanks",
+                "type": "genre",
+                "via": "struct",
+                "tf": 0.0,
+                "edge": ["Big", "starred_actors", "Tom Hanks"],
+            },
+        ]
+    }
     [problem] = type_problems(kb, route, reached)
     assert problem.startswith("type genre at step 1") and problem.endswith("are mostly person")
     assert names_error(Injected("wrong_category", category="genre"), problem)
     reached["Tom Hanks"][1]["type"] = "person"
-    assert type_problems(kb, route | {"nodes": [route["nodes"][0], {"type": "person", "restriction": ""}]},
-                         reached) == []
+    assert (
+        type_problems(kb, route | {"nodes": [route["nodes"][0], {"type": "person", "restriction": ""}]}, reached) == []
+    )
 
 
 def test_a_later_hop_reaching_nothing_also_names_the_relations_before_it(tiny_kb):
     from hybridrag.agents.mor.critique import hop_problems
 
     kb = resolve_kb(MoRContext(kb=tiny_kb))
-    route = {"nodes": [{"type": "person", "restriction": "Tom Hanks"}, {"type": "movie", "restriction": ""},
-                       {"type": "person", "restriction": ""}], "relations": [["directed_by"], ["written_by"]]}
-    layers = [{"layer": 0, "struct": 0}, {"layer": 1, "struct": 2, "anchored": 2},
-              {"layer": 2, "struct": 0, "anchored": 0}]
+    route = {
+        "nodes": [
+            {"type": "person", "restriction": "Tom Hanks"},
+            {"type": "movie", "restriction": ""},
+            {"type": "person", "restriction": ""},
+        ],
+        "relations": [["directed_by"], ["written_by"]],
+    }
+    layers = [
+        {"layer": 0, "struct": 0},
+        {"layer": 1, "struct": 2, "anchored": 2},
+        {"layer": 2, "struct": 0, "anchored": 0},
+    ]
     [said] = hop_problems(kb, route, {"topics": ["Tom Hanks"], "layers": layers})
-    assert said.startswith('relation written_by from type movie (the type movie entities reached from "Tom Hanks" '
-                           "along relation directed_by) reached no type person entity")
+    assert said.startswith(
+        'relation written_by from type movie (the type movie entities reached from "Tom Hanks" '
+        "along relation directed_by) reached no type person entity"
+    )
     assert names_error(Injected("wrong_relation", hop=0, relation="directed_by"), said)  # the earlier hop is named
     first = hop_problems(kb, route, {"topics": ["Tom Hanks"], "layers": [layers[0], {**layers[2], "layer": 1}]})
-    assert first == ['relation directed_by from type person from "Tom Hanks" reached no type movie entity '
-                     "(route person<Tom Hanks> → movie → person)"]
+    assert first == [
+        'relation directed_by from type person from "Tom Hanks" reached no type movie entity '
+        "(route person<Tom Hanks> → movie → person)"
+    ]

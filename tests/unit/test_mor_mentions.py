@@ -17,8 +17,9 @@ Big|starred_actors|Tom Hanks
 A League of Their Own|directed_by|Penny Marshall
 A League of Their Own|starred_actors|Geena Davis
 """
-PASSAGES = [{"id": "p:Big", "entity_id": "Big",
-             "text": "Big was directed by Penny Marshall. Geena Davis did not star in Big."}]
+PASSAGES = [
+    {"id": "p:Big", "entity_id": "Big", "text": "Big was directed by Penny Marshall. Geena Davis did not star in Big."}
+]
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +37,10 @@ def test_sentences_naming_the_relation_are_read_first(held_out_kb):
 
 def test_a_missing_edge_is_crossed_by_the_text_only_when_enabled(held_out_kb):
     kb = resolve_kb(MoRContext(kb=held_out_kb))
-    route = {"nodes": [{"type": "movie", "restriction": "Big"}, {"type": "person", "restriction": ""}],
-             "relations": [["directed_by"]]}
+    route = {
+        "nodes": [{"type": "movie", "restriction": "Big"}, {"type": "person", "restriction": ""}],
+        "relations": [["directed_by"]],
+    }
     rule = lambda seeds: topic_entities(kb, route, seeds)  # noqa: E731
     on = traverse_route(kb, "who directed Big", route, topic_rule=rule, text_edges=True)
     traj = on["candidates"]["Penny Marshall"]
@@ -52,8 +55,13 @@ def test_a_kb_without_relation_types_follows_hops_in_texts():
     from hybridrag.kb.model import Schema
 
     text_only = Schema(entity_types={"movie": 3, "person": 2})
-    plan = Plan(routes=[PlanRoute(nodes=[PlanNode(type="movie", restriction="Big"),
-                                         PlanNode(type="person", relation="directed_by")])])
+    plan = Plan(
+        routes=[
+            PlanRoute(
+                nodes=[PlanNode(type="movie", restriction="Big"), PlanNode(type="person", relation="directed_by")]
+            )
+        ]
+    )
     checked = validate_plan(plan, text_only, [])
     assert checked["valid"] and checked["routes"][0]["relations"] == [["directed_by"]]
     assert not validate_plan(plan, Schema(entity_types={"movie": 3}), [])["valid"]  # unknown type still refused

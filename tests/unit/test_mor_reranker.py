@@ -21,9 +21,12 @@ def fake_embed(text: str) -> np.ndarray:
 
 
 def cand(tfs: list[float], vias: list[str], semantic: float) -> dict:
-    types = ["person", "movie", "person"][-len(tfs):]
-    return {"id": f"c{tfs}", "semantic": semantic,
-            "trajectory": [step(f"{t}:{i}", v, s) for i, (t, v, s) in enumerate(zip(types, vias, tfs, strict=True))]}
+    types = ["person", "movie", "person"][-len(tfs) :]
+    return {
+        "id": f"c{tfs}",
+        "semantic": semantic,
+        "trajectory": [step(f"{t}:{i}", v, s) for i, (t, v, s) in enumerate(zip(types, vias, tfs, strict=True))],
+    }
 
 
 def test_inputs_pad_the_first_positions():
@@ -60,8 +63,9 @@ def toy_queries(n: int, seed: int = 0) -> list[T.Query]:
     """Queries where the gold candidate is the one reached structurally with the highest last tf."""
     rng, out = np.random.default_rng(seed), []
     for _ in range(n):
-        cands = [cand([rng.uniform(0, 0.5), rng.uniform(0, 0.5)], ["text", "text"], rng.uniform(0, 1))
-                 for _ in range(4)]
+        cands = [
+            cand([rng.uniform(0, 0.5), rng.uniform(0, 0.5)], ["text", "text"], rng.uniform(0, 1)) for _ in range(4)
+        ]
         cands.append(cand([rng.uniform(0.3, 1), rng.uniform(0.6, 1)], ["text", "struct"], rng.uniform(0, 1)))
         y = np.zeros(5, np.float32)
         y[-1] = 1
@@ -73,8 +77,9 @@ def test_training_reduces_the_loss():
     data = toy_queries(40)
     before = T.query_loss(T.export(T._module(3, 6, 8), 3, {}), data)
     snaps: list[float] = []
-    net, curve = T.train(data, 3, T.TrainConfig(hidden=8, epochs=8, lr=5e-3),
-                         snapshot=lambda n: snaps.append(T.query_loss(n, data)))
+    net, curve = T.train(
+        data, 3, T.TrainConfig(hidden=8, epochs=8, lr=5e-3), snapshot=lambda n: snaps.append(T.query_loss(n, data))
+    )
     assert len(curve) == 8 and len(snaps) == 8
     assert curve[-1] < curve[0] and T.query_loss(net, data) < 0.5 * before
     held = toy_queries(20, seed=1)

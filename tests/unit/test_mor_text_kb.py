@@ -17,17 +17,28 @@ from hybridrag.agents.mor.traversal import anchored, traverse_route
 from hybridrag.graphs.mor import MoRContext, graph
 from hybridrag.graphs.runtime import resolve_kb
 
-ENTITIES = [("Acme Corp", "company"), ("Globex", "company"), ("Initech", "company"), ("Phoenix", "company"),
-            ("Hank Scorpio Fan Club", "company"), ("Wile Coyote", "person"), ("Wile", "person"),
-            ("Hank Scorpio", "person"), ("Bill Lumbergh", "person"), ("Joseph H. Lewis", "person"),
-            ("Cypress Creek", "city"), ("Austin", "city"), ("Rocket Skates", "product"),
-            ("Founders Edition", "product")]
+ENTITIES = [
+    ("Acme Corp", "company"),
+    ("Globex", "company"),
+    ("Initech", "company"),
+    ("Phoenix", "company"),
+    ("Hank Scorpio Fan Club", "company"),
+    ("Wile Coyote", "person"),
+    ("Wile", "person"),
+    ("Hank Scorpio", "person"),
+    ("Bill Lumbergh", "person"),
+    ("Joseph H. Lewis", "person"),
+    ("Cypress Creek", "city"),
+    ("Austin", "city"),
+    ("Rocket Skates", "product"),
+    ("Founders Edition", "product"),
+]
 PASSAGES = {
     "Acme Corp": "Acme Corp was founded by Wile Coyote. Acme Corp is headquartered in Phoenix. "
-                 "Acme Corp makes Rocket Skates.",
+    "Acme Corp makes Rocket Skates.",
     "Globex": "Globex was founded by Hank Scorpio. Globex is headquartered in Cypress Creek.",
     "Initech": "Initech was founded by Bill Lumbergh. Initech is headquartered in Austin. "
-               "Hank Scorpio once visited Initech. Initech makes Founders Edition.",
+    "Hank Scorpio once visited Initech. Initech makes Founders Edition.",
     "Phoenix": "Phoenix was founded by Hank Scorpio. Phoenix was advised by Joseph H. Lewis.",
     "Hank Scorpio Fan Club": "Hank Scorpio Fan Club was founded by Wile Coyote.",
 }
@@ -39,10 +50,13 @@ def text_kb(tmp_path_factory) -> str:
     from hybridrag.kb.ingest import ingest
 
     src = tmp_path_factory.mktemp("text-kb-src")
-    (src / "entities.jsonl").write_text("\n".join(json.dumps({"id": n, "name": n, "type": t}) for n, t in ENTITIES),
-                                        encoding="utf-8")
-    (src / "passages.jsonl").write_text("\n".join(json.dumps({"id": f"p:{e}", "entity_id": e, "text": t})
-                                                  for e, t in PASSAGES.items()), encoding="utf-8")
+    (src / "entities.jsonl").write_text(
+        "\n".join(json.dumps({"id": n, "name": n, "type": t}) for n, t in ENTITIES), encoding="utf-8"
+    )
+    (src / "passages.jsonl").write_text(
+        "\n".join(json.dumps({"id": f"p:{e}", "entity_id": e, "text": t}) for e, t in PASSAGES.items()),
+        encoding="utf-8",
+    )
     out = tmp_path_factory.mktemp("text-kb") / "kb"
     ingest(out, [], entities=src / "entities.jsonl", passages=src / "passages.jsonl", progress=False)
     return str(out)
@@ -58,7 +72,9 @@ def test_relation_roots_and_names_as_written(text_kb):
     said = names(kb, "Phoenix was advised by Joseph H. Lewis.")  # initials and the final period kept
     assert [[e.id for e in hits] for hits in said] == [["Phoenix"], ["Joseph H. Lewis"]]
     assert [[e.id for e in hits] for hits in names(kb, "Acme Corp was founded by Wile Coyote.")] == [
-        ["Acme Corp"], ["Wile Coyote"]]  # the longest name, not the person "Wile"
+        ["Acme Corp"],
+        ["Wile Coyote"],
+    ]  # the longest name, not the person "Wile"
 
 
 def test_backward_edges_read_the_texts_that_name_the_node(text_kb):
@@ -81,19 +97,29 @@ def test_a_name_plays_the_hop_type_only_in_a_sentence_stating_the_relation(text_
 
 def test_the_topic_is_linked_by_its_exact_name_when_matching_missed_it(text_kb):
     kb = kb_of(text_kb)
-    route = {"nodes": [{"type": "company", "restriction": "Phoenix"}, {"type": "person", "restriction": ""}],
-             "relations": [["founded_by"]]}
+    route = {
+        "nodes": [{"type": "company", "restriction": "Phoenix"}, {"type": "person", "restriction": ""}],
+        "relations": [["founded_by"]],
+    }
     assert topic_entities(kb, route, ["Acme Corp"]) == {"Phoenix"}
-    res = traverse_route(kb, "who founded Phoenix", route, seed_k=1, text_edges=True,
-                         topic_rule=lambda seeds: topic_entities(kb, route, seeds))
+    res = traverse_route(
+        kb,
+        "who founded Phoenix",
+        route,
+        seed_k=1,
+        text_edges=True,
+        topic_rule=lambda seeds: topic_entities(kb, route, seeds),
+    )
     assert res["topics"] == ["Phoenix"] and "Phoenix" in res["seeds"]
     assert anchored(res["candidates"]["Hank Scorpio"])
 
 
 def test_person_to_company_is_answered_from_the_companies_passages(text_kb, fake_llm):
     fake_llm(plan([node("person", "Hank Scorpio"), node("company", relation="founded_by")]))
-    out = graph.invoke({"question": "which companies did Hank Scorpio found"},
-                       context=MoRContext(kb=text_kb, llm="fake:test", max_iterations=1))
+    out = graph.invoke(
+        {"question": "which companies did Hank Scorpio found"},
+        context=MoRContext(kb=text_kb, llm="fake:test", max_iterations=1),
+    )
     assert {r["name"] for r in out["ranked"][:2]} == {"Globex", "Phoenix"}
     assert out["answer"] in {"Globex", "Phoenix"}
     [layer] = steps(out, "traverse_route")[0]["layers"][1:]
@@ -115,15 +141,19 @@ def test_the_answer_is_never_the_questions_own_entity():
 
 def test_a_route_walking_back_to_its_topic_does_not_answer_with_it(text_kb, fake_llm):
     question = "which company was founded by the founder of Acme Corp"
-    walk_back = plan([node("company", "Acme Corp"), node("person", relation="founded_by"),
-                      node("company", relation="founded_by")])
+    walk_back = plan(
+        [node("company", "Acme Corp"), node("person", relation="founded_by"), node("company", relation="founded_by")]
+    )
     fake_llm(walk_back)
-    out = graph.invoke({"question": question}, context=MoRContext(kb=text_kb, llm="fake:test", max_iterations=1,
-                                                                   ranking="paper"))
+    out = graph.invoke(
+        {"question": question}, context=MoRContext(kb=text_kb, llm="fake:test", max_iterations=1, ranking="paper")
+    )
     assert "Acme Corp" in [r["name"] for r in out["ranked"]]  # the paper's pool keeps the topic
     assert out["answer"] and out["answer"] != "Acme Corp"
     fake_llm(walk_back, Answer(reasoning="It is the company named.", answer="Acme Corp"))
-    qa = graph.invoke({"question": question}, context=MoRContext(kb=text_kb, llm="fake:test", max_iterations=1,
-                                                                  ranking="paper", answer=True))
+    qa = graph.invoke(
+        {"question": question},
+        context=MoRContext(kb=text_kb, llm="fake:test", max_iterations=1, ranking="paper", answer=True),
+    )
     assert qa["answer"] == out["answer"]
     assert steps(qa, "generate_answer")[0]["decision"] == "the reply names the question's own entity: top entity"

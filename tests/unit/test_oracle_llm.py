@@ -61,6 +61,7 @@ def refs(*items: tuple[str, str]) -> str:
 
 # --- gold records -------------------------------------------------------------------------------
 
+
 def test_gold_record_from_the_question_type():
     rec = {r.id: r for r in GoldSet.from_questions(QUESTIONS).records()}["bacon2"]
     assert rec.relations == ("starred_actors", "directed_by") and rec.types == ("person", "movie", "person")
@@ -87,8 +88,7 @@ def test_the_asked_question_wins_over_few_shot_examples():
 
 
 def test_spec_parsing():
-    assert parse_spec("oracle:p=0.3,seed=2,types=wrong_entity+wrong_module").types == ("wrong_entity",
-                                                                                       "wrong_module")
+    assert parse_spec("oracle:p=0.3,seed=2,types=wrong_entity+wrong_module").types == ("wrong_entity", "wrong_module")
     for bad in ("oracle:p=2", "oracle:q=1", "oracle:types=wrong_thing"):
         with pytest.raises(ValueError):
             parse_spec(bad)
@@ -105,6 +105,7 @@ def test_a_reply_naming_unseen_gold_is_refused(monkeypatch):
 
 # --- HybGRAG ------------------------------------------------------------------------------------
 
+
 def test_hybgrag_router_validator_answerer(schema):
     m = oracle()
     reply, usage = HR.route(m, HR.router_first_messages(BACON2, schema, load_examples("hybgrag_router")), FC)
@@ -119,15 +120,38 @@ def test_hybgrag_router_validator_answerer(schema):
     assert HR.answer(m, BIG, refs(("Tom Hanks", "An actor.")), FC)[0].answer == "I do not know"
 
 
-@pytest.mark.parametrize("action, etype, ents, rels", [
-    ({"module": "hybrid", "entities": [{"name": "directed", "type": "movie"}], "relations": ["written_by"]},
-     "incorrect_entity_relation", ["directed"], ["written_by"]),
-    ({"module": "hybrid", "entities": [{"name": "Kevin Bacon", "type": "person"}], "relations": ["starred_actors"]},
-     "missing_entity", [], []),
-    ({"module": "hybrid", "entities": [{"name": "Kevin Bacon", "type": "person"}],
-      "relations": ["starred_actors", "directed_by"]}, "incorrect_intersection", [], []),
-    ({"module": "text", "entities": [], "relations": []}, "incorrect_retrieval_module", [], []),
-])
+@pytest.mark.parametrize(
+    "action, etype, ents, rels",
+    [
+        (
+            {"module": "hybrid", "entities": [{"name": "directed", "type": "movie"}], "relations": ["written_by"]},
+            "incorrect_entity_relation",
+            ["directed"],
+            ["written_by"],
+        ),
+        (
+            {
+                "module": "hybrid",
+                "entities": [{"name": "Kevin Bacon", "type": "person"}],
+                "relations": ["starred_actors"],
+            },
+            "missing_entity",
+            [],
+            [],
+        ),
+        (
+            {
+                "module": "hybrid",
+                "entities": [{"name": "Kevin Bacon", "type": "person"}],
+                "relations": ["starred_actors", "directed_by"],
+            },
+            "incorrect_intersection",
+            [],
+            [],
+        ),
+        ({"module": "text", "entities": [], "relations": []}, "incorrect_retrieval_module", [], []),
+    ],
+)
 def test_hybgrag_commentor_compares_the_action_with_the_gold(action, etype, ents, rels):
     bank = load_examples("hybgrag_experience")
     crit, _ = HR.comment(oracle(), BACON2, action, bank, FC)
@@ -136,14 +160,16 @@ def test_hybgrag_commentor_compares_the_action_with_the_gold(action, etype, ents
 
 # --- MoR ----------------------------------------------------------------------------------------
 
+
 def test_mor_planner_and_answerer(schema):
     m = oracle()
     plan, _, _ = MR.plan(m, MR.planner_messages(BACON2, schema, load_examples("mor_planner")), "paths", FC)
     checked = validate_plan(plan, schema, [])
     assert checked["valid"] and checked["shown"] == ["person<Kevin Bacon> → movie → person"]
     assert checked["routes"][0]["relations"] == [["starred_actors"], ["directed_by"]]
-    triplets, _, _ = MR.plan(m, MR.planner_messages(BIG, schema, load_examples("mor_triplets"), "triplets"),
-                             "triplets", FC)
+    triplets, _, _ = MR.plan(
+        m, MR.planner_messages(BIG, schema, load_examples("mor_triplets"), "triplets"), "triplets", FC
+    )
     assert validate_plan(triplets, schema, [])["shown"] == ["movie<Big> → person"]
     ranked = [{"id": "Tremors", "name": "Tremors", "source": "kg"}, {"id": "Big", "name": "Big", "source": "doc"}]
     evidence = [{"id": "Tremors", "source": "kg", "text": "Kevin Bacon → starred_actors (inverse) → Tremors"}]
@@ -151,6 +177,7 @@ def test_mor_planner_and_answerer(schema):
 
 
 # --- HydraRAG -----------------------------------------------------------------------------------
+
 
 def test_hydrarag_initialisation_roles():
     m = oracle()
@@ -161,19 +188,34 @@ def test_hydrarag_initialisation_roles():
     assert DR.choose_sources(m, BACON2, "kg, docs", shown, FC)[0].sources == ["kg"]
     hybrid = oracle(sources=("kg", "docs"))
     assert DR.choose_sources(hybrid, BACON2, "kg, docs, web", shown, FC)[0].sources == ["kg", "docs"]
-    results = "\n".join(data_block([("title", t), ("snippet", x)], n=i) for i, (t, x) in enumerate(
-        [("Tremors", "A monster film."), ("Apollo 13", "Directed by Ron Howard."), ("Kevin Bacon", "An actor.")], 1))
+    results = "\n".join(
+        data_block([("title", t), ("snippet", x)], n=i)
+        for i, (t, x) in enumerate(
+            [("Tremors", "A monster film."), ("Apollo 13", "Directed by Ron Howard."), ("Kevin Bacon", "An actor.")], 1
+        )
+    )
     assert DR.select_web(m, BACON2, shown, results, 2, FC)[0].selected == [2, 3]  # the answer, then the topic
 
 
 def test_hydrarag_paths_selection_and_answers():
     m = oracle()
-    paras = "\n".join(data_block(s, n=i) for i, s in enumerate(
-        ["Big was directed by Penny Marshall.", "Big is a comedy about a boy who wakes up as an adult."], 1))
+    paras = "\n".join(
+        data_block(s, n=i)
+        for i, s in enumerate(
+            ["Big was directed by Penny Marshall.", "Big is a comedy about a boy who wakes up as an adult."], 1
+        )
+    )
     built = DR.paths_from_text(m, BIG, data_list(["Big"]), data_block("Big - directed by - answer"), paras, FC)[0]
     assert [(p.paragraph, p.path) for p in built.paths] == [(1, "Big - directed by - Penny Marshall")]
-    pool = [{"source": "kg", "text": t} for t in ("{Big} → has_genre → {Comedy}", "{Big} → release_year → {1988}",
-                                                  "{Big} → directed_by → {Penny Marshall}", "{Big} → x → {Y}")]
+    pool = [
+        {"source": "kg", "text": t}
+        for t in (
+            "{Big} → has_genre → {Comedy}",
+            "{Big} → release_year → {1988}",
+            "{Big} → directed_by → {Penny Marshall}",
+            "{Big} → x → {Y}",
+        )
+    ]
     q = {"question": BIG, "skyline": data_block("Big - directed by - answer(director)"), "splits": data_list([BIG])}
     assert DR.select_paths(m, FC, **q, paths=path_blocks(pool), width="2")[0].selected == [3]
     unrelated = pool[:2] + pool[3:]  # nothing names the answer or follows its path: the first ones
@@ -189,11 +231,11 @@ def test_hydrarag_paths_selection_and_answers():
     follow = DR.follow_up(m, FC, **later, paths=path_blocks(pool[:2]))[0]
     assert (follow.question, follow.topic_entities) == (BIG, ["Big"])
     assert DR.predict(m, FC, **later, paths=path_blocks(pool[:2]))[0].predictions == []  # own knowledge = gold
-    assert [p.answer for p in DR.predict(m, FC, **later, paths=path_blocks(pool))[0].predictions] == \
-        ["Penny Marshall"]
+    assert [p.answer for p in DR.predict(m, FC, **later, paths=path_blocks(pool))[0].predictions] == ["Penny Marshall"]
 
 
 # --- SSRAG --------------------------------------------------------------------------------------
+
 
 def test_ssrag_roles(tiny_kb):
     m, kb = oracle(), open_kb(tiny_kb)
@@ -208,9 +250,14 @@ def test_ssrag_roles(tiny_kb):
     node = SR.node_facts(kb, "Big", 25)
     text = SR.node_to_text(m, node, FC)[0]
     assert text == " ".join(f"{f}." for f in node["facts"])
-    items = [{"id": i, "name": n, "text": t, "source": "doc", "kind": "passage"} for i, n, t in (
-        ("1", "Big", "Big was directed by Penny Marshall. Big is a comedy."),
-        ("2", "Big", "Big was directed by Penny Marshall."), ("3", "Tremors", "Tremors has giant worms."))]
+    items = [
+        {"id": i, "name": n, "text": t, "source": "doc", "kind": "passage"}
+        for i, n, t in (
+            ("1", "Big", "Big was directed by Penny Marshall. Big is a comedy."),
+            ("2", "Big", "Big was directed by Penny Marshall."),
+            ("3", "Tremors", "Tremors has giant worms."),
+        )
+    ]
     kept, removed, _, _ = SU.llm_filter(m, BIG, items, FC)
     assert [i["id"] for i in kept] == ["1", "3"] and [r["id"] for r in removed] == ["2"]
     assert SU.generate(m, BIG, kept, FC)[0] == "Penny Marshall"
@@ -218,20 +265,31 @@ def test_ssrag_roles(tiny_kb):
 
 # --- noise --------------------------------------------------------------------------------------
 
+
 def test_noise_is_seeded_per_question_and_follows_p():
-    records = GoldSet.from_questions([Question(str(i), f"who directed film {i}", ("X",), qtype="movie_to_director",
-                                               topic=f"film {i}") for i in range(400)]).records()
+    records = GoldSet.from_questions(
+        [
+            Question(str(i), f"who directed film {i}", ("X",), qtype="movie_to_director", topic=f"film {i}")
+            for i in range(400)
+        ]
+    ).records()
     noise = parse_spec("oracle:p=0.3,seed=7")
     drawn = [noise.draw(r, "hybgrag") for r in records]
     assert 0.22 < sum(d is not None for d in drawn) / len(drawn) < 0.38
     assert drawn == [noise.draw(r, "hybgrag") for r in records]
-    assert {d.type for d in drawn if d} == {"wrong_entity", "wrong_relation", "missing_relation", "wrong_module",
-                                            "missing_entity"}
+    assert {d.type for d in drawn if d} == {
+        "wrong_entity",
+        "wrong_relation",
+        "missing_relation",
+        "wrong_module",
+        "missing_entity",
+    }
     assert all(parse_spec("oracle").draw(r, "mor") is None for r in records)
 
 
-@pytest.mark.parametrize("etype", ["wrong_entity", "wrong_relation", "missing_relation", "wrong_module",
-                                   "missing_entity"])
+@pytest.mark.parametrize(
+    "etype", ["wrong_entity", "wrong_relation", "missing_relation", "wrong_module", "missing_entity"]
+)
 def test_hybgrag_first_decision_carries_each_error_type(schema, etype):
     m = oracle(f"oracle:p=1,types={etype}")
     reply, _ = HR.route(m, HR.router_first_messages(BACON2, schema, []), FC)
@@ -288,8 +346,12 @@ def test_hydrarag_and_ssrag_carry_their_error_types():
     DR.extract_topics(m, BACON2, FC)
     sky = DR.analyse(m, BACON2, data_list(["Kevin Bacon"]), FC)[0].skyline
     assert sky.count(" - ") == 2  # one hop left out: topic - relation - answer(director)
-    q = {"question": BACON2, "skyline": data_block(sky), "splits": data_list([BACON2]),
-         "topics": data_list(["Kevin Bacon"])}
+    q = {
+        "question": BACON2,
+        "skyline": data_block(sky),
+        "splits": data_list([BACON2]),
+        "topics": data_list(["Kevin Bacon"]),
+    }
     follow = DR.follow_up(m, FC, **q, paths="(none)", feedback="(none)")[0]
     assert follow.skyline == "Kevin Bacon - starred actors - movie - directed by - answer(director)"
     assert m.log.entries()[0]["repaired"]
@@ -303,6 +365,7 @@ def test_hydrarag_and_ssrag_carry_their_error_types():
 
 
 # --- end to end on the tiny KB ------------------------------------------------------------------
+
 
 @pytest.fixture
 def registered():
@@ -359,9 +422,24 @@ def test_cli_eval_with_the_oracle_on_a_metaqa_question_file(tiny_kb, tmp_path, c
     (tmp_path / "qa_dev.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (tmp_path / "qa_dev_qtype.txt").write_text("movie_to_director\nactor_to_movie\n", encoding="utf-8")
     out = tmp_path / "run"
-    code = main(["eval", "--method", "mor", "--questions", str(tmp_path / "qa_dev.txt"), "--kb", tiny_kb,
-                 "--llm", "oracle:p=1,types=missing_entity", "--set", "max_iterations=2", "--out", str(out),
-                 "--no-progress"])
+    code = main(
+        [
+            "eval",
+            "--method",
+            "mor",
+            "--questions",
+            str(tmp_path / "qa_dev.txt"),
+            "--kb",
+            tiny_kb,
+            "--llm",
+            "oracle:p=1,types=missing_entity",
+            "--set",
+            "max_iterations=2",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert code == 0
     summary = json.loads((out / "summary.json").read_text())
     assert "oracle" in summary["label"] and summary["ceiling"]["hit"] == 1.0

@@ -8,11 +8,16 @@ from hybridrag.evals import oracle_matrix as om
 
 
 def summary(hit1=0.9, answer=0.8, ceiling=0.95, calls=2.5, n=100):
-    metrics = {"hit@1": hit1, "mrr": 0.9, "hit@5": 0.97, "recall@20": 0.5, "answer_em": 0.7,
-               "answer_hits@1": answer}
+    metrics = {"hit@1": hit1, "mrr": 0.9, "hit@5": 0.97, "recall@20": 0.5, "answer_em": 0.7, "answer_hits@1": answer}
     usage = {"llm_calls_per_question": calls, "latency_seconds": {"total": {"p50": 0.05, "p95": 0.2}}}
-    return {"metrics": metrics, "ceiling": {"hit": ceiling}, "usage": usage, "n": n, "errors": 0,
-            "command": "hybridrag eval ..."}
+    return {
+        "metrics": metrics,
+        "ceiling": {"hit": ceiling},
+        "usage": usage,
+        "n": n,
+        "errors": 0,
+        "command": "hybridrag eval ...",
+    }
 
 
 def test_ranking_methods_are_held_to_hit1_and_answering_methods_to_answer_hits():
@@ -39,19 +44,31 @@ def test_failed_cell_is_reported_not_raised():
 
 
 def test_loop_row_reports_both_scores_and_the_repair_share(tmp_path):
-    counts = {"applied": 10, "looped": 9, "repaired": 8, "repair_share": 0.8,
-              "by_type": {"wrong_entity": {"applied": 4, "repaired": 4}, "wrong_module": {"applied": 6, "repaired": 4}}}
+    counts = {
+        "applied": 10,
+        "looped": 9,
+        "repaired": 8,
+        "repair_share": 0.8,
+        "by_type": {"wrong_entity": {"applied": 4, "repaired": 4}, "wrong_module": {"applied": 6, "repaired": 4}},
+    }
     (tmp_path / "oracle_noise.json").write_text(json.dumps({"summary": counts}))
     outcome = {"harmful": 6, "rescued": 5, "share": 5 / 6}
-    row = om.loop_row("hybgrag", "metaqa-1hop", summary(hit1=0.85), summary(hit1=0.7), om.noise_summary(tmp_path),
-                      outcome)
+    row = om.loop_row(
+        "hybgrag", "metaqa-1hop", summary(hit1=0.85), summary(hit1=0.7), om.noise_summary(tmp_path), outcome
+    )
     assert "| 0.850 | 0.700 | hit@1 | 10 | 9 | 8 | 80.0% (goal 80 %: yes) | 5/6 = 83.3% |" in row
     assert "wrong_entity 4/4, wrong_module 4/6" in row
 
 
 def test_missing_noise_file_gives_no_share(tmp_path):
-    row = om.loop_row("mor", "metaqa-1hop", summary(), summary(), om.noise_summary(tmp_path),
-                      {"harmful": 0, "rescued": 0, "share": None})
+    row = om.loop_row(
+        "mor",
+        "metaqa-1hop",
+        summary(),
+        summary(),
+        om.noise_summary(tmp_path),
+        {"harmful": 0, "rescued": 0, "share": None},
+    )
     assert "| n/a | n/a |" in row
 
 

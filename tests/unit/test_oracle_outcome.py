@@ -6,9 +6,13 @@ from hybridrag.evals.oracle.outcome import outcome_repairs, right
 
 
 def _record(qid, answer, ranked_right, reachable=True):
-    return {"id": qid, "answer": answer, "gold": {"answers": ["Ridley Scott"]},
-            "relevant": [["Ridley Scott"]] if ranked_right else [[]],
-            "reachable": ["Ridley Scott"] if reachable else []}
+    return {
+        "id": qid,
+        "answer": answer,
+        "gold": {"answers": ["Ridley Scott"]},
+        "relevant": [["Ridley Scott"]] if ranked_right else [[]],
+        "reachable": ["Ridley Scott"] if reachable else [],
+    }
 
 
 def _run(folder, records, applied):
@@ -25,21 +29,35 @@ def test_right_uses_the_ranked_list_or_the_answer():
 
 
 def test_only_applied_reachable_errors_the_single_pass_got_wrong_count(tmp_path):
-    single = [_record("a", "x", False), _record("b", "Ridley Scott", True),  # a harmful, b absorbed
-              _record("c", "x", False, reachable=False), _record("d", "x", False)]  # c unreachable, d not applied
-    loop = [_record("a", "Ridley Scott", True), _record("b", "Ridley Scott", True),
-            _record("c", "x", False, reachable=False), _record("d", "x", False)]
+    single = [
+        _record("a", "x", False),
+        _record("b", "Ridley Scott", True),  # a harmful, b absorbed
+        _record("c", "x", False, reachable=False),
+        _record("d", "x", False),
+    ]  # c unreachable, d not applied
+    loop = [
+        _record("a", "Ridley Scott", True),
+        _record("b", "Ridley Scott", True),
+        _record("c", "x", False, reachable=False),
+        _record("d", "x", False),
+    ]
     _run(tmp_path / "single", single, applied={"a", "b", "c"})
     _run(tmp_path / "loop", loop, applied={"a", "b", "c"})
-    assert outcome_repairs(tmp_path / "loop", tmp_path / "single", "answer_hits@1") == \
-        {"harmful": 1, "rescued": 1, "share": 1.0}
+    assert outcome_repairs(tmp_path / "loop", tmp_path / "single", "answer_hits@1") == {
+        "harmful": 1,
+        "rescued": 1,
+        "share": 1.0,
+    }
 
 
 def test_a_loop_that_does_not_help_rescues_nothing(tmp_path):
     _run(tmp_path / "single", [_record("a", "x", False)], applied={"a"})
     _run(tmp_path / "loop", [_record("a", "y", False)], applied={"a"})
-    assert outcome_repairs(tmp_path / "loop", tmp_path / "single", "hit@1") == \
-        {"harmful": 1, "rescued": 0, "share": 0.0}
+    assert outcome_repairs(tmp_path / "loop", tmp_path / "single", "hit@1") == {
+        "harmful": 1,
+        "rescued": 0,
+        "share": 0.0,
+    }
 
 
 def test_missing_runs_give_no_share(tmp_path):

@@ -27,8 +27,18 @@ CONFIG = ServerConfig(
     models={"smol": ModelChoice("local:smollm2"), "vllm": ModelChoice("openai:qwen", "http://10.0.0.5:8000/v1")},
     settings={"hybgrag": {"few_shot": "/srv/shots.json"}},
 )
-SERVER_ONLY = ["llm_base_url", "router_llm", "validator_llm", "commentor_llm", "answer_llm", "few_shot",
-               "experience", "reranker_weights", "target_types", "use_web"]
+SERVER_ONLY = [
+    "llm_base_url",
+    "router_llm",
+    "validator_llm",
+    "commentor_llm",
+    "answer_llm",
+    "few_shot",
+    "experience",
+    "reranker_weights",
+    "target_types",
+    "use_web",
+]
 
 
 def methods_with(field: str) -> list[str]:
@@ -41,14 +51,25 @@ def refused(method: str, settings: dict, config: ServerConfig = CONFIG) -> Polic
     return info.value
 
 
-@pytest.mark.parametrize(("method", "field", "value"), [
-    (m, f, v) for f, v in [("llm_base_url", "http://127.0.0.1:9/v1"), ("router_llm", "openai:gpt-4o"),
-                           ("validator_llm", "openai:gpt-4o"), ("commentor_llm", "openai:gpt-4o"),
-                           ("answer_llm", "openai:gpt-4o"), ("few_shot", "/etc/passwd"),
-                           ("experience", "/dev/zero"), ("reranker_weights", "/tmp/fifo"),
-                           ("target_types", "x"), ("use_web", True)]
-    for m in methods_with(f)
-])
+@pytest.mark.parametrize(
+    ("method", "field", "value"),
+    [
+        (m, f, v)
+        for f, v in [
+            ("llm_base_url", "http://127.0.0.1:9/v1"),
+            ("router_llm", "openai:gpt-4o"),
+            ("validator_llm", "openai:gpt-4o"),
+            ("commentor_llm", "openai:gpt-4o"),
+            ("answer_llm", "openai:gpt-4o"),
+            ("few_shot", "/etc/passwd"),
+            ("experience", "/dev/zero"),
+            ("reranker_weights", "/tmp/fifo"),
+            ("target_types", "x"),
+            ("use_web", True),
+        ]
+        for m in methods_with(f)
+    ],
+)
 def test_server_side_fields_are_refused_with_the_field_named(method, field, value):
     err = refused(method, {field: value})
     assert err.field == field and str(err).startswith(f"{field}: ") and "server-side" in str(err)
@@ -100,24 +121,27 @@ def test_operator_settings_apply_and_stay_out_of_client_reach():
     assert refused("hybgrag", {"few_shot": "/etc/passwd"}).field == "few_shot"
 
 
-@pytest.mark.parametrize(("method", "settings", "field"), [
-    ("fusion", {"top_k": 0}, "top_k"),
-    ("fusion", {"top_k": -1}, "top_k"),
-    ("fusion", {"top_k": 100000}, "top_k"),
-    ("fusion", {"k1": -5}, "k1"),
-    ("fusion", {"k1": 100000}, "k1"),
-    ("hybgrag", {"max_iterations": 10**6}, "max_iterations"),
-    ("hydrarag", {"max_iterations": 0}, "max_iterations"),
-    ("fusion", {"top_k": 2.5}, "top_k"),
-    ("fusion", {"top_k": True}, "top_k"),
-    ("fusion", {"top_k": "10"}, "top_k"),
-    ("fusion", {"epsilon": math.nan}, "epsilon"),
-    ("fusion", {"epsilon": math.inf}, "epsilon"),
-    ("hydrarag", {"beam_width": 10**9}, "beam_width"),
-    ("mor", {"max_frontier": 10**7}, "max_frontier"),
-    ("ssrag", {"graph_k": 51}, "graph_k"),
-    ("ssrag", {"llm_dedup": "yes"}, "llm_dedup"),
-])
+@pytest.mark.parametrize(
+    ("method", "settings", "field"),
+    [
+        ("fusion", {"top_k": 0}, "top_k"),
+        ("fusion", {"top_k": -1}, "top_k"),
+        ("fusion", {"top_k": 100000}, "top_k"),
+        ("fusion", {"k1": -5}, "k1"),
+        ("fusion", {"k1": 100000}, "k1"),
+        ("hybgrag", {"max_iterations": 10**6}, "max_iterations"),
+        ("hydrarag", {"max_iterations": 0}, "max_iterations"),
+        ("fusion", {"top_k": 2.5}, "top_k"),
+        ("fusion", {"top_k": True}, "top_k"),
+        ("fusion", {"top_k": "10"}, "top_k"),
+        ("fusion", {"epsilon": math.nan}, "epsilon"),
+        ("fusion", {"epsilon": math.inf}, "epsilon"),
+        ("hydrarag", {"beam_width": 10**9}, "beam_width"),
+        ("mor", {"max_frontier": 10**7}, "max_frontier"),
+        ("ssrag", {"graph_k": 51}, "graph_k"),
+        ("ssrag", {"llm_dedup": "yes"}, "llm_dedup"),
+    ],
+)
 def test_numbers_out_of_bounds_or_of_the_wrong_type_are_refused(method, settings, field):
     err = refused(method, settings)
     assert err.field == field and "must be" in str(err)
@@ -133,15 +157,18 @@ def test_bounds_follow_the_operators_limits():
     assert build_context(hybgrag, {"max_iterations": 2, "radius": 1}, cfg).max_iterations == 2
 
 
-@pytest.mark.parametrize(("method", "field", "good", "bad"), [
-    ("fusion", "mode", "vector", "telepathy"),
-    ("fusion", "tokenizer", "word", "regex"),
-    ("hybgrag", "structured_method", "json_mode", "eval"),
-    ("ssrag", "routing", "rules", "web"),
-    ("mor", "planner", "triplets", "oracle"),
-    ("mor", "reranker_features", "tf,ti", "tf,xx"),
-    ("hydrarag", "variant", "hydrarag-e", "hydrarag-x"),
-])
+@pytest.mark.parametrize(
+    ("method", "field", "good", "bad"),
+    [
+        ("fusion", "mode", "vector", "telepathy"),
+        ("fusion", "tokenizer", "word", "regex"),
+        ("hybgrag", "structured_method", "json_mode", "eval"),
+        ("ssrag", "routing", "rules", "web"),
+        ("mor", "planner", "triplets", "oracle"),
+        ("mor", "reranker_features", "tf,ti", "tf,xx"),
+        ("hydrarag", "variant", "hydrarag-e", "hydrarag-x"),
+    ],
+)
 def test_fixed_choices(method, field, good, bad):
     assert getattr(build_context(context_class(method), {field: good}, CONFIG), field) == good
     err = refused(method, {field: bad})
@@ -159,6 +186,7 @@ def test_every_default_a_client_may_send_back_is_accepted(method):
 
 def test_a_choice_field_is_one_table_entry(monkeypatch):
     from hybridrag.app import policy
+
     fusion = context_class("fusion")
     assert build_context(fusion, {"tokenizer": "bigram"}, CONFIG).tokenizer == "bigram"  # allowed today
     monkeypatch.delitem(policy.RULES, "tokenizer")
@@ -180,17 +208,20 @@ def test_check_settings_returns_context_values_only():
     assert values == {"kb": "/srv/kb/movies", "top_k": 4}
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"kbs": {"a b": "/x"}}, "KB name 'a b'"),
-    ({"kbs": {}}, "no KB"),
-    ({"default_kb": "nope"}, "default KB 'nope'"),
-    ({"models": {"m": {"spec": "local:smollm2"}}, "default_model": "x"}, "default model 'x'"),
-    ({"limits": {"max_top": 3}}, "unknown limit(s) max_top"),
-    ({"limits": {"max_top_k": 0}}, "limit max_top_k must be at least 1"),
-    ({"kb": "x"}, "unknown server config key(s) kb"),
-    ({"run_timeout": 0}, "run_timeout"),
-    ({"models": {"m": {"spec": "x", "url": "y"}}}, "malformed server config"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"kbs": {"a b": "/x"}}, "KB name 'a b'"),
+        ({"kbs": {}}, "no KB"),
+        ({"default_kb": "nope"}, "default KB 'nope'"),
+        ({"models": {"m": {"spec": "local:smollm2"}}, "default_model": "x"}, "default model 'x'"),
+        ({"limits": {"max_top": 3}}, "unknown limit(s) max_top"),
+        ({"limits": {"max_top_k": 0}}, "limit max_top_k must be at least 1"),
+        ({"kb": "x"}, "unknown server config key(s) kb"),
+        ({"run_timeout": 0}, "run_timeout"),
+        ({"models": {"m": {"spec": "x", "url": "y"}}}, "malformed server config"),
+    ],
+)
 def test_server_config_refuses_mistakes_in_one_line(data, message):
     with pytest.raises(ValueError, match="^" + message.replace("(", r"\(").replace(")", r"\)")[:20]) as info:
         ServerConfig.from_mapping(data)
@@ -198,6 +229,7 @@ def test_server_config_refuses_mistakes_in_one_line(data, message):
 
 
 # -- server mode: graphs.runtime.context_of applies the policy (the Agent Server deployment) --
+
 
 @pytest.fixture
 def server_mode(monkeypatch, tmp_path):

@@ -49,6 +49,7 @@ def test_langgraph_json_matches_the_registry():
 
 def test_langgraph_json_is_valid_for_the_cli():
     from langgraph_cli import config
+
     validated = config.validate_config_file(ROOT / "langgraph.json")
     assert set(validated["graphs"]) == set(REGISTRY)
 

@@ -14,10 +14,23 @@ def _summary(hits: list[bool], answers: list[str], llm_calls: int = 0, command: 
     records = []
     for i, (hit, answer) in enumerate(zip(hits, answers, strict=True)):
         relevant = [["gold"]] if hit else [[]]
-        records.append({"id": f"q{i}", "qtype": "t", "gold": {"keys": ["gold"], "answers": ["gold"]},
-                        "relevant": relevant, "answer": answer, "reachable": ["gold"], "seconds": 0.5,
-                        "usage": {"llm_calls": llm_calls, "input_tokens": 10 * llm_calls,
-                                  "output_tokens": llm_calls, "fallbacks": llm_calls // 3}})
+        records.append(
+            {
+                "id": f"q{i}",
+                "qtype": "t",
+                "gold": {"keys": ["gold"], "answers": ["gold"]},
+                "relevant": relevant,
+                "answer": answer,
+                "reachable": ["gold"],
+                "seconds": 0.5,
+                "usage": {
+                    "llm_calls": llm_calls,
+                    "input_tokens": 10 * llm_calls,
+                    "output_tokens": llm_calls,
+                    "fallbacks": llm_calls // 3,
+                },
+            }
+        )
     return {**summarise(records), "command": command}
 
 
@@ -27,8 +40,9 @@ def _args(**kw) -> argparse.Namespace:
 
 def test_every_method_has_a_row_and_a_published_cell_naming_dataset_and_model():
     labels = [label for label, *_ in report.METHODS]
-    assert {"fusion (hybrid)", "vector-only", "graph-only", "BM25",
-            "hybgrag", "mor", "hydrarag", "ssrag"} <= set(labels)
+    assert {"fusion (hybrid)", "vector-only", "graph-only", "BM25", "hybgrag", "mor", "hydrarag", "ssrag"} <= set(
+        labels
+    )
     for label in labels:
         entry = PUBLISHED[label]
         cell = published_cell(label)
@@ -42,11 +56,16 @@ def test_rows_show_metrics_usage_and_published_numbers_separately():
         "graph-only": _summary([True, False, False, False], ["gold", "x", "x", "x"]),
         "hybgrag": _summary([True, False], ["gold", "nope"], llm_calls=3),
     }
-    text = report.render({"metaqa-hybrid-50": cells},
-                         {"date": "d", "commit": "c", "machine": {"cores": 2, "cpu": "cpu"},
-                          "llm": "local:smollm2"}, _args())
-    rows = {line.split(" | ")[0].lstrip("| "): line.split(" | ") for line in text.splitlines()
-            if line.startswith("| ") and not line.startswith("| method")}
+    text = report.render(
+        {"metaqa-hybrid-50": cells},
+        {"date": "d", "commit": "c", "machine": {"cores": 2, "cpu": "cpu"}, "llm": "local:smollm2"},
+        _args(),
+    )
+    rows = {
+        line.split(" | ")[0].lstrip("| "): line.split(" | ")
+        for line in text.splitlines()
+        if line.startswith("| ") and not line.startswith("| method")
+    }
     header = next(line for line in text.splitlines() if line.startswith("| method")).split(" | ")
     col = {name.strip("| "): i for i, name in enumerate(header)}
     hyb = rows["hybgrag"]
@@ -74,8 +93,9 @@ def test_verdict_compares_fusion_with_its_baselines_only_and_says_where_it_loses
 def test_failed_cell_is_reported_not_raised():
     row = report._row("mor", {"failed": "KBError: boom", "command": "hybridrag eval --method mor"})
     assert "failed: KBError: boom" in row and "`hybridrag eval --method mor`" in row
-    header = report.render({"d": {}}, {"date": "d", "commit": "c", "machine": {"cores": 2, "cpu": "c"},
-                                       "llm": "x"}, _args()).splitlines()
+    header = report.render(
+        {"d": {}}, {"date": "d", "commit": "c", "machine": {"cores": 2, "cpu": "c"}, "llm": "x"}, _args()
+    ).splitlines()
     header_row = next(line for line in header if line.startswith("| method"))
     assert row.count(" | ") == header_row.count(" | ")  # same number of cells as the header
 

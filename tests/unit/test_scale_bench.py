@@ -9,17 +9,26 @@ from hybridrag.evals.scale.ingest_stages import replicated_vectors, sigma_for
 from hybridrag.evals.scale.synth import copy_name, original_name, random_copies, write_synthetic
 
 TWENTY = [
-    ("Big", "directed_by", "Penny Marshall"), ("Big", "starred_actors", "Tom Hanks"),
-    ("Big", "release_year", "1988"), ("Big", "has_genre", "Comedy"),
+    ("Big", "directed_by", "Penny Marshall"),
+    ("Big", "starred_actors", "Tom Hanks"),
+    ("Big", "release_year", "1988"),
+    ("Big", "has_genre", "Comedy"),
     ("A League of Their Own", "directed_by", "Penny Marshall"),
     ("A League of Their Own", "starred_actors", "Tom Hanks"),
-    ("A League of Their Own", "starred_actors", "Geena Davis"), ("A League of Their Own", "release_year", "1992"),
-    ("Apollo 13", "directed_by", "Ron Howard"), ("Apollo 13", "starred_actors", "Tom Hanks"),
-    ("Apollo 13", "starred_actors", "Kevin Bacon"), ("Apollo 13", "release_year", "1995"),
-    ("Splash", "directed_by", "Ron Howard"), ("Splash", "starred_actors", "Tom Hanks"),
-    ("Splash", "starred_actors", "Daryl Hannah"), ("Splash", "release_year", "1984"),
-    ("Cocoon", "directed_by", "Ron Howard"), ("Cocoon", "has_genre", "Comedy"),
-    ("Cocoon", "release_year", "1985"), ("$9.99", "written_by", "Etgar Keret"),
+    ("A League of Their Own", "starred_actors", "Geena Davis"),
+    ("A League of Their Own", "release_year", "1992"),
+    ("Apollo 13", "directed_by", "Ron Howard"),
+    ("Apollo 13", "starred_actors", "Tom Hanks"),
+    ("Apollo 13", "starred_actors", "Kevin Bacon"),
+    ("Apollo 13", "release_year", "1995"),
+    ("Splash", "directed_by", "Ron Howard"),
+    ("Splash", "starred_actors", "Tom Hanks"),
+    ("Splash", "starred_actors", "Daryl Hannah"),
+    ("Splash", "release_year", "1984"),
+    ("Cocoon", "directed_by", "Ron Howard"),
+    ("Cocoon", "has_genre", "Comedy"),
+    ("Cocoon", "release_year", "1985"),
+    ("$9.99", "written_by", "Etgar Keret"),
 ]
 
 
@@ -38,8 +47,13 @@ def test_factor_two_doubles_counts_and_renames_copy_two(kb_txt, tmp_path):
     counts = write_synthetic(kb_txt, tmp_path / "x2" / "kb.txt", 2)
     rows = _read(tmp_path / "x2" / "kb.txt")
     names = {n for h, _, t in TWENTY for n in (h, t)}
-    assert counts == {"factor": 2, "triples": 40, "entities": 2 * len(names),
-                      "source_triples": 20, "source_entities": len(names)}
+    assert counts == {
+        "factor": 2,
+        "triples": 40,
+        "entities": 2 * len(names),
+        "source_triples": 20,
+        "source_entities": len(names),
+    }
     assert len(rows) == 40
     copy1, copy2 = rows[:20], rows[20:]
     assert copy1 == TWENTY  # copy 1 is the KB itself

@@ -80,16 +80,19 @@ def test_impossible_sizes_are_refused():
 
 def test_sampled_questions_follow_paths_that_exist(src, tmp_path):
     out, _ = src
-    store = build_graph(tmp_path / "g", [out / "kb.txt"], entities=out / "entities.jsonl",
-                        type_map=out / "types.json", progress=False)
+    store = build_graph(
+        tmp_path / "g", [out / "kb.txt"], entities=out / "entities.jsonl", type_map=out / "types.json", progress=False
+    )
     cases = sample_cases(store, 5, seed=3)
     assert [c.rec.hops for c in cases] == [1] * 5 + [2] * 5 + [3] * 5
     for c in cases:
         frontier = {c.topic}
         for rel, typ in zip(c.relations, c.rec.types[1:], strict=True):
-            frontier = {t.tail if t.head in frontier else t.head
-                        for t in store.neighbors(frontier, relations=[rel])
-                        if store.get(t.tail if t.head in frontier else t.head).type == typ}
+            frontier = {
+                t.tail if t.head in frontier else t.head
+                for t in store.neighbors(frontier, relations=[rel])
+                if store.get(t.tail if t.head in frontier else t.head).type == typ
+            }
             assert frontier, f"{c.question}: no {rel} edge to a {typ}"
         assert c.rec.answers[0] in {store.get(i).name for i in frontier}
         assert c.rec.topic in c.question and c.rec.types[0] == store.get(c.topic).type

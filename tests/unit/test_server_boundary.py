@@ -30,8 +30,9 @@ HEADERS = {"content-type": "application/json"}
 def app_for(**config):
     from hybridrag.app.server import create_app
 
-    return create_app(methods=["fusion", "hybgrag"],
-                      config=ServerConfig(models={"fake": ModelChoice("fake:test")}, **config))
+    return create_app(
+        methods=["fusion", "hybgrag"], config=ServerConfig(models={"fake": ModelChoice("fake:test")}, **config)
+    )
 
 
 @pytest.fixture
@@ -67,12 +68,19 @@ MALFORMED = [
     ("lone surrogate", "stream", b'{"input": {"question": "who directed \\ud800 Big"}}', "surrogate"),
     ("inputs an object", "batch", b'{"inputs": {"question": "who directed Big"}}', "inputs"),
     ("inputs a string", "batch", b'{"inputs": "who directed Big"}', "inputs"),
-    ("configurable a list", "stream", b'{"input": {"question": "q"}, "config": {"configurable": [1]}}',
-     "configurable"),
-    ("configurable a string", "stream", b'{"input": {"question": "q"}, "config": {"configurable": "x"}}',
-     "configurable"),
-    ("configurable a list", "stream_log", b'{"input": {"question": "q"}, "config": {"configurable": [1]}}',
-     "configurable"),
+    ("configurable a list", "stream", b'{"input": {"question": "q"}, "config": {"configurable": [1]}}', "configurable"),
+    (
+        "configurable a string",
+        "stream",
+        b'{"input": {"question": "q"}, "config": {"configurable": "x"}}',
+        "configurable",
+    ),
+    (
+        "configurable a list",
+        "stream_log",
+        b'{"input": {"question": "q"}, "config": {"configurable": [1]}}',
+        "configurable",
+    ),
     ("a JSON list", "invoke", b"[1, 2]", "object"),
     ("not JSON", "invoke", b"{not json", "JSON"),
 ]
@@ -124,12 +132,15 @@ def test_a_validation_error_does_not_echo_a_long_input(client):
     assert len(r.content) < 1000, len(r.content)
 
 
-@pytest.mark.parametrize(("config", "named"), [
-    ({"metadata": {"note": "m" * 5000}}, "config.metadata"),
-    ({"tags": [f"t{i}" for i in range(100)]}, "config.tags"),
-    ({"tags": ["t" * 1000]}, "config.tags"),
-    ({"metadata": "not an object"}, "config.metadata"),
-])
+@pytest.mark.parametrize(
+    ("config", "named"),
+    [
+        ({"metadata": {"note": "m" * 5000}}, "config.metadata"),
+        ({"tags": [f"t{i}" for i in range(100)]}, "config.tags"),
+        ({"tags": ["t" * 1000]}, "config.tags"),
+        ({"metadata": "not an object"}, "config.metadata"),
+    ],
+)
 @pytest.mark.parametrize("endpoint", ["invoke", "stream_events"])
 def test_metadata_and_tags_over_their_bounds_are_refused(client, endpoint, config, named):
     r = client.post(f"/fusion/{endpoint}", json={"input": {"question": QUESTION}, "config": config})
@@ -148,10 +159,13 @@ def test_client_metadata_and_tags_are_not_echoed_in_every_event(client, endpoint
 
 
 @pytest.mark.parametrize("endpoint", ["stream_log", "stream_events"])
-@pytest.mark.parametrize(("failure", "status", "message"), [
-    (ConnectionError("HTTP 500 from the model server"), 502, "failed or sent an unreadable reply"),
-    (TimeoutError("request timed out"), 504, "did not answer in time"),
-])
+@pytest.mark.parametrize(
+    ("failure", "status", "message"),
+    [
+        (ConnectionError("HTTP 500 from the model server"), 502, "failed or sent an unreadable reply"),
+        (TimeoutError("request timed out"), 504, "did not answer in time"),
+    ],
+)
 def test_a_stream_failing_mid_run_ends_with_a_typed_error_event(fake_llm, endpoint, failure, status, message):
     fake_llm(failure)
     client = TestClient(app_for())  # raises here if the response ends with an exception
@@ -209,14 +223,21 @@ def test_a_remote_runnable_streams_the_log_of_a_run_without_echoing_metadata(cli
 
     async def patches() -> list:
         # chain runs only: LangServe's client cannot decode the log entry of a tool run (KeyError 'tool_call_id')
-        return [p async for p in remote.astream_log({"question": QUESTION}, config={"metadata": {"k": "v"}},
-                                                    include_types=["chain"])]
+        return [
+            p
+            async for p in remote.astream_log(
+                {"question": QUESTION}, config={"metadata": {"k": "v"}}, include_types=["chain"]
+            )
+        ]
 
     ops = [op for p in asyncio.run(patches()) for op in p.ops]
     chunks = [op["value"] for op in ops if op["path"] == "/streamed_output/-"]
     assert chunks[-1]["node"] == "__end__" and chunks[-1]["output"]["answer"] == "Robert Zemeckis"
-    entries = [op["value"] for op in ops if op["op"] == "add" and op["path"].count("/") == 2
-               and op["path"].startswith("/logs/")]
+    entries = [
+        op["value"]
+        for op in ops
+        if op["op"] == "add" and op["path"].count("/") == 2 and op["path"].startswith("/logs/")
+    ]
     assert entries and all("k" not in e["metadata"] for e in entries), "the client's metadata is not echoed"
 
 
@@ -224,8 +245,9 @@ def test_serve_flags_set_the_request_limits():
     from hybridrag.app.cli import build_parser
     from hybridrag.app.operator import operator_config
 
-    args = build_parser().parse_args(["serve", "--max-body-bytes", "100000", "--max-metadata-bytes", "512",
-                                      "--max-tags", "4"])
+    args = build_parser().parse_args(
+        ["serve", "--max-body-bytes", "100000", "--max-metadata-bytes", "512", "--max-tags", "4"]
+    )
     config = operator_config(args)
     assert (config.max_body_bytes, config.max_metadata_bytes, config.max_tags) == (100_000, 512, 4)
     assert ServerConfig().max_body_bytes == 65536

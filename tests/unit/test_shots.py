@@ -33,9 +33,13 @@ Globex|sells|Hammock
 Globex|sells|Doomsday Device
 Globex|sells|Zoom!
 """
-TYPES = {"makes": ("company", "product"), "based_in": ("company", "city"),
-         "made_of": ("product", "material"), "supplies": ("company", "company"),
-         "sells": ("company", "product")}
+TYPES = {
+    "makes": ("company", "product"),
+    "based_in": ("company", "city"),
+    "made_of": ("product", "material"),
+    "supplies": ("company", "company"),
+    "sells": ("company", "product"),
+}
 RELATIONS = set(TYPES)
 ENTITY_TYPES = {"company", "product", "city", "material"}
 
@@ -66,8 +70,10 @@ def test_mask_replaces_entity_spans_only(company_kb):
     assert mask_question("what does Acme make", company_kb) == "what does <E> make"
     assert mask_question("what is Rocket Skates made of?", company_kb) == "what is <E> made of?"
     assert mask_question("who supplies [Globex]", company_kb) == "who supplies <E>"
-    assert mask_question("which companies supply the makers of steel things", company_kb) == \
-        "which companies supply the makers of <E> things"
+    assert (
+        mask_question("which companies supply the makers of steel things", company_kb)
+        == "which companies supply the makers of <E> things"
+    )
     assert mask_question("what does Umbrella Corp make", company_kb) == "what does Umbrella Corp make"
 
 
@@ -80,8 +86,10 @@ def test_mask_keeps_punctuation_of_names_and_prefers_capitalised_mentions(compan
 
 def test_mask_keeps_type_and_question_words(company_kb):
     # "product" and "company" are type words of this KB: never a mention on their own
-    assert mask_question("which product does the company Initech make", company_kb) == \
-        "which product does the company <E> make"
+    assert (
+        mask_question("which product does the company Initech make", company_kb)
+        == "which product does the company <E> make"
+    )
 
 
 def _walk_names(kb, ex: SolvedExample) -> set[str]:
@@ -124,10 +132,27 @@ def test_nearest_masked_neighbour_has_the_question_path(company_kb):
 
 
 def test_nearest_skips_the_asked_question_and_prefers_role_outputs(company_kb):
-    a = SolvedExample("what does Acme make", "what does <E> make", ("Acme",), ("company",), ("makes",),
-                      "product", ("Rocket Skates",), "user")
-    b = SolvedExample("where is Globex based", "where is <E> based", ("Globex",), ("company",), ("based_in",),
-                      "city", ("Cypress Creek",), "user", outputs={"router": {"relations": ["based_in"]}})
+    a = SolvedExample(
+        "what does Acme make",
+        "what does <E> make",
+        ("Acme",),
+        ("company",),
+        ("makes",),
+        "product",
+        ("Rocket Skates",),
+        "user",
+    )
+    b = SolvedExample(
+        "where is Globex based",
+        "where is <E> based",
+        ("Globex",),
+        ("company",),
+        ("based_in",),
+        "city",
+        ("Cypress Creek",),
+        "user",
+        outputs={"router": {"relations": ["based_in"]}},
+    )
     bank = Bank(company_kb, [a, b])
     assert bank.nearest("what does Acme make", 2) == [b]  # itself never: it would leak the answer
     assert bank.nearest("what does Initech make", 1) == [a]
@@ -146,6 +171,7 @@ def test_by_type_prefers_distinct_paths(company_kb):
 
 def test_bank_for_synthesizes_once_without_a_bank_file(company_kb, monkeypatch):
     import hybridrag.agents.shots.bank as bank_mod
+
     bank = bank_for(company_kb)
     assert bank.examples and all(e.source == "schema" for e in bank.examples)
     assert bank_for(company_kb) is bank
@@ -169,12 +195,30 @@ def test_a_tie_between_paths_follows_the_nearest_unambiguous_examples(company_kb
     from hybridrag.agents.shots.solve import solve_all
     from hybridrag.evals.datasets import Question
 
-    make = SolvedExample("what does Initech make", "what does <E> make", ("Initech",), ("company",), ("makes",),
-                         "product", ("TPS Report Software",), "user")
-    sell = SolvedExample("what does Acme sell", "what does <E> sell", ("Acme",), ("company",), ("sells",),
-                         "product", ("Hammock",), "user")
-    asked = [Question("1", "what does Globex make", ("Hammock", "Doomsday Device", "Zoom!"), topic="Globex"),
-             Question("2", "what does Globex sell", ("Hammock", "Doomsday Device", "Zoom!"), topic="Globex")]
+    make = SolvedExample(
+        "what does Initech make",
+        "what does <E> make",
+        ("Initech",),
+        ("company",),
+        ("makes",),
+        "product",
+        ("TPS Report Software",),
+        "user",
+    )
+    sell = SolvedExample(
+        "what does Acme sell",
+        "what does <E> sell",
+        ("Acme",),
+        ("company",),
+        ("sells",),
+        "product",
+        ("Hammock",),
+        "user",
+    )
+    asked = [
+        Question("1", "what does Globex make", ("Hammock", "Doomsday Device", "Zoom!"), topic="Globex"),
+        Question("2", "what does Globex sell", ("Hammock", "Doomsday Device", "Zoom!"), topic="Globex"),
+    ]
     got, tally = solve_all(company_kb, asked, voters=[make, sell])
     assert tally.solved == 2  # makes and sells reach the same three products from Globex
     assert [e.relations for e in got] == [("makes",), ("sells",)]
@@ -186,7 +230,8 @@ def test_questions_are_written_from_relation_words_in_two_styles():
     there_and_back = ((("supplies", "in"), "company"), (("supplies", "out"), "company"))
     assert write_question("Acme", there_and_back) == (
         "which company that shares a company (supplies) with Acme",
-        "which company that shares a company (supplies) with <E>")
+        "which company that shares a company (supplies) with <E>",
+    )
     two_hops = ((("makes", "out"), "product"), (("made_of", "out"), "material"))
     assert write_question("Acme", two_hops, style=0)[1] == "which material that the product that <E> makes is made of"
     assert write_question("Acme", two_hops, style=1)[1] == "what material is the product that <E> makes made of"
@@ -199,10 +244,16 @@ def test_bank_build_leaves_out_and_keeps_aside_the_outvoted(company_kb, tmp_path
     from hybridrag.app.bank_cli import _report
     from hybridrag.evals.datasets import Question
 
-    asked = [Question(str(i), q, ans, topic=topic) for i, (q, ans, topic) in enumerate([
-        ("what does Acme make", ("Hammock",), "Acme"),
-        ("what does Globex make", ("Doomsday Device",), "Globex"),
-        ("what does Initech make", ("TPS Report Software",), "Initech")])]
+    asked = [
+        Question(str(i), q, ans, topic=topic)
+        for i, (q, ans, topic) in enumerate(
+            [
+                ("what does Acme make", ("Hammock",), "Acme"),
+                ("what does Globex make", ("Doomsday Device",), "Globex"),
+                ("what does Initech make", ("TPS Report Software",), "Initech"),
+            ]
+        )
+    ]
     got, tally = solve_mod.solve_all(company_kb, asked, consensus=False)
     assert tally.solved == 3 and not tally.dropped
     rels = [e.relations for e in got]
@@ -217,5 +268,7 @@ def test_bank_build_leaves_out_and_keeps_aside_the_outvoted(company_kb, tmp_path
     assert "1 outvoted examples written to" in capsys.readouterr().out
     tally.dropped = [kept[0]]  # a later `bank add`: the earlier outliers stay in the file
     _report(company_kb, tmp_path / "more.txt", tally)
-    assert [json.loads(line)["question"] for line in out.read_text().splitlines()] == [asked[2].question,
-                                                                                      kept[0].question]
+    assert [json.loads(line)["question"] for line in out.read_text().splitlines()] == [
+        asked[2].question,
+        kept[0].question,
+    ]

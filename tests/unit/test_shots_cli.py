@@ -40,9 +40,17 @@ def test_build_from_questions_finds_paths_and_counts_skips(company_kb, tmp_path,
 
 def test_add_keeps_user_examples_and_show_finds_them(company_kb, tmp_path, capsys):
     mine = tmp_path / "mine.jsonl"
-    rows = [{"question": "which city hosts Globex", "topic": ["Globex"], "relations": ["based_in"],
-             "answer_type": "city", "answers": ["Cypress Creek"], "outputs": {"router": {"relations": ["based_in"]}}},
-            {"question": "what does Initech make", "answers": ["TPS Report Software"]}]
+    rows = [
+        {
+            "question": "which city hosts Globex",
+            "topic": ["Globex"],
+            "relations": ["based_in"],
+            "answer_type": "city",
+            "answers": ["Cypress Creek"],
+            "outputs": {"router": {"relations": ["based_in"]}},
+        },
+        {"question": "what does Initech make", "answers": ["TPS Report Software"]},
+    ]
     mine.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
     kb = str(company_kb.directory)
     assert main(["bank", "add", "--kb", kb, "--file", str(mine)]) == 0
@@ -54,8 +62,7 @@ def test_add_keeps_user_examples_and_show_finds_them(company_kb, tmp_path, capsy
     assert user["what does Initech make"].relations == ("makes",)
     assert any(e.source == "schema" for e in bank)  # the synthesized examples stay
     capsys.readouterr()
-    assert main(["bank", "show", "--kb", kb, "--question", "which city hosts Acme", "-k", "1",
-                 "--role", "router"]) == 0
+    assert main(["bank", "show", "--kb", kb, "--question", "which city hosts Acme", "-k", "1", "--role", "router"]) == 0
     out = capsys.readouterr().out
     assert "masked: which city hosts <E>" in out and "which city hosts Globex" in out
     assert main(["bank", "build", "--kb", kb, "--synth", "0"]) == 0  # a rebuild keeps the user's examples

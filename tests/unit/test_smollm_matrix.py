@@ -25,7 +25,7 @@ def test_eval_arguments_of_a_cell(monkeypatch, tmp_path):
     monkeypatch.setattr(smollm_matrix, "bank_kb", lambda dataset: Path("/kb") / f"bank-{dataset}")
     argv = smollm_matrix.eval_argv(("mor", "bank", "2hop"), 50, tmp_path)
     assert argv[argv.index("--kb") + 1] == "/kb/bank-metaqa-2hop" and "local:smollm2" in argv
-    assert ["--set", "examples=kb"] == argv[argv.index("--set"):argv.index("--set") + 2]
+    assert ["--set", "examples=kb"] == argv[argv.index("--set") : argv.index("--set") + 2]
     none = smollm_matrix.eval_argv(("hybgrag", "none", "1hop"), 50, tmp_path)
     assert "--kb" not in none and none[-1] == "num_few_shot=0"
 
@@ -38,8 +38,9 @@ def test_bank_takes_questions_never_evaluated(monkeypatch):
     monkeypatch.setattr(smollm_bank, "question_lines", _lines)
     bank = smollm_bank.bank_lines(1)
     assert len(bank) == smollm_bank.BANK_TO - smollm_bank.BANK_FROM
-    questions = [Question(id=str(i), question=f"question {i} about E{i}", answers=(f"answer {i}",))
-                 for i in range(1400)]
+    questions = [
+        Question(id=str(i), question=f"question {i} about E{i}", answers=(f"answer {i}",)) for i in range(1400)
+    ]
     monkeypatch.setattr(smollm_bank, "load_metaqa", lambda path: questions)
     smollm_bank.check_disjoint("metaqa-1hop", 300)  # the first 300 of the same shuffle: none in the bank
     with pytest.raises(SystemExit, match="in the bank"):
@@ -53,8 +54,11 @@ def _record(qtype: str, step: dict) -> dict:
 def test_first_path_of_router_and_planner_against_the_gold_path():
     router = _record("movie_to_director_to_movie", {"node": "route_question", "relations": ["directed_by"]})
     assert smollm_report.path_correct(router, smollm_report.first_path(router))  # listed once
-    nodes = [{"type": "movie"}, {"type": "person", "relation": "directed_by"},
-             {"type": "movie", "relation": "written_by"}]
+    nodes = [
+        {"type": "movie"},
+        {"type": "person", "relation": "directed_by"},
+        {"type": "movie", "relation": "written_by"},
+    ]
     plan = {"node": "plan_question", "raw": {"routes": [{"nodes": nodes}]}}
     wrong = _record("movie_to_director_to_movie", plan)
     assert smollm_report.first_path(wrong) == ["directed_by", "written_by"]
@@ -69,13 +73,20 @@ def test_first_path_of_router_and_planner_against_the_gold_path():
 def test_report_rows_from_records(tmp_path):
     folder = tmp_path / "hybgrag-bank-1hop"
     folder.mkdir()
-    rec = {"id": "q1", "question": "who directed Heat", "qtype": "movie_to_director", "error": None,
-           "ranked": [{"id": "Michael Mann", "kind": "entity", "name": "Michael Mann", "score": 1.0}],
-           "relevant": [["Michael Mann"]], "answer": "",
-           "gold": {"answers": ["Michael Mann"], "answer_ids": [], "keys": ["Michael Mann"]},
-           "trace": [{"node": "route_question", "relations": ["directed_by"]}], "seconds": 4.0,
-           "usage": {"llm_calls": 2, "llm_seconds": 3.0, "stages": {}},
-           "evidence": [{"source": "kg", "id": "Heat", "path": ["Heat directed by Michael Mann"]}]}
+    rec = {
+        "id": "q1",
+        "question": "who directed Heat",
+        "qtype": "movie_to_director",
+        "error": None,
+        "ranked": [{"id": "Michael Mann", "kind": "entity", "name": "Michael Mann", "score": 1.0}],
+        "relevant": [["Michael Mann"]],
+        "answer": "",
+        "gold": {"answers": ["Michael Mann"], "answer_ids": [], "keys": ["Michael Mann"]},
+        "trace": [{"node": "route_question", "relations": ["directed_by"]}],
+        "seconds": 4.0,
+        "usage": {"llm_calls": 2, "llm_seconds": 3.0, "stages": {}},
+        "evidence": [{"source": "kg", "id": "Heat", "path": ["Heat directed by Michael Mann"]}],
+    }
     missed = {**rec, "id": "q2", "ranked": [], "relevant": [], "evidence": [{"text": "Heat release year 1995"}]}
     (folder / "records.jsonl").write_text(json.dumps(rec) + "\n" + json.dumps(missed) + "\n", encoding="utf-8")
     row = smollm_report.cell_row(("hybgrag", "bank", "1hop"), folder)
@@ -97,10 +108,19 @@ def test_reproduce_line_leaves_out_notes_and_report_only():
 
 
 def test_rows_name_their_commit_and_come_from_the_first_runs_folder_with_records(tmp_path):
-    rec = {"id": "q1", "question": "who directed Heat", "qtype": "movie_to_director", "error": None,
-           "ranked": [], "relevant": [["Michael Mann"]], "answer": "",
-           "gold": {"answers": ["Michael Mann"], "answer_ids": [], "keys": ["Michael Mann"]},
-           "trace": [], "seconds": 1.0, "usage": {}}
+    rec = {
+        "id": "q1",
+        "question": "who directed Heat",
+        "qtype": "movie_to_director",
+        "error": None,
+        "ranked": [],
+        "relevant": [["Michael Mann"]],
+        "answer": "",
+        "gold": {"answers": ["Michael Mann"], "answer_ids": [], "keys": ["Michael Mann"]},
+        "trace": [],
+        "seconds": 1.0,
+        "usage": {},
+    }
     new, old = tmp_path / "new", tmp_path / "old"
     for runs, commit in ((new, None), (old, "abc1234")):
         folder = runs / "mor-bank-1hop"
@@ -125,12 +145,26 @@ def test_rows_name_their_commit_and_come_from_the_first_runs_folder_with_records
 
 def test_every_run_and_first_n_compare_runs_of_a_cell_on_the_same_questions(tmp_path):
     def rec(i: int, right: bool) -> dict:
-        return {"id": f"q{i}", "question": "who directed Heat", "qtype": "movie_to_director", "error": None,
-                "ranked": [{"id": "Michael Mann" if right else "x", "kind": "entity",
-                            "name": "Michael Mann" if right else "x", "score": 1.0}],
-                "relevant": [["Michael Mann"] if right else []], "answer": "",
-                "gold": {"answers": ["Michael Mann"], "answer_ids": [], "keys": ["Michael Mann"]},
-                "trace": [], "seconds": 1.0, "usage": {}}
+        return {
+            "id": f"q{i}",
+            "question": "who directed Heat",
+            "qtype": "movie_to_director",
+            "error": None,
+            "ranked": [
+                {
+                    "id": "Michael Mann" if right else "x",
+                    "kind": "entity",
+                    "name": "Michael Mann" if right else "x",
+                    "score": 1.0,
+                }
+            ],
+            "relevant": [["Michael Mann"] if right else []],
+            "answer": "",
+            "gold": {"answers": ["Michael Mann"], "answer_ids": [], "keys": ["Michael Mann"]},
+            "trace": [],
+            "seconds": 1.0,
+            "usage": {},
+        }
 
     new, old = tmp_path / "new", tmp_path / "old"
     for runs, rights in ((new, [True, True]), (old, [False, True, True, True])):
@@ -140,8 +174,11 @@ def test_every_run_and_first_n_compare_runs_of_a_cell_on_the_same_questions(tmp_
     info = {"date": "d", "commit": "c", "machine": {"cores": 2, "cpu": "x"}}
     out = tmp_path / "report.md"
     smollm_report.render(out, [new, old], [("mor", "bank", "1hop")], info, [], first=2, every=True)
-    rows = [[c.strip() for c in line.split("|")[1:-1]]
-            for line in out.read_text(encoding="utf-8").splitlines() if line.startswith("| mor")]
+    rows = [
+        [c.strip() for c in line.split("|")[1:-1]]
+        for line in out.read_text(encoding="utf-8").splitlines()
+        if line.startswith("| mor")
+    ]
     assert [(r[3], r[4][:5]) for r in rows] == [("2 (new)", "1.000"), ("2 (old)", "0.500")]
     smollm_report.render(out, [new, old], [("mor", "bank", "1hop")], info, [])
     rows = [line for line in out.read_text(encoding="utf-8").splitlines() if line.startswith("| mor")]

@@ -33,10 +33,24 @@ TOM_TEXT = GraphText(text="Tom Hanks starred in Big, A League of Their Own and A
 KEEP = Redundancy(reasoning="Nothing repeats.", redundant=[])
 ANSWER = Answer(reasoning="The contexts list his films.", answer="Big, A League of Their Own, Apollo 13")
 AUGMENT = [SUBS, ENTS, INTENT, REWRITE]
-WEB_HITS = [{"kind": "web", "id": "https://news.example/hanks", "entity_id": None, "name": "Hanks news",
-             "text": "Tom Hanks announced a new film this week.", "score": 0.9},
-            {"kind": "web", "id": "https://blog.example/ai", "entity_id": None, "name": "AI news",
-             "text": "Researchers reported new results in machine learning.", "score": 0.8}]
+WEB_HITS = [
+    {
+        "kind": "web",
+        "id": "https://news.example/hanks",
+        "entity_id": None,
+        "name": "Hanks news",
+        "text": "Tom Hanks announced a new film this week.",
+        "score": 0.9,
+    },
+    {
+        "kind": "web",
+        "id": "https://blog.example/ai",
+        "entity_id": None,
+        "name": "AI news",
+        "text": "Researchers reported new results in machine learning.",
+        "score": 0.8,
+    },
+]
 
 
 @pytest.fixture(autouse=True)
@@ -77,18 +91,41 @@ def test_factual_question_local_corpus_happy_path(tiny_kb, fake_llm):
     out = run(tiny_kb)
     assert set(out) == {"answer", "ranked", "evidence", "trace", "usage"}
     assert out["answer"] == ANSWER.answer
-    assert calls_by_role(out) == {"decomposer": 1, "entity_extractor": 1, "intent_detector": 1, "rewriter": 1,
-                                  "router": 1, "graph_to_text": 1, "deduplicator": 1, "answerer": 1}
+    assert calls_by_role(out) == {
+        "decomposer": 1,
+        "entity_extractor": 1,
+        "intent_detector": 1,
+        "rewriter": 1,
+        "router": 1,
+        "graph_to_text": 1,
+        "deduplicator": 1,
+        "answerer": 1,
+    }
     assert out["usage"]["llm_calls"] == 8 and out["usage"]["input_tokens"] > 0
-    assert set(out["usage"]["stages"]) == {"decompose", "extract_entities", "detect_intent", "enhance_query",
-                                           "route", "vector_retrieval", "graph_retrieval", "graph_to_text",
-                                           "rerank", "dedup", "answer"}
+    assert set(out["usage"]["stages"]) == {
+        "decompose",
+        "extract_entities",
+        "detect_intent",
+        "enhance_query",
+        "route",
+        "vector_retrieval",
+        "graph_retrieval",
+        "graph_to_text",
+        "rerank",
+        "dedup",
+        "answer",
+    }
     nodes = [s["node"] for s in out["trace"]]
     augment = ["decompose_query", "extract_entities", "detect_intent", "enhance_query"]
     assert nodes[:5] == [*augment, "route_query"]
     assert set(nodes[5:7]) == {"retrieve_vectors", "retrieve_graph"}
-    assert nodes[7:] == ["convert_graph_to_text", "rerank_jointly", "deduplicate_contexts", "generate_answer",
-                         "verify_answer"]
+    assert nodes[7:] == [
+        "convert_graph_to_text",
+        "rerank_jointly",
+        "deduplicate_contexts",
+        "generate_answer",
+        "verify_answer",
+    ]
     assert step(out, "route_query")["decision"] == "FACTUAL → local"
     assert step(out, "enhance_query")["decision"] == REWRITE.query
     assert all(s["fallback"] is None for s in out["trace"])
@@ -120,11 +157,12 @@ def test_temporal_route_without_web_key_uses_local_corpus(tiny_kb, fake_llm):
 
 def test_temporal_route_with_web_reranks_snippets(tiny_kb, fake_llm, monkeypatch):
     seen = fake_web(monkeypatch, WEB_HITS)
-    hanks = Extraction(entities=[ExtractedEntity(name="Tom Hanks", type="person")],
-                       relations=[ExtractedRelation(head="Tom Hanks", relation="announced", tail="a new film")])
+    hanks = Extraction(
+        entities=[ExtractedEntity(name="Tom Hanks", type="person")],
+        relations=[ExtractedRelation(head="Tom Hanks", relation="announced", tail="a new film")],
+    )
     # one extraction call per web page (chunk): the second page states no fact
-    fake_llm(*AUGMENT, TEMPORAL, hanks, Extraction(), GraphText(text="Tom Hanks announced a new film."), KEEP,
-             ANSWER)
+    fake_llm(*AUGMENT, TEMPORAL, hanks, Extraction(), GraphText(text="Tom Hanks announced a new film."), KEEP, ANSWER)
     out = run(tiny_kb, web_k=4)
     assert seen == [(REWRITE.query, 4)]  # one web search: the graph branch reads its results
     assert step(out, "retrieve_vectors")["source"] == "web"
@@ -144,10 +182,17 @@ def test_temporal_route_with_web_reranks_snippets(tiny_kb, fake_llm, monkeypatch
 def test_factual_with_nothing_local_goes_to_web(tiny_kb, fake_llm, monkeypatch):
     fake_web(monkeypatch, WEB_HITS)
     einstein = "where was Albert Einstein born"
-    fake_llm(SubQuestions(sub_questions=[einstein]),
-             KeyEntities(entities=[NamedEntity(name="Albert Einstein", type="person")]),
-             IntentCues(intent="where"), AugmentedQuery(query="Where was Albert Einstein born?"), FACTUAL,
-             Extraction(), Extraction(), KEEP, Answer(reasoning="none of the contexts say", answer="I do not know"))
+    fake_llm(
+        SubQuestions(sub_questions=[einstein]),
+        KeyEntities(entities=[NamedEntity(name="Albert Einstein", type="person")]),
+        IntentCues(intent="where"),
+        AugmentedQuery(query="Where was Albert Einstein born?"),
+        FACTUAL,
+        Extraction(),
+        Extraction(),
+        KEEP,
+        Answer(reasoning="none of the contexts say", answer="I do not know"),
+    )
     out = run(tiny_kb, question=einstein, local_min_score=0.99)
     route = step(out, "route_query")
     assert route["decision"] == "FACTUAL → web" and "nothing local" in route["reason"]
@@ -165,8 +210,15 @@ def test_web_returning_nothing_falls_back_to_local(tiny_kb, fake_llm, monkeypatc
 
 def test_rule_routing_makes_no_router_call(tiny_kb, fake_llm):
     question = "what are the latest Tom Hanks movies"
-    fake_llm(SubQuestions(sub_questions=[question]), ENTS, IntentCues(intent="what", time_hints=["latest"]),
-             AugmentedQuery(query="latest movies starring Tom Hanks"), TOM_TEXT, KEEP, ANSWER)
+    fake_llm(
+        SubQuestions(sub_questions=[question]),
+        ENTS,
+        IntentCues(intent="what", time_hints=["latest"]),
+        AugmentedQuery(query="latest movies starring Tom Hanks"),
+        TOM_TEXT,
+        KEEP,
+        ANSWER,
+    )
     out = run(tiny_kb, question=question, routing="rules")
     assert "router" not in calls_by_role(out)
     route = step(out, "route_query")
@@ -187,8 +239,14 @@ def test_every_unparseable_reply_takes_its_fallback(tiny_kb, fake_llm):
     assert "facts kept as text" in step(out, "convert_graph_to_text")["fallback"]
     assert step(out, "deduplicate_contexts")["fallback"] == "unparseable filter reply: nothing removed"
     assert out["answer"] == uni.fallback_answer([{**out["ranked"][0], "text": ""}])
-    for node in ("decompose_query", "extract_entities", "detect_intent", "enhance_query", "route_query",
-                 "generate_answer"):
+    for node in (
+        "decompose_query",
+        "extract_entities",
+        "detect_intent",
+        "enhance_query",
+        "route_query",
+        "generate_answer",
+    ):
         assert step(out, node)["fallback"], node
 
 
@@ -203,15 +261,16 @@ def test_retrieval_only_mode(tiny_kb, fake_llm):
 
 def test_top_2k_pool_then_top_k(tiny_kb, fake_llm):
     fake_llm(*AUGMENT, FACTUAL)
-    out = run(tiny_kb, top_k=2, vector_k=5, graph_k=4, graph_to_text="template", llm_dedup=False,
-              answer=False)
+    out = run(tiny_kb, top_k=2, vector_k=5, graph_k=4, graph_to_text="template", llm_dedup=False, answer=False)
     assert step(out, "rerank_jointly")["decision"].startswith("top 4:")
     assert len(out["ranked"]) == 2
 
 
 def test_unrelated_sub_questions_are_dropped(fake_llm):
-    model = fake_llm(SubQuestions(sub_questions=["Tom Hanks films", "The Shawshank Redemption"]),
-                     SubQuestions(sub_questions=["Shawshank"]))
+    model = fake_llm(
+        SubQuestions(sub_questions=["Tom Hanks films", "The Shawshank Redemption"]),
+        SubQuestions(sub_questions=["Shawshank"]),
+    )
     subs, _, note = aug.decompose(model, QUESTION, "function_calling")
     assert subs == ["Tom Hanks films"] and note.startswith("dropped 1 sub-questions")
     subs, _, note = aug.decompose(model, QUESTION, "function_calling")
@@ -231,14 +290,19 @@ ENTITY = [{"name": "Tom Hanks", "type": "person", "id": "Tom Hanks", "surfaces":
 CUES = {"intent": "which", "subtopics": [], "time_hints": [], "recency": False, "factual_cues": []}
 
 
-@pytest.mark.parametrize(("reply", "query", "note"), [
-    (AugmentedQuery(query="Which films star the actor?"), QUESTION, "rewrite dropped Tom Hanks"),
-    (AugmentedQuery(query="Tom Hanks " + "films " * 50), "Tom Hanks films films films",
-     "rewrite cut to 5 tokens"),
-    (AugmentedQuery(query="Tom Hanks: films, comedy?"), "Tom Hanks: films,",
-     "rewrite cut to 5 tokens (was 7)"),  # four words, seven tokens
-    (AugmentedQuery(query="   "), QUESTION, "unparseable or empty rewrite"),
-])
+@pytest.mark.parametrize(
+    ("reply", "query", "note"),
+    [
+        (AugmentedQuery(query="Which films star the actor?"), QUESTION, "rewrite dropped Tom Hanks"),
+        (AugmentedQuery(query="Tom Hanks " + "films " * 50), "Tom Hanks films films films", "rewrite cut to 5 tokens"),
+        (
+            AugmentedQuery(query="Tom Hanks: films, comedy?"),
+            "Tom Hanks: films,",
+            "rewrite cut to 5 tokens (was 7)",
+        ),  # four words, seven tokens
+        (AugmentedQuery(query="   "), QUESTION, "unparseable or empty rewrite"),
+    ],
+)
 def test_rewrite_checks(fake_llm, reply, query, note):
     model = fake_llm(reply)
     text, _, got = aug.enhance_query(model, QUESTION, ENTITY, CUES, 5, "function_calling")
@@ -256,8 +320,11 @@ def test_canonicalise_keeps_longest_surface():
     churchill = Entity("Q8016", "Winston Churchill", "person", aliases=("Churchill", "Sir Winston"))
     table = {s.lower(): [churchill] for s in ("Churchill", "Sir Winston", "Winston Churchill")}
     kb = SimpleNamespace(graph=SimpleNamespace(lookup=lambda s: table.get(s.lower(), [])))
-    mentions = [{"name": "Churchill", "type": "person"}, {"name": "Sir Winston", "type": ""},
-                {"name": "RL", "type": "concept"}]
+    mentions = [
+        {"name": "Churchill", "type": "person"},
+        {"name": "Sir Winston", "type": ""},
+        {"name": "RL", "type": "concept"},
+    ]
     found = aug.canonicalise(kb, mentions)
     assert [(e["name"], e["id"]) for e in found] == [("Winston Churchill", "Q8016"), ("RL", None)]
     assert aug.canonical_question("What did Churchill say?", found) == "What did Winston Churchill say?"
@@ -268,8 +335,9 @@ def test_rule_cues():
     latest = cues.rule_cues("What are the latest breakthroughs in AI?")
     assert latest["recency"] and latest["time_hints"] == ["latest"]
     old = cues.rule_cues("films released in 1988 during World War II")
-    assert not old["recency"] and "in 1988" in old["time_hints"] and {"1988", "World War II"} <= set(
-        old["factual_cues"])
+    assert (
+        not old["recency"] and "in 1988" in old["time_hints"] and {"1988", "World War II"} <= set(old["factual_cues"])
+    )
     assert cues.rule_cues(f"elections in {date.today().year}")["recency"]
     assert cues.rule_cues("Albert Einstein's birth place")["intent"] is None
 
@@ -297,9 +365,15 @@ def test_node_keeps_its_facts_most_relevant_to_the_question(tiny_kb):
 def test_relevant_fact_beyond_the_cap_reaches_the_answerer(tiny_kb, fake_llm):
     question = "what year was Big released"
     answer = Answer(reasoning="Big was released in 1988.", answer="1988")
-    fake = fake_llm(SubQuestions(sub_questions=[question]),
-                    KeyEntities(entities=[NamedEntity(name="Big", type="film")]), IntentCues(intent="what"),
-                    AugmentedQuery(query="In what year was the film Big released?"), FACTUAL, KEEP, answer)
+    fake = fake_llm(
+        SubQuestions(sub_questions=[question]),
+        KeyEntities(entities=[NamedEntity(name="Big", type="film")]),
+        IntentCues(intent="what"),
+        AugmentedQuery(query="In what year was the film Big released?"),
+        FACTUAL,
+        KEEP,
+        answer,
+    )
     out = run(tiny_kb, question=question, max_node_facts=1, graph_to_text="template")
     [kg] = [e for e in out["evidence"] if e["source"] == "kg"]
     assert kg["path"] == ["Big release year 1988"]
@@ -339,14 +413,26 @@ def test_graph_text_that_drops_the_name_keeps_facts(fake_llm):
 
 
 def _item(i: str, text: str, source: str = "doc") -> dict:
-    return {"id": i, "kind": "passage", "name": i, "text": text, "source": source, "entity_id": None,
-            "path": None, "score": 0.0}
+    return {
+        "id": i,
+        "kind": "passage",
+        "name": i,
+        "text": text,
+        "source": source,
+        "entity_id": None,
+        "path": None,
+        "score": 0.0,
+    }
 
 
 def test_text_dedup_exact_then_cosine(tiny_kb):
     kb = resolve_kb(SSRAGContext(kb=tiny_kb))
-    items = [_item("a", "Big is a comedy film."), _item("b", "big is a  COMEDY film."),
-             _item("c", "Big is a comedy film!"), _item("d", "Apollo 13 follows astronauts.")]
+    items = [
+        _item("a", "Big is a comedy film."),
+        _item("b", "big is a  COMEDY film."),
+        _item("c", "Big is a comedy film!"),
+        _item("d", "Apollo 13 follows astronauts."),
+    ]
     kept, removed = uni.text_dedup(kb, items, threshold=0.95)
     assert [i["id"] for i in kept] == ["a", "d"]
     assert removed[0] == {"id": "b", "reason": "exact duplicate of a"} and removed[1]["id"] == "c"
@@ -373,6 +459,11 @@ def test_context_defaults_env_and_builder(monkeypatch):
     ctx = SSRAGContext()
     assert ctx.llm_dedup is False and ctx.top_k == 7
     assert (ctx.vector_k, ctx.graph_k, ctx.max_query_tokens, ctx.routing, ctx.graph_to_text) == (
-        20, 20, 40, "llm", "llm")
+        20,
+        20,
+        40,
+        "llm",
+        "llm",
+    )
     assert ctx.context_budget == 8000
     assert builder.compile(name="again").get_graph().nodes.keys() >= {"route_query", "rerank_jointly"}

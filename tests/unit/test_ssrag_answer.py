@@ -11,10 +11,13 @@ from hybridrag.agents.ssrag.unify import Answer, Redundancy
 from hybridrag.graphs.ssrag import SSRAGContext, graph
 
 QUESTION = "which movies did Tom Hanks act in"
-AUGMENT = [SubQuestions(sub_questions=[QUESTION]),
-           KeyEntities(entities=[NamedEntity(name="Tom Hanks", type="person")]),
-           IntentCues(intent="which"), AugmentedQuery(query="Which films did Tom Hanks act in?"),
-           RouteLabel(label="FACTUAL")]
+AUGMENT = [
+    SubQuestions(sub_questions=[QUESTION]),
+    KeyEntities(entities=[NamedEntity(name="Tom Hanks", type="person")]),
+    IntentCues(intent="which"),
+    AugmentedQuery(query="Which films did Tom Hanks act in?"),
+    RouteLabel(label="FACTUAL"),
+]
 KEEP = Redundancy(reasoning="Nothing repeats.", redundant=[])
 
 
@@ -24,8 +27,12 @@ def run(kb: str, **kw) -> dict:
 
 
 def test_an_answer_naming_only_the_question_entity_is_rejected(tiny_kb, fake_llm):
-    fake_llm(*AUGMENT, GraphText(text="Tom Hanks starred in Big."), KEEP,
-             Answer(reasoning="The contexts are about him.", answer="tom hanks"))
+    fake_llm(
+        *AUGMENT,
+        GraphText(text="Tom Hanks starred in Big."),
+        KEEP,
+        Answer(reasoning="The contexts are about him.", answer="tom hanks"),
+    )
     out = run(tiny_kb, llm_nodes=1)
     [step] = [s for s in out["trace"] if s["node"] == "generate_answer"]
     assert "the question's own entity" in step["fallback"]
@@ -34,8 +41,12 @@ def test_an_answer_naming_only_the_question_entity_is_rejected(tiny_kb, fake_llm
 
 
 def test_an_answer_listing_other_entities_too_is_kept(tiny_kb, fake_llm):
-    fake_llm(*AUGMENT, GraphText(text="Tom Hanks starred in Big."), KEEP,
-             Answer(reasoning="He starred in Big.", answer="Big"))
+    fake_llm(
+        *AUGMENT,
+        GraphText(text="Tom Hanks starred in Big."),
+        KEEP,
+        Answer(reasoning="He starred in Big.", answer="Big"),
+    )
     assert run(tiny_kb, llm_nodes=1)["answer"] == "Big"
 
 
@@ -62,8 +73,15 @@ def test_own_entity_reads_every_part_of_the_answer():
 
 
 def test_a_short_tag_written_in_the_contexts_is_supported():
-    shown = [{"name": "Carmen Jones", "kind": "passage", "source": "doc", "path": None,
-              "text": "Carmen Jones is tagged as bd-r. Carmen Jones is tagged as world war ii."}]
+    shown = [
+        {
+            "name": "Carmen Jones",
+            "kind": "passage",
+            "source": "doc",
+            "path": None,
+            "text": "Carmen Jones is tagged as bd-r. Carmen Jones is tagged as world war ii.",
+        }
+    ]
     question = "describe the movie Carmen Jones in a few words"
     assert support.supported("bd-r, world war ii", question, shown).ok  # no content word in "bd-r"
     assert not support.supported("bd-r, Tom Cruise", question, shown).ok

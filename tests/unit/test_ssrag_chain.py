@@ -11,9 +11,16 @@ from hybridrag.graphs.ssrag import SSRAGContext, graph
 from hybridrag.graphs.ssrag_small import rule_answer
 
 DIRECTED_HANKS_FILMS = SolvedExample(
-    question="who directed the films Meg Ryan starred in", masked="who directed the films <E> starred in",
-    topic=("Meg Ryan",), topic_types=("person",), relations=("starred_actors", "directed_by"), answer_type="person",
-    answers=("Rob Reiner",), source="user", directions=("in", "out"))
+    question="who directed the films Meg Ryan starred in",
+    masked="who directed the films <E> starred in",
+    topic=("Meg Ryan",),
+    topic_types=("person",),
+    relations=("starred_actors", "directed_by"),
+    answer_type="person",
+    answers=("Rob Reiner",),
+    source="user",
+    directions=("in", "out"),
+)
 
 
 def test_follow_chain_counts_paths_respects_directions_and_never_returns_a_seed(tiny_kb):
@@ -24,7 +31,10 @@ def test_follow_chain_counts_paths_respects_directions_and_never_returns_a_seed(
     assert follow_chain(kb, ["Tom Hanks"], chain, 1) == ["Penny Marshall"]
     assert follow_chain(kb, ["Tom Hanks"], [("starred_actors", "out")], 10) == []  # an actor is a tail
     assert set(follow_chain(kb, ["Tom Hanks"], [("starred_actors", "both")], 10)) == {
-        "Big", "A League of Their Own", "Apollo 13"}
+        "Big",
+        "A League of Their Own",
+        "Apollo 13",
+    }
     co_stars = follow_chain(kb, ["Kevin Bacon"], [("starred_actors", "in"), ("starred_actors", "out")], 10)
     assert co_stars == ["Tom Hanks"]  # Kevin Bacon himself is a seed, never an answer
     assert follow_chain(kb, ["Tom Hanks"], chain, 10, max_frontier=1) == ["Penny Marshall"]  # one film carried
@@ -40,8 +50,10 @@ def test_example_chain_takes_the_first_example_with_relations():
 
 
 def test_rule_answer_takes_the_first_chain_end_that_was_not_asked():
-    items = [{"id": n, "kind": "entity", "name": n, "text": n, "source": "kg", "path": [], "score": 1.0, **extra}
-             for n, extra in (("Big", {}), ("Tom Hanks", {"chain": True}), ("Ron Howard", {"chain": True}))]
+    items = [
+        {"id": n, "kind": "entity", "name": n, "text": n, "source": "kg", "path": [], "score": 1.0, **extra}
+        for n, extra in (("Big", {}), ("Tom Hanks", {"chain": True}), ("Ron Howard", {"chain": True}))
+    ]
     answer, order, why = rule_answer(items, {"Tom Hanks"}, [DIRECTED_HANKS_FILMS])
     assert answer == "Ron Howard" and order[0]["name"] == "Ron Howard" and "chain" in why
 
@@ -69,8 +81,13 @@ def test_a_hop_stated_only_in_a_passage_is_followed_through_it(tmp_path_factory)
     from kb_fixtures import movie_kb
 
     triples = "Heat|directed_by|Michael Mann\nCollateral|starred_actors|Tom Cruise\nHeat|starred_actors|Al Pacino\n"
-    passages = [{"id": "p:Collateral", "entity_id": "Collateral",
-                 "text": "Collateral is a thriller. Collateral was directed by Michael Mann in Los Angeles."}]
+    passages = [
+        {
+            "id": "p:Collateral",
+            "entity_id": "Collateral",
+            "text": "Collateral is a thriller. Collateral was directed by Michael Mann in Los Angeles.",
+        }
+    ]
     from hybridrag.tools.text_hops import text_steps
 
     kb = resolve_kb(SSRAGContext(kb=movie_kb(tmp_path_factory, "chain-text", triples, passages)))
@@ -83,10 +100,23 @@ def test_a_hop_stated_only_in_a_passage_is_followed_through_it(tmp_path_factory)
 
 
 def test_a_chain_end_the_rerank_cut_is_put_back_first():
-    ctx = [{"id": n, "kind": "entity", "name": n, "text": n, "source": "kg", "path": [], "score": 1.0}
-           for n in ("Big", "Geena Davis")]
-    graph_items = [{**ctx[0]}, {"id": "Ron Howard", "kind": "entity", "name": "Ron Howard", "text": "", "source": "kg",
-                                "path": [], "score": 0.0, "chain": True}]
+    ctx = [
+        {"id": n, "kind": "entity", "name": n, "text": n, "source": "kg", "path": [], "score": 1.0}
+        for n in ("Big", "Geena Davis")
+    ]
+    graph_items = [
+        {**ctx[0]},
+        {
+            "id": "Ron Howard",
+            "kind": "entity",
+            "name": "Ron Howard",
+            "text": "",
+            "source": "kg",
+            "path": [],
+            "score": 0.0,
+            "chain": True,
+        },
+    ]
     answer, order, why = rule_answer(ctx, {"Tom Hanks"}, [DIRECTED_HANKS_FILMS], graph_items)
     assert answer == "Ron Howard" and [i["name"] for i in order] == ["Ron Howard", "Big", "Geena Davis"]
     assert "put back" in why

@@ -24,8 +24,11 @@ Initech|makes|TPS Report Tool
 Initech|employs|Peter Gibbons
 """
 TYPES = {"makes": ["company", "product"], "employs": ["company", "person"]}
-MOVIE_WORDS = re.compile(r"\b(movie|movies|film|films|actor|director|writer|directed_by|starred_actors|"
-                         r"written_by|has_genre|release_year|in_language|has_tags)\b", re.IGNORECASE)
+MOVIE_WORDS = re.compile(
+    r"\b(movie|movies|film|films|actor|director|writer|directed_by|starred_actors|"
+    r"written_by|has_genre|release_year|in_language|has_tags)\b",
+    re.IGNORECASE,
+)
 QUESTION = "which products does Acme Corp make"
 
 
@@ -41,14 +44,22 @@ def company_kb(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def test_every_prompt_names_only_this_kbs_types(company_kb, fake_llm):
-    fake = fake_llm(SubQuestions(sub_questions=[QUESTION]),
-                    KeyEntities(entities=[NamedEntity(name="Acme Corp", type="company")]), IntentCues(intent="which"),
-                    AugmentedQuery(query="Which products does Acme Corp make?"), RouteLabel(label="FACTUAL"),
-                    GraphText(text="Acme Corp makes Rocket Skates and Giant Magnet."),
-                    Redundancy(reasoning="None repeats.", redundant=[]),
-                    Answer(reasoning="Listed.", answer="Rocket Skates, Giant Magnet"))
-    out = graph.invoke({"question": QUESTION}, context=SSRAGContext(
-        kb=company_kb, llm="fake:test", top_k=3, vector_k=3, graph_k=1, n_examples=2, max_iterations=1))
+    fake = fake_llm(
+        SubQuestions(sub_questions=[QUESTION]),
+        KeyEntities(entities=[NamedEntity(name="Acme Corp", type="company")]),
+        IntentCues(intent="which"),
+        AugmentedQuery(query="Which products does Acme Corp make?"),
+        RouteLabel(label="FACTUAL"),
+        GraphText(text="Acme Corp makes Rocket Skates and Giant Magnet."),
+        Redundancy(reasoning="None repeats.", redundant=[]),
+        Answer(reasoning="Listed.", answer="Rocket Skates, Giant Magnet"),
+    )
+    out = graph.invoke(
+        {"question": QUESTION},
+        context=SSRAGContext(
+            kb=company_kb, llm="fake:test", top_k=3, vector_k=3, graph_k=1, n_examples=2, max_iterations=1
+        ),
+    )
     assert out["answer"] == "Rocket Skates, Giant Magnet"
     shown = [s for s in out["trace"] if s["node"] == "decompose_query"][0]["examples"]
     assert len(shown) == 2 and all(q != QUESTION for q in shown)

@@ -18,16 +18,16 @@ DRAWN = re.compile(r"^\s*(\w+) -\. &nbsp;(.+?)&nbsp; \.-> (\w+);$", re.MULTILINE
 
 def test_choice_fields_are_enums_in_the_context_schema():
     props = graph.get_context_jsonschema()["properties"]
-    for name in ("structured_method", "graph_to_text", "routing", "rerank_query", "fact_scoring",
-                 "graph_vectors"):
+    for name in ("structured_method", "graph_to_text", "routing", "rerank_query", "fact_scoring", "graph_vectors"):
         assert sorted(props[name]["enum"]) == sorted(get_args(CHOICES[name])), name
 
 
 def test_a_value_outside_its_choices_is_refused_with_the_choices(tiny_kb, fake_llm):
     fake_llm()
     with pytest.raises(ValueError, match=r"unknown ssrag fact_scoring 'exact'; use parts, sentence"):
-        graph.invoke({"question": "who directed Big"},
-                     context=SSRAGContext(kb=tiny_kb, llm="fake:test", fact_scoring="exact"))
+        graph.invoke(
+            {"question": "who directed Big"}, context=SSRAGContext(kb=tiny_kb, llm="fake:test", fact_scoring="exact")
+        )
 
 
 def test_every_branch_is_drawn_with_its_label():

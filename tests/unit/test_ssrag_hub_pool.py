@@ -22,7 +22,7 @@ def test_a_hub_pool_is_the_same_in_any_edge_order():
     assert len(pool) == F.FACT_POOL
     assert F.pool_of(shuffled) == pool
     assert F.pool_of(list(reversed(edges))) == pool
-    assert pool == sorted(edges, key=lambda t: (t.type, t.head, t.tail))[:F.FACT_POOL]
+    assert pool == sorted(edges, key=lambda t: (t.type, t.head, t.tail))[: F.FACT_POOL]
 
 
 def test_a_node_under_the_pool_keeps_all_its_facts_in_the_order_read():

@@ -48,8 +48,9 @@ def test_one_kb_name_makes_a_run_without_any_llm_call(tiny_kb, tiny_model, monke
 
 def test_two_kb_names_ask_the_extractor_within_them(tiny_kb, tiny_model, monkeypatch):
     monkeypatch.delenv("TAVILY_API_KEY", raising=False)
-    model = tiny_model('{"entities": [{"name": "Kevin Bacon", "type": "person"}, '
-                       '{"name": "Tom Hanks", "type": "person"}]}')
+    model = tiny_model(
+        '{"entities": [{"name": "Kevin Bacon", "type": "person"}, {"name": "Tom Hanks", "type": "person"}]}'
+    )
     out = run(tiny_kb, "which films did Tom Hanks and Kevin Bacon both star in")
     assert {r: v["llm_calls"] for r, v in out["usage"]["by_role"].items()} == {"entity_extractor": 1}
     schema = model.formats[0]["schema"]
@@ -71,9 +72,16 @@ def test_rule_intent_has_the_detect_intent_shape():
     assert rule_intent("what did Tom Hanks do this week")["recency"] is True
 
 
-@pytest.mark.parametrize(("judge", "llm", "rules"), [("auto", "local:smollm2", True), ("auto", "openai:gpt-4o", False),
-                                                      ("llm", "local:smollm2", False), ("rules", "openai:gpt-4o", True),
-                                                      ("auto", "openai:qwen2.5:1.5b-instruct", True)])
+@pytest.mark.parametrize(
+    ("judge", "llm", "rules"),
+    [
+        ("auto", "local:smollm2", True),
+        ("auto", "openai:gpt-4o", False),
+        ("llm", "local:smollm2", False),
+        ("rules", "openai:gpt-4o", True),
+        ("auto", "openai:qwen2.5:1.5b-instruct", True),
+    ],
+)
 def test_small_follows_the_judge_setting(judge, llm, rules):
     ctx = SSRAGContext(kb="x", llm=llm, judge=judge)
     assert small(ctx) is rules
@@ -83,10 +91,21 @@ def test_small_follows_the_judge_setting(judge, llm, rules):
 
 def test_judge_llm_with_llama_cpp_chooses_the_answer_among_context_names(tiny_kb):
     model = ChatLlamaCpp(script=['{"answer": "Apollo 13"}'])
-    items = [{"id": n, "kind": "entity", "name": n, "text": f"{n} stars Tom Hanks.", "source": "kg", "path": [],
-              "score": 1.0} for n in ("Tom Hanks", "Big", "Apollo 13")]
-    text, usage, note = uni.generate(model, "which movies did Tom Hanks act in", items, "function_calling",
-                                     own=["Tom Hanks"], choose=True)
+    items = [
+        {
+            "id": n,
+            "kind": "entity",
+            "name": n,
+            "text": f"{n} stars Tom Hanks.",
+            "source": "kg",
+            "path": [],
+            "score": 1.0,
+        }
+        for n in ("Tom Hanks", "Big", "Apollo 13")
+    ]
+    text, usage, note = uni.generate(
+        model, "which movies did Tom Hanks act in", items, "function_calling", own=["Tom Hanks"], choose=True
+    )
     assert (text, note, usage["llm_calls"]) == ("Apollo 13", None, 1)
     assert model.formats[0]["schema"]["properties"]["answer"]["enum"] == ["Big", "Apollo 13"]
 
@@ -111,14 +130,17 @@ class NamesKB:
         return eid
 
 
-@pytest.mark.parametrize(("question", "names"), [
-    ("what was the release date of the movie Railroaded!", ["Railroaded!"]),
-    ("Albert S. Rogell was the director of which movies", ["Albert S. Rogell"]),
-    ("the film Railroaded! was directed by who", ["film", "Railroaded!"]),
-    ("who directed Railroaded?", ["Railroaded"]),
-    ("who directed Are You Scared?", ["Are You Scared?"]),
-    ("which films did Takeshis' star", ["Takeshis'"]),
-])
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("what was the release date of the movie Railroaded!", ["Railroaded!"]),
+        ("Albert S. Rogell was the director of which movies", ["Albert S. Rogell"]),
+        ("the film Railroaded! was directed by who", ["film", "Railroaded!"]),
+        ("who directed Railroaded?", ["Railroaded"]),
+        ("who directed Are You Scared?", ["Are You Scared?"]),
+        ("which films did Takeshis' star", ["Takeshis'"]),
+    ],
+)
 def test_known_names_keep_the_punctuation_a_name_is_written_with(question, names):
     from hybridrag.agents.ssrag.correct import known_names
 
@@ -127,20 +149,37 @@ def test_known_names_keep_the_punctuation_a_name_is_written_with(question, names
 
 
 def _item(name: str, facts: list[str]) -> dict:
-    return {"id": name, "kind": "entity", "name": name, "text": " ".join(facts), "source": "kg", "path": facts,
-            "score": 1.0}
+    return {
+        "id": name,
+        "kind": "entity",
+        "name": name,
+        "text": " ".join(facts),
+        "source": "kg",
+        "path": facts,
+        "score": 1.0,
+    }
 
 
 def test_rule_answer_takes_the_context_the_nearest_example_relation_states():
     from hybridrag.agents.shots import SolvedExample
     from hybridrag.graphs.ssrag_small import rule_answer
 
-    ex = SolvedExample(question="who directed Big", masked="who directed <E>", topic=("Big",), topic_types=("movie",),
-                       relations=("directed_by",), answer_type="person", answers=("Penny Marshall",), source="user",
-                       directions=("out",))
-    items = [_item("Halls of Montezuma", ["Halls of Montezuma directed by Lewis Milestone"]),
-             _item("Robert Wagner", ["Halls of Montezuma starred actors Robert Wagner"]),
-             _item("Lewis Milestone", ["Halls of Montezuma directed by Lewis Milestone"])]
+    ex = SolvedExample(
+        question="who directed Big",
+        masked="who directed <E>",
+        topic=("Big",),
+        topic_types=("movie",),
+        relations=("directed_by",),
+        answer_type="person",
+        answers=("Penny Marshall",),
+        source="user",
+        directions=("out",),
+    )
+    items = [
+        _item("Halls of Montezuma", ["Halls of Montezuma directed by Lewis Milestone"]),
+        _item("Robert Wagner", ["Halls of Montezuma starred actors Robert Wagner"]),
+        _item("Lewis Milestone", ["Halls of Montezuma directed by Lewis Milestone"]),
+    ]
     answer, order, why = rule_answer(items, {"Halls of Montezuma"}, [ex])
     assert answer == "Lewis Milestone" and [i["name"] for i in order][:2] == ["Lewis Milestone", "Robert Wagner"]
     assert "directed by" in why

@@ -13,8 +13,12 @@ class CrowdedKB:
 
     def __init__(self, n_others: int) -> None:
         others = [Doc("passage", f"p:{i}", f"Frank {i}", f"Frank {i} is a film about Frank.") for i in range(n_others)]
-        self.naming = Doc("passage", "p:Men", "Men Without Women",
-                          "Men Without Women was directed by John Ford. Frank Albertson starred in Men Without Women.")
+        self.naming = Doc(
+            "passage",
+            "p:Men",
+            "Men Without Women",
+            "Men Without Women was directed by John Ford. Frank Albertson starred in Men Without Women.",
+        )
         self.docs = [*others, self.naming]
         self.asked: list[int] = []
 
@@ -41,5 +45,10 @@ def test_at_most_text_hits_passages_naming_the_node():
 
 def test_initials_and_titles_do_not_end_a_sentence():
     text = "In Old Oklahoma was directed by Albert S. Rogell. Dr. No is a film. Mrs. Miniver won! Next?  Yes."
-    assert N._SENTENCE.split(text) == ["In Old Oklahoma was directed by Albert S. Rogell.", "Dr. No is a film.",
-                                       "Mrs. Miniver won!", "Next?", "Yes."]
+    assert N._SENTENCE.split(text) == [
+        "In Old Oklahoma was directed by Albert S. Rogell.",
+        "Dr. No is a film.",
+        "Mrs. Miniver won!",
+        "Next?",
+        "Yes.",
+    ]

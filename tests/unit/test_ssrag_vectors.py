@@ -72,8 +72,10 @@ def test_sentence_scoring_encodes_each_fact_whole(kb, encoded):
         V.fact_vectors(kb, facts, [None], "exact")
 
 
-@pytest.mark.parametrize(("question", "fact"), [("when was Big released", "Big release year 1988"),
-                                               ("what genre is Big", "Big has genre Comedy")])
+@pytest.mark.parametrize(
+    ("question", "fact"),
+    [("when was Big released", "Big release year 1988"), ("what genre is Big", "Big has genre Comedy")],
+)
 def test_the_relevant_fact_ranks_first_with_parts_as_with_sentences(kb, question, fact):
     qv = kb.embed(question)
     for scoring in ("parts", "sentence"):
@@ -84,8 +86,16 @@ def test_the_relevant_fact_ranks_first_with_parts_as_with_sentences(kb, question
 def test_a_graph_context_scores_as_its_best_fact_and_text_mode_encodes_it(kb, encoded):
     qv = kb.embed("who directed Big")
     [node] = nodes_facts(kb, ["Big"], 25, qv)
-    item = {"id": "Big", "kind": "entity", "name": "Big", "text": "Big is a film.", "source": "kg",
-            "entity_id": "Big", "path": node["facts"], "score": 0.0}
+    item = {
+        "id": "Big",
+        "kind": "entity",
+        "name": "Big",
+        "text": "Big is a film.",
+        "source": "kg",
+        "entity_id": "Big",
+        "path": node["facts"],
+        "score": 0.0,
+    }
     [score] = uni.item_scores(kb, [item], qv, {"Big": node})
     best = float((V.fact_vectors(kb, node["facts"], node["triples"]) @ qv).max())
     assert score == pytest.approx(best, abs=1e-6)

@@ -22,16 +22,26 @@ QUESTION = "which film will Tom Hanks star in next"
 URL = "https://press.example/greyhound-2"
 PAGE = "Tom Hanks will star in Greyhound 2. Apple Studios announced Greyhound 2 this week."
 HITS = [{"kind": "web", "id": URL, "entity_id": None, "name": "Greyhound 2 news", "text": PAGE, "score": 0.9}]
-AUGMENT = [SubQuestions(sub_questions=[QUESTION]), KeyEntities(entities=[NamedEntity(name="Tom Hanks", type="person")]),
-           IntentCues(intent="which"), AugmentedQuery(query="Which film will Tom Hanks star in next?")]
+AUGMENT = [
+    SubQuestions(sub_questions=[QUESTION]),
+    KeyEntities(entities=[NamedEntity(name="Tom Hanks", type="person")]),
+    IntentCues(intent="which"),
+    AugmentedQuery(query="Which film will Tom Hanks star in next?"),
+]
 TEMPORAL = RouteLabel(label="TEMPORAL")
 KEEP = Redundancy(reasoning="Nothing repeats.", redundant=[])
 ANSWER = Answer(reasoning="The page says so.", answer="Greyhound 2")
-FACTS = Extraction(entities=[ExtractedEntity(name="Tom Hanks", type="person"),
-                             ExtractedEntity(name="Greyhound 2", type="film"),
-                             ExtractedEntity(name="Apple Studios", type="organization")],
-                   relations=[ExtractedRelation(head="Tom Hanks", relation="stars in", tail="Greyhound 2"),
-                              ExtractedRelation(head="Apple Studios", relation="announced", tail="Greyhound 2")])
+FACTS = Extraction(
+    entities=[
+        ExtractedEntity(name="Tom Hanks", type="person"),
+        ExtractedEntity(name="Greyhound 2", type="film"),
+        ExtractedEntity(name="Apple Studios", type="organization"),
+    ],
+    relations=[
+        ExtractedRelation(head="Tom Hanks", relation="stars in", tail="Greyhound 2"),
+        ExtractedRelation(head="Apple Studios", relation="announced", tail="Greyhound 2"),
+    ],
+)
 
 
 @pytest.fixture(autouse=True)
@@ -69,16 +79,27 @@ def test_web_route_evidence_cites_the_page_url_and_chunk(tiny_kb, fake_llm):
 
 
 def test_unparseable_extraction_falls_back_to_rules_with_the_chunk_cited(tiny_kb, fake_llm):
-    fake_llm(*AUGMENT, TEMPORAL, "not json", "still not json", GraphText(text="Tom Hanks will star in Greyhound 2."),
-             KEEP, ANSWER)
+    fake_llm(
+        *AUGMENT,
+        TEMPORAL,
+        "not json",
+        "still not json",
+        GraphText(text="Tom Hanks will star in Greyhound 2."),
+        KEEP,
+        ANSWER,
+    )
     out = run(tiny_kb)
     graph_step = step(out, "retrieve_web_graph")
     assert graph_step["fallback"].startswith("unparseable extraction of 1 chunks")
     assert graph_step["nodes"] == ["web:Tom Hanks"]  # the question entity, from the rule's triples
     [kg] = [e for e in out["evidence"] if e["source"] == "kg"]
     assert kg["path"] == [f"Tom Hanks will star in Greyhound 2 [{URL}#0]"]
-    assert out["usage"]["by_role"]["triple_extractor"] == {**out["usage"]["by_role"]["triple_extractor"],
-                                                           "llm_calls": 2, "parse_failures": 2, "fallbacks": 1}
+    assert out["usage"]["by_role"]["triple_extractor"] == {
+        **out["usage"]["by_role"]["triple_extractor"],
+        "llm_calls": 2,
+        "parse_failures": 2,
+        "fallbacks": 1,
+    }
 
 
 def test_no_model_for_the_graph_branch_extracts_by_rule(tiny_kb, fake_llm):
@@ -92,7 +113,9 @@ def test_no_model_for_the_graph_branch_extracts_by_rule(tiny_kb, fake_llm):
 def test_rule_fallback_is_the_documented_one():
     found = rule_extraction(PAGE)
     assert [(r.head, r.relation, r.tail) for r in found.relations] == [
-        ("Tom Hanks", "will star in", "Greyhound 2"), ("Apple Studios", "announced", "Greyhound 2")]
+        ("Tom Hanks", "will star in", "Greyhound 2"),
+        ("Apple Studios", "announced", "Greyhound 2"),
+    ]
 
 
 def pages(n: int, sentences: int = 1) -> list[dict]:
@@ -111,8 +134,12 @@ def test_caps_on_pages_chunks_and_calls_are_respected(fake_llm):
     assert "LLM call cap of 3 reached: 2 chunks extracted by rule" in note
     cited = {c for f in facts for c in f.chunks}
     # two chunks a page: the first 4 chunks are read (2 asked, both unparseable; 2 past the call cap), each by rule
-    assert cited == {"https://site0.example/#0", "https://site0.example/#1", "https://site1.example/#0",
-                     "https://site1.example/#1"}
+    assert cited == {
+        "https://site0.example/#0",
+        "https://site0.example/#1",
+        "https://site1.example/#0",
+        "https://site1.example/#1",
+    }
     assert "2 chunks over the cap of 4 not read" in note
 
 
@@ -121,8 +148,11 @@ def test_a_zero_call_cap_from_the_environment_asks_nothing(fake_llm, monkeypatch
     monkeypatch.setenv("HYBRIDRAG_WEB_GRAPH_CALLS", "0")
     facts, usage, note = wg.extract(load_chat_model("fake:test"), pages(1), "function_calling")
     assert fake.calls == [] and usage == {} and "LLM call cap of 0 reached" in note
-    assert (facts[0].head, facts[0].tail, facts[0].chunks) == ("Ada Lovelace", "Charles Babbage",
-                                                               ("https://site0.example/#0",))
+    assert (facts[0].head, facts[0].tail, facts[0].chunks) == (
+        "Ada Lovelace",
+        "Charles Babbage",
+        ("https://site0.example/#0",),
+    )
     monkeypatch.setenv("HYBRIDRAG_WEB_GRAPH_PAGES", "many")
     with pytest.raises(ValueError, match="HYBRIDRAG_WEB_GRAPH_PAGES must be a whole number"):
         wg.extract(None, pages(1), "function_calling")
@@ -141,10 +171,17 @@ def test_pages_are_split_like_ingested_documents(tmp_path):
 
 
 def test_a_web_mention_of_a_question_entity_resolves_to_it(fake_llm):
-    reply = Extraction(entities=[ExtractedEntity(name="tom hanks"), ExtractedEntity(name="Greyhound 2")],
-                       relations=[ExtractedRelation(head="tom hanks", relation="stars_in", tail="Greyhound 2")])
+    reply = Extraction(
+        entities=[ExtractedEntity(name="tom hanks"), ExtractedEntity(name="Greyhound 2")],
+        relations=[ExtractedRelation(head="tom hanks", relation="stars_in", tail="Greyhound 2")],
+    )
     fake_llm(reply)
-    facts, _, _ = wg.extract(load_chat_model("fake:test"), [{"id": URL, "text": "tom hanks stars in Greyhound 2."}],
-                             "function_calling", entities=["Tom Hanks"])
+    facts, _, _ = wg.extract(
+        load_chat_model("fake:test"),
+        [{"id": URL, "text": "tom hanks stars in Greyhound 2."}],
+        "function_calling",
+        entities=["Tom Hanks"],
+    )
     assert [(f.head, f.relation, f.tail, f.chunks) for f in facts] == [
-        ("Tom Hanks", "stars_in", "Greyhound 2", (f"{URL}#0",))]
+        ("Tom Hanks", "stars_in", "Greyhound 2", (f"{URL}#0",))
+    ]

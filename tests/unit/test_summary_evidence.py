@@ -8,13 +8,21 @@ from hybridrag.evals.summary import main, names_gold, summarise, to_markdown
 
 
 def _record(qid: str, evidence, answers: list[str], ranked_hit: bool) -> dict:
-    return {"id": qid, "gold": {"answers": answers, "keys": answers}, "relevant": [answers[:1] if ranked_hit else []],
-            "answer": answers[0] if ranked_hit else "nope", "evidence": evidence, "usage": {}, "seconds": 1.0}
+    return {
+        "id": qid,
+        "gold": {"answers": answers, "keys": answers},
+        "relevant": [answers[:1] if ranked_hit else []],
+        "answer": answers[0] if ranked_hit else "nope",
+        "evidence": evidence,
+        "usage": {},
+        "seconds": 1.0,
+    }
 
 
 def test_gold_is_named_as_whole_words_in_any_string_of_the_evidence():
-    facts = [{"source": "kg", "id": "Fred Claus",
-              "path": ["Fred Claus release year 2007", "Fred Claus has genre Comedy"]}]
+    facts = [
+        {"source": "kg", "id": "Fred Claus", "path": ["Fred Claus release year 2007", "Fred Claus has genre Comedy"]}
+    ]
     assert names_gold(facts, ["2007"])
     assert names_gold(facts, ["comedy"])  # normalised: case
     assert not names_gold(facts, ["200"])  # a part of a word is not a name
@@ -24,10 +32,12 @@ def test_gold_is_named_as_whole_words_in_any_string_of_the_evidence():
 
 
 def test_the_summary_reports_how_often_the_evidence_names_an_answer_the_ranking_missed():
-    records = [_record("a", [{"text": "X directed by Ron Howard"}], ["Ron Howard"], ranked_hit=True),
-               _record("b", [{"text": "X release year 2005"}], ["2005"], ranked_hit=False),
-               _record("c", [{"text": "nothing here"}], ["Paris"], ranked_hit=False),
-               {**_record("d", None, ["Rome"], ranked_hit=False), "evidence": None}]  # not judged
+    records = [
+        _record("a", [{"text": "X directed by Ron Howard"}], ["Ron Howard"], ranked_hit=True),
+        _record("b", [{"text": "X release year 2005"}], ["2005"], ranked_hit=False),
+        _record("c", [{"text": "nothing here"}], ["Paris"], ranked_hit=False),
+        {**_record("d", None, ["Rome"], ranked_hit=False), "evidence": None},
+    ]  # not judged
     s = summarise(records)
     assert s["ceiling_evidence"] == {"n": 3, "hit": pytest.approx(2 / 3)}
     assert s["metrics"]["hit@1"] == pytest.approx(1 / 4)

@@ -57,8 +57,9 @@ def talkative_search(query: str, k: int = 3) -> str:
 
 def test_fusion_steps_are_tool_runs_with_their_inputs_and_outputs():
     events = ToolEvents()
-    out = get_graph("fusion").invoke({"question": "who directed Forrest Gump"}, context=context_for("fusion"),
-                                     config={"callbacks": [events]})
+    out = get_graph("fusion").invoke(
+        {"question": "who directed Forrest Gump"}, context=context_for("fusion"), config={"callbacks": [events]}
+    )
     started = events.started()
     assert set(started) == {"dense_search", "seed_passages", "graph_expand"}
     assert started["dense_search"] == [{"query": "who directed Forrest Gump", "k": 3}]
@@ -71,8 +72,9 @@ def test_fusion_steps_are_tool_runs_with_their_inputs_and_outputs():
 
 def test_fusion_bm25_mode_runs_the_lexical_step():
     events = ToolEvents()
-    get_graph("fusion").invoke({"question": "Forrest Gump"}, context=context_for("fusion", mode="bm25"),
-                               config={"callbacks": [events]})
+    get_graph("fusion").invoke(
+        {"question": "Forrest Gump"}, context=context_for("fusion", mode="bm25"), config={"callbacks": [events]}
+    )
     assert set(events.started()) == {"lexical_search"}
 
 
@@ -87,8 +89,13 @@ def test_a_user_graph_expand_tool_keeps_the_paths_contract():
     @tool
     def my_expand(question: str, seeds: list[str], k: int, hops: int = 1) -> list[dict]:
         """A user's graph expansion (e.g. a Cypher query)."""
-        return [{"entity": "Zebulon Marker", "score": 0.9,
-                 "path": [{"head": seeds[0], "relation": "directed_by", "tail": "Zebulon Marker"}]}]
+        return [
+            {
+                "entity": "Zebulon Marker",
+                "score": 0.9,
+                "path": [{"head": seeds[0], "relation": "directed_by", "tail": "Zebulon Marker"}],
+            }
+        ]
 
     ctx = context_for("fusion", mode="graph", tools={"graph_expand": my_expand})
     out = get_graph("fusion").invoke({"question": "who directed Forrest Gump"}, context=ctx)
@@ -98,8 +105,11 @@ def test_a_user_graph_expand_tool_keeps_the_paths_contract():
 
 def test_an_unknown_step_name_lists_the_methods_steps():
     ctx = context_for("fusion", tools={"vector_search": marker_search})
-    with pytest.raises(StepError, match=r"no retrieval step\(s\) vector_search; its steps: dense_search, "
-                                        r"lexical_search, seed_passages, graph_expand"):
+    with pytest.raises(
+        StepError,
+        match=r"no retrieval step\(s\) vector_search; its steps: dense_search, "
+        r"lexical_search, seed_passages, graph_expand",
+    ):
         get_graph("fusion").invoke({"question": "who directed Forrest Gump"}, context=ctx)
 
 
@@ -145,9 +155,13 @@ def test_retrieval_steps_lists_each_methods_steps_with_their_descriptions():
 
 def test_astream_events_show_the_tool_steps():
     async def tool_events() -> list[tuple[str, str]]:
-        return [(e["event"], e["name"]) async for e in get_graph("fusion").astream_events(
-            {"question": "who directed Forrest Gump"}, context=context_for("fusion"), version="v2")
-            if e["event"] in ("on_tool_start", "on_tool_end")]
+        return [
+            (e["event"], e["name"])
+            async for e in get_graph("fusion").astream_events(
+                {"question": "who directed Forrest Gump"}, context=context_for("fusion"), version="v2"
+            )
+            if e["event"] in ("on_tool_start", "on_tool_end")
+        ]
 
     seen = asyncio.run(tool_events())
     assert seen[:2] == [("on_tool_start", "dense_search"), ("on_tool_end", "dense_search")]

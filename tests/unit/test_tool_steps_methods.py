@@ -58,8 +58,9 @@ def prose(query: str, k: int = 3) -> str:
 
 def run(method: str, question: str, events: ToolEvents | None = None, **settings) -> dict:
     ctx = context_for(method, llm="fake:test", **settings)
-    return get_graph(method).invoke({"question": question}, context=ctx,
-                                    config={"callbacks": [events]} if events else None)
+    return get_graph(method).invoke(
+        {"question": question}, context=ctx, config={"callbacks": [events]} if events else None
+    )
 
 
 def inputs_of(events: ToolEvents, name: str) -> list:
@@ -85,8 +86,13 @@ def test_hybgrag_steps_are_tool_runs(tiny_kb, fake_llm):
 def test_hybgrag_text_module_runs_a_users_retriever(tiny_kb, fake_llm):
     fake_llm(RouterAction(module="text", entities=TOM, relations=[]), YES)
     events = ToolEvents()
-    out = run("hybgrag", "which movies did Tom Hanks act in", events, kb=tiny_kb,
-              tools={"dense_search": MarkerRetriever().as_tool(name="dense_search")})
+    out = run(
+        "hybgrag",
+        "which movies did Tom Hanks act in",
+        events,
+        kb=tiny_kb,
+        tools={"dense_search": MarkerRetriever().as_tool(name="dense_search")},
+    )
     assert inputs_of(events, "dense_search") == ["which movies did Tom Hanks act in"]  # a one-string tool
     assert out["ranked"][0]["id"] == MARK_ID and out["evidence"][0]["text"] == MARK_TEXT
 
@@ -97,6 +103,7 @@ def test_hybgrag_bad_overrides(tiny_kb):
 
 
 # -- mor -------------------------------------------------------------------------------------
+
 
 def plan(*nodes: tuple[str, str, str]) -> Plan:
     return Plan(routes=[PlanRoute(nodes=[PlanNode(type=t, restriction=r, relation=rel) for t, r, rel in nodes])])
@@ -123,8 +130,14 @@ def test_mor_textual_retrieval_runs_a_users_tool(tiny_kb, fake_llm):
 
     fake_llm(TEXT_ONLY)
     events = ToolEvents()
-    out = run("mor", "a comedy about a boy who wakes up as an adult", events, kb=tiny_kb, max_iterations=1,
-              tools={"textual_retrieval": my_entities})
+    out = run(
+        "mor",
+        "a comedy about a boy who wakes up as an adult",
+        events,
+        kb=tiny_kb,
+        max_iterations=1,
+        tools={"textual_retrieval": my_entities},
+    )
     [args] = inputs_of(events, "my_entities")  # the user's tool runs under its own name
     assert args["query"] == "a comedy about a boy who wakes up as an adult"
     assert [r["id"] for r in out["ranked"]] == ["Apollo 13"]  # the default finds Big
@@ -139,8 +152,9 @@ def test_mor_tool_returning_a_string_is_refused(tiny_kb, fake_llm):
 # -- hydrarag --------------------------------------------------------------------------------
 
 TOPICS = HR.TopicEntities(entities=["Tom Hanks"])
-ANALYSIS = HR.QuestionAnalysis(split_questions=["Which movies did Tom Hanks star in?"],
-                               skyline="Tom Hanks - starred in - answer(movie)")
+ANALYSIS = HR.QuestionAnalysis(
+    split_questions=["Which movies did Tom Hanks star in?"], skyline="Tom Hanks - starred in - answer(movie)"
+)
 REFINED = HR.Refinement(summary="Tom Hanks starred in Big.")
 CHECK = HR.AnswerCheck(reasoning="The path lists his films.", sufficient="yes", answer="Big")
 
@@ -156,8 +170,12 @@ def test_hydrarag_steps_are_tool_runs(tiny_kb, fake_llm):
 
 def test_hydrarag_document_exploration_runs_a_users_retriever(tiny_kb, fake_llm):
     fake_llm(TOPICS, ANALYSIS, HR.SourceChoice(reasoning="text", sources=["docs"]), REFINED, CHECK)
-    out = run("hydrarag", "which movies did Tom Hanks star in", kb=tiny_kb,
-              tools={"document_exploration": MarkerRetriever().as_tool(name="document_exploration")})
+    out = run(
+        "hydrarag",
+        "which movies did Tom Hanks star in",
+        kb=tiny_kb,
+        tools={"document_exploration": MarkerRetriever().as_tool(name="document_exploration")},
+    )
     assert any(e["text"] == MARK_TEXT.rstrip(".") or MARK_TEXT in e["text"] for e in out["evidence"])
 
 
@@ -170,16 +188,24 @@ def test_hydrarag_unknown_step_is_refused(tiny_kb, fake_llm):
 # -- ssrag -----------------------------------------------------------------------------------
 
 Q = "which movies did Tom Hanks act in"
-AUGMENT = [SubQuestions(sub_questions=[Q]), KeyEntities(entities=[NamedEntity(name="Tom Hanks", type="person")]),
-           IntentCues(intent="which", subtopics=["filmography"], factual_cues=["Tom Hanks"]),
-           AugmentedQuery(query="Which films did Tom Hanks act in?")]
+AUGMENT = [
+    SubQuestions(sub_questions=[Q]),
+    KeyEntities(entities=[NamedEntity(name="Tom Hanks", type="person")]),
+    IntentCues(intent="which", subtopics=["filmography"], factual_cues=["Tom Hanks"]),
+    AugmentedQuery(query="Which films did Tom Hanks act in?"),
+]
 FACTUAL = RouteLabel(label="FACTUAL")
 SSRAG = {"top_k": 3, "vector_k": 3, "graph_k": 1, "max_iterations": 1}
 
 
 def test_ssrag_steps_are_tool_runs(tiny_kb, fake_llm):
-    fake_llm(*AUGMENT, FACTUAL, GraphText(text="Tom Hanks starred in Big."),
-             Redundancy(reasoning="none", redundant=[]), Answer(reasoning="listed", answer="Big"))
+    fake_llm(
+        *AUGMENT,
+        FACTUAL,
+        GraphText(text="Tom Hanks starred in Big."),
+        Redundancy(reasoning="none", redundant=[]),
+        Answer(reasoning="listed", answer="Big"),
+    )
     events = ToolEvents()
     run("ssrag", Q, events, kb=tiny_kb, **SSRAG)
     assert events.names() == {"vector_retrieval", "graph_retrieval"}
@@ -191,13 +217,29 @@ def test_ssrag_steps_are_tool_runs(tiny_kb, fake_llm):
 
 def test_ssrag_vector_retrieval_runs_a_users_retriever(tiny_kb, fake_llm):
     fake_llm(*AUGMENT, FACTUAL)
-    out = run("ssrag", Q, kb=tiny_kb, **SSRAG, graph_to_text="template", llm_dedup=False, answer=False,
-              tools={"vector_retrieval": MarkerRetriever().as_tool(name="vector_retrieval")})
+    out = run(
+        "ssrag",
+        Q,
+        kb=tiny_kb,
+        **SSRAG,
+        graph_to_text="template",
+        llm_dedup=False,
+        answer=False,
+        tools={"vector_retrieval": MarkerRetriever().as_tool(name="vector_retrieval")},
+    )
     assert any(e["id"] == MARK_ID and e["text"] == MARK_TEXT for e in out["evidence"])
 
 
 def test_ssrag_graph_step_returning_a_string_is_refused(tiny_kb, fake_llm):
     fake_llm(*AUGMENT, FACTUAL)
     with pytest.raises(StepError, match="step 'graph_retrieval': returned a str .*expected a list of graph nodes"):
-        run("ssrag", Q, kb=tiny_kb, **SSRAG, graph_to_text="template", llm_dedup=False, answer=False,
-            tools={"graph_retrieval": prose})
+        run(
+            "ssrag",
+            Q,
+            kb=tiny_kb,
+            **SSRAG,
+            graph_to_text="template",
+            llm_dedup=False,
+            answer=False,
+            tools={"graph_retrieval": prose},
+        )

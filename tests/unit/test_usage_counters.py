@@ -28,8 +28,7 @@ def test_the_reducer_adds_up_and_keeps_nested_dicts_as_counted():
     call = usage_record("router", 1, 10, 2, 0.5)
     total = merge_usage(merge_usage(None, {"stages": {"route": 0.25}}), call)
     assert total["llm_calls"] == 1 and total["input_tokens"] == 10 and total["fallbacks"] == 0
-    assert total["by_role"] == {"router": {"llm_calls": 1, "input_tokens": 10, "output_tokens": 2,
-                                           "llm_seconds": 0.5}}
+    assert total["by_role"] == {"router": {"llm_calls": 1, "input_tokens": 10, "output_tokens": 2, "llm_seconds": 0.5}}
     assert total["stages"] == {"route": 0.25}
     again = merge_usage(total, {**call, "fallbacks": 1})
     assert (again["llm_calls"], again["fallbacks"], again["by_role"]["router"]["llm_calls"]) == (2, 1, 2)
@@ -40,4 +39,6 @@ def test_with_counters_keeps_what_was_counted():
     assert with_counters(None) == COUNTERS
     assert with_counters({"llm_calls": 3, "stages": {"a": 1.0}}) == {**COUNTERS, "llm_calls": 3, "stages": {"a": 1.0}}
     assert add_usage({"llm_calls": 1}, {"llm_calls": 2, "by_role": {"r": {"llm_calls": 2}}}) == {
-        "llm_calls": 3, "by_role": {"r": {"llm_calls": 2}}}
+        "llm_calls": 3,
+        "by_role": {"r": {"llm_calls": 2}},
+    }
