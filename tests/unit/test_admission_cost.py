@@ -145,7 +145,7 @@ def test_the_servers_refusal_of_a_long_question_is_short(monkeypatch):
 
     from hybridrag.app.server import MAX_QUESTION_CHARS, create_app
     from hybridrag.app.server_config import ServerConfig
-    from hybridrag.graphs.common import resolve_kb
+    from hybridrag.graphs.runtime import resolve_kb
 
     counted = Counted(monkeypatch, resolve_kb(type("Ctx", (), {"kb": "sample"})()))
     client = TestClient(create_app(methods=["fusion"], config=ServerConfig()))

@@ -1,5 +1,5 @@
 """hybridrag.evals.bench_dispatch on the sample KB (report shape, variants doing the graph's work), and the
-per-run memo of graphs.common that the benchmark's dispatch numbers measure."""
+per-run memo of graphs.runtime that the benchmark's dispatch numbers measure."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def test_questions_come_from_the_dev_split():
     assert len(qs) == 3 and not any("[" in q for q in qs)
 
 
-# ----- graphs.common: what every node works out alike is worked out once per run -----
+# ----- graphs.runtime: what every node works out alike is worked out once per run -----
 
 
 class S(TypedDict, total=False):
