@@ -85,12 +85,19 @@ def resolve_dataset(name: str, seed: int = 0, progress: bool = True) -> EvalSet:
             ceiling,
             {"completeness": completeness, "split_seed": seed},
         )
+    if name == "advhotpotqa" or name.startswith("advhotpotqa:"):
+        from hybridrag.evals.documents_qa import documents_kb
+        from hybridrag.evals.hybrid import datasets_root
+
+        path = name.partition(":")[2] or datasets_root() / "advhotpotqa" / "dev.json"
+        questions, kb_dir = documents_kb(path, cache_root(), progress)
+        return EvalSet(name, questions, kb_dir, notes={"documents": "one per paragraph, planted ones unmarked"})
     if name.startswith("stark:"):
         root = Path(name.removeprefix("stark:"))
         return EvalSet(name, load_stark_csv(root / "qa.csv"), stark_kb(root / "skb", cache_root(), progress))
     raise KBError(
         f"unknown dataset {name!r}; use metaqa-1hop|2hop|3hop, "
-        "metaqa-hybrid-100|50|0[:Khop], stark:DIR, or --questions FILE"
+        "metaqa-hybrid-100|50|0[:Khop], advhotpotqa[:PATH], stark:DIR, or --questions FILE"
     )
 
 
@@ -98,7 +105,9 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``hybridrag eval`` options to ``parser``."""
     parser.add_argument("--method", required=True, help="method name (see `hybridrag ask --help`)")
     src = parser.add_mutually_exclusive_group(required=True)
-    src.add_argument("--dataset", help="metaqa-1hop|2hop|3hop, metaqa-hybrid-100|50|0[:Khop] or stark:DIR")
+    src.add_argument(
+        "--dataset", help="metaqa-1hop|2hop|3hop, metaqa-hybrid-100|50|0[:Khop], advhotpotqa[:PATH] or stark:DIR"
+    )
     src.add_argument("--questions", type=Path, help="question file: MetaQA format, JSONL or STaRK CSV")
     parser.add_argument("--kb", help="KB directory (overrides the dataset's KB)")
     parser.add_argument("--skb", type=Path, help="SKB directory in the STaRK layout, converted into a KB")

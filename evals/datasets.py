@@ -45,6 +45,9 @@ class Question:
         qtype: Question type (MetaQA relation path), or None.
         topic: Topic entity name (MetaQA brackets), or None.
         hops: Hop count between topic and answers (MetaQA), or None.
+        supporting: Documents that state the answer (documents KBs; scoring only).
+        planted: Documents planted to mislead (AdvHotpotQA; scoring only).
+        unsupported: The question's other real documents (scoring only).
     """
 
     id: str
@@ -54,6 +57,9 @@ class Question:
     qtype: str | None = None
     topic: str | None = None
     hops: int | None = None
+    supporting: tuple[str, ...] = ()
+    planted: tuple[str, ...] = ()
+    unsupported: tuple[str, ...] = ()
 
 
 def _lines(path: Path):
@@ -124,7 +130,10 @@ def _str_list(value, path: Path, no: int, field: str) -> tuple[str, ...]:
 
 
 def load_jsonl(path: str | Path) -> list[Question]:
-    """Load questions from JSONL rows ``{"question", "answers", ...}``."""
+    """Load questions from JSONL rows ``{"question", "answers", ...}``.
+
+    A row may name its ``supporting`` documents (file names in a documents KB): their recall is scored.
+    """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"question file not found: {path}")
@@ -149,6 +158,7 @@ def load_jsonl(path: str | Path) -> list[Question]:
                 qtype=obj.get("qtype"),
                 topic=obj.get("topic"),
                 hops=int(hops) if hops is not None else None,
+                supporting=_str_list(obj.get("supporting"), path, no, "supporting"),
             )
         )
     return out

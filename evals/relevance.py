@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -79,6 +80,7 @@ class Judge:
         self.ceiling_graph = ceiling_graph or graph
         self._adjacency: dict[int, sparse.csr_matrix] = {}
         self._lock = threading.Lock()
+        self._documents: dict[str, str] | None = None
 
     @classmethod
     def for_kb(cls, kb, ceiling_graph: GraphStore | None = None) -> Judge:
@@ -113,12 +115,26 @@ class Judge:
         golds = gold_answers(q, self.graph)
         reachable_kg = self.reachable(q, self.graph)
         same = self.ceiling_graph is self.graph
+        gold = {"answers": list(q.answers), "answer_ids": list(q.answer_ids), "keys": [g.key for g in golds]}
+        if q.supporting:  # documents KBs: which documents support the answer, which were planted
+            gold.update(supporting=list(q.supporting), planted=list(q.planted), unsupported=list(q.unsupported))
         return {
-            "gold": {"answers": list(q.answers), "answer_ids": list(q.answer_ids), "keys": [g.key for g in golds]},
+            "gold": gold,
             "relevant": [self.covers(item, golds) for item in ranked],
             "reachable": reachable_kg if same else self.reachable(q, self.ceiling_graph),
             "reachable_kg": reachable_kg,
         }
+
+    def planted_answer(self, gold: dict, answer: str) -> bool:
+        """Whether ``answer`` is stated by a planted document of the question and by none of its real ones."""
+        from hybridrag.evals.documents_qa import planted_answer
+
+        if self._documents is None:
+            grouped: dict[str, list[str]] = defaultdict(list)
+            for doc_id, text in self.doc_text.items():
+                grouped[doc_id.split("#", 1)[0]].append(text)
+            self._documents = {d: " ".join(parts) for d, parts in grouped.items()}
+        return planted_answer(answer, self._documents, gold)
 
     def _within(self, graph: GraphStore, seeds: list[str], hops: int) -> Callable[[str], bool]:
         """A test of whether an entity id lies within ``hops`` of the seeds."""

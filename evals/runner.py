@@ -81,6 +81,8 @@ def run_one(graph: Invokable, context: Any, q: Question, judge: Judge) -> dict:
     record["seconds"] = time.perf_counter() - t0
     try:
         record.update(judge.judge(q, record["ranked"]))
+        if q.supporting:
+            record["planted_answer"] = judge.planted_answer(record["gold"], record["answer"])
     except Exception as exc:  # noqa: BLE001 - e.g. a malformed ranked item
         record.update(
             {

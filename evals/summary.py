@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hybridrag.evals.documents_qa import DOCUMENT_METRICS, document_scores
 from hybridrag.evals.metrics import ANSWER_METRICS, RETRIEVAL_METRICS, answer_scores, normalize_answer, retrieval_scores
 
 LABELS = {
@@ -38,6 +39,9 @@ LABELS = {
     "answer_em": "Answer EM",
     "answer_f1": "Answer F1",
     "answer_hits@1": "Answer Hits@1",
+    **{f"support_recall@{k}": f"Supporting-document recall@{k}" for k in (2, 5, 10)},
+    **{f"support_all@{k}": f"Both supporting documents @{k}" for k in (2, 5, 10)},
+    "misled": "Misled rate (planted document first, or the answer only a planted one states)",
 }
 
 
@@ -61,11 +65,13 @@ def score_record(rec: dict) -> dict[str, float]:
     gold = rec.get("gold") or {}
     scores = retrieval_scores(rec.get("relevant") or [], gold.get("keys") or [])
     scores.update(answer_scores(rec.get("answer") or "", gold.get("answers") or []))
+    scores.update(document_scores(rec))
     return scores
 
 
 def _means(rows: list[dict[str, float]]) -> dict[str, float]:
-    keys = (*RETRIEVAL_METRICS, *ANSWER_METRICS)
+    keys = [*RETRIEVAL_METRICS, *ANSWER_METRICS]
+    keys += [k for k in DOCUMENT_METRICS if rows and all(k in r for r in rows)]
     return {k: float(np.mean([r[k] for r in rows])) if rows else 0.0 for k in keys}
 
 
