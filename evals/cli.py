@@ -29,12 +29,13 @@ import re
 import shlex
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from hybridrag.evals.datasets import (
     Question,
+    load_jsonl,
     load_metaqa,
     load_questions,
     load_stark_csv,
@@ -67,6 +68,27 @@ def _metaqa_questions(hops: int) -> list[Question]:
     return load_metaqa(metaqa_dir() / f"dev_{hops}hop.txt", prefix=f"metaqa-{hops}hop")
 
 
+PARAPHRASES = Path(__file__).resolve().parent / "data" / "metaqa_paraphrases.jsonl"
+
+
+def paraphrases(variant: str = "") -> list[Question]:
+    """MetaQA dev questions in people's words (``scripts/make_paraphrases.py``).
+
+    Args:
+        variant: "" for all, ``1hop``..``3hop`` for one hop count, or ``original`` for the same
+            questions as MetaQA wrote them (brackets removed).
+    """
+    questions = load_jsonl(PARAPHRASES)
+    if variant.endswith("hop"):
+        questions = [q for q in questions if q.hops == int(variant[0])]
+    elif variant == "original":
+        rows = {r["id"]: r["original"] for r in map(json.loads, PARAPHRASES.read_text(encoding="utf-8").splitlines())}
+        questions = [replace(q, question=rows[q.id].replace("[", "").replace("]", "")) for q in questions]
+    elif variant:
+        raise KBError(f"metaqa-paraphrase:{variant}: use 1hop, 2hop, 3hop or original")
+    return questions
+
+
 def resolve_dataset(name: str, seed: int = 0, progress: bool = True) -> EvalSet:
     """Questions and KB of a named dataset (building the KB into the cache when needed)."""
     from hybridrag.evals import hybrid
@@ -85,6 +107,8 @@ def resolve_dataset(name: str, seed: int = 0, progress: bool = True) -> EvalSet:
             ceiling,
             {"completeness": completeness, "split_seed": seed},
         )
+    if name == "metaqa-paraphrase" or name.startswith("metaqa-paraphrase:"):
+        return EvalSet(name, paraphrases(name.partition(":")[2]), hybrid.full_kb(progress))
     if name == "advhotpotqa" or name.startswith("advhotpotqa:"):
         from hybridrag.evals.documents_qa import documents_kb
         from hybridrag.evals.hybrid import datasets_root
@@ -97,7 +121,8 @@ def resolve_dataset(name: str, seed: int = 0, progress: bool = True) -> EvalSet:
         return EvalSet(name, load_stark_csv(root / "qa.csv"), stark_kb(root / "skb", cache_root(), progress))
     raise KBError(
         f"unknown dataset {name!r}; use metaqa-1hop|2hop|3hop, "
-        "metaqa-hybrid-100|50|0[:Khop], advhotpotqa[:PATH], stark:DIR, or --questions FILE"
+        "metaqa-hybrid-100|50|0[:Khop], metaqa-paraphrase[:Khop|original], advhotpotqa[:PATH], stark:DIR, "
+        "or --questions FILE"
     )
 
 

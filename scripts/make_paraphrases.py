@@ -1,0 +1,131 @@
+"""Write MetaQA dev questions the way people type them: evals/data/metaqa_paraphrases.jsonl.
+
+``python scripts/make_paraphrases.py`` takes a seeded sample of MetaQA dev questions (1, 2 and 3
+hops, every question type) and rewrites each in one of several wordings of our own for its type:
+no brackets, about a third with the names in lower case, about one in six with a typo in a name
+(two neighbouring letters swapped). Answers and topic come from the original line. The file is
+data, written once and committed: the same seed gives the same file.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "evals" / "data" / "metaqa_paraphrases.jsonl"
+PER_TYPE = {1: 7, 2: 4, 3: 5}  # questions per question type: 13 + 21 + 15 types, 247 questions
+SEED = 20261127
+
+ONE_HOP = {
+    "actor_to_movie": ["what has {x} been in", "films with {x}", "which movies star {x}"],
+    "director_to_movie": ["what did {x} direct", "movies made by {x}", "list the films {x} directed"],
+    "writer_to_movie": ["what did {x} write", "films written by {x}", "which screenplays are by {x}"],
+    "movie_to_actor": ["who is in {x}", "Tell me the cast of {x}", "who plays in {x}"],
+    "movie_to_director": ["who made {x}", "who was the director of {x}", "{x} was directed by whom"],
+    "movie_to_writer": ["who wrote {x}", "whose script is {x}", "who was the writer of {x}"],
+    "movie_to_genre": ["what kind of film is {x}", "genre of {x}?", "what type of movie is {x}"],
+    "movie_to_year": ["what year did {x} come out", "when did {x} come out", "release year of {x}"],
+    "movie_to_language": ["what language is {x} in", "which language is {x} in", "{x} is in what language"],
+    "movie_to_tags": ["what is {x} about", "describe {x} in a few words", "what topics does {x} cover"],
+    "movie_to_imdbrating": ["what is the rating of {x}", "how good is {x} rated", "imdb rating for {x}"],
+    "movie_to_imdbvotes": ["how many votes does {x} have", "how popular is {x}", "imdb votes of {x}"],
+    "tag_to_movie": ["movies about {x}", "films to do with {x}", "give me some {x} films"],
+}
+FILMS = {  # the films reached from the topic by the first hop
+    "actor": ["the films {x} was in", "movies starring {x}"],
+    "director": ["the movies {x} directed", "films by director {x}"],
+    "writer": ["the films {x} wrote", "movies written by {x}"],
+}
+SHARED = {  # movie_to_<role>_to_movie: films sharing that role with the topic film
+    "actor": ["films sharing an actor with {x}", "movies with the same actors as {x}"],
+    "director": ["films by whoever directed {x}", "the other movies of the director of {x}"],
+    "writer": ["films by the writer of {x}", "the other films written by the writer of {x}"],
+}
+ASK = {  # the last hop, asked of a noun phrase of films
+    "movie": ["what are {f}", "list {f}"],
+    "year": ["when were {f} released", "what years did {f} come out"],
+    "language": ["what languages are {f} in", "which languages do {f} use"],
+    "genre": ["what genres are {f}", "what kinds of film are {f}"],
+    "actor": ["who acted in {f}", "who stars in {f}"],
+    "director": ["who directed {f}", "who made {f}"],
+    "writer": ["who wrote {f}", "who are the writers of {f}"],
+}
+
+
+def wordings(qtype: str) -> list[str]:
+    """Templates for a question type (``{x}`` is the topic entity)."""
+    if qtype in ONE_HOP:
+        return ONE_HOP[qtype]
+    parts = qtype.split("_to_")
+    if len(parts) == 3 and parts[0] != "movie":  # <role>_to_movie_to_<target>
+        if parts[0] == parts[2]:
+            return [f"who worked with {{x}} as a {parts[0]}", f"which other {parts[0]}s shared a film with {{x}}"]
+        films = FILMS[parts[0]]
+        return [a.replace("{f}", f) for a in ASK[parts[2]] for f in films]
+    if len(parts) == 3:  # movie_to_<role>_to_movie
+        return [a.replace("{f}", f) for a in ASK["movie"] for f in SHARED[parts[1]]]
+    return [a.replace("{f}", f) for a in ASK[parts[3]] for f in SHARED[parts[1]]]  # 3 hops
+
+
+def typo(name: str, rng: random.Random) -> str:
+    """The name with two neighbouring letters of its longest word swapped."""
+    words = name.split()
+    i = max(range(len(words)), key=lambda j: len(words[j]))
+    w = words[i]
+    if len(w) < 5:
+        return name
+    k = rng.randrange(1, len(w) - 2)
+    words[i] = w[:k] + w[k + 1] + w[k] + w[k + 2 :]
+    return " ".join(words)
+
+
+def paraphrase(topic: str, qtype: str, rng: random.Random) -> tuple[str, str]:
+    """(question as a person might type it, the kind of noise applied)."""
+    name, noise = topic, "none"
+    roll = rng.random()
+    if roll < 0.33:
+        name, noise = topic.lower(), "lower-case"
+    elif roll < 0.5:
+        name, noise = typo(topic, rng), "typo"
+    return rng.choice(wordings(qtype)).replace("{x}", name), noise
+
+
+def main() -> None:
+    """Write the paraphrase file."""
+    rng = random.Random(SEED)
+    datasets = ROOT.parent / "shared" / "datasets" / "metaqa"
+    rows = []
+    for hops, per_type in PER_TYPE.items():
+        lines = (datasets / f"dev_{hops}hop.txt").read_text(encoding="utf-8").splitlines()
+        types = (datasets / f"dev_{hops}hop_qtype.txt").read_text(encoding="utf-8").splitlines()
+        by_type: dict[str, list[int]] = defaultdict(list)
+        for n, qtype in enumerate(types):
+            by_type[qtype.strip()].append(n)
+        for qtype in sorted(by_type):
+            for n in rng.sample(by_type[qtype], min(per_type, len(by_type[qtype]))):
+                question, answers = lines[n].split("\t")
+                topic = re.search(r"\[([^\]]+)\]", question).group(1)
+                text, noise = paraphrase(topic, qtype, rng)
+                rows.append(
+                    {
+                        "id": f"metaqa-{hops}hop-para:{n + 1}",
+                        "question": text,
+                        "answers": answers.split("|"),
+                        "topic": topic,
+                        "hops": hops,
+                        "qtype": qtype,
+                        "noise": noise,
+                        "original": question,
+                    }
+                )
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    print(f"wrote {len(rows)} questions to {OUT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
