@@ -1,0 +1,45 @@
+"""Entity types inferred from relation signatures when a KB's triples come without them."""
+
+from hybridrag.kb.type_inference import infer_type_map, type_name
+
+TRIPLES = [
+    ("Big", "directed_by", "Penny Marshall"),
+    ("Big", "written_by", "Gary Ross"),
+    ("Big", "has_genre", "Comedy"),
+    ("Big", "starred_actors", "Tom Hanks"),
+    ("Big", "release_year", "1988"),
+    ("Awakenings", "directed_by", "Penny Marshall"),
+    ("Awakenings", "written_by", "Steven Zaillian"),
+    ("Awakenings", "has_genre", "Drama"),
+    ("Awakenings", "starred_actors", "Robin Williams"),
+    ("Seabiscuit", "directed_by", "Gary Ross"),
+    ("Seabiscuit", "written_by", "Gary Ross"),
+    ("Seabiscuit", "has_genre", "Drama"),
+    ("Seabiscuit", "release_year", "2003"),
+]
+
+
+def test_relation_names_give_type_names():
+    assert [
+        type_name(r)
+        for r in ("directed_by", "written_by", "has_genre", "in_language", "starred_actors", "release_year", "has_tags")
+    ] == ["director", "writer", "genre", "language", "actor", "release_year", "tag"]
+
+
+def test_heads_shared_by_every_relation_are_one_type_and_tails_keep_their_own():
+    types = infer_type_map(TRIPLES)
+    assert {h for h, _ in types.values()} == {"item"}  # every relation starts from the films
+    assert types["directed_by"][1] == "director" and types["written_by"][1] == "writer"
+    assert types["has_genre"][1] == "genre" and types["release_year"][1] == "release_year"
+
+
+def test_slots_holding_the_same_entities_merge():
+    triples = [
+        ("a", "parent_of", "b"),
+        ("b", "parent_of", "c"),
+        ("a", "child_of", "x"),
+        ("b", "child_of", "a"),
+        ("c", "child_of", "b"),
+    ]
+    types = infer_type_map(triples)
+    assert types["parent_of"][0] == types["parent_of"][1] == types["child_of"][0]
