@@ -42,6 +42,7 @@ from hybridrag.kb.kb_dir import (
 from hybridrag.kb.memory_store import InMemoryGraphStore
 from hybridrag.kb.model import Entity, KBError, Passage
 from hybridrag.kb.text_index import BM25Index, DenseIndex, Doc, save_docs
+from hybridrag.kb.type_inference import infer_type_map
 
 __all__ = ["FORMAT_VERSION", "IngestReport", "build_graph", "entity_doc_text", "ingest"]
 log = logging.getLogger(__name__)
@@ -63,6 +64,20 @@ class IngestReport:
 def entity_doc_text(e: Entity) -> str:
     """Text indexed for an entity: its name, then its document when it has one."""
     return f"{e.name}: {e.text}" if e.text else e.name
+
+
+def infer_types(inputs: Inputs) -> dict[str, list[str]]:
+    """Give untyped triples the types of :mod:`kb.type_inference` (none given by a type map or an entity row).
+
+    Returns:
+        The inferred relation -> [head type, tail type] map ({} when the inputs carried types).
+    """
+    if not inputs.triples or inputs.type_map or any(e.type for e in inputs.entities.values()):
+        return {}
+    inputs.type_map = infer_type_map((t.head, t.type, t.tail) for t in inputs.triples)
+    kinds = sorted({x for pair in inputs.type_map.values() for x in pair})
+    inputs.warnings.append(f"no entity types given: inferred {len(kinds)} from the relations ({', '.join(kinds)})")
+    return {rel: list(pair) for rel, pair in sorted(inputs.type_map.items())}
 
 
 def _assemble(inputs: Inputs, allow_empty: bool) -> InMemoryGraphStore:
@@ -212,6 +227,7 @@ def _build(
     t = time.perf_counter()
     marker.enter("parse")
     inputs = parse_inputs(triples, entities, passages, type_map, progress)
+    inferred = infer_types(inputs)
     secs["parse"] = time.perf_counter() - t
     marker.checkpoint("parse", 0)
 
@@ -266,6 +282,7 @@ def _build(
         "graph": graph_cfg,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "warnings": warnings,
+        **({"inferred_types": inferred} if inferred else {}),
         "files": {p.name: p.stat().st_size for p in sorted(out.iterdir()) if p.is_file()},
         "embedding_chunks": {"total": chunks.chunks, "reused": chunks.reused},
     }

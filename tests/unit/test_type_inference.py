@@ -43,3 +43,20 @@ def test_slots_holding_the_same_entities_merge():
     ]
     types = infer_type_map(triples)
     assert types["parent_of"][0] == types["parent_of"][1] == types["child_of"][0]
+
+
+def test_an_untyped_ingest_records_the_inferred_types(tmp_path):
+    import json
+
+    from hybridrag.kb.base import KnowledgeBase
+    from hybridrag.kb.ingest import ingest
+
+    triples = tmp_path / "kb.txt"
+    triples.write_text("".join(f"{h}|{r}|{t}\n" for h, r, t in TRIPLES), encoding="utf-8")
+    report = ingest(tmp_path / "kb", triples=[triples], progress=False)
+    assert any("inferred" in w for w in report.warnings)
+    kb = KnowledgeBase(tmp_path / "kb")
+    manifest = json.loads((kb.build_dir / "manifest.json").read_text())
+    assert manifest["inferred_types"]["directed_by"] == ["item", "director"]
+    assert kb.graph.lookup("Penny Marshall")[0].type == "director"
+    assert kb.graph.lookup("Big")[0].type == "item"
