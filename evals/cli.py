@@ -229,8 +229,10 @@ RUN_KEYS = ("method", "dataset", "kb", "seed", "top_k", "overrides", "llm")
 
 
 def _check_resume(out: Path, meta: dict) -> None:
-    """Refuse (ValueError) a folder that is a file, cannot be written or holds a run with other
-    settings; record the settings (a torn ``run.json`` is named in a warning and rewritten).
+    """Record the run's settings in ``out/run.json`` (a torn one is named in a warning and rewritten).
+
+    Raises:
+        ValueError: ``out`` is a file, cannot be written, or holds a run with other settings.
     """
     from hybridrag.evals.runner import check_out_dir, read_run_json, write_json_atomic
 
@@ -246,8 +248,9 @@ def _check_resume(out: Path, meta: dict) -> None:
 
 
 def _warm_up(kb: Any, ctx: Any) -> None:
-    """Load the KB's vectors, the embedding model and (LLM methods) the solved-example bank
-    before the first timed question, so no question's latency carries the one-off loading
+    """Load the KB's vectors, the embedding model and (LLM methods) the solved-example bank.
+
+    Done before the first timed question, so no question's latency carries the one-off loading
     (``open_kb`` caches the KB, so the method's graph gets this same, warm object).
     """
     from hybridrag.agents.shots import bank_for

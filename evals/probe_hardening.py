@@ -8,7 +8,9 @@
   check, and a normal one;
 - posts questions of 362 and 2,000 characters made of unknown capitalised names to
   ``/fusion/invoke``: the server's CPU seconds (``/proc/<pid>/stat``) and wall time while it
-  answers, and the CPU it spends after a client that hung up early;
+  answers, and the CPU it spends after a client that hung up early; every question has names of
+  its own (nothing cached), and the first one after start is reported apart (one-off loading).
+  A row is as expected with a 4xx under 3 CPU s and under 1 CPU s spent after the client left;
 - runs hydrarag on the local SmolLM2 at the largest settings a client may choose under a short
   ``--run-timeout``: the CPU the server spends in the 20 s after the 504, and after a hang-up.
 
@@ -48,11 +50,11 @@ HYDRA_MAX = {
 HYDRA_QUESTION = "which movies were directed by the director of Big"
 
 
-def names_question(chars: int) -> str:
+def names_question(chars: int, letter: str = "Q") -> str:
     """``who directed Q0 z Q1 z ...`` cut to ``chars`` characters (362 for Q0..Q59)."""
     words, i = ["who directed"], 0
     while len(" ".join(words)) < chars:
-        words += [f"Q{i}", "z"]
+        words += [f"{letter}{i}", "z"]
         i += 1
     return " ".join(words)[:chars].rstrip()
 
@@ -119,35 +121,49 @@ def _ask_timed(server: Served, path: str, body: dict, wait: float) -> tuple[str,
     return status, time.monotonic() - t0, cpu_seconds(pid) - c0
 
 
-def admission_answered(server: Served, chars: int) -> dict:
-    """A long question of unknown names: the answer, the wall time and CPU, and CPU afterwards."""
+def admission_answered(server: Served, chars: int, letter: str = "Q", first: bool = False) -> dict:
+    """A long question of unknown names: the answer, the wall time and CPU, and CPU afterwards.
+
+    ``first``: the first such question after start, which also pays any one-off loading (no CPU bound).
+    """
     pid, url = server.proc.pid, f"{server.url}/fusion/invoke"
-    body = {"input": {"question": names_question(chars)}}
-    wait_idle(pid, limit=120)
+    body = {"input": {"question": names_question(chars, letter)}}
+    busy = _busy_note(wait_idle(pid, limit=120))
     status, wall, cpu = _ask_timed(server, "/fusion/invoke", body, LONG_WAIT)
     after = cpu_during(pid, WATCH)
+    what = ", the first after start (one-off loading)" if first else ""
     return {
-        "probe": f"admission: {chars:,}-char question of unknown names",
+        "probe": f"admission: {chars:,}-char question of unknown names{what}",
         "command": curl(url, body),
-        "result": f"{status} after {wall:.1f} s; server CPU {cpu:.1f} s, then {after:.1f} s in the {WATCH:.0f} s after",
-        "ok": status.startswith("4") and cpu < 3 and after < 1,
+        "result": f"{status} after {wall:.1f} s; server CPU {cpu:.1f} s, then {after:.1f} s in the {WATCH:.0f} s "
+        f"after{busy}",
+        "ok": status.startswith("4") and (first or cpu < 3) and after < 1,
         "data": {"chars": chars, "wall_s": wall, "cpu_s": cpu, "cpu_after_s": after},
     }
 
 
-def admission_hung_up(server: Served, chars: int) -> dict:
-    """The same question from a client that hangs up after 1 s: the CPU the server spends afterwards."""
+def _busy_note(waited: float, limit: float = 120) -> str:
+    return " (the server was still busy from the previous request)" if waited >= limit else ""
+
+
+def admission_hung_up(server: Served, chars: int, letter: str = "R") -> dict:
+    """Such a question (other names, so nothing cached) from a client that hangs up after 1 s.
+
+    Returns:
+        The row: the CPU the server spends in the 20 s after the hang-up.
+    """
     pid, url = server.proc.pid, f"{server.url}/fusion/invoke"
-    body = {"input": {"question": names_question(chars)}}
-    wait_idle(pid, limit=120)
+    body = {"input": {"question": names_question(chars, letter)}}
+    busy = _busy_note(wait_idle(pid, limit=120))
     hung = post_and_hang_up(server.url, "/fusion/invoke", json.dumps(body).encode(), 1.0)
     after = cpu_during(pid, WATCH)
     return {
         "probe": f"admission: {chars:,}-char question, client hangs up after 1 s",
         "command": curl(url, body).replace("curl -s", "curl -s --max-time 1", 1),
-        "result": f"server CPU {after:.1f} s in the {WATCH:.0f} s after the hang-up (socket closed after {hung:.1f} s)",
+        "result": f"server CPU {after:.1f} s in the {WATCH:.0f} s after the hang-up (socket closed after {hung:.1f} s"
+        f"{', the server had answered first' if hung < 0.95 else ''}){busy}",
         "ok": after < 1,
-        "data": {"chars": chars, "cpu_after_s": after},
+        "data": {"chars": chars, "cpu_after_s": after, "closed_after_s": hung},
     }
 
 
@@ -184,15 +200,12 @@ def timeout_rows(server: Served) -> list[dict]:
 
 
 def run(workdir: Path) -> list[dict]:
-    """Every row of this probe (a fresh server after each request that may leave it busy)."""
+    """Every row of this probe: a fusion server, then a hydrarag one on the local SmolLM2."""
     workdir.mkdir(parents=True, exist_ok=True)
-    fusion = ("--kb", "sample=sample")
-    with Served(workdir, *fusion) as server:
-        rows = [p50_row(server), admission_answered(server, 362), admission_hung_up(server, 362)]
-    with Served(workdir, *fusion) as server:
-        rows.append(admission_hung_up(server, 2000))
-    with Served(workdir, *fusion) as server:
-        rows.append(admission_answered(server, 2000))
+    with Served(workdir, "--kb", "sample=sample") as server:
+        rows = [p50_row(server), admission_answered(server, 362, "W", first=True)]
+        rows += [admission_answered(server, 362), admission_hung_up(server, 362)]
+        rows += [admission_hung_up(server, 2000, "S"), admission_answered(server, 2000, "T")]
     with Served(
         workdir, "--kb", "sample=sample", "--llm", "smol=local:smollm2", "--run-timeout", str(RUN_TIMEOUT)
     ) as server:

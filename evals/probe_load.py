@@ -77,6 +77,7 @@ class Served:
         stop_group(self.proc)
 
     def ask(self, client: httpx.Client, method: str, question: str, **settings: object) -> httpx.Response:
+        """POST ``question`` with ``settings`` to ``/<method>/invoke``; the response."""
         body = {"input": {"question": question, "settings": settings}}
         return client.post(f"{self.url}/{method}/invoke", json=body, timeout=600)
 
@@ -158,6 +159,7 @@ def run(workdir: Path, clients: int = 8, requests: int = 400) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Print the rows as JSON; exit 1 when one failed."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--clients", type=int, default=8)
     p.add_argument("--requests", type=int, default=400)

@@ -69,18 +69,22 @@ class FakeLLM(ThreadingHTTPServer):
         self.release = threading.Event()
 
     def start(self) -> FakeLLM:
+        """Serve in a daemon thread; this server."""
         threading.Thread(target=self.serve_forever, daemon=True, name="fake-llm").start()
         return self
 
     def close(self) -> None:
+        """Release hanging calls and stop serving."""
         self.release.set()
         self.shutdown()
         self.server_close()
 
     def url(self, mode: str) -> str:
+        """The base URL of the endpoint with fault ``mode``."""
         return f"http://127.0.0.1:{self.server_address[1]}/{mode}/v1"
 
     def times(self, mode: str) -> list[float]:
+        """Arrival times of the calls to ``mode``."""
         with self.lock:
             return [t for t, m, _ in self.calls if m == mode]
 

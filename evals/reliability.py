@@ -130,10 +130,10 @@ def render(
     lines = [
         "# Reliability",
         "",
-        f"Command: `python -m evals.reliability {' '.join(argv)}`".rstrip() + "  ",
+        f"Command: `python -m evals.reliability {' '.join(_without_note(argv))}`".rstrip() + "  ",
         f"Run {time.strftime('%Y-%m-%d %H:%M')} at commit {_commit()} on {platform.machine()}, "
         f"{_cpus()} CPUs, Python {platform.python_version()}.  ",
-        f"{total - failed} of {total} probes run now as expected.{' ' + note if note else ''}",
+        f"{total - failed} of {total} probes run now as expected{_kept_failures(kept)}.{' ' + note if note else ''}",
         "",
         INTRO,
     ]
@@ -144,6 +144,23 @@ def render(
         else:
             lines.append((kept or {})[name])
     return "\n".join(lines)
+
+
+def _kept_failures(kept: dict[str, str] | None) -> str:
+    """``; N kept from earlier runs are not`` when kept sections hold rows not as expected."""
+    n = sum(block.count("| **NO** |") for block in (kept or {}).values())
+    return f"; {n} kept from earlier runs are not" if n else ""
+
+
+def _without_note(argv: list[str]) -> list[str]:
+    """``argv`` without ``--note TEXT`` (the note is printed under the command)."""
+    out, skip = [], False
+    for arg in argv:
+        if skip or arg == "--note" or arg.startswith("--note="):
+            skip = arg == "--note"
+            continue
+        out.append(arg)
+    return out
 
 
 def _cpus() -> int:

@@ -138,8 +138,11 @@ def repair_records(records_path: Path) -> int:
 
 
 def check_out_dir(out: Path) -> None:
-    """Create the output folder; a one-line ValueError when it is a file, cannot be created, or its
-    records file is not a file.
+    """Create the output folder ``out``.
+
+    Raises:
+        ValueError: one line, when ``out`` is a file or cannot be created, or its records file is
+            not a file.
     """
     if out.exists() and not out.is_dir():
         raise ValueError(f"output folder {out} is a file, not a folder; use another --out")
