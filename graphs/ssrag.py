@@ -1,272 +1,196 @@
 """SSRAG: query augmentation, agentic routing, and vector ∥ graph retrieval unified in one rerank.
 
-decompose_query → extract_entities → detect_intent → enhance_query (Algorithm 1) →
-route_query (Algorithm 2: TEMPORAL → web, FACTUAL → local corpus, nothing local → web) →
-retrieve_vectors ∥ retrieve_graph (local route: the KB graph walked from the linked entities; web
-route: the vector branch fetches first, then ``retrieve_web_graph`` reads triples extracted from
-those results, or ``retrieve_graph`` when the web was unavailable) → convert_graph_to_text → rerank_jointly (top 2k) →
-deduplicate_contexts (exact, cosine, LLM filter; top k) (Algorithm 3) → generate_answer.
-Corrective edges (ours; ``max_iterations=1`` is the paper's single pass, see
-:mod:`agents.ssrag.correct`): the entity check re-asks the extractor, the route check the
-router, and a failed answer (``verify_answer``) re-runs the run from the entities, each with
-the reason in the next prompt. State and context: :mod:`graphs.ssrag_state`; the query-side
-nodes (Algorithms 1 and 2): :mod:`graphs.ssrag_query`; conditional edges and their drawn labels:
-:mod:`graphs.ssrag_edges`. LLM calls per pass: 4 (augmentation) + 1
-(router) + one per graph node + 1 (filter) + 1 (answer), each retried once on an unparseable reply; with a
-small model (``judge``) most roles take rules and at most two calls are left (:mod:`graphs.ssrag_small`).
+decompose_query → extract_entities → detect_intent → enhance_query (Algorithm 1) → route_query
+(Algorithm 2: TEMPORAL → web, FACTUAL → local corpus, nothing local → web) → retrieve_vectors ∥
+retrieve_graph (web route: the texts first, then retrieve_web_graph over them) →
+convert_graph_to_text → rerank_jointly (top 2k) → deduplicate_contexts (top k) (Algorithm 3) →
+generate_answer → verify_answer. Corrective edges (``max_iterations=1`` is the paper's single
+pass): unknown entities re-ask the extractor, a failed answer re-runs from the entities, each
+with the reason. The nodes are wiring: the work is in :mod:`agents.ssrag.query`,
+:mod:`agents.ssrag.branches` and :mod:`agents.ssrag.answering`; settings in
+:mod:`agents.ssrag.context`.
 """
 
 from __future__ import annotations
 
-from langgraph.graph import START, StateGraph
+from collections.abc import Callable
+from typing import Literal, cast
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from hybridrag.agents.llm.structured import add_usage
-from hybridrag.agents.ssrag import correct as fix
-from hybridrag.agents.ssrag import retrieval as ret
-from hybridrag.agents.ssrag import shots
-from hybridrag.agents.ssrag import unify as uni
-from hybridrag.agents.ssrag.chain import chain_text, example_chain
-from hybridrag.agents.ssrag.tools import step
-from hybridrag.agents.ssrag.vectors import query_vector
-from hybridrag.graphs.runtime import InputState, OutputState, resolve_kb, timed, traced
-from hybridrag.graphs.ssrag_edges import (
-    AFTER_DEDUP,
-    AFTER_VERIFY,
-    ENTITIES,
-    ROUTES,
-    WEB_GRAPH,
-    after_entities,
-    after_vectors,
-    after_verify,
-    branches,
-    route_after_dedup,
-)
-from hybridrag.graphs.ssrag_query import decompose_query, detect_intent, enhance_query, extract_entities, route_query
-from hybridrag.graphs.ssrag_small import constrained, rule_answer, small
-from hybridrag.graphs.ssrag_state import SSRAGContext, State, _asked, _ctx, _nodes, _out, _setup
+from hybridrag.agents.llm.models import load_chat_model
+from hybridrag.agents.ssrag import answering, branches, query
+from hybridrag.agents.ssrag.context import SSRAGContext, check
+from hybridrag.agents.ssrag.outcome import Outcome
+from hybridrag.graphs.runtime import InputState, OutputState, context_of, resolve_kb, timed, traced
+from hybridrag.kb.base import KnowledgeBase
 
 __all__ = ["SSRAGContext", "State", "builder", "graph"]
 
 
-def retrieve_vectors(state: State, runtime: Runtime[SSRAGContext]) -> dict:
-    """Vector branch: FAISS over the local corpus, or web snippets (local when the web is unavailable)."""
+class State(InputState, OutputState, total=False):
+    """Full SSRAG state: the augmentation, the route, both branches and the common output."""
+
+    sub_questions: list[str]
+    examples: list[str]
+    entities: list[dict]
+    cues: dict
+    query: str
+    route: str
+    source: str
+    vector: list[dict]
+    vector_source: str
+    nodes: list[dict]
+    graph: list[dict]
+    pool: list[dict]
+    context: list[dict]
+    entity_rounds: int
+    entity_reply: str
+    feedback: str
+    answer_note: str
+    answer_rounds: int
+    stalled: bool
+    answering: bool
+
+
+def _ctx(runtime: Runtime[SSRAGContext]) -> SSRAGContext:
+    return check(cast(SSRAGContext, context_of(runtime, SSRAGContext)))
+
+
+def _setup(runtime: Runtime[SSRAGContext]) -> tuple[SSRAGContext, KnowledgeBase, BaseChatModel]:
     ctx = _ctx(runtime)
+    return ctx, resolve_kb(ctx), load_chat_model(ctx.llm, ctx.llm_base_url)
+
+
+def _run(node: str, stage: str, work: Callable[[], Outcome]) -> dict:
+    """Run ``work`` timed as ``stage``: its state update, trace entry and usage (LLM calls, stage seconds)."""
     usage: dict = {}
-    with timed("vector_retrieval", usage):
-        items, used, note = step(
-            ctx,
-            resolve_kb(ctx),
-            "vector_retrieval",
-            {"query": state["query"], "k": ctx.vector_k, "source": state["source"], "web_k": ctx.web_k},
-        )
-    return {
-        "vector": items,
-        "vector_source": used,
-        **_out(
-            "retrieve_vectors",
-            f"{len(items)} texts from {used}",
-            usage,
-            {},
-            note,
-            source=used,
-            top=[i["id"] for i in items[:5]],
-        ),
-    }
+    with timed(stage, usage):
+        done = work()
+    entry = traced(node, done.decision, fallback=done.note, **done.facts)
+    return {**done.update, "trace": [entry], "usage": {**done.calls, **usage}}
+
+
+def decompose_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """DecomposeQuery: the question as self-contained sub-questions."""
+    ctx, kb, model = _setup(runtime)
+    return _run("decompose_query", "decompose", lambda: query.decompose(model, kb, ctx, state["question"]))
+
+
+def extract_entities(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """ExtractKeyEntities and the entity check."""
+    ctx, kb, model = _setup(runtime)
+    return _run("extract_entities", "extract_entities", lambda: query.entities(model, kb, ctx, state))
+
+
+def detect_intent(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """DetectIntent: question word, subtopics, temporal and factual cues."""
+    ctx, _, model = _setup(runtime)
+    return _run("detect_intent", "detect_intent", lambda: query.intent(model, ctx, state))
+
+
+def enhance_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """EnhanceQuery: the augmented query Q_aug."""
+    ctx, _, model = _setup(runtime)
+    return _run("enhance_query", "enhance_query", lambda: query.rewrite(model, ctx, state))
+
+
+def route_query(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """Agentic router: TEMPORAL or FACTUAL, then web or the local corpus."""
+    ctx, kb, model = _setup(runtime)
+    return _run("route_query", "route", lambda: query.route(model, kb, ctx, state))
+
+
+def retrieve_vectors(state: State, runtime: Runtime[SSRAGContext]) -> dict:
+    """Vector branch: local texts, or web snippets on the web route."""
+    ctx = _ctx(runtime)
+    return _run("retrieve_vectors", "vector_retrieval", lambda: branches.vectors(resolve_kb(ctx), ctx, state))
 
 
 def retrieve_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:
-    """Graph branch, local corpus: the KB graph walked from the query's linked entities."""
+    """Graph branch, local corpus: the KB graph walked from the linked entities."""
     ctx, kb, _ = _setup(runtime)
-    usage: dict = {}
-    chain = (
-        example_chain(shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples))
-        if ctx.chain_walk and small(ctx)
-        else []
-    )
-    with timed("graph_retrieval", usage):
-        nodes, seeds = step(
-            ctx,
-            kb,
-            "graph_retrieval",
-            {
-                "query": state["query"],
-                "question": state["question"],
-                "entities": state["entities"],
-                "k": ctx.graph_k,
-                "hops": ctx.graph_hops,
-                "max_facts": ctx.max_node_facts,
-                "link_min_score": ctx.link_min_score,
-                "text_edges": ctx.text_edges,
-                "scoring": ctx.fact_scoring,
-                "chain": chain,
-            },
-        )
-    ends = [n["id"] for n in nodes if n.get("chain")]
-    extra = {"chain": chain_text(chain), "chain_ends": ends[:10]} if chain else {}
-    return {
-        "nodes": nodes,
-        **_out(
-            "retrieve_graph",
-            f"{len(nodes)} nodes from {len(seeds)} seeds"
-            + (f", {len(ends)} at the example's chain end" if chain else ""),
-            usage,
-            {},
-            None,
-            source="local",
-            seeds=seeds[:10],
-            nodes=[n["id"] for n in nodes],
-            **extra,
-        ),
-    }
+    chain = branches.chain_of(kb, ctx, state["question"])
+    return _run("retrieve_graph", "graph_retrieval", lambda: branches.local_graph(kb, ctx, state, chain))
 
 
 def retrieve_web_graph(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     """Graph branch, web route: a graph of the triples extracted from the web results."""
     ctx, kb, model = _setup(runtime)
-    usage: dict = {}
-    with timed("graph_retrieval", usage):
-        web = [i for i in state.get("vector", []) if i["source"] == "web"]
-        nodes, triples, calls, note = step(
-            ctx,
-            kb,
-            "web_graph_retrieval",
-            {
-                "question": state["question"],
-                "entities": [e["name"] for e in state["entities"]],
-                "web": web,
-                "k": ctx.graph_k,
-                "max_facts": ctx.max_node_facts,
-            },
-            {"model": model if ctx.graph_to_text == "llm" else None, "method": ctx.structured_method},
-        )
-    return {
-        "nodes": nodes,
-        **_out(
-            "retrieve_web_graph",
-            f"{len(nodes)} nodes from {triples} web triples",
-            usage,
-            calls,
-            note,
-            source="web",
-            nodes=[n["id"] for n in nodes],
-        ),
-    }
+    return _run("retrieve_web_graph", "graph_retrieval", lambda: branches.web_graph(model, kb, ctx, state))
 
 
 def convert_graph_to_text(state: State, runtime: Runtime[SSRAGContext]) -> dict:
-    """LLM_Convert: each node and its relations as prose (facts as sentences on fallback)."""
+    """LLM_Convert: each node and its relations as prose."""
     ctx, _, model = _setup(runtime)
-    items, calls, notes = [], {}, []
-    usage: dict = {}
-    with timed("graph_to_text", usage):
-        nodes = state.get("nodes", [])
-        by_relevance = sorted(range(len(nodes)), key=lambda i: (nodes[i].get("hop", 0), -(nodes[i].get("prior") or 0)))
-        converted = set(by_relevance[: ctx.llm_nodes]) if ctx.graph_to_text == "llm" and not small(ctx) else set()
-        for i, node in enumerate(nodes):
-            text, used, note = ret.node_to_text(model if i in converted else None, node, ctx.structured_method)
-            calls = add_usage(calls, used)
-            items.append(ret.graph_item(node, text))
-            notes += [f"{node['id']}: {note}"] if note else []
-    made = "template" if small(ctx) else ctx.graph_to_text
-    return {
-        "graph": items,
-        **_out("convert_graph_to_text", f"{len(items)} graph texts ({made})", usage, calls, "; ".join(notes) or None),
-    }
+    return _run("convert_graph_to_text", "graph_to_text", lambda: branches.to_text(model, ctx, state.get("nodes", [])))
 
 
 def rerank_jointly(state: State, runtime: Runtime[SSRAGContext]) -> dict:
     """Joint rerank: vector and graph texts by cosine to Qv, top 2k."""
     ctx = _ctx(runtime)
     kb = resolve_kb(ctx)
-    usage: dict = {}
-    with timed("rerank", usage):
-        qv = query_vector(kb, state["query"] if ctx.rerank_query == "augmented" else state["question"])
-        items = state.get("vector", []) + state.get("graph", [])
-        scores = uni.item_scores(kb, items, qv, _nodes(state), ctx.graph_vectors, ctx.fact_scoring)
-        pool = uni.joint_rerank(kb, items, qv, 2 * ctx.top_k, ctx.bare_contexts_last, scores)
-    kg = sum(i["source"] == "kg" for i in pool)
-    decision = f"top {len(pool)}: {kg} graph, {len(pool) - kg} text"
-    return {"pool": pool, **_out("rerank_jointly", decision, usage, {}, None)}
+    return _run("rerank_jointly", "rerank", lambda: answering.rerank(kb, ctx, state))
 
 
 def deduplicate_contexts(state: State, runtime: Runtime[SSRAGContext]) -> dict:
-    """TextDedup (exact, cosine tie-break, LLM filter), then the top k as the unified context."""
+    """TextDedup, then the top k as the unified context."""
     ctx, kb, model = _setup(runtime)
-    calls, note = {}, None
-    usage: dict = {}
-    with timed("dedup", usage):
-        pool = state.get("pool", [])
-        vecs = uni.item_vectors(kb, pool, _nodes(state), ctx.graph_vectors, ctx.fact_scoring)
-        kept, removed = uni.text_dedup(kb, pool, ctx.dedup_threshold, vecs)
-        if ctx.llm_dedup and not small(ctx):
-            kept, dropped, calls, note = uni.llm_filter(
-                model, state["query"], kept, ctx.structured_method, ctx.context_budget
-            )
-            removed += dropped
-        top = kept[: ctx.top_k]
-    asked = _asked(state)
-    order = uni.candidates_first(top, asked)
-    return {
-        "context": top,
-        "answer": uni.fallback_answer(order, asked),
-        "ranked": [uni.as_ranked(i) for i in order],
-        "evidence": [uni.as_evidence(i) for i in top],
-        "answering": ctx.answer,
-        **_out("deduplicate_contexts", f"kept {len(top)}, removed {len(removed)}", usage, calls, note, removed=removed),
-    }
+    return _run("deduplicate_contexts", "dedup", lambda: answering.dedup(model, kb, ctx, state))
 
 
 def generate_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
-    """Answer generation over the unified context (the top context's name on fallback)."""
+    """Answer generation over the unified context."""
     ctx, kb, model = _setup(runtime)
-    usage: dict = {}
-    asked, own = _asked(state), [s for e in state.get("entities", []) for s in e.get("surfaces") or [e["name"]]]
-    if small(ctx):  # the rule's answer is accepted as it is (no fallback note for the answer check)
-        with timed("answer", usage):
-            text, order, why = rule_answer(
-                state.get("context", []),
-                asked,
-                shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples),
-                state.get("graph", []),
-            )
-        back = [uni.as_evidence(order[0])] if order and order[0] not in state.get("context", []) else []
-        return {
-            "answer": text,
-            "answer_note": "",
-            "ranked": [uni.as_ranked(i) for i in order],
-            **({"evidence": back + state.get("evidence", [])} if back else {}),
-            **_out("generate_answer", text, usage, {}, why),
-        }
-    with timed("answer", usage):
-        text, calls, note = uni.generate(
-            model,
-            state["question"],
-            state.get("context", []),
-            ctx.structured_method,
-            ctx.context_budget,
-            own,
-            constrained(ctx, model),
-        )
-        if note:  # the non-LLM answer: the best context that is not one of the question's entities
-            text = uni.fallback_answer(uni.candidates_first(state.get("context", []), asked), asked)
-    return {"answer": text, "answer_note": note or "", **_out("generate_answer", text, usage, calls, note)}
+    return _run("generate_answer", "answer", lambda: answering.answer(model, kb, ctx, state))
 
 
 def verify_answer(state: State, runtime: Runtime[SSRAGContext]) -> dict:
-    """The answer check: a failed answer sends the run back to the entities, with the reason."""
-    ctx = _ctx(runtime)
-    problem = fix.answer_problem(state.get("answer", ""), state.get("answer_note"), state["question"])
-    rounds = state.get("answer_rounds", 0) + 1
-    again = bool(problem) and rounds < ctx.max_iterations and state.get("entity_rounds", 0) < ctx.max_iterations
-    found = [c["name"] for c in state.get("context", [])]
-    feedback = fix.answer_feedback(state.get("entities", []), problem, found) if again else ""
-    decision = "accepted" if not problem else f"re-augment: {problem}" if again else f"kept: {problem}"
-    return {
-        "answer_rounds": rounds,
-        "feedback": feedback,
-        "trace": [traced("verify_answer", decision, fallback=None, round=rounds)],
-    }
+    """The answer check (no LLM call, no usage)."""
+    done = answering.verify(_ctx(runtime), state)
+    return {**done.update, "trace": [traced("verify_answer", done.decision, fallback=None, **done.facts)]}
+
+
+# Routers read the state only: LangGraph runs a conditional edge without a context when a caller
+# writes a state as the node before it (update_state, forking a thread).
+AfterEntities = Literal["entities unknown: ask again", "entities linked", "stalled"]
+Branch = Literal["texts (local or web)", "local: graph walk"]
+WebGraph = Literal["web route: graph of the results", "web route, web unavailable: local graph"]
+AfterDedup = Literal["answer", "retrieval only"]
+AfterVerify = Literal["answer failed: re-augment", "accepted"]
+
+
+def route_after_entities(state: State) -> AfterEntities:
+    """Ask the extractor again while the entity check has feedback; stop when re-augmenting changed nothing."""
+    if state.get("feedback"):
+        return "entities unknown: ask again"
+    return "stalled" if state.get("stalled") else "entities linked"
+
+
+def route_after_routing(state: State) -> list[Branch]:
+    """Local route: both branches in parallel; web route: the vector branch first."""
+    texts: list[Branch] = ["texts (local or web)"]
+    return texts if state["source"] == "web" else [*texts, "local: graph walk"]
+
+
+def route_after_vectors(state: State) -> list[WebGraph]:
+    """Web route: the graph of the web results, or the local graph when the web was unavailable; local: none."""
+    if state["source"] != "web":
+        return []
+    web = state.get("vector_source") == "web"
+    return ["web route: graph of the results" if web else "web route, web unavailable: local graph"]
+
+
+def route_after_dedup(state: State) -> AfterDedup:
+    """Generate the answer unless the run is retrieval-only."""
+    return "answer" if state.get("answering", True) else "retrieval only"
+
+
+def route_after_verify(state: State) -> AfterVerify:
+    """Back to the entities while the answer check has feedback (the corrective edge), else the end."""
+    return "answer failed: re-augment" if state.get("feedback") else "accepted"
 
 
 builder = StateGraph(State, context_schema=SSRAGContext, input_schema=InputState, output_schema=OutputState)
@@ -288,17 +212,42 @@ for _node in (
     builder.add_node(_node)
 builder.add_edge(START, "decompose_query")  # Algorithm 1 starts by decomposing the question
 builder.add_edge("decompose_query", "extract_entities")  # entities come from the sub-questions
-builder.add_conditional_edges("extract_entities", after_entities, ENTITIES)  # re-asked with the reason, or on
-builder.add_edge("detect_intent", "enhance_query")  # the rewrite uses entities, time hints and intent
+# unknown entities: the extractor is asked again with the reason; a stalled re-augmentation ends the run
+builder.add_conditional_edges(
+    "extract_entities",
+    route_after_entities,
+    {"entities unknown: ask again": "extract_entities", "entities linked": "detect_intent", "stalled": END},
+)
+builder.add_edge("detect_intent", "enhance_query")  # the rewrite uses the entities, the time hints and the intent
 builder.add_edge("enhance_query", "route_query")  # Algorithm 2 routes the augmented query
-builder.add_conditional_edges("route_query", branches, ROUTES)  # local: both branches in parallel; web: texts first
-builder.add_conditional_edges("retrieve_vectors", after_vectors, WEB_GRAPH)  # web: the results' graph follows
+# local: both branches in parallel; web: the texts first
+builder.add_conditional_edges(
+    "route_query",
+    route_after_routing,
+    {"texts (local or web)": "retrieve_vectors", "local: graph walk": "retrieve_graph"},
+)
+# web route: the graph of the fetched results follows (the local graph when the web was unavailable)
+builder.add_conditional_edges(
+    "retrieve_vectors",
+    route_after_vectors,
+    {
+        "web route: graph of the results": "retrieve_web_graph",
+        "web route, web unavailable: local graph": "retrieve_graph",
+    },
+)
 builder.add_edge("retrieve_graph", "convert_graph_to_text")  # graph nodes become text
-builder.add_edge("retrieve_web_graph", "convert_graph_to_text")
-builder.add_edge(["retrieve_vectors", "convert_graph_to_text"], "rerank_jointly")  # ... and join here
+builder.add_edge("retrieve_web_graph", "convert_graph_to_text")  # the web graph's nodes too
+# the two branches join in the joint rerank
+builder.add_edge(["retrieve_vectors", "convert_graph_to_text"], "rerank_jointly")
 builder.add_edge("rerank_jointly", "deduplicate_contexts")  # top 2k → dedup → top k
-builder.add_conditional_edges("deduplicate_contexts", route_after_dedup, AFTER_DEDUP)  # or retrieval only
-builder.add_edge("generate_answer", "verify_answer")
-builder.add_conditional_edges("verify_answer", after_verify, AFTER_VERIFY)  # corrective: a failed answer re-augments
+# answer, or end a retrieval-only run
+builder.add_conditional_edges(
+    "deduplicate_contexts", route_after_dedup, {"answer": "generate_answer", "retrieval only": END}
+)
+builder.add_edge("generate_answer", "verify_answer")  # every answer is checked
+# a failed answer re-augments from the entities, with the reason
+builder.add_conditional_edges(
+    "verify_answer", route_after_verify, {"answer failed: re-augment": "extract_entities", "accepted": END}
+)
 
 graph = builder.compile(name="ssrag")

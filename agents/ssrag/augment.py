@@ -101,7 +101,7 @@ def extract_entities(
 
     ``follow_up``: the earlier reply and the feedback on it (the corrective loop); ``shots``:
     rendered examples from the KB at hand, put before the question; ``choices``: the names and
-    types a constrained model decodes within (:func:`graphs.ssrag_small.entity_choices`).
+    types a constrained model decodes within (:func:`agents.ssrag.small.entity_choices`).
     """
     messages = [
         ("system", P.ENTITIES_SYSTEM.template + shots),

@@ -1,22 +1,19 @@
 """The small-model graph branch's chain walk: follow the nearest solved example's relation chain.
 
 SSRAG's graph branch walks from the linked entities to the neighbours reached by the facts most
-relevant to the question (:func:`agents.ssrag.nodes.relevant_nodes`). On MetaQA 3-hop questions
-with SmolLM2 that walk names a gold answer in its contexts' facts for 93 % of questions, but its
-contexts are ranked by relevance, not by the question's relation chain ("the films that share
-actors with X were in which genres": X's own genre is as relevant as its co-actors' films'
-genres), so the small model's answer rule (:func:`graphs.ssrag_small.rule_answer`) took an
-off-chain context on most of them.
+relevant to the question (:func:`agents.ssrag.nodes.relevant_nodes`). Its contexts are ranked by
+relevance, not by the question's relation chain ("the films that share actors with X were in
+which genres": X's own genre is as relevant as its co-actors' films' genres), so an answer rule
+reading them in rank order (:func:`agents.ssrag.small.rule_answer`) can take an off-chain context.
 
 A bank example is one relation chain from its topic entity, with the direction of each hop
 (:class:`agents.shots.example.Example`). Under the small-model rules (``judge`` ``rules``, or
 ``auto`` with a small model) and with ``chain_walk`` on, the graph branch also follows the
 nearest example's chain from the linked entities, hop by hop along each relation in its
 direction (and, on a KB with passages, through a passage sentence that states the relation:
-HybGRAG's text hops, :mod:`tools.text_hops`, which the graph layer passes in: a method
-package imports no other method); the entities at the chain's end (never a
-linked entity) come first among the graph nodes, marked ``chain``, and the answer rule takes the
-first such context. This is a decision of this project for small models, not a part of the
+the shared text hops of :mod:`tools.text_hops`, which the graph retrieval step passes in); the
+entities at the chain's end (never a linked entity) come first among the graph nodes, marked
+``chain``, and the answer rule takes the first such context. This is a decision of this project for small models, not a part of the
 paper; ``chain_walk=false`` measures the paper's walk alone.
 """
 
@@ -33,8 +30,9 @@ MAX_FRONTIER = 200  # entities carried from one hop of the chain to the next (a 
 
 
 def example_chain(examples: list) -> list[tuple[str, str]]:
-    """``[(relation, direction), ...]`` of the first example that has relations (``both`` where the
-    example does not give a direction); ``[]`` when none has.
+    """The relation chain ``[(relation, direction), ...]`` of the first example that has relations.
+
+    The direction is ``both`` where the example does not give one; ``[]`` when no example has relations.
     """
     ex = next((e for e in examples if getattr(e, "relations", ())), None)
     if ex is None:
@@ -106,8 +104,9 @@ def with_chain_ends(
     scoring: str,  # noqa: ANN001
     text: TextSteps | None = None,
 ) -> list[dict]:
-    """The relevance walk's ``nodes`` with the chain's end entities first (at most half of ``k``),
-    each marked ``chain``; the walk's last nodes make room, so there are still at most ``k``.
+    """The relevance walk's ``nodes`` with the chain's end entities first, each marked ``chain``.
+
+    At most half of ``k`` are end entities; the walk's last nodes make room, so there are still at most ``k``.
     """
     from hybridrag.agents.ssrag.nodes import nodes_facts
 

@@ -17,10 +17,7 @@ Each role decides at most ``max_iterations`` times per question; the answer loop
 augmentation and retrieval at most ``max_iterations - 1`` times.
 
 None of the three checks asks an LLM: they read the KB links, the question's time cues and
-the contexts, so the loop ends by rule with a small model too (SSRAG has no ``judge``
-setting). A small model still pays for the re-asked route: with a label that disagrees with
-the rule it is asked again; the rule's label itself could be taken instead (a change in
-:mod:`agents.ssrag.nodes`, not made here).
+the contexts, so the loop ends by rule with any model.
 """
 
 from __future__ import annotations
@@ -28,7 +25,7 @@ from __future__ import annotations
 from hybridrag.prompts import ssrag as P
 from hybridrag.prompts.data_block import data_list, neutralise
 from hybridrag.prompts.grounding import check_answer
-from hybridrag.tools.names import known_names, written_spans  # noqa: F401 - graphs.ssrag reads them from here
+from hybridrag.tools.names import known_names, written_spans  # noqa: F401 - agents.ssrag.query reads them from here
 
 
 def quoted(names: list[str]) -> str:
@@ -63,8 +60,10 @@ def answer_problem(answer: str, note: str | None, question: str) -> str:
 
 
 def answer_feedback(entities: list[dict], why: str, found: list[str]) -> str:
-    """The answer loop's feedback to the entity extractor (entities as the extractor wrote them:
-    the canonical name comes from the KB's alias store, which is data, not instructions).
+    """The answer loop's feedback to the entity extractor.
+
+    The entities are named as the extractor wrote them: the canonical name comes from the KB's
+    alias store, which is data, not instructions.
     """
     names = quoted([(e.get("surfaces") or [e["name"]])[0] for e in entities]) or "(none)"
     return P.ANSWER_FAILED.format(names=names, why=neutralise(why), found=data_list(found[:8]))

@@ -1,5 +1,7 @@
-"""SSRAG's rule cues and surface checks (no LLM): what query augmentation falls back to and checks
-the LLM's replies with (:mod:`agents.ssrag.augment`).
+"""SSRAG's rule cues and surface checks (no LLM).
+
+Query augmentation (:mod:`agents.ssrag.augment`) falls back to them and checks the LLM's replies
+with them.
 
 - :func:`rule_cues`: the question word, time hints, recency and factual cues (paper §III-A, §III-B);
   DetectIntent merges them with the LLM's cues, and a small model's run uses them alone.

@@ -91,8 +91,10 @@ def split_by_node(triples: list[Triple], nodes: list[str]) -> dict[str, list[Tri
 
 
 def prefetch(kb: KnowledgeBase, nodes: list[str]) -> dict[str, str]:
-    """Cache the triples of ``nodes`` with one ``neighbors`` read and their sentences with one ``names``
-    read (which also gives the nodes' own names, returned).
+    """Cache the triples of ``nodes`` (one ``neighbors`` read) and their sentences (one ``names`` read).
+
+    Returns:
+        The nodes' own names, by id (the ``names`` read gives them).
     """
     missing = _uncached(kb, "triples", nodes)
     if missing:
@@ -112,9 +114,11 @@ def _node_triples(kb: KnowledgeBase, node: str) -> list[Triple]:
 
 
 def pool_of(triples: list[Triple]) -> list[Triple]:
-    """A node's triples as read, or, on a hub with more than ``FACT_POOL``, the first ``FACT_POOL`` by
-    (relation, head, tail): stores list a hub's edges in different orders (the in-memory store by
-    ingest order, a Cypher server by its own), and the pool must not depend on the backend.
+    """A node's triples as read, or, on a hub with more than ``FACT_POOL``, the first ``FACT_POOL`` sorted.
+
+    A hub's triples are sorted by (relation, head, tail): stores list a hub's edges in different
+    orders (the in-memory store by ingest order, a Cypher server by its own), and the pool must not
+    depend on the backend.
     """
     if len(triples) <= FACT_POOL:
         return triples
@@ -152,9 +156,10 @@ def _passage_tables(kb: KnowledgeBase) -> tuple[dict[str, list[str]], np.ndarray
 
 
 def _naming_passages(kb: KnowledgeBase, node: str, name: str, names: re.Pattern) -> list[str]:
-    """The first ``TEXT_HITS`` of the ``TEXT_POOL`` best BM25 passages for ``name`` that name it and are
-    not about ``node`` (what ``kb.lexical_search(name, TEXT_POOL, kind="passage")`` filtered gives,
-    read from the index's rows directly and stopped at ``TEXT_HITS``).
+    """The first ``TEXT_HITS`` of the ``TEXT_POOL`` best BM25 passages for ``name`` that name it, not about ``node``.
+
+    What ``kb.lexical_search(name, TEXT_POOL, kind="passage")`` filtered gives, read from the
+    index's rows directly and stopped at ``TEXT_HITS``.
     """
     bm25 = getattr(kb, "bm25", None)
     if bm25 is None:  # another KB implementation: its own search
@@ -175,8 +180,9 @@ def _naming_passages(kb: KnowledgeBase, node: str, name: str, names: re.Pattern)
 
 
 def text_facts(kb: KnowledgeBase, node: str, search: bool, name: str | None = None) -> list[str]:
-    """Sentences of passages about ``node``, and (``search``) of passages naming it (BM25); ``name`` is
-    the node's display name when the caller has read it already.
+    """Sentences of passages about ``node``, and (``search``) of passages naming it (BM25).
+
+    ``name`` is the node's display name when the caller has read it already.
     """
     return list(_memoised(kb, ("text", node, search), lambda: _text_facts(kb, node, search, name)))
 
@@ -199,9 +205,13 @@ def passage_sentences(text: str) -> list[str]:
 
 
 def build_fact_table(kb: KnowledgeBase, progress: bool = False) -> int:
-    """Encode the parts (:func:`agents.ssrag.vectors.fact_parts`: the words without the entity names) of
-    every passage sentence into the vector table :func:`agents.ssrag.vectors.vectors` reads, and keep each
-    sentence's parts for :func:`~agents.ssrag.vectors.fact_parts`; returns how many distinct texts were encoded.
+    """Encode the parts of every passage sentence into the vector table :func:`agents.ssrag.vectors.vectors` reads.
+
+    The parts are :func:`agents.ssrag.vectors.fact_parts`' (the words without the entity names);
+    each sentence's parts are kept for :func:`~agents.ssrag.vectors.fact_parts`.
+
+    Returns:
+        How many distinct texts were encoded.
     """
     parts = {s: fact_parts(kb, s, None) for d in kb.docs if d.kind == "passage" for s in passage_sentences(d.text) if s}
     rests = {rest for _, rest in parts.values()}
@@ -213,8 +223,10 @@ def build_fact_table(kb: KnowledgeBase, progress: bool = False) -> int:
 def facts_of(
     kb: KnowledgeBase, node: str, pool: int, text_edges: bool, search: bool, name: str | None = None
 ) -> tuple[list[str], list[list[str] | None]]:
-    """A node's first ``pool`` KG facts (sentences, and their ``[head, relation, tail]``) and, with
-    ``text_edges``, its text facts not among them (row None).
+    """A node's first ``pool`` KG facts and, with ``text_edges``, its text facts not among them.
+
+    Returns:
+        The fact sentences, and each one's ``[head, relation, tail]`` (None for a text fact).
     """
     triples = _node_triples(kb, node)[:pool]
     facts = _node_sentences(kb, node)[:pool]

@@ -102,8 +102,10 @@ def vector_branch(kb: KnowledgeBase, query: str, source: str, k: int, web_k: int
 
 
 def seed_entities(kb: KnowledgeBase, query: str, entities: list[dict], min_score: float) -> list[str]:
-    """Entity ids of the query: every exact alias match, else a dense link; the query's verbatim
-    KB mentions only when no extracted entity links (they include titles that are common words).
+    """Entity ids of the query: every exact alias match, else a dense link.
+
+    The query's verbatim KB mentions count only when no extracted entity links (they include
+    titles that are common words).
     """
     ids: list[str] = []
     for e in entities:

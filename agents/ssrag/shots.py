@@ -4,8 +4,8 @@ The paper's augmentation prompts are single-turn instructions (§III-A); ours ma
 examples first. With ``examples="kb"`` they are the solved examples of the KB's own bank
 (:mod:`agents.shots`) nearest to the question by masked question, so a company KB shows
 company questions and the KB's own entity types; ``examples="none"`` (or ``n=0``) is the
-paper's zero-shot prompt. SSRAG never had bundled movie examples, so there is no
-``bundled`` choice. Whatever the choice, the extractor is told the KB's entity types.
+paper's zero-shot prompt. SSRAG has no bundled examples (no ``bundled`` choice). Whatever the
+choice, the extractor is told the KB's entity types.
 
 - decomposition: each example question is one relation chain from its topic entity, so its
   only sub-question is itself (a chain's hops are not self-contained questions);

@@ -20,9 +20,11 @@ def own_entity(answer: str, own: list[str]) -> bool:
 
 
 def supported(answer: str, question: str, shown: list[dict]) -> Support:
-    """The grounding check of :func:`prompts.grounding.check_answer`, part by part, where a part the
-    contexts write as a whole phrase is supported even without a content word (short tags such
-    as "r" or "bd-r", which the word-overlap rule cannot see); an instruction echo still fails.
+    """The grounding check of :func:`prompts.grounding.check_answer`, part by part.
+
+    A part the contexts write as a whole phrase is supported even without a content word (short
+    tags such as "r" or "bd-r", which the word-overlap rule cannot see); an instruction echo
+    still fails.
     """
     names, texts = support_evidence(shown)
     verdict = check_answer(answer, question, names, texts)

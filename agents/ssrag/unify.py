@@ -165,8 +165,9 @@ def llm_filter(
 
 
 def fallback_answer(items: list[dict], asked: set[str] = frozenset()) -> str:
-    """The first context's entity name (a passage answers with the entity it is about), skipping the
-    question's own entities ``asked`` (KB ids); '' when no context is about another entity.
+    """The first context's entity name, skipping the question's own entities ``asked`` (KB ids).
+
+    A passage answers with the entity it is about; '' when no context is about another entity.
     """
     for it in items:
         if (it.get("entity_id") or it["id"]) in asked:
@@ -224,9 +225,10 @@ def generate(
 
 
 def candidates_first(items: list[dict], asked: set[str]) -> list[dict]:
-    """The contexts in rank order with the question's own entities last (ours: an entity the
-    question names is not its answer). Used for ``ranked`` and the non-LLM answer; the
-    contexts shown to the answerer keep their order.
+    """The contexts in rank order with the question's own entities last.
+
+    Ours: an entity the question names is not its answer. Used for ``ranked`` and the non-LLM
+    answer; the contexts shown to the answerer keep their order.
     """
 
     def own(i: dict) -> bool:

@@ -1,9 +1,8 @@
 """SSRAG's vectors: one cache of encoded texts, the KB's stored vectors, and facts scored by parts.
 
 The graph branch scores hundreds of facts a question and the joint rerank scores every
-context; encoding each of them with the KB's embedding model cost seconds a question (the
-earlier profile: 850 fact sentences and 40 contexts of up to 256 tokens). This module
-encodes only what has no vector yet:
+context; encoding each of them with the KB's embedding model would cost seconds a question.
+This module encodes only what has no vector yet:
 
 - :func:`vectors`: texts through the embedding model, cached per process (``CACHE_SIZE``);
 - :func:`query_vector`: one query or question, cached (the same text is asked for by the
@@ -15,8 +14,8 @@ encodes only what has no vector yet:
 - :func:`fact_vectors` (``fact_scoring="parts"``, ours): a fact's vector as the normalised
   sum of its parts, the name vectors of the entities it names and the vector of the rest of
   its words (a triple's relation phrase, a sentence with its names cut out), so a fact costs
-  a sum of cached vectors; ``"sentence"`` encodes each whole fact sentence (the earlier
-  behaviour, exact and slow).
+  a sum of cached vectors; ``"sentence"`` encodes each whole fact sentence (exact
+  and slow).
 - :func:`item_vectors` / :func:`item_scores`: the contexts of the joint rerank and the dedup
   (:mod:`agents.ssrag.unify`): KB documents by their stored vectors, graph contexts by their
   facts (``graph_vectors="facts"``: a context scores as its best fact) or their converted
@@ -50,8 +49,10 @@ _names: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def vectors(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
-    """Normalised vectors of ``texts`` with the KB's embedding model, through the process cache (and the
-    KB's table of text-fact vectors, :func:`agents.ssrag.nodes.build_fact_table`, when it was built).
+    """Normalised vectors of ``texts`` with the KB's embedding model, through the process cache.
+
+    The KB's table of text-fact vectors (:func:`agents.ssrag.nodes.build_fact_table`) is read
+    too when it was built.
     """
     if not texts:
         return np.zeros((0, kb.dense.index.d), dtype=np.float32)
@@ -111,8 +112,9 @@ def doc_vectors(kb: KnowledgeBase, items: list[dict]) -> np.ndarray:
 
 
 def _name_rows(kb: KnowledgeBase, entities: list[str]) -> list[tuple[int | None, str]]:
-    """Per entity: (index row of its document when that document is its bare name, else None; its name),
-    cached per KB; the names not cached yet are read with one ``names`` call.
+    """Per entity: (index row of its document when that document is its bare name, else None; its name).
+
+    Cached per KB; the names not cached yet are read with one ``names`` call.
     """
     table = _names.get(kb)
     if table is None or len(table) > CACHE_SIZE:
@@ -127,8 +129,9 @@ def _name_rows(kb: KnowledgeBase, entities: list[str]) -> list[tuple[int | None,
 
 
 def name_vectors(kb: KnowledgeBase, names: list[str]) -> np.ndarray:
-    """Name vectors of entity ids (or of plain names): the stored vector of an entity document
-    that is its bare name, else the name encoded (cached).
+    """Name vectors of entity ids (or of plain names).
+
+    The stored vector of an entity document that is its bare name, else the name encoded (cached).
     """
     out = np.zeros((len(names), kb.dense.index.d), dtype=np.float32)
     stored, encode = [], []
@@ -149,8 +152,9 @@ def _normalise(mat: np.ndarray) -> np.ndarray:
 
 
 def _rest(kb: KnowledgeBase, sentence: str, ids: list[str]) -> str:
-    """The words of ``sentence`` that are not the names of ``ids``, lower-cased (the KB's embedding
-    models here are uncased; a cased model sees a lower-cased relation phrase).
+    """The words of ``sentence`` that are not the names of ``ids``, lower-cased.
+
+    The KB's embedding models here are uncased; a cased model sees a lower-cased relation phrase.
     """
     out = f" {' '.join(words(sentence))} "
     for name in sorted({" ".join(words(n)) for n in (kb.names(ids).values() if ids else ())}, key=len, reverse=True):
@@ -160,9 +164,11 @@ def _rest(kb: KnowledgeBase, sentence: str, ids: list[str]) -> str:
 
 
 def fact_parts(kb: KnowledgeBase, fact: str, row: list[str] | None) -> tuple[list[str], str]:
-    """(entities named, the rest of the words) of a fact: a triple ``[head, relation, tail]``
-    gives its ends and its relation phrase, a text sentence its KB mentions and the rest
-    (cached per process: the same passages' sentences come back across nodes and questions).
+    """A fact's parts: ``(entities named, the rest of the words)``.
+
+    A triple ``[head, relation, tail]`` gives its ends and its relation phrase, a text sentence its
+    KB mentions and the rest (cached per process: the same passages' sentences come back across
+    nodes and questions).
     """
     if row is not None:
         return [row[0], row[2]], row[1].replace("_", " ")
@@ -221,10 +227,12 @@ def item_vectors(
     graph: str = "facts",
     scoring: str = "parts",
 ) -> np.ndarray:
-    """One vector per item: stored for KB documents; for a graph item with ``graph="facts"`` the
-    mean of its node's fact vectors (``nodes`` by id, the graph branch's nodes; scored by
-    ``scoring``); otherwise its text embedded (its first ``EMBED_CHARS`` characters: the
-    embedding model reads a few hundred tokens, a longer text gives the same vector).
+    """One vector per item.
+
+    Stored for KB documents; for a graph item with ``graph="facts"`` the mean of its node's fact
+    vectors (``nodes`` by id, the graph branch's nodes; scored by ``scoring``); otherwise its text
+    embedded (its first ``EMBED_CHARS`` characters: the embedding model reads a few hundred tokens,
+    a longer text gives the same vector).
     """
     if graph not in GRAPH_VECTORS:
         raise ValueError(f"graph_vectors must be one of {GRAPH_VECTORS}, not {graph!r}")
@@ -253,8 +261,10 @@ def item_scores(
     graph: str = "facts",
     scoring: str = "parts",
 ) -> np.ndarray:
-    """Cosine of each item to Qv; with ``graph="facts"`` a graph item scores as its most relevant
-    fact (the best cosine of its facts' vectors), else by its vector (:func:`item_vectors`).
+    """Cosine of each item to Qv.
+
+    With ``graph="facts"`` a graph item scores as its most relevant fact (the best cosine of its
+    facts' vectors), else by its vector (:func:`item_vectors`).
     """
     scores = item_vectors(kb, items, nodes, graph, scoring) @ qv
     for n, it in enumerate(items):

@@ -89,6 +89,7 @@ class WebFact:
 
     @property
     def sentence(self) -> str:
+        """The triple as "head relation tail" (the relation's underscores as spaces)."""
         return f"{self.head} {self.relation.replace('_', ' ')} {self.tail}"
 
 

@@ -6,9 +6,9 @@ import pytest
 
 from hybridrag.agents.shots import SolvedExample
 from hybridrag.agents.ssrag.chain import chain_text, example_chain, follow_chain
+from hybridrag.agents.ssrag.small import rule_answer
 from hybridrag.graphs.runtime import resolve_kb
 from hybridrag.graphs.ssrag import SSRAGContext, graph
-from hybridrag.graphs.ssrag_small import rule_answer
 
 DIRECTED_HANKS_FILMS = SolvedExample(
     question="who directed the films Meg Ryan starred in",

@@ -9,9 +9,8 @@ from typing import get_args
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from hybridrag.agents.ssrag.settings import CHOICES
-from hybridrag.graphs.ssrag import SSRAGContext, builder, graph
-from hybridrag.graphs.ssrag_edges import after_vectors, branches
+from hybridrag.agents.ssrag.context import CHOICES
+from hybridrag.graphs.ssrag import SSRAGContext, builder, graph, route_after_routing, route_after_vectors
 
 DRAWN = re.compile(r"^\s*(\w+) -\. &nbsp;(.+?)&nbsp; \.-> (\w+);$", re.MULTILINE)
 
@@ -48,11 +47,13 @@ def test_every_branch_is_drawn_with_its_label():
 
 
 def test_web_and_local_routes_take_different_branches():
-    assert branches({"source": "local"}) == ["texts (local or web)", "local: graph walk"]
-    assert branches({"source": "web"}) == ["texts (local or web)"]
-    assert after_vectors({"source": "local", "vector_source": "local"}) == []
-    assert after_vectors({"source": "web", "vector_source": "web"}) == ["web route: graph of the results"]
-    assert after_vectors({"source": "web", "vector_source": "local"}) == ["web route, web unavailable: local graph"]
+    assert route_after_routing({"source": "local"}) == ["texts (local or web)", "local: graph walk"]
+    assert route_after_routing({"source": "web"}) == ["texts (local or web)"]
+    assert route_after_vectors({"source": "local", "vector_source": "local"}) == []
+    assert route_after_vectors({"source": "web", "vector_source": "web"}) == ["web route: graph of the results"]
+    assert route_after_vectors({"source": "web", "vector_source": "local"}) == [
+        "web route, web unavailable: local graph"
+    ]
 
 
 def test_a_state_written_as_dedup_continues_without_a_context():

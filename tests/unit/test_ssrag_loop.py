@@ -221,7 +221,7 @@ def test_only_the_most_relevant_nodes_cost_an_llm_call(monkeypatch):
     """``llm_nodes`` bounds graph-to-text calls: seeds first, then by the walk's score; the rest keep their facts."""
     from types import SimpleNamespace
 
-    import hybridrag.graphs.ssrag as g
+    from hybridrag.agents.ssrag import branches
 
     nodes = [
         {"id": "far", "name": "Far", "facts": ["Far is x"], "prior": 0.2, "hop": 2},
@@ -236,8 +236,7 @@ def test_only_the_most_relevant_nodes_cost_an_llm_call(monkeypatch):
         return f"text of {node['name']}", {}, None
 
     ctx = SimpleNamespace(llm_nodes=2, graph_to_text="llm", structured_method="function_calling")
-    monkeypatch.setattr(g, "_setup", lambda runtime: (ctx, None, object()))
-    monkeypatch.setattr(g.ret, "node_to_text", fake_convert)
-    out = g.convert_graph_to_text({"nodes": nodes}, None)
+    monkeypatch.setattr(branches.ret, "node_to_text", fake_convert)
+    out = branches.to_text(object(), ctx, nodes).update
     assert asked == ["seed", "near"]
     assert [item["id"] for item in out["graph"]] == ["far", "seed", "near"]

@@ -11,10 +11,10 @@ import pytest
 from fake_chat import ChatLlamaCpp, ScriptedChatModel
 
 from hybridrag.agents.ssrag import unify as uni
-from hybridrag.agents.ssrag.settings import check_choices
+from hybridrag.agents.ssrag.context import check_choices
+from hybridrag.agents.ssrag.small import constrained, entity_choices, rule_intent, small
 from hybridrag.graphs.runtime import resolve_kb
 from hybridrag.graphs.ssrag import SSRAGContext, graph
-from hybridrag.graphs.ssrag_small import constrained, entity_choices, rule_intent, small
 
 
 @pytest.fixture
@@ -162,7 +162,7 @@ def _item(name: str, facts: list[str]) -> dict:
 
 def test_rule_answer_takes_the_context_the_nearest_example_relation_states():
     from hybridrag.agents.shots import SolvedExample
-    from hybridrag.graphs.ssrag_small import rule_answer
+    from hybridrag.agents.ssrag.small import rule_answer
 
     ex = SolvedExample(
         question="who directed Big",

@@ -1,12 +1,9 @@
 """SSRAG with a small model: which roles ask the LLM, and what the others take instead.
 
 A 135M model (``local:smollm2``) is not a usable decomposer, intent detector, query rewriter,
-router, graph-to-text writer or redundancy filter: on a MetaQA 1-hop question (bank examples, two
-other model runs on the 2 cores) its run took 13 calls and 324 s (the filter 149 s, the answer
-91 s), wrote two sub-questions unrelated to the question and, first, an entity absent from it.
-Under the ``judge`` setting's rules (``rules``, or ``auto`` with a small model,
-:func:`agents.llm.judge.use_rules`) each of those roles and the answer take a rule, and the one
-role left to the LLM, entity extraction, decodes within names:
+router, graph-to-text writer, redundancy filter or answerer. Under the ``judge`` setting's rules
+(``rules``, or ``auto`` with a small model, :func:`agents.llm.judge.use_rules`) each of those roles
+takes a rule, and the one role left to the LLM, entity extraction, decodes within names:
 
 - decomposition: the question itself (every example of a KB bank is one relation chain, whose
   only sub-question is the question);
@@ -23,12 +20,9 @@ role left to the LLM, entity extraction, decodes within names:
   the linked entities (``chain_walk``, :mod:`agents.ssrag.chain`);
 - answer (:func:`rule_answer`): the first context at the chain's end, in rank order; else the
   first context, in rank order and never one of the question's entities, that a fact of its own
-  names by the last relation of the nearest solved example (on
-  the side the example's answer takes: ``directed by <name>`` for ``directed_by`` out), ranked
-  first; else the top context's name (the method's own non-LLM answer, ``answer=false``). Asked
-  to choose one of the 20 contexts' names (decoded within them), SmolLM2 named the gold answer on
-  none of 5 MetaQA 1-hop questions, the top context was right on 3, and each answer call took
-  50-133 s (load about 8): the answer is a judgement over the contexts that a 135M model cannot make.
+  names by the last relation of the nearest solved example (on the side the example's answer
+  takes: ``directed by <name>`` for ``directed_by`` out), ranked first; else the top context's
+  name (the method's own non-LLM answer, ``answer=false``).
 
 A llama.cpp model under ``judge=llm`` keeps every role but still decodes its entity and answer
 replies within names (:func:`constrained`; the answer within the shown contexts' names,
@@ -51,8 +45,9 @@ RULED = "judge rules (small model)"
 
 
 def small(ctx: Any) -> bool:
-    """Whether the rules replace the roles above (``rules``, or ``auto`` with a small model); a context
-    without a ``judge`` (a partial one built in Python) runs the paper's roles.
+    """Whether the rules replace the roles above (``rules``, or ``auto`` with a small model).
+
+    A context without a ``judge`` (a partial one built in Python) runs the paper's roles.
     """
     return use_rules(getattr(ctx, "judge", "llm"), getattr(ctx, "llm", ""))
 
@@ -63,8 +58,9 @@ def constrained(ctx: Any, model: Any) -> bool:
 
 
 def entity_choices(kb: KnowledgeBase, question: str, known: list[str] | None = None) -> dict[str, list[str]]:
-    """Names (the KB names the question writes, longest first, else every span of it) and types of a
-    constrained extractor.
+    """The names and types a constrained extractor decodes within.
+
+    Names: the KB names the question writes, longest first, else every span of the question.
     """
     names = sorted(known_names(kb, question) if known is None else known, key=len, reverse=True) or question_spans(
         question
@@ -75,8 +71,10 @@ def entity_choices(kb: KnowledgeBase, question: str, known: list[str] | None = N
 def extract(
     model: Any, kb: KnowledgeBase, ctx: Any, question: str, subs: list[str], follow: tuple, examples: str
 ) -> tuple[list[dict], dict, str | None]:
-    """ExtractKeyEntities (:func:`agents.ssrag.augment.extract_entities`), within :func:`entity_choices`
-    for a constrained model; one KB name in the question is taken without a call on the first ask.
+    """ExtractKeyEntities (:func:`agents.ssrag.augment.extract_entities`): ``(entities, usage, note)``.
+
+    A constrained model decodes within :func:`entity_choices`; one KB name in the question is
+    taken without a call on the first ask.
     """
     if not constrained(ctx, model):
         return aug.extract_entities(model, kb, question, subs, ctx.structured_method, follow, examples)
