@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from hybridrag.kb.model import GraphUnavailableError, KBError
 
 if TYPE_CHECKING:
-    from hybridrag.kb.graph_cypher_store import CypherGraphStore
+    from hybridrag.kb.graph_session import CypherSession
 
 NAMESPACE = re.compile(r"^[A-Za-z0-9_]{1,100}$")
 LABELS = ("Entity", "HybridragMeta", "HybridragStage")
@@ -51,12 +51,12 @@ def scoped(query: str, ns: str) -> str:
     return _LABEL.sub(lambda m: m.group(1) + suffix, query)
 
 
-def namespace_exists(store: CypherGraphStore, ns: str) -> bool:
+def namespace_exists(store: CypherSession, ns: str) -> bool:
     """True when namespace ``ns`` holds a finished or unfinished build (its meta node exists)."""
     return bool(store._query(EXISTS.format(label=label("HybridragMeta", ns)), {})[0]["c"])
 
 
-def delete_namespace(store: CypherGraphStore, ns: str, batch: int = 10000) -> None:
+def delete_namespace(store: CypherSession, ns: str, batch: int = 10000) -> None:
     """Delete every node (and so every relationship) of namespace ``ns``, then its indexes."""
     for base in reversed(LABELS):  # the meta node last: it marks the namespace as present
         query = DELETE.format(label=label(base, ns))
@@ -65,7 +65,7 @@ def delete_namespace(store: CypherGraphStore, ns: str, batch: int = 10000) -> No
     _drop_indexes(store, ns)
 
 
-def _drop_indexes(store: CypherGraphStore, ns: str) -> None:
+def _drop_indexes(store: CypherSession, ns: str) -> None:
     """Drop the namespace's indexes (Neo4j: by name; FalkorDB: by label and property)."""
     if getattr(store, "genuine_neo4j", False):
         mine = {label(base, ns) for base in LABELS}

@@ -14,14 +14,14 @@ from hybridrag.kb import neo4j_cypher as cy
 from hybridrag.kb.model import Entity, KBError
 
 if TYPE_CHECKING:
-    from hybridrag.kb.graph_cypher_store import CypherGraphStore
+    from hybridrag.kb.graph_session import CypherSession
 
 FIRST_ALIASES = 8  # aliases sent with an entity record; the others are fetched one by one
 ID_CACHE_SIZE = 200_000
 
 
 def _complete(
-    store: CypherGraphStore, template: str, params: dict[str, Any], expr: str, prefix: str | None, size: int | None
+    store: CypherSession, template: str, params: dict[str, Any], expr: str, prefix: str | None, size: int | None
 ) -> str | None:
     """``prefix`` extended to ``size`` characters with ``substring`` queries (no-op when whole)."""
     if prefix is None or size is None:
@@ -39,7 +39,7 @@ def _complete(
     return "".join(parts)
 
 
-def _aliases(store: CypherGraphStore, rec: dict[str, Any]) -> list[str]:
+def _aliases(store: CypherSession, rec: dict[str, Any]) -> list[str]:
     if not store.max_record_chars:
         return list(rec["aliases"] or [])
     key = {"key": rec["key"]}
@@ -53,7 +53,7 @@ def _aliases(store: CypherGraphStore, rec: dict[str, Any]) -> list[str]:
     return out  # type: ignore[return-value]
 
 
-def _stored_entity(store: CypherGraphStore, rec: dict[str, Any]) -> dict[str, Any]:
+def _stored_entity(store: CypherSession, rec: dict[str, Any]) -> dict[str, Any]:
     """The record's stored (still encoded) values, completed when they were cut."""
     if not store.max_record_chars:
         return rec
@@ -64,7 +64,7 @@ def _stored_entity(store: CypherGraphStore, rec: dict[str, Any]) -> dict[str, An
     return {**whole, "key": rec["key"], "aliases": _aliases(store, rec)}
 
 
-def entities(store: CypherGraphStore, keys: list[str]) -> dict[str, Entity]:
+def entities(store: CypherSession, keys: list[str]) -> dict[str, Entity]:
     """Entities by key (unknown keys are left out)."""
     query = cy.BY_KEYS.format(fields=cy.entity_fields(store.max_record_chars, FIRST_ALIASES))
     d = store.codec.dec
@@ -83,7 +83,7 @@ def entities(store: CypherGraphStore, keys: list[str]) -> dict[str, Entity]:
     return out
 
 
-def ids(store: CypherGraphStore, keys: list[str]) -> dict[str, str]:
+def ids(store: CypherSession, keys: list[str]) -> dict[str, str]:
     """Entity ids by key, from the store's cache or the server (unknown keys are left out)."""
     cache = store._id_cache
     out = {k: cache[k] for k in keys if k in cache}
@@ -97,7 +97,7 @@ def ids(store: CypherGraphStore, keys: list[str]) -> dict[str, str]:
     return out
 
 
-def entity_field(store: CypherGraphStore, key: str, field: str) -> str | None:
+def entity_field(store: CypherSession, key: str, field: str) -> str | None:
     """One string field of the entity with this key (decoded)."""
     if field not in cy.TEXT_FIELDS:
         raise KBError(f"unknown entity field {field!r}")
@@ -110,7 +110,7 @@ def entity_field(store: CypherGraphStore, key: str, field: str) -> str | None:
     return store.codec.dec(stored)
 
 
-def meta(store: CypherGraphStore) -> tuple[bool, str | None, str | None]:
+def meta(store: CypherSession) -> tuple[bool, str | None, str | None]:
     """(meta node found, codec name, decoded schema JSON) of the graph."""
     recs = store._query(cy.META_READ.format(schema=cy.meta_schema(store.max_record_chars)), {})
     if not recs:

@@ -20,7 +20,7 @@ from hybridrag.kb.graph_codec import Codec, digest
 from hybridrag.kb.model import Entity, GraphUnavailableError, KBError, Triple
 
 if TYPE_CHECKING:
-    from hybridrag.kb.graph_cypher_store import CypherGraphStore
+    from hybridrag.kb.graph_session import CypherSession
 
 _MARGIN = 64  # bytes of message framing beyond query text and JSON-sized parameters
 OWNER_WRITE = (
@@ -80,7 +80,7 @@ def _pieces(value: str, room: int, plain: bool) -> list[str]:
     return [value[i : i + step] for i in range(0, len(value), step)] or [""]
 
 
-def stage(store: CypherGraphStore, row: dict[str, Any], final_query: str) -> None:
+def stage(store: CypherSession, row: dict[str, Any], final_query: str) -> None:
     """Write an oversized row through a stage node, every message under the store's cap."""
     k = secrets.token_hex(16)
     run: Callable[[str, dict], Any] = lambda q, p: store._query(q, p, write=True)  # noqa: E731
@@ -108,7 +108,7 @@ def stage(store: CypherGraphStore, row: dict[str, Any], final_query: str) -> Non
 
 
 def write_graph(
-    store: CypherGraphStore,
+    store: CypherSession,
     entities: Iterable[Entity],
     triples: Iterable[Triple],
     progress: bool,
@@ -146,7 +146,7 @@ def write_graph(
                 bar.update(len(chunk))
 
 
-def write_meta(store: CypherGraphStore, schema: dict) -> None:
+def write_meta(store: CypherSession, schema: dict) -> None:
     """Store the derived schema and the codec name on the ``:HybridragMeta`` node."""
     params = {"schema": store.codec.enc(json.dumps(schema)), "codec": store.codec.name}
     if not store.max_message_bytes or message_bytes(cy.META_WRITE, params) <= store.max_message_bytes:
@@ -155,7 +155,7 @@ def write_meta(store: CypherGraphStore, schema: dict) -> None:
         stage(store, params, cy.STAGE_TO_META)
 
 
-def write_owner(store: CypherGraphStore, owner: dict[str, Any]) -> None:
+def write_owner(store: CypherSession, owner: dict[str, Any]) -> None:
     """Record which KB directory and build wrote this graph on the ``:HybridragMeta`` node."""
     c = store.codec
     store._query(
@@ -170,7 +170,7 @@ def write_owner(store: CypherGraphStore, owner: dict[str, Any]) -> None:
     )
 
 
-def read_owner(store: CypherGraphStore) -> dict[str, Any] | None:
+def read_owner(store: CypherSession) -> dict[str, Any] | None:
     """The owner :func:`write_owner` recorded (kb, kb_path, shared), or None when the graph has none."""
     recs = store._query(OWNER_READ, {})
     if not recs or recs[0]["kb"] is None:
