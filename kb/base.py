@@ -35,8 +35,9 @@ class KnowledgeBase:
     """Everything a method needs to retrieve from one KB directory."""
 
     def __init__(self, directory: Path, embeddings: str | None = None) -> None:
-        """Open the live build of ``directory``; refuse a KB whose parts disagree or that was
-        built with a different embedding model.
+        """Open the live build of ``directory``.
+
+        Refuses a KB whose parts disagree or that was built with a different embedding model.
         """
         self.directory = Path(directory)
         build = resolve_build(self.directory)
@@ -112,8 +113,9 @@ class KnowledgeBase:
         return [h for h in hits if kind is None or h.doc.kind == kind][:k]
 
     def passages_of(self, entity_ids: set[str]) -> list[Doc]:
-        """Entity documents and passages about any of ``entity_ids`` (in table order; an index
-        built on first use makes this proportional to the answer, not to the KB).
+        """Entity documents and passages about any of ``entity_ids``, in table order.
+
+        An index built on first use makes this proportional to the answer, not to the KB.
         """
         if self._by_owner is None:
             by_owner: dict[str, list[int]] = {}
@@ -141,8 +143,9 @@ class KnowledgeBase:
         return mat
 
     def dense_link_many(self, mentions: list[str], k: int = 1, min_score: float = 0.5) -> list[list[Entity]]:
-        """The dense step of :meth:`link` for many mentions at once: one embedding call, one vector
-        search; per mention, the entities of its ``k`` best entity documents scoring ``min_score``.
+        """The dense step of :meth:`link` for many mentions at once: one embedding call, one vector search.
+
+        Returns, per mention, the entities of its ``k`` best entity documents scoring ``min_score``.
         """
         if not mentions:
             return []
