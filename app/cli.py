@@ -177,8 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _train_reranker(argv: list[str]) -> int:
-    """``hybridrag train-reranker ...``: the options are evals.train_reranker's own."""
-    from hybridrag.evals.train_reranker import main as train
+    """``hybridrag train-reranker ...``: the options are app.train_reranker_cli's own."""
+    from hybridrag.app.train_reranker_cli import main as train
 
     return train(argv)
 

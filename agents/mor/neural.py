@@ -11,10 +11,10 @@ The paper's reranker, scaled down for a CPU:
 - TI: a learnable embedding of each position's identifier (padding / text / struct), one vector
   per position (paper: 3 × 256);
 - the concatenation (``(2 + L) × hidden``) goes through two fully connected layers (ReLU between)
-  to one score. Trained with the softmax cross-entropy of Eq. 7 (:mod:`agents.mor.train_reranker`).
+  to one score. Trained with the softmax cross-entropy of Eq. 7 (:mod:`agents.mor.training`).
 
 Inference is numpy only (no torch import on the request path); the parameter names and layouts
-are those :mod:`agents.mor.train_reranker` writes. Weights ship in ``agents/mor/weights/``.
+are those :mod:`agents.mor.training` writes. Weights ship in ``agents/mor/weights/``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from hybridrag.agents.mor import neural as N
-from hybridrag.agents.mor import train_reranker as T
+from hybridrag.agents.mor import training as T
 
 
 def step(t: str, via: str, tf: float) -> dict:

@@ -1,11 +1,13 @@
-"""Training MoR's trajectory reranker (§3.3, Eq. 7) with torch on a CPU.
+"""Training MoR's trajectory reranker (§3.3, Eq. 7) with torch on a CPU, and scoring what it learnt.
 
 One training example is one query: its candidates' encoded trajectories
 (:func:`agents.mor.neural.encode`) and a 0/1 label per candidate (gold or not). The loss is
 Eq. 7, the softmax cross-entropy of the gold candidates under a softmax over the query's
 candidates: ``-Σ_i y_i log softmax(s)_i``. Queries without a gold candidate carry no signal and
 are skipped. The torch module mirrors :class:`agents.mor.neural.NeuralReranker` exactly and is
-exported to it, so inference needs no torch.
+exported to it, so inference needs no torch. :func:`compare` ranks held-out candidates with the
+trained network, the linear training-free reranker and the semantic score alone.
+The command that collects candidates and writes the weights is ``hybridrag train-reranker``.
 """
 
 from __future__ import annotations
@@ -16,9 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hybridrag.agents.mor.neural import TI_IDS, NeuralReranker
+from hybridrag.agents.mor import rerank as rr
+from hybridrag.agents.mor.matching import question_vector
+from hybridrag.agents.mor.neural import TI_IDS, NeuralReranker, encode
+from hybridrag.kb.base import KnowledgeBase
 
 Query = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # tf, sf, ti, labels
+Row = tuple[object, list[dict], list[bool]]  # a question, its candidates, their gold flags
 
 
 @dataclass
@@ -140,3 +146,33 @@ def query_loss(reranker: NeuralReranker, queries: list[Query]) -> float:
         logp = s - s.max() - np.log(np.exp(s - s.max()).sum())
         losses.append(-float(y.astype(np.float64) @ logp))
     return float(np.mean(losses)) if losses else 0.0
+
+
+def encode_all(rows: list[Row], kb: KnowledgeBase, length: int) -> list[Query]:
+    """Encoded queries ``(tf, sf, ti, labels)`` of collected rows (rows without candidates left out)."""
+    embed = lambda text: question_vector(kb, text)  # noqa: E731
+    return [(*encode(c, embed, length), np.asarray(y, np.float32)) for _, c, y in rows if c]
+
+
+def ranking_metrics(rows: list[Row], order_of: Callable[[list[dict]], list[dict]]) -> dict:
+    """Hit@1 and MRR over rows (questions without a gold candidate count as misses)."""
+    hits, rr_sum = 0, 0.0
+    for _, cands, labels in rows:
+        ranked = order_of(cands)
+        gold = {c["id"] for c, y in zip(cands, labels, strict=True) if y}
+        rank = next((i for i, c in enumerate(ranked, 1) if c["id"] in gold), None)
+        hits += rank == 1
+        rr_sum += 1.0 / rank if rank else 0.0
+    n = max(len(rows), 1)
+    return {"n": len(rows), "hit1": round(hits / n, 4), "mrr": round(rr_sum / n, 4)}
+
+
+def compare(rows: list[Row], net: NeuralReranker, kb: KnowledgeBase, length: int) -> dict:
+    """Trained vs linear vs semantic-only ranking of the same candidates (tiers kept)."""
+    embed = lambda text: question_vector(kb, text)  # noqa: E731
+    lin = rr.default_weights(length)
+    return {
+        "trained": ranking_metrics(rows, lambda c: rr.rerank(c, lin, length, scores=net.score(c, embed))),
+        "linear": ranking_metrics(rows, lambda c: rr.rerank(c, lin, length)),
+        "semantic": ranking_metrics(rows, lambda c: rr.rerank(c, {"semantic": 1.0}, length, ("tf",))),
+    }

@@ -1,14 +1,15 @@
-"""Train MoR's trajectory reranker (§3.3, Eq. 7) on questions with gold answers.
+r"""Train MoR's trajectory reranker (§3.3, Eq. 7) on questions with gold answers.
 
-    python -m evals.train_reranker --dataset metaqa-1hop --dataset metaqa-2hop --dataset metaqa-3hop \\
+    hybridrag train-reranker --dataset metaqa-1hop --dataset metaqa-2hop --dataset metaqa-3hop \
         --skip-first 1000 --limit 600 --out /tmp/mor/reranker
 
 Runs MoR up to its candidates for each training question (the planner is ``--llm``, the
 perfect-LLM stand-in by default, so the plans are the gold ones), labels each candidate gold
-by id or name, trains the network of :mod:`agents.mor.neural` on a training part and reports
-Hit@1 / MRR of the reranked lists on the held-out part for the trained network, the linear
-training-free reranker and the semantic score alone, over the same candidates. Writes
-``reranker.npz``, ``loss.png`` (training and held-out loss per epoch) and ``metrics.json``.
+by id or name, trains the network of :mod:`agents.mor.neural` on a training part
+(:mod:`agents.mor.training`) and reports Hit@1 / MRR of the reranked lists on the held-out part
+for the trained network, the linear training-free reranker and the semantic score alone, over
+the same candidates. Writes ``reranker.npz``, ``loss.png`` (training and held-out loss per
+epoch) and ``metrics.json``.
 
 ``--skip-first N`` leaves out the first N questions of each file's seed-0 order: the ones
 ``hybridrag eval --limit N`` asks, so the evaluations stay on questions the network never saw.
@@ -23,12 +24,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
-from hybridrag.agents.mor import neural as nn_
-from hybridrag.agents.mor import rerank as rr
-from hybridrag.agents.mor import train_reranker as tr
-from hybridrag.agents.mor.matching import question_vector
+from hybridrag.agents.mor import training as tr
 from hybridrag.agents.mor.organize import best_attempt
 from hybridrag.evals.cli import parse_overrides, resolve_dataset
 from hybridrag.evals.datasets import Question, load_questions, sample, with_answer_names
@@ -50,36 +46,6 @@ def collect(questions: list[Question], ctx, progress: bool = True) -> list[tuple
         golds = {g.lower() for g in (*q.answers, *q.answer_ids)}
         out.append((q, cands, [c["id"].lower() in golds or kb.name(c["id"]).lower() in golds for c in cands]))
     return out
-
-
-def encode_all(rows, kb, length: int) -> list[tr.Query]:
-    """Encoded queries ``(tf, sf, ti, labels)`` of collected rows."""
-    embed = lambda text: question_vector(kb, text)  # noqa: E731
-    return [(*nn_.encode(c, embed, length), np.asarray(y, np.float32)) for _, c, y in rows if c]
-
-
-def ranking_metrics(rows, order_of) -> dict:
-    """Hit@1 and MRR over rows (questions without a gold candidate count as misses)."""
-    hits, rr_sum = 0, 0.0
-    for _, cands, labels in rows:
-        ranked = order_of(cands)
-        gold = {c["id"] for c, y in zip(cands, labels, strict=True) if y}
-        rank = next((i for i, c in enumerate(ranked, 1) if c["id"] in gold), None)
-        hits += rank == 1
-        rr_sum += 1.0 / rank if rank else 0.0
-    n = max(len(rows), 1)
-    return {"n": len(rows), "hit1": round(hits / n, 4), "mrr": round(rr_sum / n, 4)}
-
-
-def compare(rows, net: nn_.NeuralReranker, kb, length: int) -> dict:
-    """Trained vs linear vs semantic-only ranking of the same candidates (tiers kept)."""
-    embed = lambda text: question_vector(kb, text)  # noqa: E731
-    lin = rr.default_weights(length)
-    return {
-        "trained": ranking_metrics(rows, lambda c: rr.rerank(c, lin, length, scores=net.score(c, embed))),
-        "linear": ranking_metrics(rows, lambda c: rr.rerank(c, lin, length)),
-        "semantic": ranking_metrics(rows, lambda c: rr.rerank(c, {"semantic": 1.0}, length, ("tf",))),
-    }
 
 
 def plot(curve: list[float], held: list[float], path: Path) -> None:
@@ -165,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     cut = int(len(rows) * (1 - args.holdout))
     train_rows, held_rows = rows[:cut], rows[cut:]
     length = ctx.fingerprint_length
-    train_q, held_q = encode_all(train_rows, kb, length), encode_all(held_rows, kb, length)
+    train_q, held_q = tr.encode_all(train_rows, kb, length), tr.encode_all(held_rows, kb, length)
     held_curve: list[float] = []
     config = tr.TrainConfig(hidden=args.hidden, epochs=args.epochs, lr=args.lr, seed=args.seed)
     meta = {
@@ -198,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
             "heldout_first": held_curve[0],
             "heldout_last": held_curve[-1],
         },
-        "heldout": compare(held_rows, net, kb, length),
+        "heldout": tr.compare(held_rows, net, kb, length),
         "config": vars(config),
         "meta": meta,
     }
