@@ -125,8 +125,9 @@ def carried(sentence: str, stems: list[str]) -> int:
 
 
 def _predicate(sentence: str, names: tuple[str, ...]) -> str:
-    """The sentence without the names it joins: a relation word inside a name ("child actor",
-    a tag) does not state the relation.
+    """The sentence without the names it joins.
+
+    A relation word inside a name ("child actor", a tag) does not state the relation.
     """
     for name in names:
         sentence = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", sentence, flags=re.IGNORECASE)
@@ -165,9 +166,10 @@ def _sentences_of(kb: KnowledgeBase, eid: str, own: re.Pattern) -> list[str]:
 
 @lru_cache(maxsize=MENTION_CACHE)
 def mentions_in(kb: KnowledgeBase, text: str) -> tuple[str, ...]:
-    """Entity ids named in ``text`` (:func:`tools.retrieval.mentions_in`: longest first, matched on
-    the text as written, so names with punctuation, "Craig E. Serling", "bd-r", are found; a shorter
-    name inside a longer one is not), remembered per sentence.
+    """Entity ids named in ``text``, remembered per sentence.
+
+    As :func:`tools.retrieval.mentions_in`: longest first, matched on the text as written, so names
+    with punctuation, "Craig E. Serling", "bd-r", are found; a shorter name inside a longer one is not.
     """
     return tuple(kb_mentions(kb, text))
 
@@ -177,8 +179,11 @@ def _name_pattern(name: str) -> re.Pattern:
 
 
 def _sentences_naming(kb: KnowledgeBase, eid: str, name: str) -> list[tuple[str, str, tuple[str, ...]]]:
-    """(owner, sentence, entities the sentence names) of other entities' passages whose sentence
-    holds the frontier entity's ``name`` (:func:`_mentions` then tells a mention from a namesake).
+    """Sentences of other entities' passages that hold the frontier entity's ``name``.
+
+    Returns:
+        ``(owner, sentence, entities the sentence names)`` each; :func:`_mentions` then tells a
+        mention from a namesake.
     """
     pattern, low, out = _name_pattern(name), name.lower(), []
     for hit in kb.lexical_search(name, k=SEARCH_K, kind="passage"):
@@ -189,8 +194,9 @@ def _sentences_naming(kb: KnowledgeBase, eid: str, name: str) -> list[tuple[str,
 
 
 def _mentions(eid: str, found: tuple[str, ...], names: dict[str, str]) -> bool:
-    """Whether a sentence naming ``found`` mentions ``eid`` itself, not only inside a longer
-    entity's name (``names``: id → name of ``eid`` and of every found entity).
+    """Whether a sentence naming ``found`` mentions ``eid`` itself, not only inside a longer entity's name.
+
+    ``names``: id → name of ``eid`` and of every found entity.
     """
     name = names[eid].lower()
     return eid in found or not any(name in names[o].lower() and o != eid for o in found)
@@ -199,8 +205,9 @@ def _mentions(eid: str, found: tuple[str, ...], names: dict[str, str]) -> bool:
 def text_steps(
     kb: KnowledgeBase, frontier: list[str], relation: str, on_graph: frozenset[str] | set[str] = frozenset()
 ) -> list[tuple[str, str, Triple]]:
-    """(parent, child, marked triple) of the text steps along ``relation`` from ``frontier``;
-    from an entity in ``on_graph`` (it has graph edges along the relation) a step's sentence must
+    """The text steps along ``relation`` from ``frontier``, as (parent, child, marked triple).
+
+    From an entity in ``on_graph`` (it has graph edges along the relation) a step's sentence must
     carry a word of the relation (the type alone is too weak beside a stated edge). Two store reads
     a hop: the frontier's names, then every entity the sentences name.
     """
@@ -239,10 +246,13 @@ def text_steps(
 
 
 def nearest_steps(kb: KnowledgeBase, frontier: list[str], relation: str) -> list[tuple[str, str, Triple]]:
-    """(parent, child, marked triple): for each of the first ``MAX_NEAREST`` frontier entities, the
-    entities named by the sentence of its own passages nearest to the relation's words.
+    """Nearest-sentence steps along ``relation``, as (parent, child, marked triple).
+
+    For each of the first ``MAX_NEAREST`` frontier entities: the entities named by the sentence of
+    its own passages nearest to the relation's words.
     """
-    words, out = " ".join(relation_words(relation)), []
+    words = " ".join(relation_words(relation))
+    out: list[tuple[str, str, Triple]] = []
     if not words:
         return out
     query, names = kb.embed(words), kb.names(frontier[:MAX_NEAREST]) if frontier else {}

@@ -21,30 +21,24 @@ one of judgement): ``incorrect_entity_relation`` (naming them), ``missing_entity
 checked against the situation, and an unparseable or impossible reply falls back to
 ``missing_entity`` (one entity) or ``incorrect_intersection`` (several).
 
-The validator and the commentor are judging roles a small model cannot do (``judge`` setting,
-:mod:`agents.llm.judge`). When the rules judge, the validator's yes/no is
-:func:`rule_verdict` (no LLM call) and the commentor's situations left to the LLM above get
-``missing_entity`` (one entity) or ``incorrect_intersection`` (several) from the rule, so the
-router is asked again with the same examples and a rejected same action walks one hop further.
+The commentor is a judging role a small model cannot do (``judge`` setting,
+:mod:`agents.llm.judge`; the validator's rule is :mod:`agents.hybgrag.validator`). When the rules
+judge, the situations left to the LLM above get ``missing_entity`` (one entity) or
+``incorrect_intersection`` (several) from the rule, so the router is asked again with the same
+examples and a rejected same action walks one hop further.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from hybridrag.agents.hybgrag import roles
-from hybridrag.agents.hybgrag.report import format_references
 from hybridrag.agents.hybgrag.roles import Critique
 from hybridrag.agents.hybgrag.shots import examples_for
-from hybridrag.agents.llm.judge import rules_on_unusable, use_rules
-from hybridrag.agents.shots import bank_for
+from hybridrag.agents.llm.judge import use_rules
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts import hybgrag as P
-from hybridrag.tools.text_hops import base_relation
-
-NEAREST_TYPES = 5  # nearest solved examples whose answer types vote for the expected type
 
 
 @dataclass
@@ -152,109 +146,10 @@ def from_critique(critique: Critique | None, action: dict) -> Diagnosis:
     return _diagnosis([(etype, [])], "llm", critique.reasoning)
 
 
-def expected_types(kb: KnowledgeBase, action: dict, question: str, use_bank: bool) -> set[str]:
-    """The answer types the action should reach: with the bank's examples on, the most common
-    answer type among the ``NEAREST_TYPES`` nearest solved examples that follow the nearest one's
-    path (one example can mislead: entity ids are names, so the answer "2012" of a release-year
-    question is typed as the film "2012"), else the types the schema puts at the end of the router's relations
-    walked from the topic's type (empty: unknown, any type passes).
-    """
-    if use_bank:  # the most common answer type of the nearest examples that share the top one's path
-        near = bank_for(kb).nearest(question, NEAREST_TYPES, role="router")
-        kinds = Counter(ex.answer_type for ex in near if ex.relations == near[0].relations and ex.answer_type)
-        if kinds:
-            return {kinds.most_common(1)[0][0]}
-    linked, rels = action.get("linked", []), action.get("relations", [])
-    types = kb.graph.schema().relation_types
-    if len(linked) != 1 or not rels or not all(r in types for r in rels):
-        return set()
-    current = {linked[0].get("kb_type") or linked[0].get("type") or ""}
-    for rel in rels:
-        rt = types[rel]
-        current = ({*rt.tail_types} if current & set(rt.head_types) else set()) | (
-            {*rt.head_types} if current & set(rt.tail_types) else set()
-        )
-        if not current:
-            return set()
-    return current
-
-
-def rule_verdict(
-    kb: KnowledgeBase, action: dict, retrieval: dict, references: list[dict], expected: set[str]
-) -> tuple[str, str]:
-    """The validator's rule: ``("yes" | "no", reason)`` from what the retrieval produced.
-
-    Accept when the top reference was reached along the router's own path and has the expected
-    answer type: the hybrid module ran, every relation of the action was followed and the top
-    reference's path uses exactly those relations, the reference is not a topic entity, and its KB
-    type is one of ``expected`` (when known). Several topic entities: accept when their ego-graphs
-    intersect. The text module is accepted only on a KB without relation types (no path exists to
-    follow); elsewhere it means the router found no walkable action.
-    """
-    if not references:
-        return "no", "rule: nothing was retrieved"
-    top, schema_rels = references[0], kb.graph.schema().relation_types
-    if retrieval.get("module") != "hybrid":
-        if schema_rels:
-            return "no", "rule: text module on a KB with relations (no topic entity and path were followed)"
-        return "yes", "rule: text module on a KB without relation types"
-    linked = {e["id"] for e in action.get("linked", [])}
-    if top["id"] in linked:
-        return "no", f"rule: the top reference {top['name']!r} is a topic entity"
-    if len(linked) >= 2:
-        ok = bool(retrieval.get("intersection"))
-        return (
-            ("yes", "rule: the topic entities' ego-graphs intersect")
-            if ok
-            else ("no", "rule: the topic entities' ego-graphs share no entity")
-        )
-    if retrieval.get("unused_relations"):
-        return "no", f"rule: relations not followed: {', '.join(retrieval['unused_relations'])}"
-    followed = {base_relation(t[1]) for path in top.get("triples", []) for t in path}
-    wanted = set(action.get("relations", []))
-    if wanted and followed != wanted:
-        return "no", (
-            f"rule: the top reference was reached along {', '.join(sorted(followed)) or 'no relation'}, "
-            f"not the router's {', '.join(sorted(wanted))}"
-        )
-    ent = kb.graph.get(top["id"])
-    etype = ent.type if ent is not None else None
-    if expected and etype not in expected:
-        return "no", (
-            f"rule: the top reference {top['name']!r} is a {etype or 'untyped entity'}; "
-            f"the question asks for a {' or '.join(sorted(expected))}"
-        )
-    return "yes", f"rule: reached along the router's path ({', '.join(sorted(wanted))}) with the expected type"
-
-
-def _uses_bank(ctx: Any) -> bool:
-    return ctx.examples == "kb" and not ctx.few_shot and ctx.num_few_shot > 0
-
-
-def judge_retrieval(
-    kb: KnowledgeBase, ctx: Any, model: Any, state: dict, refs: list[dict]
-) -> tuple[str, str, list[dict], dict]:
-    """The validator's decision under ``ctx.judge``: ``(verdict, reasoning, examples shown, usage)``."""
-    action, retrieval, question = state.get("action", {}), state.get("retrieval", {}), state["question"]
-
-    def by_rule(prefix: str = "") -> tuple[str, str]:
-        verdict, why = rule_verdict(kb, action, retrieval, refs, expected_types(kb, action, question, _uses_bank(ctx)))
-        return verdict, prefix + why
-
-    if use_rules(ctx.judge, ctx.validator_llm or ctx.llm):
-        return (*by_rule(), [], {})
-    shots = examples_for(kb, "validator", question, ctx.examples, ctx.validator_examples)
-    reply, calls = roles.validate(model, question, format_references(refs), ctx.structured_method, shots)
-    if reply is not None:
-        return reply.verdict, reply.reasoning, shots, calls
-    if rules_on_unusable(ctx.judge):
-        return (*by_rule("unparseable validator output; "), shots, calls)
-    return "no", "unparseable validator output: reject", shots, calls
-
-
 def rule_diagnosis(ctx: Any, action: dict, retrieval: dict) -> Diagnosis | None:
-    """The commentor's rule decision (``commentor="rules"``, or the rules judging under ``judge``),
-    or None when the LLM commentor writes the feedback.
+    """The commentor's rule decision, or None when the LLM commentor writes the feedback.
+
+    The rules decide under ``commentor="rules"`` (where they apply) and whenever they judge under ``judge``.
     """
     judged = use_rules(ctx.judge, ctx.commentor_llm or ctx.llm)
     if ctx.commentor != "rules" and not judged:
@@ -264,3 +159,24 @@ def rule_diagnosis(ctx: Any, action: dict, retrieval: dict) -> Diagnosis | None:
         etype = "missing_entity" if len(action.get("linked", [])) <= 1 else "incorrect_intersection"
         return _diagnosis([(etype, [])], "rule")
     return found
+
+
+def diagnose(
+    kb: KnowledgeBase, ctx: Any, model: Any, question: str, action: dict, retrieval: dict
+) -> tuple[Diagnosis, list[dict], dict]:
+    """The feedback on a rejected action: the rules' diagnosis, else the LLM commentor's.
+
+    An unusable commentor reply takes what the retrieval shows, if anything, else the fixed fallback.
+
+    Returns:
+        ``(diagnosis, experience-bank examples shown, usage)``.
+    """
+    diagnosis = rule_diagnosis(ctx, action, retrieval)
+    if diagnosis is not None:
+        return diagnosis, [], {}
+    bank = examples_for(kb, "commentor", question, ctx.examples, ctx.num_experiences, ctx.experience)
+    reply, calls = roles.comment(model, question, action, bank, ctx.structured_method)
+    diagnosis = from_critique(reply, action)
+    if diagnosis.source == "fallback":
+        diagnosis = fallback_from_rules(action, retrieval) or diagnosis
+    return diagnosis, bank, calls

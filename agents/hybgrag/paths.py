@@ -60,6 +60,26 @@ def next_hops(previous: dict | None, key: list[str], relations: list[str], n_top
     return first
 
 
+def hybrid_request(
+    question: str, action: dict, previous: dict | None, radius: int, text_hops: bool, k: int
+) -> tuple[dict, dict]:
+    """The hybrid_retrieve step's arguments for an action, and the facts its retrieval records.
+
+    ``radius`` >= 1 is the paper's fixed ego-graph radius; 0 follows the relation path, one hop
+    deeper than ``previous`` (the last retrieval's facts) when that ran the same action.
+
+    Returns:
+        ``(step arguments, facts)``: the facts name the ``hops`` and, along the path, the action ``key``.
+    """
+    ids, rels = list(dict.fromkeys(e["id"] for e in action["linked"])), action["relations"]
+    args = {"question": question, "entities": ids, "relations": rels, "k": k}
+    if radius > 0:
+        return {**args, "hops": radius}, {"hops": radius}
+    key = action_key(ids, rels)
+    hops = next_hops(previous, key, rels, len(ids))
+    return {**args, "hops": hops, "along_path": True, "text_hops": text_hops}, {"hops": hops, "key": key}
+
+
 def stretched_paths(relations: list[str], hops: int) -> list[tuple[str, ...]]:
     """Relation sequences of length ``hops`` keeping the order, each relation at least once.
 
@@ -76,9 +96,10 @@ def stretched_paths(relations: list[str], hops: int) -> list[tuple[str, ...]]:
 
 
 def follow_path(kb: KnowledgeBase, topic: str, path: tuple[str, ...], text: bool = False) -> dict[str, list[Triple]]:
-    """Entities reached by walking ``path`` from ``topic`` (either direction, never back onto
-    ``topic``), with one path each; with ``text``, also through passages
-    (:mod:`tools.text_hops`, for at most ``MAX_TEXT_FRONTIER`` entities per hop).
+    """Entities reached by walking ``path`` from ``topic``, with one path each.
+
+    A step goes either direction and never back onto ``topic``; with ``text``, also through
+    passages (:mod:`tools.text_hops`, for at most ``MAX_TEXT_FRONTIER`` entities per hop).
     """
     frontier: dict[str, list[Triple]] = {topic: []}
     for rel in path:
@@ -110,7 +131,8 @@ def path_retrieve(
     k: int = 10,
     text: bool = True,
 ) -> Retrieval:
-    """Hybrid module along the relation path (one topic), else the ego-graph intersection;
+    """Hybrid module along the relation path (one topic), else the ego-graph intersection.
+
     ``text``: text hops too when the KB holds passages.
     """
     if len(topic_ids) != 1 or not relations:

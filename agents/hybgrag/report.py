@@ -1,14 +1,23 @@
-"""HybGRAG views: references as output dicts, evidence and prompt data; the refinement path as in
-the paper's figures.
+"""HybGRAG views: references as output dicts, evidence and prompt data, and the refinement path.
+
+The refinement path reads as in the paper's figures (Action t → Feedback t → ... → Accept).
 """
 
 from __future__ import annotations
 
-from hybridrag.agents.hybgrag.retrieval import Reference, reference_paths
+from collections.abc import Mapping
+from typing import Any
+
+from hybridrag.agents.hybgrag.retrieval import Reference, Retrieval, reference_paths
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts.data_block import data_block
 
 TEXT_CHARS = 600  # characters of a reference's text shown to the validator and the answerer
+
+
+def own_ids(action: Mapping[str, Any]) -> set[str]:
+    """The question's own entities: the ids the router linked (never an answer)."""
+    return {e["id"] for e in action.get("linked", [])}
 
 
 def own_last(refs: list[dict], own: set[str]) -> list[dict]:
@@ -78,3 +87,26 @@ def evidence_of(refs: list[dict]) -> list[dict]:
             for p, trip in zip(r["paths"], r["triples"], strict=True)
         ]
     return evidence
+
+
+def retrieval_outputs(kb: KnowledgeBase, res: Retrieval, own: set[str], **facts: Any) -> dict:
+    """The state update of a retrieval: references (the question's ``own`` entities last), its facts and outputs.
+
+    Returns:
+        ``references``, ``retrieval`` (module, intersection, ego_sizes, unused_relations and ``facts``),
+        ``evidence``, ``ranked`` and ``answer`` (the best reference not in ``own``).
+    """
+    refs = own_last(reference_dicts(kb, res.references), own)
+    return {
+        "references": refs,
+        "retrieval": {
+            "module": res.module,
+            "intersection": res.intersection,
+            "ego_sizes": res.ego_sizes,
+            "unused_relations": res.unused_relations,
+            **facts,
+        },
+        "evidence": evidence_of(refs),
+        "ranked": [{k: r[k] for k in ("id", "kind", "name", "score", "source")} for r in refs],
+        "answer": first_answer(refs, own),
+    }

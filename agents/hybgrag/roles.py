@@ -171,8 +171,9 @@ def check_action(action: RouterAction, schema: Schema) -> dict:
 
 
 def router_choices(schema: Schema, question: str) -> dict[str, list[str]]:
-    """What a constrained router may name: spans of the question, the KB's types and relations
-    (:mod:`agents.llm.constrained`; used for llama.cpp models, which decode within them).
+    """What a constrained router may name: spans of the question, the KB's types and relations.
+
+    Used for llama.cpp models, which decode within them (:mod:`agents.llm.constrained`).
     """
     choices = {"entities.name": question_spans(question), "entities.type": sorted(schema.entity_types)}
     if schema.relation_types:  # a KB without relation types takes relation phrases (free text)

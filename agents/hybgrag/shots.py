@@ -77,8 +77,9 @@ def _positive(kb: KnowledgeBase, ex: Any, topic: str) -> dict | None:
 
 
 def _negative(kb: KnowledgeBase, ex: Any, topic: str) -> dict | None:
-    """A reference that misses the question: a neighbour through another relation, else an entity
-    the path reaches one hop short or one hop too far (never an answer).
+    """A reference that misses the question (never an answer), or None.
+
+    A neighbour through another relation, else an entity the path reaches one hop short or one hop too far.
     """
     answers = {a.casefold() for a in ex.answers}
     edges = [(t, t.tail if t.head == topic else t.head) for t in kb.graph.neighbors([topic], direction="both")]
@@ -125,8 +126,10 @@ def _intersection_type(kb: KnowledgeBase, ex: Any, ids: list[str], relations: li
 
 
 def _second_entity(kb: KnowledgeBase, ex: Any, other: Any, etype: str) -> dict | None:
-    """A second topic entity: for ``incorrect_intersection`` one sharing a neighbour with the topic
-    along the first relation (so the neighbourhoods meet), else another example's topic.
+    """A second topic entity for an intersection error, or None.
+
+    For ``incorrect_intersection`` one sharing a neighbour with the topic along the first relation
+    (so the neighbourhoods meet), else another example's topic.
     """
     if etype == "incorrect_intersection":
         topic = _topic_id(kb, ex)

@@ -6,7 +6,7 @@ Each method that has such a role takes a ``judge`` setting:
 
 - ``"llm"``: the model judges (the papers);
 - ``"rules"``: a rule over the retrieval decides, with no LLM call (each method documents its
-  rule beside the role: :func:`agents.hybgrag.critic.rule_verdict`,
+  rule beside the role: :func:`agents.hybgrag.validator.rule_verdict`,
   :func:`agents.hydrarag.answering.rule_check`);
 - ``"auto"`` (default): the rules when the model is known to be small (:func:`is_small_model`),
   else the LLM, and the rules again for any single reply of the LLM that is unusable

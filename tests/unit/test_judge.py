@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hybridrag.agents.hybgrag import critic
+from hybridrag.agents.hybgrag import critic, validator
 from hybridrag.agents.hybgrag.paths import path_retrieve
 from hybridrag.agents.hybgrag.report import reference_dicts
 from hybridrag.agents.hybgrag.retrieval import link_action
@@ -84,41 +84,41 @@ def _case(kb, topics, relations, walked=None, module="hybrid"):
 def test_validator_rule_accepts_the_routers_path_with_the_expected_type(tiny_kb):
     kb = open_kb(tiny_kb)
     action, facts, refs = _case(kb, [("Tom Hanks", "person")], ["starred_actors"])
-    assert critic.expected_types(kb, action, Q, use_bank=False) == {"movie"}
-    verdict, why = critic.rule_verdict(kb, action, facts, refs, {"movie"})
+    assert validator.expected_types(kb, action, Q, use_bank=False) == {"movie"}
+    verdict, why = validator.rule_verdict(kb, action, facts, refs, {"movie"})
     assert verdict == "yes" and "router's path" in why
 
 
 def test_validator_rule_rejects_the_wrong_answer_type(tiny_kb):
     kb = open_kb(tiny_kb)
     action, facts, refs = _case(kb, [("Tom Hanks", "person")], ["starred_actors"])
-    verdict, why = critic.rule_verdict(kb, action, facts, refs, {"person"})
+    verdict, why = validator.rule_verdict(kb, action, facts, refs, {"person"})
     assert verdict == "no" and "asks for a person" in why
 
 
 def test_validator_rule_rejects_a_reference_reached_along_another_path(tiny_kb):
     kb = open_kb(tiny_kb)
     action, facts, refs = _case(kb, [("Penny Marshall", "person")], ["starred_actors"], walked=["directed_by"])
-    verdict, why = critic.rule_verdict(kb, action, facts, refs, set())
+    verdict, why = validator.rule_verdict(kb, action, facts, refs, set())
     assert verdict == "no" and "not the router's starred_actors" in why
 
 
 def test_validator_rule_rejects_nothing_text_module_topic_and_unused_relations(tiny_kb):
     kb = open_kb(tiny_kb)
     action, facts, refs = _case(kb, [("Tom Hanks", "person")], ["starred_actors"])
-    assert critic.rule_verdict(kb, action, facts, [], set())[0] == "no"
-    assert "text module" in critic.rule_verdict(kb, action, {**facts, "module": "text"}, refs, set())[1]
+    assert validator.rule_verdict(kb, action, facts, [], set())[0] == "no"
+    assert "text module" in validator.rule_verdict(kb, action, {**facts, "module": "text"}, refs, set())[1]
     topic = [{**refs[0], "id": action["linked"][0]["id"], "name": "Tom Hanks"}]
-    assert "topic entity" in critic.rule_verdict(kb, action, facts, topic, set())[1]
+    assert "topic entity" in validator.rule_verdict(kb, action, facts, topic, set())[1]
     unused = {**facts, "unused_relations": ["release_year"]}
-    assert "not followed: release_year" in critic.rule_verdict(kb, action, unused, refs, set())[1]
+    assert "not followed: release_year" in validator.rule_verdict(kb, action, unused, refs, set())[1]
 
 
 def test_validator_rule_with_several_topics_needs_an_intersection(tiny_kb):
     kb = open_kb(tiny_kb)
     action, facts, refs = _case(kb, [("Tom Hanks", "person"), ("Kevin Bacon", "person")], ["starred_actors"])
-    assert critic.rule_verdict(kb, action, {**facts, "intersection": 1}, refs, set())[0] == "yes"
-    assert critic.rule_verdict(kb, action, {**facts, "intersection": 0}, refs, set())[0] == "no"
+    assert validator.rule_verdict(kb, action, {**facts, "intersection": 1}, refs, set())[0] == "yes"
+    assert validator.rule_verdict(kb, action, {**facts, "intersection": 0}, refs, set())[0] == "no"
 
 
 def test_auto_judge_with_a_local_model_never_asks_the_llm(tiny_kb):
@@ -126,7 +126,7 @@ def test_auto_judge_with_a_local_model_never_asks_the_llm(tiny_kb):
     action, facts, refs = _case(kb, [("Tom Hanks", "person")], ["starred_actors"])
     ctx = HybGRAGContext(kb=tiny_kb, llm="local:smollm2", examples="bundled")
     state = {"question": Q, "action": action, "retrieval": facts}
-    verdict, why, shots, calls = critic.judge_retrieval(kb, ctx, NoCalls(), state, refs)
+    verdict, why, shots, calls = validator.judge_retrieval(kb, ctx, NoCalls(), state, refs)
     assert (verdict, shots, calls) == ("yes", [], {}) and why.startswith("rule:")
     diagnosis = critic.rule_diagnosis(ctx, action, facts)
     assert diagnosis is not None and diagnosis.source == "rule" and diagnosis.error_types == ["missing_entity"]
@@ -138,12 +138,12 @@ def test_auto_judge_with_an_api_model_asks_the_llm_and_falls_back_to_rules(tiny_
     state = {"question": Q, "action": action, "retrieval": facts}
     ctx = HybGRAGContext(kb=tiny_kb, llm="openai:gpt-4o-mini", examples="bundled", validator_examples=0)
     no = Validation(reasoning="does not fit", verdict="no")
-    verdict, why, _, calls = critic.judge_retrieval(kb, ctx, fake_llm(no), state, refs)
+    verdict, why, _, calls = validator.judge_retrieval(kb, ctx, fake_llm(no), state, refs)
     assert (verdict, why, calls["by_role"]["validator"]["llm_calls"]) == ("no", "does not fit", 1)
-    verdict, why, _, _ = critic.judge_retrieval(kb, ctx, fake_llm("maybe", "perhaps"), state, refs)
+    verdict, why, _, _ = validator.judge_retrieval(kb, ctx, fake_llm("maybe", "perhaps"), state, refs)
     assert verdict == "yes" and why.startswith("unparseable validator output; rule:")
     paper = HybGRAGContext(kb=tiny_kb, llm="openai:gpt-4o-mini", judge="llm", validator_examples=0)
-    assert critic.judge_retrieval(kb, paper, fake_llm("maybe", "perhaps"), state, refs)[0] == "no"
+    assert validator.judge_retrieval(kb, paper, fake_llm("maybe", "perhaps"), state, refs)[0] == "no"
     assert critic.rule_diagnosis(paper, action, facts) is None
 
 
