@@ -64,12 +64,12 @@ def assemble(
     with gc_paused():
         unique = list(dict.fromkeys(triple_keys(triples)))
         m = len(unique)
-        hs, rs, ts = zip(*unique) if unique else ((), (), ())
+        hs, rs, ts = zip(*unique, strict=True) if unique else ((), (), ())
         del unique
         rel_names = list(dict.fromkeys(rs))
         rel_index = {r: i for i, r in enumerate(rel_names)}
         rels = np.fromiter(map(rel_index.__getitem__, rs), np.int16, m)
-        new_ids = [e for e in dict.fromkeys(chain.from_iterable(zip(hs, ts))) if e not in entities]
+        new_ids = [e for e in dict.fromkeys(chain.from_iterable(zip(hs, ts, strict=True))) if e not in entities]
         given = list(entities.values())
         ent_ids = [e.id for e in given] + new_ids
         index = dict(zip(ent_ids, range(len(ent_ids)), strict=True))

@@ -59,8 +59,9 @@ def _check_hook(module: Any, args: Any) -> None:
 
 
 def watch_layers(model: Any) -> int:
-    """Check for cancellation before every transformer layer (and every top-level module) of a torch
-    ``model``, so a long batched encode stops within one layer's time; returns the hooks added.
+    """Check for cancellation before every transformer layer (and top-level module) of a torch ``model``.
+
+    A long batched encode then stops within one layer's time. Returns the number of hooks added.
     """
     hooks = 0
     for name, module in model.named_modules():

@@ -106,8 +106,9 @@ def new_documents(found: list[SourceDocument], existing: Existing) -> tuple[list
 
 
 def unextracted_chunks(existing: Existing, keys: list[str]) -> list[Chunk]:
-    """Chunks of these documents (already in the KB) with no extraction yet: all of a document ingested
-    without an extraction model, the failed ones of the others; rebuilt from the KB's passages.
+    """Chunks of these documents (already in the KB) with no extraction yet, rebuilt from the KB's passages.
+
+    That is all chunks of a document ingested without an extraction model, the failed ones of the others.
     """
     texts = {p.id: p.text for p in existing.passages}
     rows = {d["key"]: d for d in existing.documents}

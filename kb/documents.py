@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hybridrag.kb.model import KBError
 
@@ -151,7 +152,7 @@ def _html_loader_class() -> type:
     from langchain_core.documents import Document
 
     class VisibleTextHTMLLoader(BSHTMLLoader):
-        def lazy_load(self):  # type: ignore[no-untyped-def]
+        def lazy_load(self):
             with open(self.file_path, encoding=self.open_encoding) as f:
                 soup = BeautifulSoup(f, **self.bs_kwargs)
             title = str(soup.title.string) if soup.title and soup.title.string else ""
@@ -200,7 +201,7 @@ def load_pages(doc: SourceDocument) -> list[tuple[int | None, str]]:
 def _splitter(kind: str, chunk_size: int, chunk_overlap: int):
     from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
-    options = {"chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "add_start_index": True}
+    options: dict[str, Any] = {"chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "add_start_index": True}
     if kind == "markdown":
         return RecursiveCharacterTextSplitter.from_language(Language.MARKDOWN, **options)
     return RecursiveCharacterTextSplitter(**options)

@@ -1,7 +1,7 @@
-"""Graph store on FalkorDB through its own client (PyPI ``falkordb``, Redis protocol).
+r"""Graph store on FalkorDB through its own client (PyPI ``falkordb``, Redis protocol).
 
 falkordb-py sends parameters by splicing them into a ``CYPHER k=v`` header of the query text
-(``Graph._build_params_header``, escaping only ``\\`` and ``"``), so every string value is hex-encoded
+(``Graph._build_params_header``, escaping only ``\`` and ``"``), so every string value is hex-encoded
 (:data:`kb.graph_codec.HEX`) and nodes are matched by digest keys: the query text only ever holds hex.
 Reads go through ``GRAPH.RO_QUERY`` (they cannot write). Every call has a socket timeout of
 ``HYBRIDRAG_GRAPH_TIMEOUT`` seconds (reads also a server-side one); a server that is down, frozen or

@@ -54,7 +54,11 @@ def _install_goodbye_filter() -> bool:
         return False
 
     def family(cls: type) -> list[type]:
-        return [cls, *(x for sub in cls.__subclasses__() for x in family(sub))]
+        out = [cls]
+        subclasses: list[type] = cls.__subclasses__()
+        for sub in subclasses:
+            out.extend(family(sub))
+        return out
 
     def wrap(original):
         def goodbye(self, *args, **kwargs):
@@ -68,7 +72,7 @@ def _install_goodbye_filter() -> bool:
     wrapped = 0
     for cls in family(Bolt):
         if "goodbye" in vars(cls):
-            cls.goodbye = wrap(vars(cls)["goodbye"])
+            cls.goodbye = wrap(vars(cls)["goodbye"])  # type: ignore[attr-defined]
             wrapped += 1
     _patched = wrapped > 0
     if not _patched:

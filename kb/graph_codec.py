@@ -16,6 +16,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import overload
 
 SAFE = re.compile(r"^[0-9a-f]*$")
 
@@ -35,12 +36,20 @@ class Codec:
 
     name: str
 
+    @overload
+    def enc(self, text: str) -> str: ...
+    @overload
+    def enc(self, text: None) -> None: ...
     def enc(self, text: str | None) -> str | None:
         """The stored form of ``text`` (None stays None)."""
         if text is None or self.name == "plain":
             return text
         return _utf8(text).hex()
 
+    @overload
+    def dec(self, stored: str) -> str: ...
+    @overload
+    def dec(self, stored: None) -> None: ...
     def dec(self, stored: str | None) -> str | None:
         """The original string of a stored value (None stays None)."""
         if stored is None or self.name == "plain":
@@ -49,11 +58,11 @@ class Codec:
 
     def enc_all(self, texts: Iterable[str]) -> list[str]:
         """Stored forms of several strings."""
-        return [self.enc(t) for t in texts]  # type: ignore[misc]
+        return [self.enc(t) for t in texts]
 
     def dec_all(self, stored: Iterable[str] | None) -> tuple[str, ...]:
         """Original strings of several stored values (None is empty)."""
-        return tuple(self.dec(s) for s in stored or ())  # type: ignore[misc]
+        return tuple(self.dec(s) for s in stored or ())
 
 
 PLAIN = Codec("plain")

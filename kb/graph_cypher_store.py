@@ -101,8 +101,10 @@ class CypherGraphStore:
         batch_size: int = 5000,
         owner: dict[str, Any] | None = None,
     ) -> None:
-        """Merge entities and typed relationships in batches, then store the derived schema; ``owner``
-        (KB id and path, build id, shared flag) goes on the meta node first, so a graph cut short has one.
+        """Merge entities and typed relationships in batches, then store the derived schema.
+
+        ``owner`` (KB id and path, build id, shared flag) goes on the meta node first, so a graph cut
+        short has one.
         """
         if owner is not None:
             write_owner(self, owner)
@@ -261,7 +263,7 @@ class CypherGraphStore:
         found: dict[tuple[Triple, ...], None] = {}
         for path in raw:
             trip = tuple(next(flat) for _ in path)
-            inner = {x for a, b in zip(trip, trip[1:]) for x in {a.head, a.tail} & {b.head, b.tail}}
+            inner = {x for a, b in zip(trip, trip[1:], strict=False) for x in {a.head, a.tail} & {b.head, b.tail}}
             if not inner & set(tgt.values()):  # ends at the first target, also across chunks
                 found.setdefault(trip, None)
         return [list(p) for p in sorted(found, key=len)][:limit]

@@ -23,6 +23,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import IO
 
 from hybridrag.kb.graph_bolt import HANDSHAKE as BOLT_HANDSHAKE
 
@@ -75,6 +76,7 @@ class FalkorDBServer:
     def __init__(self, parent: Path | None = None) -> None:
         """Choose nothing yet; :meth:`start` picks the ports and a directory (under ``parent``)."""
         self.proc: subprocess.Popen | None = None
+        self._log: IO[bytes] | None = None
         self.dir: Path | None = None
         self.parent = parent
         self.redis_port = self.bolt_port = 0
@@ -159,13 +161,19 @@ class FalkorDBServer:
         """Write the data to disk so that a restart after :meth:`kill` loads it."""
         self.command("SAVE")
 
+    def _running(self) -> subprocess.Popen:
+        """The server process; refuses when :meth:`start` has not run."""
+        if self.proc is None:
+            raise RuntimeError("the FalkorDB server is not started")
+        return self.proc
+
     def freeze(self) -> None:
         """SIGSTOP the server: connections stay open, nothing answers."""
-        os.kill(self.proc.pid, signal.SIGSTOP)
+        os.kill(self._running().pid, signal.SIGSTOP)
 
     def thaw(self) -> None:
         """SIGCONT a frozen server."""
-        os.kill(self.proc.pid, signal.SIGCONT)
+        os.kill(self._running().pid, signal.SIGCONT)
 
     def kill(self) -> None:
         """SIGKILL the server, keeping its ports and directory for :meth:`start`."""
@@ -174,7 +182,7 @@ class FalkorDBServer:
             self.proc.kill()
             self.proc.wait(10)
         self.proc = None
-        if getattr(self, "_log", None) is not None:
+        if self._log is not None:
             self._log.close()
             self._log = None
 
@@ -196,7 +204,7 @@ class FalkorDBServer:
                 self.proc.kill()
                 self.proc.wait(5)
         self.proc = None
-        if getattr(self, "_log", None) is not None:
+        if self._log is not None:
             self._log.close()
             self._log = None
         if self.dir is not None:

@@ -266,7 +266,7 @@ def _build(
     graph_cfg = {"backend": "memory"}
     if neo4j_uri or falkordb_uri:
         t = time.perf_counter()
-        backend, uri = ("neo4j", neo4j_uri) if neo4j_uri else ("falkordb", falkordb_uri)
+        backend, uri = ("neo4j", neo4j_uri) if neo4j_uri else ("falkordb", falkordb_uri or "")
         marker.enter(f"export to {backend}")
         graph_cfg = _export(root, out, backend, uri, store, progress)
         secs[backend] = time.perf_counter() - t

@@ -53,10 +53,10 @@ def read_triples(path: Path, fmt: str | None = None) -> Iterator[Triple]:
     fmt = fmt or detect_format(path)
     if fmt == "jsonl":
         for no, obj in json_lines((line for _, line in text_lines(path)), path):
-            parts = [obj.get("head"), obj.get("relation", obj.get("type")), obj.get("tail")]
-            for p in parts:
+            fields = [obj.get("head"), obj.get("relation", obj.get("type")), obj.get("tail")]
+            for p in fields:
                 _require_scalar(p, "head, relation and tail", path, no)
-            yield _triple_from(parts, path, no)
+            yield _triple_from(fields, path, no)
         return
     if fmt == "csv":
         rows: Iterable[tuple[int, list[str]]] = _csv_rows(path)

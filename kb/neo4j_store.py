@@ -168,7 +168,7 @@ class Neo4jGraphStore(CypherGraphStore):
         for attempt in (1, 2):
             driver, generation = self._current()
 
-            def work() -> list[dict[str, Any]]:
+            def work(driver: Any = driver) -> list[dict[str, Any]]:
                 with driver.session(**kw) as session:
                     return [dict(r) for r in session.run(query, params)]
 

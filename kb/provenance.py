@@ -82,11 +82,12 @@ class Provenance:
 
             path = resolve_build(path).path
         out = cls()
+        named: dict[tuple[str, str, str], Triple] = {}
         for row in read_jsonl(path / PROVENANCE):
             t = Triple(row["head"], row["relation"], row["tail"])
             out.triples[t] = list(row["chunks"])
-            out.by_names[(name_key(row["head_name"]), label(row["relation"]), name_key(row["tail_name"]))] = t
-        out.by_names = {k: out.triples[t] for k, t in out.by_names.items()}
+            named[(name_key(row["head_name"]), label(row["relation"]), name_key(row["tail_name"]))] = t
+        out.by_names = {k: out.triples[t] for k, t in named.items()}
         out.places = {
             c["id"]: {"document": row["key"], "path": row["path"], "page": c.get("page"), "start": c.get("start")}
             for row in read_jsonl(path / DOCUMENTS)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
@@ -94,34 +94,44 @@ def _ref(entity_id: str) -> str:
     return f"\x00{entity_id}"
 
 
-def resolve(facts: Iterable[ChunkFacts], existing: Sequence[Entity] = (), threshold: float = 0.92) -> Resolved:
-    """Merge the mentions of every chunk into entities, map triples to ids, keep each triple's chunks."""
-    facts = list(facts)
+Join = Callable[..., None]
+
+
+def _mentions(facts: list[ChunkFacts]) -> tuple[dict[str, Counter], dict[str, Counter], dict[str, set[str]]]:
+    """Per name key: its surface forms, its types and its aliases, counted over every chunk."""
     surfaces: dict[str, Counter] = defaultdict(Counter)
     types: dict[str, Counter] = defaultdict(Counter)
     aliases: dict[str, set[str]] = defaultdict(set)
     for f in facts:
-        for key, (name, kind, alias) in f.entities.items():
+        for key, (name, kind, given) in f.entities.items():
             surfaces[key][name] += 1
             types[key][kind] += 1
-            aliases[key].update(alias)
-    by_id = {e.id: e for e in existing}
-    known: dict[str, str] = {}  # name key -> existing id: names first, then aliases
+            aliases[key].update(given)
+    return surfaces, types, aliases
+
+
+def _known_keys(existing: Sequence[Entity]) -> dict[str, str]:
+    """Name key -> id of an entity already in the KB: names first, then aliases."""
+    known: dict[str, str] = {}
     for e in existing:
         known.setdefault(name_key(e.name), e.id)
     for e in existing:
         for a in e.aliases:
             known.setdefault(name_key(a), e.id)
-    groups = _Groups({_ref(e.id): e.id for e in existing})
-    merges: list[dict] = []
+    return known
 
-    def show(key: str) -> str:
-        return surfaces[key].most_common(1)[0][0] if key in surfaces else by_id[groups.existing[key]].name
 
-    def join(a: str, b: str, reason: str, score: float = 1.0) -> None:
-        if groups.union(a, b):
-            merges.append({"names": [show(a), show(b)], "reason": reason, "score": round(score, 3)})
-
+def _join_names(
+    surfaces: dict[str, Counter],
+    types: dict[str, Counter],
+    aliases: dict[str, set[str]],
+    existing: Sequence[Entity],
+    groups: _Groups,
+    join: Join,
+) -> None:
+    """Join each key to the KB entity it names or aliases, to the keys its aliases name, and to its bare form."""
+    known = _known_keys(existing)
+    by_id = {e.id: e for e in existing}
     for key in list(surfaces):
         groups.find(key)
         if key in known:
@@ -135,8 +145,10 @@ def resolve(facts: Iterable[ChunkFacts], existing: Sequence[Entity] = (), thresh
                 join(other, key, "alias")
         if _bare(key) != key and _bare(key) in surfaces and _compatible(types[key], types[_bare(key)]):
             join(_bare(key), key, "near_duplicate")
-    pool = {**{name_key(e.name): _ref(e.id) for e in reversed(existing)}, **{k: k for k in surfaces}}
-    kinds = {**{_ref(e.id): Counter([e.type]) for e in existing}, **types}
+
+
+def _join_near(pool: dict[str, str], kinds: dict[str, Counter], threshold: float, join: Join) -> None:
+    """Join near-duplicate keys, each compared with its neighbours in sorted and in reversed-text order."""
     for order in (sorted(pool), sorted(pool, key=lambda k: k[::-1])):
         for i, a in enumerate(order):
             for b in order[i + 1 : i + 1 + WINDOW]:
@@ -145,6 +157,27 @@ def resolve(facts: Iterable[ChunkFacts], existing: Sequence[Entity] = (), thresh
                 score = _near(a, b, threshold)
                 if score >= threshold and _compatible(kinds[pool[a]], kinds[pool[b]]):
                     join(pool[a], pool[b], "near_duplicate", score)
+
+
+def resolve(facts: Iterable[ChunkFacts], existing: Sequence[Entity] = (), threshold: float = 0.92) -> Resolved:
+    """Merge the mentions of every chunk into entities, map triples to ids, keep each triple's chunks."""
+    facts = list(facts)
+    surfaces, types, aliases = _mentions(facts)
+    by_id = {e.id: e for e in existing}
+    groups = _Groups({_ref(e.id): e.id for e in existing})
+    merges: list[dict] = []
+
+    def show(key: str) -> str:
+        return surfaces[key].most_common(1)[0][0] if key in surfaces else by_id[groups.existing[key]].name
+
+    def join(a: str, b: str, reason: str, score: float = 1.0) -> None:
+        if groups.union(a, b):
+            merges.append({"names": [show(a), show(b)], "reason": reason, "score": round(score, 3)})
+
+    _join_names(surfaces, types, aliases, existing, groups, join)
+    pool = {**{name_key(e.name): _ref(e.id) for e in reversed(existing)}, **{k: k for k in surfaces}}
+    kinds = {**{_ref(e.id): Counter([e.type]) for e in existing}, **types}
+    _join_near(pool, kinds, threshold, join)
     return _assemble(facts, surfaces, types, aliases, groups, by_id, merges)
 
 
@@ -167,8 +200,8 @@ def _assemble(
     entities: list[Entity] = []
     taken = set(by_id)
     for root, keys in members.items():
-        names = sum((surfaces[k] for k in keys), Counter())
-        kinds = sum((types[k] for k in keys), Counter())
+        names: Counter[str] = sum((surfaces[k] for k in keys), Counter())
+        kinds: Counter[str] = sum((types[k] for k in keys), Counter())
         for k in keys:  # surfaces of one key differ only in case, spacing or punctuation
             top = surfaces[k].most_common(1)[0][0]
             merges.extend({"names": [top, n], "reason": "case", "score": 1.0} for n in sorted(surfaces[k]) if n != top)

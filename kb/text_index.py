@@ -16,7 +16,7 @@ from hybridrag.kb.jsonl import read_rows
 # Exact search up to this many rows; HNSW (the paper's ChromaDB index type) beyond it.
 HNSW_THRESHOLD = 20_000
 # efSearch grows with the square root of the row count: HNSW_EF_SEARCH at HNSW_EF_ROWS rows, at most
-# HNSW_EF_MAX. Measured (evals/scale/ef_sweep.py, docs/benchmarks_scale.md): a fixed 128 lost recall@10
+# HNSW_EF_MAX. Measured (benchmarks/scale/ef_sweep.py, docs/benchmarks_scale.md): a fixed 128 lost recall@10
 # with size (0.98 / 0.94 / 0.87 at 43k / 171k / 684k rows); this rule keeps it >= 0.96 at ~2 ms p50.
 HNSW_EF_SEARCH = 128
 HNSW_EF_ROWS = 40_000
@@ -87,6 +87,7 @@ class DenseIndex:
 
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         dim = vectors.shape[1]
+        index: faiss.Index
         if len(vectors) > HNSW_THRESHOLD:
             index = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
             index.hnsw.efConstruction = 80
@@ -129,7 +130,9 @@ class BM25Index:
     def build(cls, texts: list[str], k1: float = 1.5, b: float = 0.75) -> BM25Index:
         """Compute BM25 weights for ``texts``."""
         vocab: dict[str, int] = {}
-        rows, cols, tfs = [], [], []
+        rows: list[int] = []
+        cols: list[int] = []
+        tfs: list[int] = []
         lengths = np.zeros(len(texts), np.float32)
         for d, text in enumerate(texts):
             toks = words(text)
