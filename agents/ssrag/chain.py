@@ -13,8 +13,8 @@ nearest example's chain from the linked entities, hop by hop along each relation
 direction (and, on a KB with passages, through a passage sentence that states the relation:
 the shared text hops of :mod:`tools.text_hops`, which the graph retrieval step passes in); the
 entities at the chain's end (never a linked entity) come first among the graph nodes, marked
-``chain``, and the answer rule takes the first such context. This is a decision of this project for small models, not a part of the
-paper; ``chain_walk=false`` measures the paper's walk alone.
+``chain``, and the answer rule takes the first such context. This is a decision of this project
+for small models, not a part of the paper; ``chain_walk=false`` measures the paper's walk alone.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.cancel import check_cancelled
+from hybridrag.kb.store import Direction
 
 MAX_TEXT_FRONTIER = 100  # entities of a hop that also step through passages (a bound on lexical searches)
 MAX_FRONTIER = 200  # entities carried from one hop of the chain to the next (a hub is not walked whole)
@@ -67,7 +68,8 @@ def follow_chain(
         check_cancelled()
         reached: Counter[str] = Counter()
         ids, stepped = list(frontier), set()
-        for t in kb.graph.neighbors(ids, [relation], direction if direction in ("in", "out") else "both"):
+        way: Direction = "in" if direction == "in" else "out" if direction == "out" else "both"
+        for t in kb.graph.neighbors(ids, [relation], way):
             for here, there in ((t.head, t.tail), (t.tail, t.head)):
                 if here in frontier and there not in start and _along(direction, t.head == here):
                     reached[there] += frontier[here]

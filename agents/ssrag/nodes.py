@@ -74,14 +74,15 @@ def nodes_facts(
     for node, (facts, rows) in zip(nodes, per, strict=True):
         check_cancelled()
         scores, order = np.zeros(len(facts)), list(range(len(facts)))
-        if scored:
+        if all_scores is not None:
             scores = all_scores[at : at + len(facts)]
             order = [int(i) for i in np.argsort(-scores, kind="stable")]
         at += len(facts)
         links: dict[str, float] = {}
         for rank, i in enumerate(order):
             named = fact_parts(kb, facts[i], None)[0] if rows[i] is None and rank < max_facts else []
-            ends = [rows[i][0], rows[i][2]] if rows[i] else named
+            row = rows[i]
+            ends = [row[0], row[2]] if row else named
             for e in ends:
                 if e != node and e not in links:
                     links[e] = round(float(scores[i]), 4)

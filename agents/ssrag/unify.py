@@ -24,6 +24,9 @@ longer than the whole budget is cut to it). Contexts the filter does not see are
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+
 import numpy as np
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
@@ -97,7 +100,9 @@ def text_dedup(
     """
     vecs = item_vectors(kb, items) if vecs is None else vecs
     seen: dict[str, str] = {}
-    kept, kept_rows, removed = [], [], []
+    kept: list[dict] = []
+    kept_rows: list[int] = []
+    removed: list[dict] = []
     for row, item in enumerate(items):
         key = " ".join((item["text"] or item["name"]).lower().split())
         if key in seen:
@@ -124,7 +129,8 @@ def fit_budget(items: list[dict], budget: int) -> list[dict]:
 
 
 def _fit(items: list[dict], budget: int) -> list[tuple[int, dict]]:
-    shown, used = [], 0
+    shown: list[tuple[int, dict]] = []
+    used = 0
     for row, it in enumerate(items):
         text = it["text"] or ""
         if not shown and len(text) > budget:
@@ -164,7 +170,7 @@ def llm_filter(
     return [it for row, it in enumerate(items) if row not in drop], removed, usage, None
 
 
-def fallback_answer(items: list[dict], asked: set[str] = frozenset()) -> str:
+def fallback_answer(items: list[dict], asked: AbstractSet[str] = frozenset()) -> str:
     """The first context's entity name, skipping the question's own entities ``asked`` (KB ids).
 
     A passage answers with the entity it is about; '' when no context is about another entity.
@@ -189,7 +195,7 @@ def generate(
     items: list[dict],
     method: str,
     budget: int = DEFAULT_BUDGET,
-    own: list[str] = (),
+    own: Sequence[str] = (),
     choose: bool = False,
 ) -> tuple[str, dict, str | None]:
     """Answer from the unified context; returns (answer, usage, fallback note or None).
@@ -206,6 +212,7 @@ def generate(
     names = answer_names(shown, list(own)) if choose else []
     if choose and not names:
         return fallback_answer(items), {}, "no context names another entity: top context's name"
+    reply: Answer | ChosenAnswer | None
     if names:
         reply, usage = call_structured(
             model, ChosenAnswer, messages, role="answerer", method=method, choices={"answer": names}

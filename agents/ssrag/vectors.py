@@ -27,6 +27,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
+from typing import Any, cast
 
 import numpy as np
 
@@ -58,7 +59,7 @@ def vectors(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
         return np.zeros((0, kb.dense.index.d), dtype=np.float32)
     model = kb.embeddings_spec  # vectors are the model's: two KBs of one model share them
     with _cache_lock:
-        found = {t: _cache.get((model, t)) for t in set(texts)}
+        found: dict[str, np.ndarray | None] = {t: _cache.get((model, t)) for t in set(texts)}
     missing = [t for t in dict.fromkeys(texts) if found[t] is None]
     if missing:  # the KB's text facts from their table (nodes.build_fact_table), the rest encoded
         stored = vector_table.lookup(kb, FACT_TABLE, missing)
@@ -72,7 +73,7 @@ def vectors(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
                 _cache[(model, t)] = v
             while len(_cache) > CACHE_SIZE:
                 _cache.popitem(last=False)
-    return np.stack([found[t] for t in texts])
+    return np.stack([cast(np.ndarray, found[t]) for t in texts])
 
 
 def query_vector(kb: KnowledgeBase, text: str) -> np.ndarray:
@@ -99,7 +100,8 @@ def doc_vectors(kb: KnowledgeBase, items: list[dict]) -> np.ndarray:
     text is that row's text (the vector the index holds is then the text's own vector).
     """
     index, out = _doc_rows(kb), np.zeros((len(items), kb.dense.index.d), dtype=np.float32)
-    stored, encode = [], []
+    stored: list[tuple[int, Any]] = []
+    encode: list[tuple[int, Any]] = []
     for n, it in enumerate(items):
         row = index.get((it["kind"], it["id"]))
         same = row is not None and kb.docs[row].text == it["text"]

@@ -121,7 +121,9 @@ def extract(
     caps = caps or WebCaps.from_env()
     chunks, notes = web_chunks(items, caps)
     schema = GraphSchema()
-    replies, usage, asked = [], {}, 0
+    replies: list = []
+    usage: dict = {}
+    asked = 0
     if model is not None and chunks:
         replies, usage, asked = extract_within(chunks, model, schema, method, caps.calls, role=ROLE)
     replies += [None] * (len(chunks) - asked)
@@ -165,7 +167,7 @@ def web_nodes(
     asked = {e.lower() for e in entities}
     best = {n: max(score[s] for s in fs) for n, fs in by_node.items()}
     order = sorted(by_node, key=lambda n: (n.lower() not in asked, -best[n]))
-    nodes = []
+    nodes: list[dict] = []
     for name in order[:k]:
         ranked = sorted(by_node[name].items(), key=lambda sf: -score[sf[0]])[:max_facts]
         nodes.append(

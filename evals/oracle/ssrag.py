@@ -37,6 +37,7 @@ recognised from the method's own templates (:mod:`prompts.ssrag`):
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from hybridrag.agents.ssrag import augment as A
 from hybridrag.agents.ssrag import retrieval as RT
@@ -104,6 +105,7 @@ def intent(call: Call) -> A.IntentCues:
     """Intent: question word (or the answer's kind), the topic as cue."""
     rec = call.record
     m = _WH.search(rec.question)
+    wh: Any
     if m:
         word = m.group(1).lower()
         wh = "who" if word in ("whom", "whose") else word
@@ -140,7 +142,8 @@ def graph_text(call: Call) -> RT.GraphText:
 
 def redundancy(call: Call) -> U.Redundancy:
     """Filter: contexts whose text an earlier context already contains (no gold)."""
-    seen, redundant = [], []
+    seen: list[str] = []
+    redundant: list[int] = []
     for n, fields in call.view.numbered():
         text = norm(" ".join(v for values in fields.values() for v in values))
         if any(text in earlier for earlier in seen):
