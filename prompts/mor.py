@@ -33,9 +33,8 @@ Follow the pattern of the examples.""",
 )
 
 # The examples come before the schema, although the schema is fixed for a KB and would be reused
-# by llama.cpp as a shared prefix if it came first: with the schema first, SmolLM2-135M planned a
-# lone answer node (no restricted topic node) for 15 of the first 142 MetaQA 1-hop dev questions
-# it had planned right with this order (person and tag topics: "which movie did X write").
+# by llama.cpp as a shared prefix if it came first: with the schema first, a small model plans a
+# lone answer node (no restricted topic node) for questions it plans right in this order.
 # With a grammar that holds the KB's types and relations, a small model is not shown the schema at
 # all (``planner_schema=auto``, :func:`agents.mor.roles.schema_shown`).
 PLANNER = Prompt(

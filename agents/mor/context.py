@@ -6,10 +6,10 @@ Studio offers them) and an unknown value is refused with a one-line error naming
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from dataclasses import dataclass
+from typing import Literal, get_args
 
-from hybridrag.agents.context import LLMContext, StructuredMethod
+from hybridrag.agents.context import LLMContext, StructuredMethod, setting
 from hybridrag.agents.mor.tools import STEPS
 from hybridrag.tools.steps import check_overrides
 
@@ -34,73 +34,69 @@ CHOICES = {
 }  # each choice field and its Literal
 
 
-def _setting(default: Any, description: str) -> Any:
-    return field(default=default, metadata={"description": description})
-
-
 @dataclass(kw_only=True)
 class MoRContext(LLMContext):
     """MoR settings (paper defaults where it gives them); each falls back to ``HYBRIDRAG_<FIELD>``."""
 
-    max_iterations: int = _setting(
+    max_iterations: int = setting(
         3,
         "Plans per question: a plan whose traversal shows a problem is re-planned "
         "with the problem named (ours); 1: the paper's single pass.",
     )
-    planner: Planner = _setting("paths", "paths (reasoning paths, §3.1) or triplets (merged, PRIME §4.1).")
-    examples: Examples = _setting(
+    planner: Planner = setting("paths", "paths (reasoning paths, §3.1) or triplets (merged, PRIME §4.1).")
+    examples: Examples = setting(
         "kb",
         "Planner examples: kb (the KB's solved examples nearest to the question) "
         "or bundled (the movie JSON files, for MetaQA).",
     )
-    few_shot: str = _setting("", "Planner few-shot JSON file (overrides examples); empty: none.")
-    num_few_shot: int = _setting(10, "Planner few-shot examples used.")
-    planner_schema: PlannerSchema = _setting(
+    few_shot: str = setting("", "Planner few-shot JSON file (overrides examples); empty: none.")
+    num_few_shot: int = setting(10, "Planner few-shot examples used.")
+    planner_schema: PlannerSchema = setting(
         "auto",
         "The KB schema in the planner prompt: full, off, or auto (off for a model known to be small that "
         "decodes within the KB's names and is shown examples; full otherwise).",
     )
-    small_model_few_shot: int = _setting(
+    small_model_few_shot: int = setting(
         3,
         "At most this many planner examples for a model known to be small "
         "(local:*, or 3B or less by name): long prompts cost it accuracy and time.",
     )
-    target_types: str = _setting("", "Comma-separated answer categories (STaRK-MAG: paper); empty: any.")
-    max_hops: int = _setting(3, "Longest route kept, in hops; longer routes keep their last hops.")
-    retrieval: Retrieval = _setting("mixed", "mixed (MoR), or the ablations structural / textual (§4.3.1).")
-    text_matcher: TextMatcher = _setting("bm25", "Textual matching: bm25 (paper, Amazon/MAG) or dense.")
-    seed_k: int = _setting(5, "Textual seeds of a route's first layer (§4.1: 5).")
-    layer_k: int = _setting(10, "Textual matches added at each later layer (§4.1: 10).")
-    layer_match: LayerMatch = _setting("always", "Text matches at every layer (paper) or 'restricted' nodes only.")
-    text_edges: bool = _setting(
+    target_types: str = setting("", "Comma-separated answer categories (STaRK-MAG: paper); empty: any.")
+    max_hops: int = setting(3, "Longest route kept, in hops; longer routes keep their last hops.")
+    retrieval: Retrieval = setting("mixed", "mixed (MoR), or the ablations structural / textual (§4.3.1).")
+    text_matcher: TextMatcher = setting("bm25", "Textual matching: bm25 (paper, Amazon/MAG) or dense.")
+    seed_k: int = setting(5, "Textual seeds of a route's first layer (§4.1: 5).")
+    layer_k: int = setting(10, "Textual matches added at each later layer (§4.1: 10).")
+    layer_match: LayerMatch = setting("always", "Text matches at every layer (paper) or 'restricted' nodes only.")
+    text_edges: bool = setting(
         True,
         "When a hop reaches nothing along edges, entities linked to the previous "
         "node by texts (its texts name them, or theirs name it) become neighbours "
         "(ours: facts held as passages); False: the paper.",
     )
-    max_frontier: int = _setting(5000, "Most candidates one layer keeps (ours; bounds hubs).")
-    num_candidates: int = _setting(
+    max_frontier: int = setting(5000, "Most candidates one layer keeps (ours; bounds hubs).")
+    num_candidates: int = setting(
         100,
         "Candidates kept for reranking, by semantic score; also the most texts "
         "naming one node that a textual edge reads (ours).",
     )
-    fill_with_text: bool = _setting(True, "Top up lists shorter than top_k with text matches, ranked last.")
-    ranking: Ranking = _setting(
+    fill_with_text: bool = setting(True, "Top up lists shorter than top_k with text matches, ranked last.")
+    ranking: Ranking = setting(
         "graph_first",
         "graph_first (ours): the route's topic entity is never a candidate "
         "and structurally reached candidates rank above text-only matches; paper: one pool.",
     )
-    reranker: Reranker = _setting(
+    reranker: Reranker = setting(
         "neural", "neural (trained network, §3.3), structure (linear, training-free) or none (semantic only)."
     )
-    reranker_weights: str = _setting(
+    reranker_weights: str = setting(
         "",
         "Reranker weights: .npz (neural) or .json (structure); empty: the "
         "shipped MetaQA-dev network / the training-free linear weights.",
     )
-    fingerprint_length: int = _setting(3, "Trajectory positions featurised (App. B.2: 3; 1: node-based).")
-    reranker_features: str = _setting("tf,sf,ti", "Reranker feature groups (Table 2 ablation): tf, sf, ti.")
-    answer: bool = _setting(False, "QA mode: generate an answer from the top entities (App. E).")
+    fingerprint_length: int = setting(3, "Trajectory positions featurised (App. B.2: 3; 1: node-based).")
+    reranker_features: str = setting("tf,sf,ti", "Reranker feature groups (Table 2 ablation): tf, sf, ti.")
+    answer: bool = setting(False, "QA mode: generate an answer from the top entities (App. E).")
 
     def __post_init__(self) -> None:
         """Environment overrides, then one-line refusals of unknown choices."""

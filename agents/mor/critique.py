@@ -57,9 +57,10 @@ def restriction_problem(kb: KnowledgeBase, route: dict, seeds: list[str]) -> str
 
 
 def type_problems(kb: KnowledgeBase, route: dict, candidates: dict[str, list[dict]], sample: int = 50) -> list[str]:
-    """Positions whose structurally reached entities mostly have another KB type than the planned
-    one: they were admitted only because the relation's schema allows the planned type at that end
-    (:func:`agents.mor.traversal._structural`), so the planned type is probably wrong.
+    """Positions whose structurally reached entities mostly have another KB type than the planned one.
+
+    Such entities were admitted only because the relation's schema allows the planned type at that
+    end (:func:`agents.mor.traversal._structural`), so the planned type is probably wrong.
     """
     seen: dict[int, dict[str, str]] = {}
     full = [t for t in candidates.values() if len(t) == len(route["nodes"])]  # started at the first node

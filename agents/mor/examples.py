@@ -26,9 +26,7 @@ def _next_type(schema: Schema, at: str, relation: str, direction: str) -> str | 
 
 
 def route_of(example: SolvedExample, schema: Schema) -> list[dict] | None:
-    """The example's relation path as route nodes ``{"type", "restriction", "relation"}`` (None when
-    the schema cannot type it).
-    """
+    """The example's relation path as route nodes ``{"type", "restriction", "relation"}``; None when untypable."""
     if not example.topic or not example.topic_types or not example.relations:
         return None
     nodes = [{"type": example.topic_types[0], "restriction": example.topic[0]}]

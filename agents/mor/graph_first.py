@@ -1,7 +1,6 @@
 """MoR's graph-first candidate pool (ours; ``ranking="graph_first"``, the default; no LLM).
 
-Two changes to the paper's single pool, both measured on MetaQA with a perfect planner
-(docs/benchmarks_oracle_ceiling.md):
+Two changes to the paper's single pool:
 
 - the question's topic entity is never a candidate answer. A route that returns to its start
   category (``movie<Heat> → person → movie``) walks back to the seed it started from, and
@@ -38,11 +37,12 @@ def _named(name: str, question: str) -> bool:
 
 
 def topic_entities(kb: KnowledgeBase, route: dict, seeds: list[str]) -> set[str]:
-    """The topic entities of one route (none for 0 hops): the layer-0 seeds named exactly as the
-    first node's restriction, else the entities of the first node's type that have exactly that
-    name in the KB (textual matching can miss a short or common name: the film "Western" among
-    every western's passage), else the seeds the restriction names as a phrase and no longer
-    named seed contains ("Beauty and the Beast", not "The Beast"), else the best seed.
+    """The topic entities of one route (none for 0 hops), the first of these sets that is not empty.
+
+    The layer-0 seeds named exactly as the first node's restriction; the entities of the first
+    node's type that have exactly that name in the KB (textual matching can miss a short or common
+    name: the film "Western" among every western's passage); the seeds the restriction names as a
+    phrase and no longer named seed contains ("Beauty and the Beast", not "The Beast"); the best seed.
     """
     first = route["nodes"][0]
     restriction = first.get("restriction", "").strip().lower()
@@ -57,8 +57,9 @@ def topic_entities(kb: KnowledgeBase, route: dict, seeds: list[str]) -> set[str]
 
 
 def select_graph_first(kb: KnowledgeBase, query_vec: np.ndarray, pool: dict[str, Trajectory], limit: int) -> list[dict]:
-    """Keep ``limit`` candidates: those the route reached from a topic entity along edges first,
-    the others (a text match somewhere on their trajectory) after, marked tier 1.
+    """Keep ``limit`` candidates, those reached from a topic entity along edges first.
+
+    The others (a text match somewhere on their trajectory) follow, marked tier 1.
 
     Without any candidate reached from a topic entity this is the plain semantic selection.
     """

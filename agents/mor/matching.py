@@ -76,9 +76,7 @@ _questions_lock = threading.Lock()
 
 
 def question_vector(kb: KnowledgeBase, text: str) -> np.ndarray:
-    """The KB's embedding of a question, cached (nodes of one run embed it once; the last
-    ``QUESTION_CACHE`` texts per KB are kept).
-    """
+    """The KB's embedding of a question, cached: the last ``QUESTION_CACHE`` texts per KB are kept."""
     with _questions_lock:
         cache = _questions.setdefault(kb, OrderedDict())
         vec = cache.get(text)

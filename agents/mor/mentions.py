@@ -43,8 +43,10 @@ _EDGE_CHARS = ".,;:!?\"'()"
 
 
 def relation_roots(relations: list[str]) -> set[str]:
-    """Roots of the words of the relation names: longer than 3 letters, a plural ``s`` dropped,
-    the first 6 letters (``written_by`` → {"writte"}, ``has_tags`` → {"tag"}).
+    """Roots of the words of the relation names.
+
+    A root is the first 6 letters of a word longer than 3 letters, a plural ``s`` dropped
+    (``written_by`` → {"writte"}, ``has_tags`` → {"tag"}).
     """
     roots = set()
     for r in relations:
@@ -60,17 +62,20 @@ def states(sentence: str, roots: set[str]) -> bool:
 
 
 def _phrases(sentence: str, spans: list[tuple[int, int]], i: int, n: int) -> list[str]:
-    """The text of tokens ``i .. i+n-1`` as written (inner punctuation kept: "No Retreat, No
-    Surrender", "Joseph H. Lewis"), without its edge punctuation, and with a final period kept.
+    """The text of tokens ``i .. i+n-1`` as written, without its edge punctuation, and with a final period kept.
+
+    Inner punctuation is kept: "No Retreat, No Surrender", "Joseph H. Lewis".
     """
     raw = sentence[spans[i][0] : spans[i + n - 1][1]]
     return list(dict.fromkeys(p for p in (raw.strip(_EDGE_CHARS), raw.lstrip(_EDGE_CHARS).rstrip(",;:!?\"')")) if p))
 
 
 def read(kb: KnowledgeBase, sentence: str) -> tuple[list[list], str]:
-    """The entities ``sentence`` names, longest names first, no overlaps (one list of KB entities,
-    all sharing that name, per mention, in sentence order), and the sentence without them (where
-    a relation is stated: "tagged as directorial debut" does not state ``directed_by``).
+    """The entities ``sentence`` names, longest names first, no overlaps, and the sentence without them.
+
+    One list of KB entities, all sharing that name, per mention, in sentence order. The rest of
+    the sentence is where a relation is stated ("tagged as directorial debut" does not state
+    ``directed_by``).
     """
     spans = [m.span() for m in _TOKEN.finditer(sentence)]
     out, rest, i = [], list(sentence), 0
@@ -112,9 +117,7 @@ def _forward(kb: KnowledgeBase, parent: str, category: str, roots: set[str]) -> 
 
 
 def rows_naming(kb: KnowledgeBase, name: str, category: str, max_rows: int) -> list[int]:
-    """Rows of texts owned by entities of ``category`` that hold every indexed word of ``name``,
-    best BM25 first, at most ``max_rows``.
-    """
+    """Rows of texts of ``category`` entities holding every indexed word of ``name``: best BM25 first, ``max_rows``."""
     table, vocab = doc_table(kb), kb.bm25.vocab
     toks = [t for t in dict.fromkeys(words(name)) if t in vocab]  # words the index keeps
     if not toks or max_rows <= 0:
@@ -132,8 +135,10 @@ def rows_naming(kb: KnowledgeBase, name: str, category: str, max_rows: int) -> l
 def _backward(
     kb: KnowledgeBase, parent: str, category: str, roots: set[str], max_rows: int, name: str
 ) -> list[tuple[str, bool, bool]]:
-    """(entity, stated, forward) triples: entities of ``category`` whose texts name the parent, called
-    ``name`` (a mention of it, not a part of a longer name: "Me and Orson Welles" does not name Orson Welles).
+    """(entity, stated, forward) triples: entities of ``category`` whose texts name the parent, called ``name``.
+
+    A mention is of the name itself, not a part of a longer name: "Me and Orson Welles" does not
+    name Orson Welles.
     """
     table, name = doc_table(kb), name.strip()
     if not name:
@@ -160,9 +165,10 @@ def mentioned(
     max_rows: int = 200,
     backward: bool = True,
 ) -> dict[str, list[tuple[str, bool]]]:
-    """Parent id → ``(entity, forward)`` for the entities of ``category`` linked to it by texts (see
-    the module docstring; ``forward``: the parent's text names it), forward links first; only
-    relation-stating links when the parent has any.
+    """Parent id → ``(entity, forward)`` for the entities of ``category`` linked to it by texts.
+
+    See the module docstring; ``forward``: the parent's text names it. Forward links come first;
+    only relation-stating links are kept when the parent has any.
 
     Args:
         kb: the knowledge base.

@@ -54,8 +54,9 @@ def ti_row(trajectory: list[dict], length: int) -> list[int]:
 def encode(
     candidates: list[dict], embed: Callable[[str], np.ndarray], length: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The three inputs of ``candidates`` (``{"trajectory", "semantic"}``): TF ``[N, L+1]``, SF
-    ``[N, D]`` (each distinct category sequence embedded once) and TI ``[N, L]``.
+    """The three inputs of ``candidates`` (``{"trajectory", "semantic"}``): TF, SF and TI.
+
+    TF is ``[N, L+1]``, SF ``[N, D]`` (each distinct category sequence embedded once), TI ``[N, L]``.
     """
     texts = [sf_text(c["trajectory"], length) for c in candidates]
     codes = {t: np.asarray(embed(t), np.float32) for t in dict.fromkeys(texts)}

@@ -1,16 +1,36 @@
-"""MoR organizing helpers: which attempt of the corrective loop is reranked, and the network's scores."""
+"""MoR organizing: the attempts of the corrective loop, which one is reranked, and its reranked top-K."""
 
 from __future__ import annotations
 
+from hybridrag.agents.mor import rerank as rr
+from hybridrag.agents.mor.context import MoRContext
 from hybridrag.agents.mor.matching import question_vector
 from hybridrag.agents.mor.neural import load_reranker
+from hybridrag.agents.mor.output import outputs
 from hybridrag.kb.base import KnowledgeBase
 
 
+def add_attempt(
+    attempts: list[dict],
+    iteration: int,
+    kind: str,
+    problems: list[str],
+    candidates: list[dict],
+    topics: list[str] | None = None,
+) -> list[dict]:
+    """The attempts so far plus this one: a followed plan (``kind="plan"``) or textual matching (``"text"``)."""
+    attempt = {
+        "iteration": iteration,
+        "kind": kind,
+        "problems": problems,
+        "candidates": candidates,
+        "topics": topics or [],
+    }
+    return [*attempts, attempt]
+
+
 def best_attempt(attempts: list[dict]) -> dict | None:
-    """The attempt to rerank: one with candidates, a followed plan before textual matching, the
-    fewest problems, the latest.
-    """
+    """The attempt to rerank: one with candidates, a followed plan over textual matching, fewest problems, latest."""
     key = lambda a: (bool(a["candidates"]), a["kind"] == "plan", -len(a["problems"]), a["iteration"])  # noqa: E731
     return max(attempts, key=key) if attempts else None
 
@@ -32,3 +52,28 @@ def neural_scores(
         return net.score(cands, lambda text: question_vector(kb, text)), "neural"
     except ValueError as exc:  # e.g. a KB embedded with another model: the linear reranker instead
         return None, f"structure (neural unusable: {exc})"
+
+
+def rerank_best(
+    ctx: MoRContext, kb: KnowledgeBase, question: str, attempts: list[dict], candidates: list[dict]
+) -> tuple[dict, dict]:
+    """Rerank the best attempt's candidates (``candidates`` when there is none) and keep the top-K.
+
+    Returns:
+        (the outputs ``answer``, ``ranked``, ``evidence``; the facts for the trace: ``reranker``,
+        ``attempt``, ``pool``, ``top``).
+    """
+    best = best_attempt(attempts)
+    cands = best["candidates"] if best else candidates
+    scores, used = neural_scores(ctx.reranker, ctx.reranker_weights, ctx.fingerprint_length, kb, cands)
+    linear = used.startswith("structure")
+    weights = (
+        rr.load_weights("" if ctx.reranker == "neural" else ctx.reranker_weights, ctx.fingerprint_length)
+        if linear
+        else {"semantic": 1.0}
+    )
+    groups = rr.parse_groups(ctx.reranker_features) if linear or scores is not None else ("tf",)
+    top = rr.rerank(cands, weights, ctx.fingerprint_length, groups, scores)[: ctx.top_k]
+    out = outputs(kb, question, top, best.get("topics", []) if best else [])
+    facts = {"reranker": used, "attempt": best["iteration"] if best else None, "pool": len(cands), "top": top}
+    return out, facts

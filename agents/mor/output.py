@@ -49,16 +49,15 @@ def _named(name: str, question: str) -> bool:
 
 
 def is_own(text: str, question: str, topic_names: list[str] | tuple = ()) -> bool:
-    """Whether an answer ``text`` is the question's own entity: a topic entity's name, or a phrase
-    the question holds whole.
-    """
+    """Whether an answer ``text`` is the question's own entity: a topic entity's name, or a phrase of the question."""
     key = text.strip().lower()
     return bool(key) and (key in {n.strip().lower() for n in topic_names} or _named(key, question))
 
 
 def answer_of(ranked: list[dict], question: str, topics: list[str] | tuple = ()) -> str:
-    """The name of the best ranked entity that is not the question's own: neither a topic entity of
-    the plan's routes nor a name the question holds as a whole phrase; empty when every one is.
+    """The name of the best ranked entity that is not the question's own; empty when every one is.
+
+    The question's own: a topic entity of the plan's routes, or a name the question holds as a whole phrase.
     """
     own = set(topics)
     return next((r["name"] for r in ranked if r["id"] not in own and not _named(r["name"], question)), "")

@@ -20,16 +20,21 @@ import json
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from hybridrag.agents.llm.constrained import question_spans
+from hybridrag.agents.llm.constrained import is_llama_cpp, question_spans
 from hybridrag.agents.llm.grounded import answer_decision as grounded_decision
 from hybridrag.agents.llm.grounded import grounded_answer
-from hybridrag.agents.llm.judge import is_small_model
+from hybridrag.agents.llm.judge import few_shot_count, is_small_model
 from hybridrag.agents.llm.structured import call_structured
-from hybridrag.agents.mor.plan import Plan, TripletPlan, plan_from_triplets
+from hybridrag.agents.mor.context import MoRContext
+from hybridrag.agents.mor.examples import planner_shots
+from hybridrag.agents.mor.output import is_own, references_text
+from hybridrag.agents.mor.plan import Plan, TripletPlan, plan_from_triplets, validate_plan
+from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.model import Schema
 from hybridrag.prompts import mor as P
 
 UNSUPPORTED = "answer not supported by the retrieved entities"
+UNPARSEABLE = "unparseable planner output"
 
 
 class Answer(BaseModel):
@@ -49,8 +54,10 @@ def schema_parts(schema: Schema) -> tuple[str, str]:
 
 
 def _compact(obj: dict | list) -> str:
-    """JSON without spaces: the model writes its plan the way the examples are written, and each
-    space is a token more to evaluate in the prompt and to generate in the reply.
+    """JSON without spaces.
+
+    The model writes its plan the way the examples are written, and each space is a token more to
+    evaluate in the prompt and to generate in the reply.
     """
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
@@ -60,9 +67,7 @@ def schema_shown(setting: str, llm: object, constrained: bool, n_examples: int) 
 
     ``auto`` leaves it out only for a model known to be small (:func:`agents.llm.judge.is_small_model`)
     whose reply is decoded within the KB's types and relations (``constrained``: the grammar holds
-    the schema) and that is shown examples (they show the form). SmolLM2-135M planned the gold path
-    as often without the list (``python -m evals.smollm_speed``, docs/benchmarks.md) and each call
-    evaluated about 130 prompt tokens fewer.
+    the schema) and that is shown examples (they show the form).
     """
     if setting == "auto":
         return not (constrained and n_examples > 0 and is_small_model(llm))
@@ -72,8 +77,9 @@ def schema_shown(setting: str, llm: object, constrained: bool, n_examples: int) 
 def planner_messages(
     question: str, schema: Schema, examples: list[dict], mode: str = "paths", show_schema: bool = True
 ) -> list:
-    """The planner conversation: instructions, examples, schema, question (examples before the
-    schema: see :data:`prompts.mor.PLANNER`).
+    """The planner conversation: instructions, examples, schema, question.
+
+    The examples come before the schema: see :data:`prompts.mor.PLANNER`.
 
     Args:
         question: the user question.
@@ -105,8 +111,9 @@ def replan_messages(history: list, plan: dict, problems: list[str], question: st
 
 
 def plan_choices(schema: Schema, question: str, mode: str) -> dict[str, list[str]]:
-    """What a constrained planner may write: the KB's types and relations, restrictions that are
-    spans of the question (or empty) (:mod:`agents.llm.constrained`; used for llama.cpp models).
+    """What a constrained planner may write (llama.cpp models): the KB's types and relations, question spans.
+
+    Restrictions are spans of the question or empty (:mod:`agents.llm.constrained`).
     """
     types, rels = sorted(schema.entity_types), ["", *sorted(schema.relation_types)]
     spans = ["", *question_spans(question)]
@@ -138,6 +145,43 @@ def plan(
     return (plan_from_triplets(reply) if isinstance(reply, TripletPlan) else reply), raw, usage
 
 
+def planner_turn(
+    kb: KnowledgeBase, ctx: MoRContext, model: BaseChatModel, question: str, iteration: int, earlier: dict
+) -> tuple[list, list[str]]:
+    """The planner's conversation for turn ``iteration`` and the example questions it shows.
+
+    The first turn holds the instructions, the examples, the schema and the question; a later turn
+    continues ``earlier["planner_messages"]`` with its ``raw_plan`` and the problems in ``feedback``
+    (it shows no new examples).
+    """
+    if iteration > 1:
+        turn = replan_messages(
+            earlier["planner_messages"], earlier.get("raw_plan") or {}, earlier.get("feedback", []), question
+        )
+        return turn, []
+    n = few_shot_count(ctx.num_few_shot, ctx.small_model_few_shot, ctx.llm)
+    shots = planner_shots(kb, question, ctx.examples, n, ctx.planner, ctx.few_shot)
+    show = schema_shown(ctx.planner_schema, model, is_llama_cpp(model), len(shots))
+    messages = planner_messages(question, kb.graph.schema(), shots, ctx.planner, show)
+    return messages, [s["question"] for s in shots]
+
+
+def checked_plan(
+    kb: KnowledgeBase, ctx: MoRContext, model: BaseChatModel, question: str, messages: list
+) -> tuple[dict, dict | None, dict]:
+    """Ask the planner and validate its plan against the KB schema (:func:`agents.mor.plan.validate_plan`).
+
+    Returns:
+        (the validated plan, or an invalid one naming an unparseable reply; the raw reply; usage).
+    """
+    schema = kb.graph.schema()
+    choices = plan_choices(schema, question, ctx.planner) if is_llama_cpp(model) else None
+    reply, raw, calls = plan(model, messages, ctx.planner, ctx.structured_method, choices)
+    if reply is None:
+        return {"valid": False, "target": None, "routes": [], "shown": [], "problems": [UNPARSEABLE]}, raw, calls
+    return validate_plan(reply, schema, ctx.targets(), ctx.max_hops), raw, calls
+
+
 def answer(model: BaseChatModel, question: str, references: str, method: str) -> tuple[Answer | None, dict]:
     """Answerer (QA mode): a short answer from the top retrieved entities, or None.
 
@@ -154,3 +198,23 @@ def answer(model: BaseChatModel, question: str, references: str, method: str) ->
 def answer_decision(reply: Answer | None, usage: dict) -> str:
     """The trace decision of the answer step: answered, or which fallback and why."""
     return grounded_decision(reply, usage, "top entity", UNSUPPORTED)
+
+
+def qa_answer(
+    model: BaseChatModel, question: str, top: dict, topic_names: list[str], method: str
+) -> tuple[str, str, dict]:
+    """QA mode: a short answer from the top five entities of ``top`` (``ranked``, ``evidence``, ``answer``).
+
+    A reply naming the question's own entity (a topic entity, or a phrase of the question) is
+    not kept; nor is an unparseable or unsupported one: the top entity's name (``top["answer"]``)
+    stands instead.
+
+    Returns:
+        (the answer, the trace decision, usage).
+    """
+    refs = references_text(top.get("ranked", []), top.get("evidence", []), 5)
+    reply, calls = answer(model, question, refs, method)
+    own = reply is not None and is_own(reply.answer, question, topic_names)
+    text = reply.answer if reply and not own else top.get("answer", "")
+    decision = "the reply names the question's own entity: top entity" if own else answer_decision(reply, calls)
+    return text, decision, calls

@@ -1,4 +1,8 @@
-"""MoR's retrieval steps as tools: structural_traversal (one route) and textual_retrieval."""
+"""MoR's retrieval steps as tools (structural_traversal of one route, textual_retrieval) and the calls that run them.
+
+:func:`traverse` follows one planned route, :func:`merged_candidates` merges the routes and tops
+the list up with text matches, :func:`matched_text` is the fallback for an invalid plan.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,8 @@ from langchain_core.documents import Document
 from pydantic import BaseModel, Field
 
 from hybridrag.agents.mor import traversal as trav
-from hybridrag.agents.mor.graph_first import topic_entities
+from hybridrag.agents.mor.graph_first import select_graph_first, topic_entities
+from hybridrag.agents.mor.matching import question_vector
 from hybridrag.tools.steps import PASSAGES, VIEW_LIMIT, Step, StepCall, listed, passage, run_step, score_of
 
 TRAVERSAL = (
@@ -169,3 +174,47 @@ def fillers(ctx: Any, kb: Any, q: str, qvec: Any, have: set[str], categories: li
         return []
     extra = textual(ctx, kb, q, categories, k, have)
     return [{**c, "filler": True} for c in trav.select_candidates(kb, qvec, extra, k)]
+
+
+def traverse(ctx: Any, kb: Any, question: str, route: dict) -> dict:
+    """Run the structural_traversal step over one route with the run's settings (a tool call)."""
+    args = {
+        "question": question,
+        "route": route,
+        "seed_k": ctx.seed_k,
+        "layer_k": ctx.layer_k,
+        "matcher": ctx.text_matcher,
+        "max_frontier": ctx.max_frontier,
+        "layer_match": "never" if ctx.retrieval == "structural" else ctx.layer_match,
+        "structure": ctx.retrieval != "textual",
+        "text_edges": ctx.text_edges,
+        "mention_rows": ctx.num_candidates,
+        "graph_first": ctx.ranking == "graph_first",
+    }
+    return run_step("mor", STEPS, "structural_traversal", args, kb, ctx.tools)
+
+
+def merged_candidates(ctx: Any, kb: Any, question: str, target: str | None, results: list[dict]) -> dict:
+    """The routes' candidates merged, without any route's topic entity, the best kept by semantic score.
+
+    Graph-first ranking puts the structurally reached ones first; a list shorter than ``top_k`` is
+    topped up with text matches of the ``target`` category (``fill_with_text``).
+
+    Returns:
+        ``{"selected", "fillers", "merged": pool size, "mode": how the routes were merged, "topics"}``.
+    """
+    pool, mode = trav.merge_routes(results)
+    topics = {t for r in results for t in r.get("topics", [])}
+    pool = {e: t for e, t in pool.items() if e not in topics}
+    qvec = question_vector(kb, question)
+    missing = ctx.top_k - len(pool) if ctx.fill_with_text else 0
+    select = select_graph_first if ctx.ranking == "graph_first" else trav.select_candidates
+    selected = select(kb, qvec, pool, ctx.num_candidates)
+    fill = fillers(ctx, kb, question, qvec, set(pool) | topics, [target], missing)
+    return {"selected": selected, "fillers": fill, "merged": len(pool), "mode": mode, "topics": sorted(topics)}
+
+
+def matched_text(ctx: Any, kb: Any, question: str) -> list[dict]:
+    """Textual matching of the question in the answer categories (§4.1), the best kept by semantic score."""
+    pool = textual(ctx, kb, question, ctx.targets() or None, ctx.num_candidates)
+    return trav.select_candidates(kb, question_vector(kb, question), pool, ctx.num_candidates)

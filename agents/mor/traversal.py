@@ -90,9 +90,10 @@ def _textual_edges(
     parents_k: int = 5,
     mention_rows: int = 200,
 ) -> int:
-    """Add to ``nxt`` the entities of ``category`` linked by texts (:func:`agents.mor.mentions.mentioned`)
-    to the layer's anchored entities (else its first ``parents_k``); returns how many were added.
-    The step's edge is ``[names, "mentions", named]``: whose text names whom.
+    """Add to ``nxt`` the entities of ``category`` linked by texts to the layer; returns how many were added.
+
+    The links (:func:`agents.mor.mentions.mentioned`) start at the layer's anchored entities, else
+    its first ``parents_k``. The step's edge is ``[names, "mentions", named]``: whose text names whom.
     """
     rooted = [e for e, t in current.items() if t[0].get("topic") and all(s["via"] in EDGES for s in t[1:])]
     added = 0
