@@ -86,6 +86,7 @@ def score_of(row: Mapping, call: StepCall, key: str = "score") -> float:
 
 def passage(item: Any, call: StepCall) -> dict:
     """One passage as ``{id, text, score, kind, entity_id, name}`` from a Document or a dict."""
+    meta: Mapping[str, Any]
     if isinstance(item, Document):
         meta = item.metadata or {}
         pid, text = meta.get("id") or item.id, item.page_content

@@ -21,7 +21,7 @@ def tokens(text: str, tokenizer: Tokenizer = "bigram") -> frozenset[str]:
         return frozenset(ws)
     if tokenizer != "bigram":
         raise ValueError(f"unknown tokenizer {tokenizer!r}; use 'bigram' or 'word'")
-    grams = set()
+    grams: set[str] = set()
     for w in ws:
         grams.update(w[i : i + 2] for i in range(len(w) - 1)) if len(w) > 1 else grams.add(w)
     return frozenset(grams)
@@ -62,7 +62,7 @@ class LabelTable:
         mask[known] = 1
         starts, lens = self.indptr[rows], self.sizes[rows].astype(np.int64)
         total_len = int(lens.sum())
-        inter = np.zeros(len(rows), dtype=np.float64)
+        inter: np.ndarray = np.zeros(len(rows), dtype=np.float64)
         if total_len:
             offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
             hits = mask[self.ids[offsets + np.arange(total_len)]]

@@ -17,9 +17,11 @@ _LIST_EDGE = ',;:"()'  # what a name never ends with (it may end with ? or ': "A
 
 
 def written_spans(kb: KnowledgeBase, question: str) -> list[str]:
-    """Runs of the question's words, punctuation kept, that name a KB entity, as the question writes
-    them (``Railroaded!``, ``Albert S. Rogell``: the word-level mentions miss both); longest first,
-    a run inside a longer found one skipped; in question order.
+    """Runs of the question's words, punctuation kept, that name a KB entity, as the question writes them.
+
+    ``Railroaded!`` and ``Albert S. Rogell`` are found though the word-level mentions miss both.
+    Longest runs are tried first and a run inside a longer found one is skipped; returned in
+    question order.
     """
     toks, found = question.split(), []
     taken = [False] * len(toks)
@@ -37,9 +39,10 @@ def written_spans(kb: KnowledgeBase, question: str) -> list[str]:
 
 
 def known_names(kb: KnowledgeBase, question: str) -> list[str]:
-    """Names of KB entities the question writes verbatim: :func:`written_spans`, then longer word-level
-    mentions not inside one of them (a name matched only through an alias is left out, so no KB text
-    reaches the feedback).
+    """Names of KB entities the question writes verbatim.
+
+    These are :func:`written_spans`, then longer word-level mentions not inside one of them. A name
+    matched only through an alias is left out, so no KB text reaches the feedback.
     """
     spans = written_spans(kb, question)
     names = (kb.name(i) for i in mentions_in(kb, question))

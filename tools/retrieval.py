@@ -40,10 +40,12 @@ def lexical_search(kb: KnowledgeBase, query: str, k: int = 10, kind: str | None 
 
 
 def _forms(text: str, start: int, end: int) -> list[str]:
-    """Ways a name may be written over ``text[start:end]``, most specific first: with the punctuation
-    that touches it ("Hello, Dolly!", "(500) Days of Summer", "Jr."; never a separator ``,;:`` or a
-    quote), as written inside ("Albert S. Rogell"), without edge apostrophes ('Heat'), then word by
-    word ("spider man" for "spider-man"). One form a case-folded spelling.
+    """Ways a name may be written over ``text[start:end]``, most specific first.
+
+    The forms are: with the punctuation that touches it ("Hello, Dolly!", "(500) Days of Summer",
+    "Jr."; never a separator ``,;:`` or a quote), as written inside ("Albert S. Rogell"), without
+    edge apostrophes ('Heat'), then word by word ("spider man" for "spider-man"). One form a
+    case-folded spelling.
     """
     left, right = start, end
     while left > 0 and text[left - 1] in _JOINED:
@@ -64,9 +66,10 @@ def _forms(text: str, start: int, end: int) -> list[str]:
 
 
 def mention_spans(kb: KnowledgeBase, text: str) -> list[tuple[int, str, list[str]]]:
-    """(start offset, form as written, entity ids) of each KB name or alias ``text`` writes
-    (case-insensitive), punctuation kept (see :func:`_forms`); longest mentions first, then in text
-    order; a shorter mention inside a longer matched one is skipped.
+    """(start offset, form as written, entity ids) of each KB name or alias ``text`` writes.
+
+    Matching is case-insensitive and keeps punctuation (see :func:`_forms`). Longest mentions come
+    first, then text order; a shorter mention inside a longer matched one is skipped.
     """
     toks = list(_TOKEN.finditer(text))
     taken = [False] * len(toks)
@@ -85,10 +88,10 @@ def mention_spans(kb: KnowledgeBase, text: str) -> list[tuple[int, str, list[str
 
 
 def mentions_in(kb: KnowledgeBase, text: str) -> list[str]:
-    """Entity ids whose name or alias appears verbatim (case-insensitive) in ``text``, punctuation
-    and all ("Hello, Dolly!", "The World, the Flesh and the Devil").
+    """Entity ids whose name or alias appears verbatim (case-insensitive) in ``text``, punctuation and all.
 
-    Longest mentions win; a shorter mention inside a longer matched one is skipped.
+    Examples: "Hello, Dolly!", "The World, the Flesh and the Devil". Longest mentions win; a shorter
+    mention inside a longer matched one is skipped.
     """
     return list(dict.fromkeys(i for _, _, ids in mention_spans(kb, text) for i in ids))
 
@@ -170,8 +173,10 @@ def explicit_mentions(question: str) -> list[str]:
 
 
 def checked_spans(question: str) -> list[str]:
-    """The explicit mentions admission links: at most ``MAX_CHECKED_SPANS``, none longer than any
-    name (``MAX_SPAN_CHARS``), marked ones and single runs first, then joined ones longest first.
+    """The explicit mentions admission links.
+
+    At most ``MAX_CHECKED_SPANS``, none longer than any name (``MAX_SPAN_CHARS``); marked ones and
+    single runs first, then joined ones longest first.
     """
     spans = [s for s in explicit_mentions(question) if len(s) <= MAX_SPAN_CHARS]
     return spans[:MAX_CHECKED_SPANS]

@@ -26,6 +26,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from langchain_core.callbacks.base import BaseCallbackManager
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
 from hybridrag.tools.contracts import (  # noqa: F401 - the steps' modules import these from here
@@ -51,8 +52,10 @@ _lock = threading.Lock()
 
 
 class StepTool(BaseTool):
-    """A method's default tool for one step: runs ``runner`` (returning ``(internal, view)``), hands the
-    internal result to the node (:func:`run_step`) and returns the view as its output.
+    """A method's default tool for one step.
+
+    It runs ``runner`` (returning ``(internal, view)``), hands the internal result to the node
+    (:func:`run_step`) and returns the view as its output.
     """
 
     runner: Any
@@ -134,8 +137,10 @@ def run_step(
 
 
 def _fit(tool: BaseTool, args: dict) -> Any:
-    """The input a user tool takes: the args, or the query alone for a single-input tool naming none of
-    them (``retriever.as_tool()`` takes one string).
+    """The input a user tool takes: the args, or the query alone.
+
+    The query alone goes to a single-input tool naming none of the args (``retriever.as_tool()``
+    takes one string).
     """
     names = set(tool.args)
     if len(names) == 1 and not names & set(args):
@@ -145,7 +150,7 @@ def _fit(tool: BaseTool, args: dict) -> Any:
     return args
 
 
-def _run_config() -> dict | None:
+def _run_config() -> RunnableConfig | None:
     """The config of the node being run (the tool run becomes its child); None outside a run."""
     try:
         from langgraph.config import get_config
@@ -155,9 +160,11 @@ def _run_config() -> dict | None:
         return None
 
 
-def _observed(config: dict | None) -> bool:
-    """Whether a tool run would be seen: a callback handler of the run (Studio's and ``astream_events``'
-    streams, a user's handler) or a tracer the environment turns on (LangSmith).
+def _observed(config: RunnableConfig | None) -> bool:
+    """Whether a tool run would be seen by a callback handler or a tracer.
+
+    A handler of the run (Studio's and ``astream_events``' streams, a user's handler) or a tracer the
+    environment turns on (LangSmith) sees it.
 
     Inside a graph run the node's callbacks are a manager LangGraph derived from the run's, which
     was configured (environment tracers included) when the run started: its handlers tell. Anything
