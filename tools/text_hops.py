@@ -53,29 +53,7 @@ MAX_NEAREST = 5  # frontier entities per hop that take a nearest-sentence step
 MENTION_CACHE = 50_000  # sentences whose mentions are remembered (a question's loop reads them again)
 SEARCH_K = 500  # passages looked at per frontier entity for backward steps (BM25 by its name)
 _SENTENCE = re.compile(r"(?<=[^\s.]{2}[.!?])\s+")  # not after an initial ("Albert S. Rogell")
-_STOP = {
-    "by",
-    "has",
-    "have",
-    "had",
-    "in",
-    "of",
-    "the",
-    "is",
-    "was",
-    "to",
-    "a",
-    "an",
-    "at",
-    "on",
-    "for",
-    "from",
-    "with",
-    "and",
-    "or",
-    "be",
-    "as",
-}
+_STOP = set("by has have had in of the is was to a an at on for from with and or be as".split())  # function words
 _WORD = re.compile(r"[a-z0-9]+")
 
 

@@ -7,10 +7,10 @@ Studio offers them) and an unknown value is refused with a one-line error naming
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, get_args
 
-from hybridrag.agents.context import LLMContext, StructuredMethod
+from hybridrag.agents.context import LLMContext, StructuredMethod, setting
 from hybridrag.agents.hybgrag.tools import STEPS
 from hybridrag.agents.llm.judge import Judge
 from hybridrag.tools.steps import check_overrides
@@ -24,81 +24,54 @@ CHOICES = {"structured_method": StructuredMethod, "examples": Examples, "comment
 class HybGRAGContext(LLMContext):
     """HybGRAG settings; each field falls back to ``HYBRIDRAG_<FIELD>``."""
 
-    router_llm: str = field(default="", metadata={"description": "Router model; empty for `llm`."})
-    validator_llm: str = field(default="", metadata={"description": "Validator model; empty for `llm`."})
-    commentor_llm: str = field(default="", metadata={"description": "Commentor model; empty for `llm`."})
-    answer_llm: str = field(default="", metadata={"description": "Answer model (QA mode); empty for `llm`."})
-    radius: int = field(
-        default=0,
-        metadata={
-            "description": "Hybrid module hops: 0 follows the router's relation path (as many hops as relations, "
-            "one more when the same action was rejected, at most 3); N >= 1 is the paper's "
-            "ego-graph of radius N (paper: 2)."
-        },
+    router_llm: str = setting("", "Router model; empty for `llm`.")
+    validator_llm: str = setting("", "Validator model; empty for `llm`.")
+    commentor_llm: str = setting("", "Commentor model; empty for `llm`.")
+    answer_llm: str = setting("", "Answer model (QA mode); empty for `llm`.")
+    radius: int = setting(
+        0,
+        "Hybrid module hops: 0 follows the router's relation path (as many hops as relations, "
+        "one more when the same action was rejected, at most 3); N >= 1 is the paper's "
+        "ego-graph of radius N (paper: 2).",
     )
-    text_hops: bool = field(
-        default=True,
-        metadata={
-            "description": "Hybrid module (radius 0): also follow a "
-            "relation through passages where the graph lacks the edge (KBs with passages); on a KB "
-            "without relation types the only way along the router's relation phrases (off: text "
-            "module)."
-        },
+    text_hops: bool = setting(
+        True,
+        "Hybrid module (radius 0): also follow a relation through passages where the graph lacks the edge "
+        "(KBs with passages); on a KB without relation types the only way along the router's relation "
+        "phrases (off: text module).",
     )
-    num_references: int = field(
-        default=1, metadata={"description": "How many top references the validator sees (the paper shows one)."}
+    num_references: int = setting(1, "How many top references the validator sees (the paper shows one).")
+    examples: Examples = setting(
+        "kb",
+        "Router and commentor examples: 'kb' (from the KB at hand's solved examples: the router's "
+        "nearest by masked question, the six error types made from them) or 'bundled' (the MetaQA "
+        "files prompts/examples/hybgrag_router.json and hybgrag_experience.json).",
     )
-    examples: Examples = field(
-        default="kb",
-        metadata={
-            "description": "Router and commentor examples: 'kb' (from the KB at hand's solved examples: the router's "
-            "nearest by masked question, the six error types made from them) or 'bundled' (the MetaQA "
-            "files prompts/examples/hybgrag_router.json and hybgrag_experience.json)."
-        },
+    few_shot: str = setting("", "Router few-shot JSON file (overrides `examples` for the router); empty for none.")
+    num_few_shot: int = setting(10, "Router few-shot examples used.")
+    small_model_few_shot: int = setting(
+        3,
+        "At most this many router examples for a model known to be small (local:*, or a "
+        "size of 3B or less in its name): long prompts cost a small model accuracy and time.",
     )
-    few_shot: str = field(
-        default="",
-        metadata={"description": "Router few-shot JSON file (overrides `examples` for the router); empty for none."},
+    validator_examples: int = setting(
+        2, "Validator examples per entity type, drawn from the KB at hand (paper: 2); 0 for none."
     )
-    num_few_shot: int = field(default=10, metadata={"description": "Router few-shot examples used."})
-    small_model_few_shot: int = field(
-        default=3,
-        metadata={
-            "description": "At most this many router examples for a model known to be small (local:*, or a "
-            "size of 3B or less in its name): long prompts cost a small model accuracy and time."
-        },
+    commentor: Commentor = setting(
+        "llm",
+        "Who writes the corrective feedback: 'llm' (the paper: the LLM commentor with the experience bank "
+        "judges every rejection) or 'rules' (rules where the retrieval shows the error, the LLM commentor "
+        "the rest).",
     )
-    validator_examples: int = field(
-        default=2,
-        metadata={
-            "description": "Validator examples per entity type, drawn from the KB at hand (paper: 2); 0 for none."
-        },
+    judge: Judge = setting(
+        "auto",
+        "Who validates and diagnoses: 'llm' (the paper), 'rules' (the top reference reached along the "
+        "router's path with the expected answer type; no LLM call) or 'auto' (rules for small models: "
+        "local:* or a name of at most 3B parameters, and for an unparseable reply; else the LLM).",
     )
-    commentor: Commentor = field(
-        default="llm",
-        metadata={
-            "description": "Who writes the corrective feedback: 'llm' "
-            "(the paper: the LLM commentor with the experience bank judges every rejection) or "
-            "'rules' (rules where the retrieval shows the error, the LLM commentor the rest)."
-        },
-    )
-    judge: Judge = field(
-        default="auto",
-        metadata={
-            "description": "Who validates and diagnoses: 'llm' (the "
-            "paper), 'rules' (the top reference reached along the router's path with the expected "
-            "answer type; no LLM call) or 'auto' (rules for small models: local:* or a name of at most "
-            "3B parameters, and for an unparseable reply; else the LLM)."
-        },
-    )
-    experience: str = field(
-        default="",
-        metadata={"description": "Experience bank JSON file (overrides `examples` for the commentor); empty for none."},
-    )
-    num_experiences: int = field(default=30, metadata={"description": "Experience-bank examples shown."})
-    answer: bool = field(
-        default=False, metadata={"description": "QA mode: generate a text answer from the accepted references."}
-    )
+    experience: str = setting("", "Experience bank JSON file (overrides `examples` for the commentor); empty for none.")
+    num_experiences: int = setting(30, "Experience-bank examples shown.")
+    answer: bool = setting(False, "QA mode: generate a text answer from the accepted references.")
 
     def __post_init__(self) -> None:
         """Environment overrides, then one-line refusals of unknown choices."""
