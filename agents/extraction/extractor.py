@@ -51,8 +51,10 @@ MAX_WORKERS = 16
 
 
 def extraction_choices(chunk: Chunk, schema: GraphSchema) -> dict[str, list[str]]:
-    """Allowed values of a constrained extraction: names are runs of up to 5 words of the chunk,
-    types and relations come from the schema (free when the schema leaves them open).
+    """Allowed values of a constrained extraction, by field.
+
+    Names are runs of up to 5 words of the chunk; types and relations come from the schema (free
+    when the schema leaves them open).
     """
     spans = question_spans(chunk.text, max_words=5)
     choices = {"entities.name": spans, "relations.head": spans, "relations.tail": spans}
@@ -66,9 +68,10 @@ def extraction_choices(chunk: Chunk, schema: GraphSchema) -> dict[str, list[str]
 def _ask(
     model, chunk: Chunk, schema: GraphSchema, method: str, role: str = "extractor", retries: int = 1
 ) -> tuple[Extraction | None, dict]:
-    """One extraction call (``retries`` more on an unparseable reply); a llama.cpp model decodes
-    within the schema with the chunk's names (:mod:`agents.llm.constrained`): the bundled 135M
-    model then replies with parseable JSON where unconstrained it mostly did not.
+    """One extraction call, with ``retries`` more on an unparseable reply.
+
+    A llama.cpp model decodes within the schema with the chunk's names (:mod:`agents.llm.constrained`):
+    the bundled 135M model then replies with parseable JSON where unconstrained it mostly did not.
     """
     choices = extraction_choices(chunk, schema) if is_llama_cpp(model) else None
     return call_structured(

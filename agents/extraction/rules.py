@@ -21,8 +21,10 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 def _names(sentence: str) -> list[str]:
-    """Names of a sentence in reading order; runs joined across lower-case words hold two names
-    ("Tom Hanks starred in Cast Away"), so a name inside a longer one found is dropped.
+    """Names of a sentence in reading order.
+
+    Runs joined across lower-case words hold two names ("Tom Hanks starred in Cast Away"), so a name
+    inside a longer one found is dropped.
     """
     found = list(dict.fromkeys(n for n in explicit_mentions(sentence) if n in sentence))
     return sorted((n for n in found if not any(m != n and m in n for m in found)), key=sentence.index)

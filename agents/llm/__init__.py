@@ -1,3 +1,5 @@
-"""Shared LLM plumbing: chat-model loading (:mod:`agents.llm.models`) and schema-checked calls
-with retry, fallback and usage counts (:mod:`agents.llm.structured`).
+"""Shared LLM plumbing: chat-model loading and schema-checked calls.
+
+Models are loaded by :mod:`agents.llm.models`; :mod:`agents.llm.structured` makes the calls with
+retry, fallback and usage counts.
 """

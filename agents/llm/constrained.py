@@ -32,7 +32,7 @@ import copy
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
@@ -79,8 +79,10 @@ def _field(schema: dict, path: str) -> dict:
 
 
 def _unwrap(node: dict, defs: dict, min_items: int | None = None) -> dict:
-    """The value node under ``$ref``s, arrays and a nullable ``anyOf``; each array passed through
-    holds at least ``min_items`` (a larger ``minItems`` the schema already sets is kept).
+    """The value node under ``$ref``s, arrays and a nullable ``anyOf``.
+
+    Each array passed through holds at least ``min_items`` (a larger ``minItems`` the schema already
+    sets is kept).
     """
     while True:
         node = _resolve(node, defs)
@@ -114,19 +116,20 @@ def _is_list(node: dict, defs: dict) -> bool:
 
 
 def non_empty(json_schema: dict, choices: Choices) -> dict:
-    """A copy of ``json_schema`` in which the lists on the way to each field ``choices`` constrains
-    (with names to choose from) are required and hold at least one item (``minItems: 1``; the
-    grammar form only). llama.cpp's grammar writes the required properties first: an optional
-    ``entities`` list came after the required ``module`` and was left out, so the router chose its
-    module before (and without) naming any entity. An optional scalar stays optional (MoR's first
-    node names no relation: made required, SmolLM2 wrote one there and stopped after one node).
+    """A copy of ``json_schema`` whose lists on the way to each constrained field are required and non-empty.
+
+    The lists lead to a field ``choices`` constrains with names to choose from; they get
+    ``minItems: 1`` (the grammar form only). llama.cpp's grammar writes the required properties
+    first, so an optional ``entities`` list after the required ``module`` would be left out and the
+    router would choose its module without naming any entity. An optional scalar stays optional: a
+    required relation in MoR's first node makes SmolLM2 write one there and stop after one node.
     """
     out = copy.deepcopy(json_schema)
     defs = out.get("$defs", {})
     for path, names in choices.items():
         if not names or len(set(names)) > MAX_CHOICES:
             continue
-        node = out
+        node: Any = out
         for part in path.split("."):
             parent = _resolve(node, defs)
             node = (parent.get("properties") or {}).get(part)
@@ -202,7 +205,7 @@ def constrained_call(
             bound = model.with_structured_output(
                 json_schema if form == "json_schema" else schema, method=form, include_raw=True
             )
-            out = bound.invoke(messages)
+            out = cast(dict[str, Any], bound.invoke(messages))  # include_raw=True: a dict
         except Exception as exc:  # noqa: BLE001 - a rejected request form falls through to the next
             if not _rejected(exc):
                 raise

@@ -25,7 +25,7 @@ def grounded_answer(
     reply, usage = call_structured(model, schema, messages, role="answerer", method=method)
     if reply is None:
         return None, usage
-    verdict = check_answer(reply.answer, question, *evidence_from_prompt(evidence))
+    verdict = check_answer(reply.answer, question, *evidence_from_prompt(evidence))  # type: ignore[attr-defined]
     if verdict.ok:
         return reply, usage
     log.warning("%s: %s; falling back to the top candidate", who, verdict.reason)

@@ -69,9 +69,9 @@ def check_judge(value: str) -> str:
 
 
 def few_shot_count(n: int, small_n: int, spec) -> int:
-    """Examples to show: ``n``, at most ``small_n`` when the model behind ``spec`` is known to be
-    small (:func:`is_small_model`). SmolLM2-135M with the bank's 10 nearest examples routed 1 of 3
-    probe questions right at about 25 s a call, with the 3 nearest all 3 at 8-15 s (under load).
+    """Examples to show: ``n``, at most ``small_n`` when the model behind ``spec`` is known to be small.
+
+    A model is small by :func:`is_small_model`.
     """
     return min(n, small_n) if is_small_model(spec) else n
 
@@ -83,7 +83,8 @@ def use_rules(judge: str, spec: str) -> bool:
 
 
 def rules_on_unusable(judge: str) -> bool:
-    """Whether an unusable LLM reply is replaced by the rule's decision (``auto`` only; ``llm``
-    keeps the role's own fallback, as the papers).
+    """Whether an unusable LLM reply is replaced by the rule's decision.
+
+    Only ``auto`` does; ``llm`` keeps the role's own fallback, as the papers.
     """
     return check_judge(judge) == "auto"

