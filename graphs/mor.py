@@ -11,7 +11,6 @@ ends the loop. The attempt with the fewest problems is reranked. What the nodes 
 
 from __future__ import annotations
 
-import json
 import operator
 from collections.abc import Hashable
 from typing import Annotated, Literal, cast
@@ -27,6 +26,7 @@ from hybridrag.agents.mor.context import MoRContext
 from hybridrag.agents.mor.critique import critique
 from hybridrag.agents.mor.organize import add_attempt, best_attempt, rerank_best
 from hybridrag.agents.mor.output import render_trace
+from hybridrag.agents.mor.plan import plan_outcome
 from hybridrag.agents.mor.tools import matched_text, merged_candidates, traverse
 from hybridrag.graphs.runtime import InputState, OutputState, context_of, resolve_kb, timed, traced
 
@@ -82,13 +82,7 @@ def plan_question(state: State, runtime: Runtime[MoRContext]) -> dict:
     usage: dict = {}
     with timed("planning", usage):
         checked, raw, calls = roles.checked_plan(kb, ctx, model, state["question"], messages)
-    key = json.dumps(raw, sort_keys=True)
-    repeated = raw is not None and key in state.get("plans_seen", [])
-    retry = not checked["valid"] and t < ctx.max_iterations and not repeated
-    if checked["valid"]:
-        decision = f"mixed traversal over {len(checked['routes'])} route(s)"
-    else:
-        decision = "invalid plan: re-plan" if retry else "invalid plan: textual matching"
+    key, repeated, retry, decision = plan_outcome(checked, raw, t, ctx.max_iterations, state.get("plans_seen", []))
     step = traced(
         "plan_question",
         decision,

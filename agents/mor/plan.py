@@ -1,4 +1,4 @@
-"""MoR planning graphs: the planner's output models, triplet merging and schema validation.
+"""MoR planning graphs: the planner's output models, triplet merging, schema validation, what follows a plan.
 
 A planning graph (MoR §3.1.1) is a set of reasoning paths ("routes"); each route is a chain of
 entity categories, each node carrying an optional textual restriction taken from the question,
@@ -25,6 +25,7 @@ every relation type connecting them is traversed (noted in ``problems``).
 
 from __future__ import annotations
 
+import json
 from collections import Counter, deque
 
 from pydantic import BaseModel, Field
@@ -198,3 +199,23 @@ def validate_plan(plan: Plan, schema: Schema, target_types: list[str], max_hops:
 def render_route(route: dict) -> str:
     """``person<Tom Hanks> → movie`` as in the paper's figures."""
     return " → ".join(f"{n['type']}<{n['restriction']}>" if n["restriction"] else n["type"] for n in route["nodes"])
+
+
+def plan_outcome(
+    checked: dict, raw: dict | None, iteration: int, max_iterations: int, seen: list[str]
+) -> tuple[str, bool, bool, str]:
+    """What follows a plan: its key among the plans ``seen``, whether it repeats one, whether to re-plan.
+
+    An invalid plan is re-planned while plans are left and it does not repeat an earlier one.
+
+    Returns:
+        (the plan's key, repeated, re-plan, the trace decision).
+    """
+    key = json.dumps(raw, sort_keys=True)
+    repeated = raw is not None and key in seen
+    retry = not checked["valid"] and iteration < max_iterations and not repeated
+    if checked["valid"]:
+        decision = f"mixed traversal over {len(checked['routes'])} route(s)"
+    else:
+        decision = "invalid plan: re-plan" if retry else "invalid plan: textual matching"
+    return key, repeated, retry, decision
