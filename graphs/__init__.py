@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hybridrag.agents.context import Context
 
 
 @dataclass(frozen=True)
@@ -74,10 +77,11 @@ def get_graph(name: str) -> Any:
 
 
 def get_builder(name: str) -> Any:
-    """The uncompiled builder of a method, to compile with a checkpointer: its state starts over
-    with each question asked on a thread (``graphs.threads.per_question``), and it can pause for a
-    human's approval before retrieval (``approve=True``, ``graphs.approval``), and its state can be
-    updated or forked (``graphs.rewire.forkable``).
+    """The uncompiled builder of a method, to compile with a checkpointer.
+
+    Its state starts over with each question asked on a thread (``graphs.threads.per_question``),
+    it can pause for a human's approval before retrieval (``approve=True``, ``graphs.approval``),
+    and its state can be updated or forked (``graphs.rewire.forkable``).
     """
     from hybridrag.graphs.approval import with_approval
     from hybridrag.graphs.rewire import forkable
@@ -86,7 +90,7 @@ def get_builder(name: str) -> Any:
     return forkable(per_question(with_approval(importlib.import_module(_info(name).module).builder, name)))
 
 
-def context_class(name: str) -> type:
+def context_class(name: str) -> type[Context]:
     """The Context dataclass of a method."""
     info = _info(name)
     return getattr(importlib.import_module(info.module), info.context)
@@ -133,8 +137,9 @@ def context_for(name: str, **overrides: Any) -> Any:
 
 
 def retrieval_steps(name: str) -> dict[str, str]:
-    """A method's retrieval steps (tool name → what it does): the names ``tools={...}`` in its context
-    may replace (:mod:`tools.steps`).
+    """A method's retrieval steps, tool name → what it does.
+
+    These are the names ``tools={...}`` in its context may replace (:mod:`tools.steps`).
     """
     _info(name)
     steps = importlib.import_module(f"hybridrag.agents.{name}.tools").STEPS

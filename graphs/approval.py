@@ -123,8 +123,10 @@ def approval_node(method: str, point: ApprovalPoint) -> Any:
 
 
 def with_approval(builder: Any, method: str) -> Any:
-    """A copy of a method's builder with its approval node after the deciding node (``builder`` as is
-    for a method without one): the deciding node's edges and branches now leave the approval node.
+    """A copy of a method's builder with its approval node after the deciding node.
+
+    The deciding node's edges and branches now leave the approval node; a method without an
+    approval point gets ``builder`` as is.
     """
     point = POINTS.get(method)
     if point is None:

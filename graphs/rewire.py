@@ -1,6 +1,7 @@
-"""Builder surgery for ``graphs.get_builder``: copies of a method's ``StateGraph`` builder (the
-method's own builder untouched) with a node put right after another (``graphs.threads``,
-``graphs.approval``), or with routers that also run when a thread's state is updated or forked.
+"""Builder surgery for ``graphs.get_builder``: changed copies of a method's ``StateGraph`` builder.
+
+A copy gets a node put right after another (``graphs.threads``, ``graphs.approval``), or routers
+that also run when a thread's state is updated or forked; the method's own builder is untouched.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ def copy_builder(builder: Any) -> Any:
 
 
 def insert_after(builder: Any, source: str, name: str, action: Callable[..., Any]) -> Any:
-    """A copy of ``builder`` with node ``name`` running ``action`` right after ``source`` (a node or
-    START): every edge and branch that left ``source`` now leaves ``name``.
+    """A copy of ``builder`` with node ``name`` running ``action`` right after ``source``.
+
+    ``source`` is a node or START; every edge and branch that left it now leaves ``name``.
     """
     out = copy_builder(builder)
     out.edges = {(name if start == source else start, end) for start, end in builder.edges}
@@ -39,9 +41,10 @@ def insert_after(builder: Any, source: str, name: str, action: Callable[..., Any
 
 
 def _runtime_or_none() -> Any:
-    """The run's ``Runtime``, or a context-less one where LangGraph calls a branch outside a run
-    step (``update_state`` / forking a thread), so the router falls back to the default context
-    (plus the ``configurable`` of the call).
+    """The run's ``Runtime``, or a context-less one outside a run step.
+
+    LangGraph calls a branch outside a run step on ``update_state`` and when forking a thread; the
+    router then falls back to the default context (plus the ``configurable`` of the call).
     """
     from langgraph.runtime import Runtime, get_runtime
 
@@ -60,18 +63,20 @@ def optional_runtime(router: Callable[..., Any]) -> Any:
         return router(state, runtime=_runtime_or_none())
 
     route.__name__ = route.__qualname__ = router.__name__
-    route.router = router  # type: ignore[attr-defined] - the method's function, for tests and tools
+    route.router = router  # type: ignore[attr-defined]  # the method's function, for tests and tools
     return RunnableLambda(route, name=router.__name__)
 
 
 def forkable(builder: Any) -> Any:
-    """A copy of ``builder`` whose routers that take the ``runtime`` also work when a thread's state
-    is updated or forked ("Missing required config key 'N/A' for '<router>'" otherwise).
+    """A copy of ``builder`` whose routers that take the ``runtime`` also work on a state update or fork.
+
+    Without it LangGraph raises "Missing required config key 'N/A' for '<router>'" when a thread's
+    state is updated or forked.
     """
     import inspect
 
     out = copy_builder(builder)
-    for start, specs in out.branches.items():
+    for specs in out.branches.values():
         for name, spec in list(specs.items()):
             func = getattr(spec.path, "func", None)
             if callable(func) and "runtime" in inspect.signature(func).parameters:

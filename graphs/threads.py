@@ -61,6 +61,7 @@ class ResettableAggregate(BinaryOperatorAggregate):
 
 def _resettable(channel: Any) -> Any:
     kind = type(channel)
+    made: ResettableValue | ResettableAggregate
     if kind is LastValue:
         made = ResettableValue(channel.typ)
     elif kind is BinaryOperatorAggregate:
@@ -72,8 +73,9 @@ def _resettable(channel: Any) -> Any:
 
 
 def per_question(builder: Any) -> Any:
-    """A copy of a method's ``StateGraph`` builder whose state starts over with each question on a
-    checkpointed thread (the builder given is left as it is).
+    """A copy of a method's ``StateGraph`` builder whose state starts over with each question on a thread.
+
+    The thread is a checkpointed one; the builder given is left as it is.
     """
     inputs = set(builder.schemas[builder.input_schema])
     reset = {
