@@ -86,8 +86,9 @@ def one_hop_in_memory(
     seed_a, edge_a, nbr_a = np.concatenate(seed_idx), np.concatenate(edges), np.concatenate(nbrs).astype(np.int64)
     if len(edge_a) <= LISTED_EDGES:
         score, tie = _listed_scores(kb, store, q, tokenizer, seed_a, edge_a, nbr_a, answer_aware)
-        top = sorted(range(len(score)), key=lambda j: (-score[j], -tie[j]))[: max(limit, 0)]
-        best_scores = [score[j] for j in top]
+        listed = sorted(range(len(score)), key=lambda j: (-score[j], -tie[j]))[: max(limit, 0)]
+        top: list[int] | np.ndarray = listed
+        best_scores = [score[j] for j in listed]
     else:
         table = label_table(kb, tokenizer)
         nbr_dice, seed_dice = np.split(table.scores(q, np.concatenate((nbr_a, seed_a))), [len(nbr_a)])
@@ -112,7 +113,7 @@ def one_hop_in_memory(
 def _listed_scores(kb, store: InMemoryGraphStore, q, tokenizer, seed_a, edge_a, nbr_a, answer_aware):
     """Each edge's score and tie-breaker as Python floats (the same operations as the array path)."""
     ents, names = store.entities, store.relation_names
-    kinds, kind_of = entity_kinds(kb) if answer_aware else ([], None)
+    kinds, kind_of = entity_kinds(kb) if answer_aware else ([], np.zeros(0, np.int64))
     label: dict[int, float] = {}
 
     def label_dice(i: int) -> float:

@@ -157,7 +157,7 @@ def _paths_generic(kb, question, seeds, limit, tokenizer, hops, answer_aware) ->
     """The same expansion through the GraphStore protocol (any backend)."""
     q, store = tokens(question, tokenizer), kb.graph
     rel_toks = lambda path: frozenset().union(*(tokens(t.type.replace("_", " "), tokenizer) for t in path))  # noqa: E731
-    frontier = {}  # entity → (path, running sum of Dice terms, Dice of the path's seed)
+    frontier: dict[str, tuple[list[Triple], float, float]] = {}  # entity → (path, running sum of Dice terms, seed Dice)
     for s in dict.fromkeys(seeds):
         if store.get(s):
             d = dice(q, tokens(kb.name(s), tokenizer))

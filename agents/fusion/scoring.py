@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
 from hybridrag.agents.fusion.facts import sentence_facts
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.dice import Tokenizer, phrase_pattern
 from hybridrag.tools.retrieval import mentions_in
 
-Scoring = Literal["evidence", "paper", "normalised", "rrf"]
 RRF_K = 60  # the constant of Cormack et al. (2009)
 
 
@@ -114,8 +112,9 @@ _PASSAGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # KB -> whet
 
 
 def has_passages(kb: KnowledgeBase) -> bool:
-    """Whether the KB's text index holds any passage (a document that is not an entity's), counted
-    once per opened KB build.
+    """Whether the KB's text index holds any passage (a document that is not an entity's).
+
+    Counted once per opened KB build.
     """
     found = _PASSAGES.get(kb)
     if found is None:

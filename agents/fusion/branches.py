@@ -1,0 +1,138 @@
+"""Fusion's two branches and their merge, as the graph's three nodes run them.
+
+:func:`vector_branch` is V_k (or a baseline's seeding) with the seed entities E_seed;
+:func:`graph_branch` is G_k, the seeded expansion (with the passages naming a seed under
+'evidence' scoring); :func:`merge_branches` ranks both by the context's scoring
+(:mod:`agents.fusion.scoring`) and reads the answer. Every retrieval step goes through the
+``step`` runner the caller passes, ``step(name, **args) -> result`` (the steps:
+:mod:`agents.fusion.tools`), so a user's tool can stand in for any of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hybridrag.agents.fusion.context import FusionContext
+from hybridrag.agents.fusion.paths import Scored
+from hybridrag.agents.fusion.scoring import (
+    Candidate,
+    answer_of,
+    fuse,
+    fuse_normalised,
+    fuse_rrf,
+    hits_to_candidates,
+    rank_by_evidence,
+    seeds_of,
+)
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.tools.retrieval import mentions_in
+
+StepRunner = Callable[..., Any]
+"""Runs one retrieval step by name with its arguments and returns the step's result."""
+
+
+def rows(items: list[Candidate]) -> list[dict]:
+    """Candidates as JSON dicts (``asdict`` without its recursive deep copy: the fields are flat)."""
+    return [{**vars(c), "path": list(c.path), "facts": list(c.facts)} for c in items]
+
+
+def candidates(items: list[dict]) -> list[Candidate]:
+    """Candidates back from their JSON dicts."""
+    return [Candidate(**c) for c in items]
+
+
+def seeds_for(scoring: str, dense: list[str], named: list[str]) -> list[str]:
+    """E_seed under ``scoring``: the dense hits' entities, the question's named entities, or both.
+
+    'paper' seeds from the dense hits alone; 'normalised' and 'rrf' from the dense hits and the
+    named entities; 'evidence' from the named entities and only the nearest dense entity, which
+    catches a name the exact match misses while further dense hits (mostly namesakes of the topic)
+    stay text candidates.
+    """
+    if scoring == "paper":
+        return dense
+    return list(dict.fromkeys((dense[:1] if scoring == "evidence" else dense) + named))
+
+
+def vector_branch(
+    kb: KnowledgeBase, ctx: FusionContext, question: str, step: StepRunner
+) -> tuple[list[Candidate], list[str], list[str]]:
+    """The text hits of the context's mode, the seed entities, and the entities the question names."""
+    named = mentions_in(kb, question)  # the entities the question names (entity mapping, Figure 1)
+    match ctx.mode:
+        case "hybrid":
+            dense = step("dense_search", query=question, k=ctx.k1) if ctx.k1 > 0 else []
+            vec = hits_to_candidates(kb, dense, "vector")
+            seeds = seeds_for(ctx.scoring, seeds_of(vec), named)
+        case "vector":
+            vec, seeds = hits_to_candidates(kb, step("dense_search", query=question, k=ctx.top_k), "vector"), []
+        case "bm25":
+            vec, seeds = hits_to_candidates(kb, step("lexical_search", query=question, k=ctx.top_k), "bm25"), []
+        case "graph":
+            vec, seeds = [], named
+        case other:
+            raise ValueError(f"unknown fusion mode {other!r}; use hybrid, vector, graph or bm25")
+    return vec, seeds, named
+
+
+def graph_branch(
+    kb: KnowledgeBase, ctx: FusionContext, question: str, seeds: list[str], step: StepRunner
+) -> tuple[list[Candidate], list[Candidate]]:
+    """The entities within ``ctx.hops`` of the seeds, by their Dice path score, and the passages naming a seed.
+
+    The passages are searched under 'evidence' scoring of the hybrid mode only (none otherwise).
+    """
+    aware = ctx.mode == "hybrid" and ctx.scoring == "evidence"
+    text = step("seed_passages", seeds=seeds, k=ctx.seed_passages) if aware and ctx.seed_passages > 0 else []
+    scored = step(
+        "graph_expand",
+        question=question,
+        seeds=seeds,
+        k=ctx.top_k,
+        hops=ctx.hops,
+        tokenizer=ctx.tokenizer,
+        answer_aware=aware,
+    )
+    return path_candidates(kb, scored), text
+
+
+def path_candidates(kb: KnowledgeBase, scored: list[Scored]) -> list[Candidate]:
+    """Graph candidates: each entity reached, its path verbalised as its one fact."""
+    names = kb.names({e for path, _, _ in scored for t in path for e in (t.head, t.tail)})
+    out = []
+    for path, s, n in scored:
+        steps = [t.verbalise(names) for t in path]
+        fact = " / ".join(steps)
+        out.append(Candidate(n, "entity", names[n], s, "graph", fact, steps, n, [fact]))
+    return out
+
+
+def merge_branches(
+    kb: KnowledgeBase,
+    ctx: FusionContext,
+    question: str,
+    branches: tuple[list[Candidate], list[Candidate], list[Candidate]],
+    seeds: list[str],
+    named: set[str],
+) -> tuple[str, list[Candidate], str]:
+    """Merge the (vector, graph, seed passage) candidates by the context's scoring.
+
+    Returns:
+        The scoring used (the baselines always use 'paper'), the best ``ctx.top_k`` items, and the
+        answer read off the whole ranking ("" when nothing fact-backed answers).
+    """
+    vec, graph, text = branches
+    scoring = ctx.scoring if ctx.mode == "hybrid" else "paper"
+    subjects = kb.names([*seeds, *named])
+    match scoring:
+        case "paper":
+            pool = fuse(vec, graph, ctx.epsilon, None)
+        case "normalised":
+            pool = fuse_normalised(vec, graph, ctx.epsilon, None, named)
+        case "rrf":
+            pool = fuse_rrf(vec, graph, ctx.epsilon, None, named)
+        case _:
+            pool = rank_by_evidence(kb, [*vec, *text], graph, ctx.epsilon, named, subjects, question, ctx.tokenizer)
+    answer = answer_of(kb, question, pool, named, subjects, ctx.tokenizer)
+    return scoring, pool[: ctx.top_k], answer
