@@ -1,4 +1,4 @@
-"""The LangServe app in a subprocess for the load benchmark (:mod:`evals.load_bench`).
+"""The LangServe app in a subprocess for the load benchmark (:mod:`benchmarks.speed.load`) and the probes.
 
 :class:`Server` starts ``uvicorn app.server:create_app`` on a loopback port with an operator
 config that offers one KB under the name :data:`KB_NAME`, waits for ``/health`` and stops the
@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.common import ROOT
 
 
 def free_port() -> int:

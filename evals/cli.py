@@ -21,13 +21,9 @@ machinery and are labelled so (``label`` in the summary, ``-oracle`` in the outp
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
-import os
-import platform
 import re
 import shlex
-import subprocess
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -43,6 +39,7 @@ from hybridrag.evals.datasets import (
     stark_kb,
     with_answer_names,
 )
+from hybridrag.evals.markdown import provenance
 from hybridrag.kb.model import KBError
 from hybridrag.kb.store import GraphStore
 
@@ -167,35 +164,6 @@ def parse_overrides(items: list[str]) -> dict:
     return out
 
 
-def provenance() -> dict:
-    """Date, commit and machine of a run."""
-    root = Path(__file__).resolve().parents[1]
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = bool(
-            subprocess.run(
-                ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True
-            ).stdout.strip()
-        )
-    except (OSError, subprocess.CalledProcessError):
-        commit, dirty = "unknown", False
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": commit + ("-dirty" if dirty else ""),
-        "machine": {"cores": os.cpu_count(), "cpu": cpu, "gpu": "none used"},
-    }
-
-
 def _command(args: argparse.Namespace) -> str:
     parts = ["hybridrag", "eval", "--method", args.method]
     parts += ["--dataset", args.dataset] if args.dataset else ["--questions", str(args.questions)]
@@ -284,7 +252,9 @@ def run_eval(args: argparse.Namespace) -> int:
     ctx = context_for(args.method, **overrides)
     oracle = None
     if "llm" in known and is_oracle_spec(ctx.llm):  # the perfect-LLM stand-in, built from the gold
-        oracle = oracle_run.setup(ctx.llm, questions, es.notes, getattr(ctx, "llm_base_url", ""))
+        oracle = oracle_run.setup(
+            ctx.llm, questions, es.notes, getattr(ctx, "llm_base_url", ""), kb.graph.schema().relation_types
+        )
     if "llm" in known:  # fail before the first question on a missing API key or model file
         from hybridrag.agents.llm.models import load_chat_model
 

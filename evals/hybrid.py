@@ -48,6 +48,11 @@ def metaqa_dir() -> Path:
     return path
 
 
+def metaqa_kb_dir() -> Path:
+    """Where the full MetaQA KB is built in the cache (:func:`full_kb` builds it)."""
+    return cache_root() / "metaqa-full"
+
+
 @lru_cache(maxsize=1)
 def metaqa_triples() -> tuple[Triple, ...]:
     """The unique MetaQA triples in file order."""
@@ -69,7 +74,7 @@ def full_kb(progress: bool = True) -> Path:
     from hybridrag.kb.ingest import ingest
 
     return _build_once(
-        cache_root() / "metaqa-full",
+        metaqa_kb_dir(),
         lambda out: ingest(out, [metaqa_dir() / "kb.txt"], type_map=TYPE_MAP, progress=progress),
     )
 
@@ -130,7 +135,7 @@ def hybrid_kb(completeness: float, seed: int = 0, progress: bool = True) -> Path
 @lru_cache(maxsize=1)
 def metaqa_graph() -> GraphStore:
     """The complete MetaQA graph (for the reachable-answer ceiling of the hybrid settings)."""
-    built = cache_root() / "metaqa-full"
+    built = metaqa_kb_dir()
     if (built / "manifest.json").exists():
         return InMemoryGraphStore.load(built)
     ents, heads, rels, tails, names, schema = assemble(metaqa_triples(), {}, read_type_map(TYPE_MAP))

@@ -28,6 +28,7 @@ import numpy as np
 
 from hybridrag.evals.documents_qa import DOCUMENT_METRICS, document_scores
 from hybridrag.evals.metrics import ANSWER_METRICS, RETRIEVAL_METRICS, answer_scores, normalize_answer, retrieval_scores
+from hybridrag.evals.timing import stats
 
 LABELS = {
     "hit@1": "Hit@1",
@@ -117,18 +118,6 @@ def _evidence_ceiling(records: list[dict]) -> dict[str, float | int]:
     }
 
 
-def _pct(values: Iterable[float]) -> dict[str, float]:
-    arr = np.asarray(list(values), dtype=float)
-    if not len(arr):
-        return {"n": 0}
-    return {
-        "n": int(len(arr)),
-        "mean": float(arr.mean()),
-        "p50": float(np.percentile(arr, 50)),
-        "p95": float(np.percentile(arr, 95)),
-    }
-
-
 def _usage(records: list[dict]) -> dict:
     n = max(len(records), 1)
     counters = (
@@ -145,8 +134,8 @@ def _usage(records: list[dict]) -> dict:
     for r in records:
         for stage, secs in ((r.get("usage") or {}).get("stages") or {}).items():
             stages[stage].append(float(secs))
-    latency = {"total": _pct(r.get("seconds", 0.0) for r in records)}
-    latency["stages"] = {s: _pct(v) for s, v in sorted(stages.items())}
+    latency = {"total": stats(r.get("seconds", 0.0) for r in records)}
+    latency["stages"] = {s: stats(v) for s, v in sorted(stages.items())}
     return {**per_q, "latency_seconds": latency}
 
 

@@ -19,7 +19,7 @@ intersection errors). The LLM commentor names what it sees in the action; the ru
 what the retrieval shows (``no_intersection``, ``incorrect_intersection``); running both
 covers the six types.
 
-    python -m evals.collect_experience --limit 120 --hops 1 2 3
+    python scripts/collect_experience.py --limit 120 --hops 1 2 3
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ _ENTITY = re.compile(r"^(.*) \(([^()]*)\)$")
 DESCRIPTION = (
     "HybGRAG experience bank: rejected router actions with the corrective feedback after which "
     "the next retrieval was accepted and right (MetaQA dev gold answers), collected by running the "
-    "hybgrag graph (evals/collect_experience.py)."
+    "hybgrag graph (scripts/collect_experience.py)."
 )
 
 
@@ -172,8 +172,7 @@ def collect(args: argparse.Namespace) -> tuple[list[dict], dict]:
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: collect and write the bank."""
-    from hybridrag.evals.hybrid import full_kb
-    from hybridrag.evals.paths import datasets_dir
+    from hybridrag.evals.hybrid import datasets_root, full_kb
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--llm", default=NOISE, help="model spec of every role (default: the noisy stand-in)")
@@ -182,7 +181,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--skip", type=int, default=1000, help="leading questions of the seed-0 shuffle left out")
     ap.add_argument("--hops", type=int, nargs="+", default=[1, 2, 3])
     ap.add_argument("--kb", default="", help="KB directory (default: the full MetaQA KB)")
-    ap.add_argument("--data", default=str(datasets_dir() / "metaqa"))
+    ap.add_argument("--data", default=str(datasets_root() / "metaqa"))
     ap.add_argument("--top-k", type=int, default=10)
     ap.add_argument("--per-type", type=int, default=5, help="entries kept per error type")
     ap.add_argument("--out", default=str(examples_path("hybgrag_experience")))
@@ -204,7 +203,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.fill_from_kb:
         bank = fill_from_kb(bank, args.kb, args.per_type)
     missing = [t for t in ERROR_TYPES if t not in {e["error_type"] for e in bank}]
-    cmd = "python -m evals.collect_experience " + " ".join(argv if argv is not None else sys.argv[1:])
+    cmd = "python scripts/collect_experience.py " + " ".join(argv if argv is not None else sys.argv[1:])
     if args.merge:
         cmd = f"{cmd_before} && {cmd}"
     doc = {"description": DESCRIPTION, "command": cmd, "verified_per_commentor": counts, "examples": bank}

@@ -1,5 +1,6 @@
-"""``python -m evals.fusion_ranking``: fusion's scoring choices on MetaQA dev; writes its section of
-docs/benchmarks_fusion.md.
+"""``python -m benchmarks fusion-ranking``: fusion's scoring choices on MetaQA dev, a section of a docs page.
+
+The section is "Fusion's ranking" of docs/benchmarks_fusion.md.
 
 MetaQA dev questions are split deterministically by question id (SHA-1 of the id, even →
 *tune*, odd → *held-out*). Choices are compared on the tune part; the report's main tables
@@ -22,10 +23,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hybridrag.evals.cli import add_eval_arguments, provenance, run_eval
+from benchmarks.common import DOCS, ROOT, arg, eval_cell
 from hybridrag.evals.datasets import load_metaqa
-from hybridrag.evals.fusion_docs import DOC, write_section
 from hybridrag.evals.hybrid import COMPLETENESS, hybrid_kb, metaqa_dir
+from hybridrag.evals.markdown import machine, provenance, write_section
+from hybridrag.evals.markdown import table as table_lines
 
 COLUMNS = [
     ("recall_any@10", "R@10"),
@@ -47,6 +49,7 @@ TUNE += [("hybrid-100", {f"hops={h}": [f"hops={h}"] for h in (2, 3)})]  # k-hop 
 HELD = [(d, {**MAIN, "default without the dense branch (k1=0)": ["k1=0"]}) for d in ONE_HOP]
 HELD += [(d, {**MAIN, "default, hops=2": ["hops=2"], "default, hops=3": ["hops=3"]}) for d in MULTI_HOP]
 HEADING = "## Fusion's ranking: scoring choices on MetaQA dev"
+DOC = DOCS / "benchmarks_fusion.md"
 
 
 def part_of(question_id: str) -> str:
@@ -89,32 +92,15 @@ def run_cell(dataset: str, part: str, overrides: list[str], args: argparse.Names
     if out.exists() and not args.resume:
         shutil.rmtree(out)  # records of an earlier code version are not this run's
     limit = args.tune_limit if part == "tune" else args.limit
-    argv = [
-        "--method",
-        "fusion",
-        "--questions",
-        str(question_file(dataset, part, args.runs / "questions")),
-        "--kb",
-        str(kb_of(dataset)),
-        "--limit",
-        str(limit),
-        "--out",
-        str(out),
-        "--no-progress",
-        "--workers",
-        str(args.workers),
-    ]
+    argv = ["--method", "fusion", "--questions", str(question_file(dataset, part, args.runs / "questions"))]
+    argv += ["--kb", str(kb_of(dataset)), "--limit", str(limit), "--out", str(out), "--no-progress"]
+    argv += ["--workers", str(args.workers)]
     for o in overrides:
         argv += ["--set", o]
-    parser = argparse.ArgumentParser()
-    add_eval_arguments(parser)
-    cell = parser.parse_args(argv)
-    sys.stderr.write(f"[fusion_ranking] {part} {dataset} {' '.join(overrides) or 'default'}\n")
-    try:
-        run_eval(cell)
-    except Exception as exc:  # noqa: BLE001 - one failing cell is reported, the others still run
-        return {"failed": f"{type(exc).__name__}: {exc}", "command": "hybridrag eval " + " ".join(argv)}
-    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    sys.stderr.write(f"[fusion-ranking] {part} {dataset} {' '.join(overrides) or 'default'}\n")
+    summary = eval_cell(argv)
+    if "failed" in summary:
+        return summary
     written = dt.datetime.fromtimestamp((out / "records.jsonl").stat().st_mtime, dt.UTC)
     return {**summary, "records_written": written.strftime("%Y-%m-%d %H:%M UTC")}
 
@@ -130,7 +116,7 @@ def _row(label: str, s: dict) -> str:
 def table(cells: dict[str, dict]) -> list[str]:
     """A markdown table of every metric per configuration."""
     names = ["configuration", *(n for _, n in COLUMNS), "n", "p50 ms", "command"]
-    return ["| " + " | ".join(names) + " |", "|---" * len(names) + "|", *(_row(k, v) for k, v in cells.items())]
+    return table_lines(names, [_row(k, v) for k, v in cells.items()])
 
 
 def verdict(cells: dict[str, dict], dataset: str) -> list[str]:
@@ -153,17 +139,18 @@ def verdict(cells: dict[str, dict], dataset: str) -> list[str]:
 
 def tune_winner(tuned: dict[str, dict[str, dict]]) -> str:
     """The scoring with the best mean of the five goal metrics over the 1-hop tune datasets."""
+    hop1 = [d for d in ONE_HOP if d in tuned]
 
     def mean(label: str) -> float:
-        vals = [tuned[d][label]["metrics"][k] for d in ONE_HOP for k in GOAL if "metrics" in tuned[d].get(label, {})]
+        vals = [tuned[d][label]["metrics"][k] for d in hop1 for k in GOAL if "metrics" in tuned[d].get(label, {})]
         return sum(vals) / max(len(vals), 1)
 
-    return max((lbl for lbl in tuned[ONE_HOP[0]] if lbl.startswith("scoring=")), key=mean)
+    return max((lbl for lbl in tuned[hop1[0]] if lbl.startswith("scoring=")), key=mean)
 
 
 def uncommitted() -> str:
     """Source files that differ from the commit (modified or untracked), as the run saw them."""
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     try:
         lines = subprocess.run(
             ["git", "status", "--porcelain", "--", "agents", "graphs", "tools", "kb", "evals"],
@@ -179,11 +166,11 @@ def uncommitted() -> str:
 
 def render(tuned: dict, held: dict, args: argparse.Namespace, info: dict) -> str:
     """The markdown report."""
-    m = info["machine"]
     every = [c for part in (tuned, held) for cells in part.values() for c in cells.values()]
     dates = sorted(c["records_written"] for c in every if "records_written" in c)
     ran = f"answers recorded {dates[0]} to {dates[-1]} (each cell's last record), run started {info['date']}"
-    cmd = f"python -m evals.fusion_ranking --limit {args.limit} --tune-limit {args.tune_limit} --workers {args.workers}"
+    cmd = f"python -m benchmarks fusion-ranking --limit {args.limit} --tune-limit {args.tune_limit}"
+    cmd += f" --workers {args.workers}"
     cmd += " --resume" if args.resume else ""
     took = f"; the whole command took {info['minutes']:.1f} min" if "minutes" in info else ""
     out = [
@@ -191,7 +178,7 @@ def render(tuned: dict, held: dict, args: argparse.Namespace, info: dict) -> str
         "",
         f"- Command: `{cmd}` (each cell's own `hybridrag eval` command is in its row){took}",
         f"- Date: {ran}; commit: `{info['commit']}` (at the start); source files that differed from it then: "
-        f"{info.get('uncommitted', 'unknown')}; machine: {m['cores']} cores, {m['cpu']}, no GPU",
+        f"{info.get('uncommitted', 'unknown')}; machine: {machine(info)}",
         "- Questions: MetaQA dev only (test splits never read), split by question id: SHA-1 of the id even → "
         "tune, odd → held-out. Choices were compared on the tune part (the first "
         f"{args.tune_limit} of a seeded shuffle (seed 0) of it per cell); every table under *Held-out* uses "
@@ -215,7 +202,7 @@ def render(tuned: dict, held: dict, args: argparse.Namespace, info: dict) -> str
     out += [
         "#### Goal check (held-out, same run): default > each baseline on R@10, MRR, nDCG@10, Hit@1, Recall@20",
         "",
-        *(line for d in ONE_HOP for line in verdict(held[d], d)),
+        *(line for d in ONE_HOP if d in held for line in verdict(held[d], d)),
         "",
     ]
     out += [
@@ -230,32 +217,33 @@ def render(tuned: dict, held: dict, args: argparse.Namespace, info: dict) -> str
     return "\n".join(out)
 
 
-def main(argv: list[str] | None = None) -> int:
+OPTIONS = [
+    arg("--limit", type=int, default=500, help="questions per held-out cell (first N of its shuffle)"),
+    arg("--tune-limit", type=int, default=200, help="questions per tune cell (first N of its shuffle)"),
+    arg("--workers", type=int, default=1, help="concurrent questions per cell"),
+    arg("--resume", action="store_true", help="keep the records cells already hold"),
+    arg("--datasets", nargs="+", help="only these settings' cells (e.g. hybrid-100); default all"),
+    arg("--runs", type=Path, default=Path("eval-runs") / "fusion-ranking"),
+    arg("--out", type=Path, default=DOC, help="markdown file whose ranking section is rewritten"),
+]
+
+
+def run(args: argparse.Namespace) -> int:
     """Run the tune and held-out cells and write the report."""
-    p = argparse.ArgumentParser(prog="python -m evals.fusion_ranking", description=__doc__.splitlines()[0])
-    p.add_argument("--limit", type=int, default=500, help="questions per held-out cell (first N of its shuffle)")
-    p.add_argument("--tune-limit", type=int, default=200, help="questions per tune cell (first N of its shuffle)")
-    p.add_argument("--workers", type=int, default=1, help="concurrent questions per cell")
-    p.add_argument("--resume", action="store_true", help="keep the records cells already hold")
-    p.add_argument("--runs", type=Path, default=Path("eval-runs") / "fusion-ranking")
-    p.add_argument("--out", type=Path, default=DOC, help="markdown file whose ranking section is rewritten")
-    args = p.parse_args(argv)
     for name in ("limit", "tune_limit", "workers"):
         if getattr(args, name) < 1:
-            p.error(f"--{name.replace('_', '-')} must be at least 1")
+            raise SystemExit(f"--{name.replace('_', '-')} must be at least 1")
     t0, info = dt.datetime.now(dt.UTC), provenance()  # the commit the run starts from
     changed = uncommitted()
     tuned: dict[str, dict[str, dict]] = {}
     held: dict[str, dict[str, dict]] = {}
     for sink, plan, part in ((tuned, TUNE, "tune"), (held, HELD, "heldout")):
         for dataset, configs in plan:
+            if args.datasets and dataset not in args.datasets:
+                continue
             for label, overrides in configs.items():
                 sink.setdefault(dataset, {})[label] = run_cell(dataset, part, overrides, args)
     info |= {"minutes": (dt.datetime.now(dt.UTC) - t0).total_seconds() / 60, "uncommitted": changed}
     write_section(args.out, render(tuned, held, args, info))
-    sys.stderr.write(f"[fusion_ranking] wrote {args.out}\n")
+    sys.stderr.write(f"[fusion-ranking] wrote {args.out}\n")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""``python -m evals.oracle_matrix``: the LLM methods' machinery against its ceiling, one command.
+"""``python -m benchmarks oracle``: the LLM methods' machinery against its ceiling, one command.
 
 Every cell is a ``hybridrag eval`` run with the perfect-LLM stand-in (``--llm oracle``,
 :mod:`evals.oracle`), so the rows are **oracle** rows: ceilings of each method's retrieval,
@@ -28,9 +28,11 @@ import json
 import sys
 from pathlib import Path
 
-from hybridrag.evals.cli import provenance
+from benchmarks.common import arg, command, finished
+from benchmarks.quality.report import run_cell
+from hybridrag.evals.markdown import header, provenance, write_page
+from hybridrag.evals.markdown import table as table_lines
 from hybridrag.evals.oracle.outcome import outcome_repairs
-from hybridrag.evals.report import run_cell
 
 METHODS = ("hybgrag", "mor", "hydrarag", "ssrag")
 ANSWERING = {"hydrarag", "ssrag"}  # scored by the answer string; the others by their ranked list
@@ -65,7 +67,7 @@ def _cell(
 ) -> dict:
     tag = "oracle" if llm == "oracle" else llm.replace(":", "-").replace("=", "")
     folder = runs / tag / f"{method}-{'-'.join(o.split('=', 1)[1] for o in overrides) or 'default'}-{dataset}"
-    if finished_only and not _finished(folder, limit):
+    if finished_only and not finished(folder, limit):
         extra = "".join(f" --set {o}" for o in overrides)
         return {
             "failed": "not run to its limit (--finished-only)",
@@ -74,12 +76,6 @@ def _cell(
     if finished_only:  # read as it was written: re-running would stamp the summary with today's commit
         return json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     return run_cell(method, dataset, overrides, limit, runs / tag, None, llm)
-
-
-def _finished(folder: Path, limit: int) -> bool:
-    """A run folder holding a summary of ``limit`` questions."""
-    path = folder / "summary.json"
-    return path.exists() and json.loads(path.read_text(encoding="utf-8")).get("n", 0) >= limit
 
 
 def ceiling_row(method: str, dataset: str, s: dict) -> str:
@@ -166,29 +162,25 @@ LOOP_HEAD = [
 
 
 def table(head: list[str], rows: list[str]) -> list[str]:
-    """A markdown table."""
-    return ["| " + " | ".join(head) + " |", "|---" * len(head) + "|", *rows, ""]
+    """A markdown table and a blank line."""
+    return [*table_lines(head, rows), ""]
 
 
 def render(
     ceiling: list[str], loops: list[str], info: dict, args: argparse.Namespace, limits: dict, noise_limits: dict
 ) -> str:
     """The report."""
-    m = info["machine"]
     lim = ", ".join(f"{k} {v}" for k, v in limits.items() if k in args.methods)
     noise_lim = ", ".join(f"{k} {v}" for k, v in noise_limits.items() if k in args.methods)
+    title = "Oracle matrix: the LLM methods' machinery against its ceiling"
     return "\n".join(
         [
-            "# Oracle matrix: the LLM methods' machinery against its ceiling (`python -m evals.oracle_matrix`)",
-            "",
+            *header(title, command(args), info, ["Each row's own command is in its last column."]),
             "Every row is an **oracle** row: each LLM role of the method is the perfect-LLM stand-in"
             " (`--llm oracle`, `evals/oracle/`), built from the question's gold record and the prompt the role"
             " receives; it never puts a gold answer into retrieval. The numbers are ceilings of the retrieval,"
             " loops and ranking, not results of any model.",
             "",
-            f"- Date: {info['date']}; commit: `{info['commit']}`; machine: {m['cores']} cores, {m['cpu']}, no GPU.",
-            f"- Reproduce: `{' '.join(['python -m evals.oracle_matrix', *sys.argv[1:]])}`"
-            " (each row's own command is in its last column).",
             f"- Questions per cell: {lim} (the first N of MetaQA dev's seed-0 shuffle, the same questions for"
             f" every method); noise cells: {noise_lim}.",
             "- Score: Hit@1 of the ranked list for hybgrag and mor; answer Hits@1 (a gold answer as a whole phrase"
@@ -214,39 +206,55 @@ def render(
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run every cell (resuming finished ones) and write the report."""
-    p = argparse.ArgumentParser(prog="python -m evals.oracle_matrix", description=__doc__.splitlines()[0])
-    p.add_argument("--limit", type=int, default=1000, help="questions per ceiling cell")
-    p.add_argument(
+OPTIONS = [
+    arg("--limit", type=int, default=1000, help="questions per ceiling cell"),
+    arg(
         "--method-limit",
         action="append",
         default=[],
         metavar="METHOD=N",
         help="another limit for one method (e.g. hydrarag=300 where 1000 is impractical)",
-    )
-    p.add_argument("--noise", type=float, default=0.3, help="noise probability of the loop cells")
-    p.add_argument("--noise-limit", type=int, default=300, help="questions per loop cell")
-    p.add_argument(
+    ),
+    arg("--noise", type=float, default=0.3, help="noise probability of the loop cells"),
+    arg("--noise-limit", type=int, default=300, help="questions per loop cell"),
+    arg(
         "--method-noise-limit",
         action="append",
         default=[],
         metavar="METHOD=N",
         help="another loop-cell limit for one method",
-    )
-    p.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
-    p.add_argument("--datasets", nargs="+", default=list(DATASETS))
-    p.add_argument("--noise-datasets", nargs="+", default=list(NOISE_DATASETS))
-    p.add_argument("--runs", type=Path, help="folder of the runs (default eval-runs/oracle-<commit>)")
-    p.add_argument("--out", type=Path, default=Path("docs") / "benchmarks_oracle_matrix.md")
-    p.add_argument(
+    ),
+    arg("--methods", nargs="+", default=list(METHODS), choices=METHODS),
+    arg("--datasets", nargs="+", default=list(DATASETS)),
+    arg("--noise-datasets", nargs="+", default=list(NOISE_DATASETS)),
+    arg("--runs", type=Path, help="folder of the runs (default eval-runs/oracle-<commit>)"),
+    arg("--out", type=Path, default=Path("docs") / "benchmarks_oracle_matrix.md"),
+    arg(
         "--finished-only",
         action="store_true",
         help="report the cells already run to their limit and list the others as not run",
+    ),
+]
+
+
+def loop_cells(method: str, dataset: str, args: argparse.Namespace, runs: Path, limit: int) -> str:
+    """The loops-table row of ``method`` on ``dataset``: with its loop and as a single pass, at the noise."""
+    spec = f"oracle:p={args.noise:g}"
+    sys.stderr.write(f"[oracle] {method} on {dataset} at p={args.noise:g}, loop and single pass\n")
+    looped = _cell(method, dataset, limit, runs, spec, [], args.finished_only)
+    single = _cell(method, dataset, limit, runs, spec, ["max_iterations=1"], args.finished_only)
+    tag = spec.replace(":", "-").replace("=", "")
+    counts = noise_summary(runs / tag / f"{method}-default-{dataset}")
+    outcome = outcome_repairs(
+        runs / tag / f"{method}-default-{dataset}", runs / tag / f"{method}-1-{dataset}", score_key(method)
     )
-    args = p.parse_args(argv)
+    return loop_row(method, dataset, looped, single, counts, outcome)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run every cell (resuming finished ones) and write the report."""
     if not 0.0 < args.noise <= 1.0:
-        p.error(f"--noise must lie in (0, 1], got {args.noise}")
+        raise SystemExit(f"--noise must lie in (0, 1], got {args.noise}")
     limits = parse_limits(args.method_limit, args.limit)
     noise_limits = parse_limits(args.method_noise_limit, args.noise_limit, "--method-noise-limit")
     info = provenance()
@@ -254,25 +262,10 @@ def main(argv: list[str] | None = None) -> int:
     ceiling, loops = [], []
     for method in args.methods:
         for dataset in args.datasets:
-            sys.stderr.write(f"[oracle-matrix] {method} on {dataset}\n")
+            sys.stderr.write(f"[oracle] {method} on {dataset}\n")
             cell = _cell(method, dataset, limits[method], runs, "oracle", [], args.finished_only)
             ceiling.append(ceiling_row(method, dataset, cell))
-        spec = f"oracle:p={args.noise:g}"
-        for dataset in args.noise_datasets:
-            sys.stderr.write(f"[oracle-matrix] {method} on {dataset} at p={args.noise:g}, loop and single pass\n")
-            looped = _cell(method, dataset, noise_limits[method], runs, spec, [], args.finished_only)
-            single = _cell(method, dataset, noise_limits[method], runs, spec, ["max_iterations=1"], args.finished_only)
-            tag = spec.replace(":", "-").replace("=", "")
-            counts = noise_summary(runs / tag / f"{method}-default-{dataset}")
-            outcome = outcome_repairs(
-                runs / tag / f"{method}-default-{dataset}", runs / tag / f"{method}-1-{dataset}", score_key(method)
-            )
-            loops.append(loop_row(method, dataset, looped, single, counts, outcome))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(render(ceiling, loops, info, args, limits, noise_limits), encoding="utf-8")
-    sys.stderr.write(f"[oracle-matrix] wrote {args.out}\n")
+        loops += [loop_cells(method, d, args, runs, noise_limits[method]) for d in args.noise_datasets]
+    write_page(args.out, [render(ceiling, loops, info, args, limits, noise_limits)])
+    sys.stderr.write(f"[oracle] wrote {args.out}\n")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""Oracle router for MetaQA: the ceiling of HybGRAG's retrieval machinery (measurement only).
+"""``python -m benchmarks oracle-router``: the ceiling of HybGRAG's retrieval machinery on MetaQA.
 
 The oracle takes the gold topic entity from the question's [bracket] and the relation path
 from its question type (``actor_to_movie_to_director`` → starred_actors, directed_by), then
@@ -8,7 +8,7 @@ the question. It reports Hit@1/Hit@10, how often a gold answer is among the cand
 all, and the reachable-answer ceiling (a gold answer reachable by following the relation
 path hop by hop in the KB graph).
 
-    python -m evals.oracle_router --hops 1 2 3 --limit 500 --kb ~/.cache/hybridrag/metaqa-full
+    python -m benchmarks oracle-router --hops 1 2 3 --limit 500 --kb ~/.cache/hybridrag/metaqa-full
 """
 
 from __future__ import annotations
@@ -19,48 +19,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks.common import arg, command
 from hybridrag.agents.hybgrag.retrieval import hybrid_retrieve, link_entity
 from hybridrag.evals.datasets import Question, load_metaqa
+from hybridrag.evals.hybrid import datasets_root, metaqa_kb_dir
+from hybridrag.evals.metaqa import TYPE_OF, relation_path
 from hybridrag.evals.metrics import hit_at_k
 from hybridrag.kb.base import KnowledgeBase, open_kb
-
-RELATION_OF = {
-    "director": "directed_by",
-    "writer": "written_by",
-    "actor": "starred_actors",
-    "year": "release_year",
-    "language": "in_language",
-    "tags": "has_tags",
-    "tag": "has_tags",
-    "genre": "has_genre",
-    "imdbvotes": "has_imdb_votes",
-    "imdbrating": "has_imdb_rating",
-}
-TYPE_OF = {
-    "movie": "movie",
-    "director": "person",
-    "writer": "person",
-    "actor": "person",
-    "year": "year",
-    "language": "language",
-    "tags": "tag",
-    "tag": "tag",
-    "genre": "genre",
-    "imdbvotes": "votes",
-    "imdbrating": "rating",
-}
-
-
-def relation_path(qtype: str) -> list[str]:
-    """MetaQA question type → relation per hop (every hop has a movie on one side)."""
-    kinds = qtype.split("_to_")
-    path = []
-    for a, b in zip(kinds, kinds[1:], strict=False):
-        other = b if a == "movie" else a
-        if other not in RELATION_OF:
-            raise ValueError(f"unknown MetaQA hop {a}_to_{b} in {qtype!r}")
-        path.append(RELATION_OF[other])
-    return path
 
 
 def reachable(kb: KnowledgeBase, topic_id: str, path: list[str]) -> set[str]:
@@ -118,7 +83,7 @@ def measure(kb: KnowledgeBase, q: Question, tally: Tally, radius: int | None = N
     tally.in_candidates += bool({kb.name(e).lower() for e in ego.distance if e != topic.id} & gold)
 
 
-def run(kb_dir: str, hops: list[int], limit: int, data_dir: Path, radius: int | None = None) -> list[str]:
+def measure_hops(kb_dir: str, hops: list[int], limit: int, data_dir: Path, radius: int | None = None) -> list[str]:
     """Measure each hop count on the first ``limit`` dev questions; return markdown table rows."""
     kb = open_kb(kb_dir)
     rows = []
@@ -138,25 +103,22 @@ HEADER = (
 )
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Command line: measure and write the markdown report."""
-    from hybridrag.evals.paths import datasets_dir, metaqa_kb_dir
+OPTIONS = [
+    arg("--hops", type=int, nargs="+", default=[1, 2, 3]),
+    arg("--limit", type=int, default=500),
+    arg("--kb", default=str(metaqa_kb_dir())),
+    arg("--radius", type=int, default=None, help="fixed ego-graph radius (default: hops)"),
+    arg("--data", default=str(datasets_root() / "metaqa")),
+    arg("--out", default="", help="also write the table here"),
+]
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--hops", type=int, nargs="+", default=[1, 2, 3])
-    ap.add_argument("--limit", type=int, default=500)
-    ap.add_argument("--kb", default=str(metaqa_kb_dir()))
-    ap.add_argument("--radius", type=int, default=None, help="fixed ego-graph radius (default: hops)")
-    ap.add_argument("--data", default=str(datasets_dir() / "metaqa"))
-    ap.add_argument("--out", default="")
-    args = ap.parse_args(argv)
-    rows = run(args.kb, args.hops, args.limit, Path(args.data), args.radius)
-    cmd = "python -m evals.oracle_router " + " ".join(argv if argv is not None else sys.argv[1:])
-    report = f"{HEADER}\n" + "\n".join(rows) + f"\n\nCommand: `{cmd}`\n"
+
+def run(args: argparse.Namespace) -> int:
+    """Measure, print the table and write it to ``--out`` when given."""
+    rows = measure_hops(args.kb, args.hops, args.limit, Path(args.data), args.radius)
+    report = f"{HEADER}\n" + "\n".join(rows) + f"\n\nCommand: `{command(args)}`\n"
     if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(report, encoding="utf-8")
-    print(report)  # noqa: T201 - command output
-
-
-if __name__ == "__main__":
-    main()
+    sys.stdout.write(report + "\n")
+    return 0

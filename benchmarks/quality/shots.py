@@ -17,7 +17,7 @@ question counts when its top neighbour's relations equal the gold path of its qu
   (:func:`agents.shots.synthesize`, what a KB without a built bank uses).
 
 Also reported: the builder's path agreeing with the gold path, and the asked question's mask
-equal to masking its gold topic. ``python -m evals.bench_shots`` rewrites the table in docs/bank.md.
+equal to masking its gold topic. ``python -m benchmarks shots`` rewrites the table in docs/bank.md.
 """
 
 from __future__ import annotations
@@ -25,13 +25,12 @@ from __future__ import annotations
 import argparse
 import datetime
 import random
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common import DOCS, arg, command
 from hybridrag.agents.shots import mask_question, synthesize
 from hybridrag.agents.shots.bank import Bank
 from hybridrag.agents.shots.mask import mask_name
@@ -39,11 +38,12 @@ from hybridrag.agents.shots.solve import solve_all
 from hybridrag.agents.shots.walk import Walker
 from hybridrag.evals.datasets import load_metaqa
 from hybridrag.evals.hybrid import full_kb, metaqa_dir
-from hybridrag.evals.oracle_router import relation_path
+from hybridrag.evals.markdown import commit, write_between
+from hybridrag.evals.metaqa import relation_path
 from hybridrag.kb.base import open_kb
 from hybridrag.kb.embeddings import embed_matrix
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "bank.md"
+DOC = DOCS / "bank.md"
 START, END = "<!-- bench_shots:start -->", "<!-- bench_shots:end -->"
 
 
@@ -64,7 +64,7 @@ def _share(hits) -> str:
     return f"{100 * sum(hits) / max(len(hits), 1):.1f}%"
 
 
-def run(bank_size: int, n: int, seed: int) -> tuple[list[list[str]], dict]:
+def measure(bank_size: int, n: int, seed: int) -> tuple[list[list[str]], dict]:
     """Table rows (one per hop) and run facts."""
     t0 = time.perf_counter()
     kb = open_kb(full_kb())
@@ -122,12 +122,6 @@ def run(bank_size: int, n: int, seed: int) -> tuple[list[list[str]], dict]:
 
 def render(rows: list[list[str]], facts: dict, command: str) -> str:
     """The markdown block written between the markers of docs/bank.md."""
-    commit = (
-        subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=DOC.parent
-        ).stdout.strip()
-        or "unknown"
-    )
     head = [
         "questions",
         "n",
@@ -139,7 +133,7 @@ def render(rows: list[list[str]], facts: dict, command: str) -> str:
         "builder path = gold path",
     ]
     lines = [
-        f"`{command}` — {datetime.date.today().isoformat()}, commit {commit}, KB metaqa-full, "
+        f"`{command}` — {datetime.date.today().isoformat()}, commit {commit()}, KB metaqa-full, "
         f"bank of {facts['bank']} solved dev questions ({facts['skipped']} skipped), "
         f"schema-only bank of {facts['schema']} synthesized examples, "
         f"{facts['seconds']} s on 2 cores.",
@@ -151,32 +145,19 @@ def render(rows: list[list[str]], facts: dict, command: str) -> str:
     return "\n".join(lines)
 
 
-def write_doc(block: str) -> None:
-    """Replace the table between the markers of docs/bank.md."""
-    text = DOC.read_text(encoding="utf-8")
-    if START not in text or END not in text:
-        raise ValueError(f"{DOC} has no {START} ... {END} markers")
-    before, rest = text.split(START, 1)
-    after = rest.split(END, 1)[1]
-    DOC.write_text(f"{before}{START}\n{block}\n{END}{after}", encoding="utf-8")
+OPTIONS = [
+    arg("--bank", type=int, default=1000, help="dev questions per hop count in the bank"),
+    arg("--n", type=int, default=300, help="asked questions per hop count (never in the bank)"),
+    arg("--seed", type=int, default=0),
+    arg("--no-doc", action="store_true", help="print only; leave docs/bank.md alone"),
+]
 
 
-def main(argv: list[str] | None = None) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run the benchmark, print the table, rewrite docs/bank.md's table (unless --no-doc)."""
-    p = argparse.ArgumentParser(prog="python -m evals.bench_shots", description=__doc__.splitlines()[0])
-    p.add_argument("--bank", type=int, default=1000, help="dev questions per hop count in the bank")
-    p.add_argument("--n", type=int, default=300, help="asked questions per hop count (never in the bank)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--no-doc", action="store_true", help="print only; leave docs/bank.md alone")
-    args = p.parse_args(argv)
-    command = "python -m evals.bench_shots " + " ".join(argv if argv is not None else sys.argv[1:])
-    rows, facts = run(args.bank, args.n, args.seed)
-    block = render(rows, facts, command.strip())
-    print(block)  # noqa: T201 - a benchmark's report
+    rows, facts = measure(args.bank, args.n, args.seed)
+    block = render(rows, facts, command(args))
+    sys.stdout.write(block + "\n")
     if not args.no_doc:
-        write_doc(block)
+        write_between(DOC, START, END, block)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

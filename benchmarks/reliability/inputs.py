@@ -1,6 +1,6 @@
 """Hostile request bodies against ``hybridrag serve``: each must be a 4xx, not a 500 or a traceback.
 
-``run(workdir)`` starts the fault-injecting model of :mod:`evals.probe_server` and the server with
+``run(workdir)`` starts the fault-injecting model of :mod:`benchmarks.reliability.server` and the server with
 those models, then sends
 
 - ``/stream_log`` and ``/stream_events`` requests whose model hangs, fails or sends garbage: the
@@ -17,16 +17,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
-from hybridrag.evals.probe_load import Served, rss_mb
-from hybridrag.evals.probe_proc import curl, log_counts
-from hybridrag.evals.probe_server import FAULTS, FakeLLM
+from benchmarks.reliability.load import Served, rss_mb
+from benchmarks.reliability.proc import curl, log_counts
+from benchmarks.reliability.server import FAULTS, FakeLLM
 
 Q = "who directed Big"
 BIG = 100 * 1024 * 1024
@@ -192,23 +190,3 @@ def run(workdir: Path) -> list[dict]:
             return malformed_rows(server) + stream_rows(server) + size_rows(server)
     finally:
         fake.close()
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Print the rows; ``--json FILE`` also writes them; exit 1 when one is not as expected."""
-    import argparse
-
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--json", type=Path, help="also write the rows to this JSON file")
-    args = p.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="probe-inputs-") as tmp:
-        rows = run(Path(tmp))
-    for r in rows:
-        sys.stdout.write(f"[{'ok' if r['ok'] else 'NO'}] {r['probe']}: {r['result']}\n")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    return 0 if all(r["ok"] for r in rows) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

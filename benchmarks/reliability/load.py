@@ -1,6 +1,6 @@
 """Load probe of ``hybridrag serve``: many clients, zero errors, memory before and after.
 
-``python -m evals.probe_load [--clients 8] [--requests 400]`` starts ``hybridrag serve`` on a
+``python -m benchmarks reliability --only load [--clients 8] [--requests 400]`` starts ``hybridrag serve`` on a
 free loopback port with the bundled sample KB (named ``sample`` by the operator), sends
 ``--requests`` fusion questions built from the sample's own triples from ``--clients``
 concurrent clients, and reads the server's resident memory (VmRSS) after one warm-up request
@@ -10,8 +10,6 @@ llama.cpp instance shared by the server's threads) must all succeed.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import random
 import subprocess
@@ -22,9 +20,10 @@ from pathlib import Path
 
 import httpx
 
-from hybridrag.evals.load_server import free_port, stop_group, wait_healthy
+from benchmarks.common import ROOT
+from benchmarks.server import free_port, stop_group, wait_healthy
+from hybridrag.evals.timing import percentile
 
-ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_TRIPLES = ROOT / "kb" / "sample" / "triples.txt"
 TEMPLATES = {
     "directed_by": "who directed {}",
@@ -110,8 +109,7 @@ def load_rows(workdir: Path, clients: int, requests: int) -> list[dict]:
         secs = time.perf_counter() - t0
         after = rss_mb(server.proc.pid)
         healthy = httpx.get(f"{server.url}/health", timeout=5).status_code == 200
-        lat.sort()
-        p50, p95 = (lat[len(lat) // 2], lat[int(len(lat) * 0.95)]) if lat else (float("nan"),) * 2
+        p50, p95 = percentile(lat, 50, "rank"), percentile(lat, 95, "rank")
         result = (
             f"{len(lat)} ok, {len(errors)} errors in {secs:.1f} s ({requests / secs:.1f} req/s); "
             f"p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms; server RSS {before:.0f} MB → "
@@ -121,7 +119,8 @@ def load_rows(workdir: Path, clients: int, requests: int) -> list[dict]:
             {
                 "probe": f"{clients} clients × {requests} fusion requests",
                 "ok": not errors and healthy,
-                "command": f"{server.command}; python -m evals.probe_load --clients {clients} --requests {requests}",
+                "command": f"{server.command}; python -m benchmarks reliability --only load "
+                f"--clients {clients} --requests {requests}",
                 "result": result,
             }
         ]
@@ -147,7 +146,7 @@ def local_model_rows(workdir: Path, concurrent: int = 3) -> list[dict]:
         {
             "probe": f"{concurrent} concurrent hybgrag requests on local:smollm2",
             "ok": ok,
-            "command": f"{server.command}; python -m evals.probe_load --only-local",
+            "command": f"{server.command}; python -m benchmarks reliability --only load",
             "result": f"{', '.join(statuses)} in {secs:.0f} s; server {'alive' if alive else 'DIED'}",
         }
     ]
@@ -156,22 +155,3 @@ def local_model_rows(workdir: Path, concurrent: int = 3) -> list[dict]:
 def run(workdir: Path, clients: int = 8, requests: int = 400) -> list[dict]:
     """Both load probes as report rows."""
     return load_rows(workdir, clients, requests) + local_model_rows(workdir)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Print the rows as JSON; exit 1 when one failed."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--clients", type=int, default=8)
-    p.add_argument("--requests", type=int, default=400)
-    p.add_argument("--only-local", action="store_true", help="only the concurrent local-model probe")
-    args = p.parse_args(argv)
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        rows = local_model_rows(Path(tmp)) if args.only_local else run(Path(tmp), args.clients, args.requests)
-    sys.stdout.write(json.dumps(rows, indent=2) + "\n")
-    return 0 if all(r["ok"] for r in rows) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

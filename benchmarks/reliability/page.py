@@ -1,6 +1,6 @@
-"""Reliability probes, re-runnable by one command: ``python -m evals.reliability``.
+"""``python -m benchmarks reliability``: the reliability probes, each re-runnable with ``--only NAME``.
 
-Each probe module (``evals.probe_*``) exposes ``run(workdir) -> list[dict]`` whose rows are
+Each probe module (``benchmarks.reliability.*``) exposes ``run(workdir) -> list[dict]`` whose rows are
 ``{"probe", "command", "result", "ok"}``: it starts what it needs (servers, ingests, fault
 injection) on loopback, in ``workdir``, and stops it. This command runs them in turn and writes
 ``docs/reliability.md``: every probe with the command that reproduces it and what it measured.
@@ -11,28 +11,28 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import platform
 import re
-import subprocess
 import sys
 import tempfile
 import time
 import traceback
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = ROOT / "docs" / "reliability.md"
+from benchmarks.common import DOCS, arg, command
+from hybridrag.evals.markdown import cell, header, provenance
+
+DEFAULT_OUT = DOCS / "reliability.md"
 PROBES = {
-    "load": "hybridrag.evals.probe_load",
-    "ingest": "hybridrag.evals.probe_ingest",
-    "server": "hybridrag.evals.probe_server",
-    "graph": "hybridrag.evals.probe_graph",
-    "hardening": "hybridrag.evals.probe_hardening",
-    "inputs": "hybridrag.evals.probe_inputs",
-    "reingest": "hybridrag.evals.probe_reingest",
-    "evalrun": "hybridrag.evals.probe_evalrun",
+    "load": "benchmarks.reliability.load",
+    "ingest": "benchmarks.reliability.ingest",
+    "server": "benchmarks.reliability.server",
+    "graph": "benchmarks.reliability.graph",
+    "hardening": "benchmarks.reliability.hardening",
+    "inputs": "benchmarks.reliability.inputs",
+    "reingest": "benchmarks.reliability.reingest",
+    "evalrun": "benchmarks.reliability.evalrun",
 }
-BASELINE = ROOT / "docs" / "reliability_baseline30.json"
+BASELINE = DOCS / "reliability_baseline30.json"
 SECTION = re.compile(r"^## (\w+) \((.*)\)$")
 INTRO = """\
 What an operator or a newcomer hits first, probed on this machine: load on the HTTP server, a kill -9
@@ -46,30 +46,28 @@ is the same probe run on the code before the fixes it checks (`docs/reliability_
 """
 
 
-def _commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+def settings(name: str, args: argparse.Namespace) -> dict:
+    """The keyword arguments of probe ``name``'s ``run`` from the suite's options."""
+    if name == "load":
+        return {"clients": args.clients, "requests": args.requests}
+    if name == "ingest":
+        return {"films": args.films}
+    if name == "graph":
+        return {"full": args.graph_full}
+    return {}
 
 
-def _cell(value: object) -> str:
-    return " ".join(str(value).split()).replace("|", "\\|")
-
-
-def run_probe(name: str, workdir: Path) -> tuple[list[dict], float]:
+def run_probe(name: str, workdir: Path, options: dict | None = None) -> tuple[list[dict], float]:
     """Run one probe module; a probe that crashes becomes one failed row with its error."""
     t0 = time.perf_counter()
     try:
-        rows = importlib.import_module(PROBES[name]).run(workdir)
+        rows = importlib.import_module(PROBES[name]).run(workdir, **(options or {}))
     except Exception as exc:  # noqa: BLE001 - a broken probe is reported, not hidden
         traceback.print_exc()
         rows = [
             {
                 "probe": f"{name} (probe crashed)",
-                "command": f"python -m {PROBES[name]}",
+                "command": f"python -m benchmarks reliability --only {name}",
                 "result": f"{type(exc).__name__}: {exc}",
                 "ok": False,
             }
@@ -94,10 +92,10 @@ def _table(name: str, rows: list[dict], secs: float) -> list[str]:
     lines = [f"## {name} ({secs:.0f} s)", "", head, "|---" * head.count(" | ") + "|---|"]
     for r in rows:
         was = old.get(r["probe"])
-        was_cell = f" {'yes' if was['ok'] else 'NO'}: {_cell(was['result'])} |" if was else " (not run) |"
+        was_cell = f" {'yes' if was['ok'] else 'NO'}: {cell(was['result'])} |" if was else " (not run) |"
         lines.append(
-            f"| {_cell(r['probe'])} | {_cell(r['result'])} |{was_cell if old else ''} "
-            f"{'yes' if r.get('ok') else '**NO**'} | `{_cell(r['command'])}` |"
+            f"| {cell(r['probe'])} | {cell(r['result'])} |{was_cell if old else ''} "
+            f"{'yes' if r.get('ok') else '**NO**'} | `{cell(r['command'])}` |"
         )
     return lines + [""]
 
@@ -106,11 +104,16 @@ def kept_sections(page: Path, skip: list[str]) -> dict[str, str]:
     """The sections of an existing page not in ``skip``, as markdown, each marked with its run."""
     if not page.exists():
         return {}
-    found = re.search(r"^Run (.*?) on ", page.read_text(encoding="utf-8"), re.M)
-    run = f"the run of {found.group(1)}" if found else "an earlier run"
+    text = page.read_text(encoding="utf-8")
+    dated = re.search(r"^- Date: (.*?); commit `(.*?)`", text, re.M)
+    older = re.search(r"^Run (.*?) on ", text, re.M)  # a page written before the shared header
+    if dated:
+        run = f"the run of {dated.group(1)} at commit {dated.group(2)}"
+    else:
+        run = f"the run of {older.group(1)}" if older else "an earlier run"
     kept: dict[str, list[str]] = {}
     current = None
-    for line in page.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         if m := SECTION.match(line):
             current = None if m.group(1) in skip else m.group(1)
             if current:
@@ -122,21 +125,15 @@ def kept_sections(page: Path, skip: list[str]) -> dict[str, str]:
 
 
 def render(
-    sections: dict[str, tuple[list[dict], float]], argv: list[str], kept: dict[str, str] | None = None, note: str = ""
+    sections: dict[str, tuple[list[dict], float]], shown: str, kept: dict[str, str] | None = None, note: str = ""
 ) -> str:
-    """The markdown page: the sections run now, then those kept from the previous page."""
+    """The markdown page: the sections run now, then those kept from the previous page (``shown``: the command)."""
     failed = sum(not r.get("ok") for rows, _ in sections.values() for r in rows)
     total = sum(len(rows) for rows, _ in sections.values())
-    lines = [
-        "# Reliability",
-        "",
-        f"Command: `python -m evals.reliability {' '.join(_without_note(argv))}`".rstrip() + "  ",
-        f"Run {time.strftime('%Y-%m-%d %H:%M')} at commit {_commit()} on {platform.machine()}, "
-        f"{_cpus()} CPUs, Python {platform.python_version()}.  ",
-        f"{total - failed} of {total} probes run now as expected{_kept_failures(kept)}.{' ' + note if note else ''}",
-        "",
-        INTRO,
-    ]
+    status = (
+        f"{total - failed} of {total} probes run now as expected{_kept_failures(kept)}.{' ' + note if note else ''}"
+    )
+    lines = [*header("Reliability", shown, provenance(), [status]), INTRO]
     order = [n for n in PROBES if n in sections or n in (kept or {})]
     for name in order:
         if name in sections:
@@ -155,42 +152,38 @@ def _kept_failures(kept: dict[str, str] | None) -> str:
 def _without_note(argv: list[str]) -> list[str]:
     """``argv`` without ``--note TEXT`` (the note is printed under the command)."""
     out, skip = [], False
-    for arg in argv:
-        if skip or arg == "--note" or arg.startswith("--note="):
-            skip = arg == "--note"
+    for a in argv:
+        if skip or a == "--note" or a.startswith("--note="):
+            skip = a == "--note"
             continue
-        out.append(arg)
+        out.append(a)
     return out
 
 
-def _cpus() -> int:
-    import os
+OPTIONS = [
+    arg("--only", nargs="*", choices=list(PROBES), help="run these probes only (the page keeps the others)"),
+    arg("--out", type=Path, default=DEFAULT_OUT),
+    arg("--note", default="", help="a sentence on the conditions of this run, put under the header"),
+    arg("--clients", type=int, default=8, help="load probe: concurrent clients"),
+    arg("--requests", type=int, default=400, help="load probe: fusion requests"),
+    arg("--films", type=int, default=600, help="ingest probe: films in the synthetic KB (4 triples each)"),
+    arg("--graph-full", action="store_true", help="graph probe: also a whole Bolt KB, and 100 questions per KB"),
+]
 
-    return os.cpu_count() or 1
 
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the chosen probes (all by default) and write the report."""
-    argv = sys.argv[1:] if argv is None else argv
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--only", nargs="*", choices=list(PROBES), help="run these probes only")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    p.add_argument("--note", default="", help="a sentence on the conditions of this run, put under the header")
-    args = p.parse_args(argv)
+def run(args: argparse.Namespace) -> int:
+    """Run the chosen probes (all by default) and write the page."""
     sections: dict[str, tuple[list[dict], float]] = {}
     with tempfile.TemporaryDirectory(prefix="hybridrag-probes-") as tmp:
         for name in args.only or list(PROBES):
-            sys.stdout.write(f"probe {name} ..." + "\n")
+            sys.stdout.write(f"probe {name} ...\n")
             workdir = Path(tmp) / name
             workdir.mkdir()
-            sections[name] = run_probe(name, workdir)
+            sections[name] = run_probe(name, workdir, settings(name, args))
             for r in sections[name][0]:
-                sys.stdout.write(f"  [{'ok' if r.get('ok') else 'NO'}] {r['probe']}: {r['result']}" + "\n")
+                sys.stdout.write(f"  [{'ok' if r.get('ok') else 'NO'}] {r['probe']}: {r['result']}\n")
     kept = kept_sections(args.out, list(sections)) if args.only else {}
-    args.out.write_text(render(sections, argv, kept, args.note), encoding="utf-8")
-    sys.stdout.write(f"wrote {args.out}" + "\n")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(render(sections, command(args, _without_note(args.argv)), kept, args.note), encoding="utf-8")
+    sys.stdout.write(f"wrote {args.out}\n")
     return 0 if all(r.get("ok") for rows, _ in sections.values() for r in rows) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
-"""Helpers of the hardening probes: a server's CPU seconds, raw HTTP with an early hang-up, log counts.
+"""Helpers of the hardening probes: a server's CPU over a while, raw HTTP with an early hang-up, log counts.
 
-``hybridrag serve`` runs in its own process (started by :class:`evals.probe_load.Served`); what it
+``hybridrag serve`` runs in its own process (started by :class:`benchmarks.reliability.load.Served`); what it
 costs is read from ``/proc/<pid>/stat`` (user + system time of every thread), so a run that keeps
 computing after its client got a 504 or went away shows up as CPU seconds spent afterwards.
 """
@@ -8,27 +8,19 @@ computing after its client got a 504 or went away shows up as CPU seconds spent 
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import socket
 import time
 from pathlib import Path
 
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` so far (all its threads)."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "; fields[0] is field 3 (state)
-    return (int(fields[11]) + int(fields[12])) / TICKS
+from hybridrag.evals.timing import process_cpu_seconds
 
 
 def cpu_during(pid: int, seconds: float) -> float:
     """CPU seconds ``pid`` spends over the next ``seconds`` of wall time."""
-    before = cpu_seconds(pid)
+    before = process_cpu_seconds(pid)
     time.sleep(seconds)
-    return cpu_seconds(pid) - before
+    return process_cpu_seconds(pid) - before
 
 
 def wait_idle(pid: int, limit: float = 240, window: float = 2.0) -> float:
@@ -76,9 +68,3 @@ def log_counts(log: Path, start: int) -> tuple[int, int, int]:
     lines = [x for x in text.splitlines() if x.strip()]
     tracebacks = sum(1 for x in lines if x.startswith("Traceback (most recent call last)"))
     return len(lines), tracebacks, start + len(data)
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The ``q`` quantile (0..1) of ``values`` by the nearest rank."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")

@@ -10,7 +10,7 @@
 - ingests a second KB naming the same graph ``films``: the first KB must not silently answer
   from the second one's graph (a refused ingest is fine).
 
-``python -m evals.probe_reingest`` prints the rows.
+``python -m benchmarks reliability --only reingest`` runs it.
 """
 
 from __future__ import annotations
@@ -19,13 +19,12 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from hybridrag.evals.probe_ingest import write_inputs
+from benchmarks.common import ROOT
+from benchmarks.reliability.ingest import write_inputs
 
-ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "who directed Film 1"
 
 
@@ -182,18 +181,3 @@ def run(workdir: Path) -> list[dict]:
         (workdir / "bolt").mkdir()
         (workdir / "falkor").mkdir()
         return _bolt_rows(workdir / "bolt", server) + _falkordb_rows(workdir / "falkor", server)
-
-
-def main() -> int:
-    """Print the rows; exit 1 when one is not as expected."""
-    with tempfile.TemporaryDirectory(prefix="probe-reingest-") as tmp:
-        rows = run(Path(tmp))
-    for r in rows:
-        sys.stdout.write(f"[{'ok' if r['ok'] else 'NO'}] {r['probe']}: {r['result']}\n")
-    if len(sys.argv) > 2 and sys.argv[1] == "--json":
-        Path(sys.argv[2]).write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    return 0 if all(r["ok"] for r in rows) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -10,8 +10,7 @@ operator, then
 - asks hybgrag with each faulty model: the status, the message and the seconds taken, and
   whether the server still answers a fusion question afterwards.
 
-Each row is ``{"probe", "command", "result", "ok"}``; ``python -m evals.probe_server`` prints
-them as a markdown table.
+Each row is ``{"probe", "command", "result", "ok"}``; ``python -m benchmarks reliability --only server`` runs it.
 """
 
 from __future__ import annotations
@@ -22,15 +21,14 @@ import shlex
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from hybridrag.evals.load_server import stop_group, wait_healthy
+from benchmarks.common import ROOT
+from benchmarks.server import stop_group, wait_healthy
 
-ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "who directed Forrest Gump"
 LLM_TIMEOUT = 3
 FORBIDDEN = [
@@ -236,17 +234,3 @@ def run(workdir: Path) -> list[dict]:
         fake.close()
     rows.insert(0, {"probe": "server under test", "command": shlex.join(shown), "result": url, "ok": True})
     return rows
-
-
-def main() -> int:
-    """Print the probes as a markdown table; exit 1 when one failed."""
-    rows = run(Path(tempfile.mkdtemp(prefix="probe-server-")))
-    print("| probe | command | result | ok |\n|---|---|---|---|")  # noqa: T201
-    for row in rows:
-        cells = [row["probe"], f"`{row['command']}`", row["result"].replace("|", "\\|"), "yes" if row["ok"] else "NO"]
-        print("| " + " | ".join(cells) + " |")  # noqa: T201
-    return 0 if all(r["ok"] for r in rows) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,1 +1,1 @@
-"""Scale benchmark (``python -m evals.scale``): synthetic k× MetaQA, ingest, load, latency, graph server."""
+"""The scale suites: synthetic k× MetaQA (``scale``), its efSearch sweep (``scale-ef``) and a Prime-sized graph (``prime``)."""

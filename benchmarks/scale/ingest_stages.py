@@ -1,6 +1,6 @@
 """Child stages that build the synthetic KBs: graph-only ingest, the full ingest, and a killed-then-resumed ingest.
 
-Each runs in a fresh interpreter (``python -m evals.scale --stage ...``) so its peak RSS
+Each runs in a fresh interpreter (``python -m benchmarks scale --stage ...``) so its peak RSS
 (``ru_maxrss``) is its own. The full ingest is the real :func:`kb.ingest.ingest`; its FAISS and
 BM25 builds are timed by wrapping the two index classes, nothing else is replaced. At a factor
 whose names are not embedded for real (``--embed-factors``), the embedding stage is replaced by
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from hybridrag.evals.scale.synth import SUFFIX, original_name
-
-TYPE_MAP = Path(__file__).resolve().parents[2] / "kb" / "data" / "metaqa_types.json"
+from benchmarks.scale.synth import SUFFIX, original_name
+from hybridrag.evals.timing import clocks, since
+from hybridrag.kb.sample import TYPE_MAP
 
 
 def graph_ingest(kb_txt: Path, scratch: Path, repeats: int = 3) -> dict:
@@ -34,10 +34,11 @@ def graph_ingest(kb_txt: Path, scratch: Path, repeats: int = 3) -> dict:
     walls, cpus = [], []
     for _ in range(repeats):
         shutil.rmtree(scratch, ignore_errors=True)
-        t, c = time.perf_counter(), time.process_time()
+        start = clocks()
         store = build_graph(scratch, [kb_txt], type_map=TYPE_MAP, progress=False)
-        walls.append(time.perf_counter() - t)
-        cpus.append(time.process_time() - c)
+        took = since(start)
+        walls.append(took["seconds"])
+        cpus.append(took["cpu_s"])
         counts = store.counts()
         del store
     shutil.rmtree(scratch, ignore_errors=True)

@@ -1,6 +1,6 @@
 """Per-question callers of every retrieval module, with the decisions an LLM would make taken from gold.
 
-The four LLM methods' modules are :mod:`evals.bench_modules_methods`' (``PREPARE``: each module
+The four LLM methods' modules are :mod:`benchmarks.speed.modules_methods`' (``PREPARE``: each module
 as its graph node runs it, fed the gold record of the question: topic entity, relation path,
 skyline), here with the record's question and topic renamed to the question's copy. Added
 here: the query embedding alone (the floor), dense and BM25 search, fusion end-to-end
@@ -14,10 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
-
+from benchmarks.scale.synth import copy_name
 from hybridrag.evals.oracle.gold import GoldRecord
-from hybridrag.evals.scale.synth import copy_name
+from hybridrag.evals.timing import stats
 
 METHODS = ("hybgrag", "mor", "hydrarag", "ssrag")
 
@@ -53,8 +52,8 @@ def callers(kb, kb_dir: Path) -> dict[str, Callable[[Case], object]]:
 
 
 def pipeline(kb, c: Case, method: str) -> list[tuple[str, Callable[[], object]]]:
-    """The retrieval modules of ``method`` for one case, in pipeline order (:mod:`evals.bench_modules_methods`)."""
-    from hybridrag.evals.bench_modules_methods import PREPARE
+    """The retrieval modules of ``method`` for one case, in pipeline order (:mod:`benchmarks.speed.modules_methods`)."""
+    from benchmarks.speed.modules_methods import PREPARE
 
     return [(f"{method}: {name}", call) for name, call in PREPARE[method](kb, c.rec)]
 
@@ -73,9 +72,9 @@ def time_cases(
     the machine's load hits them alike. Single-call modules first, one module at a time; then each
     method's pipeline per question (prepared untimed; every module pays its own query embedding).
     ``outputs``, when given, receives each pipeline module's timed results: {key: {module: [result
-    per question]}} (the JSON-ready summaries of :mod:`evals.bench_modules_methods`).
+    per question]}} (the JSON-ready summaries of :mod:`benchmarks.speed.modules_methods`).
     """
-    from hybridrag.evals.bench_modules_methods import forget_queries
+    from benchmarks.speed.modules_methods import forget_queries
 
     times: dict = {key: {} for key in kbs}
     calls = {key: callers(kb, kb_dir) for key, (kb, kb_dir) in kbs.items()}
@@ -106,19 +105,14 @@ def time_cases(
 
 def percentiles(ms: list[float]) -> dict:
     """p50, p95, mean (ms) and count."""
-    return {
-        "p50_ms": float(np.percentile(ms, 50)),
-        "p95_ms": float(np.percentile(ms, 95)),
-        "mean_ms": float(np.mean(ms)),
-        "n": len(ms),
-    }
+    return stats(ms, suffix="_ms")
 
 
 def cases(datasets: Path, per_hop: int, factor: int, seed: int = 0) -> list[Case]:
     """``per_hop`` dev questions of each hop count (seeded sample), each about a random copy of its topic."""
+    from benchmarks.scale.synth import random_copies
     from hybridrag.evals.datasets import load_metaqa, sample
     from hybridrag.evals.oracle.gold import record_for
-    from hybridrag.evals.scale.synth import random_copies
 
     out: list[Case] = []
     for hops in (1, 2, 3):

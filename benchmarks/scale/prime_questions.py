@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
+from benchmarks.scale.modules import Case
 from hybridrag.evals.oracle.gold import GoldRecord, relation_words
-from hybridrag.evals.scale.modules import Case
 
 
 @dataclass(frozen=True)

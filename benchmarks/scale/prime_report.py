@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import time
 from pathlib import Path
 
-from hybridrag.evals.bench_fusion import cpu_name
-from hybridrag.evals.scale.report import KEEP
+from benchmarks.scale.report import KEEP
+from hybridrag.evals.markdown import header, provenance, write_above
 
-COMMAND = "nice -n 10 python -m evals.scale_prime"  # stages run under nice -n 15 (--nice)
+COMMAND = "nice -n 10 python -m benchmarks prime"  # stages run under nice -n 15 (--nice)
 
 
 def _f(v, digits: int = 2) -> str:
@@ -128,11 +125,11 @@ def _latency_run(lat: dict) -> list[str]:
     return out
 
 
-def render(args, results: dict) -> str:
+def render(args, results: dict) -> str:  # noqa: ANN001 - the suite's parsed arguments
+    """The whole benchmarks_prime.md text."""
     scale_file = Path(args.scale_work) / "results.json"
     scale = json.loads(scale_file.read_text()) if scale_file.exists() else {}
     syn = results.get("synth@prime", {})
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     deg = syn.get("degree", {})
 
     def g1(key: str, field: str):
@@ -144,20 +141,22 @@ def render(args, results: dict) -> str:
         if isinstance(v, dict) and "aborted" in v
     ]
     lines = [
-        "# Scale: a STaRK-Prime-sized graph",
-        "",
-        f"Command: `{COMMAND}` (stages cached in `{args.work}/results*.json`; a re-run skips finished stages).",
-        f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}; machine: "
-        f"{os.cpu_count()} cores, {cpu_name()}, no GPU, shared with other jobs. Every stage ran in a fresh "
-        f"`nice -n {args.nice}` interpreter; peak RSS is its `ru_maxrss`; the load average (1 min) before–after "
-        "each stage is in the tables.",
-        "",
+        *header(
+            "Scale: a STaRK-Prime-sized graph",
+            COMMAND,
+            provenance(),
+            [
+                f"Stages cached in `{args.work}/results*.json`; a re-run skips finished stages.",
+                f"Shared with other jobs. Every stage ran in a fresh `nice -n {args.nice}` interpreter; peak RSS is "
+                "its `ru_maxrss`; the load average (1 min) before–after each stage is in the tables.",
+            ],
+        ),
         "## The graph",
         "",
         f"{syn.get('entities', 0):,} entities, {syn.get('edges', 0):,} distinct edges, {syn.get('types')} entity "
         f"types, {syn.get('relations')} relation types: the sizes of STaRK PRIME in the MoR paper (Table 7: "
         "129,375 entities, 8,100,498 relations, average degree 125.2; App. B.1: ten entity types, eighteen "
-        "relation types, after PrimeKG). Type and relation names: `evals/scale_prime_synth.py`; type sizes "
+        "relation types, after PrimeKG). Type and relation names: `benchmarks/scale/prime_synth.py`; type sizes "
         "and relation shares are seeded draws (the papers do not give them). Degrees: Chung-Lu with entity "
         f"weights 1 + Lomax(2), seed {syn.get('seed')}: mean {_f(deg.get('mean'))}, median {_f(deg.get('p50'))}, "
         f"p90 {_f(deg.get('p90'))}, p99 {_f(deg.get('p99'))}, p99.9 {_f(deg.get('p999'))}, max "
@@ -180,7 +179,7 @@ def render(args, results: dict) -> str:
         "## Per-question latency of the retrieval modules",
         "",
         "Questions on Prime: random walks of 1, 2 and 3 hops from seeded random entities "
-        "(`evals/scale_prime_questions.py`), the walk's relations as the gold path; on MetaQA 1×: dev "
+        "(`benchmarks/scale/prime_questions.py`), the walk's relations as the gold path; on MetaQA 1×: dev "
         "questions, as the scale benchmark samples them.",
         "",
         *_latency(results),
@@ -192,7 +191,4 @@ def render(args, results: dict) -> str:
 
 def write_report(args, results: dict) -> None:
     """Rewrite ``args.out`` from the results, keeping whatever follows the KEEP marker in the old file."""
-    out = Path(args.out)
-    old = out.read_text(encoding="utf-8") if out.exists() else ""
-    kept = old.split(KEEP, 1)[1] if KEEP in old else "\n"
-    out.write_text(render(args, results) + "\n" + KEEP + kept, encoding="utf-8")
+    write_above(Path(args.out), render(args, results), KEEP)

@@ -1,11 +1,11 @@
 """Child stages of the Prime-sized benchmark, each run in a fresh interpreter (its own peak RSS).
 
-``synth`` writes the source (:mod:`evals.scale_prime_synth`); ``graph`` is the scale stage's
+``synth`` writes the source (:mod:`benchmarks.scale.prime_synth`); ``graph`` is the scale stage's
 graph-only ingest (:func:`kb.ingest.build_graph`), here once, the built graph kept for
 ``graph-load`` (:meth:`InMemoryGraphStore.load` alone); ``ingest`` is the real
 :func:`kb.ingest.ingest` with the entity names encoded by the KB's MiniLM (chunks saved as they
 finish, so a killed run resumes); ``load`` is the scale stage's KB open; ``latency`` times the
-modules on MetaQA 1× and on Prime interleaved question by question (:mod:`evals.scale.modules`).
+modules on MetaQA 1× and on Prime interleaved question by question (:mod:`benchmarks.scale.modules`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import os
 import time
 from pathlib import Path
 
-from hybridrag.evals.paths import datasets_dir
+from hybridrag.evals.hybrid import datasets_root
+from hybridrag.evals.timing import clocks, since
 
 SIMPLE = ["graph: neighbours of topic", "graph: ego graph (gold hops, relations)"]
 KEYS = ("metaqa1", "prime")
@@ -34,15 +35,15 @@ def layout(work: Path, scale_work: Path) -> dict:
     }
 
 
-def synth(paths: dict, args) -> dict:
-    from hybridrag.evals.scale_prime_synth import write_prime
+def synth(paths: dict, args) -> dict:  # noqa: ANN001 - the suite's parsed arguments
+    """Write the Prime source; its counts, seconds and file sizes."""
+    from benchmarks.scale.prime_synth import write_prime
 
-    t, c = time.perf_counter(), time.process_time()
+    start = clocks()
     res = write_prime(paths["src"], args.entities, args.edges, args.seed)
     return {
         **res,
-        "seconds": time.perf_counter() - t,
-        "cpu_s": time.process_time() - c,
+        **since(start),
         "bytes": {p.name: p.stat().st_size for p in paths["src"].iterdir() if p.suffix != ".tmp"},
     }
 
@@ -51,7 +52,7 @@ def graph(paths: dict, key: str) -> dict:
     """Graph-only ingest of ``key`` into its graph folder (kept for ``graph-load``)."""
     import shutil
 
-    from hybridrag.evals.scale.ingest_stages import TYPE_MAP
+    from benchmarks.scale.ingest_stages import TYPE_MAP
     from hybridrag.kb.ingest import build_graph
 
     out = paths["graph"][key]
@@ -60,11 +61,10 @@ def graph(paths: dict, key: str) -> dict:
         inputs = {"triples": [paths["kb_txt"]], "entities": paths["entities"], "type_map": paths["types"]}
     else:
         inputs = {"triples": [paths["metaqa_txt"]], "type_map": TYPE_MAP}
-    t, c = time.perf_counter(), time.process_time()
+    start = clocks()
     store = build_graph(out, progress=False, **inputs)
     return {
-        "seconds": time.perf_counter() - t,
-        "cpu_s": time.process_time() - c,
+        **since(start),
         **store.counts(),
         "relations": len(store.relation_names),
         "types": len(store.schema().entity_types),
@@ -86,17 +86,16 @@ def graph_load(paths: dict, key: str) -> dict:
 def ingest(paths: dict) -> dict:
     """The full ingest of Prime: graph, entity-name embeddings (real MiniLM), document table, BM25, FAISS."""
     import hybridrag.kb.ingest as ki
-    from hybridrag.evals.scale.ingest_stages import _timed_index_classes
+    from benchmarks.scale.ingest_stages import _timed_index_classes
 
     timings: dict = {}
     _timed_index_classes(timings)
-    t, c = time.perf_counter(), time.process_time()
+    start = clocks()
     rep = ki.ingest(
         paths["kb"]["prime"], [paths["kb_txt"]], entities=paths["entities"], type_map=paths["types"], progress=False
     )
     return {
-        "seconds": time.perf_counter() - t,
-        "cpu_s": time.process_time() - c,
+        **since(start),
         **{f"{k}_s": v for k, v in rep.seconds.items()},
         **timings,
         **rep.counts,
@@ -115,26 +114,27 @@ def _torch_threads() -> int | None:
         return None
 
 
-def load(paths: dict, key: str, args) -> dict:
-    from hybridrag.evals.scale.query_stages import load as kb_load
+def load(paths: dict, key: str, args) -> dict:  # noqa: ANN001 - the suite's parsed arguments
+    """The scale suite's KB open, on ``key``'s KB."""
+    from benchmarks.scale.query_stages import load as kb_load
 
     return kb_load(paths["kb"][key], args)
 
 
 def cases(paths: dict, per_hop: int, seed: int = 0, hops: tuple[int, ...] = (1, 2, 3)) -> dict:
     """The questions with ``hops`` hops of both KBs: MetaQA dev (1×, sampled as the scale stage does), Prime walks."""
-    from hybridrag.evals.scale.modules import cases as metaqa_cases
-    from hybridrag.evals.scale_prime_questions import sample_cases
+    from benchmarks.scale.modules import cases as metaqa_cases
+    from benchmarks.scale.prime_questions import sample_cases
     from hybridrag.kb.memory_store import InMemoryGraphStore
 
     store = InMemoryGraphStore.load(paths["graph"]["prime"])
-    metaqa = [c for c in metaqa_cases(datasets_dir(), per_hop, 1, seed) if c.rec.hops in hops]
+    metaqa = [c for c in metaqa_cases(datasets_root(), per_hop, 1, seed) if c.rec.hops in hops]
     return {"metaqa1": metaqa, "prime": sample_cases(store, per_hop, seed, hops_list=hops)}
 
 
 def latency(paths: dict, args) -> dict:
     """p50/p95 of the graph reads and every method's modules on MetaQA 1× and Prime, interleaved."""
-    from hybridrag.evals.scale.modules import time_cases
+    from benchmarks.scale.modules import time_cases
     from hybridrag.kb.base import open_kb
 
     hops = tuple(int(h) for h in args.hops.split(","))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hybridrag.evals.paths import datasets_dir
+from hybridrag.evals.hybrid import datasets_root
 
 
 def load(kb_dir: Path, args) -> dict:
@@ -47,13 +47,13 @@ def dense(kb_dir: Path, args, n_queries: int = 1000, k: int = 10) -> dict:
     """Recall@10 of the KB's FAISS index against exact search, on ``n_queries`` dev questions, and search times."""
     import faiss
 
-    from hybridrag.evals.scale.modules import cases, percentiles
+    from benchmarks.scale.modules import cases, percentiles
     from hybridrag.kb.base import KnowledgeBase
     from hybridrag.kb.embeddings import embed_matrix
 
     kb = KnowledgeBase(kb_dir)
     index = kb.dense.index
-    qs = cases(datasets_dir(), -(-n_queries // 3), args.factor, seed=1)[:n_queries]
+    qs = cases(datasets_root(), -(-n_queries // 3), args.factor, seed=1)[:n_queries]
     q = np.ascontiguousarray(embed_matrix(kb.embeddings, [c.question for c in qs]), dtype=np.float32)
     storage = faiss.downcast_index(index.storage) if hasattr(index, "storage") else index
     t = time.perf_counter()
@@ -87,12 +87,12 @@ def latency(kb_dir: Path, args) -> dict:
     """p50/p95 of every retrieval module at every factor of ``args.factors``, the factors interleaved
     question by question (same dev questions, topic renamed to a random copy per factor).
     """
-    from hybridrag.evals.scale.__main__ import paths
-    from hybridrag.evals.scale.modules import cases, time_cases
+    from benchmarks.scale.modules import cases, time_cases
+    from benchmarks.scale.synth import paths
     from hybridrag.kb.base import open_kb
 
     dirs = {f: paths(args.work, f)[1] for f in args.factors}
     kbs = {f: (open_kb(d), d) for f, d in dirs.items()}
-    qs = {f: cases(datasets_dir(), args.questions, f) for f in args.factors}
+    qs = {f: cases(datasets_root(), args.questions, f) for f in args.factors}
     by_factor = time_cases(kbs, qs)
     return {"questions": len(qs[args.factors[0]]), "by_factor": {str(f): m for f, m in by_factor.items()}}

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import time
 from pathlib import Path
 
-from hybridrag.evals.bench_fusion import cpu_name
+from hybridrag.evals.markdown import header, provenance, write_above
 
 
 def _ratio(v: float | None, base: float | None) -> str:
@@ -93,28 +90,26 @@ def render(args, results: dict) -> str:
     """The whole benchmarks_scale.md text."""
     factors = sorted(args.factors)
     fx = " | ".join(f"{f}×" for f in factors)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     cmd = (
-        f"nice -n {args.nice} python -m evals.scale --factors {','.join(map(str, factors))}"
+        f"nice -n {args.nice} python -m benchmarks scale --factors {','.join(map(str, factors))}"
         + (f" --neo4j-factors {','.join(map(str, args.neo4j_factors))}" if args.neo4j_factors else "")
         + f" --embed-factors {','.join(map(str, args.embed_factors))} --questions {args.questions}"
         + f" --jobs {args.jobs}"
     )
-    out = [
-        f"# Scale: synthetic {' / '.join(f'{f}×' for f in factors)} MetaQA",
-        "",
-        f"Command: `{cmd}` (stages cached in `{args.work}/results.json`; a re-run skips finished stages).",
-        f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}; machine: "
-        f"{os.cpu_count()} cores, {cpu_name()}, no GPU, shared with other jobs: 1-minute load average "
-        f"{_loads(results)} across the stages (each stage's own load is in results.json). Every stage ran "
-        "in a fresh `nice`-d interpreter; peak RSS is that interpreter's `ru_maxrss`."
+    notes = [
+        f"Stages cached in `{args.work}/results.json`; a re-run skips finished stages.",
+        f"Shared with other jobs: 1-minute load average {_loads(results)} across the stages (each stage's own "
+        "load is in results.json). Every stage ran in a fresh `nice`-d interpreter; peak RSS is that "
+        "interpreter's `ru_maxrss`."
         + (
             f" The ingests above 1× and the resume demo ran side by side (`--jobs {args.jobs}`), so their "
             "times include each other's load."
             if args.jobs > 1
             else ""
         ),
-        "",
+    ]
+    out = [
+        *header(f"Scale: synthetic {' / '.join(f'{f}×' for f in factors)} MetaQA", cmd, provenance(), notes),
         "**Synthetic KBs.** Copy 1 is MetaQA's kb.txt; copy c ≥ 2 renames every entity `X` to `X #c` "
         "and keeps the relations. The copies are **not connected** (no shared entity), so a question "
         "about copy c has exactly the neighbourhood it has in MetaQA, and growth measures what the rest "
@@ -211,7 +206,7 @@ def _latency_table(results: dict, factors: list[int]) -> list[str]:
         f"{n} dev questions per factor ({n // 3} each of 1, 2, 3 hops), one at a time after two warm-up calls, "
         "the factors interleaved question by question in one process (a change in load hits all alike); "
         "query embedding included wherever the module embeds; LLM decisions replaced by gold "
-        "(`evals/scale/modules.py`). p50 / p95 ms.",
+        "(`benchmarks/scale/modules.py`). p50 / p95 ms.",
         "",
         "| module | " + " | ".join(f"{f}× p50 / p95" for f in factors) + " |",
         "|---|" + "---|" * len(factors),
@@ -260,7 +255,4 @@ KEEP = "<!-- hand-written findings below this line are kept when the command rew
 
 def write_report(args, results: dict) -> None:
     """Rewrite ``args.out`` from the results, keeping whatever follows :data:`KEEP` in the old file."""
-    out = Path(args.out)
-    old = out.read_text(encoding="utf-8") if out.exists() else ""
-    kept = old.split(KEEP, 1)[1] if KEEP in old else "\n"
-    out.write_text(render(args, results) + "\n" + KEEP + kept, encoding="utf-8")
+    write_above(Path(args.out), render(args, results), KEEP)

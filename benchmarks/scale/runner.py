@@ -17,15 +17,21 @@ import threading
 import time
 from pathlib import Path
 
+from benchmarks.common import child, child_env, last_json
 from hybridrag.kb.kb_dir import work_dir
+
+
+def _stderr(message: str) -> None:
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
 
 
 class Runner:
     """Stage results of one work dir, and the child processes that produce them."""
 
-    def __init__(self, work: Path, nice: int = 10, redo: set[str] | None = None, log=print, tag: str = "") -> None:
+    def __init__(self, work: Path, nice: int = 10, redo: set[str] | None = None, log=None, tag: str = "") -> None:
         """Results of every ``results*.json`` in ``work`` (runs with a ``tag`` write their own file)."""
-        self.work, self.nice, self.redo, self.log = work, nice, redo or set(), log
+        self.work, self.nice, self.redo, self.log = work, nice, redo or set(), log or _stderr
         self.path = work / (f"results-{tag}.json" if tag else "results.json")
         self.results: dict = {}
         for f in sorted(work.glob("results*.json")):
@@ -33,23 +39,19 @@ class Runner:
         self._lock = threading.Lock()  # stages may run from several threads (--jobs)
 
     def _cmd(self, stage: str, factor: int, extra: list[str]) -> list[str]:
+        """The child process of one stage."""
         return [
             "nice",
             "-n",
             str(self.nice),
-            sys.executable,
-            "-m",
-            "hybridrag.evals.scale",
-            "--stage",
-            stage,
-            "--factor",
-            str(factor),
+            *child("scale", "--stage", stage, "--factor", str(factor)),
             "--work",
             str(self.work),
             *extra,
         ]
 
     def save(self) -> None:
+        """Write the results (atomically)."""
         with self._lock:
             tmp = self.path.with_suffix(".tmp")
             tmp.write_text(json.dumps(self.results, indent=1))
@@ -62,10 +64,10 @@ class Runner:
             return self.results[key]
         self.log(f"[scale] {key} starting (load {os.getloadavg()[0]:.2f})")
         load0, t0 = os.getloadavg()[0], time.time()
-        proc = subprocess.run(self._cmd(stage, factor, list(extra)), capture_output=True, text=True)
+        proc = subprocess.run(self._cmd(stage, factor, list(extra)), capture_output=True, text=True, env=child_env())
         if proc.returncode != 0:
             raise RuntimeError(f"stage {key} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-        res = json.loads(proc.stdout.strip().splitlines()[-1])
+        res = last_json(proc.stdout)
         res["load_before"], res["load_after"] = load0, os.getloadavg()[0]
         res["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         res["wall_s"] = time.time() - t0
@@ -92,6 +94,7 @@ class Runner:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
+            env=child_env(),
         )
         saved = 0
         while proc.poll() is None:

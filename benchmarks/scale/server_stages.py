@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from hybridrag.evals.paths import datasets_dir
+from hybridrag.evals.hybrid import datasets_root
 
 GRAPH_READS = ["graph: neighbours of topic", "graph: ego graph (gold hops, relations)"]
 # Every method's modules: their graph reads are batched (one store call per hop or per set of items),
@@ -40,7 +40,7 @@ def same_outputs(memory: dict[str, list], server: dict[str, list]) -> dict[str, 
 
 def server(kb_dir: Path, args) -> dict:
     """Export time, server memory, and per-read latency on the server vs in memory."""
-    from hybridrag.evals.scale.modules import cases, time_cases
+    from benchmarks.scale.modules import cases, time_cases
     from hybridrag.kb.base import KnowledgeBase
     from hybridrag.kb.graph_backends import export_graph
     from hybridrag.kb.graph_local import FalkorDBServer
@@ -53,7 +53,7 @@ def server(kb_dir: Path, args) -> dict:
         export_graph("neo4j", srv.uri, kb.graph, progress=False)
         export_s = time.perf_counter() - t
         res = {"export_s": export_s, **kb.graph.counts(), "server_peak_rss_mb": _server_peak_mb(srv.proc.pid)}
-        qs = cases(datasets_dir(), args.questions, args.factor)
+        qs = cases(datasets_root(), args.questions, args.factor)
         on_server = KnowledgeBase(kb_dir)
         with Neo4jGraphStore.connect(srv.uri) as store:
             on_server.graph = store

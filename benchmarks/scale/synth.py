@@ -65,6 +65,11 @@ def write_synthetic(src: str | Path, out: str | Path, factor: int) -> dict:
     }
 
 
+def paths(work: Path, factor: int) -> tuple[Path, Path]:
+    """The synthetic kb.txt and the KB directory of one factor under the work dir."""
+    return work / f"x{factor}" / "kb.txt", work / f"x{factor}" / "kb"
+
+
 def random_copies(n: int, factor: int, seed: int = 0) -> list[int]:
     """``n`` copy numbers drawn uniformly from 1..factor (seeded)."""
     rng = random.Random(seed)

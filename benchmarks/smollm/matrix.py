@@ -1,10 +1,10 @@
-"""``python -m evals.smollm_matrix``: the LLM methods with SmolLM2-135M, bank on and off, one command.
+"""``python -m benchmarks smollm``: the LLM methods with SmolLM2-135M, bank on and off, one command.
 
 Each cell is one ``hybridrag eval`` of a method on a dataset with ``--llm local:smollm2`` and one
 examples setting:
 
 - ``bank``: examples retrieved from a bank of solved dev questions (entity masked,
-  ``examples=kb`` on a KB directory that holds the bank, :mod:`evals.smollm_bank`);
+  ``examples=kb`` on a KB directory that holds the bank, :mod:`benchmarks.smollm.bank`);
 - ``schema``: retrieved the same way, bank off (the KB without a bank file: schema-synthesized
   examples only);
 - ``fixed``: the bundled MetaQA example files (``examples=bundled``), the same for every question;
@@ -21,7 +21,7 @@ probe of three MetaQA 1-hop questions under load (about 10 on 2 cores), SmolLM2 
 nearest it routed all 3 right at 8-15 s a call (the prompt is about half as long).
 
 Besides the scores, each row gives the router / planner accuracy against the gold relation path
-of the question's type (:func:`evals.oracle_router.relation_path`), read from the trace, and the
+of the question's type (:func:`hybridrag.evals.metaqa.relation_path`), read from the trace, and the
 LLM-call time. Cells run in ``--cells`` order; a finished cell (its summary holds ``--limit``
 questions) is skipped, an unfinished one resumes where its records end, and no new cell starts
 after ``--stop-at`` (UTC). The report is rewritten after every cell from the finished and
@@ -32,15 +32,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from hybridrag.evals.cli import add_eval_arguments, provenance, run_eval
-from hybridrag.evals.smollm_bank import bank_kb, check_disjoint
-from hybridrag.evals.smollm_report import render
+from benchmarks.common import arg, finished
+from benchmarks.smollm.bank import bank_kb, check_disjoint
+from benchmarks.smollm.report import render
+from hybridrag.evals.cli import add_eval_arguments, run_eval
+from hybridrag.evals.markdown import provenance
+from hybridrag.evals.timing import load_text
 
 LLM = "local:smollm2"
 SETTINGS = ("bank", "schema", "fixed", "none")
@@ -108,12 +110,6 @@ def cell_dir(runs: Path, cell: tuple[str, str, str]) -> Path:
     return runs / "-".join(cell)
 
 
-def finished(folder: Path, limit: int) -> bool:
-    """Whether a run folder holds a summary of at least ``limit`` questions."""
-    path = folder / "summary.json"
-    return path.exists() and json.loads(path.read_text(encoding="utf-8")).get("n", 0) >= limit
-
-
 def eval_argv(cell: tuple[str, str, str], limit: int, folder: Path) -> list[str]:
     """The ``hybridrag eval`` arguments of a cell."""
     method, setting, key = cell
@@ -137,11 +133,6 @@ def eval_argv(cell: tuple[str, str, str], limit: int, folder: Path) -> list[str]
     return argv
 
 
-def loadavg() -> str:
-    """The 1/5/15-minute load averages."""
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
 def run_one(cell: tuple[str, str, str], limit: int, runs: Path) -> None:
     """Run (or resume) one cell and note the load and the wall time beside its records."""
     folder = cell_dir(runs, cell)
@@ -150,13 +141,13 @@ def run_one(cell: tuple[str, str, str], limit: int, runs: Path) -> None:
         check_disjoint(DATASETS[cell[2]], limit)
     parser = argparse.ArgumentParser()
     add_eval_arguments(parser)
-    start, load0 = time.time(), loadavg()
-    sys.stderr.write(f"[smollm-matrix] {':'.join(cell)}: hybridrag eval {' '.join(argv)}\n")
+    start, load0 = time.time(), load_text()
+    sys.stderr.write(f"[smollm] {':'.join(cell)}: hybridrag eval {' '.join(argv)}\n")
     run_eval(parser.parse_args(argv))
     folder.mkdir(parents=True, exist_ok=True)
     runs_note = {
         "load_start": load0,
-        "load_end": loadavg(),
+        "load_end": load_text(),
         "wall_seconds": round(time.time() - start, 1),
         "command": "hybridrag eval " + " ".join(argv),
         "commit": provenance()["commit"],
@@ -197,20 +188,18 @@ def shown_argv(argv: list[str]) -> list[str]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the cells in order (skipping finished ones) and rewrite the report after each."""
-    p = argparse.ArgumentParser(prog="python -m evals.smollm_matrix", description=__doc__.splitlines()[0])
-    p.add_argument("--limit", type=int, default=300, help="questions per cell")
-    p.add_argument(
+OPTIONS = [
+    arg("--limit", type=int, default=300, help="questions per cell"),
+    arg(
         "--method-limit",
         action="append",
         default=[],
         metavar="METHOD=N",
         help="another limit for one method (hydrarag, ssrag: many LLM calls per question)",
-    )
-    p.add_argument("--cells", nargs="+", default=list(DEFAULT_CELLS), metavar="METHOD:SETTING:DATASET")
-    p.add_argument("--runs", type=Path, default=Path("eval-runs") / "smollm", help="folder of the runs")
-    p.add_argument(
+    ),
+    arg("--cells", nargs="+", default=list(DEFAULT_CELLS), metavar="METHOD:SETTING:DATASET"),
+    arg("--runs", type=Path, default=Path("eval-runs") / "smollm", help="folder of the runs"),
+    arg(
         "--older-runs",
         type=Path,
         action="append",
@@ -218,29 +207,33 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="report a cell with no records under --runs from this older runs folder (repeatable; "
         "never run or resumed there)",
-    )
-    p.add_argument("--out", type=Path, default=Path("docs") / "benchmarks_smollm.md")
-    p.add_argument(
+    ),
+    arg("--out", type=Path, default=Path("docs") / "benchmarks_smollm.md"),
+    arg(
         "--stop-at",
         type=deadline,
         metavar="HH:MM",
         help="start no new cell after this UTC time (HH:MM: its next occurrence; or YYYY-MM-DDTHH:MM)",
-    )
-    p.add_argument("--report-only", action="store_true", help="write the report from the runs as they are")
-    p.add_argument("--note", action="append", default=[], help="a line for the report's notes (repeatable)")
-    p.add_argument("--first", type=int, help="with --report-only: each row from its first N questions")
-    p.add_argument(
+    ),
+    arg("--report-only", action="store_true", help="write the report from the runs as they are"),
+    arg("--note", action="append", default=[], help="a line for the report's notes (repeatable)"),
+    arg("--first", type=int, help="with --report-only: each row from its first N questions"),
+    arg(
         "--every-run",
         action="store_true",
         help="with --report-only: a row from every runs folder that holds the cell (compare runs)",
-    )
-    args = p.parse_args(argv)
+    ),
+]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the cells in order (skipping finished ones) and rewrite the report after each."""
     cells = [parse_cell(c) for c in args.cells]
     limits = {}
     for item in args.method_limit:
         method, _, value = item.partition("=")
         if method not in OVERRIDES or not value.isdigit():
-            p.error(f"bad --method-limit {item!r}; use METHOD=N")
+            raise SystemExit(f"bad --method-limit {item!r}; use METHOD=N")
         limits[method] = int(value)
     info = provenance()
     for cell in cells:
@@ -250,22 +243,18 @@ def main(argv: list[str] | None = None) -> int:
         if finished(cell_dir(args.runs, cell), limit):
             continue
         if past(args.stop_at):
-            sys.stderr.write(f"[smollm-matrix] past {args.stop_at:%Y-%m-%d %H:%M} UTC: no new cell\n")
+            sys.stderr.write(f"[smollm] past {args.stop_at:%Y-%m-%d %H:%M} UTC: no new cell\n")
             break
         run_one(cell, limit, args.runs)
-        render(args.out, [args.runs, *args.older_runs], cells, info, shown_argv(sys.argv[1:]), args.note)
+        render(args.out, [args.runs, *args.older_runs], cells, info, shown_argv(args.argv), args.note)
     render(
         args.out,
         [args.runs, *args.older_runs],
         cells,
         info,
-        shown_argv(sys.argv[1:]),
+        shown_argv(args.argv),
         args.note,
         first=args.first,
         every=args.every_run,
     )
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""The report of :mod:`evals.smollm_matrix` (``docs/benchmarks_smollm.md``), from the cells' records.
+"""The report of :mod:`benchmarks.smollm.matrix` (``docs/benchmarks_smollm.md``), from the cells' records.
 
 Per cell: ``n`` (questions with a record: a cell stopped early says so), Hit@1 and MRR of the
 ranked list, answer Hits@1, how often the run's own evidence names a gold answer (Hit@1 far below
@@ -19,7 +19,8 @@ import json
 import statistics
 from pathlib import Path
 
-from hybridrag.evals.oracle_router import relation_path
+from hybridrag.evals.markdown import header
+from hybridrag.evals.metaqa import relation_path
 from hybridrag.evals.summary import read_records, summarise
 
 GOALS = {"1hop": 0.8, "2hop": 0.6}  # issue 11: hybgrag and mor Hit@1 with the bank
@@ -154,7 +155,6 @@ def render(
     each, its folder named beside n). ``first``: each row from its first ``first`` records, so that
     runs of one cell compare on the same questions.
     """
-    m = info["machine"]
     runs = [runs] if isinstance(runs, Path) else list(runs)
     if every:
         rows = [
@@ -164,25 +164,28 @@ def render(
         rows = [cell_row(c, cell_folder(c, runs), first=first) for c in cells]
     text = "\n".join(
         [
-            "# SmolLM2-135M on the LLM methods: bank on and off (`python -m evals.smollm_matrix`)",
-            "",
+            *header(
+                "SmolLM2-135M on the LLM methods: bank on and off",
+                " ".join(["python -m benchmarks smollm", *argv]),
+                info,
+                [
+                    "The commit is the report's; each row names its own. The machine is shared with other jobs"
+                    " (load average per row). Each cell's own `hybridrag eval` command is in its folder's"
+                    " `cell.json` / `summary.json`."
+                ],
+            ),
             "Every row is a real run of `local:smollm2` (SmolLM2-135M-Instruct GGUF through llama.cpp, grammar-"
             "constrained output where the role supports it; judging roles by rule, `judge=auto`). No oracle.",
             "",
-            f"- Date: {info['date']}; commit of the report: `{info['commit']}` (each row names its own); "
-            f"machine: {m['cores']} cores, {m['cpu']}, no GPU, "
-            "shared with other jobs (load average per row).",
-            f"- Reproduce: `{' '.join(['python -m evals.smollm_matrix', *argv])}`; each cell's own `hybridrag eval`"
-            " command is in its folder's `cell.json` / `summary.json`.",
             "- Questions: the first n of MetaQA dev's seed-0 shuffle (the same questions for every cell of a"
             " dataset). Examples: *bank* = nearest solved examples, entity masked, from a bank of 1000 dev questions"
-            " per hop count (questions 300-1300 of the same shuffle, never evaluated; `evals/smollm_bank.py`);"
+            " per hop count (questions 300-1300 of the same shuffle, never evaluated; `benchmarks/smollm/bank.py`);"
             " *schema* = the same retrieval over schema-synthesized examples only (bank off); *fixed* = the bundled"
             " MetaQA example files; *none* = no examples. *bank (v2)*: the bank without the solved examples their"
             " look-alikes outvote (`agents/shots/consensus.py`); plain *bank*: every solved example kept.",
             "- *First path = gold*: the relation path of the router's (HybGRAG), planner's (MoR) or question"
             " analysis's (HydraRAG: its skyline) first decision equals the gold path of the question's type"
-            " (`evals/oracle_router.relation_path`; HybGRAG lists each relation once). *s per LLM call*: the"
+            " (`evals/metaqa.relation_path`; HybGRAG lists each relation once). *s per LLM call*: the"
             " median over questions of LLM seconds / LLM calls. *Gold in evidence*: the share of questions whose"
             " run's own evidence names a gold answer (`evals/summary.py`); Hit@1 far below it means the answer"
             " was retrieved and another one ranked first.",

@@ -1,8 +1,8 @@
-"""``python -m evals.smollm_speed``: where a SmolLM2 router / planner call spends its time.
+"""``python -m benchmarks smollm-speed``: where a SmolLM2 router / planner call spends its time.
 
 For the first ``--n`` questions of a dataset's seed-0 shuffle (the questions the matrix asks), it
 builds the HybGRAG router's or the MoR planner's first prompt exactly as the graphs do (bank KB of
-:mod:`evals.smollm_bank`, ``num_few_shot`` nearest examples, the grammar's choices) and calls the
+:mod:`benchmarks.smollm.bank`, ``num_few_shot`` nearest examples, the grammar's choices) and calls the
 role through the project's code, reading llama.cpp's own counters around each call:
 
 - prompt tokens, and how many of them llama.cpp evaluated (the rest came from the previous
@@ -20,11 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 
-from hybridrag.evals.smollm_bank import bank_kb
+from benchmarks.common import arg
+from benchmarks.smollm.bank import bank_kb
+from hybridrag.evals.timing import load_text, percentile
 
 DATASETS = {"1hop": "metaqa-1hop", "2hop": "metaqa-2hop", "3hop": "metaqa-3hop", "hybrid50": "metaqa-hybrid-50"}
 
@@ -113,7 +114,7 @@ def gold_path(method: str, text: str, qtype: str | None) -> bool | None:
     """Whether the reply's relation path is the gold path of the question's type (as the report's
     *first path = gold*); None without a type or a readable reply.
     """
-    from hybridrag.evals.smollm_report import first_path, path_correct
+    from benchmarks.smollm.report import first_path, path_correct
 
     try:
         data = json.loads(text)
@@ -135,26 +136,46 @@ def plain_again(counter: Counter, messages: list[dict], tokens: int) -> None:
 
 
 def median(rows: list[dict], key: str) -> float:
-    return round(statistics.median(r[key] for r in rows), 1) if rows else 0.0
+    """The median of one counter over the calls, to 0.1 (0 for no calls)."""
+    return round(percentile((r[key] for r in rows), 50, "midpoint"), 1) if rows else 0.0
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m evals.smollm_speed", description=__doc__.splitlines()[0])
-    p.add_argument("--method", choices=("hybgrag", "mor"), required=True)
-    p.add_argument("--dataset", choices=tuple(DATASETS), default="1hop")
-    p.add_argument("--n", type=int, default=8, help="questions")
-    p.add_argument("--shots", type=int, default=3, help="examples shown (num_few_shot)")
-    p.add_argument(
+def medians(rows: list[dict], plain: list[dict]) -> dict:
+    """The medians of every counter, the gold-path and topic counts, and the calls' other time."""
+    keys = ("prompt_tokens", "evaluated", "prompt_ms", "generated", "gen_ms", "wall_ms")
+    summary: dict = {k: median(rows, k) for k in keys}
+    summary["gold_path"] = f"{sum(bool(r['gold_path']) for r in rows)}/{len(rows)}"
+    summary["topic_named"] = f"{sum(r['topic'] for r in rows)}/{len(rows)}"
+    other = [{"other": r["wall_ms"] - r["prompt_ms"] - r["gen_ms"]} for r in rows]
+    summary["other_ms"] = median(other, "other")
+    if plain:
+        summary["plain_other_ms"] = median(
+            [{"other": r["wall_ms"] - r["prompt_ms"] - r["gen_ms"]} for r in plain], "other"
+        )
+        summary["plain_gen_ms"] = median(plain, "gen_ms")
+    return summary
+
+
+OPTIONS = [
+    arg("--method", choices=("hybgrag", "mor"), required=True),
+    arg("--dataset", choices=tuple(DATASETS), default="1hop"),
+    arg("--n", type=int, default=8, help="questions"),
+    arg("--shots", type=int, default=3, help="examples shown (num_few_shot)"),
+    arg(
         "--full-grammar",
         action="store_true",
         help="llama-cpp-python's own grammar sampling (every vocabulary entry checked each token)",
-    )
-    p.add_argument(
+    ),
+    arg(
         "--no-grammar-check",
         action="store_true",
         help="after each call, the same prompt without the grammar (same generated tokens)",
-    )
-    args = p.parse_args(argv)
+    ),
+]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Time the role's first call on each question; one JSON line per call, medians on stderr."""
     from hybridrag.agents.llm.models import load_chat_model
     from hybridrag.kb.base import open_kb
 
@@ -171,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         return inner(*a, **kw)
 
     counter._inner = keep
-    load0 = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    load0 = load_text()
     rows, plain = [], []
     for q in questions(args.dataset, args.n):
         first_call(args.method, kb, model, q.question, args.shots)
@@ -184,17 +205,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.no_grammar_check:
             plain_again(counter, seen[-1], row["generated"])
             plain.append(counter.calls[-1])
-    load1 = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    keys = ("prompt_tokens", "evaluated", "prompt_ms", "generated", "gen_ms", "wall_ms")
-    summary = {k: median(rows, k) for k in keys}
-    summary["gold_path"] = f"{sum(bool(r['gold_path']) for r in rows)}/{len(rows)}"
-    summary["topic_named"] = f"{sum(r['topic'] for r in rows)}/{len(rows)}"
-    summary["other_ms"] = round(statistics.median(r["wall_ms"] - r["prompt_ms"] - r["gen_ms"] for r in rows), 1)
-    if plain:
-        summary["plain_other_ms"] = round(
-            statistics.median(r["wall_ms"] - r["prompt_ms"] - r["gen_ms"] for r in plain), 1
-        )
-        summary["plain_gen_ms"] = median(plain, "gen_ms")
+    load1 = load_text()
+    summary = medians(rows, plain)
     threads = os.environ.get("HYBRIDRAG_LOCAL_THREADS", "default")
     sys.stderr.write(
         f"{args.method} {args.dataset} n={len(rows)} shots={args.shots} threads={threads} "
@@ -202,7 +214,3 @@ def main(argv: list[str] | None = None) -> int:
         f"{json.dumps(summary)} load {load0} -> {load1}\n"
     )
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""``python -m evals.bench_dispatch``: fusion against its floor, and what LangGraph dispatch costs.
+"""``python -m benchmarks dispatch``: fusion against its floor, and what LangGraph dispatch costs.
 
 Full MetaQA KB, 1-hop dev questions; every variant runs once per question, the order reversed on
 every other question (machine load hits each alike), after one warm-up call each and an untimed
@@ -20,16 +20,14 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import os
-import platform
 import pstats
-import statistics
-import subprocess
-import time
+import sys
 from pathlib import Path
 from typing import Any
 
-from hybridrag.evals.bench_dispatch_variants import (  # noqa: F401 - the variants, importable from here
+from benchmarks.common import DOCS, ROOT, arg
+from benchmarks.common import metaqa_questions as questions
+from benchmarks.speed.dispatch_variants import (  # noqa: F401 - the variants, importable from here
     ALONE,
     MINIMAL,
     C,
@@ -37,14 +35,15 @@ from hybridrag.evals.bench_dispatch_variants import (  # noqa: F401 - the varian
     before_common,
     direct,
     floor,
-    questions,
     skeleton,
     swapped,
     variants,
 )
-from hybridrag.evals.paths import metaqa_kb_dir
+from hybridrag.evals.hybrid import metaqa_kb_dir
+from hybridrag.evals.markdown import header, provenance, write_section
+from hybridrag.evals.timing import load_average, mean, percentile, timed
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks_dispatch.md"
+DOC = DOCS / "benchmarks_dispatch.md"
 SECTION = "## Measured: fusion against its floor, and what dispatch costs"
 BASIS = ("floor", "bare", "direct", "invoke")
 
@@ -61,9 +60,8 @@ def measure(kb: Any, ctx: Any, qs: list[str], before: str | None = None) -> tupl
 
     def call(label: str, q: str) -> tuple[float, float]:
         with swapped(kb, embed=lambda t: vecs[t] if t in vecs else real(t)) if label.endswith(C) else swapped(kb):
-            t, cpu = time.perf_counter(), time.thread_time()
-            fns[label](q)
-            return (time.perf_counter() - t) * 1e3, (time.thread_time() - cpu) * 1e3
+            _, wall, cpu = timed(fns[label], q)
+            return wall * 1e3, cpu * 1e3
 
     for label in fns:
         call(label, "warm up")
@@ -118,7 +116,7 @@ def profile(graph: Any, ctx: Any, kb: Any, qs: list[str], top: int = 12) -> list
             if "site-packages" in parts
             else (
                 ".".join(parts[-2:])
-                if path.startswith(str(DOC.parents[1]))
+                if path.startswith(str(ROOT))
                 else f"builtin {func}"
                 if path == "~"
                 else f"stdlib {parts[-1]}"
@@ -128,7 +126,7 @@ def profile(graph: Any, ctx: Any, kb: Any, qs: list[str], top: int = 12) -> list
     return sorted(groups.items(), key=lambda kv: -kv[1])[:top]
 
 
-def run(
+def measure_all(
     n: int,
     kb_dir: Path | None = None,
     before: str | None = None,
@@ -140,15 +138,15 @@ def run(
     from hybridrag.graphs.runtime import resolve_kb
 
     ctx = context_for("fusion", kb=str(kb_dir or metaqa_kb_dir()))
-    kb, qs, load = resolve_kb(ctx), qs or questions(n), [os.getloadavg()[0]]
+    kb, qs, load = resolve_kb(ctx), qs or questions(n), [load_average()[0]]
     times, cpus = measure(kb, ctx, qs, before)
-    load.append(os.getloadavg()[0])
+    load.append(load_average()[0])
     s = {
         k: {
-            "p50": statistics.median(ts),
-            "p95": sorted(ts)[round(0.95 * (len(ts) - 1))],
-            "mean": statistics.fmean(ts),
-            "cpu_p50": statistics.median(cpus[k]),
+            "p50": percentile(ts, 50, "midpoint"),
+            "p95": percentile(ts, 95, "nearest"),
+            "mean": mean(ts),
+            "cpu_p50": percentile(cpus[k], 50, "midpoint"),
             "n": len(ts),
         }
         for k, ts in times.items()
@@ -163,24 +161,18 @@ def run(
 
 def render(report: dict, args: argparse.Namespace) -> str:
     """The markdown section: command, date, commit, machine, load, the table and the ratios."""
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=DOC.parents[1]
-    ).stdout.strip()
     cmd = " ".join(
         [
-            "python -m evals.bench_dispatch",
+            "python -m benchmarks dispatch",
             f"--questions {args.questions}",
             *([f"--before {args.before}"] if args.before else []),
             *(["--profile"] if args.profile else []),
         ]
     )
-    s, load, when = report["stats"], report["load"], time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    s, load = report["stats"], report["load"]
+    loads = f"full MetaQA KB; 1-minute load average {load[0]:.2f} before, {load[1]:.2f} after (a shared machine)."
     lines = [
-        SECTION,
-        "",
-        f"- Command: `{cmd}`",
-        f"- Date: {when}; commit `{commit}`; {os.cpu_count()} cores, {platform.machine()}; full MetaQA KB; "
-        f"1-minute load average {load[0]:.2f} before, {load[1]:.2f} after (a shared machine).",
+        *header(SECTION.removeprefix("## "), cmd, provenance(), [loads], level=2)[:-1],
         f"- {report['questions']} MetaQA 1-hop dev questions, every variant once per question, the order "
         "reversed on every other question; one warm-up call each and an untimed bare call per question first; "
         "times in ms; CPU: the calling thread's CPU time (what preemption by other load adds is not in it).",
@@ -209,20 +201,17 @@ def render(report: dict, args: argparse.Namespace) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    """Parse flags, run, rewrite this benchmark's section of the markdown file."""
-    from hybridrag.evals.fusion_docs import write_section
-
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--questions", type=int, default=1000)
-    p.add_argument("--before", help="git revision whose graphs/runtime.py is the 'before' path")
-    p.add_argument("--profile", action="store_true")
-    p.add_argument("--out", type=Path, default=DOC)
-    args = p.parse_args()
-    text = render(run(args.questions, before=args.before, with_profile=args.profile), args)
-    write_section(args.out, text)  # the file's analysis sections are kept
-    print(text)  # noqa: T201
+OPTIONS = [
+    arg("--questions", type=int, default=1000),
+    arg("--before", help="git revision whose graphs/runtime.py is the 'before' path"),
+    arg("--profile", action="store_true"),
+    arg("--out", type=Path, default=DOC),
+]
 
 
-if __name__ == "__main__":
-    main()
+def run(args: argparse.Namespace) -> int:
+    """Run, then rewrite this benchmark's section of the markdown file (its analysis sections are kept)."""
+    text = render(measure_all(args.questions, before=args.before, with_profile=args.profile), args)
+    write_section(args.out, text)
+    sys.stdout.write(text)
+    return 0

@@ -1,4 +1,4 @@
-"""The variants ``python -m evals.bench_dispatch`` times (see its docstring), each a callable of one question.
+"""The variants ``python -m benchmarks dispatch`` times (see its docstring), each a callable of one question.
 
 *floor*, *bare* (:func:`bare_fusion`), *direct* (:func:`direct`), *invoke*, *LangGraph alone*
 (:func:`skeleton`), and ``invoke`` with one part of fusion put back as it was (:func:`variants`).
@@ -12,24 +12,14 @@ import types
 import typing
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import typing_extensions
 
-from hybridrag.evals.paths import datasets_dir
+from benchmarks.common import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 C = ", embedding cached"
 ALONE, MINIMAL = "LangGraph alone (no-op nodes)", "LangGraph alone, minimal graph"
-
-
-def questions(n: int, split: str = "dev_1hop.txt") -> list[str]:
-    """The first ``n`` MetaQA questions of ``split``, brackets around the topic entity removed."""
-    lines = (datasets_dir() / "metaqa" / split).read_text(encoding="utf-8").splitlines()[:n]
-    if not lines:
-        raise ValueError(f"no questions in {split}")
-    return [ln.split("\t")[0].replace("[", "").replace("]", "") for ln in lines]
 
 
 def floor(kb: Any, k: int) -> Callable[[str], Any]:

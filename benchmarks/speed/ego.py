@@ -1,4 +1,4 @@
-"""``python -m evals.bench_ego``: HybGRAG's ego-graph, node-at-a-time BFS vs the vectorised frontier.
+"""``python -m benchmarks ego``: HybGRAG's ego-graph, node-at-a-time BFS vs the vectorised frontier.
 
 HybGRAG's hybrid module expands an ego-graph around each topic entity
 (:func:`agents.hybgrag.retrieval.hybrid_retrieve`). This times that call on the full MetaQA KB
@@ -6,7 +6,7 @@ for the calls HybGRAG really makes, on the topic entities of the first ``--limit
 of each hop count:
 
 - *router*: radius = hop count, relations = the question type's gold relation path
-  (:func:`evals.oracle_router.relation_path`), what a correct router action gives;
+  (:func:`hybridrag.evals.metaqa.relation_path`), what a correct router action gives;
 - *paper*: radius 2, every relation (the paper's unrestricted 2-hop neighbourhood).
 
 Both algorithms run on the same calls, alternating which goes first, in one process:
@@ -16,25 +16,24 @@ Each pair is checked for an identical subgraph (seeds, distances, parents, tripl
 and for the same top-10 candidates as HybGRAG ranks them (:func:`agents.hybgrag.retrieval.rank_entities`).
 The load average is printed with the numbers; results go to ``docs/benchmarks_ego.md``.
 
-    nice -n 10 python -m evals.bench_ego --limit 200
+    nice -n 10 python -m benchmarks ego --limit 200
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import statistics
-import subprocess
 import sys
 import time
 from collections import deque
-from datetime import UTC, datetime
 from pathlib import Path
 
+from benchmarks.common import arg, command
 from hybridrag.agents.hybgrag.retrieval import link_entity, rank_entities
 from hybridrag.evals.datasets import load_metaqa
-from hybridrag.evals.oracle_router import TYPE_OF, relation_path
+from hybridrag.evals.hybrid import datasets_root, metaqa_kb_dir
+from hybridrag.evals.markdown import header, provenance, write_page
+from hybridrag.evals.metaqa import TYPE_OF, relation_path
+from hybridrag.evals.timing import load_average, mean, percentile
 from hybridrag.kb.memory_store import InMemoryGraphStore
 from hybridrag.kb.model import Subgraph
 
@@ -140,14 +139,14 @@ def measure(kb, todo: list[dict]) -> list[dict]:
             }
         )
         if (n + 1) % 100 == 0:
-            print(f"{n + 1}/{len(todo)} calls  load {os.getloadavg()[0]:.2f}", file=sys.stderr)  # noqa: T201
+            sys.stderr.write(f"{n + 1}/{len(todo)} calls  load {load_average()[0]:.2f}\n")
     return rows
 
 
 def _ms(values: list[float], q: str) -> float:
     if q == "p95":
-        return sorted(values)[int(0.95 * (len(values) - 1))] * 1e3
-    return (statistics.median(values) if q == "p50" else statistics.fmean(values)) * 1e3
+        return percentile(values, 95, "lower") * 1e3
+    return (percentile(values, 50, "midpoint") if q == "p50" else mean(values)) * 1e3
 
 
 def table(rows: list[dict]) -> str:
@@ -164,66 +163,65 @@ def table(rows: list[dict]) -> str:
                 continue
             old, new = [r["old"] for r in part], [r["new"] for r in part]
             radius = f"radius {h}, gold relations" if setting == "router" else "radius 2, all relations"
-            ratio = statistics.fmean(old) / statistics.fmean(new)
+            ratio = mean(old) / mean(new)
             same, top = sum(r["identical"] for r in part), sum(r["same_top10"] for r in part)
             out.append(
                 f"| {setting} ({radius}) | {h} | {len(part)} | {_ms(old, 'p50'):.2f} | {_ms(new, 'p50'):.2f} | "
                 f"{_ms(old, 'p95'):.2f} | {_ms(new, 'p95'):.2f} | "
                 f"{_ms(old, 'mean'):.2f} | {_ms(new, 'mean'):.2f} | {ratio:.1f}× | "
-                f"{statistics.fmean(r['nodes'] for r in part):.0f} | "
-                f"{statistics.fmean(r['triples'] for r in part):.0f} | "
+                f"{mean(r['nodes'] for r in part):.0f} | "
+                f"{mean(r['triples'] for r in part):.0f} | "
                 f"{same}/{len(part)} | {top}/{len(part)} |"
             )
     return "\n".join(out)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Command line: measure, print the table, write the report."""
-    from hybridrag.evals.paths import datasets_dir, metaqa_kb_dir
+OPTIONS = [
+    arg("--limit", type=int, default=200, help="dev questions per hop count"),
+    arg("--hops", type=int, nargs="+", default=[1, 2, 3]),
+    arg("--kb", default=str(metaqa_kb_dir())),
+    arg("--data", default=str(datasets_root() / "metaqa")),
+    arg("--out", default="docs/benchmarks_ego.md"),
+]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Measure, print the table, write the report."""
     from hybridrag.kb.base import open_kb
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--limit", type=int, default=200, help="dev questions per hop count")
-    ap.add_argument("--hops", type=int, nargs="+", default=[1, 2, 3])
-    ap.add_argument("--kb", default=str(metaqa_kb_dir()))
-    ap.add_argument("--data", default=str(datasets_dir() / "metaqa"))
-    ap.add_argument("--out", default="docs/benchmarks_ego.md")
-    args = ap.parse_args(argv)
     if args.limit < 1:
         raise SystemExit(f"--limit must be at least 1, not {args.limit}")
     kb = open_kb(args.kb)
     if not isinstance(kb.graph, InMemoryGraphStore):
         raise SystemExit(f"{args.kb}: the baseline needs the embedded graph store, not {type(kb.graph).__name__}")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     todo = calls(kb, Path(args.data), args.hops, args.limit)
     t0 = time.perf_counter()
     kb.graph._both()  # the frontier CSR is built on the first call: timed here, outside the calls
     build = time.perf_counter() - t0
-    load_before = os.getloadavg()
+    load_before = load_average()
     rows = measure(kb, todo)
-    load_after = os.getloadavg()
+    load_after = load_average()
     body = table(rows)
     loads = (
         f"load average (1/5/15 min) {' / '.join(f'{x:.2f}' for x in load_before)} before, "
         f"{' / '.join(f'{x:.2f}' for x in load_after)} after"
     )
-    meta = (
-        f"Command: `nice -n 10 python -m evals.bench_ego --limit {args.limit}`; "
-        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; commit {commit}; {platform.machine()}, {os.cpu_count()} CPUs "
-        f"shared with other jobs; {loads}; KB {Path(args.kb).name} ({kb.graph.counts()['entities']} entities, "
-        f"{kb.graph.counts()['triples']} triples); frontier CSR built once in {build * 1e3:.0f} ms."
-    )
-    print(meta + "\n\n" + body)  # noqa: T201 - the command's report
+    counts = kb.graph.counts()
+    meta = [
+        f"Machine shared with other jobs: {loads}.",
+        f"KB {Path(args.kb).name} ({counts['entities']} entities, {counts['triples']} triples); "
+        f"frontier CSR built once in {build * 1e3:.0f} ms.",
+    ]
+    head = header(TITLE, "nice -n 10 " + command(args, ["--limit", str(args.limit)]), provenance(), meta)
+    sys.stdout.write("\n".join(head) + "\n" + body + "\n")
     if args.out:
-        Path(args.out).write_text(REPORT.format(meta=meta, table=body), encoding="utf-8")
+        write_page(Path(args.out), [*head, REPORT.format(table=body)])
+    return 0
 
 
-REPORT = """# HybGRAG's ego-graph: node-at-a-time BFS vs vectorised frontier
-
-{meta}
-
-What is timed: one `ego_graph` call per question and setting (seed = the question's topic entity
-linked as HybGRAG links it), the former store BFS (`evals.bench_ego.baseline_ego_graph`: one
+TITLE = "HybGRAG's ego-graph: node-at-a-time BFS vs vectorised frontier"
+REPORT = """What is timed: one `ego_graph` call per question and setting (seed = the question's topic entity
+linked as HybGRAG links it), the former store BFS (`benchmarks/speed/ego.py` `baseline_ego_graph`: one
 `edge_ids` call per visited node, with an `np.isin` when relations are given, and a `Triple` per
 edge visit) against the store's current
 `InMemoryGraphStore.ego_graph` (one CSR gather per level over the whole frontier, relation filter
@@ -235,7 +233,3 @@ triples in the same order; *same top-10*: HybGRAG's candidate ranking
 
 {table}
 """
-
-
-if __name__ == "__main__":
-    main()

@@ -1,4 +1,4 @@
-"""``python -m evals.bench_embed``: query-embedding latency and a fresh process's cold start.
+"""``python -m benchmarks embed``: query-embedding latency and a fresh process's cold start.
 
 Three ways to encode one question with the bundled all-MiniLM-L6-v2, on the same questions
 in the same run, alternating so that machine load hits each alike:
@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from benchmarks.common import arg, command
+from hybridrag.evals.markdown import header, provenance, write_page
+from hybridrag.evals.timing import load_average, percentile
 
 QUESTIONS = [
     "who directed Alien",
@@ -36,11 +39,11 @@ QUESTIONS = [
 
 
 def _p50(ts: list[float]) -> float:
-    return statistics.median(ts) * 1e3
+    return percentile(ts, 50, "midpoint") * 1e3
 
 
 def _p95(ts: list[float]) -> float:
-    return sorted(ts)[int(0.95 * (len(ts) - 1))] * 1e3
+    return percentile(ts, 95, "lower") * 1e3
 
 
 def encoders() -> dict:
@@ -121,46 +124,49 @@ def cold_start(runs: int, encoder: str) -> list[tuple[float, float]]:
 
 
 def torch_free() -> bool:
+    """Whether a fresh process encodes a question with the default encoder without importing torch."""
     code = (
-        "import sys; from kb.embeddings import get_embeddings; get_embeddings().encode(['q']);"
+        "import sys; from hybridrag.kb.embeddings import get_embeddings; get_embeddings().encode(['q']);"
         " print('torch' in sys.modules)"
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True)
     return res.stdout.strip() == "False"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Measure and write the report."""
-    from hybridrag.evals.cli import provenance
+OPTIONS = [
+    arg("--rounds", type=int, default=10, help="passes over the questions per encoder"),
+    arg("--cold-runs", type=int, default=3, help="fresh `hybridrag ask` processes"),
+    arg("--out", type=Path, default=Path("docs") / "benchmarks_embed.md"),
+]
 
-    p = argparse.ArgumentParser(prog="python -m evals.bench_embed", description=__doc__.splitlines()[0])
-    p.add_argument("--rounds", type=int, default=10, help="passes over the questions per encoder")
-    p.add_argument("--cold-runs", type=int, default=3, help="fresh `hybridrag ask` processes")
-    p.add_argument("--out", type=Path, default=Path("docs") / "benchmarks_embed.md")
-    args = p.parse_args(argv)
+
+def run(args: argparse.Namespace) -> int:
+    """Measure and write the report."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     info = provenance()
-    load0 = os.getloadavg()[0]
+    load0 = load_average()[0]
     cold = {e: [] for e in ("numpy", "torch")}  # first, while this process is small (a fork's RSS starts as ours)
     for _ in range(args.cold_runs):  # alternating, so that load changes hit both alike
         for encoder in cold:
             cold[encoder] += cold_start(1, encoder)
-    load1 = os.getloadavg()[0]
+    load1 = load_average()[0]
     times = latency(args.rounds)
-    load2 = os.getloadavg()[0]
+    load2 = load_average()[0]
     base = _p50(times["torch, 1 thread"])
     rows = [
         f"| {name} | {len(ts)} | {_p50(ts):.1f} | {_p95(ts):.1f} | {_p50(ts) / base:.2f}x |"
         for name, ts in times.items()
     ]
     lines = [
-        "# Query embedding and cold start (`python -m evals.bench_embed`)",
-        "",
-        f"- Date: {info['date']}; commit `{info['commit']}`; {info['machine']['cores']} cores, "
-        f"{info['machine']['cpu']}; load average {load0:.1f} → {load1:.1f} (cold start) → {load2:.1f} (encoders).",
-        f"- Reproduce: `python -m evals.bench_embed {' '.join(argv if argv is not None else sys.argv[1:])}`".rstrip(),
-        f"- {len(QUESTIONS)} MetaQA-style questions × {args.rounds} rounds, the encoders interleaved per question.",
-        "",
+        *header(
+            "Query embedding and cold start",
+            command(args),
+            info,
+            [
+                f"Load average {load0:.1f} → {load1:.1f} (cold start) → {load2:.1f} (encoders).",
+                f"{len(QUESTIONS)} MetaQA-style questions × {args.rounds} rounds, the encoders interleaved per question.",
+            ],
+        ),
         "| encoder (one question) | encodes | p50 ms | p95 ms | p50 vs torch 1 thread |",
         "|---|---|---|---|---|",
         *rows,
@@ -177,10 +183,5 @@ def main(argv: list[str] | None = None) -> int:
         f"With the default, the query path imports torch: {'no' if torch_free() else 'yes'}.",
         "",
     ]
-    args.out.write_text("\n".join(lines), encoding="utf-8")
-    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write(write_page(args.out, lines) + "\n")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,6 +1,5 @@
-"""Benchmark for the fusion method on the full MetaQA KB; writes its section of docs/benchmarks_fusion.md.
+"""``python -m benchmarks fusion-speed``: fusion on the full MetaQA KB, a section of docs/benchmarks_fusion.md.
 
-Usage: python -m evals.bench_fusion [--questions 1000] [--out docs/benchmarks_fusion.md]
 Measures, each stage in a fresh subprocess so peak memory (ru_maxrss) is its own:
 graph ingest (parse + assemble + save), full ingest with embeddings (once, cached),
 KB load, and per-question latency of fusion (query embedding included) against the
@@ -11,37 +10,41 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+from benchmarks.common import DOCS, arg, child, child_env, last_json, metaqa_questions
+from hybridrag.evals.hybrid import datasets_root, metaqa_kb_dir
+from hybridrag.evals.markdown import header, provenance, write_section
+from hybridrag.evals.timing import load_average, peak_rss_mb, stats
+from hybridrag.kb.sample import TYPE_MAP
 
-from hybridrag.evals.fusion_docs import DOC, write_section
-from hybridrag.evals.paths import datasets_dir, metaqa_kb_dir
-
-TYPE_MAP = Path(__file__).resolve().parents[1] / "kb" / "data" / "metaqa_types.json"
+DOC = DOCS / "benchmarks_fusion.md"
+CONFIGURATIONS = [
+    ("fusion (hybrid)", {}),
+    ("vector-only baseline", {"mode": "vector"}),
+    ("fusion, Python Dice (no CSR)", {"python_dice": True}),
+]
 
 
 def _child(stage: str, *args: str) -> dict:
     """Run one stage in a fresh interpreter; return its JSON report plus peak RSS."""
-    cmd = [sys.executable, "-m", "hybridrag.evals.bench_fusion", "--stage", stage, *args]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    done = subprocess.run(
+        child("fusion-speed", "--stage", stage, *args), check=True, capture_output=True, text=True, env=child_env()
+    )
+    return last_json(done.stdout)
 
 
 def _stage(name: str, args: argparse.Namespace) -> dict:
     from hybridrag.kb.ingest import build_graph
 
-    kb_txt = datasets_dir() / "metaqa" / "kb.txt"
     t0 = time.perf_counter()
     if name == "graph-ingest":
         with tempfile.TemporaryDirectory() as tmp:
+            kb_txt = datasets_root() / "metaqa" / "kb.txt"
             store = build_graph(Path(tmp), [kb_txt], type_map=TYPE_MAP, progress=False)
             res = {"seconds": time.perf_counter() - t0, **store.counts()}
     elif name == "load":
@@ -54,7 +57,7 @@ def _stage(name: str, args: argparse.Namespace) -> dict:
         res["embedding_model_seconds"] = time.perf_counter() - t1
     else:
         res = _latency(args)
-    res["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    res["peak_rss_mb"] = peak_rss_mb()
     return res
 
 
@@ -62,17 +65,14 @@ def _latency(args: argparse.Namespace) -> dict:
     from hybridrag.agents.fusion import paths as fusion_paths
     from hybridrag.graphs import context_for, get_graph
 
-    lines = (datasets_dir() / "metaqa" / "dev_1hop.txt").read_text(encoding="utf-8").splitlines()
-    qs = [ln.split("\t")[0].replace("[", "").replace("]", "") for ln in lines[: args.questions]]
+    qs = metaqa_questions(args.questions)
     g = get_graph("fusion")
     out = {}
-    for label, settings in [
-        ("fusion (hybrid)", {}),
-        ("vector-only baseline", {"mode": "vector"}),
-        ("fusion, Python Dice (no CSR)", {"python_dice": True}),
-    ]:
-        python_dice = settings.pop("python_dice", False)
-        ctx = context_for("fusion", kb=str(metaqa_kb_dir()), **settings)
+    for label, settings in CONFIGURATIONS:
+        python_dice = settings.get("python_dice", False)
+        ctx = context_for(
+            "fusion", kb=str(metaqa_kb_dir()), **{k: v for k, v in settings.items() if k != "python_dice"}
+        )
         g.invoke({"question": "warm up"}, context=ctx)
         orig = fusion_paths.InMemoryGraphStore
         if python_dice:  # force the generic store path that scores triple by triple in Python
@@ -85,89 +85,87 @@ def _latency(args: argparse.Namespace) -> dict:
                 times.append((time.perf_counter() - t) * 1000)
         finally:
             fusion_paths.InMemoryGraphStore = orig
-        out[label] = {
-            "p50_ms": float(np.percentile(times, 50)),
-            "p95_ms": float(np.percentile(times, 95)),
-            "mean_ms": float(np.mean(times)),
-            "n": len(times),
-        }
+        out[label] = stats(times, suffix="_ms")
     return out
 
 
-def cpu_name() -> str:
-    """The CPU's model name (for a report's machine line)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
-def main() -> None:
-    """Run every stage and write the markdown report."""
-    p = argparse.ArgumentParser()
-    p.add_argument("--stage")
-    p.add_argument("--questions", type=int, default=1000)
-    p.add_argument("--out", type=Path, default=DOC, help="markdown file whose speed section is rewritten")
-    args = p.parse_args()
-    if args.stage:
-        print(json.dumps(_stage(args.stage, args)))  # noqa: T201
-        return
+def _full_ingest() -> dict | None:
+    """Build the full MetaQA KB when it is not cached: its seconds per stage; None when it was."""
     from hybridrag.kb.ingest import ingest
 
-    load_before = os.getloadavg()[0]
-    full = None
-    if not (metaqa_kb_dir() / "manifest.json").exists():
-        t = time.perf_counter()
-        rep = ingest(metaqa_kb_dir(), [datasets_dir() / "metaqa" / "kb.txt"], type_map=TYPE_MAP, progress=False)
-        full = {"seconds": time.perf_counter() - t, **rep.seconds}
+    if (metaqa_kb_dir() / "manifest.json").exists():
+        return None
+    t = time.perf_counter()
+    rep = ingest(metaqa_kb_dir(), [datasets_root() / "metaqa" / "kb.txt"], type_map=TYPE_MAP, progress=False)
+    return {"seconds": time.perf_counter() - t, **rep.seconds}
+
+
+def render(args: argparse.Namespace, graph: dict, load: dict, lat: dict, full: dict | None, loads: tuple) -> str:
+    """The section: the stages' seconds and memory, and the latency table."""
+    full_line = (
+        f"- Full ingest incl. embeddings of {graph['entities']} entity names (this run): "
+        f"{full['seconds']:.1f} s (graph {full['graph']:.1f} s, BM25 {full['bm25']:.1f} s, "
+        f"embeddings {full['embed']:.1f} s)"
+        if full
+        else "- Full ingest with embeddings: not re-run (KB was cached; delete it to measure)"
+    )
+    busy = (
+        f"1-minute load average {loads[0]:.1f} before the run and {loads[1]:.1f} after it "
+        "(a shared machine: the times are for that load)"
+    )
+    rows = [
+        f"| {k} | {v['p50_ms']:.1f} | {v['p95_ms']:.1f} | {v['mean_ms']:.1f} | {v['n']} |"
+        for k, v in lat.items()
+        if isinstance(v, dict)
+    ]
+    return "\n".join(
+        [
+            *header(
+                "Fusion on the full MetaQA KB",
+                f"python -m benchmarks fusion-speed --questions {args.questions}",
+                provenance(),
+                [busy],
+                level=2,
+            ),
+            f"- Graph ingest (parse {graph['triples']:,} triples, {graph['entities']:,} entities, build CSR, save): "
+            f"{graph['seconds']:.2f} s, peak RSS {graph['peak_rss_mb']:.0f} MB (target < 10 s)",
+            full_line,
+            f"- KB load (graph + FAISS + BM25 + document table): {load['seconds']:.2f} s, peak RSS "
+            f"{load['peak_rss_mb']:.0f} MB (target < 3 s); loading the MiniLM model on first query adds "
+            f"{load['embedding_model_seconds']:.2f} s",
+            f"- Per-question latency over the first {args.questions} MetaQA 1-hop dev questions (brackets removed), "
+            "query embedding included, questions one at a time, after one warm-up call (targets: p50 < 15 ms, "
+            "p95 < 40 ms; the paper reports < 50 ms on 20 cores + GPU):",
+            "",
+            "| configuration | p50 ms | p95 ms | mean ms | n |",
+            "|---|---|---|---|---|",
+            *rows,
+            "",
+        ]
+    )
+
+
+OPTIONS = [
+    arg("--stage", help=argparse.SUPPRESS),
+    arg("--questions", type=int, default=1000),
+    arg("--out", type=Path, default=DOC, help="markdown file whose speed section is rewritten"),
+]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run every stage and rewrite the section (a ``--stage`` child prints its JSON result)."""
+    if args.stage:
+        sys.stdout.write(json.dumps(_stage(args.stage, args)) + "\n")
+        return 0
+    before = load_average()[0]
+    full = _full_ingest()
     graph = _child("graph-ingest")
     load = _child("load")
     lat = _child("latency", "--questions", str(args.questions))
     Path(tempfile.gettempdir(), "bench_fusion_raw.json").write_text(
         json.dumps({"graph": graph, "load": load, "latency": lat})
     )
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    rows = "\n".join(
-        f"| {k} | {v['p50_ms']:.1f} | {v['p95_ms']:.1f} | {v['mean_ms']:.1f} | {v['n']} |"
-        for k, v in lat.items()
-        if isinstance(v, dict)
-    )
-    full_line = (
-        f"- Full ingest incl. embeddings of {graph['entities']} entity names (this run): "
-        f"{full['seconds']:.1f} s (graph {full['graph']:.1f} s, BM25 {full['bm25']:.1f} s, "
-        f"embeddings {full['embed']:.1f} s)\n"
-        if full
-        else "- Full ingest with embeddings: not re-run (KB was cached; delete it to measure)\n"
-    )
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    busy = (
-        f"1-minute load average {load_before:.1f} before the run and {os.getloadavg()[0]:.1f} after it "
-        "(a shared machine: the times are for that load)"
-    )
-    text = f"""## Fusion on the full MetaQA KB
-
-Command: `python -m evals.bench_fusion --questions {args.questions}`
-Date: {when}, commit {commit}, machine: {os.cpu_count()} cores, {cpu_name()}, no GPU; {busy}.
-
-- Graph ingest (parse {graph["triples"]:,} triples, {graph["entities"]:,} entities, build CSR, save): \
-{graph["seconds"]:.2f} s, peak RSS {graph["peak_rss_mb"]:.0f} MB (target < 10 s)
-{full_line}- KB load (graph + FAISS + BM25 + document table): {load["seconds"]:.2f} s, peak RSS \
-{load["peak_rss_mb"]:.0f} MB (target < 3 s); loading the MiniLM model on first query adds \
-{load["embedding_model_seconds"]:.2f} s
-- Per-question latency over the first {args.questions} MetaQA 1-hop dev questions (brackets removed), \
-query embedding included, questions one at a time, after one warm-up call (targets: p50 < 15 ms, p95 < 40 ms; \
-the paper reports < 50 ms on 20 cores + GPU):
-
-| configuration | p50 ms | p95 ms | mean ms | n |
-|---|---|---|---|---|
-{rows}
-"""
+    text = render(args, graph, load, lat, full, (before, load_average()[0]))
     write_section(args.out, text)
-    print(text)  # noqa: T201
-
-
-if __name__ == "__main__":
-    main()
+    sys.stdout.write(text + "\n")
+    return 0

@@ -1,6 +1,6 @@
-"""Load benchmark of the LangServe app (not a test).
+"""``python -m benchmarks load``: the LangServe app under concurrent clients against the same questions in-process.
 
-``python -m evals.load_bench --clients 8 --requests 400`` starts the app with uvicorn on a
+``python -m benchmarks load --clients 8 --requests 400`` starts the app with uvicorn on a
 free loopback port, sends ``--requests`` MetaQA 1-hop dev questions (brackets removed) from
 ``--clients`` concurrent clients to ``/<method>/invoke`` with the KB picked by name in the
 request's ``settings`` (the server's config, ``HYBRIDRAG_SERVER_CONFIG``, names it
@@ -10,14 +10,13 @@ request's ``settings`` (the server's config, ``HYBRIDRAG_SERVER_CONFIG``, names 
 latency and the error count of both go to ``docs/benchmarks_load.md``.
 
 Target: zero errors, and HTTP throughput within 2x of the in-process throughput.
-The KB defaults to the full MetaQA KB in the cache (``evals.paths.metaqa_kb_dir()``);
+The KB defaults to the full MetaQA KB in the cache (:func:`hybridrag.evals.hybrid.metaqa_kb_dir`);
 it is not built here (``--wait-kb`` waits for another process building it).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import threading
 import time
@@ -25,12 +24,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
+from benchmarks.common import DOCS, arg
+from benchmarks.server import KB_NAME, Server, free_port, wait_for_kb
+from benchmarks.speed.load_report import report
+from hybridrag.evals.timing import load_average, percentile
 
-from hybridrag.evals.load_report import report
-from hybridrag.evals.load_server import KB_NAME, ROOT, Server, free_port, wait_for_kb
-
-DEFAULT_OUT = ROOT / "docs" / "benchmarks_load.md"
+DEFAULT_OUT = DOCS / "benchmarks_load.md"
 
 
 @dataclass
@@ -52,7 +51,7 @@ class Result:
         return self.n / self.seconds if self.seconds else 0.0
 
     def pct(self, q: float) -> float:
-        return float(np.percentile(self.latencies, q)) if self.latencies else float("nan")
+        return percentile(self.latencies, q)
 
     def row(self) -> str:
         ms = [self.pct(50) * 1000, self.pct(95) * 1000, max(self.latencies, default=0) * 1000]
@@ -147,65 +146,67 @@ def inprocess_caller(method: str, kb: str):
     return call
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and write the report."""
-    from hybridrag.evals.paths import datasets_dir, metaqa_kb_dir
+OPTIONS = [
+    arg("--clients", type=int, default=8, help="concurrent clients (threads)"),
+    arg("--requests", type=int, default=400, help="requests per phase"),
+    arg("--method", default="fusion"),
+    arg("--kb", type=Path, help="KB directory (default: the full MetaQA KB in the cache)"),
+    arg("--questions", type=Path, help="MetaQA question file (default: metaqa/dev_1hop.txt)"),
+    arg("--warmup", type=int, help="warm-up requests per phase (default: 2 x clients)"),
+    arg("--wait-kb", type=float, default=0, help="seconds to wait for the KB's manifest.json"),
+    arg("--out", type=Path, default=DEFAULT_OUT, help="markdown report path"),
+    arg("--server-log", type=Path, help="server log file (default: a temp file)"),
+    arg("--rounds", type=int, default=4, help="alternating HTTP / in-process rounds"),
+]
 
-    p = argparse.ArgumentParser(prog="python -m evals.load_bench", description=__doc__.split("\n\n")[0])
-    p.add_argument("--clients", type=int, default=8, help="concurrent clients (threads)")
-    p.add_argument("--requests", type=int, default=400, help="requests per phase")
-    p.add_argument("--method", default="fusion")
-    p.add_argument("--kb", type=Path, help="KB directory (default: the full MetaQA KB in the cache)")
-    p.add_argument("--questions", type=Path, help="MetaQA question file (default: metaqa/dev_1hop.txt)")
-    p.add_argument("--warmup", type=int, help="warm-up requests per phase (default: 2 x clients)")
-    p.add_argument("--wait-kb", type=float, default=0, help="seconds to wait for the KB's manifest.json")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="markdown report path")
-    p.add_argument("--server-log", type=Path, help="server log file (default: a temp file)")
-    p.add_argument("--rounds", type=int, default=4, help="alternating HTTP / in-process rounds")
-    args = p.parse_args(argv)
-    args.questions = args.questions or datasets_dir() / "metaqa" / "dev_1hop.txt"
+
+def alternate(args: argparse.Namespace, server: Server, kb: Path, items: list[str]) -> tuple[Result, Result]:
+    """Warm both modes up, then time them in alternating rounds (drifting background load hits both alike)."""
+    warm, timed_items = items[: args.warmup], items[args.warmup :]
+    http, local = Result("HTTP (LangServe)", args.clients), Result("in-process", args.clients)
+    remote = http_caller(server.url, args.method)
+    inproc = inprocess_caller(args.method, str(kb))
+    run_phase("warm-up", args.clients, warm, remote)
+    run_phase("warm-up", args.clients, warm, inproc)
+    size = -(-len(timed_items) // args.rounds)
+    for r in range(args.rounds):
+        chunk = timed_items[r * size : (r + 1) * size]
+        for res, call in ((http, remote), (local, inproc)):
+            part = run_phase(res.name, args.clients, chunk, call)
+            res.seconds += part.seconds
+            res.latencies += part.latencies
+            res.errors += part.errors
+        rates = f"HTTP {http.throughput:.2f} req/s, in-process {local.throughput:.2f} req/s"
+        sys.stdout.write(f"round {r + 1}/{args.rounds}: {rates}\n")
+        sys.stdout.flush()
+    return http, local
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the benchmark and write the report."""
+    import tempfile
+
+    from hybridrag.evals.hybrid import datasets_root, metaqa_kb_dir
+
+    args.questions = args.questions or datasets_root() / "metaqa" / "dev_1hop.txt"
     args.warmup = 2 * args.clients if args.warmup is None else args.warmup
     kb = (args.kb or metaqa_kb_dir()).resolve()
     wait_for_kb(kb, args.wait_kb)
     items, skipped = questions(args.questions, args.requests + args.warmup, kb)
-    warm, timed_items = items[: args.warmup], items[args.warmup :]
-    load = os.getloadavg()
-
-    import tempfile
-
+    load = load_average()
     log = args.server_log or Path(tempfile.mkstemp(prefix="load-bench-server-", suffix=".log")[1])
     server = Server(free_port(), log, kb)
-    http, local = Result("HTTP (LangServe)", args.clients), Result("in-process", args.clients)
     try:
         server.wait_ready()
-        remote = http_caller(server.url, args.method)
-        inproc = inprocess_caller(args.method, str(kb))
-        run_phase("warm-up", args.clients, warm, remote)
-        run_phase("warm-up", args.clients, warm, inproc)
-        # alternate the two modes in rounds so that drifting background load hits both alike
-        size = -(-len(timed_items) // args.rounds)
-        for r in range(args.rounds):
-            chunk = timed_items[r * size : (r + 1) * size]
-            for res, call in ((http, remote), (local, inproc)):
-                part = run_phase(res.name, args.clients, chunk, call)
-                res.seconds += part.seconds
-                res.latencies += part.latencies
-                res.errors += part.errors
-            rates = f"HTTP {http.throughput:.2f} req/s, in-process {local.throughput:.2f} req/s"
-            print(f"round {r + 1}/{args.rounds}: {rates}", flush=True)  # noqa: T201
+        http, local = alternate(args, server, kb, items)
     finally:
         server.stop()
     if args.server_log is None and not http.errors:
         log.unlink(missing_ok=True)  # kept (and named below) only when something failed
     elif http.errors:
-        print(f"server log: {log}", flush=True)  # noqa: T201
-
+        sys.stdout.write(f"server log: {log}\n")
     text = report(args, kb, http, local, load, skipped)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")
-    print(text)  # noqa: T201
+    sys.stdout.write(text + "\n")
     return 0 if not http.errors else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

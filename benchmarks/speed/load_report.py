@@ -5,37 +5,33 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hybridrag.evals.load_server import KB_NAME
+from benchmarks.common import command
+from benchmarks.server import KB_NAME
+from hybridrag.evals.markdown import header, provenance
 
 if TYPE_CHECKING:
-    from hybridrag.evals.load_bench import Result
+    from benchmarks.speed.load import Result
 
 
 def report(args: argparse.Namespace, kb: Path, http: Result, local: Result, load: tuple, skipped: int) -> str:
     """The markdown report."""
-    from hybridrag.evals.cli import provenance
-
     prov = provenance()
     manifest = json.loads((kb / "manifest.json").read_text(encoding="utf-8"))
     counts = manifest.get("counts", {})
     ratio = local.throughput / http.throughput if http.throughput else float("inf")
     ok = not http.errors and not local.errors and ratio <= 2.0
     env = [f"HYBRIDRAG_CACHE={os.environ['HYBRIDRAG_CACHE']}"] if os.environ.get("HYBRIDRAG_CACHE") else []
-    cmd = shlex.join([*env, "python", "-m", "hybridrag.evals.load_bench", *sys.argv[1:]])
     m = prov["machine"]
     lines = [
-        "# Load benchmark: LangServe app vs. in-process",
-        "",
-        f"`{cmd}`",
-        "",
-        f"- date: {prov['date']}; commit: {prov['commit']}",
-        f"- machine: {m['cpu']}, {m['cores']} cores, {m['gpu']}; load average before the run: "
-        f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min)",
+        *header(
+            "Load benchmark: LangServe app vs. in-process",
+            " ".join([*env, command(args)]),
+            prov,
+            [f"Load average before the run: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min)"],
+        )[:-1],
         f"- method: `{args.method}` (default settings); KB: `{kb}` "
         f"({counts.get('entities', '?')} entities, {counts.get('triples', '?')} triples, "
         f"{counts.get('docs', '?')} text documents)",

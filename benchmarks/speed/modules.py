@@ -1,11 +1,11 @@
-"""Per-module retrieval latency of every method on MetaQA, idle and under load (issue 13, "Speed").
+"""``python -m benchmarks speed``: per-module retrieval latency of every method on MetaQA, idle and under load.
 
-    python -m evals.bench_modules --questions 100 [--methods ssrag hydrarag] [--datasets metaqa-1hop]
+    python -m benchmarks speed --questions 100 [--methods ssrag hydrarag] [--datasets metaqa-1hop]
         [--conditions as-is loaded] [--out runs.json] [--compare before.json] [--md table.md]
 
 Each retrieval module (HybGRAG text / hybrid, MoR traversal / rerank, HydraRAG explore_kg /
 explore_docs / prune, SSRAG vector / graph / rerank / dedup) is called directly with the
-decisions a perfect LLM would give (:mod:`evals.bench_modules_methods`), on MetaQA 1/2/3-hop
+decisions a perfect LLM would give (:mod:`benchmarks.speed.modules_methods`), on MetaQA 1/2/3-hop
 dev questions (full KB) and MetaQA-hybrid-50 (1-hop dev questions, half the facts only in
 passages), query embedding included. Per condition and dataset: a warm-up on questions not
 timed, then ``--questions`` questions, p50 / p95 per module.
@@ -24,7 +24,6 @@ is 1.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import platform
@@ -33,16 +32,17 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
+from benchmarks.common import arg, command
+from benchmarks.speed.modules_methods import METHODS, PREPARE, forget_queries
 from hybridrag.agents import vector_table
 from hybridrag.agents.hydrarag.pruning import SENTENCE_TABLE
 from hybridrag.agents.hydrarag.text import build_sentence_table
 from hybridrag.agents.ssrag.nodes import build_fact_table
 from hybridrag.agents.ssrag.vectors import FACT_PARTS, FACT_TABLE
-from hybridrag.evals.bench_modules_methods import METHODS, PREPARE, forget_queries
 from hybridrag.evals.datasets import load_metaqa, sample
+from hybridrag.evals.markdown import header, provenance, write_page
 from hybridrag.evals.oracle.gold import GoldRecord, NoGoldAnnotationError, record_for
+from hybridrag.evals.timing import load_text, percentile
 from hybridrag.kb.base import KnowledgeBase, open_kb
 from hybridrag.kb.embeddings import embed_matrix
 
@@ -51,14 +51,6 @@ CONDITIONS = ("as-is", "loaded")
 GOAL_S = 0.100
 WARMUP = 5
 BUSY_WORKERS = 2
-
-
-def load_average() -> str:
-    """The three load averages of ``/proc/loadavg`` ("n/a" where the file does not exist)."""
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "n/a"
 
 
 def dataset(name: str) -> tuple[KnowledgeBase, list[GoldRecord]]:
@@ -92,7 +84,7 @@ def prepare_tables(kb: KnowledgeBase) -> None:
             count = builder(kb)
             sys.stderr.write(
                 f"built {name} for {kb.directory.name}: {count} texts in "
-                f"{time.perf_counter() - start:.0f} s (load {load_average()})\n"
+                f"{time.perf_counter() - start:.0f} s (load {load_text()})\n"
             )
 
 
@@ -114,7 +106,7 @@ def run_condition(
     timed: dict[str, list[GoldRecord]],
 ) -> dict:
     """Warm up, then time every module on ``timed[dataset]``; ``warmup`` per dataset or one list."""
-    runs: dict = {"load_start": load_average(), "cells": {}}
+    runs: dict = {"load_start": load_text(), "cells": {}}
     for kb, _ in sets.values():  # models loaded before any timing: one text (numpy path) and a batch (torch)
         kb.embed("warm-up")
         embed_matrix(kb.embeddings, ["warm-up", "a batch of two"])
@@ -129,7 +121,7 @@ def run_condition(
                 for module, (secs, result) in time_question(kb, method, rec).items():
                     cell["seconds"].setdefault(module, []).append(secs)
                     cell["results"].setdefault(module, {})[rec.id] = result
-    runs["load_end"] = load_average()
+    runs["load_end"] = load_text()
     return runs
 
 
@@ -148,8 +140,7 @@ def stop_load(procs: list[subprocess.Popen]) -> None:
 
 def percentiles(values: list[float]) -> tuple[float, float]:
     """(p50, p95) of seconds."""
-    arr = np.asarray(values, dtype=float)
-    return float(np.percentile(arr, 50)), float(np.percentile(arr, 95))
+    return percentile(values, 50), percentile(values, 95)
 
 
 def table(report: dict) -> str:
@@ -197,78 +188,73 @@ def compare(report: dict, before: dict) -> list[str]:
     return out
 
 
-def git_commit() -> str:
-    """The commit checked out, with '+dirty' when tracked files differ."""
-    try:
-        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "-uno"], capture_output=True, text=True).stdout
-        return sha + ("+dirty" if dirty.strip() else "")
-    except OSError:
-        return "unknown"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark; print the table (and write / compare JSON)."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--questions", type=int, default=50, help="timed questions per dataset and condition")
-    p.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
-    p.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
-    p.add_argument("--conditions", nargs="+", default=list(CONDITIONS), choices=CONDITIONS)
-    p.add_argument("--seed", type=int, default=0, help="seed of the question sample")
-    p.add_argument(
+OPTIONS = [
+    arg("--questions", type=int, default=50, help="timed questions per dataset and condition"),
+    arg("--methods", nargs="+", default=list(METHODS), choices=METHODS),
+    arg("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS),
+    arg("--conditions", nargs="+", default=list(CONDITIONS), choices=CONDITIONS),
+    arg("--seed", type=int, default=0, help="seed of the question sample"),
+    arg(
         "--tables",
         choices=("build", "skip"),
         default="build",
         help="build the KB's vector tables (agents.vector_table) first when missing, or time without",
-    )
-    p.add_argument("--out", type=Path, help="write timings and results as JSON")
-    p.add_argument("--compare", type=Path, help="JSON of an earlier run: results must be identical")
-    p.add_argument("--md", type=Path, help="also write the table to this file")
-    a = p.parse_args(argv)
-    if a.questions < 1:
-        p.error("--questions must be at least 1")
-    n, sets, plan = a.questions, {}, {}
-    for ds in a.datasets:
+    ),
+    arg("--out", type=Path, help="write timings and results as JSON"),
+    arg("--compare", type=Path, help="JSON of an earlier run: results must be identical"),
+    arg("--md", type=Path, help="also write the table to this file"),
+]
+
+
+def plan_questions(args: argparse.Namespace) -> tuple[dict, dict]:
+    """The KB and records of every dataset, and per dataset the warm-up and each condition's questions."""
+    n, sets, plan = args.questions, {}, {}
+    for ds in args.datasets:
         kb, records = dataset(ds)
-        if a.tables == "build":
+        if args.tables == "build":
             prepare_tables(kb)
-        picked = sample(records, (len(CONDITIONS) + 1) * n + WARMUP, a.seed)
+        picked = sample(records, (len(CONDITIONS) + 1) * n + WARMUP, args.seed)
         sets[ds] = (kb, records)
         plan[ds] = {"warmup": picked[-WARMUP:], **{c: picked[i * n : (i + 1) * n] for i, c in enumerate(CONDITIONS)}}
+    return sets, plan
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the benchmark; print the table (and write / compare JSON)."""
+    if args.questions < 1:
+        raise SystemExit("--questions must be at least 1")
+    sets, plan = plan_questions(args)
+    info = provenance()
     report = {
-        "command": "python -m evals.bench_modules " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": git_commit(),
+        "command": command(args),
+        "date": info["date"],
+        "commit": info["commit"],
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
-        "datasets": a.datasets,
-        "questions": n,
+        "datasets": args.datasets,
+        "questions": args.questions,
         "conditions": {},
     }
-    for c in a.conditions:
+    for c in args.conditions:
         procs = start_load() if c == "loaded" else []
         try:
             report["conditions"][c] = run_condition(
-                sets, a.methods, {ds: plan[ds]["warmup"] for ds in sets}, {ds: plan[ds][c] for ds in sets}
+                sets, args.methods, {ds: plan[ds]["warmup"] for ds in sets}, {ds: plan[ds][c] for ds in sets}
             )
         finally:
             stop_load(procs)
-    text = f"`{report['command']}`, {report['date']}, commit {report['commit']}, {report['machine']}\n\n" + table(
-        report
+    text = "\n".join(
+        [*header("Retrieval modules of every method: latency per module", command(args), info), table(report)]
     )
     sys.stdout.write(text + "\n")
-    if a.md:
-        a.md.write_text(text, encoding="utf-8")
-    if a.out:
-        a.out.write_text(json.dumps(report), encoding="utf-8")
-    if a.compare:
-        diff = compare(report, json.loads(a.compare.read_text(encoding="utf-8")))
+    if args.md:
+        write_page(args.md, [text])
+    if args.out:
+        args.out.write_text(json.dumps(report), encoding="utf-8")
+    if args.compare:
+        diff = compare(report, json.loads(args.compare.read_text(encoding="utf-8")))
         sys.stdout.write(
-            f"compared with {a.compare}: {len(diff)} differing module results\n"
+            f"compared with {args.compare}: {len(diff)} differing module results\n"
             + "".join(f"  {d}\n" for d in diff[:50])
         )
         return 1 if diff else 0
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

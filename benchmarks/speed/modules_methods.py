@@ -1,6 +1,6 @@
 """The retrieval modules of each method, fed the decisions a perfect LLM would give (no LLM call).
 
-Used by :mod:`evals.bench_modules`. Each ``prepare_<method>`` builds, untimed, what the LLM
+Used by :mod:`benchmarks.speed.modules` and :mod:`benchmarks.scale.modules`. Each ``prepare_<method>`` builds, untimed, what the LLM
 steps before retrieval would have produced for a gold record (as :mod:`evals.oracle` derives
 it: the topic entity, the relation path of the question type, the skyline; never the gold
 answers), and returns the method's modules in pipeline order: ``(name, call)`` pairs where
@@ -25,7 +25,7 @@ from hybridrag.agents.hybgrag.retrieval import link_action, text_retrieve
 from hybridrag.agents.hydrarag import analysis as hy_analysis
 from hybridrag.agents.hydrarag import kg as hy_kg
 from hybridrag.agents.hydrarag import pruning as hy_pruning
-from hybridrag.agents.hydrarag import steps as hy_steps
+from hybridrag.agents.hydrarag import exploration as hy_exploration
 from hybridrag.agents.hydrarag import text as hy_text
 from hybridrag.agents.hydrarag.context import HydraRAGContext
 from hybridrag.agents.mor import matching as mor_matching
@@ -41,11 +41,11 @@ from hybridrag.agents.ssrag import augment as ss_aug
 from hybridrag.agents.ssrag import retrieval as ss_ret
 from hybridrag.agents.ssrag import unify as ss_uni
 from hybridrag.agents.ssrag import vectors as ss_vec
+from hybridrag.agents.ssrag.context import SSRAGContext
 from hybridrag.evals.oracle.gold import GoldRecord
 from hybridrag.evals.oracle.hybgrag import gold_action
 from hybridrag.evals.oracle.mor import gold_nodes
 from hybridrag.graphs.hybgrag import HybGRAGContext
-from hybridrag.graphs.ssrag_state import SSRAGContext
 from hybridrag.kb.base import KnowledgeBase
 
 Module = tuple[str, Callable[[], object]]
@@ -159,7 +159,7 @@ def prepare_hydrarag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
 
     def explore_kg() -> list[str]:
         cands, _ = hy_kg.explore_kg(
-            kb, q, probe, found["topic_keys"], s, ctx.variant, hy_steps._beam_documents(kb, ctx, probe), ctx.beam_text
+            kb, q, probe, found["topic_keys"], s, ctx.variant, hy_exploration.beam_documents(kb, ctx, probe), ctx.beam_text
         )
         topic_ids = list(dict.fromkeys(t for ch in probe["chains"] for t in ch["topics"]))
         state["subgraph"] = hy_kg.detect_subgraph(kb, topic_ids, ctx.max_depth)

@@ -1,4 +1,4 @@
-"""``python -m evals.bench_prompt_cache``: llama.cpp's prompt cache with roles taking turns.
+"""``python -m benchmarks prompt-cache``: llama.cpp's prompt cache with roles taking turns.
 
 The LLM methods call the local model with a few long, fixed instruction blocks (router,
 validator, ...) in turn, each followed by a short new part. Without a cache llama.cpp keeps
@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from benchmarks.common import arg, child, child_env, last_json
+from hybridrag.evals.markdown import header, provenance, write_page
+from hybridrag.evals.timing import load_average, percentile
 
 QUESTIONS = ["who directed Big", "what genre is Alien", "when was Amelie released", "who wrote Tremors"]
 
@@ -34,7 +36,7 @@ def _instructions(kind: str) -> str:
     )
 
 
-def child() -> None:
+def child_process() -> None:
     """One process: the alternating sequence with the cache size in the environment; JSON timings out."""
     from hybridrag.agents.llm.models import load_chat_model
 
@@ -48,58 +50,56 @@ def child() -> None:
     sys.stdout.write(json.dumps(times) + "\n")
 
 
-def run(cache_mb: int) -> list[float]:
-    env = {**os.environ, "HYBRIDRAG_LOCAL_PROMPT_CACHE_MB": str(cache_mb), "OMP_WAIT_POLICY": "passive"}
+def timings(cache_mb: int) -> list[float]:
+    """The seconds of every call of one child process with a prompt cache of ``cache_mb``."""
+    env = child_env({"HYBRIDRAG_LOCAL_PROMPT_CACHE_MB": str(cache_mb), "OMP_WAIT_POLICY": "passive"})
     out = subprocess.run(
-        [sys.executable, "-m", "hybridrag.evals.bench_prompt_cache", "--child"],
+        child("prompt-cache", "--child"),
         env=env,
         check=True,
         capture_output=True,
         text=True,
         timeout=3600,
     )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return last_json(out.stdout)
 
 
-def main(argv: list[str] | None = None) -> int:
+OPTIONS = [
+    arg("--repeats", type=int, default=2, help="processes per setting"),
+    arg("--child", action="store_true", help=argparse.SUPPRESS),
+    arg("--out", type=Path, default=Path("docs") / "benchmarks_prompt_cache.md"),
+]
+
+
+def run(args: argparse.Namespace) -> int:
     """Measure both settings alternately and write the report."""
-    p = argparse.ArgumentParser(prog="python -m evals.bench_prompt_cache", description=__doc__.splitlines()[0])
-    p.add_argument("--repeats", type=int, default=2, help="processes per setting")
-    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--out", type=Path, default=Path("docs") / "benchmarks_prompt_cache.md")
-    args = p.parse_args(argv)
     if args.child:
-        child()
+        child_process()
         return 0
-    from hybridrag.evals.cli import provenance
-
-    info, load0 = provenance(), os.getloadavg()[0]
+    info, load0 = provenance(), load_average()[0]
     rows = []
     for rep in range(args.repeats):
         for mb in (0, 256):
-            ts = run(mb)
+            ts = timings(mb)
             rows.append(
-                f"| {rep + 1} | {mb or 'off'} | {ts[0]:.2f} / {ts[1]:.2f} | {statistics.median(ts[2:]):.2f} "
+                f"| {rep + 1} | {mb or 'off'} | {ts[0]:.2f} / {ts[1]:.2f} | {percentile(ts[2:], 50, 'midpoint'):.2f} "
                 f"| {max(ts[2:]):.2f} |"
             )
     lines = [
-        "# llama.cpp prompt cache, roles taking turns (`python -m evals.bench_prompt_cache`)",
-        "",
-        f"- Date: {info['date']}; commit `{info['commit']}`; {info['machine']['cores']} cores, "
-        f"{info['machine']['cpu']}; bundled SmolLM2-135M (`local:smollm2`), 8 output tokens a call; "
-        f"load average {load0:.1f} → {os.getloadavg()[0]:.1f}.",
-        f"- Reproduce: `python -m evals.bench_prompt_cache --repeats {args.repeats}`",
-        f"- {len(QUESTIONS)} questions × 2 roles (two different instruction blocks of ~600 tokens) in turn.",
-        "",
+        *header(
+            "llama.cpp prompt cache, roles taking turns",
+            f"python -m benchmarks prompt-cache --repeats {args.repeats}",
+            info,
+            [
+                "Bundled SmolLM2-135M (`local:smollm2`), 8 output tokens a call; "
+                f"load average {load0:.1f} → {load_average()[0]:.1f}.",
+                f"{len(QUESTIONS)} questions × 2 roles (two different instruction blocks of ~600 tokens) in turn.",
+            ],
+        ),
         "| process | cache MB | first call per role s | later calls p50 s | later calls max s |",
         "|---|---|---|---|---|",
         *rows,
         "",
     ]
-    args.out.write_text("\n".join(lines), encoding="utf-8")
-    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write(write_page(args.out, lines) + "\n")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

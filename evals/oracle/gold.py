@@ -21,11 +21,11 @@ dataset with different answers (2 of MetaQA's 9,992 1-hop dev questions) get the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from hybridrag.evals.datasets import Question
-from hybridrag.evals.oracle_router import RELATION_OF, TYPE_OF, relation_path
+from hybridrag.evals.metaqa import RELATION_OF, TYPE_OF, relation_path
 from hybridrag.prompts.data_block import neutralise
 
 RELATIONS: tuple[str, ...] = tuple(dict.fromkeys(RELATION_OF.values()))  # MetaQA's relation vocabulary
@@ -61,11 +61,16 @@ class GoldRecord:
     relations: tuple[str, ...]
     answers: tuple[str, ...]
     sources: tuple[str, ...] = ("kg",)
+    kb_types: tuple[str, ...] = ()
 
     @property
     def types(self) -> tuple[str, ...]:
-        """KB entity type of every position of the path (topic first, answer last)."""
-        return tuple(TYPE_OF[k] for k in self.kinds)
+        """KB entity type of every position of the path (topic first, answer last).
+
+        As the KB's schema names them when it was given (a perfect model reads the schema in its
+        prompt: an untyped KB's inferred types), else MetaQA's own type names.
+        """
+        return self.kb_types or tuple(TYPE_OF[k] for k in self.kinds)
 
     @property
     def topic_type(self) -> str:
@@ -120,7 +125,7 @@ class GoldRecord:
         return out
 
 
-def record_for(q: Question, sources: tuple[str, ...] = ("kg",)) -> GoldRecord:
+def record_for(q: Question, sources: tuple[str, ...] = ("kg",), relation_types: Mapping | None = None) -> GoldRecord:
     """The gold record of a MetaQA-style question (needs ``topic`` and ``qtype``)."""
     if not q.topic or not q.qtype:
         raise NoGoldAnnotationError(
@@ -134,7 +139,23 @@ def record_for(q: Question, sources: tuple[str, ...] = ("kg",)) -> GoldRecord:
     kinds = tuple(q.qtype.split("_to_"))
     if any(k not in TYPE_OF for k in kinds):
         raise NoGoldAnnotationError(f"question {q.id!r}: unknown kind in question type {q.qtype!r}")
-    return GoldRecord(q.id, q.question, q.topic, kinds, relations, tuple(q.answers), tuple(sources))
+    types = schema_types(kinds, relations, relation_types or {})
+    return GoldRecord(q.id, q.question, q.topic, kinds, relations, tuple(q.answers), tuple(sources), types)
+
+
+def schema_types(kinds: tuple[str, ...], relations: tuple[str, ...], relation_types: Mapping) -> tuple[str, ...]:
+    """The KB type of every position of a MetaQA path, read off the KB's relation signatures.
+
+    Every MetaQA relation starts from a film: a ``movie`` position is its relation's head type, any
+    other its tail type. () when a relation is not in the schema (MetaQA's own names are used then).
+    """
+    out = []
+    for i, kind in enumerate(kinds):
+        rel = relation_types.get(relations[max(i - 1, 0)])
+        if rel is None or not rel.head_types or not rel.tail_types:
+            return ()
+        out.append(rel.head_types[0] if kind == "movie" else rel.tail_types[0])
+    return tuple(out)
 
 
 _LABELLED = re.compile(r"^[^:]{1,40}: ")
@@ -158,13 +179,16 @@ class GoldSet:
                     old.relations,
                     tuple(dict.fromkeys(old.answers + r.answers)),
                     old.sources,
+                    old.kb_types,
                 )
             self._by_text[key] = r
 
     @classmethod
-    def from_questions(cls, questions: Iterable[Question], sources: tuple[str, ...] = ("kg",)) -> GoldSet:
-        """Gold records of every question; refuses the set when one lacks the annotations."""
-        return cls(record_for(q, sources) for q in questions)
+    def from_questions(
+        cls, questions: Iterable[Question], sources: tuple[str, ...] = ("kg",), relation_types: Mapping | None = None
+    ) -> GoldSet:
+        """Gold records of every question (types as ``relation_types``, the KB schema's, name them)."""
+        return cls(record_for(q, sources, relation_types) for q in questions)
 
     def __len__(self) -> int:
         return len(self._by_text)

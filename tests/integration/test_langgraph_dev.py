@@ -22,7 +22,7 @@ import httpx  # noqa: E402
 import pytest
 from http_ready import wait_until_ready  # noqa: E402
 
-from hybridrag.evals.load_server import stop_group as stop  # noqa: E402
+from benchmarks.server import stop_group as stop  # noqa: E402
 from hybridrag.graphs import REGISTRY, context_class, list_graphs  # noqa: E402
 
 pytestmark = pytest.mark.integration
@@ -91,7 +91,7 @@ def start_dev(work: Path, env_extra: dict | None = None, budget: str | None = No
 def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The dev server with an operator config: the sample KB, a KB never built ("missing") and a
     model ("fast", a loopback fake that answers every call with "I cannot tell.")."""
-    from hybridrag.evals.probe_server import FakeLLM
+    from benchmarks.reliability.server import FakeLLM
 
     fake = FakeLLM().start()
     work = tmp_path_factory.mktemp("langgraph-dev")
@@ -314,7 +314,7 @@ def test_a_context_a_client_may_not_set_is_refused(dev_server, graph, context, f
 def test_operator_named_models_and_the_run_budget(tmp_path_factory):
     """The operator's config (HYBRIDRAG_SERVER_CONFIG) names a model a Studio user picks by name;
     a run over BG_JOB_TIMEOUT_SECS is stopped and the model gets no further node's calls."""
-    from hybridrag.evals.probe_server import FakeLLM
+    from benchmarks.reliability.server import FakeLLM
 
     fake = FakeLLM(slow_reply=0.5).start()
     work = tmp_path_factory.mktemp("langgraph-dev-budget")

@@ -21,7 +21,7 @@ import langserve  # noqa: E402,F401
 import pytest
 from http_ready import wait_until_ready  # noqa: E402
 
-from hybridrag.evals.load_server import stop_group as stop  # noqa: E402
+from benchmarks.server import stop_group as stop  # noqa: E402
 from hybridrag.graphs import context_class, list_graphs  # noqa: E402
 
 pytestmark = pytest.mark.integration

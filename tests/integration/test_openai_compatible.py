@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import httpx  # noqa: E402
 import pytest
 
-from hybridrag.evals.load_server import stop_group  # noqa: E402
+from benchmarks.server import stop_group  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

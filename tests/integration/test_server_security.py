@@ -25,8 +25,8 @@ import httpx  # noqa: E402
 import pytest
 from http_ready import wait_until_ready  # noqa: E402
 
-from hybridrag.evals.load_server import stop_group as stop  # noqa: E402
-from hybridrag.evals.probe_server import FakeLLM  # noqa: E402
+from benchmarks.reliability.server import FakeLLM  # noqa: E402
+from benchmarks.server import stop_group as stop  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from hybridrag.evals.bank_consensus import tally
+from benchmarks.quality.bank_consensus import tally
 
 
 def test_tally_counts_gold_and_other_paths_and_skips_schema_and_untyped(tmp_path):

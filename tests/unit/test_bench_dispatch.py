@@ -1,4 +1,4 @@
-"""hybridrag.evals.bench_dispatch on the sample KB (report shape, variants doing the graph's work), and the
+"""benchmarks.speed.dispatch on the sample KB (report shape, variants doing the graph's work), and the
 per-run memo of graphs.runtime that the benchmark's dispatch numbers measure."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing_extensions import TypedDict
 
 import hybridrag.graphs.runtime as common
 import hybridrag.graphs.runtime as run_memo
+from benchmarks.speed import dispatch as bd
 from hybridrag.agents.context import Context
-from hybridrag.evals import bench_dispatch as bd
 from hybridrag.graphs import context_for, get_graph
 from hybridrag.graphs.runtime import context_of, resolve_kb
 from hybridrag.kb.sample import sample_kb_dir
@@ -60,7 +60,7 @@ def test_floor_returns_the_top_hits_neighbours(sample):
 
 
 def test_report_shape_on_the_sample_kb(sample):
-    report = bd.run(0, kb_dir=sample_kb_dir(), before=None, qs=QUESTIONS[:2])
+    report = bd.measure_all(0, kb_dir=sample_kb_dir(), before=None, qs=QUESTIONS[:2])
     labels = {
         *bd.BASIS,
         *(f"{b}, embedding cached" for b in bd.BASIS),
@@ -78,7 +78,7 @@ def test_report_shape_on_the_sample_kb(sample):
     assert all(math.isfinite(v) for v in report["ratios"].values())
     assert len(report["load"]) == 2 and report["questions"] == 2
     text = bd.render(report, argparse.Namespace(questions=2, before="HEAD", profile=False))
-    assert "`python -m evals.bench_dispatch --questions 2 --before HEAD`" in text
+    assert "`python -m benchmarks dispatch --questions 2 --before HEAD`" in text
     assert "| fusion / floor |" in text and "| LangGraph alone (no-op nodes) |" in text
     assert report["ratios"]["fusion / floor, CPU time"] == pytest.approx(
         report["stats"]["invoke"]["cpu_p50"] / report["stats"]["floor"]["cpu_p50"]

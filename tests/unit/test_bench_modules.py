@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from benchmarks.speed.modules import compare, run_condition, table
+from benchmarks.speed.modules_methods import METHODS
 from hybridrag.agents import vector_table
-from hybridrag.evals.bench_modules import compare, run_condition, table
-from hybridrag.evals.bench_modules_methods import METHODS
 from hybridrag.evals.oracle.gold import GoldRecord
 from hybridrag.kb.base import open_kb
 from hybridrag.kb.embeddings import embed_matrix

@@ -2,8 +2,8 @@
 
 import pytest
 
-from hybridrag.evals.fusion_docs import replace_section, write_section
-from hybridrag.evals.fusion_ranking import BASELINES, GOAL, part_of, verdict
+from benchmarks.quality.fusion_ranking import BASELINES, GOAL, part_of, verdict
+from hybridrag.evals.markdown import replace_section, write_section
 
 SPEED = "## Fusion on the full MetaQA KB\n\nspeed v1\n"
 RANKING = "## Fusion's ranking: scoring choices on MetaQA dev\n\n### Held-out\n\nranking v1\n"
@@ -49,7 +49,7 @@ def test_verdict_names_each_metric_where_the_default_is_not_ahead():
 def test_render_is_one_section_with_the_command_the_split_and_every_table():
     import argparse
 
-    from hybridrag.evals.fusion_ranking import COLUMNS, HEADING, HELD, ONE_HOP, TUNE, render
+    from benchmarks.quality.fusion_ranking import COLUMNS, HEADING, HELD, ONE_HOP, TUNE, render
 
     def cell(v):
         return {
@@ -75,7 +75,7 @@ def test_render_is_one_section_with_the_command_the_split_and_every_table():
     }
     text = render(tuned, held, args, info)
     assert text.startswith(HEADING + "\n") and sum(line.startswith("## ") for line in text.splitlines()) == 1
-    assert "`python -m evals.fusion_ranking --limit 7 --tune-limit 3 --workers 1`" in text
+    assert "`python -m benchmarks fusion-ranking --limit 7 --tune-limit 3 --workers 1`" in text
     assert "took 12.5 min" in text and "`abc1234`" in text
     assert all(f"#### {d}\n" in text for d, _ in HELD)
     assert text.count("beats it on all five.") == 3 * len(ONE_HOP)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hybridrag.evals.bench_ego import baseline_ego_graph as reference_ego  # node-at-a-time BFS, the former store code
+from benchmarks.speed.ego import baseline_ego_graph as reference_ego  # node-at-a-time BFS, the former store code
 from hybridrag.kb.memory_store import InMemoryGraphStore
 from hybridrag.kb.model import Entity, Schema, Subgraph
 

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from hybridrag.evals import oracle_matrix as om
+from benchmarks.common import finished
+from benchmarks.quality import oracle_matrix as om
 
 
 def summary(hit1=0.9, answer=0.8, ceiling=0.95, calls=2.5, n=100):
@@ -88,5 +89,5 @@ def test_finished_only_reports_unrun_cells_without_running_them(tmp_path, monkey
     (done / "summary.json").write_text(json.dumps({"n": 10}))
     cell = om._cell("mor", "metaqa-2hop", 10, tmp_path, "oracle", [], finished_only=True)
     assert cell["failed"].startswith("not run") and "--dataset metaqa-2hop" in cell["command"]
-    assert om._finished(done, 10) and not om._finished(done, 11)
+    assert finished(done, 10) and not finished(done, 11)
     assert om._cell("mor", "metaqa-1hop", 10, tmp_path, "oracle", [], finished_only=True) == {"n": 10}

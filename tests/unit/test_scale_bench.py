@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hybridrag.evals.scale.ingest_stages import replicated_vectors, sigma_for
-from hybridrag.evals.scale.synth import copy_name, original_name, random_copies, write_synthetic
+from benchmarks.scale.ingest_stages import replicated_vectors, sigma_for
+from benchmarks.scale.synth import copy_name, original_name, random_copies, write_synthetic
 
 TWENTY = [
     ("Big", "directed_by", "Penny Marshall"),

@@ -8,8 +8,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from hybridrag.evals.scale_prime_questions import sample_cases
-from hybridrag.evals.scale_prime_synth import SCHEMA, TYPES, entity_name, plan, write_prime
+from benchmarks.scale.prime_questions import sample_cases
+from benchmarks.scale.prime_synth import SCHEMA, TYPES, entity_name, plan, write_prime
 from hybridrag.kb.ingest import build_graph
 from hybridrag.kb.loaders import read_entities, read_triples, read_type_map
 

@@ -1,4 +1,4 @@
-"""hybridrag.evals.smollm_matrix: cells, their eval arguments, the bank split, and path accuracy from traces."""
+"""benchmarks.smollm.matrix: cells, their eval arguments, the bank split, and path accuracy from traces."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from hybridrag.evals import smollm_bank, smollm_matrix, smollm_report
+from benchmarks.__main__ import main as benchmarks_main
+from benchmarks.smollm import bank as smollm_bank
+from benchmarks.smollm import matrix as smollm_matrix
+from benchmarks.smollm import report as smollm_report
 from hybridrag.evals.datasets import Question
 
 
@@ -194,4 +197,4 @@ def test_stop_at_is_the_next_occurrence_and_a_bad_time_is_a_clear_error():
     assert smollm_matrix.deadline("2026-11-25T01:40", night) == datetime(2026, 11, 25, 1, 40, tzinfo=UTC)
     assert smollm_matrix.past(datetime(2020, 1, 1, tzinfo=UTC)) and not smollm_matrix.past(None)
     with pytest.raises(SystemExit):
-        smollm_matrix.main(["--report-only", "--stop-at", "half past one"])
+        benchmarks_main(["smollm", "--report-only", "--stop-at", "half past one"])
