@@ -105,8 +105,10 @@ class Server:
             )
 
     def wait_ready(self, timeout: float = 180) -> None:
+        """Return when the server answers ``/health``."""
         wait_healthy(self.proc, self.url, timeout, log=self.log)
 
     def stop(self) -> None:
+        """Stop the server and remove its config."""
         stop_group(self.proc)
         self.config.unlink(missing_ok=True)

@@ -25,7 +25,12 @@ def question_types() -> dict[str, str]:
     for hops in (1, 2, 3):
         qs = (metaqa_dir() / f"dev_{hops}hop.txt").read_text(encoding="utf-8").splitlines()
         ts = (metaqa_dir() / f"dev_{hops}hop_qtype.txt").read_text(encoding="utf-8").splitlines()
-        out.update({q.split("\t")[0].replace("[", "").replace("]", "").strip(): t.strip() for q, t in zip(qs, ts, strict=False)})
+        out.update(
+            {
+                q.split("\t")[0].replace("[", "").replace("]", "").strip(): t.strip()
+                for q, t in zip(qs, ts, strict=False)
+            }
+        )
     return out
 
 

@@ -1,1 +1,1 @@
-"""reliability"""
+"""The reliability suite: its page (:mod:`benchmarks.reliability.page`) and one module per probe."""

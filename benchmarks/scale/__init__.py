@@ -1,1 +1,1 @@
-"""The scale suites: synthetic k× MetaQA (``scale``), its efSearch sweep (``scale-ef``) and a Prime-sized graph (``prime``)."""
+"""The scale suites: synthetic k× MetaQA, its efSearch sweep, and a STaRK-Prime-sized graph."""

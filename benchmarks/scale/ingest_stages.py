@@ -103,8 +103,9 @@ def replicated_vectors(texts: list[str], rows: dict[str, int], vecs: np.ndarray,
 
 
 def copy_cosine(base_kb: Path, pairs: int = 1000, seed: int = 0) -> float:
-    """Mean cosine between the real vector of a name and of its copy ``name #2`` (``pairs`` names of
-    the 1× KB ``base_kb``, seeded sample), both encoded now with the KB's model.
+    """Mean cosine between the real vector of a name and of its copy ``name #2``.
+
+    Over ``pairs`` names of the 1× KB ``base_kb`` (a seeded sample), both encoded now with the KB's model.
     """
     import random
 

@@ -31,6 +31,7 @@ class Case:
 
     @property
     def relations(self) -> list[str]:
+        """The gold relation path."""
         return list(self.rec.relations)
 
 

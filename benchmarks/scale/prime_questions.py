@@ -25,11 +25,12 @@ class WalkRecord(GoldRecord):
 
     @property
     def types(self) -> tuple[str, ...]:
+        """KB entity type of every position of the walk."""
         return self.path_types
 
 
 def question_text(topic: str, relations: list[str], answer_type: str) -> str:
-    """``Which effect phenotype is reached from Bacedi disease by phenotype present?``"""
+    """The question of a walk, e.g. ``Which effect phenotype is reached from Bacedi disease by phenotype present?``."""
     path = " then ".join(relation_words(r) for r in relations)
     return f"Which {answer_type.replace('_', ' ')} is reached from {topic} by {path}?"
 
@@ -52,8 +53,9 @@ def walk(store, start: int, hops: int, rng: random.Random) -> list[tuple[str, in
 def sample_cases(
     store, per_hop: int, seed: int = 0, max_tries: int = 1000, hops_list: tuple[int, ...] = (1, 2, 3)
 ) -> list[Case]:
-    """``per_hop`` walk questions of each hop count in ``hops_list`` over an in-memory graph store (seeded;
-    the walks of one hop count do not depend on which other counts are asked for).
+    """``per_hop`` walk questions of each hop count in ``hops_list`` over an in-memory graph store (seeded).
+
+    The walks of one hop count do not depend on which other counts are asked for.
     """
     n = len(store.entities)
     out: list[Case] = []

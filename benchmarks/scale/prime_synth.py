@@ -105,8 +105,9 @@ TAIL_SHAPE = 2.0  # Lomax shape of the degree weights
 
 
 def entity_name(code: int, etype: str) -> str:
-    """A pseudo-word spelled from ``code`` in base 40 (at least 3 syllables; distinct codes give
-    distinct words), then the type: ``Bacedi disease``. ``|`` never occurs.
+    """A pseudo-word spelled from ``code`` in base 40, then the type: ``Bacedi disease``.
+
+    At least 3 syllables; distinct codes give distinct words; ``|`` never occurs.
     """
     parts = []
     while True:

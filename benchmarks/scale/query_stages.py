@@ -84,8 +84,10 @@ def dense(kb_dir: Path, args, n_queries: int = 1000, k: int = 10) -> dict:
 
 
 def latency(kb_dir: Path, args) -> dict:
-    """p50/p95 of every retrieval module at every factor of ``args.factors``, the factors interleaved
-    question by question (same dev questions, topic renamed to a random copy per factor).
+    """p50/p95 of every retrieval module at every factor of ``args.factors``.
+
+    The factors are interleaved question by question (same dev questions, topic renamed to a random
+    copy per factor).
     """
     from benchmarks.scale.modules import cases, time_cases
     from benchmarks.scale.synth import paths

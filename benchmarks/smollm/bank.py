@@ -7,8 +7,8 @@ matrix does not write one into the shared KB cache (other runs there would chang
 are the same files, and whose own ``bank.jsonl`` is built with ``hybridrag bank build`` /
 ``bank add`` from questions ``BANK_FROM`` to ``BANK_TO`` of the seed-0 shuffle of each
 ``dev_<k>hop.txt`` (a cell asks the first ``--limit <= BANK_FROM`` of the same shuffle). Bank
-version 1 (``smollm-bank-<kb>``) kept every solved example; version 2 (``smollm-bank2-<kb>``, the
-default) leaves out those their look-alikes outvote, as ``hybridrag bank build`` now does.
+version 1 (``smollm-bank-<kb>``) keeps every solved example; version 2 (``smollm-bank2-<kb>``, the
+default) leaves out those their look-alikes outvote, as ``hybridrag bank build`` does.
 """
 
 from __future__ import annotations

@@ -15,10 +15,9 @@ questions of the seed-0 shuffle (``hybridrag eval --limit``); the bank takes que
 of the same shuffle of each ``dev_<k>hop.txt`` (shuffled: the 1-hop file is sorted by question
 type), and a cell refuses to run when one of its questions is in the bank.
 
-HybGRAG and MoR are shown 3 examples (``num_few_shot=3``) instead of their default 10: on a
-probe of three MetaQA 1-hop questions under load (about 10 on 2 cores), SmolLM2 with the bank's
-10 nearest examples named a wrong second relation on 2 of 3 at about 25 s a call, with the 3
-nearest it routed all 3 right at 8-15 s a call (the prompt is about half as long).
+HybGRAG and MoR are shown 3 examples (``num_few_shot=3``) instead of their default 10: with the
+3 nearest, SmolLM2 names the relations better and each call is faster (the prompt is about half as
+long; the probe that chose it is in docs/benchmarks_smollm.md).
 
 Besides the scores, each row gives the router / planner accuracy against the gold relation path
 of the question's type (:func:`hybridrag.evals.metaqa.relation_path`), read from the trace, and the
@@ -156,8 +155,10 @@ def run_one(cell: tuple[str, str, str], limit: int, runs: Path) -> None:
 
 
 def deadline(text: str, now: datetime | None = None) -> datetime:
-    """``--stop-at``: ``HH:MM`` is its next occurrence (UTC, within 24 hours, so it may be tomorrow);
-    ``YYYY-MM-DDTHH:MM`` is that moment (UTC).
+    """The moment ``--stop-at`` names (UTC).
+
+    ``HH:MM`` is its next occurrence (within 24 hours, so it may be tomorrow); ``YYYY-MM-DDTHH:MM``
+    is that moment.
     """
     now = now or datetime.now(UTC)
     try:

@@ -23,13 +23,14 @@ from hybridrag.evals.markdown import header
 from hybridrag.evals.metaqa import relation_path
 from hybridrag.evals.summary import read_records, summarise
 
-GOALS = {"1hop": 0.8, "2hop": 0.6}  # issue 11: hybgrag and mor Hit@1 with the bank
+GOALS = {"1hop": 0.8, "2hop": 0.6}  # the goals of hybgrag and mor Hit@1 with the bank
 PATH_GOAL, CALL_P50_GOAL = 0.9, 3.0
 
 
 def first_path(rec: dict) -> list[str] | None:
-    """The relation path of the first routing (HybGRAG), planning (MoR) or question-analysis
-    (HydraRAG: the skyline's relation words) decision, or None.
+    """The relation path of the first routing, planning or question-analysis decision, or None.
+
+    Routing for HybGRAG, planning for MoR, the skyline's relation words for HydraRAG.
     """
     from hybridrag.agents.hydrarag.analysis import split_chain
 
@@ -48,8 +49,9 @@ def first_path(rec: dict) -> list[str] | None:
 
 
 def path_correct(rec: dict, path: list[str]) -> bool:
-    """Whether ``path`` is the gold path of the record's question type (HybGRAG lists each
-    relation once, so a path equal to the gold path without repeats counts too).
+    """Whether ``path`` is the gold path of the record's question type.
+
+    HybGRAG lists each relation once, so a path equal to the gold path without repeats counts too.
     """
     gold = relation_path(rec["qtype"])
     return path == gold or path == list(dict.fromkeys(gold))
@@ -75,8 +77,9 @@ def _share(ceiling: dict) -> str:
 
 
 def cell_row(cell: tuple[str, str, str], folder: Path, limit_note: str = "", first: int | None = None) -> str:
-    """One table row of a cell (``not run`` when it has no records), from its first ``first`` records
-    (the first questions asked) when given.
+    """One table row of a cell (``not run`` when it has no records).
+
+    With ``first``, the row comes from its first ``first`` records (the first questions asked).
     """
     method, setting, key = cell
     path = folder / "records.jsonl"
@@ -150,10 +153,11 @@ def render(
     first: int | None = None,
     every: bool = False,
 ) -> None:
-    """Write the report for ``cells`` (in their order) from the run folders under ``runs`` (one
-    folder, or several: each cell from the first that holds its records; with ``every``, a row from
-    each, its folder named beside n). ``first``: each row from its first ``first`` records, so that
-    runs of one cell compare on the same questions.
+    """Write the report for ``cells`` (in their order) from the run folders under ``runs``.
+
+    ``runs`` is one folder, or several: each cell from the first that holds its records; with
+    ``every``, a row from each, its folder named beside n. ``first``: each row from its first
+    ``first`` records, so that runs of one cell compare on the same questions.
     """
     runs = [runs] if isinstance(runs, Path) else list(runs)
     if every:

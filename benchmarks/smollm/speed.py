@@ -111,8 +111,9 @@ def first_call(method: str, kb, model, question: str, shots: int) -> None:  # no
 
 
 def gold_path(method: str, text: str, qtype: str | None) -> bool | None:
-    """Whether the reply's relation path is the gold path of the question's type (as the report's
-    *first path = gold*); None without a type or a readable reply.
+    """Whether the reply's relation path is the gold path of the question's type.
+
+    As the report's *first path = gold*; None without a type or a readable reply.
     """
     from benchmarks.smollm.report import first_path, path_correct
 

@@ -9,7 +9,7 @@ state merged by its reducers); *invoke* (``graph.invoke``); each again with the 
 precomputed (*embedding cached*); *LangGraph alone* (the graph's shape with no-op nodes returning
 a real question's updates, and a minimal 3-node graph); *steps as plain calls* (fusion's tool-run
 steps called directly); *seed passages searched* (the lexical search for seed passages run on a KB
-holding none, as before commit 39b7106); with ``--before REV``, *invoke, before* (``context_of`` /
+holding none); with ``--before REV``, *invoke, before* (``context_of`` /
 ``resolve_kb`` of ``graphs/runtime.py`` at REV, i.e. without the per-run memo of ``graphs.runtime``).
 Each variant's wall-clock p50 / p95 / mean, and its p50 CPU time of the calling thread (robust to
 machine load, which preempts the process). ``--profile``: own time of ``graph.invoke`` by module (cProfile).
@@ -49,9 +49,10 @@ BASIS = ("floor", "bare", "direct", "invoke")
 
 
 def measure(kb: Any, ctx: Any, qs: list[str], before: str | None = None) -> tuple[dict, dict]:
-    """Milliseconds per question of every variant, interleaved per question, order alternating: wall-clock
-    times, and the CPU time of the calling thread (every variant runs there; what load adds by preempting
-    it is in the first, not in the second).
+    """Milliseconds per question of every variant: wall-clock, and CPU time of the calling thread.
+
+    The variants are interleaved per question, the order alternating. Every variant runs in the
+    calling thread; what load adds by preempting it is in the wall-clock times, not in the CPU times.
     """
     import hybridrag.graphs.fusion as module
 

@@ -65,8 +65,9 @@ def bare_fusion(kb: Any, ctx: Any) -> Callable[[str], dict]:
 
 
 def direct(builder: Any, ctx: Any, record: dict | None = None) -> Callable[[str], dict]:
-    """Walk the builder's edges calling each node's function, merging updates by the state's reducers
-    (each node's update is kept in ``record`` when given).
+    """Walk the builder's edges calling each node's function, merging updates by the state's reducers.
+
+    Each node's update is kept in ``record`` when given.
     """
     from langgraph.graph import END, START
     from langgraph.runtime import Runtime
@@ -94,10 +95,17 @@ def direct(builder: Any, ctx: Any, record: dict | None = None) -> Callable[[str]
     return run
 
 
+def _returning(update: dict) -> Callable[[Any], dict]:
+    """A node that returns ``update`` whatever the state."""
+    return lambda _state: update
+
+
 def skeleton(builder: Any, updates: dict[str, dict], minimal: bool = False) -> Any:
-    """The graph's shape (state with its reducers, input/output/context schemas, edges, route) compiled
-    with nodes returning ``updates`` (one real question's) at once: what LangGraph alone costs for it.
-    ``minimal``: the same nodes in a row over a plain state (no reducer, schema, route or context).
+    """The graph's shape compiled with nodes that return ``updates`` at once: what LangGraph alone costs.
+
+    The shape is the state with its reducers, the input/output/context schemas, the edges and the
+    route; ``updates`` are one real question's. ``minimal``: the same nodes in a row over a plain
+    state (no reducer, schema, route or context).
     """
     from langgraph.graph import END, START, StateGraph
 
@@ -114,7 +122,7 @@ def skeleton(builder: Any, updates: dict[str, dict], minimal: bool = False) -> A
             output_schema=builder.output_schema,
         )
     for name in builder.nodes:
-        sk.add_node(name, lambda state, u=updates.get(name, {}): u)
+        sk.add_node(name, _returning(updates.get(name, {})))
     for a, b in zip([START, *builder.nodes], [*builder.nodes, END], strict=True) if minimal else builder.edges:
         sk.add_edge(a, b)
     for src, branches in {} if minimal else builder.branches.items():
@@ -176,7 +184,7 @@ def variants(kb: Any, ctx: Any, module: Any, sample: str, before: str | None) ->
     if hasattr(module, "_step") and hasattr(module, "STEPS"):  # retrieval steps run as LangChain tools
         plain = {name: step.default(kb) for name, step in module.STEPS.items()}
         out["invoke, steps as plain calls" + C] = patched(invoke, _step=lambda _c, _k, name, **a: plain[name](**a)[0])
-    from hybridrag.agents.fusion import scoring  # seed passages searched for on any KB, as before commit 39b7106
+    from hybridrag.agents.fusion import scoring  # seed passages searched for on any KB, even one holding none
 
     out["invoke, seed passages searched" + C] = patched(invoke, scoring, has_passages=lambda _kb: True)
     if before:

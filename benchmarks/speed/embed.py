@@ -164,7 +164,8 @@ def run(args: argparse.Namespace) -> int:
             info,
             [
                 f"Load average {load0:.1f} → {load1:.1f} (cold start) → {load2:.1f} (encoders).",
-                f"{len(QUESTIONS)} MetaQA-style questions × {args.rounds} rounds, the encoders interleaved per question.",
+                f"{len(QUESTIONS)} MetaQA-style questions × {args.rounds} rounds, "
+                "the encoders interleaved per question.",
             ],
         ),
         "| encoder (one question) | encodes | p50 ms | p95 ms | p50 vs torch 1 thread |",

@@ -21,51 +21,22 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.common import DOCS, arg
 from benchmarks.server import KB_NAME, Server, free_port, wait_for_kb
-from benchmarks.speed.load_report import report
-from hybridrag.evals.timing import load_average, percentile
+from benchmarks.speed.load_report import Result, report
+from hybridrag.evals.timing import load_average
 
 DEFAULT_OUT = DOCS / "benchmarks_load.md"
 
 
-@dataclass
-class Result:
-    """Latencies and errors of one phase."""
-
-    name: str
-    clients: int
-    seconds: float = 0.0
-    latencies: list[float] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-    @property
-    def n(self) -> int:
-        return len(self.latencies) + len(self.errors)
-
-    @property
-    def throughput(self) -> float:
-        return self.n / self.seconds if self.seconds else 0.0
-
-    def pct(self, q: float) -> float:
-        return percentile(self.latencies, q)
-
-    def row(self) -> str:
-        ms = [self.pct(50) * 1000, self.pct(95) * 1000, max(self.latencies, default=0) * 1000]
-        return (
-            f"| {self.name} | {self.clients} | {self.n} | {len(self.errors)} | {self.throughput:.2f} | "
-            + " | ".join(f"{v:.0f}" for v in ms)
-            + " |"
-        )
-
-
 def questions(path: Path, n: int, kb: Path | None = None) -> tuple[list[str], int]:
-    """``n`` questions of a MetaQA file (brackets removed), cycling when the file is shorter,
-    and how many were skipped because their topic entity is not in ``kb`` (the server
-    refuses those with a 400 "unknown entity": a correct answer, but not the load measured).
+    """``n`` questions of a MetaQA file (brackets removed), and how many were skipped.
+
+    The questions cycle when the file is shorter. A question is skipped when its topic entity is
+    not in ``kb`` (the server refuses those with a 400 "unknown entity": a correct answer, but not
+    the load measured).
     """
     from hybridrag.evals.datasets import load_metaqa
 

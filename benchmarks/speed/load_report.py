@@ -5,15 +5,47 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from benchmarks.common import command
 from benchmarks.server import KB_NAME
 from hybridrag.evals.markdown import header, provenance
+from hybridrag.evals.timing import percentile
 
-if TYPE_CHECKING:
-    from benchmarks.speed.load import Result
+
+@dataclass
+class Result:
+    """Latencies and errors of one phase."""
+
+    name: str
+    clients: int
+    seconds: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        """Requests sent (answered or failed)."""
+        return len(self.latencies) + len(self.errors)
+
+    @property
+    def throughput(self) -> float:
+        """Requests per second."""
+        return self.n / self.seconds if self.seconds else 0.0
+
+    def pct(self, q: float) -> float:
+        """The ``q`` percentile of the latencies (seconds)."""
+        return percentile(self.latencies, q)
+
+    def row(self) -> str:
+        """The report's table row."""
+        ms = [self.pct(50) * 1000, self.pct(95) * 1000, max(self.latencies, default=0) * 1000]
+        return (
+            f"| {self.name} | {self.clients} | {self.n} | {len(self.errors)} | {self.throughput:.2f} | "
+            + " | ".join(f"{v:.0f}" for v in ms)
+            + " |"
+        )
 
 
 def report(args: argparse.Namespace, kb: Path, http: Result, local: Result, load: tuple, skipped: int) -> str:

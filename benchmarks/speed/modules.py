@@ -73,8 +73,9 @@ def dataset(name: str) -> tuple[KnowledgeBase, list[GoldRecord]]:
 
 
 def prepare_tables(kb: KnowledgeBase) -> None:
-    """Build the KB's vector tables that are missing (HydraRAG's document sentences, SSRAG's text facts);
-    a KB without passages needs none.
+    """Build the KB's missing vector tables (HydraRAG's document sentences, SSRAG's text facts).
+
+    A KB without passages needs none.
     """
     if not any(d.kind == "passage" for d in kb.docs):
         return

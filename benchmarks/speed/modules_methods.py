@@ -1,6 +1,7 @@
 """The retrieval modules of each method, fed the decisions a perfect LLM would give (no LLM call).
 
-Used by :mod:`benchmarks.speed.modules` and :mod:`benchmarks.scale.modules`. Each ``prepare_<method>`` builds, untimed, what the LLM
+Used by :mod:`benchmarks.speed.modules` and :mod:`benchmarks.scale.modules`. Each
+``prepare_<method>`` builds, untimed, what the LLM
 steps before retrieval would have produced for a gold record (as :mod:`evals.oracle` derives
 it: the topic entity, the relation path of the question type, the skyline; never the gold
 answers), and returns the method's modules in pipeline order: ``(name, call)`` pairs where
@@ -23,9 +24,9 @@ from hybridrag.agents.hybgrag.paths import action_key, next_hops, path_retrieve
 from hybridrag.agents.hybgrag.report import reference_dicts
 from hybridrag.agents.hybgrag.retrieval import link_action, text_retrieve
 from hybridrag.agents.hydrarag import analysis as hy_analysis
+from hybridrag.agents.hydrarag import exploration as hy_exploration
 from hybridrag.agents.hydrarag import kg as hy_kg
 from hybridrag.agents.hydrarag import pruning as hy_pruning
-from hybridrag.agents.hydrarag import exploration as hy_exploration
 from hybridrag.agents.hydrarag import text as hy_text
 from hybridrag.agents.hydrarag.context import HydraRAGContext
 from hybridrag.agents.mor import matching as mor_matching
@@ -63,9 +64,10 @@ def forget_queries(texts: list[str]) -> None:
 
 
 def prepare_hybgrag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
-    """Text module and hybrid module (radius 0: along the gold relation path, the default; 3-hop paths
-    repeat a relation, so the first walk of the unique relations is one hop short and the loop deepens
-    it: timed at the gold number of hops).
+    """Text module and hybrid module (radius 0: along the gold relation path, the default).
+
+    3-hop paths repeat a relation, so the first walk of the unique relations is one hop short and
+    the loop deepens it: timed at the gold number of hops.
     """
     ctx, q = HybGRAGContext(), rec.question
     gold = gold_action(rec)
@@ -142,8 +144,10 @@ def prepare_mor(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
 
 
 def prepare_hydrarag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
-    """KG exploration (beam path search with its cross-score, and the question subgraph), document
-    exploration (sentence retrieval; paths built by the no-LLM sentence fallback) and pruning.
+    """KG exploration, document exploration and pruning.
+
+    KG exploration is the beam path search with its cross-score, and the question subgraph;
+    document exploration the sentence retrieval (paths built by the no-LLM sentence fallback).
     """
     ctx, q, state = HydraRAGContext(), rec.question, {}
     found = hy_analysis.detect_sources(kb, [rec.topic], ctx.link_threshold, False)
@@ -159,7 +163,14 @@ def prepare_hydrarag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
 
     def explore_kg() -> list[str]:
         cands, _ = hy_kg.explore_kg(
-            kb, q, probe, found["topic_keys"], s, ctx.variant, hy_exploration.beam_documents(kb, ctx, probe), ctx.beam_text
+            kb,
+            q,
+            probe,
+            found["topic_keys"],
+            s,
+            ctx.variant,
+            hy_exploration.beam_documents(kb, ctx, probe),
+            ctx.beam_text,
         )
         topic_ids = list(dict.fromkeys(t for ch in probe["chains"] for t in ch["topics"]))
         state["subgraph"] = hy_kg.detect_subgraph(kb, topic_ids, ctx.max_depth)
