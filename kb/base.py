@@ -147,6 +147,10 @@ class KnowledgeBase:
 
         Returns, per mention, the entities of its ``k`` best entity documents scoring ``min_score``.
         """
+        return [[e for e, s in hits if s >= min_score] for hits in self.dense_scored_many(mentions, k)]
+
+    def dense_scored_many(self, mentions: list[str], k: int = 1) -> list[list[tuple[Entity, float]]]:
+        """Per mention, the entities of its ``k`` best entity documents with their cosine scores (one search)."""
         if not mentions:
             return []
         index, want = self.dense.index, max(4 * k, 50)  # as dense_search(kind="entity") asks
@@ -158,10 +162,9 @@ class KnowledgeBase:
         picked = []
         for row_ids, row_scores in zip(rows, scores, strict=True):
             hits = [(self.docs[i], float(s)) for i, s in zip(row_ids, row_scores, strict=True) if i >= 0]
-            best = [(d, s) for d, s in hits if d.kind == "entity"][:k]
-            picked.append([d.id for d, s in best if s >= min_score])
-        found = self.graph.get_many({i for ids in picked for i in ids})
-        return [[found[i] for i in ids if i in found] for ids in picked]
+            picked.append([(d.id, s) for d, s in hits if d.kind == "entity"][:k])
+        found = self.graph.get_many({i for ids in picked for i, _ in ids})
+        return [[(found[i], s) for i, s in ids if i in found] for ids in picked]
 
     def require(self, mention: str) -> Entity:
         """Link a mention or raise :class:`UnknownEntityError` naming it."""

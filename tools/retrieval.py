@@ -182,6 +182,10 @@ def checked_spans(question: str) -> list[str]:
     return spans[:MAX_CHECKED_SPANS]
 
 
+CLOSE_SCORE = 0.45  # a KB name this close to a refused span is offered in the refusal
+TEXT_CHECKED_SPANS = 8  # spans looked up in the passages (one BM25 search each) before a refusal
+
+
 def check_mentions(kb: KnowledgeBase, question: str, min_score: float = 0.8) -> None:
     """Raise UnknownEntityError when the question names entities and none of them is in the KB.
 
@@ -193,8 +197,23 @@ def check_mentions(kb: KnowledgeBase, question: str, min_score: float = 0.8) -> 
     spans = checked_spans(question)
     if not spans or any(kb.graph.lookup(s) for s in spans):
         return
-    if any(kb.dense_link_many(spans, k=1, min_score=min_score)):
+    scored = kb.dense_scored_many(spans, k=1)
+    if any(s >= min_score for hits in scored for _, s in hits) or named_in_passages(kb, spans):
         return
     names = ", ".join(repr(s) for s in spans[:NAMED_SPANS])
     more = f" and {len(spans) - NAMED_SPANS} more" if len(spans) > NAMED_SPANS else ""
-    raise UnknownEntityError(f"unknown entity: {names}{more} is not in the knowledge base at {kb.directory}")
+    near = dict.fromkeys(e.name for hits in scored[:NAMED_SPANS] for e, s in hits if s >= CLOSE_SCORE)
+    hint = f"; closest names in it: {', '.join(repr(n) for n in near)}" if near else ""
+    raise UnknownEntityError(f"unknown entity: {names}{more} is not in the knowledge base at {kb.directory}{hint}")
+
+
+def named_in_passages(kb: KnowledgeBase, spans: list[str]) -> bool:
+    """Whether a passage of the KB writes one of the first ``TEXT_CHECKED_SPANS`` spans (case-insensitive).
+
+    A documents KB knows names its graph does not: the text side answers questions about them.
+    """
+    for span in spans[:TEXT_CHECKED_SPANS]:
+        pattern = re.compile(rf"(?<!\w){re.escape(span)}(?!\w)", re.IGNORECASE)
+        if any(pattern.search(h.doc.text) for h in kb.lexical_search(span, k=5, kind="passage")):
+            return True
+    return False
