@@ -1,21 +1,12 @@
 """``hybridrag eval``: resolve a dataset and a method, run it, write records and the summary.
 
-Datasets (``--dataset``):
-
-- ``metaqa-1hop``, ``metaqa-2hop``, ``metaqa-3hop``: MetaQA dev questions on the full
-  MetaQA KB (built once into the cache).
-- ``metaqa-hybrid-100``, ``-50``, ``-0``: the incomplete-KG + text setting at that
-  completeness (see :mod:`evals.hybrid`); 1-hop questions unless a suffix says otherwise,
-  e.g. ``metaqa-hybrid-50:2hop``. The ceiling is computed on the complete graph (held-out
-  facts are still reachable through text); ``ceiling_kg`` on the incomplete graph.
-- ``stark:DIR``: ``DIR/qa.csv`` (``id,query,answer_ids``) with the SKB ``DIR/skb``.
-
-Or ``--questions FILE`` (MetaQA format, JSONL or a STaRK CSV) with ``--kb DIR`` or
-``--skb DIR`` (default: the bundled sample KB).
+Datasets (``--dataset``) are the named sets of :mod:`hybridrag.evals.sets`; or ``--questions FILE``
+(MetaQA format, JSONL or a STaRK CSV) with ``--kb DIR`` or ``--skb DIR`` (default: the bundled
+sample KB).
 
 ``--llm oracle[:p=0.3]`` runs an LLM method with the perfect-LLM stand-in of
-:mod:`evals.oracle` (MetaQA-style questions only): the results are ceilings of the method's
-machinery and are labelled so (``label`` in the summary, ``-oracle`` in the output folder).
+:mod:`hybridrag.evals.oracle` (MetaQA-style questions only): the results are ceilings of the
+method's machinery and are labelled so (``label`` in the summary, ``-oracle`` in the output folder).
 """
 
 from __future__ import annotations
@@ -25,102 +16,15 @@ import json
 import re
 import shlex
 import sys
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hybridrag.evals.datasets import (
-    Question,
-    load_jsonl,
-    load_metaqa,
-    load_questions,
-    load_stark_csv,
-    sample,
-    stark_kb,
-    with_answer_names,
-)
+from hybridrag.evals.datasets import load_questions, sample, stark_kb, with_answer_names
 from hybridrag.evals.markdown import provenance
+from hybridrag.evals.sets import EvalSet, paraphrases, resolve_dataset  # noqa: F401 - importable from here
 from hybridrag.kb.model import KBError
-from hybridrag.kb.store import GraphStore
 
-_METAQA = re.compile(r"^metaqa-(\d)hop$")
-_HYBRID = re.compile(r"^metaqa-hybrid-(100|50|0)(?::(\d)hop)?$")
 DEFAULT_RUNS = Path("eval-runs")
-
-
-@dataclass
-class EvalSet:
-    """Questions plus the KB they are asked against (None: the method's default KB)."""
-
-    name: str
-    questions: list[Question]
-    kb_dir: Path | None
-    ceiling_graph: GraphStore | None = None
-    notes: dict = field(default_factory=dict)
-
-
-def _metaqa_questions(hops: int) -> list[Question]:
-    from hybridrag.evals.hybrid import metaqa_dir
-
-    return load_metaqa(metaqa_dir() / f"dev_{hops}hop.txt", prefix=f"metaqa-{hops}hop")
-
-
-PARAPHRASES = Path(__file__).resolve().parent / "data" / "metaqa_paraphrases.jsonl"
-
-
-def paraphrases(variant: str = "") -> list[Question]:
-    """MetaQA dev questions in people's words (``scripts/make_paraphrases.py``).
-
-    Args:
-        variant: "" for all, ``1hop``..``3hop`` for one hop count, or ``original`` for the same
-            questions as MetaQA wrote them (brackets removed).
-    """
-    questions = load_jsonl(PARAPHRASES)
-    if variant.endswith("hop"):
-        questions = [q for q in questions if q.hops == int(variant[0])]
-    elif variant == "original":
-        rows = {r["id"]: r["original"] for r in map(json.loads, PARAPHRASES.read_text(encoding="utf-8").splitlines())}
-        questions = [replace(q, question=rows[q.id].replace("[", "").replace("]", "")) for q in questions]
-    elif variant:
-        raise KBError(f"metaqa-paraphrase:{variant}: use 1hop, 2hop, 3hop or original")
-    return questions
-
-
-def resolve_dataset(name: str, seed: int = 0, progress: bool = True) -> EvalSet:
-    """Questions and KB of a named dataset (building the KB into the cache when needed)."""
-    from hybridrag.evals import hybrid
-    from hybridrag.kb.sample import cache_root
-
-    if m := _METAQA.match(name):
-        return EvalSet(name, _metaqa_questions(int(m.group(1))), hybrid.full_kb(progress))
-    if m := _HYBRID.match(name):
-        completeness = hybrid.COMPLETENESS[m.group(1)]
-        kb_dir = hybrid.hybrid_kb(completeness, seed, progress)
-        ceiling = hybrid.metaqa_graph() if completeness < 1.0 else None
-        return EvalSet(
-            name,
-            _metaqa_questions(int(m.group(2) or 1)),
-            kb_dir,
-            ceiling,
-            {"completeness": completeness, "split_seed": seed},
-        )
-    if name == "metaqa-paraphrase" or name.startswith("metaqa-paraphrase:"):
-        return EvalSet(name, paraphrases(name.partition(":")[2]), hybrid.full_kb(progress))
-    if name == "advhotpotqa" or name.startswith("advhotpotqa:"):
-        from hybridrag.evals.documents_qa import documents_kb
-        from hybridrag.evals.hybrid import datasets_root
-
-        path = name.partition(":")[2] or datasets_root() / "advhotpotqa" / "dev.json"
-        questions, kb_dir = documents_kb(path, cache_root(), progress)
-        return EvalSet(name, questions, kb_dir, notes={"documents": "one per paragraph, planted ones unmarked"})
-    if name.startswith("stark:"):
-        root = Path(name.removeprefix("stark:"))
-        return EvalSet(name, load_stark_csv(root / "qa.csv"), stark_kb(root / "skb", cache_root(), progress))
-    raise KBError(
-        f"unknown dataset {name!r}; use metaqa-1hop|2hop|3hop, "
-        "metaqa-hybrid-100|50|0[:Khop], metaqa-paraphrase[:Khop|original], advhotpotqa[:PATH], stark:DIR, "
-        "or --questions FILE"
-    )
 
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
@@ -231,19 +135,16 @@ def _warm_up(kb: Any, ctx: Any) -> None:
         sys.stderr.write(f"warm-up skipped: {exc}\n")
 
 
-def run_eval(args: argparse.Namespace) -> int:
-    """Run ``hybridrag eval``; return 0, or 1 when every question failed."""
+def _context(args: argparse.Namespace, es: EvalSet, kb: Any, questions: list) -> tuple[Any, dict, Any]:
+    """The method's context (``--set`` overrides applied), the overrides, and the stand-in when asked for.
+
+    An LLM method's chat model is loaded here, so a missing API key or model file fails before the
+    first question.
+    """
     from hybridrag.evals.oracle import run as oracle_run
     from hybridrag.evals.oracle.model import is_oracle_spec
-    from hybridrag.evals.relevance import Judge
-    from hybridrag.evals.runner import run_questions
-    from hybridrag.graphs import context_class, context_for, get_graph
-    from hybridrag.kb.base import open_kb
-    from hybridrag.kb.sample import sample_kb_dir
+    from hybridrag.graphs import context_class, context_for
 
-    es = _eval_set(args)
-    kb = open_kb(es.kb_dir or sample_kb_dir(not args.no_progress))
-    questions = sample(with_answer_names(es.questions, kb.name), args.limit, args.seed)
     known = set(context_class(args.method).__dataclass_fields__)
     settings = {"kb": str(kb.directory), "top_k": args.top_k, "llm": args.llm}
     overrides = {k: v for k, v in settings.items() if v is not None and k in known}
@@ -252,13 +153,27 @@ def run_eval(args: argparse.Namespace) -> int:
     ctx = context_for(args.method, **overrides)
     oracle = None
     if "llm" in known and is_oracle_spec(ctx.llm):  # the perfect-LLM stand-in, built from the gold
-        oracle = oracle_run.setup(
-            ctx.llm, questions, es.notes, getattr(ctx, "llm_base_url", ""), kb.graph.schema().relation_types
-        )
+        oracle = oracle_run.setup(ctx.llm, questions, es.notes, getattr(ctx, "llm_base_url", ""))
     if "llm" in known:  # fail before the first question on a missing API key or model file
         from hybridrag.agents.llm.models import load_chat_model
 
         load_chat_model(ctx.llm, getattr(ctx, "llm_base_url", ""))
+    return ctx, extra, oracle
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """Run ``hybridrag eval``; return 0, or 1 when every question failed."""
+    from hybridrag.evals.oracle import run as oracle_run
+    from hybridrag.evals.relevance import Judge
+    from hybridrag.evals.runner import run_questions
+    from hybridrag.graphs import get_graph
+    from hybridrag.kb.base import open_kb
+    from hybridrag.kb.sample import sample_kb_dir
+
+    es = _eval_set(args)
+    kb = open_kb(es.kb_dir or sample_kb_dir(not args.no_progress))
+    questions = sample(with_answer_names(es.questions, kb.name), args.limit, args.seed)
+    ctx, extra, oracle = _context(args, es, kb, questions)
     slug = re.sub(r"[^\w.-]+", "_", es.name) + "".join(f"-{k}={v}" for k, v in extra.items())
     slug += oracle_run.out_suffix(ctx.llm) if oracle else ""
     out = args.out or DEFAULT_RUNS / f"{args.method}-{slug}"

@@ -125,12 +125,34 @@ def _latency_run(lat: dict) -> list[str]:
     return out
 
 
+def _graph_section(results: dict) -> list[str]:
+    """The synthetic graph: its size, shape, degrees and the source files."""
+    syn = results.get("synth@prime", {})
+    deg = syn.get("degree", {})
+    return [
+        "## The graph",
+        "",
+        f"{syn.get('entities', 0):,} entities, {syn.get('edges', 0):,} distinct edges, {syn.get('types')} entity "
+        f"types, {syn.get('relations')} relation types: the sizes of STaRK PRIME in the MoR paper (Table 7: "
+        "129,375 entities, 8,100,498 relations, average degree 125.2; App. B.1: ten entity types, eighteen "
+        "relation types, after PrimeKG). Type and relation names: `benchmarks/scale/prime_synth.py`; type sizes "
+        "and relation shares are seeded draws (the papers do not give them). Degrees: Chung-Lu with entity "
+        f"weights 1 + Lomax(2), seed {syn.get('seed')}: mean {_f(deg.get('mean'))}, median {_f(deg.get('p50'))}, "
+        f"p90 {_f(deg.get('p90'))}, p99 {_f(deg.get('p99'))}, p99.9 {_f(deg.get('p999'))}, max "
+        f"{_f(deg.get('max'))}, isolated {_f(deg.get('isolated'))}. Source written in {_f(syn.get('seconds'))} s "
+        f"(peak RSS {_f(syn.get('peak_rss_mb'))} MB, load {_load(syn)}): "
+        + ", ".join(f"`{k}` {v / 2**20:,.0f} MB" for k, v in syn.get("bytes", {}).items())
+        + ".",
+        "",
+        "Type sizes: " + ", ".join(f"{k} {v:,}" for k, v in syn.get("type_sizes", {}).items()) + ".",
+        "",
+    ]
+
+
 def render(args, results: dict) -> str:  # noqa: ANN001 - the suite's parsed arguments
     """The whole benchmarks_prime.md text."""
     scale_file = Path(args.scale_work) / "results.json"
     scale = json.loads(scale_file.read_text()) if scale_file.exists() else {}
-    syn = results.get("synth@prime", {})
-    deg = syn.get("degree", {})
 
     def g1(key: str, field: str):
         return results.get(f"graph@{key}", {}).get(field)
@@ -151,22 +173,7 @@ def render(args, results: dict) -> str:  # noqa: ANN001 - the suite's parsed arg
                 "its `ru_maxrss`; the load average (1 min) before–after each stage is in the tables.",
             ],
         ),
-        "## The graph",
-        "",
-        f"{syn.get('entities', 0):,} entities, {syn.get('edges', 0):,} distinct edges, {syn.get('types')} entity "
-        f"types, {syn.get('relations')} relation types: the sizes of STaRK PRIME in the MoR paper (Table 7: "
-        "129,375 entities, 8,100,498 relations, average degree 125.2; App. B.1: ten entity types, eighteen "
-        "relation types, after PrimeKG). Type and relation names: `benchmarks/scale/prime_synth.py`; type sizes "
-        "and relation shares are seeded draws (the papers do not give them). Degrees: Chung-Lu with entity "
-        f"weights 1 + Lomax(2), seed {syn.get('seed')}: mean {_f(deg.get('mean'))}, median {_f(deg.get('p50'))}, "
-        f"p90 {_f(deg.get('p90'))}, p99 {_f(deg.get('p99'))}, p99.9 {_f(deg.get('p999'))}, max "
-        f"{_f(deg.get('max'))}, isolated {_f(deg.get('isolated'))}. Source written in {_f(syn.get('seconds'))} s "
-        f"(peak RSS {_f(syn.get('peak_rss_mb'))} MB, load {_load(syn)}): "
-        + ", ".join(f"`{k}` {v / 2**20:,.0f} MB" for k, v in syn.get("bytes", {}).items())
-        + ".",
-        "",
-        "Type sizes: " + ", ".join(f"{k} {v:,}" for k, v in syn.get("type_sizes", {}).items()) + ".",
-        "",
+        *_graph_section(results),
         "## Ingest and load",
         "",
         f"MetaQA 1× is MetaQA's kb.txt; Prime has {_ratio(g1('prime', 'entities'), g1('metaqa1', 'entities'))} "

@@ -19,7 +19,7 @@ import json
 import statistics
 from pathlib import Path
 
-from hybridrag.evals.markdown import header
+from hybridrag.evals.markdown import header, table, write_page
 from hybridrag.evals.metaqa import relation_path
 from hybridrag.evals.summary import read_records, summarise
 
@@ -132,6 +132,28 @@ HEAD = [
 ]
 
 
+INTRO = [
+    "Every row is a real run of `local:smollm2` (SmolLM2-135M-Instruct GGUF through llama.cpp, grammar-"
+    "constrained output where the role supports it; judging roles by rule, `judge=auto`). No oracle.",
+    "",
+    "- Questions: the first n of MetaQA dev's seed-0 shuffle (the same questions for every cell of a"
+    " dataset). Examples: *bank* = nearest solved examples, entity masked, from a bank of 1000 dev questions"
+    " per hop count (questions 300-1300 of the same shuffle, never evaluated; `benchmarks/smollm/bank.py`);"
+    " *schema* = the same retrieval over schema-synthesized examples only (bank off); *fixed* = the bundled"
+    " MetaQA example files; *none* = no examples. *bank (v2)*: the bank without the solved examples their"
+    " look-alikes outvote (`agents/shots/consensus.py`); plain *bank*: every solved example kept.",
+    "- *First path = gold*: the relation path of the router's (HybGRAG), planner's (MoR) or question"
+    " analysis's (HydraRAG: its skyline) first decision equals the gold path of the question's type"
+    " (`evals/metaqa.relation_path`; HybGRAG lists each relation once). *s per LLM call*: the"
+    " median over questions of LLM seconds / LLM calls. *Gold in evidence*: the share of questions whose"
+    " run's own evidence names a gold answer (`evals/summary.py`); Hit@1 far below it means the answer"
+    " was retrieved and another one ranked first.",
+    "- Goals (issue 11): with the bank, hybgrag and mor Hit@1 ≥ 0.8 (1-hop), ≥ 0.6 (2-hop); first path ="
+    " gold ≥ 90 % at every hop; LLM-call p50 < 3 s.",
+    "",
+]
+
+
 def held(cell: tuple[str, str, str], runs: list[Path]) -> list[Path]:
     """The folders of ``cell`` in every one of ``runs`` that holds its records."""
     folders = [r / "-".join(cell) for r in runs]
@@ -178,30 +200,10 @@ def render(
                     " `cell.json` / `summary.json`."
                 ],
             ),
-            "Every row is a real run of `local:smollm2` (SmolLM2-135M-Instruct GGUF through llama.cpp, grammar-"
-            "constrained output where the role supports it; judging roles by rule, `judge=auto`). No oracle.",
-            "",
-            "- Questions: the first n of MetaQA dev's seed-0 shuffle (the same questions for every cell of a"
-            " dataset). Examples: *bank* = nearest solved examples, entity masked, from a bank of 1000 dev questions"
-            " per hop count (questions 300-1300 of the same shuffle, never evaluated; `benchmarks/smollm/bank.py`);"
-            " *schema* = the same retrieval over schema-synthesized examples only (bank off); *fixed* = the bundled"
-            " MetaQA example files; *none* = no examples. *bank (v2)*: the bank without the solved examples their"
-            " look-alikes outvote (`agents/shots/consensus.py`); plain *bank*: every solved example kept.",
-            "- *First path = gold*: the relation path of the router's (HybGRAG), planner's (MoR) or question"
-            " analysis's (HydraRAG: its skyline) first decision equals the gold path of the question's type"
-            " (`evals/metaqa.relation_path`; HybGRAG lists each relation once). *s per LLM call*: the"
-            " median over questions of LLM seconds / LLM calls. *Gold in evidence*: the share of questions whose"
-            " run's own evidence names a gold answer (`evals/summary.py`); Hit@1 far below it means the answer"
-            " was retrieved and another one ranked first.",
-            "- Goals (issue 11): with the bank, hybgrag and mor Hit@1 ≥ 0.8 (1-hop), ≥ 0.6 (2-hop); first path ="
-            " gold ≥ 90 % at every hop; LLM-call p50 < 3 s.",
-            "",
-            "| " + " | ".join(HEAD) + " |",
-            "|---" * len(HEAD) + "|",
-            *rows,
+            *INTRO,
+            *table(HEAD, rows),
             "",
             *(["## Notes", "", *(f"- {n}" for n in notes), ""] if notes else []),
         ]
     )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    write_page(out, [text])

@@ -1,0 +1,103 @@
+"""Named datasets of ``hybridrag eval``: questions plus the KB they are asked against.
+
+- ``metaqa-1hop``, ``metaqa-2hop``, ``metaqa-3hop``: MetaQA dev questions on the full
+  MetaQA KB (built once into the cache).
+- ``metaqa-hybrid-100``, ``-50``, ``-0``: the incomplete-KG + text setting at that
+  completeness (see :mod:`hybridrag.evals.hybrid`); 1-hop questions unless a suffix says
+  otherwise, e.g. ``metaqa-hybrid-50:2hop``. The ceiling is computed on the complete graph
+  (held-out facts are still reachable through text); ``ceiling_kg`` on the incomplete graph.
+- ``metaqa-paraphrase[:Khop|original]``: MetaQA dev questions in people's words, or as MetaQA
+  wrote them.
+- ``advhotpotqa[:PATH]``: a documents KB built from AdvHotpotQA paragraphs
+  (:mod:`hybridrag.evals.documents_qa`).
+- ``stark:DIR``: ``DIR/qa.csv`` (``id,query,answer_ids``) with the SKB ``DIR/skb``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from hybridrag.evals.datasets import Question, load_jsonl, load_metaqa, load_stark_csv, stark_kb
+from hybridrag.kb.model import KBError
+from hybridrag.kb.store import GraphStore
+
+_METAQA = re.compile(r"^metaqa-(\d)hop$")
+_HYBRID = re.compile(r"^metaqa-hybrid-(100|50|0)(?::(\d)hop)?$")
+
+
+@dataclass
+class EvalSet:
+    """Questions plus the KB they are asked against (None: the method's default KB)."""
+
+    name: str
+    questions: list[Question]
+    kb_dir: Path | None
+    ceiling_graph: GraphStore | None = None
+    notes: dict = field(default_factory=dict)
+
+
+def _metaqa_questions(hops: int) -> list[Question]:
+    from hybridrag.evals.hybrid import metaqa_dir
+
+    return load_metaqa(metaqa_dir() / f"dev_{hops}hop.txt", prefix=f"metaqa-{hops}hop")
+
+
+PARAPHRASES = Path(__file__).resolve().parent / "data" / "metaqa_paraphrases.jsonl"
+
+
+def paraphrases(variant: str = "") -> list[Question]:
+    """MetaQA dev questions in people's words (``scripts/make_paraphrases.py``).
+
+    Args:
+        variant: "" for all, ``1hop``..``3hop`` for one hop count, or ``original`` for the same
+            questions as MetaQA wrote them (brackets removed).
+    """
+    questions = load_jsonl(PARAPHRASES)
+    if variant.endswith("hop"):
+        questions = [q for q in questions if q.hops == int(variant[0])]
+    elif variant == "original":
+        rows = {r["id"]: r["original"] for r in map(json.loads, PARAPHRASES.read_text(encoding="utf-8").splitlines())}
+        questions = [replace(q, question=rows[q.id].replace("[", "").replace("]", "")) for q in questions]
+    elif variant:
+        raise KBError(f"metaqa-paraphrase:{variant}: use 1hop, 2hop, 3hop or original")
+    return questions
+
+
+def resolve_dataset(name: str, seed: int = 0, progress: bool = True) -> EvalSet:
+    """Questions and KB of a named dataset (building the KB into the cache when needed)."""
+    from hybridrag.evals import hybrid
+    from hybridrag.kb.sample import cache_root
+
+    if m := _METAQA.match(name):
+        return EvalSet(name, _metaqa_questions(int(m.group(1))), hybrid.full_kb(progress))
+    if m := _HYBRID.match(name):
+        completeness = hybrid.COMPLETENESS[m.group(1)]
+        kb_dir = hybrid.hybrid_kb(completeness, seed, progress)
+        ceiling = hybrid.metaqa_graph() if completeness < 1.0 else None
+        return EvalSet(
+            name,
+            _metaqa_questions(int(m.group(2) or 1)),
+            kb_dir,
+            ceiling,
+            {"completeness": completeness, "split_seed": seed},
+        )
+    if name == "metaqa-paraphrase" or name.startswith("metaqa-paraphrase:"):
+        return EvalSet(name, paraphrases(name.partition(":")[2]), hybrid.full_kb(progress))
+    if name == "advhotpotqa" or name.startswith("advhotpotqa:"):
+        from hybridrag.evals.documents_qa import documents_kb
+        from hybridrag.evals.hybrid import datasets_root
+
+        path = name.partition(":")[2] or datasets_root() / "advhotpotqa" / "dev.json"
+        questions, kb_dir = documents_kb(path, cache_root(), progress)
+        return EvalSet(name, questions, kb_dir, notes={"documents": "one per paragraph, planted ones unmarked"})
+    if name.startswith("stark:"):
+        root = Path(name.removeprefix("stark:"))
+        return EvalSet(name, load_stark_csv(root / "qa.csv"), stark_kb(root / "skb", cache_root(), progress))
+    raise KBError(
+        f"unknown dataset {name!r}; use metaqa-1hop|2hop|3hop, "
+        "metaqa-hybrid-100|50|0[:Khop], metaqa-paraphrase[:Khop|original], advhotpotqa[:PATH], stark:DIR, "
+        "or --questions FILE"
+    )
