@@ -9,6 +9,6 @@ lint:
 	.venv/bin/ruff check .
 	bash scripts/typecheck.sh
 bench:
-	.venv/bin/python -m evals.bench_fusion --questions 1000
-	.venv/bin/python -m evals.report --limit 1000
-	.venv/bin/python -m evals.load_bench --clients 8 --requests 400
+	.venv/bin/python -m benchmarks fusion-speed --questions 1000
+	.venv/bin/python -m benchmarks quality --limit 1000
+	.venv/bin/python -m benchmarks load --clients 8 --requests 400
