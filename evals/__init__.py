@@ -1,5 +1,7 @@
-"""Evaluation harness: datasets, relevance, metrics, a resumable runner and benchmark reports.
+"""Evaluation library: datasets, relevance, metrics, a resumable runner, summaries and the perfect-LLM stand-in.
 
-``hybridrag eval`` (see :mod:`evals.cli`) drives any method graph like a user would and
-writes per-question records plus a summary; :mod:`evals.report` runs the benchmark matrix.
+``hybridrag eval`` (:mod:`hybridrag.evals.cli`) drives any method graph like a user would and writes
+per-question records plus a summary. The benchmarks (``python -m benchmarks``, beside ``tests/``)
+build on this library: :mod:`hybridrag.evals.timing` for latency statistics and
+:mod:`hybridrag.evals.markdown` for their pages.
 """

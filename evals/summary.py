@@ -11,7 +11,7 @@ Besides the reachable-answer ceiling, ``ceiling_evidence`` says how often the ru
 ``evidence`` names some gold answer (normalised, as whole words): when Hit@1 is far below it,
 the method retrieved the answer and then ranked or chose another one.
 
-``python -m evals.summary RECORDS.jsonl [--json]`` prints the summary of a run's records
+``python -m hybridrag.evals.summary RECORDS.jsonl [--json]`` prints the summary of a run's records
 again (with metrics added since the run), without touching its files.
 """
 
@@ -236,7 +236,7 @@ def plot(summary: dict, path: str | Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Print the summary of a run's records (markdown, or JSON with ``--json``)."""
-    p = argparse.ArgumentParser(prog="python -m evals.summary", description=main.__doc__)
+    p = argparse.ArgumentParser(prog="python -m hybridrag.evals.summary", description=main.__doc__)
     p.add_argument("records", type=Path, help="a run's records.jsonl")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = p.parse_args(argv)

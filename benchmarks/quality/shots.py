@@ -5,7 +5,7 @@ question type), the first ``--bank`` questions build the bank with the real buil
 (:func:`agents.shots.solve.solve_all`: topic from the brackets, relation path found in the KB
 from the gold answers) and the next ``--n`` questions, never in the bank, are asked. A
 question counts when its top neighbour's relations equal the gold path of its question type
-(:func:`evals.oracle_router.relation_path`). Rows:
+(:func:`hybridrag.evals.metaqa.relation_path`). Rows:
 
 - raw: bank questions and the asked question embedded as written;
 - masked: topic replaced by ``<E>`` in the bank; the asked question (no brackets: the text a

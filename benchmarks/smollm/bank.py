@@ -1,4 +1,4 @@
-"""The bank KBs of :mod:`evals.smollm_matrix`: a dataset's KB plus a bank of never-evaluated dev questions.
+"""The bank KBs of :mod:`benchmarks.smollm.matrix`: a dataset's KB plus a bank of never-evaluated dev questions.
 
 A bank lives in its KB directory (``bank.jsonl``) and every method on that KB uses it, so the
 matrix does not write one into the shared KB cache (other runs there would change). It builds a

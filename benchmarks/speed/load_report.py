@@ -1,4 +1,4 @@
-"""The markdown report of the load benchmark (:mod:`evals.load_bench`)."""
+"""What the load benchmark (:mod:`benchmarks.speed.load`) measures of a phase, and its markdown report."""
 
 from __future__ import annotations
 
