@@ -86,8 +86,10 @@ def link_names(kb: KnowledgeBase, names: list[str], threshold: float) -> dict[st
 
 
 def topic_choices(kb: KnowledgeBase, question: str) -> list[str]:
-    """What a constrained topic extraction may name: the KB names the question writes, punctuation
-    kept (:func:`tools.names.known_names`; longest first), else every span of the question.
+    """What a constrained topic extraction may name: the KB names the question writes, else its spans.
+
+    The names keep their punctuation (:func:`tools.names.known_names`) and come longest first; a
+    question that writes no KB name offers every span of the question.
     """
     return sorted(known_names(kb, question), key=len, reverse=True) or question_spans(question)
 
@@ -110,7 +112,7 @@ def detect_sources(kb: KnowledgeBase, mentions: list[str], threshold: float, use
             seen.add(eid)
             topics.append({"mention": mention, "id": eid, "name": kb.name(eid)})
     unlinked = [m for m, eid in linked.items() if eid is None]
-    doc_topics = sorted({d.entity_id for d in kb.passages_of(seen) if d.kind == "passage"})
+    doc_topics = sorted({d.entity_id for d in kb.passages_of(seen) if d.kind == "passage" and d.entity_id is not None})
     has_passages = any(d.kind == "passage" for d in kb.docs)
     web_ok, note = web_available(use_web)
     available = [
@@ -130,12 +132,16 @@ def detect_sources(kb: KnowledgeBase, mentions: list[str], threshold: float, use
 def planned_topic(
     kb: KnowledgeBase, topics: list[dict], skyline: str, threshold: float, use_web: bool
 ) -> tuple[list[dict], list[dict], dict]:
-    """The topic entity a small model's plan names (its one ``topic``: the skyline's first item):
-    ``(topics, dropped, found)``. Topics the plan does not name are dropped, e.g. the tags ``film`` or
-    ``actors`` of "the films that share directors with the film Forever Strong", which otherwise became
-    topics every KG path had to join. When the plan names none of them, its topic is aligned to the KB
-    (:func:`detect_sources`; ``found`` then holds the new ``topic_keys``, ``doc_topics`` and
-    ``available``); when that fails too, the topics stay as they are.
+    """The topic entities a small model's plan names (its ``topic``, the skyline's first item).
+
+    Topics the plan does not name are dropped (e.g. the tags ``film`` or ``actors`` of "the films
+    that share directors with the film Forever Strong", which every KG path would otherwise have to
+    join). When the plan names none of them, its topic is aligned to the KB (:func:`detect_sources`);
+    when that fails too, the topics stay as they are.
+
+    Returns:
+        ``(topics, dropped, found)``: ``found`` holds the new ``topic_keys``, ``doc_topics`` and
+        ``available`` when the plan's topic was aligned anew, else nothing.
     """
     head = split_chain(skyline)[:1]
     if not head:
@@ -161,7 +167,9 @@ def chain(topics: list[dict], indicator: str, query: str, doc_topics: list[str])
 
 
 def probe(phase: str, round_: int, sources: list[str], depth: int, chains: list[dict], floor: bool = False) -> dict:
-    """What one exploration phase searches; ``floor``: keep only KG paths longer than
-    ``|Topic|·(depth-1)`` (Algorithm 1's lower bound on Paths_I, initial round).
+    """What one exploration phase searches: phase, round, sources, depth, chains.
+
+    ``floor``: keep only KG paths longer than ``|Topic|·(depth-1)`` (Algorithm 1's lower bound on
+    Paths_I, initial round).
     """
     return {"phase": phase, "round": round_, "sources": list(sources), "depth": depth, "chains": chains, "floor": floor}

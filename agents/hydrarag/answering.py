@@ -1,10 +1,9 @@
-"""HydraRAG node bodies for evidence pruning and question answering (paper §4.3-4.4).
+"""HydraRAG question answering (paper §4.4): the answer check of each round and the final answer.
 
-Same contract as :mod:`agents.hydrarag.steps`. Fallbacks (recorded in the trace):
+Node bodies (contract in :mod:`agents.hydrarag.views`). Fallbacks, each recorded in the trace:
 
-- path selection unparseable or naming no candidate → the top W_max paths by cross-score;
-- path refinement unparseable → the selected paths as they are;
-- answer check unparseable, or {Yes} without an answer → {No} (explore further);
+- answer check unparseable, or {Yes} without an answer → {No} (explore further); an empty
+  evidence set is {No} without a call;
 - answer check {Yes} with an answer the retrieved paths do not support
   (:func:`prompts.grounding.check_answer`, strict: the check copies the answer from the
   evidence) → the best ranked entity ({No} when there is none);
@@ -18,15 +17,9 @@ builder, the ranked candidates' names), never on LLM output such as the refined 
 text paths themselves. Every prompt gets the paths, the summary, the skyline and the
 sub-questions as quoted data blocks.
 
-No LLM call is made to select among at most W_max paths, or to refine or check an empty set.
-
 The answer check is a judging role a small model cannot do (``judge`` setting,
 :mod:`agents.llm.judge`): under the rules (``rules``, or ``auto`` with a small model or for an
-unparseable reply) :func:`rule_check` decides it without an LLM call. Under the same rules the
-LLM path selection (a judgement over numbered paths) is not asked: the KG paths that follow the
-skyline's relations hop by hop come first (:func:`agents.hydrarag.audit.skyline_first`), then the
-rest by cross-score, and the top W_max are kept; and the paths are not refined (the rule reads
-the paths, never a summary, and the final answer reads them as they are). A constrained model
+unparseable reply) :func:`rule_check` decides it without an LLM call. A constrained model
 (:func:`agents.hydrarag.roles.constrained`) generates the final answer as one of the ranked
 entities' names, decoded within them.
 """
@@ -35,39 +28,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from hybridrag.agents.hydrarag import audit as audit
-from hybridrag.agents.hydrarag import roles as roles
-from hybridrag.agents.hydrarag import shots as shots
+from hybridrag.agents.hydrarag import audit, roles, shots
 from hybridrag.agents.hydrarag.feedback import shortfall
-from hybridrag.agents.hydrarag.pruning import (
-    apply_choice,
-    numbered,
-    path_blocks,
-    rank_candidates,
-    to_evidence,
-    to_ranked,
-)
-from hybridrag.agents.hydrarag.steps import quoted, traced
+from hybridrag.agents.hydrarag.views import best_entity, evidence, quoted, traced
 from hybridrag.agents.llm.judge import rules_on_unusable, use_rules
 from hybridrag.agents.llm.structured import add_usage
-from hybridrag.prompts.data_block import data_block
 from hybridrag.prompts.grounding import Support, check_answer
 
 UNSUPPORTED = {"unsupported_answers": 1}
-
-
-def _evidence(state: dict) -> str:
-    """The refined summary (model notes on the paths) or, when there is none, the selected paths."""
-    selected = state.get("selected", [])
-    summary = state.get("summary", "")
-    if not summary or summary == numbered(selected):
-        return path_blocks(selected)
-    return data_block([("summary", summary)], source="refined")
-
-
-def _best(state: dict) -> str:
-    best = [r["name"] for r in state.get("ranked", []) if r["kind"] == "entity"]
-    return best[0] if best else ""
 
 
 def without_own_entities(state: dict, answer: str) -> str:
@@ -92,68 +60,6 @@ def support(state: dict, answer: str, own_knowledge: bool = False) -> Support:
 
 def _unsupported(usage: dict, role: str) -> dict:
     return add_usage(usage, {**UNSUPPORTED, "by_role": {role: dict(UNSUPPORTED)}})
-
-
-def prune(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
-    """Relevance → top W1; tri-factor verification and cross-score → top W2; LLM → W_max."""
-    phase, calls, used = state["phase"], {}, None
-    cands = [c for c in state.get("candidates", []) if c["phase"] == phase]
-    pool = rank_candidates(
-        kb, cands, state["skyline"], state.get("topic_keys", []), set(state.get("subgraph", [])), ctx.pruning()
-    )
-    selected = pool
-    if use_rules(ctx.judge, ctx.llm):
-        pool = audit.skyline_first(pool, state["skyline"])
-        selected, used = pool[: ctx.max_width], "rules"
-    elif len(pool) > ctx.max_width:
-        reply, calls = roles.select_paths(
-            model, ctx.structured_method, **quoted(state), paths=path_blocks(pool), width=str(ctx.max_width)
-        )
-        selected, used = apply_choice(pool, reply.selected if reply else None, ctx.max_width)
-    chosen = {c["id"] for c in selected}
-    ordered = selected + [c for c in pool if c["id"] not in chosen]
-    by_source = {s: sum(c["source"] == s for c in cands) for s in ("kg", "doc", "web")}
-    decision = f"{len(cands)} paths → {len(pool)} by cross-score → {len(selected)} selected" + (
-        " (judge rules: paths along the skyline's relations first, then by cross-score)" if used == "rules" else ""
-    )
-    step = traced(
-        "prune_evidence",
-        decision,
-        phase=phase,
-        by_source=by_source,
-        selected=[c["text"] for c in selected],
-        support=[c["support"] for c in selected],
-        fallback="unusable path selection: top W_max by cross-score" if used is False else None,
-    )
-    topic_ids = {t["id"] for t in state.get("topics", [])}
-    update = {
-        "selected": selected,
-        "evidence": [to_evidence(c) for c in ordered],
-        "trace": [step],
-        "ranked": to_ranked(kb, ordered, topic_ids, ctx.top_k),
-        "usage": calls,
-    }
-    if phase != "final":
-        update["kept"] = selected
-    return update
-
-
-def refine(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
-    """Summarise the selected paths (GoT-style refinement) before answering."""
-    selected, calls = state.get("selected", []), {}
-    if not selected:
-        summary, decision = "", "nothing to refine"
-    elif not ctx.path_refinement:
-        summary, decision = numbered(selected), "refinement off: the paths as they are"
-    elif use_rules(ctx.judge, ctx.llm):
-        summary, decision = numbered(selected), "judge rules (small model): the paths as they are"
-    else:
-        reply, calls = roles.refine(model, ctx.structured_method, **quoted(state), paths=path_blocks(selected))
-        ok = reply is not None and bool(reply.summary.strip())
-        summary = reply.summary.strip() if ok else numbered(selected)
-        decision = "summarised" if ok else "unparseable refinement: the paths as they are"
-    step = traced("refine_paths", decision, phase=state["phase"], summary=summary)
-    return {"summary": summary, "trace": [step], "usage": calls}
 
 
 def _held_back(state: dict, ctx: Any, kb: Any, answer: str) -> tuple[dict, list[str]]:
@@ -182,7 +88,7 @@ def rule_check(kb: Any, state: dict, threshold: float) -> tuple[str, str, str]:
     issues = [*found["topic"], *found["path"]]
     if issues:
         return "", "rule: the paths disagree with the analysis: " + "; ".join(issues), "; ".join(issues)
-    best = audit.along_skyline(state) or _best(state)
+    best = audit.along_skyline(state) or best_entity(state)
     if not best:
         return "", "rule: the paths reach no ranked entity", "an entity the skyline's relations reach"
     return best, f"rule: a selected path follows the skyline's relations and reaches {best!r}", ""
@@ -193,7 +99,7 @@ def _judged(state: dict, ctx: Any, kb: Any, model: Any) -> tuple[str, str, str, 
     if use_rules(ctx.judge, ctx.llm):
         return (*rule_check(kb, state, ctx.relation_match), {})
     examples = shots.lines(state.get("shots", []), "check", ctx.examples, ctx.num_examples)
-    reply, calls = roles.check(model, ctx.structured_method, examples, **quoted(state), evidence=_evidence(state))
+    reply, calls = roles.check(model, ctx.structured_method, examples, **quoted(state), evidence=evidence(state))
     if reply is not None:
         return (reply.answer.strip() if reply.sufficient == "yes" else ""), reply.reasoning, reply.missing, calls
     if rules_on_unusable(ctx.judge):
@@ -203,17 +109,21 @@ def _judged(state: dict, ctx: Any, kb: Any, model: Any) -> tuple[str, str, str, 
 
 
 def check(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
-    """CoT evaluation of the refined paths: {Yes} and the answer, or {No}; a {Yes} the audit
-    contradicts becomes {No} while a round is left, its problems handed to the next round.
+    """CoT evaluation of the refined paths: {Yes} and the answer, or {No}.
+
+    A {Yes} the audit contradicts becomes {No} while a round is left, its problems handed to the
+    next round.
     """
-    calls, answer, fallback, missing = {}, "", None, ""
+    calls: dict = {}
+    answer, missing = "", ""
+    fallback: str | None = None
     if not state.get("selected"):
         reasoning, missing = "no evidence: {No} without asking", "every path: none was found"
     else:
         answer, reasoning, missing, calls = _judged(state, ctx, kb, model)
         judged = support(state, answer) if answer else None
         if judged is not None and not judged.ok:
-            answer, calls = _best(state), _unsupported(calls, "check")
+            answer, calls = best_entity(state), _unsupported(calls, "check")
             fallback = f"answer rejected: {judged.reason}; " + ("the best ranked entity" if answer else "{No}")
         if answer and not without_own_entities(state, answer):
             answer, fallback = "", f"answer rejected: {answer!r} is the question's own entity; {{No}}"
@@ -222,7 +132,7 @@ def check(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
         missing = f"the answer {answer!r} rests on an analysis the paths contradict: " + "; ".join(held)
         answer, fallback = "", "{Yes} held back by the audit"
     verdict = "yes" if answer else "no"
-    update = {"verdict": verdict, "usage": calls}
+    update: dict[str, Any] = {"verdict": verdict, "usage": calls}
     if answer:
         update["answer"] = without_own_entities(state, answer)
     else:
@@ -240,28 +150,17 @@ def check(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     return update
 
 
-def collect_final(state: dict) -> dict:
-    """Paths_F: every round's selected paths (deduplicated by text) as the final candidates."""
-    final, seen = [], set()
-    for c in state.get("kept", []):
-        if c["text"] not in seen:
-            seen.add(c["text"])
-            final.append({**c, "phase": "final"})
-    step = traced("collect_final_paths", f"{len(final)} paths from {state['round']} round(s)", phase="final")
-    return {"phase": "final", "candidates": final, "trace": [step]}
-
-
 def _generated(state: dict, ctx: Any, model: Any) -> tuple[Any, dict]:
     """The generation reply: free (the paper) or, for a constrained model, one of the ranked entities."""
     if not roles.constrained(ctx, model):
-        return roles.generate(model, ctx.structured_method, **quoted(state), evidence=_evidence(state))
+        return roles.generate(model, ctx.structured_method, **quoted(state), evidence=evidence(state))
     names = list(
         dict.fromkeys(without_own_entities(state, r["name"]) for r in state.get("ranked", []) if r["kind"] == "entity")
     )
     names = [n for n in names if n]
     if not names:
         return None, {}
-    reply, calls = roles.choose_answer(model, ctx.structured_method, names, **quoted(state), evidence=_evidence(state))
+    reply, calls = roles.choose_answer(model, ctx.structured_method, names, **quoted(state), evidence=evidence(state))
     return (
         roles.FinalAnswer(reasoning="chosen among the ranked entities", answer=reply.answer) if reply else None
     ), calls
@@ -270,17 +169,18 @@ def _generated(state: dict, ctx: Any, model: Any) -> tuple[Any, dict]:
 def generate(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Answer from the final refined paths and the model's own knowledge (never the question's own entity)."""
     reply, calls = _generated(state, ctx, model)
+    fallback: str | None
     if reply is not None and reply.answer.strip():
         answer, fallback = reply.answer.strip(), None
         judged = support(state, answer, own_knowledge=True)
         if not judged.ok:
-            answer, calls = _best(state), _unsupported(calls, "generate")
+            answer, calls = best_entity(state), _unsupported(calls, "generate")
             fallback = f"answer rejected: {judged.reason}; the best ranked entity"
         elif not without_own_entities(state, answer):
             fallback = f"answer rejected: {answer!r} is the question's own entity; the best ranked entity"
-            answer = _best(state)
+            answer = best_entity(state)
     else:
-        answer, fallback = _best(state), "unparseable generation: the best ranked entity"
+        answer, fallback = best_entity(state), "unparseable generation: the best ranked entity"
     answer = without_own_entities(state, answer)
     step = traced(
         "generate_answer",

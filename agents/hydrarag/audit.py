@@ -2,8 +2,8 @@
 
 The answer check (an LLM, or under the ``judge`` setting's rules
 :func:`agents.hydrarag.answering.rule_check`, which uses this audit) judges whether the selected
-paths answer the question; the LLM cannot
-tell an answer reached *despite* a faulty analysis from one reached *through* it. The audit
+paths answer the question; the LLM cannot tell an answer reached *despite* a faulty analysis from
+one reached *through* it. The audit
 compares the analysis with what the round found, without any LLM call, and names each
 disagreement so the refined exploration (follow-up question, new skyline, topic entities)
 can correct it (paper §4.2.2: the refined round is asked for the missing evidence; the
@@ -58,8 +58,10 @@ def content(text: str) -> set[str]:
 
 
 def _matched(kb: KnowledgeBase, wanted: list[str], found: list[str], threshold: float) -> list[bool]:
-    """For each wanted relation, whether some found relation matches it: a content word in common
-    (``starred in`` / ``starred_actors``), else embeddings within ``threshold`` cosine.
+    """For each wanted relation, whether some found relation matches it.
+
+    A match is a content word in common (``starred in`` / ``starred_actors``), else embeddings
+    within ``threshold`` cosine.
     """
     w, f = [words(x) for x in wanted], [words(x) for x in dict.fromkeys(found)]
     out = [bool(content(a)) and any(content(a) & content(b) for b in f) for a in w]
@@ -91,9 +93,10 @@ def topic_problems(state: dict, question: str) -> list[str]:
 
 
 def path_problems(kb: KnowledgeBase, state: dict, threshold: float) -> list[str]:
-    """Where the skyline disagrees with the KG paths this round selected, or the round found nothing
-    while the KG was searched. Text paths are left out (their relations are the model's own words),
-    except those built by rule that carry a skyline relation (``follows``, :mod:`agents.hydrarag.text_rules`).
+    """Where the skyline disagrees with the round's selected KG paths, or nothing was found in a KG search.
+
+    Text paths are left out (their relations are the model's own words), except those built by rule
+    that carry a skyline relation (``follows``, :mod:`agents.hydrarag.text_rules`).
     """
     probe, selected = state.get("probe") or {}, state.get("selected", [])
     if not selected:
@@ -133,8 +136,9 @@ def wanted_relations(skyline: str) -> list[str]:
 
 
 def hops_follow(hops: list, wanted: list[str], prefix: bool = False) -> bool:
-    """Whether each hop (its relations) carries the ``wanted`` relation of that hop, with as many hops
-    as ``wanted`` names (``prefix``: at most as many, a path still on its way).
+    """Whether each hop (its relations) carries the ``wanted`` relation of that hop.
+
+    There must be as many hops as ``wanted`` names (``prefix``: at most as many, a path still on its way).
     """
     return (
         bool(wanted)
@@ -144,8 +148,9 @@ def hops_follow(hops: list, wanted: list[str], prefix: bool = False) -> bool:
 
 
 def follows_skyline(c: dict, skyline: str) -> bool:
-    """Whether a path follows the skyline hop by hop: each hop carries the skyline's relation of that
-    hop, as many hops as it names (KG paths, and text paths built by rule along a skyline relation).
+    """Whether a path follows the skyline hop by hop (:func:`hops_follow` on the skyline's relations).
+
+    Only KG paths, and text paths built by rule along a skyline relation, can follow it.
     """
     hops = path_relations(c) if c["source"] == "kg" or c.get("follows") else []
     return hops_follow(hops, wanted_relations(skyline))
@@ -164,9 +169,9 @@ def along_skyline(state: dict) -> str:
 
 
 def skyline_first(pool: list[dict], skyline: str) -> list[dict]:
-    """``pool`` with the paths that follow the skyline (:func:`follows_skyline`) first, each part in its
-    own order: the path selection of the judge's rules, where a small model's analysis is the plan to
-    follow.
+    """``pool`` with the paths that follow the skyline (:func:`follows_skyline`) first, each part in its own order.
+
+    This is the path selection of the judge's rules, where a small model's analysis is the plan to follow.
     """
     marks = [follows_skyline(c, skyline) for c in pool]
     return [c for c, m in zip(pool, marks, strict=True) if m] + [c for c, m in zip(pool, marks, strict=True) if not m]

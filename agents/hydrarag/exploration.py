@@ -1,6 +1,7 @@
-"""HydraRAG: exploring one source for a round's probe (paper §4.2), the tool behind the
-``explore_source`` node (:func:`agents.hydrarag.steps.explore`; ``agents.hydrarag.tools`` serves
-it as a step a caller may replace).
+"""HydraRAG: exploring one source for a round's probe (paper §4.2).
+
+This is the default behind the ``explore_source`` node's tool steps (:mod:`agents.hydrarag.tools`,
+which a caller may replace):
 
 - ``kg``: the path search of :mod:`agents.hydrarag.kg`, its beam corroborated by the chain's top
   document sentences when documents are searched this round (``beam_score="cross"``), and on the
@@ -19,8 +20,11 @@ from hybridrag.tools.web import WebSearchError
 
 
 def beam_documents(kb: Any, ctx: Any, probe: dict) -> Any:
-    """What the KG beam's cross-score corroborates against: each chain's top document sentences when
-    documents are searched this round (none otherwise); None under ``beam_score=relevance``.
+    """What the KG beam's cross-score corroborates against, per chain.
+
+    Returns:
+        A function of a chain giving its top document sentences (none when documents are not
+        searched this round), or None under ``beam_score=relevance``.
     """
     if ctx.beam_score != "cross":
         return None
@@ -38,10 +42,9 @@ def beam_documents(kb: Any, ctx: Any, probe: dict) -> Any:
 def explore_one(
     src: str, question: str, probe: dict, topic_keys: list[str], has_subgraph: bool, ctx: Any, kb: Any, model: Any
 ) -> dict:
-    """Explore one source: ``{"candidates", "notes", "usage"}`` and, for the KG's first exploration,
-    ``"subgraph"``.
-    """
-    calls, out = {}, {}
+    """Explore one source: ``{"candidates", "notes", "usage"}``, and ``"subgraph"`` on the KG's first exploration."""
+    calls: dict = {}
+    out: dict = {}
     match src:
         case "kg":
             cands, notes = kg.explore_kg(

@@ -15,9 +15,12 @@ from hybridrag.prompts.data_block import data_block
 
 
 def shortfall(state: dict, missing: str, found: dict[str, list[str]] | None = None) -> dict:
-    """What a {No} leaves for the next round: the model's statement of the missing evidence, the
-    method's own account of the round (sources searched and not, depth, topic entities no path names)
-    and the audit's topic and path problems (:mod:`agents.hydrarag.audit`).
+    """What a {No} leaves for the next round.
+
+    Returns:
+        The model's statement of the missing evidence, the method's own account of the round
+        (sources searched and not, depth, topic entities no path names) and the audit's topic and
+        path problems (:mod:`agents.hydrarag.audit`).
     """
     probe = state.get("probe") or {}
     searched = list(probe.get("sources", []))

@@ -84,7 +84,7 @@ def within_hops(a: Arrays, seeds: Iterable[str], depth: int) -> list[str]:
 
     Each hop marks the frontier's neighbours in a boolean array (no sort); a frontier whose edges
     are more than a quarter of the graph's is expanded over the whole edge array at once (3 hops
-    on a dense graph reach most of it: STaRK-Prime size, 1.2 s -> 0.05 s with the same set).
+    on a dense graph reach most of it).
     """
     g = a.store
     n = len(g.entities)
@@ -111,8 +111,10 @@ def within_hops(a: Arrays, seeds: Iterable[str], depth: int) -> list[str]:
 
 
 def neighbour_groups(a: Arrays, ends: list[str], seen: set[str]) -> dict[tuple[str, bool], set[str]]:
-    """One hop from ``ends``: {(relation, inverse): neighbour ids not in ``seen``}, as the generic
-    expansion builds it from out-edges (inverse False) and in-edges (inverse True).
+    """One hop from ``ends``: {(relation, inverse): neighbour ids not in ``seen``}.
+
+    The groups are those the generic expansion builds from out-edges (inverse False) and in-edges
+    (inverse True).
     """
     check_cancelled()  # called once per chain of a beam: a stopped run ends here
     g = a.store
@@ -153,8 +155,9 @@ def first_names(a: Arrays, ids: Iterable[str], k: int) -> tuple[list[str], int]:
 def linked(
     a: Arrays, ids: frozenset[str], relations: tuple[str, ...], inverse: bool, others: frozenset[str]
 ) -> frozenset[str]:
-    """Members of ``ids`` with an edge of ``relations`` into ``others``: out-edges, or in-edges when
-    ``inverse`` (the graph reduction of a joined path).
+    """Members of ``ids`` with an edge of ``relations`` into ``others`` (the graph reduction of a joined path).
+
+    Out-edges are read, or in-edges when ``inverse``.
     """
     g = a.store
     idx = [g.index_of[i] for i in sorted(ids) if i in g.index_of]

@@ -8,9 +8,9 @@
   :mod:`agents.hydrarag.kg_text`.
 - Under the judge's rules (a small model, ``probe["follow"]``) the beam keeps the paths that follow
   the chain's skyline hop by hop first (:func:`follow_bonus`): relevance compares the skyline with a
-  path's relation words regardless of their order, so on MetaQA 3-hop the beam kept
-  ``release_year ← release_year → written_by`` for ``written by, written by, release year`` and lost
-  every path along it.
+  path's relation words regardless of their order, so paths with the same words in another order
+  (``release_year ← release_year → written_by`` for ``written by, written by, release year``) could
+  fill the beam and push out every path along the skyline.
 """
 
 from __future__ import annotations
@@ -39,8 +39,9 @@ def detect_subgraph(kb: KnowledgeBase, topic_ids: list[str], max_depth: int) -> 
 
 
 def follow_bonus(chains: list[Chain], indicator: str) -> list[float]:
-    """1.0 for a chain whose hops carry the skyline's relations in order so far (a prefix of it), else
-    0.0: added to the beam's scores (in [0, 1]) it ranks the paths along the skyline first.
+    """1.0 for a chain whose hops carry the skyline's relations in order so far (a prefix of it), else 0.0.
+
+    Added to the beam's scores (in [0, 1]), it ranks the paths along the skyline first.
     """
     wanted = wanted_relations(indicator)
     return [float(hops_follow([rels for rels, _ in c.edges], wanted, prefix=True)) for c in chains]

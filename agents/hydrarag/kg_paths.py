@@ -69,8 +69,9 @@ def _groups(end: frozenset[str], seen: set[str], triples) -> dict[tuple[str, boo
 
 
 def _all_groups(kb: KnowledgeBase, chains: list[Chain]) -> list[dict[tuple[str, bool], set[str]]]:
-    """Each chain's one-hop groups, the neighbours of every chain's expanded set read at once (one
-    ``neighbors`` call on a store without the array path, split back per chain).
+    """Each chain's one-hop groups, the neighbours of every chain's expanded set read at once.
+
+    A store without the array path gets one ``neighbors`` call, split back per chain.
     """
     asked = [sorted(c.nodes[-1])[:MAX_EXPAND] for c in chains]
     fast = graph_ops.arrays(kb.graph)
@@ -91,11 +92,11 @@ def _clustered(chain: Chain, groups: dict[tuple[str, bool], set[str]], rng: rand
     for (rel, inverse), ids in groups.items():
         merged.setdefault((frozenset(ids), inverse), []).append(rel)
     out = []
-    for (ids, inverse), rels in sorted(merged.items(), key=lambda kv: (sorted(kv[1]), kv[0][1])):
-        rels = sorted(rels)
+    for (members, inverse), found in sorted(merged.items(), key=lambda kv: (sorted(kv[1]), kv[0][1])):
+        rels = sorted(found)
         if rng is not None:  # HydraRAG-E: one random relation of each clustered edge
             rels = [rng.choice(rels)]
-        out.append(Chain((*chain.nodes, ids), (*chain.edges, (tuple(rels), inverse))))
+        out.append(Chain((*chain.nodes, members), (*chain.edges, (tuple(rels), inverse))))
     return out
 
 
@@ -170,7 +171,7 @@ def join_pair(kb: KnowledgeBase, a_paths: list[Chain], b_paths: list[Chain], b_t
             rev_nodes, rev_edges = _reverse(cb)
             joined = Chain((*ca.nodes[:-1], meet, *rev_nodes[1:]), ca.edges + rev_edges, answer_at=ca.length)
             out.setdefault((joined.nodes, joined.edges), joined)
-    tight = {}
+    tight: dict[tuple, Chain] = {}
     for c in out.values():
         t = tighten(kb, c)
         if t is not None:
@@ -216,8 +217,8 @@ def explore(
         segments.append(sorted(zip(score(seg), seg, strict=True), key=lambda sc: -sc[0]))
     per_segment = max(1, int(width ** (1 / len(segments))))
     chains = [c for _, c in segments[0][: width if len(segments) == 1 else per_segment]]
-    for seg in segments[1:]:
-        chains = [_concat(c, s) for c in chains for _, s in seg[:per_segment]]
+    for later in segments[1:]:
+        chains = [_concat(c, s) for c in chains for _, s in later[:per_segment]]
     joined = within(chains, len(order), depth, floor)
     return (joined, True) if joined else (singles, False)  # no joined path of a kept length: per-topic paths
 

@@ -29,8 +29,9 @@ def _first(kb: KnowledgeBase, ids: frozenset[str], shown: int) -> tuple[list[str
 
 
 def remember_names(kb: KnowledgeBase, chains: list[Chain], memo: Names) -> None:
-    """Put the first names of every set of ``chains`` not in ``memo`` there, read with one ``get_many``
-    for all of them (the array path needs no read).
+    """Put the first names of every set of ``chains`` not in ``memo`` there.
+
+    They are read with one ``get_many`` for all of them (the array path needs no read).
     """
     sets = list(dict.fromkeys(n for c in chains for n in c.nodes if n not in memo))
     fast = graph_ops.arrays(kb.graph)
@@ -55,8 +56,9 @@ def _names(kb: KnowledgeBase, ids: frozenset[str], shown: int = SHOWN_NAMES, mem
 
 
 def verbalise(kb: KnowledgeBase, chain: Chain, shown: int = SHOWN_NAMES, memo: Names | None = None) -> str:
-    """``{A} → r → {B, C} ← r2 ← {D}`` (an arrow pointing left marks an inverse edge); ``shown``
-    names per set; ``memo`` keeps each set's names for the next path that shares it.
+    """The path as ``{A} → r → {B, C} ← r2 ← {D}`` (an arrow pointing left marks an inverse edge).
+
+    ``shown``: names per set; ``memo`` keeps each set's names for the next path that shares it.
     """
     parts = [_names(kb, chain.nodes[0], shown, memo)]
     for (rels, inverse), node in zip(chain.edges, chain.nodes[1:], strict=True):
@@ -66,8 +68,10 @@ def verbalise(kb: KnowledgeBase, chain: Chain, shown: int = SHOWN_NAMES, memo: N
 
 
 def signature(chain: Chain) -> str:
-    """The path's relations in order with their directions, entities left out (``← starred_actors ← ·
-    → directed_by → ·``): the beam's cheap semantic text, shared by every question with that shape.
+    """The path's relations in order with their directions, entities left out.
+
+    ``← starred_actors ← · → directed_by → ·`` is the beam's cheap semantic text, shared by every
+    question with that shape.
     """
     return " ".join(
         f"← {' | '.join(rels)} ← ·" if inverse else f"→ {' | '.join(rels)} → ·" for rels, inverse in chain.edges
@@ -76,7 +80,7 @@ def signature(chain: Chain) -> str:
 
 def to_candidate(kb: KnowledgeBase, chain: Chain, phase: str, n: int, memo: Names | None = None) -> dict:
     """A KG chain as a candidate path for pruning (``memo``: see :func:`verbalise`)."""
-    steps = [{"ids": sorted(chain.nodes[0])}]
+    steps: list[dict] = [{"ids": sorted(chain.nodes[0])}]
     steps += [
         {"relations": list(rels), "inverse": inv, "ids": sorted(node)[:50]}
         for (rels, inv), node in zip(chain.edges, chain.nodes[1:], strict=True)

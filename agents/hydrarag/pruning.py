@@ -46,9 +46,11 @@ class PruneSettings:
 
 
 def embed_texts(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
-    """Normalised embeddings of ``texts``: cached ones, the KB's document sentences from their table
-    (:func:`agents.hydrarag.text.build_sentence_table`), the rest encoded in chunks of ``ENCODE_CHUNK``
-    (each a query-time encode: :func:`kb.embeddings.encode_threads`).
+    """Normalised embeddings of ``texts``, one row each.
+
+    Cached ones are reused, the KB's document sentences are read from their table
+    (:func:`agents.hydrarag.text.build_sentence_table`), the rest are encoded in chunks of
+    ``ENCODE_CHUNK`` (each a query-time encode: :func:`kb.embeddings.encode_threads`).
     """
     spec = kb.embeddings_spec
     missing = [t for t in dict.fromkeys(texts) if (spec, t) not in _VECTORS]
@@ -70,8 +72,10 @@ def embed_texts(kb: KnowledgeBase, texts: list[str]) -> np.ndarray:
 
 
 def embedded(c: dict, prune_text: str = "path") -> str:
-    """The text a candidate is embedded by: for a KG path its relation signature (``prune_text=relations``)
-    or its verbalisation with fewer names per set (``path``); any other path, its text.
+    """The text a candidate is embedded by.
+
+    A KG path is embedded by its relation signature (``prune_text=relations``) or its verbalisation
+    with fewer names per set (``path``); any other path by its text.
     """
     if prune_text == "relations" and c.get("signature"):
         return c["signature"]
@@ -92,8 +96,9 @@ def relevance(
     keys: list[list[str]] | np.ndarray,
     lambda_sem: float,
 ) -> np.ndarray:
-    """Hybrid relevance of each path text to the skyline indicator and the topic entities; ``keys``
-    are each path's entity keys, or the Jaccard overlaps already computed (an array).
+    """Hybrid relevance of each path text to the skyline indicator and the topic entities.
+
+    ``keys`` are each path's entity keys, or the Jaccard overlaps already computed (an array).
     """
     if not texts:
         return np.zeros(0, dtype=np.float32)
@@ -135,8 +140,9 @@ def verification(kb: KnowledgeBase, cands: list[dict], subgraph: set[str], s: Pr
 def beam_cross_scores(
     kb: KnowledgeBase, rel: np.ndarray, texts: list[str], doc_sentences: list[str], s: PruneSettings
 ) -> np.ndarray:
-    """Cross-score of KG paths inside the beam (§4.2.1): relevance plus verification, where a
-    path is corroborated by the retrieved document sentences within cosine ``γ`` (f2), its
+    """Cross-score of KG paths inside the beam (§4.2.1): relevance plus verification.
+
+    A path is corroborated by the retrieved document sentences within cosine ``γ`` (f2), its
     source prior is ρ_KG (f1) and its alignment is 1 (f3: a beam path starts at a topic entity
     and stays within D_max hops, i.e. inside E_q by construction). ``texts`` (the verbalised
     paths) are read only when there are document sentences.
@@ -200,10 +206,10 @@ def to_evidence(c: dict) -> dict:
 
 
 def to_ranked(kb: KnowledgeBase, paths: list[dict], topic_ids: set[str], k: int) -> list[dict]:
-    """Answer candidates of the paths in path order (entities, then passages/pages); a candidate more
-    than one path reaches keeps the place of the first and the best score of all. (Before, a later
-    path with a higher score moved it back: on MetaQA 3-hop, the language that the selected path along
-    the skyline reached fell out of the top k behind the actors of the paths selected after it.)
+    """Answer candidates of the paths in path order (entities, then passages/pages), the top ``k``.
+
+    A candidate more than one path reaches keeps the place of the first and the best score of all,
+    so a later path with a higher score cannot move the answer of a path selected before it back.
     """
     best: dict[str, dict] = {}
 

@@ -1,5 +1,7 @@
-"""HydraRAG's reply schemas: the structured output each LLM role returns (:mod:`agents.hydrarag.roles`),
-and the bounded variants a grammar decodes for a small model (:func:`plan_schema`, :func:`topics_schema`).
+"""HydraRAG's reply schemas: the structured output each LLM role returns (:mod:`agents.hydrarag.roles`).
+
+The bounded variants (:func:`plan_schema`, :func:`topics_schema`) are what a grammar decodes for a
+small model.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
+from pydantic.json_schema import JsonDict
 
 SourceName = Literal["kg", "docs", "web"]
 
@@ -20,8 +23,9 @@ class TopicEntities(BaseModel):
 
 @lru_cache(maxsize=16)
 def topics_schema(choices: int = 0) -> type[TopicEntities]:
-    """:class:`TopicEntities`, its list bounded to ``choices`` names when there are choices (``maxItems``:
-    SmolLM2 repeated the question's names until its token limit).
+    """:class:`TopicEntities`, its list bounded to ``choices`` names when there are choices.
+
+    The bound (``maxItems``) keeps a small model from repeating the question's names until its token limit.
     """
     if not choices:
         return TopicEntities
@@ -54,15 +58,17 @@ class SkylinePlan(BaseModel):
 def plan_schema(
     hops: tuple[int, int] | None = None, paths: tuple[tuple[str, ...], ...] | None = None
 ) -> type[SkylinePlan]:
-    """:class:`SkylinePlan`, with the number of relations bounded to ``hops = (fewest, most)`` when
-    given (``minItems`` / ``maxItems`` in the grammar; a reply outside them is unparseable), and the
-    whole relation list one of ``paths`` when given (an ``enum`` of lists: the grammar writes one of
-    them, relation for relation; a backend without a grammar is not held to it).
+    """:class:`SkylinePlan`, its relations bounded in number and, when given, to one of ``paths``.
+
+    ``hops = (fewest, most)`` bounds the number of relations (``minItems`` / ``maxItems`` in the
+    grammar; a reply outside them is unparseable); ``paths`` makes the whole relation list one of
+    them (an ``enum`` of lists: the grammar writes one of them, relation for relation; a backend
+    without a grammar is not held to it).
     """
     if hops is None and not paths:
         return SkylinePlan
     lo, hi = hops or (0, None)
-    extra = {"enum": [list(p) for p in paths]} if paths else None
+    extra: JsonDict | None = {"enum": [list(p) for p in paths]} if paths else None
     return create_model(
         "SkylinePlan",
         __base__=SkylinePlan,

@@ -20,6 +20,7 @@ models: pruning and answering stay reproducible). :func:`at_temperature` makes t
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -56,8 +57,10 @@ _WARM_LOCK = threading.Lock()
 
 
 def at_temperature(model: BaseChatModel, temperature: float | None) -> BaseChatModel:
-    """``model`` sampling at ``temperature`` (a cached shallow copy sharing the client), or ``model``
-    itself when the temperature is None, already set, or the model has no temperature field.
+    """``model`` sampling at ``temperature``: a cached shallow copy sharing the client.
+
+    ``model`` itself is returned when the temperature is None, already set, or the model has no
+    temperature field.
     """
     if temperature is None or "temperature" not in type(model).model_fields:
         return model
@@ -71,8 +74,10 @@ def at_temperature(model: BaseChatModel, temperature: float | None) -> BaseChatM
 
 
 def constrained(ctx: Any, model: BaseChatModel) -> bool:
-    """Whether the roles decode within the KB's names and the question's spans: a llama.cpp model
-    (it takes a grammar), or a small model under the judge's rules (``judge=auto``, :mod:`agents.llm.judge`).
+    """Whether the roles decode within the KB's names and the question's spans.
+
+    They do for a llama.cpp model (it takes a grammar), or a small model under the judge's rules
+    (``judge=auto``, :mod:`agents.llm.judge`).
     """
     return is_llama_cpp(model) or use_rules(ctx.judge, ctx.llm)
 
@@ -84,9 +89,10 @@ def _ask(
     human: Prompt,
     role: str,
     method: str,
+    values: dict[str, str],
+    *,
     examples: str = "",
     choices: dict | None = None,
-    **values: str,
 ) -> tuple[T | None, dict]:
     text = system.format(examples=examples).rstrip() if "examples" in system.inputs else system.template
     messages = [("system", text), ("human", human.format(**values))]
@@ -96,12 +102,23 @@ def _ask(
 def extract_topics(
     model: BaseChatModel, question: str, method: str, examples: str = "", choices: dict | None = None
 ) -> tuple[TopicEntities | None, dict]:
-    """Available-evidence detection, step 1: potential topic entities of the question (``choices``:
-    ``{"entities": spans of the question}`` for a constrained model, whose list then holds at most as
-    many names as there are choices: SmolLM2 repeated them until its token limit).
+    """Available-evidence detection, step 1: potential topic entities of the question.
+
+    ``choices``: ``{"entities": spans of the question}`` for a constrained model, whose list then
+    holds at most as many names as there are choices (:func:`topics_schema`).
     """
     schema = topics_schema(len((choices or {}).get("entities") or []))
-    return _ask(model, schema, P.TOPICS_SYSTEM, P.TOPICS, "topics", method, examples, choices, question=question)
+    return _ask(
+        model,
+        schema,
+        P.TOPICS_SYSTEM,
+        P.TOPICS,
+        "topics",
+        method,
+        {"question": question},
+        examples=examples,
+        choices=choices,
+    )
 
 
 def plan(
@@ -111,14 +128,15 @@ def plan(
     kb_names: dict[str, list[str]],
     method: str,
     examples: str = "",
-    spans: list[str] = (),
+    spans: Sequence[str] = (),
     hops: tuple[int, int] | None = None,
     paths: tuple[tuple[str, ...], ...] | None = None,
 ) -> tuple[SkylinePlan | None, dict]:
-    """Question analysis for a small model: topic (a span of the question), relations and answer kind
-    (the KB's relation names and entity types, ``kb_names`` as :func:`agents.llm.constrained.kb_choices`);
-    ``hops``: the fewest and most relations the reply may name, ``paths``: the relation lists it may
-    write (:func:`plan_schema`).
+    """Question analysis for a small model: topic (a span of the question), relations and answer kind.
+
+    The relations and kinds are the KB's relation names and entity types (``kb_names`` as
+    :func:`agents.llm.constrained.kb_choices`); ``hops``: the fewest and most relations the reply
+    may name, ``paths``: the relation lists it may write (:func:`plan_schema`).
     """
     choices = {"topic": list(spans), "relations": kb_names["relation"], "answer_type": kb_names["type"]}
     return _ask(
@@ -128,12 +146,14 @@ def plan(
         P.PLAN,
         "analysis",
         method,
-        examples,
-        choices,
-        relations=", ".join(kb_names["relation"]) or "(any)",
-        kinds=", ".join(kb_names["type"]) or "(any)",
-        question=question,
-        topics=topics,
+        {
+            "relations": ", ".join(kb_names["relation"]) or "(any)",
+            "kinds": ", ".join(kb_names["type"]) or "(any)",
+            "question": question,
+            "topics": topics,
+        },
+        examples=examples,
+        choices=choices,
     )
 
 
@@ -148,9 +168,8 @@ def analyse(
         P.ANALYSIS,
         "analysis",
         method,
-        examples,
-        question=question,
-        topics=topics,
+        {"question": question, "topics": topics},
+        examples=examples,
     )
 
 
@@ -165,9 +184,7 @@ def choose_sources(
         P.SELECTOR,
         "selector",
         method,
-        question=question,
-        available=available,
-        analysis=analysis,
+        {"question": question, "available": available, "analysis": analysis},
     )
 
 
@@ -182,11 +199,8 @@ def paths_from_text(
         P.TEXT_PATHS,
         "text_paths",
         method,
-        examples,
-        question=question,
-        topics=topics,
-        skyline=skyline,
-        paragraphs=paragraphs,
+        {"question": question, "topics": topics, "skyline": skyline, "paragraphs": paragraphs},
+        examples=examples,
     )
 
 
@@ -201,45 +215,44 @@ def select_web(
         P.WEB_SELECT,
         "web_select",
         method,
-        question=question,
-        skyline=skyline,
-        results=results,
-        width=str(width),
+        {"question": question, "skyline": skyline, "results": results, "width": str(width)},
     )
 
 
 def follow_up(model: BaseChatModel, method: str, **values: str) -> tuple[FollowUp | None, dict]:
     """Refined exploration: follow-up question, new skyline and its entities."""
-    return _ask(model, FollowUp, P.FOLLOW_UP_SYSTEM, P.FOLLOW_UP, "follow_up", method, **values)
+    return _ask(model, FollowUp, P.FOLLOW_UP_SYSTEM, P.FOLLOW_UP, "follow_up", method, values)
 
 
 def predict(model: BaseChatModel, method: str, **values: str) -> tuple[Predictions | None, dict]:
     """Predicted exploration: up to three predicted answers with their skylines."""
-    return _ask(model, Predictions, P.PREDICT_SYSTEM, P.PREDICT, "predict", method, **values)
+    return _ask(model, Predictions, P.PREDICT_SYSTEM, P.PREDICT, "predict", method, values)
 
 
 def select_paths(model: BaseChatModel, method: str, **values: str) -> tuple[Choice | None, dict]:
     """LLM-aware selection of the top W_max paths."""
-    return _ask(model, Choice, P.SELECT_PATHS_SYSTEM, P.SELECT_PATHS, "path_select", method, **values)
+    return _ask(model, Choice, P.SELECT_PATHS_SYSTEM, P.SELECT_PATHS, "path_select", method, values)
 
 
 def refine(model: BaseChatModel, method: str, **values: str) -> tuple[Refinement | None, dict]:
     """Path refinement: summarise the selected paths."""
-    return _ask(model, Refinement, P.REFINE_SYSTEM, P.REFINE, "refine", method, **values)
+    return _ask(model, Refinement, P.REFINE_SYSTEM, P.REFINE, "refine", method, values)
 
 
 def check(model: BaseChatModel, method: str, examples: str = "", **values: str) -> tuple[AnswerCheck | None, dict]:
     """CoT answering evaluation: {Yes} with the answer, or {No}."""
-    return _ask(model, AnswerCheck, P.CHECK_SYSTEM, P.CHECK, "check", method, examples, **values)
+    return _ask(model, AnswerCheck, P.CHECK_SYSTEM, P.CHECK, "check", method, values, examples=examples)
 
 
 def generate(model: BaseChatModel, method: str, **values: str) -> tuple[FinalAnswer | None, dict]:
     """CoT answer generation from the final paths and the model's own knowledge."""
-    return _ask(model, FinalAnswer, P.GENERATE_SYSTEM, P.GENERATE, "generate", method, **values)
+    return _ask(model, FinalAnswer, P.GENERATE_SYSTEM, P.GENERATE, "generate", method, values)
 
 
 def choose_answer(
     model: BaseChatModel, method: str, names: list[str], **values: str
 ) -> tuple[ChosenAnswer | None, dict]:
     """Answer generation for a small model: one of ``names`` (the ranked entities), decoded within them."""
-    return _ask(model, ChosenAnswer, P.GENERATE_SYSTEM, P.GENERATE, "generate", method, "", {"answer": names}, **values)
+    return _ask(
+        model, ChosenAnswer, P.GENERATE_SYSTEM, P.GENERATE, "generate", method, values, choices={"answer": names}
+    )

@@ -120,18 +120,20 @@ def to_state(examples: list[SolvedExample]) -> list[dict]:
 
 
 def hop_range(examples: list[dict], source: str, k: int) -> tuple[int, int] | None:
-    """The fewest and most relations among the shown bank examples' paths (None: no bank examples
-    shown). A small model copies the examples' form but may stop a repeated-relation path early
-    ("the scriptwriter of X also wrote which films": written_by twice); the masked nearest examples
-    hold the right path length on nearly every templated question, so the analysis is held to it.
+    """The fewest and most relations among the shown bank examples' paths (None: no bank examples shown).
+
+    A small model copies the examples' form but may stop a repeated-relation path early ("the
+    scriptwriter of X also wrote which films": written_by twice); the masked nearest examples hold
+    the right path length on nearly every templated question, so the analysis is held to it.
     """
     lengths = [len(e["relations"]) for e in examples if e.get("relations")] if source == "kb" and k > 0 else []
     return (min(lengths), max(lengths)) if lengths else None
 
 
 def other_chain(examples: list[dict], topic: str, current: str) -> str:
-    """The skyline of the first shown example whose relation path differs from ``current``, written
-    from ``topic`` ('' when none does): the refined round's new skyline under the judge's rules.
+    """The skyline of the first shown example whose relation path differs from ``current``, from ``topic``.
+
+    This is the refined round's new skyline under the judge's rules ('' when no example differs).
     """
     for e in examples:
         if e.get("relations"):
@@ -142,11 +144,12 @@ def other_chain(examples: list[dict], topic: str, current: str) -> str:
 
 
 def shown_paths(examples: list[dict], source: str, k: int) -> tuple[tuple[str, ...], ...] | None:
-    """The relation paths of the shown bank examples, whole and without repeats, nearest first (None:
-    no bank examples shown). A small model asked for relation by relation kept the first and padded
-    the rest: on MetaQA 3-hop, SmolLM2 wrote ``directed_by, has_genre, has_imdb_rating`` for the
-    examples' ``directed_by, directed_by, has_genre`` on 172 of 300 questions (the repeated relation
-    dropped). Held to one of the examples' whole paths it copies a path instead of composing one.
+    """The relation paths of the shown bank examples, whole and without repeats, nearest first.
+
+    A small model asked for relation by relation keeps the first and pads the rest (it writes
+    ``directed_by, has_genre, has_imdb_rating`` for the examples' ``directed_by, directed_by,
+    has_genre``: the repeated relation dropped); held to one of the examples' whole paths it copies
+    a path instead of composing one. None: no bank examples shown.
     """
     if source != "kb" or k <= 0:
         return None

@@ -2,19 +2,20 @@
 
 - Documents: the topic entities' own documents (attached to them, or naming them: a KB's
   passages need not be attached to every entity they mention) plus the ``doc_pool`` best
-  corpus passages for the query (our addition), split
-  into sentences; the dense retrieval model keeps the top sentences by similarity to the
-  skyline indicator (not the question), and one LLM call turns them into knowledge paths.
+  corpus passages for the query (our addition), split into sentences; the dense retrieval
+  model keeps the top sentences by similarity to the skyline indicator (not the question),
+  and one LLM call turns them into knowledge paths.
 - Web: the query goes to the search engine (:func:`tools.web.web_search`), the LLM picks
   the top W_max results, and their text goes through the same sentence screening and
   path construction.
 - Path entities are aligned to the KB (exact name, else embedding match) so verification
   can check them against the question subgraph.
-Fallback when the path construction is unparseable: each selected sentence becomes a
-one-step path whose entities are the KB names it mentions.
-Each candidate keeps the sentence it was built from and, under ``instructions``, the sentences
-shown to the path-construction call that read as instructions (usually none), so the answer
-support check knows what the model may have been told (:mod:`prompts.grounding`).
+
+Fallback when the path construction is unparseable: each selected sentence becomes a one-step
+path whose entities are the KB names it mentions. Each candidate keeps the sentence it was built
+from and, under ``instructions``, the sentences shown to the path-construction call that read as
+instructions (usually none), so the answer support check knows what the model may have been told
+(:mod:`prompts.grounding`).
 """
 
 from __future__ import annotations
@@ -89,8 +90,9 @@ def naming(kb: KnowledgeBase, name: str, k: int) -> list:
 
 
 def gather_docs(kb: KnowledgeBase, topic_ids: list[str], query: str, pool: int) -> list[tuple[str, str, str]]:
-    """(id, name, text) of the topic entities' documents (Doc(e): the passages attached to e and, ours,
-    up to ``4·pool`` passages naming e as a whole phrase) and the ``pool`` best corpus passages.
+    """``(id, name, text)`` of the topic entities' documents and the ``pool`` best corpus passages.
+
+    Doc(e) is the passages attached to e and (ours) up to ``4·pool`` passages naming e as a whole phrase.
     """
     own = kb.passages_of(set(topic_ids))
     names = kb.names({d.id for d in own if d.kind != "passage"} | set(topic_ids)) if own or topic_ids else {}
@@ -100,15 +102,17 @@ def gather_docs(kb: KnowledgeBase, topic_ids: list[str], query: str, pool: int) 
     docs += [h.doc for h in kb.dense_search(query, k=pool, kind="passage")] if pool > 0 else []
     owners = {d.entity_id for d in docs if d.entity_id and d.entity_id not in names}
     names.update(kb.names(owners) if owners else {})  # one more read, for the owners of the passages found
-    out = {}
+    out: dict[str, tuple[str, str, str]] = {}
     for d in docs:
         out.setdefault(d.id, (d.id, names[d.entity_id] if d.entity_id else d.id, d.text))
     return list(out.values())
 
 
 def build_sentence_table(kb: KnowledgeBase, progress: bool = False) -> int:
-    """Encode every sentence of the KB's documents (those :func:`gather_docs` can return) into the
-    vector table :func:`agents.hydrarag.pruning.embed_texts` reads; returns the number of sentences.
+    """Encode every sentence of the KB's documents into the vector table; returns the number of sentences.
+
+    The documents are those :func:`gather_docs` can return; the table is the one
+    :func:`agents.hydrarag.pruning.embed_texts` reads.
     """
     texts = {s for d in kb.docs if d.kind == "passage" or d.text != kb.name(d.id) for s in sentences(d.text)}
     vector_table.build(kb, SENTENCE_TABLE, texts, progress)
@@ -160,8 +164,9 @@ def to_candidates(
     threshold: float,
     built: list[dict] | None = None,
 ) -> tuple[list[dict], str | None]:
-    """Candidate paths from the LLM's paths, or ``built`` ones (:mod:`agents.hydrarag.text_rules`), or the
-    sentence fallback; and the fallback note.
+    """Candidate paths and the fallback note (None when no fallback was taken).
+
+    The paths are the LLM's, or ``built`` ones (:mod:`agents.hydrarag.text_rules`), or the sentence fallback.
     """
     if built is None:
         built = _parsed_paths(kb, reply, sents, threshold) if reply is not None else []
@@ -212,6 +217,7 @@ def _select_sentences(kb: KnowledgeBase, chains: list[dict], docs_of, k: int) ->
 def _build_paths(
     kb, model, question: str, probe: dict, sents: list[dict], source: str, s: TextSettings
 ) -> tuple[list[dict], dict, str | None]:
+    note: str | None
     if not sents:
         return [], {}, f"no {source} sentences"
     names = sorted({n for ch in probe["chains"] for n in ch["names"]})

@@ -1,10 +1,10 @@
-"""HydraRAG paragraph → path construction by rule, for a small model under the judge's rules
-(``judge=auto`` with a model known to be small, or ``judge=rules``; :mod:`agents.llm.judge`).
+"""HydraRAG paragraph → path construction by rule, for a small model under the judge's rules.
 
-A 135M model shown the top sentences writes no usable path on most questions (on MetaQA-hybrid-50,
-SmolLM2's replies were truncated chains such as ``X → written by → answer(person``, and the
-sentence fallback then ranked every name the sentences mention). The rule reads the same
-selected sentences:
+The judge's rules apply with ``judge=auto`` and a model known to be small, or ``judge=rules``
+(:mod:`agents.llm.judge`). A model of a few hundred million parameters shown the top sentences
+writes no usable path on most questions (truncated chains such as ``X → written by →
+answer(person``, after which the sentence fallback ranks every name the sentences mention). The
+rule reads the same selected sentences:
 
 - a sentence counts when it writes one of the chain's topic names (or comes from a topic's own
   document);

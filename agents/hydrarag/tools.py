@@ -13,7 +13,7 @@ from langchain_core.documents import Document
 from pydantic import BaseModel, Field
 
 from hybridrag.agents.hydrarag import text
-from hybridrag.agents.hydrarag.steps import explore_one
+from hybridrag.agents.hydrarag.exploration import explore_one
 from hybridrag.tools.retrieval import mentions_in
 from hybridrag.tools.steps import VIEW_LIMIT, Step, StepCall, listed, passage, run_step
 
@@ -84,7 +84,8 @@ def _adopt(src: str):
     label = LABELS[src]
 
     def adopt(kb: Any, output: Any, call: StepCall) -> dict:
-        probe, ctx = call.args["probe"], call.extra.get("ctx")
+        probe = call.args["probe"]
+        ctx: Any = call.extra.get("ctx")
         phase, cands, docs = probe.get("phase", "user"), [], []
         for n, item in enumerate(listed(output, call)):
             if isinstance(item, Mapping) and _is_path(item):

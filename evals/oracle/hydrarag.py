@@ -39,6 +39,7 @@ Exploration and answering (no gold needed where the rule says so):
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from hybridrag.agents.hydrarag import roles as R
 from hybridrag.evals.oracle.call import Call, Rule
@@ -103,8 +104,11 @@ def selector(call: Call) -> R.SourceChoice:
         wrong = [s for s in available if s not in best] or best[1:]
         if wrong:
             call.carried("selector")
-            return R.SourceChoice(reasoning="The documents should hold this.", sources=wrong)
-    return R.SourceChoice(reasoning="A static fact about named entities: the sources holding such facts.", sources=best)
+            return R.SourceChoice(reasoning="The documents should hold this.", sources=cast(list[R.SourceName], wrong))
+    return R.SourceChoice(
+        reasoning="A static fact about named entities: the sources holding such facts.",
+        sources=cast(list[R.SourceName], best),
+    )
 
 
 def text_paths(call: Call) -> R.TextPaths:
@@ -193,9 +197,11 @@ def _fields_labelled(call: Call, label: str) -> list[str]:
 
 
 def _entity_named(call: Call, inj: Injected) -> bool:
-    """An entity error is shown when no shown path names the topic entity, or when the method's
-    feedback flags the extraction: a ``topic_problem`` line naming the wrong entity, or (nothing was
-    extracted) any ``topic_problem`` line.
+    """Whether the prompt shows the drawn entity error.
+
+    It does when no shown path names the topic entity, or when the method's feedback flags the
+    extraction: a ``topic_problem`` line naming the wrong entity, or (nothing was extracted) any
+    ``topic_problem`` line.
     """
     if not any(phrase_in(call.record.topic, _texts(f)) for _, f in call.view.numbered()):
         return True

@@ -8,7 +8,7 @@ from hybridrag.agents.hydrarag import analysis as analysis
 from hybridrag.agents.hydrarag import kg as kg
 from hybridrag.agents.hydrarag import kg_paths as kg_paths
 from hybridrag.agents.hydrarag import roles as R
-from hybridrag.agents.hydrarag import steps as steps
+from hybridrag.agents.hydrarag import rounds
 from hybridrag.agents.hydrarag.pruning import PruneSettings, rank_candidates, verification
 from hybridrag.graphs.hydrarag import HydraRAGContext, builder, graph, render_trace
 from hybridrag.graphs.runtime import resolve_kb
@@ -238,7 +238,7 @@ def test_predictions_fallback_to_ranked_entities(tiny_kb, fake_llm):
         "subgraph": kg.detect_subgraph(kb, ["Tom Hanks"], 3),
         "ranked": [{"id": "p:Big", "kind": "passage", "name": "Big"}, {"id": "Big", "kind": "entity", "name": "Big"}],
     }
-    out = steps.plan_predicted(state, ctx, kb, model)
+    out = rounds.plan_predicted(state, ctx, kb, model)
     [step] = out["trace"]
     assert step["fallback"] == "no usable prediction: top ranked entities used" and step["aligned"] == ["Big"]
     assert out["probe"]["chains"][0]["topics"] == ["Tom Hanks", "Big"] and out["usage"]["llm_calls"] == 2

@@ -12,9 +12,9 @@ from fake_chat import ChatLlamaCpp, ScriptedChatModel
 
 from hybridrag.agents.hydrarag import analysis as analysis
 from hybridrag.agents.hydrarag import answering as answering
+from hybridrag.agents.hydrarag import initial, rounds
 from hybridrag.agents.hydrarag import roles as R
 from hybridrag.agents.hydrarag import shots as shots
-from hybridrag.agents.hydrarag import steps as steps
 from hybridrag.graphs.hydrarag import HydraRAGContext, graph
 from hybridrag.graphs.runtime import resolve_kb
 
@@ -68,7 +68,7 @@ def test_topic_extraction_decodes_within_the_kb_names_of_the_question(tiny_kb):
     question = "which films did Tom Hanks and Kevin Bacon both star in"
     ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny", examples="bundled")
     model = ChatLlamaCpp(script=['{"entities": ["Kevin Bacon", "Tom Hanks"]}'])
-    out = steps.detect({"question": question}, ctx, resolve_kb(ctx), model)
+    out = initial.detect({"question": question}, ctx, resolve_kb(ctx), model)
     assert out["mentions"] == ["Kevin Bacon", "Tom Hanks"] and len(out["topics"]) == 2
     assert sorted(model.formats[0]["schema"]["properties"]["entities"]["items"]["enum"]) == ["Kevin Bacon", "Tom Hanks"]
     assert model.formats[0]["schema"]["properties"]["entities"]["maxItems"] == 2  # no list past the choices
@@ -132,9 +132,9 @@ def test_refined_round_under_rules_takes_the_next_example_chain_without_a_call(t
         {**one, "relations": ["release_year"], "answer_type": "year"},
         {**one, "relations": ["starred_actors"], "answer_type": "movie"},
     ]
-    out = steps.plan_refined(_state(kb, shots=shown), ctx, kb, ScriptedChatModel(script=[]))
+    out = rounds.plan_refined(_state(kb, shots=shown), ctx, kb, ScriptedChatModel(script=[]))
     assert out["skyline"] == "Tom Hanks - starred actors - answer(movie)" and out["usage"] == {}
-    none = steps.plan_refined(_state(kb, shots=shown[:1]), ctx, kb, ScriptedChatModel(script=[]))
+    none = rounds.plan_refined(_state(kb, shots=shown[:1]), ctx, kb, ScriptedChatModel(script=[]))
     assert none["trace"][0]["fallback"] == "judge rules: no other example chain: the question and skyline again"
 
 
@@ -142,7 +142,7 @@ def test_predicted_round_under_rules_takes_ranked_entities_without_a_call(tiny_k
     ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny")
     kb = resolve_kb(ctx)
     ranked = [{"kind": "entity", "name": "Big", "id": kb.graph.lookup("Big")[0].id}]
-    out = steps.plan_predicted(_state(kb, ranked=ranked), ctx, kb, ScriptedChatModel(script=[]))
+    out = rounds.plan_predicted(_state(kb, ranked=ranked), ctx, kb, ScriptedChatModel(script=[]))
     assert out["usage"] == {} and out["trace"][0]["decision"] == "predicted: Big"
     assert out["trace"][0]["fallback"] == "judge rules: top ranked entities used"
 
@@ -171,7 +171,7 @@ def test_a_repeated_relation_stays_two_hops(tiny_kb):
     model = ChatLlamaCpp(
         script=['{"topic": "Big", "relations": ["starred_actors", "starred_actors"], "answer_type": "movie"}']
     )
-    out = steps.analyse(
+    out = initial.analyse(
         _state(
             kb,
             topics=[{"mention": "Big", "id": "Big", "name": "Big"}],
@@ -214,7 +214,7 @@ def test_the_analysis_names_as_many_relations_as_the_shown_bank_examples(tiny_kb
         shots=shown,
         question="the actor of Big also starred in which films",
     )
-    out = steps.analyse(state, ctx, kb, model)
+    out = initial.analyse(state, ctx, kb, model)
     relations = model.formats[0]["schema"]["properties"]["relations"]
     assert (relations["minItems"], relations["maxItems"]) == (2, 2)  # the grammar holds the examples' length
     assert out["depth"] == 2
@@ -262,7 +262,7 @@ def test_the_analysis_writes_one_of_the_shown_bank_examples_whole_paths(tiny_kb)
         shots=shown,
         question="the films that share actors with Big were in which genres",
     )
-    out = steps.analyse(state, ctx, kb, model)
+    out = initial.analyse(state, ctx, kb, model)
     schema = model.formats[0]["schema"]
     assert schema["properties"]["relations"]["enum"] == [
         ["starred_actors", "starred_actors", "has_genre"],
