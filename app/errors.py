@@ -122,8 +122,9 @@ def validation_errors(exc: RequestValidationError) -> list:
 
 
 def install_handlers(app: FastAPI) -> None:
-    """Answer every exception a route raises with :func:`classify` (JSON ``{"detail": ...}``), and a
-    validation error with its field errors, inputs cut short.
+    """Answer every exception a route raises with :func:`classify` (JSON ``{"detail": ...}``).
+
+    A validation error is answered with its field errors, inputs cut short.
     """
 
     async def handle(request: Request, exc: Exception) -> JSONResponse:

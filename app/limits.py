@@ -112,8 +112,10 @@ def check_config(config: Any, where: str, limits: ServerConfig) -> None:
 
 
 def check_request(endpoint: str, body: Any, limits: ServerConfig) -> None:
-    """Refuse a run request whose body is not an object, a ``/batch`` whose ``inputs`` is not a list,
-    and a ``config`` (or one of a batch's configs) :func:`check_config` refuses.
+    """Refuse a run request of the wrong shape.
+
+    That is a body that is not an object, a ``/batch`` whose ``inputs`` is not a list, and a
+    ``config`` (or one of a batch's configs) :func:`check_config` refuses.
     """
     if not isinstance(body, dict):
         raise MalformedRequest(f"body: must be a JSON object, not {_kind(body)}")
@@ -145,6 +147,7 @@ class BodyGuard:
         self.config = config
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass an HTTP request on to the app once its body passes the checks; answer it with the error if not."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return

@@ -86,9 +86,10 @@ class HybridRAGRetriever(BaseRetriever):
 
 
 def get_retriever(method: str, kb: str | None = None, **settings: Any) -> HybridRAGRetriever:
-    """The retriever of ``method`` over ``kb`` (a KB directory; default the bundled sample) with
-    ``settings`` (any field of the method's Context: ``top_k``, ``mode``, ``llm`` as a spec or
-    a chat model object, ...). Unknown methods or settings raise at once, naming the known ones.
+    """The retriever of ``method`` over ``kb`` (a KB directory; default the bundled sample) with ``settings``.
+
+    ``settings`` are any fields of the method's Context: ``top_k``, ``mode``, ``llm`` as a spec or a
+    chat model object, ... Unknown methods or settings raise at once, naming the known ones.
     """
     settings = {**settings, **({"kb": str(kb)} if kb is not None else {})}
     context_for(method, **settings)  # KeyError / TypeError now rather than at the first question
@@ -96,8 +97,9 @@ def get_retriever(method: str, kb: str | None = None, **settings: Any) -> Hybrid
 
 
 def as_tool(method: str, kb: str | None = None, *, name: str = "", description: str = "", **settings: Any) -> BaseTool:
-    """The retriever of ``method`` as an agent tool (``create_retriever_tool``): it takes a query and
-    returns the evidence, one ``[source score] text`` block per Document.
+    """The retriever of ``method`` as an agent tool (``create_retriever_tool``).
+
+    The tool takes a query and returns the evidence, one ``[source score] text`` block per Document.
     """
     from langchain_core.prompts import PromptTemplate
 

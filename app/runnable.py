@@ -70,21 +70,27 @@ class MethodRunnable(Runnable[dict, dict]):
     # -- schemas seen by LangServe (request validation, docs, playground) --
     @property
     def InputType(self) -> type[BaseModel]:  # noqa: N802 (LangChain's name)
+        """The request's ``input``: the question and the method's client settings."""
         return self._input_model
 
     @property
     def OutputType(self) -> type[BaseModel]:  # noqa: N802
+        """The run's output: ranked results, answer, trace and usage."""
         return MethodOutput
 
     def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        """The input model, whatever the config."""
         return self._input_model
 
     def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        """The output model, whatever the config."""
         return MethodOutput
 
     def config_schema(self, *, include: Sequence[str] | None = None) -> type[BaseModel]:
-        """The request's ``config``: the client settings (no null type, no null default: the
-        playground's form starts empty and valid), then ``tags`` / ``metadata`` when included.
+        """The request's ``config``: the client settings, then ``tags`` / ``metadata`` when included.
+
+        The settings have no null type and no null default, so the playground's form starts empty
+        and valid.
         """
         configurable = settings_fields_model("Configurable", client_fields(self.method, self.server_config))
         fields: dict[str, Any] = {"configurable": (configurable, Field(configurable()))}
@@ -97,13 +103,15 @@ class MethodRunnable(Runnable[dict, dict]):
         )
 
     def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> Runnable[dict, dict]:
-        """Bound to ``config``, keeping this runnable's config schema (LangServe's playground and
-        ``/config_schema`` read it through ``with_config``).
+        """Bound to ``config``, keeping this runnable's config schema.
+
+        LangServe's playground and ``/config_schema`` read the schema through ``with_config``.
         """
         return _Bound(bound=self, config={**(config or {}), **kwargs}, kwargs={})
 
     @property
     def config_specs(self) -> list[ConfigurableFieldSpec]:
+        """One spec per client setting, default None (the method's own default applies)."""
         return [
             ConfigurableFieldSpec(id=f, annotation=plain(t), name=f, description=desc, default=None)
             for f, t, desc in client_fields(self.method, self.server_config)
@@ -164,8 +172,10 @@ class MethodRunnable(Runnable[dict, dict]):
             load_chat_model(ctx.llm, getattr(ctx, "llm_base_url", ""))
 
     async def acheck(self, runs: list[tuple[str, Any]], request: Any = None) -> None:
-        """:meth:`check` each ``(question, context)`` in a worker thread, within the operator's run
-        budget (:class:`RunTimeout`); given up when ``request``'s client disconnects (:class:`RunStopped`).
+        """:meth:`check` each ``(question, context)`` in a worker thread, within the operator's run budget.
+
+        Past the budget it raises :class:`RunTimeout`; it is given up when ``request``'s client
+        disconnects (:class:`RunStopped`).
         """
         if not runs:
             return
@@ -232,6 +242,7 @@ class MethodRunnable(Runnable[dict, dict]):
             yield item
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
+        """Run one question to its end; return the last output the stream gave."""
         output: dict = {}
         for chunk in self.stream(input, config):
             output = chunk.get("output", output)

@@ -52,9 +52,11 @@ class StopGuard(BaseCallbackHandler):
             raise RunStopped("the run was stopped; no further LLM call")
 
     def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+        """Refuse a chat model call of a stopped run."""
         self._check()
 
     def on_llm_start(self, serialized: Any, prompts: Any, **kwargs: Any) -> None:
+        """Refuse an LLM call of a stopped run."""
         self._check()
 
 

@@ -74,8 +74,9 @@ def client_fields(name: str, config: ServerConfig) -> list[tuple[str, type, str]
 
 
 class Choices(str):
-    """A string field whose JSON schema lists its values (the playground and /docs offer them);
-    the value is checked by ``app.policy`` (a 400 naming the field), not by the schema.
+    """A string field whose JSON schema lists its values, which the playground and /docs offer.
+
+    The value is checked by ``app.policy`` (a 400 naming the field), not by the schema.
     """
 
     values: tuple[str, ...] = ()
@@ -93,15 +94,18 @@ def plain(t: Any) -> Any:
 
 
 def optional(t: Any, description: str) -> tuple[Any, Any]:
-    """A field a client may leave out, typed ``t`` (not ``t | None``: no null type in the JSON schema,
-    which LangServe's playground cannot render).
+    """A field a client may leave out, typed ``t``.
+
+    Not ``t | None``: the JSON schema gets no null type, which LangServe's playground cannot render.
     """
     return plain(t), Field(default=None, description=description)
 
 
 def settings_fields_model(title: str, fields: list[tuple[str, Any, str]], **config: Any) -> type[BaseModel]:
-    """A model of optional client settings whose JSON schema has no ``"default": null`` (the form
-    starts empty: an unset setting is left out) and lists a ``Choices`` field's values as ``enum``.
+    """A model of optional client settings for the playground's form.
+
+    Its JSON schema has no ``"default": null`` (the form starts empty: an unset setting is left out)
+    and lists a ``Choices`` field's values as ``enum``.
 
     The schema is fixed at the model level (``json_schema_extra`` of its config), which survives
     LangServe's copy of the config model (it keeps field types and defaults, not field extras).
@@ -137,8 +141,9 @@ def _title(name: str, suffix: str) -> str:
 
 
 def settings_model(name: str, config: ServerConfig) -> type[BaseModel]:
-    """Pydantic model of the settings a client may send: the allowed Context fields, optional, strict
-    (``true`` or ``"1"`` is no number and ``1`` no boolean: a 422 naming the field, never coerced).
+    """Pydantic model of the settings a client may send: the allowed Context fields, optional, strict.
+
+    ``true`` or ``"1"`` is no number and ``1`` no boolean: a 422 names the field, nothing is coerced.
     """
     return settings_fields_model(_title(name, "Settings"), client_fields(name, config), extra="forbid", strict=True)
 

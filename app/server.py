@@ -55,8 +55,9 @@ WORKER_THREADS = 32  # graph nodes and checks run in the loop's default executor
 
 
 def _payloads(body: Any, batch: bool = False) -> tuple[list[Any], list[Any]]:
-    """(inputs, their raw configs) of a body: ``inputs`` of a batch, else ``input`` (what the run
-    runs); an HTTPException 422 for a body with both or with a config per input that does not pair up.
+    """(inputs, their raw configs) of a body: ``inputs`` of a batch, else ``input`` (what the run runs).
+
+    Raises an HTTPException 422 for a body with both or with a config per input that does not pair up.
     """
     if not isinstance(body, dict):
         return [], []
@@ -97,8 +98,10 @@ def _prepared(runnable: MethodRunnable, payload: Any, config: dict) -> tuple[str
 
 
 async def admit(runnable: MethodRunnable, body: Any, request: Request | None = None) -> None:
-    """Refuse a request before its run starts (HTTPException, RunTimeout / RunStopped when its checks
-    outlast the run budget / its client, or a server error from the KB or model).
+    """Refuse a request before its run starts.
+
+    Raises an HTTPException, RunTimeout / RunStopped when its checks outlast the run budget / its
+    client, or a server error from the KB or model.
 
     ``request`` (default: the one the per-request hook set) tells a ``/batch`` body from the
     others and is watched for a disconnect.
@@ -138,8 +141,10 @@ def _pre_checker(runnable: MethodRunnable):
 
 
 def _add_stream_route(app: FastAPI, runnable: MethodRunnable) -> None:
-    """``POST /<method>/stream``, ``/stream_log`` and ``/stream_events`` (``app/streams.py``): LangServe's
-    event protocol, with our statuses in ``error`` events and the client's metadata not echoed.
+    """Add ``POST /<method>/stream``, ``/stream_log`` and ``/stream_events`` (``app/streams.py``).
+
+    They speak LangServe's event protocol, with our statuses in ``error`` events and the client's
+    metadata not echoed.
     """
     from hybridrag.app.streams import add_stream_routes
 

@@ -129,8 +129,9 @@ def active_config() -> ServerConfig:
 
 
 def named_choices(kind: str) -> tuple[list[str], str]:
-    """The names a client of this server picks a KB (``kind="kb"``) or a model (``"model"``) by, and
-    the one a run gets when it names none.
+    """The names a client picks a KB (``kind="kb"``) or a model (``"model"``) by, and the default one.
+
+    The default is the one a run gets when it names none.
     """
     config = active_config()
     if kind == "kb":
@@ -139,10 +140,11 @@ def named_choices(kind: str) -> tuple[list[str], str]:
 
 
 def warm_up(config: ServerConfig) -> None:
-    """Load what a served run needs before the first question: every named KB (one dense search
-    loads its vector index and embedding model, one example lookup builds its solved-example
-    bank) and every named chat model. A KB or model that fails does not stop the others from
-    loading; the first failure is raised at the end (a KB's names it, never its directory).
+    """Load what a served run needs before the first question: every named KB and every named chat model.
+
+    For a KB one dense search loads its vector index and embedding model, one example lookup builds
+    its solved-example bank. A KB or model that fails does not stop the others from loading; the
+    first failure is raised at the end (a KB's names it, never its directory).
     """
     from hybridrag.agents.shots import bank_for
     from hybridrag.graphs.runtime import resolve_kb

@@ -98,7 +98,8 @@ def _params(body: dict, model: type[BaseModel] | None) -> dict:
 
 
 def add_stream_routes(app: FastAPI, runnable: Any, admit: Admit, config_keys: tuple[str, ...]) -> None:
-    """Add ``/<method>/stream``, ``/stream_log`` and ``/stream_events`` (LangServe's are left disabled);
+    """Add ``/<method>/stream``, ``/stream_log`` and ``/stream_events``; LangServe's are left disabled.
+
     ``admit`` refuses a request before its run starts; the run's config is the request's ``config_keys``.
     """
     from langserve.serialization import WellKnownLCSerializer

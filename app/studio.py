@@ -57,10 +57,11 @@ def check_context_keys(method: str, context: Any) -> None:
 
 @cache
 def served_graph(method: str) -> Any:
-    """The graph the Agent Server runs, ``graphs.get_builder(method)`` compiled: the method's graph
-    whose state starts over with each question asked on a thread (the server checkpoints every
-    thread), with its approval node (``approve=True``) and routers that also run when a thread is
-    forked.
+    """The graph the Agent Server runs: ``graphs.get_builder(method)`` compiled.
+
+    That is the method's graph whose state starts over with each question asked on a thread (the
+    server checkpoints every thread), with its approval node (``approve=True``) and routers that
+    also run when a thread is forked.
     """
     return get_builder(method).compile(name=method)
 
@@ -77,8 +78,9 @@ def factory(method: str) -> Callable[..., Any]:
 
 
 def _warm_up_in_background() -> None:
-    """In the Agent Server (server mode), load the operator's KBs and models as the graphs are
-    imported at startup, not in the first run (whose budget the loading would spend).
+    """In the Agent Server (server mode), load the operator's KBs and models as the graphs are imported.
+
+    They load at startup, not in the first run, whose budget the loading would spend.
     """
     import logging
     import threading

@@ -109,9 +109,10 @@ def interleave(entries: list[dict], per_type: int) -> list[dict]:
 
 
 def fill_from_kb(bank: list[dict], kb_dir: str, per_type: int) -> list[dict]:
-    """Entries of the error types no run verified, made from the KB's solved examples
-    (:func:`agents.hybgrag.shots.commentor_shots`: the intersection types labelled by the
-    intersection the KB gives), marked as such; appended after the run-verified entries.
+    """Entries of the error types no run verified, made from the KB's solved examples and marked as such.
+
+    :func:`agents.hybgrag.shots.commentor_shots` labels the intersection types by the intersection
+    the KB gives; these entries are appended after the run-verified entries.
     """
     from hybridrag.agents.hybgrag.critic import render_feedback
     from hybridrag.agents.hybgrag.shots import commentor_shots
