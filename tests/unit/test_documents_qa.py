@@ -52,8 +52,7 @@ def test_a_malformed_file_is_one_clear_error(tmp_path):
 
 def _record(q, evidence, answer, planted=False):
     gold = {"answers": list(q.answers), "supporting": list(q.supporting), "planted": list(q.planted)}
-    return {"id": q.id, "gold": gold, "evidence": evidence, "answer": answer, "relevant": [],
-            "planted_answer": planted}
+    return {"id": q.id, "gold": gold, "evidence": evidence, "answer": answer, "relevant": [], "planted_answer": planted}
 
 
 def test_document_metrics_recall_all_found_and_misled():
@@ -61,8 +60,13 @@ def test_document_metrics_recall_all_found_and_misled():
     q = questions[0]
     s1, s2 = q.supporting
     p1 = q.planted[0]
-    ev = [{"source": "doc", "id": f"{p1}#0"}, {"source": "kg", "id": "x"}, {"source": "doc", "id": f"{s1}#0"},
-          {"source": "doc", "id": f"{s1}#1"}, {"source": "doc", "id": f"{s2}#0"}]
+    ev = [
+        {"source": "doc", "id": f"{p1}#0"},
+        {"source": "kg", "id": "x"},
+        {"source": "doc", "id": f"{s1}#0"},
+        {"source": "doc", "id": f"{s1}#1"},
+        {"source": "doc", "id": f"{s2}#0"},
+    ]
     assert evidence_documents(ev) == [p1, s1, s2]
     scores = document_scores(_record(q, ev, "Sochi, Russia"))
     assert scores["support_recall@2"] == 0.5 and scores["support_all@2"] == 0.0
