@@ -2,12 +2,13 @@
 
 A suite's module defines ``OPTIONS`` (its command-line options, :func:`benchmarks.common.arg`)
 and ``run(args) -> int``; ``args.suite`` and ``args.argv`` hold its name and arguments. ``--quick``
-puts the suite's ``quick`` arguments first: the smallest run that shows it works, writing under
+puts the suite's quick arguments first: the smallest run that shows it works, writing under
 ``eval-runs/quick/`` instead of the docs page.
 """
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
 QUICK = "eval-runs/quick"
@@ -21,7 +22,12 @@ class Suite:
     module: str
     description: str
     doc: str
-    quick: tuple[str, ...] = ()
+    quick_args: str = ""
+
+    @property
+    def quick(self) -> list[str]:
+        """The quick form's arguments (``{quick}`` is the folder of quick runs)."""
+        return shlex.split(self.quick_args.format(quick=QUICK))
 
 
 SUITES: tuple[Suite, ...] = (
@@ -30,98 +36,52 @@ SUITES: tuple[Suite, ...] = (
         "benchmarks.quality.report",
         "every method and fusion's baselines on MetaQA 1/2/3-hop and MetaQA-hybrid: metrics, usage, published",
         "docs/benchmarks_eval.md",
-        (
-            "--limit",
-            "3",
-            "--llm-limit",
-            "1",
-            "--datasets",
-            "metaqa-1hop",
-            "--methods",
-            "fusion (hybrid)",
-            "BM25",
-            "--runs",
-            f"{QUICK}/quality",
-            "--out",
-            f"{QUICK}/benchmarks_eval.md",
-        ),
+        "--limit 3 --llm-limit 1 --datasets metaqa-1hop --methods 'fusion (hybrid)' BM25 --runs"
+        " {quick}/quality --out {quick}/benchmarks_eval.md",
     ),
     Suite(
         "fusion-ranking",
         "benchmarks.quality.fusion_ranking",
         "fusion's scoring choices against the paper's scoring and its baselines, tuned and held out on MetaQA dev",
         "docs/benchmarks_fusion.md (its ranking section)",
-        (
-            "--limit",
-            "2",
-            "--tune-limit",
-            "2",
-            "--only",
-            "hybrid-100",
-            "--runs",
-            f"{QUICK}/fusion-ranking",
-            "--out",
-            f"{QUICK}/benchmarks_fusion.md",
-        ),
+        "--limit 2 --tune-limit 2 --datasets hybrid-100 --runs {quick}/fusion-ranking --out"
+        " {quick}/benchmarks_fusion.md",
     ),
     Suite(
         "oracle",
         "benchmarks.quality.oracle_matrix",
         "the LLM methods with the perfect-LLM stand-in: ceiling, and the corrective loops under noise",
         "docs/benchmarks_oracle_matrix.md",
-        (
-            "--limit",
-            "2",
-            "--noise-limit",
-            "2",
-            "--methods",
-            "hybgrag",
-            "--datasets",
-            "metaqa-1hop",
-            "--noise-datasets",
-            "metaqa-1hop",
-            "--runs",
-            f"{QUICK}/oracle",
-            "--out",
-            f"{QUICK}/benchmarks_oracle_matrix.md",
-        ),
+        "--limit 2 --noise-limit 2 --methods hybgrag --datasets metaqa-1hop --noise-datasets"
+        " metaqa-1hop --runs {quick}/oracle --out {quick}/benchmarks_oracle_matrix.md",
     ),
     Suite(
         "oracle-router",
         "benchmarks.quality.oracle_router",
         "HybGRAG's hybrid retrieval module with a perfect router (gold topic and relation path)",
         "docs/benchmarks_oracle.md (rows pasted from its table)",
-        ("--hops", "1", "--limit", "5", "--out", f"{QUICK}/benchmarks_oracle.md"),
+        "--hops 1 --limit 5 --out {quick}/benchmarks_oracle.md",
     ),
     Suite(
         "smollm",
         "benchmarks.smollm.matrix",
         "the LLM methods with SmolLM2-135M, examples from the bank, the schema, fixed files or none",
         "docs/benchmarks_smollm.md",
-        (
-            "--limit",
-            "1",
-            "--cells",
-            "hybgrag:none:1hop",
-            "--runs",
-            f"{QUICK}/smollm",
-            "--out",
-            f"{QUICK}/benchmarks_smollm.md",
-        ),
+        "--limit 1 --cells hybgrag:none:1hop --runs {quick}/smollm --out {quick}/benchmarks_smollm.md",
     ),
     Suite(
         "smollm-speed",
         "benchmarks.smollm.speed",
         "where a SmolLM2 router or planner call spends its time (llama.cpp's counters)",
         "docs/benchmarks_smollm.md (medians quoted in its sections)",
-        ("--method", "hybgrag", "--n", "1"),
+        "--method hybgrag --n 1",
     ),
     Suite(
         "shots",
         "benchmarks.quality.shots",
         "whether the nearest solved example carries the question's relation path, raw and entity-masked",
         "docs/bank.md (the table between its markers)",
-        ("--bank", "30", "--n", "10", "--no-doc"),
+        "--bank 30 --n 10 --no-doc",
     ),
     Suite(
         "bank-consensus",
@@ -134,67 +94,56 @@ SUITES: tuple[Suite, ...] = (
         "benchmarks.speed.fusion",
         "fusion on the full MetaQA KB: graph ingest, KB load, per-question latency against its baselines",
         "docs/benchmarks_fusion.md (its speed section)",
-        ("--questions", "5", "--out", f"{QUICK}/benchmarks_fusion.md"),
+        "--questions 5 --out {quick}/benchmarks_fusion.md",
     ),
     Suite(
         "dispatch",
         "benchmarks.speed.dispatch",
         "fusion against its floor, and what LangGraph dispatch costs a fusion query",
         "docs/benchmarks_dispatch.md (its measured section)",
-        ("--questions", "5", "--out", f"{QUICK}/benchmarks_dispatch.md"),
+        "--questions 5 --out {quick}/benchmarks_dispatch.md",
     ),
     Suite(
         "speed",
         "benchmarks.speed.modules",
         "per-module retrieval latency of every LLM method on MetaQA, idle and under load",
         "docs/benchmarks_modules.md (tables from its --md file)",
-        (
-            "--questions",
-            "1",
-            "--methods",
-            "hybgrag",
-            "--datasets",
-            "metaqa-1hop",
-            "--conditions",
-            "as-is",
-            "--md",
-            f"{QUICK}/benchmarks_modules.md",
-        ),
+        "--questions 1 --methods hybgrag --datasets metaqa-1hop --conditions as-is --md {quick}/benchmarks_modules.md",
     ),
     Suite(
         "ego",
         "benchmarks.speed.ego",
         "HybGRAG's ego graph: the former node-at-a-time BFS against the vectorised frontier",
         "docs/benchmarks_ego.md",
-        ("--limit", "3", "--out", f"{QUICK}/benchmarks_ego.md"),
+        "--limit 3 --out {quick}/benchmarks_ego.md",
     ),
     Suite(
         "embed",
         "benchmarks.speed.embed",
         "query-embedding latency of three encoders, and a fresh process's cold start",
         "docs/benchmarks_embed.md",
-        ("--rounds", "1", "--cold-runs", "1", "--out", f"{QUICK}/benchmarks_embed.md"),
+        "--rounds 1 --cold-runs 1 --out {quick}/benchmarks_embed.md",
     ),
     Suite(
         "prompt-cache",
         "benchmarks.speed.prompt_cache",
         "llama.cpp's prompt cache with two roles taking turns, off and on",
         "docs/benchmarks_prompt_cache.md",
-        ("--repeats", "1", "--out", f"{QUICK}/benchmarks_prompt_cache.md"),
+        "--repeats 1 --out {quick}/benchmarks_prompt_cache.md",
     ),
     Suite(
         "load",
         "benchmarks.speed.load",
         "the LangServe app under concurrent clients against the same questions in-process",
         "docs/benchmarks_load.md",
-        ("--clients", "2", "--requests", "8", "--rounds", "2", "--out", f"{QUICK}/benchmarks_load.md"),
+        "--clients 2 --requests 8 --rounds 2 --out {quick}/benchmarks_load.md",
     ),
     Suite(
         "scale",
         "benchmarks.scale.main",
         "synthetic 1x / 4x / 16x MetaQA: ingest, load, dense index, per-module latency, graph server",
         "docs/benchmarks_scale.md",
-        ("--factors", "1", "--embed-factors", "1", "--questions", "1", "--only", "graph", "--work", f"{QUICK}/scale"),
+        "--factors 1 --embed-factors 1 --questions 1 --only graph --work {quick}/scale",
     ),
     Suite(
         "scale-ef",
@@ -207,14 +156,14 @@ SUITES: tuple[Suite, ...] = (
         "benchmarks.scale.prime",
         "a STaRK-Prime-sized synthetic graph: ingest, load and per-module latency beside MetaQA 1x",
         "docs/benchmarks_prime.md",
-        ("--entities", "2000", "--edges", "20000", "--only", "synth", "--work", f"{QUICK}/prime"),
+        "--entities 2000 --edges 20000 --only synth --work {quick}/prime",
     ),
     Suite(
         "reliability",
         "benchmarks.reliability.page",
         "fault and abuse probes of the server, ingest, graph servers and eval folders",
         "docs/reliability.md",
-        ("--only", "evalrun", "--out", f"{QUICK}/reliability.md"),
+        "--only evalrun --out {quick}/reliability.md",
     ),
 )
 
