@@ -8,6 +8,7 @@ lint:
 	.venv/bin/ruff format --check .
 	.venv/bin/ruff check .
 	bash scripts/typecheck.sh
+# `python -m benchmarks --list` shows every suite; `--quick` runs one at its smallest.
 bench:
 	.venv/bin/python -m benchmarks fusion-speed --questions 1000
 	.venv/bin/python -m benchmarks quality --limit 1000
