@@ -153,7 +153,9 @@ def _context(args: argparse.Namespace, es: EvalSet, kb: Any, questions: list) ->
     ctx = context_for(args.method, **overrides)
     oracle = None
     if "llm" in known and is_oracle_spec(ctx.llm):  # the perfect-LLM stand-in, built from the gold
-        oracle = oracle_run.setup(ctx.llm, questions, es.notes, getattr(ctx, "llm_base_url", ""))
+        oracle = oracle_run.setup(
+            ctx.llm, questions, es.notes, getattr(ctx, "llm_base_url", ""), kb.graph.schema().relation_types
+        )
     if "llm" in known:  # fail before the first question on a missing API key or model file
         from hybridrag.agents.llm.models import load_chat_model
 

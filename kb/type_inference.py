@@ -2,9 +2,12 @@
 
 Each relation has two slots, its heads and its tails. Two slots whose entity sets mostly agree
 hold one type: they are merged when one set is mostly inside the other (containment at least
-``CONTAINMENT``) or the two overlap as much as they differ (Jaccard at least ``JACCARD``). Every
+``CONTAINMENT``), the two overlap as much as they differ (Jaccard at least ``JACCARD``), or they
+share a fair number of members (a KB gives an entity one type: directors who also write must be
+typed alike with the writers). Every
 merged group is a type, named from the relations whose tails it holds (``directed_by`` → ``director``,
-``has_genre`` → ``genre``, ``in_language`` → ``language``), or ``item`` when it only ever heads
+``has_genre`` → ``genre``, ``in_language`` → ``language``; ``person`` for overlapping directors,
+writers and actors), or ``item`` when it only ever heads
 relations (the things a KB is about). The result is a relation → (head type, tail type) map, as a
 user's ``--type-map`` file; the manifest records that it was inferred.
 """
@@ -16,6 +19,7 @@ from collections.abc import Iterable
 
 CONTAINMENT = 0.8
 JACCARD = 0.5
+SHARED_SMALL, SHARED_LARGE = 0.05, 0.01  # members in common, as a share of the smaller and of the larger slot
 _LEADING = {"has", "in", "is", "of", "with", "the"}
 _TRAILING = {"by", "of", "in", "to", "at", "on"}
 _AGENT = {
@@ -32,6 +36,8 @@ _AGENT = {
     "developed": "developer",
     "starred": "actor",
 }
+
+_PEOPLE = {*_AGENT.values(), "author", "member", "player", "star"}
 
 
 def type_name(relation: str) -> str:
@@ -67,7 +73,8 @@ def _same_type(a: set[str], b: set[str]) -> bool:
     common = len(a & b)
     if not common:
         return False
-    return common / min(len(a), len(b)) >= CONTAINMENT or common / len(a | b) >= JACCARD
+    small, large = common / min(len(a), len(b)), common / max(len(a), len(b))
+    return small >= CONTAINMENT or common / len(a | b) >= JACCARD or (small >= SHARED_SMALL and large >= SHARED_LARGE)
 
 
 def infer_type_map(triples: Iterable[tuple[str, str, str]]) -> dict[str, tuple[str, str]]:
@@ -85,7 +92,10 @@ def infer_type_map(triples: Iterable[tuple[str, str, str]]) -> dict[str, tuple[s
     names: dict[int, str] = {}
     for root in sorted({groups.find(i) for i in range(len(slots))}):
         tails = [s for i, s in enumerate(slots) if groups.find(i) == root and s[1] == "tail"]
-        if tails:  # named after the relation whose tails make most of the group
+        kinds = {type_name(s[0]) for s in tails}
+        if len(kinds) > 1 and kinds <= _PEOPLE:  # directors, writers and actors that overlap: people
+            names[root] = "person"
+        elif tails:  # named after the relation whose tails make most of the group
             names[root] = type_name(max(tails, key=lambda s: (len(members[s]), s))[0])
         else:
             names[root] = "item"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from hybridrag.evals.datasets import Question
@@ -32,9 +32,11 @@ def fact_sources(completeness: float | None) -> tuple[str, ...]:
     return ("docs",) if completeness <= 0.0 else ("kg", "docs")
 
 
-def setup(spec: str, questions: Sequence[Question], notes: dict, base_url: str = "") -> OracleChatModel:
-    """Build the stand-in for ``questions`` and register it under ``spec``."""
-    gold = GoldSet.from_questions(questions, fact_sources(notes.get("completeness")))
+def setup(
+    spec: str, questions: Sequence[Question], notes: dict, base_url: str = "", relation_types: Mapping | None = None
+) -> OracleChatModel:
+    """Build the stand-in for ``questions`` (types as the KB's schema names them) and register it under ``spec``."""
+    gold = GoldSet.from_questions(questions, fact_sources(notes.get("completeness")), relation_types)
     return register_oracle(spec, gold, base_url)
 
 

@@ -29,7 +29,9 @@ def test_relation_names_give_type_names():
 def test_heads_shared_by_every_relation_are_one_type_and_tails_keep_their_own():
     types = infer_type_map(TRIPLES)
     assert {h for h, _ in types.values()} == {"item"}  # every relation starts from the films
-    assert types["directed_by"][1] == "director" and types["written_by"][1] == "writer"
+    # Gary Ross directs and writes: one type for both slots (a KB gives an entity one type)
+    assert types["directed_by"][1] == types["written_by"][1] == "person"
+    assert types["starred_actors"][1] == "actor"  # no actor directs or writes here
     assert types["has_genre"][1] == "genre" and types["release_year"][1] == "release_year"
 
 
@@ -57,6 +59,26 @@ def test_an_untyped_ingest_records_the_inferred_types(tmp_path):
     assert any("inferred" in w for w in report.warnings)
     kb = KnowledgeBase(tmp_path / "kb")
     manifest = json.loads((kb.build_dir / "manifest.json").read_text())
-    assert manifest["inferred_types"]["directed_by"] == ["item", "director"]
-    assert kb.graph.lookup("Penny Marshall")[0].type == "director"
+    assert manifest["inferred_types"]["directed_by"] == ["item", "person"]
+    assert kb.graph.lookup("Penny Marshall")[0].type == "person"
     assert kb.graph.lookup("Big")[0].type == "item"
+
+
+def test_the_stand_in_names_types_as_the_kb_schema_does():
+    from hybridrag.evals.datasets import Question
+    from hybridrag.evals.oracle.gold import record_for
+    from hybridrag.kb.model import RelationType
+
+    q = Question(
+        "q1",
+        "who directed the films Tom Hanks starred in",
+        ("Penny Marshall",),
+        qtype="actor_to_movie_to_director",
+        topic="Tom Hanks",
+    )
+    schema = {
+        "starred_actors": RelationType("starred_actors", ["item"], ["person"]),
+        "directed_by": RelationType("directed_by", ["item"], ["person"]),
+    }
+    assert record_for(q, relation_types=schema).types == ("person", "item", "person")
+    assert record_for(q).types == ("person", "movie", "person")  # no schema: MetaQA's own names
