@@ -209,7 +209,7 @@ def render(tuned: dict, held: dict, args: argparse.Namespace, info: dict) -> str
         "### Tune part: the choices compared",
         "",
         f"Best mean of the five goal metrics over the three 1-hop settings: `{tune_winner(tuned)}` "
-        "(the default in graphs/fusion.py is `scoring=evidence`, `seed_passages=200`, `hops=1`).",
+        "(the default in agents/fusion/context.py is `scoring=evidence`, `seed_passages=200`, `hops=1`).",
         "",
     ]
     for dataset, cells in tuned.items():
