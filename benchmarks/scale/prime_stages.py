@@ -10,12 +10,11 @@ modules on MetaQA 1× and on Prime interleaved question by question (:mod:`bench
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
 from hybridrag.evals.hybrid import datasets_root
-from hybridrag.evals.timing import clocks, since
+from hybridrag.evals.timing import clocks, load_average, since
 
 SIMPLE = ["graph: neighbours of topic", "graph: ego graph (gold hops, relations)"]
 KEYS = ("metaqa1", "prime")
@@ -150,6 +149,6 @@ def latency(paths: dict, args) -> dict:
         "open_s": opened,
         "methods": list(methods),
         "by_kb": res,
-        "loadavg": os.getloadavg()[0],
+        "loadavg": load_average()[0],
         "prime_cases": [{"topic": c.topic, "relations": list(c.relations)} for c in qs["prime"]],
     }

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from benchmarks.common import child, child_env, last_json
+from hybridrag.evals.timing import load_average
 from hybridrag.kb.kb_dir import work_dir
 
 
@@ -62,13 +63,13 @@ class Runner:
         key = f"{stage}@{factor}"
         if key in self.results and stage not in self.redo:
             return self.results[key]
-        self.log(f"[scale] {key} starting (load {os.getloadavg()[0]:.2f})")
-        load0, t0 = os.getloadavg()[0], time.time()
+        self.log(f"[scale] {key} starting (load {load_average()[0]:.2f})")
+        load0, t0 = load_average()[0], time.time()
         proc = subprocess.run(self._cmd(stage, factor, list(extra)), capture_output=True, text=True, env=child_env())
         if proc.returncode != 0:
             raise RuntimeError(f"stage {key} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
         res = last_json(proc.stdout)
-        res["load_before"], res["load_after"] = load0, os.getloadavg()[0]
+        res["load_before"], res["load_after"] = load0, load_average()[0]
         res["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         res["wall_s"] = time.time() - t0
         self.results[key] = res

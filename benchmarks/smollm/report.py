@@ -16,12 +16,12 @@ column tells apart).
 from __future__ import annotations
 
 import json
-import statistics
 from pathlib import Path
 
 from hybridrag.evals.markdown import header, table, write_page
 from hybridrag.evals.metaqa import relation_path
 from hybridrag.evals.summary import read_records, summarise
+from hybridrag.evals.timing import percentile
 
 GOALS = {"1hop": 0.8, "2hop": 0.6}  # the goals of hybgrag and mor Hit@1 with the bank
 PATH_GOAL, CALL_P50_GOAL = 0.9, 3.0
@@ -69,7 +69,7 @@ def path_accuracy(records: list[dict]) -> tuple[float, int] | None:
 def call_seconds_p50(records: list[dict]) -> float | None:
     """p50 over questions with LLM calls of their seconds per call."""
     per = [r["usage"]["llm_seconds"] / r["usage"]["llm_calls"] for r in records if r.get("usage", {}).get("llm_calls")]
-    return statistics.median(per) if per else None
+    return percentile(per, 50, "midpoint") if per else None
 
 
 def _share(ceiling: dict) -> str:
