@@ -21,12 +21,12 @@ HNSW_THRESHOLD = 20_000
 HNSW_EF_SEARCH = 128
 HNSW_EF_ROWS = 40_000
 HNSW_EF_MAX = 1024
-_WORD = re.compile(r"[\w']+", re.UNICODE)
+WORD = re.compile(r"[\w']+")  # a word token: letters, digits, underscore and apostrophe
 
 
 def words(text: str) -> list[str]:
     """Lower-cased word tokens."""
-    return _WORD.findall(text.lower())
+    return WORD.findall(text.lower())
 
 
 @dataclass(frozen=True)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Literal
 
 import numpy as np
 
-from hybridrag.kb.text_index import words
+from hybridrag.tools.text import name_pattern, sentences, words
 
 Tokenizer = Literal["bigram", "word"]
 
@@ -72,24 +70,6 @@ class LabelTable:
         return np.where(total > 0, 2.0 * inter / np.maximum(total, 1), 0.0)
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (split after ., ! or ? followed by white space)."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
-
-
-@lru_cache(maxsize=16384)
-def phrase_pattern(name: str) -> re.Pattern:
-    """Case-insensitive whole-phrase pattern of ``name`` (no word character on either side).
-
-    Cached here: entity names outnumber the ``re`` module's own cache (512 patterns), which then
-    recompiles a name's pattern on every question.
-    """
-    return re.compile(rf"(?<!\w){re.escape(name.strip())}(?!\w)", re.IGNORECASE)
-
-
 def text_facts(
     q: frozenset[str], text: str, subjects: dict[str, str], tokenizer: Tokenizer = "bigram", about: str = ""
 ) -> list[tuple[float, str, str]]:
@@ -104,8 +84,8 @@ def text_facts(
     Returns (score, sentence, subject id) per sentence and subject it names.
     """
     out = []
-    patterns = {sid: (name, phrase_pattern(name)) for sid, name in subjects.items() if name.strip()}
-    own = phrase_pattern(about) if about.strip() else None
+    patterns = {sid: (name, name_pattern(name.strip())) for sid, name in subjects.items() if name.strip()}
+    own = name_pattern(about.strip()) if about.strip() else None
     for sent in sentences(text):
         masked = own.sub(" ", sent) if own else sent
         for sid, (name, pat) in patterns.items():

@@ -13,15 +13,14 @@ the object's own words decide the ranking (a tag "dustin hoffman" outscoring "En
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from hybridrag.kb.base import KnowledgeBase
-from hybridrag.tools.dice import Tokenizer, dice, phrase_pattern, sentences, tokens
+from hybridrag.tools.dice import Tokenizer, dice, tokens
 from hybridrag.tools.retrieval import mentions_in
+from hybridrag.tools.text import name_pattern, sentences
 
 MAX_SENTENCES = 200  # sentences of one text read for facts (MetaQA's longest passage has under 100)
-_ABBREVIATION = re.compile(r"(?:^|\s)(?:[A-Z]|Dr|Mr|Mrs|Ms|St|Jr|Sr|Mt)\.$")  # "Franklin J. Schaffner", "Dr. Giggles"
 
 
 @dataclass(frozen=True)
@@ -49,8 +48,8 @@ def sentence_facts(
     name) states no fact.
     """
     q = tokens(question, tokenizer)
-    pats = {sid: phrase_pattern(name) for sid, name in subjects.items() if name.strip()}
-    own = phrase_pattern(about) if about.strip() else None
+    pats = {sid: name_pattern(name.strip()) for sid, name in subjects.items() if name.strip()}
+    own = name_pattern(about.strip()) if about.strip() else None
     out = []
     for sent in split_sentences(text)[:MAX_SENTENCES]:
         named = [
@@ -74,20 +73,14 @@ def sentence_facts(
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text``, not split after an initial or a title ("J.", "Dr.") inside a name."""
-    out: list[str] = []
-    for piece in sentences(text):
-        if out and _ABBREVIATION.search(out[-1]):
-            out[-1] = f"{out[-1]} {piece}"
-        else:
-            out.append(piece)
-    return out
+    """Sentences of ``text``, not split after an initial or a title written after a space ("J.", "Dr.", "Mt.")."""
+    return sentences(text, after="spaced abbreviations")
 
 
 def _without(text: str, names: list[str]) -> str:
     """``text`` with every whole-phrase occurrence of ``names`` removed, longest name first."""
     for name in sorted({n for n in names if n.strip()}, key=len, reverse=True):
-        text = phrase_pattern(name).sub(" ", text)
+        text = name_pattern(name.strip()).sub(" ", text)
     return text
 
 

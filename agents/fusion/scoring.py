@@ -26,8 +26,9 @@ from dataclasses import dataclass, field, replace
 
 from hybridrag.agents.fusion.facts import sentence_facts
 from hybridrag.kb.base import KnowledgeBase
-from hybridrag.tools.dice import Tokenizer, phrase_pattern
+from hybridrag.tools.dice import Tokenizer
 from hybridrag.tools.retrieval import mentions_in
+from hybridrag.tools.text import name_pattern
 
 RRF_K = 60  # the constant of Cormack et al. (2009)
 
@@ -102,7 +103,7 @@ def seeded_passages(kb: KnowledgeBase, seeds: list[str], per_seed: int) -> list[
         name = kb.name(seed)
         if not name.strip():
             continue
-        pattern = phrase_pattern(name)
+        pattern = name_pattern(name.strip())
         hits = [h for h in kb.lexical_search(name, per_seed) if h.doc.kind != "entity" and pattern.search(h.doc.text)]
         out += hits_to_candidates(kb, hits, "text")
     return out
@@ -214,7 +215,7 @@ def answer_of(
     """
 
     def own(entity_id: str, name: str) -> bool:
-        return entity_id in named or bool(name.strip()) and phrase_pattern(name).search(question) is not None
+        return entity_id in named or bool(name.strip()) and name_pattern(name.strip()).search(question) is not None
 
     for c in ranked:
         if c.kind == "entity":

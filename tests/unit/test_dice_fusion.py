@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from hybridrag.agents.fusion.scoring import Candidate, fuse, fuse_normalised, fuse_rrf, merge
-from hybridrag.tools.dice import LabelTable, dice, sentences, text_facts, tokens, triple_score
+from hybridrag.tools.dice import LabelTable, dice, text_facts, tokens, triple_score
+from hybridrag.tools.text import sentences
 
 
 def test_word_tokens_and_dice():
