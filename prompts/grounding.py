@@ -38,6 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hybridrag.prompts.data_block import parse_blocks
+from hybridrag.tools.text import sentences
 
 STOP = frozenset(
     """
@@ -81,7 +82,6 @@ _ABSTAIN = re.compile(
     r"|\b(references|contexts|evidence|data|paths|entities) (do|does) not (say|contain|state|mention|include|answer)"
 )
 _SPLIT = re.compile(r"[,;/\n|]+|\s+(?:and|or|&)\s+", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 @dataclass(frozen=True)
@@ -108,11 +108,6 @@ def is_instruction(text: str) -> bool:
     low = unicodedata.normalize("NFKC", text or "").casefold().replace("_", " ")
     low = low.replace("im start", "im_start").replace("im end", "im_end")
     return any(p.search(low) for p in _INSTRUCTION)
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences of an evidence text."""
-    return [s for s in _SENTENCE.split(text or "") if s.strip()]
 
 
 def _contains(hay: str, needle: str) -> bool:

@@ -11,13 +11,11 @@ resolution (:mod:`kb.resolve`) with the chunk as its provenance.
 
 from __future__ import annotations
 
-import re
-
 from hybridrag.kb.extract import ExtractedEntity, ExtractedRelation, Extraction
 from hybridrag.tools.retrieval import explicit_mentions
+from hybridrag.tools.text import sentences
 
 MAX_RELATION_WORDS = 6
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 def _names(sentence: str) -> list[str]:
@@ -34,7 +32,7 @@ def rule_extraction(text: str) -> Extraction:
     """Entities and relations of a text by rule (see the module docstring)."""
     entities: dict[str, None] = {}
     relations: dict[tuple[str, str, str], None] = {}
-    for sentence in _SENTENCE.split(text):
+    for sentence in sentences(text):
         names = _names(sentence)
         if len(names) < 2:
             continue
