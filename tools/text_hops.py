@@ -46,13 +46,14 @@ from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.cancel import check_cancelled
 from hybridrag.kb.model import Triple
 from hybridrag.tools.retrieval import mentions_in as kb_mentions
+from hybridrag.tools.text import name_pattern
+from hybridrag.tools.text import sentences as split_sentences
 
 TEXT = " (text)"
 NEAREST = " (text, nearest sentence)"
 MAX_NEAREST = 5  # frontier entities per hop that take a nearest-sentence step
 MENTION_CACHE = 50_000  # sentences whose mentions are remembered (a question's loop reads them again)
 SEARCH_K = 500  # passages looked at per frontier entity for backward steps (BM25 by its name)
-_SENTENCE = re.compile(r"(?<=[^\s.]{2}[.!?])\s+")  # not after an initial ("Albert S. Rogell")
 _STOP = set("by has have had in of the is was to a an at on for from with and or be as".split())  # function words
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -108,7 +109,7 @@ def _predicate(sentence: str, names: tuple[str, ...]) -> str:
     A relation word inside a name ("child actor", a tag) does not state the relation.
     """
     for name in names:
-        sentence = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", sentence, flags=re.IGNORECASE)
+        sentence = name_pattern(name).sub(" ", sentence)
     return sentence
 
 
@@ -125,11 +126,11 @@ def _end_types(kb: KnowledgeBase, relation: str) -> set[str] | None:
 
 
 def sentences(text: str, keep: re.Pattern | None = None) -> list[str]:
-    """Sentences of ``text``, never cut inside a match of ``keep`` ("Mrs. Brown's Boys" stays whole)."""
-    spans = [m.span() for m in keep.finditer(text)] if keep else []
-    cuts = [m for m in _SENTENCE.finditer(text) if not any(a < m.start() < b for a, b in spans)]
-    bounds = [0, *(x for m in cuts for x in m.span()), len(text)]
-    return [text[bounds[i] : bounds[i + 1]] for i in range(0, len(bounds), 2) if bounds[i] < bounds[i + 1]]
+    """Sentences of ``text``, never cut inside a match of ``keep`` ("Mrs. Brown's Boys" stays whole).
+
+    Not cut after a word of one character or holding a period either ("Albert S. Rogell", "U.S.").
+    """
+    return split_sentences(text, after="short words", keep=keep)
 
 
 def _sentences_of(kb: KnowledgeBase, eid: str, own: re.Pattern) -> list[str]:
@@ -152,10 +153,6 @@ def mentions_in(kb: KnowledgeBase, text: str) -> tuple[str, ...]:
     return tuple(kb_mentions(kb, text))
 
 
-def _name_pattern(name: str) -> re.Pattern:
-    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)
-
-
 def _sentences_naming(kb: KnowledgeBase, eid: str, name: str) -> list[tuple[str, str, tuple[str, ...]]]:
     """Sentences of other entities' passages that hold the frontier entity's ``name``.
 
@@ -163,7 +160,7 @@ def _sentences_naming(kb: KnowledgeBase, eid: str, name: str) -> list[tuple[str,
         ``(owner, sentence, entities the sentence names)`` each; :func:`_mentions` then tells a
         mention from a namesake.
     """
-    pattern, low, out = _name_pattern(name), name.lower(), []
+    pattern, low, out = name_pattern(name), name.lower(), []
     for hit in kb.lexical_search(name, k=SEARCH_K, kind="passage"):
         owner = hit.doc.entity_id
         if owner and owner != eid and low in hit.doc.text.lower() and pattern.search(hit.doc.text):
@@ -195,7 +192,7 @@ def text_steps(
     backward: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {}
     for eid in frontier:
         check_cancelled()  # a lexical search and its sentences per frontier entity
-        own = _name_pattern(names[eid])  # read around the entity's own name: no namesake, no part of it
+        own = name_pattern(names[eid])  # read around the entity's own name: no namesake, no part of it
         forward[eid] = [(child, s) for s in _sentences_of(kb, eid, own) for child in _named_around(kb, s, own, eid)]
         backward[eid] = _sentences_naming(kb, eid, names[eid])
     wanted = {c for pairs in forward.values() for c, _ in pairs}
@@ -236,7 +233,7 @@ def nearest_steps(kb: KnowledgeBase, frontier: list[str], relation: str) -> list
     query, names = kb.embed(words), kb.names(frontier[:MAX_NEAREST]) if frontier else {}
     for eid in frontier[:MAX_NEAREST]:
         check_cancelled()
-        own = _name_pattern(names[eid])
+        own = name_pattern(names[eid])
         found = [(s, c) for s in _sentences_of(kb, eid, own) if (c := _named_around(kb, s, own, eid))]
         if not found:
             continue
