@@ -29,16 +29,15 @@ only LLM role is the planner, whose examples and grammar are what a small model 
 
 from __future__ import annotations
 
-import re
-
 from hybridrag.agents.mor.plan import render_route
 from hybridrag.kb.base import KnowledgeBase
+from hybridrag.tools.text import name_pattern
 
 
 def _named(a: str, b: str) -> bool:
     """Whether ``a`` occurs in ``b`` as a whole phrase (case-insensitive)."""
     a, b = a.strip().lower(), b.strip().lower()
-    return bool(a) and re.search(rf"(?<!\w){re.escape(a)}(?!\w)", b) is not None
+    return bool(a) and name_pattern(a).search(b) is not None
 
 
 def restriction_problem(kb: KnowledgeBase, route: dict, seeds: list[str]) -> str | None:

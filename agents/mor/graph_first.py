@@ -21,19 +21,18 @@ the reranker score alone.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from hybridrag.agents.mor.traversal import Trajectory, anchored, select_candidates
 from hybridrag.kb.base import KnowledgeBase
+from hybridrag.tools.text import name_pattern
 
 TEXT_TIER = 1  # rerank tier of text-only candidates (0: structurally reached; fillers rank last)
 
 
 def _named(name: str, question: str) -> bool:
     name = name.strip().lower()
-    return bool(name) and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", question.lower()) is not None
+    return bool(name) and name_pattern(name).search(question.lower()) is not None
 
 
 def topic_entities(kb: KnowledgeBase, route: dict, seeds: list[str]) -> set[str]:

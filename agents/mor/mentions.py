@@ -35,9 +35,9 @@ import numpy as np
 from hybridrag.agents.mor.matching import doc_table
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.text_index import words
+from hybridrag.tools.text import name_pattern, sentences
 
 MAX_NGRAM = 8
-_SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+(?=[A-Z0-9\"'(\[])")  # not after an initial ("H.")
 _TOKEN = re.compile(r"\S+")
 _EDGE_CHARS = ".,;:!?\"'()"
 
@@ -54,6 +54,11 @@ def relation_roots(relations: list[str]) -> set[str]:
             if len(w) > 3:
                 roots.add((w[:-1] if w.endswith("s") else w)[:6])
     return roots
+
+
+def _sentences(text: str) -> list[str]:
+    """Sentences of an entity's text: not cut after an initial ("H."), only before a capital, a digit or a quote."""
+    return sentences(text, after="initials", before="capital")
 
 
 def states(sentence: str, roots: set[str]) -> bool:
@@ -101,7 +106,7 @@ def _forward(kb: KnowledgeBase, parent: str, category: str, roots: set[str]) -> 
     """(entity, stated, forward) triples: entities of ``category`` the parent's own sentences name."""
     table, out = doc_table(kb), []
     for row in table.rows_of.get(parent, []):
-        for sentence in _SENTENCE.split(kb.docs[row].text):
+        for sentence in _sentences(kb.docs[row].text):
             named, rest = read(kb, sentence)
             stated = states(rest, roots)
             mentions = [hits for hits in named if all(h.id != parent for h in hits)]
@@ -143,12 +148,12 @@ def _backward(
     table, name = doc_table(kb), name.strip()
     if not name:
         return []
-    phrase, out = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE), []
+    phrase, out = name_pattern(name), []
     for row in rows_naming(kb, name, category, max_rows):
         owner = table.row_entity[row]
         if owner is None or owner == parent:
             continue
-        for sentence in _SENTENCE.split(kb.docs[row].text):
+        for sentence in _sentences(kb.docs[row].text):
             if not phrase.search(sentence):
                 continue
             named, rest = read(kb, sentence)
