@@ -24,14 +24,13 @@ from hybridrag.agents import vector_table
 from hybridrag.agents.ssrag.vectors import FACT_PARTS, FACT_TABLE, fact_parts
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.model import Triple
+from hybridrag.tools.text import name_pattern, sentences
 
 FACT_POOL = 500  # KG facts of one kept node scored for relevance (bounds the work on hub nodes)
 TEXT_HITS = 20  # passages naming a kept node, from BM25
 TEXT_POOL = 400  # BM25 passages read to find them (the name's words also match entity documents and
 # passages naming other people: "Frank Albertson" is the 9th passage hit, after films titled "Frank...")
 NODE_CACHE = 4_000  # per KB and process: nodes' first FACT_POOL triples and text facts (hubs recur)
-# a sentence ends at . ! or ? before a space, but not after an initial or a title ("Albert S. Rogell")
-_SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\b(?:Jr|Sr|Dr|Mr|Ms|St)\.)(?<!\bMrs\.)\s+")
 
 _about: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _memo: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -191,7 +190,7 @@ def _text_facts(kb: KnowledgeBase, node: str, search: bool, name: str | None = N
     name = kb.name(node) if name is None else name
     if not name:
         return []
-    names = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)  # the texts naming the node
+    names = name_pattern(name)  # the texts naming the node
     texts = list(_passages_about(kb).get(node, []))
     if search and _passages_about(kb):  # a KB without passages has no text naming the node
         texts += _naming_passages(kb, node, name, names)
@@ -200,8 +199,8 @@ def _text_facts(kb: KnowledgeBase, node: str, search: bool, name: str | None = N
 
 
 def passage_sentences(text: str) -> list[str]:
-    """A passage's sentences as text facts (split, stripped, no final period)."""
-    return [s.strip().rstrip(".") for s in _SENTENCE.split(text)]
+    """A passage's sentences as text facts (an initial or a title ends none; no final period)."""
+    return [s.rstrip(".") for s in sentences(text)]
 
 
 def build_fact_table(kb: KnowledgeBase, progress: bool = False) -> int:

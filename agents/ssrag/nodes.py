@@ -27,7 +27,6 @@ from __future__ import annotations
 import numpy as np
 
 from hybridrag.agents.ssrag.facts import (  # noqa: F401 - re-exported: callers and tests import them from here
-    _SENTENCE,
     FACT_POOL,
     TEXT_HITS,
     TEXT_POOL,
