@@ -19,7 +19,6 @@ longest surface form of each canonical entity (the paper's Churchill example).
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -31,6 +30,7 @@ from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts import ssrag as P
 from hybridrag.prompts.data_block import data_list
 from hybridrag.tools.retrieval import explicit_mentions, mentions_in
+from hybridrag.tools.text import name_pattern
 
 Intent = Literal["who", "what", "when", "where", "which", "why", "how"]
 WH_WORDS: tuple[str, ...] = Intent.__args__  # type: ignore[attr-defined]
@@ -183,7 +183,7 @@ def canonical_question(question: str, entities: list[dict]) -> str:
     for e in entities:
         for s in sorted(e.get("surfaces", []), key=len, reverse=True):
             if s != e["name"] and not written_in(out, e["name"]):
-                out = re.sub(rf"(?<!\w){re.escape(s)}(?!\w)", e["name"], out, flags=re.IGNORECASE)
+                out = name_pattern(s).sub(e["name"], out)
     return out
 
 

@@ -18,6 +18,7 @@ from datetime import date
 
 from hybridrag.kb.text_index import words
 from hybridrag.tools.retrieval import explicit_mentions
+from hybridrag.tools.text import name_pattern
 
 # A deterministic approximation of a BPE tokenizer (no tokenizer file is needed offline):
 # runs of letters in pieces of at most 8, runs of digits in pieces of at most 3 (as GPT-4's
@@ -118,7 +119,7 @@ def unique(items: list[str]) -> list[str]:
 
 def written_in(text: str, phrase: str) -> bool:
     """Whether ``phrase`` occurs in ``text`` as a whole phrase, ignoring case."""
-    return re.search(rf"(?<!\w){re.escape(phrase.strip())}(?!\w)", text, re.IGNORECASE) is not None
+    return name_pattern(phrase.strip()).search(text) is not None
 
 
 def content_words(text: str) -> set[str]:

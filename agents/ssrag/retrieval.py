@@ -17,8 +17,6 @@ Items are JSON-ready dicts ``{id, kind, name, text, source: doc|kg|web, entity_i
 
 from __future__ import annotations
 
-import re
-
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
@@ -30,6 +28,7 @@ from hybridrag.prompts import ssrag as P
 from hybridrag.prompts.data_block import data_block, data_list
 from hybridrag.tools import web
 from hybridrag.tools.retrieval import mentions_in
+from hybridrag.tools.text import name_pattern
 
 __all__ = [
     "node_facts",
@@ -115,7 +114,7 @@ def seed_entities(kb: KnowledgeBase, query: str, entities: list[dict], min_score
 
 
 def _mentions(text: str, name: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
+    return name_pattern(name).search(text) is not None
 
 
 def node_to_text(model: BaseChatModel | None, node: dict, method: str) -> tuple[str, dict, str | None]:
