@@ -20,7 +20,6 @@ instructions (usually none), so the answer support check knows what the model ma
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass
 
@@ -35,12 +34,8 @@ from hybridrag.prompts.data_block import data_block, data_list
 from hybridrag.prompts.grounding import is_instruction
 from hybridrag.tools import web
 from hybridrag.tools.retrieval import mentions_in
-
-# a sentence ends at . ! ? and a space, but not after an initial ("Albert S. Rogell") or a title
-_SENTENCE = re.compile(
-    r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bJr\.)(?<!\bSr\.)"
-    r"(?<!\bMrs\.)\s+(?=[^a-z])"
-)  # and not before a lower-case word ("Railroaded! was")
+from hybridrag.tools.text import name_pattern
+from hybridrag.tools.text import sentences as split_sentences
 
 
 @dataclass(frozen=True)
@@ -57,8 +52,12 @@ class TextSettings:
 
 
 def sentences(text: str) -> list[str]:
-    """Split a text into sentences."""
-    return [s.strip() for s in _SENTENCE.split(text or "") if len(s.strip()) > 2]
+    """The sentences of a text, each at least three characters long.
+
+    An initial or a title ("Albert S. Rogell", "Dr.") ends none, nor does a mark before a lower-case
+    word ("Railroaded! was").
+    """
+    return split_sentences(text, before="not lower", min_chars=3)
 
 
 NAMING_PER_POOL = 4  # passages naming a topic entity: up to 4 x doc_pool
@@ -79,7 +78,7 @@ def naming(kb: KnowledgeBase, name: str, k: int) -> list:
     low = name.casefold().strip()
     if len(low) < 3 or k <= 0:
         return []
-    rx = re.compile(rf"(?<!\w){re.escape(low)}(?!\w)")
+    rx = name_pattern(low)  # both sides case-folded
     out = []
     for d, text in _folded(kb):
         if low in text and rx.search(text):
