@@ -33,6 +33,7 @@ from scipy import sparse
 from hybridrag.evals.datasets import Question
 from hybridrag.kb.memory_store import InMemoryGraphStore
 from hybridrag.kb.store import GraphStore
+from hybridrag.tools.text import name_pattern
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class Gold:
 def phrase_pattern(name: str) -> re.Pattern | None:
     """A case-insensitive whole-phrase regex for ``name`` (None for an empty name)."""
     name = name.strip()
-    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE) if name else None
+    return name_pattern(name) if name else None
 
 
 def gold_answers(q: Question, graph: GraphStore) -> list[Gold]:

@@ -7,10 +7,9 @@ among the question's own names (SSRAG's entity extraction, HydraRAG's topic choi
 
 from __future__ import annotations
 
-import re
-
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.retrieval import MAX_MENTION_WORDS, mentions_in
+from hybridrag.tools.text import name_pattern
 
 _EDGE = ",?;:\"'()"
 _LIST_EDGE = ',;:"()'  # what a name never ends with (it may end with ? or ': "Are You Scared?", "Takeshis'")
@@ -47,9 +46,6 @@ def known_names(kb: KnowledgeBase, question: str) -> list[str]:
     spans = written_spans(kb, question)
     names = (kb.name(i) for i in mentions_in(kb, question))
     more = [
-        n
-        for n in names
-        if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", question, re.I)
-        and not any(n.casefold() in s.casefold() for s in spans)
+        n for n in names if name_pattern(n).search(question) and not any(n.casefold() in s.casefold() for s in spans)
     ]
     return list(dict.fromkeys([*spans, *more]))

@@ -7,9 +7,9 @@ import re
 from hybridrag.kb.base import Hit, KnowledgeBase
 from hybridrag.kb.model import Triple, UnknownEntityError
 from hybridrag.kb.store import Direction
+from hybridrag.tools.text import WORD, name_pattern
 
 MAX_MENTION_WORDS = 8
-_TOKEN = re.compile(r"[\w']+")  # the word tokens of kb.text_index.words, with their offsets
 _PLAIN = re.compile(r"[\w']+(?: [\w']+)*")
 _JOINED = set("!?.()*#$¡¿")  # punctuation a name may start or end with
 
@@ -57,7 +57,7 @@ def _forms(text: str, start: int, end: int) -> list[str]:
         return [core]  # words and single spaces only: every form below is this one
     spans = dict.fromkeys([(left, right), (start, right), (left, end), (start, end)])
     forms = [" ".join(text[a:b].split()) for a, b in spans]
-    forms += [forms[-1].strip("'"), " ".join(_TOKEN.findall(core)).lower()]
+    forms += [forms[-1].strip("'"), " ".join(WORD.findall(core)).lower()]
     unique: dict[str, str] = {}
     for form in forms:
         if form:
@@ -71,7 +71,7 @@ def mention_spans(kb: KnowledgeBase, text: str) -> list[tuple[int, str, list[str
     Matching is case-insensitive and keeps punctuation (see :func:`_forms`). Longest mentions come
     first, then text order; a shorter mention inside a longer matched one is skipped.
     """
-    toks = list(_TOKEN.finditer(text))
+    toks = list(WORD.finditer(text))
     taken = [False] * len(toks)
     found: list[tuple[int, str, list[str]]] = []
     for n in range(min(MAX_MENTION_WORDS, len(toks)), 0, -1):
@@ -213,7 +213,7 @@ def named_in_passages(kb: KnowledgeBase, spans: list[str]) -> bool:
     A documents KB knows names its graph does not: the text side answers questions about them.
     """
     for span in spans[:TEXT_CHECKED_SPANS]:
-        pattern = re.compile(rf"(?<!\w){re.escape(span)}(?!\w)", re.IGNORECASE)
+        pattern = name_pattern(span)
         if any(pattern.search(h.doc.text) for h in kb.lexical_search(span, k=5, kind="passage")):
             return True
     return False

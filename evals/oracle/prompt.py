@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from hybridrag.evals.oracle.gold import GoldRecord, norm
 from hybridrag.prompts.data_block import parse_blocks
+from hybridrag.tools.text import name_pattern
 
 _WIDTH = re.compile(r"\bat most (\d+)\b", re.IGNORECASE)
 
@@ -28,7 +29,7 @@ def _content(m: BaseMessage) -> str:
 def phrase_in(phrase: str, text: str) -> bool:
     """Whether ``phrase`` occurs in ``text`` as a whole phrase, case-insensitively (normalised)."""
     p = norm(phrase)
-    return bool(p) and re.search(rf"(?<!\w){re.escape(p)}(?!\w)", norm(text)) is not None
+    return bool(p) and name_pattern(p).search(norm(text)) is not None
 
 
 @dataclass
@@ -112,7 +113,7 @@ def golds_in(record: GoldRecord, texts: Iterable[str]) -> list[str]:
         for a in record.answers:
             if a in hits:
                 continue
-            m = re.search(rf"(?<!\w){re.escape(norm(a))}(?!\w)", low) if norm(a) else None
+            m = name_pattern(norm(a)).search(low) if norm(a) else None  # both sides case-folded
             if m:
                 hits[a] = (i, m.start())
     return sorted(hits, key=hits.get)
