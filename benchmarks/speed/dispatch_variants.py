@@ -32,34 +32,32 @@ def floor(kb: Any, k: int) -> Callable[[str], Any]:
     return run
 
 
+def plain_steps(kb: Any) -> Callable[..., Any]:
+    """A step runner calling fusion's retrieval steps directly (``step(name, **args) -> result``), no tool run."""
+    from hybridrag.agents.fusion.tools import STEPS
+
+    plain = {name: step.default(kb) for name, step in STEPS.items()}
+    return lambda name, **args: plain[name](**args)[0]
+
+
 def bare_fusion(kb: Any, ctx: Any) -> Callable[[str], dict]:
-    """Fusion's default path (hybrid mode, 'evidence' scoring, 1 hop) as plain calls."""
-    from hybridrag.agents.fusion import scoring as fs
-    from hybridrag.agents.fusion.paths import score_graph
-    from hybridrag.tools.retrieval import mentions_in
+    """Fusion's default path (hybrid mode, 'evidence' scoring, 1 hop) as plain calls.
+
+    Fusion's own branch functions, in the graph's order, with the retrieval steps called directly:
+    no node wrappers, no tool runs, no LangGraph.
+    """
+    from hybridrag.agents.fusion import branches
 
     if (ctx.mode, ctx.scoring, ctx.hops) != ("hybrid", "evidence", 1):
         raise ValueError("bare_fusion reproduces the default settings only (hybrid, evidence, 1 hop)")
+    step = plain_steps(kb)
 
     def run(q: str) -> dict:
-        named = mentions_in(kb, q)
-        vec = fs.hits_to_candidates(kb, kb.dense_search(q, ctx.k1), "vector") if ctx.k1 > 0 else []
-        seeds = list(dict.fromkeys(fs.seeds_of(vec)[:1] + named))
-        text = fs.seeded_passages(kb, seeds, ctx.seed_passages)
-        scored = score_graph(kb, q, seeds, ctx.top_k, ctx.tokenizer, 1, answer_aware=True)
-        names = kb.names({e for path, _, _ in scored for t in path for e in (t.head, t.tail)})
-        graph = []
-        for path, s, n in scored:
-            steps = [t.verbalise(names) for t in path]
-            graph.append(
-                fs.Candidate(n, "entity", names[n], s, "graph", " / ".join(steps), steps, n, [" / ".join(steps)])
-            )
-        subjects = kb.names([*seeds, *named])
-        pool = fs.rank_by_evidence(kb, [*vec, *text], graph, ctx.epsilon, set(named), subjects, q, ctx.tokenizer)
-        return {
-            "answer": fs.answer_of(kb, q, pool, set(named), subjects, ctx.tokenizer),
-            "ranked": [c.as_ranked() for c in pool[: ctx.top_k]],
-        }
+        *texts, seeds, named = branches.vector_branch(kb, ctx, q, step)  # the text hits (and their fused ranking)
+        graph, text = branches.graph_branch(kb, ctx, q, seeds, step) if seeds else ([], [])
+        found = (texts[0], graph, text, *texts[1:])
+        _, top, answer = branches.merge_branches(kb, ctx, q, found, seeds, set(named))
+        return {"answer": answer, "ranked": [c.as_ranked() for c in top]}
 
     return run
 
@@ -182,8 +180,8 @@ def variants(kb: Any, ctx: Any, module: Any, sample: str, before: str | None) ->
         MINIMAL: lambda q: minimal.invoke({"question": q}),
     }
     if hasattr(module, "_step") and hasattr(module, "STEPS"):  # retrieval steps run as LangChain tools
-        plain = {name: step.default(kb) for name, step in module.STEPS.items()}
-        out["invoke, steps as plain calls" + C] = patched(invoke, _step=lambda _c, _k, name, **a: plain[name](**a)[0])
+        plain = plain_steps(kb)
+        out["invoke, steps as plain calls" + C] = patched(invoke, _step=lambda _c, _k, name, **a: plain(name, **a))
     from hybridrag.agents.fusion import scoring  # seed passages searched for on any KB, even one holding none
 
     out["invoke, seed passages searched" + C] = patched(invoke, scoring, has_passages=lambda _kb: True)
