@@ -1,12 +1,13 @@
 """Training-free hybrid retrieval: dense seeds → seeded graph expansion (Dice) → fusion.
 
-retrieve_vectors (the vector branch V_k and the seed entities) → expand_seeds (the graph branch
-G_k: entities within ``hops`` of the seeds, and under 'evidence' scoring the passages naming a
-seed) → fuse_results (both branches ranked by the context's ``scoring``, the answer read off the
-best fact); without seeds the graph branch is skipped. The baselines of the paper (vector-only,
-graph-only, BM25) are modes of the same graph. The nodes are wiring: the work is in
-:mod:`agents.fusion.branches`, settings in :mod:`agents.fusion.context`, the retrieval steps in
-:mod:`agents.fusion.tools`.
+retrieve_vectors (the vector branch V_k, the seed entities and, under 'evidence' scoring, the
+dense and BM25 rankings fused by reciprocal rank) → expand_seeds (the graph branch G_k: entities
+within ``hops`` of the seeds, and under 'evidence' scoring the passages naming a seed) →
+fuse_results (both branches ranked by the context's ``scoring``, the fused text ranking after the
+fact-backed items, the answer read off the best fact or the top passages); without seeds the
+graph branch is skipped. The baselines of the paper (vector-only, graph-only, BM25) are modes of
+the same graph. The nodes are wiring: the work is in :mod:`agents.fusion.branches`, settings in
+:mod:`agents.fusion.context`, the retrieval steps in :mod:`agents.fusion.tools`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class State(InputState, OutputState, total=False):
     """Full state of one fusion run; candidates are plain dicts, so a checkpointed thread stores only JSON."""
 
     vector: list[dict]
+    fill: list[dict]
     graph: list[dict]
     text: list[dict]
     seeds: list[str]
@@ -54,15 +56,23 @@ def retrieve_vectors(state: State, runtime: Runtime[FusionContext]) -> dict:
     kb = resolve_kb(ctx)
     usage: dict = {}
     with timed("retrieve_vectors", usage):
-        vec, seeds, named = branches.vector_branch(kb, ctx, state["question"], partial(_step, ctx, kb))
+        vec, fill, seeds, named = branches.vector_branch(kb, ctx, state["question"], partial(_step, ctx, kb))
     step = traced(
         "retrieve_vectors",
         f"{len(vec)} text hits, {len(seeds)} seed entities",
         mode=ctx.mode,
+        fused_text=len(fill),
         seeds=[kb.name(s) for s in seeds][:10],
         named=[kb.name(n) for n in named][:10],
     )
-    return {"vector": branches.rows(vec), "seeds": seeds, "named": named, "trace": [step], "usage": usage}
+    return {
+        "vector": branches.rows(vec),
+        "fill": branches.rows(fill),
+        "seeds": seeds,
+        "named": named,
+        "trace": [step],
+        "usage": usage,
+    }
 
 
 def expand_seeds(state: State, runtime: Runtime[FusionContext]) -> dict:
@@ -79,7 +89,7 @@ def expand_seeds(state: State, runtime: Runtime[FusionContext]) -> dict:
 
 
 def fuse_results(state: State, runtime: Runtime[FusionContext]) -> dict:
-    """Merge both branches by the chosen scoring, answer from the best fact, keep the top K."""
+    """Merge both branches by the chosen scoring, keep the top K, answer from the best fact or the top passages."""
     ctx = _settings(runtime)
     kb = resolve_kb(ctx)
     usage: dict = {}
@@ -87,6 +97,7 @@ def fuse_results(state: State, runtime: Runtime[FusionContext]) -> dict:
         branches.candidates(state.get("vector", [])),
         branches.candidates(state.get("graph", [])),
         branches.candidates(state.get("text", [])),
+        branches.candidates(state.get("fill", [])),
     )
     with timed("fuse_results", usage):
         scoring, top, answer = branches.merge_branches(

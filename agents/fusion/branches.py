@@ -1,11 +1,12 @@
 """Fusion's two branches and their merge, as the graph's three nodes run them.
 
-:func:`vector_branch` is V_k (or a baseline's seeding) with the seed entities E_seed;
+:func:`vector_branch` is V_k (or a baseline's seeding) with the seed entities E_seed and, under
+'evidence' scoring, the dense and BM25 rankings fused (:mod:`agents.fusion.text_fill`);
 :func:`graph_branch` is G_k, the seeded expansion (with the passages naming a seed under
-'evidence' scoring); :func:`merge_branches` ranks both by the context's scoring
-(:mod:`agents.fusion.scoring`) and reads the answer. Every retrieval step goes through the
-``step`` runner the caller passes, ``step(name, **args) -> result`` (the steps:
-:mod:`agents.fusion.tools`), so a user's tool can stand in for any of them.
+'evidence' scoring); :func:`merge_branches` ranks them by the context's scoring
+(:mod:`agents.fusion.scoring`) and reads the answer (:mod:`agents.fusion.answer`). Every
+retrieval step goes through the ``step`` runner the caller passes, ``step(name, **args) -> result``
+(the steps: :mod:`agents.fusion.tools`), so a user's tool can stand in for any of them.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from hybridrag.agents.fusion.answer import answer
 from hybridrag.agents.fusion.context import FusionContext
 from hybridrag.agents.fusion.paths import Scored
 from hybridrag.agents.fusion.scoring import (
     Candidate,
-    answer_of,
     fuse,
     fuse_normalised,
     fuse_rrf,
@@ -25,6 +26,7 @@ from hybridrag.agents.fusion.scoring import (
     rank_by_evidence,
     seeds_of,
 )
+from hybridrag.agents.fusion.text_fill import corroborated, reciprocal_rank_fusion
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.retrieval import mentions_in
 
@@ -55,16 +57,43 @@ def seeds_for(scoring: str, dense: list[str], named: list[str]) -> list[str]:
     return list(dict.fromkeys((dense[:1] if scoring == "evidence" else dense) + named))
 
 
+def fused_text(kb: KnowledgeBase, ctx: FusionContext, dense: list, lexical: list) -> list[Candidate]:
+    """The first ``top_k`` dense and BM25 hits, fused by reciprocal rank, near-duplicates by corroboration."""
+    depth = ctx.top_k
+    rankings = [hits_to_candidates(kb, dense[:depth], "vector"), hits_to_candidates(kb, lexical[:depth], "bm25")]
+    fused = reciprocal_rank_fusion(rankings, ctx.text_rrf_k)
+    return corroborated(fused) if ctx.corroborate else fused
+
+
+def hybrid_text(
+    kb: KnowledgeBase, ctx: FusionContext, question: str, named: list[str], step: StepRunner
+) -> tuple[list[Candidate], list[Candidate], list[str]]:
+    """The hybrid mode's vector branch V_k, its fused text ranking, and its seed entities.
+
+    One dense search serves both: its first ``k1`` hits are the vector branch (candidates and
+    seeds), and under 'evidence' scoring its first ``top_k`` are fused with as many BM25 hits
+    (:func:`fused_text`).
+    """
+    fused = ctx.scoring == "evidence" and ctx.top_k > 0
+    depth = max(ctx.k1, ctx.top_k) if fused else ctx.k1
+    dense = step("dense_search", query=question, k=depth) if depth > 0 else []
+    vec = hits_to_candidates(kb, dense[: ctx.k1], "vector")
+    seeds = seeds_for(ctx.scoring, seeds_of(vec), named)
+    if not fused:
+        return vec, [], seeds
+    lexical = step("lexical_search", query=question, k=ctx.top_k)
+    return vec, fused_text(kb, ctx, dense, lexical), seeds
+
+
 def vector_branch(
     kb: KnowledgeBase, ctx: FusionContext, question: str, step: StepRunner
-) -> tuple[list[Candidate], list[str], list[str]]:
-    """The text hits of the context's mode, the seed entities, and the entities the question names."""
+) -> tuple[list[Candidate], list[Candidate], list[str], list[str]]:
+    """The text hits of the context's mode, the fused text ranking, the seed entities, and the named entities."""
     named = mentions_in(kb, question)  # the entities the question names (entity mapping, Figure 1)
+    fill: list[Candidate] = []
     match ctx.mode:
         case "hybrid":
-            dense = step("dense_search", query=question, k=ctx.k1) if ctx.k1 > 0 else []
-            vec = hits_to_candidates(kb, dense, "vector")
-            seeds = seeds_for(ctx.scoring, seeds_of(vec), named)
+            vec, fill, seeds = hybrid_text(kb, ctx, question, named, step)
         case "vector":
             vec, seeds = hits_to_candidates(kb, step("dense_search", query=question, k=ctx.top_k), "vector"), []
         case "bm25":
@@ -73,7 +102,7 @@ def vector_branch(
             vec, seeds = [], named
         case other:
             raise ValueError(f"unknown fusion mode {other!r}; use hybrid, vector, graph or bm25")
-    return vec, seeds, named
+    return vec, fill, seeds, named
 
 
 def graph_branch(
@@ -112,17 +141,17 @@ def merge_branches(
     kb: KnowledgeBase,
     ctx: FusionContext,
     question: str,
-    branches: tuple[list[Candidate], list[Candidate], list[Candidate]],
+    branches: tuple[list[Candidate], list[Candidate], list[Candidate], list[Candidate]],
     seeds: list[str],
     named: set[str],
 ) -> tuple[str, list[Candidate], str]:
-    """Merge the (vector, graph, seed passage) candidates by the context's scoring.
+    """Merge the (vector, graph, seed passage, fused text) candidates by the context's scoring.
 
     Returns:
         The scoring used (the baselines always use 'paper'), the best ``ctx.top_k`` items, and the
-        answer read off the whole ranking ("" when nothing fact-backed answers).
+        answer (:func:`agents.fusion.answer.answer`; "" when nothing but the question's own entities is returned).
     """
-    vec, graph, text = branches
+    vec, graph, text, fill = branches
     scoring = ctx.scoring if ctx.mode == "hybrid" else "paper"
     subjects = kb.names([*seeds, *named])
     match scoring:
@@ -133,6 +162,8 @@ def merge_branches(
         case "rrf":
             pool = fuse_rrf(vec, graph, ctx.epsilon, None, named)
         case _:
-            pool = rank_by_evidence(kb, [*vec, *text], graph, ctx.epsilon, named, subjects, question, ctx.tokenizer)
-    answer = answer_of(kb, question, pool, named, subjects, ctx.tokenizer)
-    return scoring, pool[: ctx.top_k], answer
+            pool = rank_by_evidence(
+                kb, [*vec, *text], graph, ctx.epsilon, named, subjects, question, ctx.tokenizer, fill
+            )
+    top = pool[: ctx.top_k]
+    return scoring, top, answer(kb, question, pool, top, named, subjects, ctx.tokenizer)

@@ -20,6 +20,7 @@ from hybridrag.tools.steps import check_overrides
 Mode = Literal["hybrid", "vector", "graph", "bm25"]
 Scoring = Literal["evidence", "paper", "normalised", "rrf"]
 MAX_SEED_PASSAGES = 1000
+MAX_RRF_K = 1000
 
 
 @dataclass(kw_only=True)
@@ -53,6 +54,18 @@ class FusionContext(Context):
         f"name (the text side of the seeded expansion), 0 to {MAX_SEED_PASSAGES}; 0 turns it off. 200 was best of "
         "0/50/100/200 on MetaQA dev (tune part), see docs/benchmarks_fusion.md.",
     )
+    text_rrf_k: int = setting(
+        0,
+        "'evidence' scoring: the constant c of the reciprocal-rank fusion (Σ 1 / (c + rank)) of the dense and "
+        f"BM25 rankings, each top_k deep, that fills top_k after the fact-backed items; 0 to {MAX_RRF_K}. "
+        "0 had the best mean supporting-document recall@2/5/10 of 0/1/5/10/20/60 on AdvHotpotQA dev, see "
+        "docs/benchmarks_realdata.md.",
+    )
+    corroborate: bool = setting(
+        True,
+        "'evidence' scoring: among near-duplicate passages of the fused text ranking, put first the one whose own "
+        "words the other fused items also state (a doctored or outdated copy ranks below the text it imitates).",
+    )
     hops: int = setting(
         1,
         f"Graph expansion depth, 1 to {MAX_HOPS}. 1 is the paper's one-hop expansion; 2-3 reach each "
@@ -67,8 +80,8 @@ def check(ctx: FusionContext) -> FusionContext:
     """Refuse unknown choices, out-of-range settings and overrides of steps fusion does not have; returns ``ctx``.
 
     Raises:
-        ValueError: a choice, ``hops`` or ``seed_passages`` out of range, or a ``tools`` override naming no
-            step of fusion or that is not a LangChain tool (a ``StepError``).
+        ValueError: a choice, ``hops``, ``seed_passages`` or ``text_rrf_k`` out of range, or a ``tools``
+            override naming no step of fusion or that is not a LangChain tool (a ``StepError``).
     """
     for name, choice in CHOICES.items():
         if getattr(ctx, name) not in get_args(choice):
@@ -77,5 +90,7 @@ def check(ctx: FusionContext) -> FusionContext:
         raise ValueError(f"fusion hops must be between 1 and {MAX_HOPS}, got {ctx.hops}")
     if not 0 <= ctx.seed_passages <= MAX_SEED_PASSAGES:
         raise ValueError(f"fusion seed_passages must be between 0 and {MAX_SEED_PASSAGES}, got {ctx.seed_passages}")
+    if not 0 <= ctx.text_rrf_k <= MAX_RRF_K:
+        raise ValueError(f"fusion text_rrf_k must be between 0 and {MAX_RRF_K}, got {ctx.text_rrf_k}")
     check_overrides("fusion", ctx.tools, STEPS)
     return ctx

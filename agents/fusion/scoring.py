@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from hybridrag.agents.fusion.facts import sentence_facts
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.dice import Tokenizer
+from hybridrag.tools.items import Item
 from hybridrag.tools.retrieval import mentions_in
 from hybridrag.tools.text import name_pattern
 
@@ -34,25 +35,16 @@ RRF_K = 60  # the constant of Cormack et al. (2009)
 
 
 @dataclass
-class Candidate:
-    """One ranked item: an entity or a passage, with the branch that scored it.
+class Candidate(Item):
+    """One ranked fusion item, with the branch that scored it (``source``).
 
-    ``facts`` are the verbalised paths or text sentences backing the item as an answer.
+    ``path`` is a graph item's path (one verbalised triple a step), ``entity_id`` the entity a text is about, and
+    ``facts`` the verbalised paths or text sentences backing the item as an answer.
     """
 
-    id: str
-    kind: str
-    name: str
-    score: float
-    source: str
-    text: str = ""
     path: list[str] = field(default_factory=list)
     entity_id: str | None = None
     facts: list[str] = field(default_factory=list)
-
-    def as_ranked(self) -> dict:
-        """The common ``ranked`` entry."""
-        return {"id": self.id, "kind": self.kind, "name": self.name, "score": self.score, "source": self.source}
 
     def as_evidence(self) -> dict:
         """The common ``evidence`` entry (the path is the item's best fact when it has no own path)."""

@@ -17,19 +17,14 @@ import numpy as np
 
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.model import Entity, Subgraph, Triple
+from hybridrag.tools.items import Item
 from hybridrag.tools.text_hops import doc_rows
 
 
 @dataclass
-class Reference:
-    """One retrieved item: an entity (with its best text) or an unattached passage."""
+class Reference(Item):
+    """One retrieved item: an entity (with its best text) or an unattached passage, and its reasoning paths."""
 
-    id: str
-    kind: str
-    name: str
-    score: float
-    source: str
-    text: str = ""
     paths: list[list[Triple]] = field(default_factory=list)
 
 

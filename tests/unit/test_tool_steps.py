@@ -61,8 +61,8 @@ def test_fusion_steps_are_tool_runs_with_their_inputs_and_outputs():
         {"question": "who directed Forrest Gump"}, context=context_for("fusion"), config={"callbacks": [events]}
     )
     started = events.started()
-    assert set(started) == {"dense_search", "seed_passages", "graph_expand"}
-    assert started["dense_search"] == [{"query": "who directed Forrest Gump", "k": 3}]
+    assert set(started) == {"dense_search", "lexical_search", "seed_passages", "graph_expand"}
+    assert started["dense_search"] == [{"query": "who directed Forrest Gump", "k": 10}]  # k1 = 3 of top_k = 10
     assert started["graph_expand"][0]["seeds"] == ["Forrest Gump"]
     ends = {name: data for kind, name, data in events.events if kind == "end"}
     assert any(p["entity"] == "Robert Zemeckis" for p in ends["graph_expand"])
@@ -165,4 +165,4 @@ def test_astream_events_show_the_tool_steps():
 
     seen = asyncio.run(tool_events())
     assert seen[:2] == [("on_tool_start", "dense_search"), ("on_tool_end", "dense_search")]
-    assert {n for _, n in seen} == {"dense_search", "seed_passages", "graph_expand"}
+    assert {n for _, n in seen} == {"dense_search", "lexical_search", "seed_passages", "graph_expand"}
