@@ -12,11 +12,13 @@ Scoring choices (``FusionContext.scoring``):
   Dice scale. A graph item by its answer-aware path score (:mod:`agents.fusion.paths`: seed,
   relation and the neighbour's type); a text hit (dense, or a passage naming a seed) by the best
   fact its sentences state about a seed, the entities a sentence names standing as their types
-  (:func:`agents.fusion.facts.sentence_facts`). Hits stating no fact (bare entity names) follow in the
-  order found; the entities the question names come last.
+  (:func:`agents.fusion.facts.sentence_facts`). Items no fact backs follow: the fused dense + BM25
+  ranking (:mod:`agents.fusion.text_fill`), then other hits in the order found; the entities the
+  question names come last.
 
 Whatever the scoring, an item found by both branches carries the facts of both copies, and
-the answer is taken from the first fact-backed item that is not one of the question's entities.
+the answer is taken from the first fact-backed item that is not one of the question's entities
+(:mod:`agents.fusion.answer` reads a span of the top passages when none is).
 """
 
 from __future__ import annotations
@@ -176,8 +178,13 @@ def rank_by_evidence(
     subjects: dict[str, str],
     question: str,
     tokenizer: Tokenizer = "bigram",
+    fill: list[Candidate] | None = None,
 ) -> list[Candidate]:
-    """Fact-backed items by fact score, then text hits stating no fact, then the question's entities."""
+    """Fact-backed items by fact score, then ``fill``, then other hits stating no fact, then the question's entities.
+
+    ``fill`` is the fused text ranking (:mod:`agents.fusion.text_fill`); an item of it that a fact backs
+    keeps its place among the fact-backed ones.
+    """
     stated, bare = [], []
     for c in merge(text):
         about = kb.name(c.entity_id) if c.entity_id and c.kind != "entity" else ""
@@ -187,8 +194,12 @@ def rank_by_evidence(
         else:
             bare.append(c)
     backed = _order(merge([*_biased(graph, epsilon), *stated]))
-    have = {c.id for c in backed}
-    return _named_last(backed + [c for c in bare if c.id not in have], named)
+    have, rest = {c.id for c in backed}, []
+    for c in [*(fill or []), *bare]:
+        if c.id not in have:
+            have.add(c.id)
+            rest.append(c)
+    return _named_last(backed + rest, named)
 
 
 def answer_of(
