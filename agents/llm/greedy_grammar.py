@@ -2,7 +2,7 @@
 
 llama-cpp-python samples under a grammar by running the grammar over every token of the
 vocabulary (49,152 for SmolLM2) before each greedy pick: on this 2-core CPU that was about as
-long as evaluating the token itself (``python -m evals.smollm_speed``). For greedy decoding the
+long as evaluating the token itself (``python -m benchmarks smollm-speed``). For greedy decoding the
 grammar need not see them all: when the grammar allows the unconstrained best token, that token
 is also the best allowed one, so the pick is the same; only when it refuses it is the whole
 vocabulary filtered, as before (llama.cpp's own ``common_sampler`` works this way).

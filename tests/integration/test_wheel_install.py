@@ -10,6 +10,7 @@ environment, whose dependencies come from this environment's site-packages (a pl
 from __future__ import annotations
 
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -37,12 +38,16 @@ print(out["answer"])
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(ROOT)],
-        check=True,
-        timeout=600,
-        capture_output=True,
-    )
+    shutil.rmtree(ROOT / "build", ignore_errors=True)  # setuptools never deletes stale files there: build clean
+    try:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(ROOT)],
+            check=True,
+            timeout=600,
+            capture_output=True,
+        )
+    finally:
+        shutil.rmtree(ROOT / "build", ignore_errors=True)
     return next(out.glob("hybridrag-*.whl"))
 
 

@@ -1,6 +1,6 @@
 """Router (HybGRAG) prompt: the part fixed for a KB is a prefix shared by every question, the
 per-question parts (retrieved examples, the question) come last (llama.cpp then evaluates only
-those: :mod:`evals.smollm_speed`); the MoR planner keeps its examples before the schema."""
+those: ``python -m benchmarks smollm-speed``); the MoR planner keeps its examples before the schema."""
 
 from __future__ import annotations
 
