@@ -19,7 +19,7 @@ from langgraph.runtime import Runtime
 from hybridrag.agents.hybgrag import critic, roles, router, validator
 from hybridrag.agents.hybgrag.context import HybGRAGContext
 from hybridrag.agents.hybgrag.paths import hybrid_request
-from hybridrag.agents.hybgrag.report import first_answer, format_references, own_ids, retrieval_outputs
+from hybridrag.agents.hybgrag.report import format_references, own_ids, reply_or_first, retrieval_outputs
 from hybridrag.agents.hybgrag.report import render_trace as render_trace  # the CLI prints the refinement path
 from hybridrag.agents.hybgrag.retrieval import text_retrieve
 from hybridrag.agents.hybgrag.tools import STEPS
@@ -114,7 +114,7 @@ def retrieve_text(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
 
     with timed("text_module", usage):
         res = text_retrieve(kb, state["question"], ctx.top_k, search=search)
-        out = retrieval_outputs(kb, res, own_ids(state.get("action", {})))
+        out = retrieval_outputs(kb, state["question"], res, own_ids(state.get("action", {})))
     return {**out, "trace": [_retrieved(out, state["iteration"])], "usage": usage}
 
 
@@ -128,7 +128,7 @@ def retrieve_hybrid(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
             state["question"], state["action"], state.get("retrieval"), ctx.radius, ctx.text_hops, ctx.top_k
         )
         res = run_step("hybgrag", STEPS, "hybrid_retrieve", args, kb, ctx.tools)
-        out = retrieval_outputs(kb, res, set(args["entities"]), **facts)
+        out = retrieval_outputs(kb, state["question"], res, set(args["entities"]), **facts)
     step = _retrieved(out, state["iteration"])
     if not out["references"] and state["iteration"] >= ctx.max_iterations:
         # the loop's last retrieval found nothing: end with the text module's references, not none
@@ -197,14 +197,17 @@ def route_after_comment(state: State) -> FeedbackRoute:
 
 
 def generate_answer(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
-    """QA mode: answer from the final references (the top reference's name if unparseable)."""
+    """QA mode: answer from the final references (the top reference's answer if unparseable or a passage id)."""
     ctx, _, model = _setup(runtime, "answer")
     refs = state.get("references", [])[: max(ctx.num_references, 3)]
     usage: dict = {}
     with timed("answerer", usage):
         reply, calls = roles.answer(model, state["question"], format_references(refs), ctx.structured_method)
-    text = reply.answer if reply else first_answer(refs, own_ids(state.get("action", {})))
-    step = traced("generate_answer", roles.answer_decision(reply, calls), answer=text)
+    text = reply_or_first(state["question"], reply.answer if reply else None, refs, own_ids(state.get("action", {})))
+    decision = roles.answer_decision(reply, calls)
+    if reply and text != reply.answer:
+        decision = "the reply names a passage by its id: the top reference's answer"
+    step = traced("generate_answer", decision, answer=text)
     return {"answer": text, "trace": [step], "usage": {**calls, **usage}}
 
 

@@ -210,6 +210,7 @@ def rerank_trajectories(state: State, runtime: Runtime[MoRContext]) -> dict:
         structural=structural,
         textual=len(top) - structural,
         top=[c["id"] for c in top[:5]],
+        passages=facts.get("passages"),
     )
     return {**out, "trace": [step], "usage": usage}
 

@@ -11,6 +11,7 @@ from typing import Any
 from hybridrag.agents.hybgrag.retrieval import Reference, Retrieval, reference_paths
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts.data_block import data_block
+from hybridrag.tools.answer_span import bare_passage, names_passage, passage_answer
 
 TEXT_CHARS = 600  # characters of a reference's text shown to the validator and the answerer
 
@@ -25,9 +26,21 @@ def own_last(refs: list[dict], own: set[str]) -> list[dict]:
     return [r for r in refs if r["id"] not in own] + [r for r in refs if r["id"] in own]
 
 
-def first_answer(refs: list[dict], own: set[str]) -> str:
-    """The name of the best reference that is not one of the question's own entities ("" if none)."""
-    return next((r["name"] for r in refs if r["id"] not in own), "")
+def first_answer(question: str, refs: list[dict], own: set[str]) -> str:
+    """The answer the best reference that is not one of the question's own entities gives ("" if none).
+
+    An entity gives its name; a passage about no entity gives the span the passages from it on
+    state (:func:`tools.answer_span.passage_answer`), never its id.
+    """
+    for i, r in enumerate(refs):
+        if r["id"] not in own:
+            return passage_answer(question, refs[i:]) if bare_passage(r) else r["name"]
+    return ""
+
+
+def reply_or_first(question: str, reply: str | None, refs: list[dict], own: set[str]) -> str:
+    """The answerer's ``reply``, or :func:`first_answer` when there is none or it is a passage's id."""
+    return reply if reply and not names_passage(reply, refs) else first_answer(question, refs, own)
 
 
 def format_references(refs: list[dict]) -> str:
@@ -89,12 +102,12 @@ def evidence_of(refs: list[dict]) -> list[dict]:
     return evidence
 
 
-def retrieval_outputs(kb: KnowledgeBase, res: Retrieval, own: set[str], **facts: Any) -> dict:
+def retrieval_outputs(kb: KnowledgeBase, question: str, res: Retrieval, own: set[str], **facts: Any) -> dict:
     """The state update of a retrieval: references (the question's ``own`` entities last), its facts and outputs.
 
     Returns:
         ``references``, ``retrieval`` (module, intersection, ego_sizes, unused_relations and ``facts``),
-        ``evidence``, ``ranked`` and ``answer`` (the best reference not in ``own``).
+        ``evidence``, ``ranked`` and ``answer`` (:func:`first_answer` of ``question``).
     """
     refs = own_last(reference_dicts(kb, res.references), own)
     return {
@@ -108,5 +121,5 @@ def retrieval_outputs(kb: KnowledgeBase, res: Retrieval, own: set[str], **facts:
         },
         "evidence": evidence_of(refs),
         "ranked": [{k: r[k] for k in ("id", "kind", "name", "score", "source")} for r in refs],
-        "answer": first_answer(refs, own),
+        "answer": first_answer(question, refs, own),
     }

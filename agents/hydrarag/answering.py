@@ -7,9 +7,10 @@ Node bodies (contract in :mod:`agents.hydrarag.views`). Fallbacks, each recorded
 - answer check {Yes} with an answer the retrieved paths do not support
   (:func:`prompts.grounding.check_answer`, strict: the check copies the answer from the
   evidence) → the best ranked entity ({No} when there is none);
-- final generation unparseable → the best ranked entity (empty when nothing was found); so is a
-  generated answer that repeats instructions found in the retrieved data (lenient: generation
-  may use the model's own knowledge, so the answer need not appear in the evidence).
+- final generation unparseable → the best ranked entity, or with none ranked the span the top
+  ranked passages state (:func:`best_answer`; empty when nothing was found); so is a generated
+  answer that repeats instructions found in the retrieved data (lenient: generation may use the
+  model's own knowledge, so the answer need not appear in the evidence) or names a passage by its id.
 
 Support is judged on the retrieved data of every explored path (KG paths, the document or web
 sentences that text paths were built from, instructions among the sentences shown to the path
@@ -34,6 +35,7 @@ from hybridrag.agents.hydrarag.views import best_entity, evidence, quoted, trace
 from hybridrag.agents.llm.judge import rules_on_unusable, use_rules
 from hybridrag.agents.llm.structured import add_usage
 from hybridrag.prompts.grounding import Support, check_answer
+from hybridrag.tools.answer_span import PASSAGES, names_passage, passage_answer
 
 UNSUPPORTED = {"unsupported_answers": 1}
 
@@ -56,6 +58,21 @@ def support(state: dict, answer: str, own_knowledge: bool = False) -> Support:
     texts = [p.get("sentence") or p["text"] for p in paths] + [i for p in paths for i in p.get("instructions", [])]
     names = [r["name"] for r in state.get("ranked", [])]
     return check_answer(answer, state["question"], names, texts, own_knowledge=own_knowledge)
+
+
+def best_answer(state: dict, kb: Any) -> str:
+    """The best ranked entity's name; with none ranked, the span the top ranked passages state ('' for none).
+
+    The passages are read whole from the KB (a path holds one sentence), and the span is the
+    documented rule :func:`tools.answer_span.passage_answer`.
+    """
+    name = best_entity(state)
+    if name:
+        return name
+    ids = [r["id"] for r in state.get("ranked", []) if r["kind"] == "passage"][:PASSAGES]
+    wanted = set(ids)
+    texts = {d.id: d.text for d in kb.docs if d.id in wanted} if ids else {}
+    return passage_answer(state["question"], [{"kind": "passage", "text": texts.get(i, "")} for i in ids])
 
 
 def _unsupported(usage: dict, role: str) -> dict:
@@ -174,13 +191,15 @@ def generate(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
         answer, fallback = reply.answer.strip(), None
         judged = support(state, answer, own_knowledge=True)
         if not judged.ok:
-            answer, calls = best_entity(state), _unsupported(calls, "generate")
+            answer, calls = best_answer(state, kb), _unsupported(calls, "generate")
             fallback = f"answer rejected: {judged.reason}; the best ranked entity"
         elif not without_own_entities(state, answer):
             fallback = f"answer rejected: {answer!r} is the question's own entity; the best ranked entity"
-            answer = best_entity(state)
+            answer = best_answer(state, kb)
+        elif names_passage(answer, state.get("ranked", [])):
+            answer, fallback = best_answer(state, kb), f"answer rejected: {answer!r} is a passage's id; the best answer"
     else:
-        answer, fallback = best_entity(state), "unparseable generation: the best ranked entity"
+        answer, fallback = best_answer(state, kb), "unparseable generation: the best ranked entity"
     answer = without_own_entities(state, answer)
     step = traced(
         "generate_answer",

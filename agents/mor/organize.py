@@ -6,7 +6,7 @@ from hybridrag.agents.mor import rerank as rr
 from hybridrag.agents.mor.context import MoRContext
 from hybridrag.agents.mor.matching import question_vector
 from hybridrag.agents.mor.neural import load_reranker
-from hybridrag.agents.mor.output import outputs
+from hybridrag.agents.mor.output import outputs, passage_outputs
 from hybridrag.kb.base import KnowledgeBase
 
 
@@ -59,9 +59,11 @@ def rerank_best(
 ) -> tuple[dict, dict]:
     """Rerank the best attempt's candidates (``candidates`` when there is none) and keep the top-K.
 
+    With no candidate left, the passages about no entity are ranked instead (:func:`passage_outputs`).
+
     Returns:
         (the outputs ``answer``, ``ranked``, ``evidence``; the facts for the trace: ``reranker``,
-        ``attempt``, ``pool``, ``top``).
+        ``attempt``, ``pool``, ``top`` and, for the passage fallback, ``passages``).
     """
     best = best_attempt(attempts)
     cands = best["candidates"] if best else candidates
@@ -76,4 +78,7 @@ def rerank_best(
     top = rr.rerank(cands, weights, ctx.fingerprint_length, groups, scores)[: ctx.top_k]
     out = outputs(kb, question, top, best.get("topics", []) if best else [])
     facts = {"reranker": used, "attempt": best["iteration"] if best else None, "pool": len(cands), "top": top}
+    if not top:  # no entity reached: the passages about no entity answer, if the KB has any
+        out = passage_outputs(kb, question, ctx.top_k, ctx.text_matcher)
+        facts["passages"] = len(out["ranked"])
     return out, facts

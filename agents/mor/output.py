@@ -7,6 +7,7 @@ import re
 from hybridrag.agents.mor.matching import best_text, question_vector
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts.data_block import data_block
+from hybridrag.tools.answer_span import passage_answer
 
 TEXT_CHARS = 500  # characters of each path or text shown to the answerer
 
@@ -103,6 +104,28 @@ def outputs(kb: KnowledgeBase, question: str, top: list[dict], topics: list[str]
             {"source": "doc", "id": eid, "text": best_text(kb, qvec, eid), "score": c["score"], "path": None}
         )
     return {"answer": answer_of(ranked, question, topics), "ranked": ranked, "evidence": evidence}
+
+
+def passage_outputs(kb: KnowledgeBase, question: str, k: int, matcher: str = "bm25") -> dict:
+    """``answer``, ``ranked`` and ``evidence`` from the passages about no entity, for a run that reached no entity.
+
+    MoR retrieves graph nodes; where the text that answers lives only in passages tied to no
+    entity (a documents KB), the ``k`` passages that best match the question (BM25, or the
+    embedding model for ``matcher="dense"``) are ranked instead, and the answer is the span they
+    state (:func:`tools.answer_span.passage_answer`).
+    """
+    search = kb.lexical_search if matcher == "bm25" else kb.dense_search
+    hits = [h for h in search(question, k, "passage") if not h.doc.entity_id]
+    items = [{"kind": "passage", "id": h.doc.id, "text": h.doc.text, "score": h.score} for h in hits]
+    return {
+        "answer": passage_answer(question, items),
+        "ranked": [
+            {"id": i["id"], "kind": "passage", "name": i["id"], "score": i["score"], "source": "doc"} for i in items
+        ],
+        "evidence": [
+            {"source": "doc", "id": i["id"], "text": i["text"], "score": i["score"], "path": None} for i in items
+        ],
+    }
 
 
 def references_text(ranked: list[dict], evidence: list[dict], n: int = 5) -> str:

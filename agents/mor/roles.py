@@ -32,6 +32,7 @@ from hybridrag.agents.mor.plan import Plan, TripletPlan, plan_from_triplets, val
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.model import Schema
 from hybridrag.prompts import mor as P
+from hybridrag.tools.answer_span import names_passage
 
 UNSUPPORTED = "answer not supported by the retrieved entities"
 UNPARSEABLE = "unparseable planner output"
@@ -205,9 +206,9 @@ def qa_answer(
 ) -> tuple[str, str, dict]:
     """QA mode: a short answer from the top five entities of ``top`` (``ranked``, ``evidence``, ``answer``).
 
-    A reply naming the question's own entity (a topic entity, or a phrase of the question) is
-    not kept; nor is an unparseable or unsupported one: the top entity's name (``top["answer"]``)
-    stands instead.
+    A reply naming the question's own entity (a topic entity, or a phrase of the question) or a
+    passage by its id is not kept; nor is an unparseable or unsupported one: the retrieval's answer
+    (``top["answer"]``: the top entity's name, or the passages' span) stands instead.
 
     Returns:
         (the answer, the trace decision, usage).
@@ -215,6 +216,12 @@ def qa_answer(
     refs = references_text(top.get("ranked", []), top.get("evidence", []), 5)
     reply, calls = answer(model, question, refs, method)
     own = reply is not None and is_own(reply.answer, question, topic_names)
-    text = reply.answer if reply and not own else top.get("answer", "")
-    decision = "the reply names the question's own entity: top entity" if own else answer_decision(reply, calls)
+    an_id = reply is not None and names_passage(reply.answer, top.get("ranked", []))
+    text = reply.answer if reply and not own and not an_id else top.get("answer", "")
+    if own:
+        decision = "the reply names the question's own entity: top entity"
+    elif an_id:
+        decision = "the reply names a passage by its id: the passages' span"
+    else:
+        decision = answer_decision(reply, calls)
     return text, decision, calls

@@ -65,7 +65,7 @@ def dedup(model: BaseChatModel, kb: KnowledgeBase, ctx: SSRAGContext, state: Map
     order = uni.candidates_first(top, own)
     update = {
         "context": top,
-        "answer": uni.fallback_answer(order, own),
+        "answer": uni.fallback_answer(order, own, state["question"]),
         "ranked": [uni.as_ranked(i) for i in order],
         "evidence": [uni.as_evidence(i) for i in top],
         "answering": ctx.answer,
@@ -79,7 +79,7 @@ def answer(model: BaseChatModel, kb: KnowledgeBase, ctx: SSRAGContext, state: Ma
     context = state.get("context", [])
     if small(ctx):  # the rule's answer is accepted as it is (no fallback note for the answer check)
         examples = shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples)
-        text, order, why = rule_answer(context, own, examples, state.get("graph", []))
+        text, order, why = rule_answer(context, own, examples, state.get("graph", []), state["question"])
         back = [uni.as_evidence(order[0])] if order and order[0] not in context else []
         update: dict[str, Any] = {"answer": text, "answer_note": "", "ranked": [uni.as_ranked(i) for i in order]}
         if back:
@@ -90,7 +90,7 @@ def answer(model: BaseChatModel, kb: KnowledgeBase, ctx: SSRAGContext, state: Ma
         model, state["question"], context, ctx.structured_method, ctx.context_budget, surfaces, constrained(ctx, model)
     )
     if note:  # the non-LLM answer: the best context that is not one of the question's entities
-        text = uni.fallback_answer(uni.candidates_first(context, own), own)
+        text = uni.fallback_answer(uni.candidates_first(context, own), own, state["question"])
     return Outcome({"answer": text, "answer_note": note or ""}, text, calls, note)
 
 

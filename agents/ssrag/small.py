@@ -100,14 +100,15 @@ def _states(item: dict, phrase: str, direction: str) -> bool:
 
 
 def rule_answer(
-    items: list[dict], asked: set[str], examples: list, graph: list[dict] | None = None
+    items: list[dict], asked: set[str], examples: list, graph: list[dict] | None = None, question: str = ""
 ) -> tuple[str, list[dict], str]:
     """The small model's answer by rule: ``(answer, contexts reordered with it first, why)``.
 
     ``examples``: the nearest solved examples (:func:`agents.ssrag.shots.nearest`); their first one's
     last relation and direction pick the context (see the module doc). ``graph``: the graph branch's
     contexts; when the joint rerank cut every context at the chain's end, the first of them in the
-    chain's order is put back first.
+    chain's order is put back first. A passage about no entity answers ``question`` with its span
+    (:func:`agents.ssrag.unify.context_answer`).
     """
     order = uni.candidates_first(items, asked)
     for i, it in enumerate(order):
@@ -127,7 +128,6 @@ def rule_answer(
         direction = ex.directions[-1] if len(ex.directions) == len(ex.relations) else "out"
         for i, it in enumerate(order):
             if (it.get("entity_id") or it["id"]) not in asked and _states(it, phrase, direction):
-                name = it["name"].removeprefix("passage about ") if it["kind"] == "passage" else it["name"]
                 why = f"{RULED}: the first context stated by '{phrase}', the nearest solved example's relation"
-                return name, [it, *order[:i], *order[i + 1 :]], why
-    return uni.fallback_answer(order, asked), order, f"{RULED}: the top context's name"
+                return uni.context_answer(order, i, question), [it, *order[:i], *order[i + 1 :]], why
+    return uni.fallback_answer(order, asked, question), order, f"{RULED}: the top context's name"

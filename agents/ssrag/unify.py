@@ -38,6 +38,7 @@ from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts import ssrag as P
 from hybridrag.prompts.data_block import data_block
 from hybridrag.prompts.grounding import norm
+from hybridrag.tools.answer_span import bare_passage, names_passage, passage_answer
 
 DEFAULT_BUDGET = 8000  # characters of context text shown to the filter and the answerer
 
@@ -170,22 +171,33 @@ def llm_filter(
     return [it for row, it in enumerate(items) if row not in drop], removed, usage, None
 
 
-def fallback_answer(items: list[dict], asked: AbstractSet[str] = frozenset()) -> str:
-    """The first context's entity name, skipping the question's own entities ``asked`` (KB ids).
+def context_answer(items: list[dict], at: int, question: str) -> str:
+    """The answer ``items[at]`` gives: an entity's name, a passage's entity, else the passages' span.
 
-    A passage answers with the entity it is about; '' when no context is about another entity.
+    A passage about no entity is named by its id, never an answer: the span the passages from
+    ``at`` on state (:func:`tools.answer_span.passage_answer`) answers ``question`` instead.
     """
-    for it in items:
-        if (it.get("entity_id") or it["id"]) in asked:
-            continue
-        return it["name"].removeprefix("passage about ") if it["kind"] == "passage" else it["name"]
+    it = items[at]
+    if bare_passage(it):
+        return passage_answer(question, items[at:])
+    return it["name"].removeprefix("passage about ") if it["kind"] == "passage" else it["name"]
+
+
+def fallback_answer(items: list[dict], asked: AbstractSet[str] = frozenset(), question: str = "") -> str:
+    """The first context's answer (:func:`context_answer`), skipping the question's own entities ``asked`` (KB ids).
+
+    '' when no context is about another entity.
+    """
+    for i, it in enumerate(items):
+        if (it.get("entity_id") or it["id"]) not in asked:
+            return context_answer(items, i, question)
     return ""
 
 
-def answer_names(items: list[dict], own: list[str]) -> list[str]:
-    """What a constrained answerer may name: the contexts' names, the question's own entities left out."""
+def answer_names(items: list[dict], own: list[str], question: str = "") -> list[str]:
+    """What a constrained answerer may name: each context's answer (:func:`context_answer`), not the question's own."""
     mine = {norm(n) for n in own}
-    names = (it["name"].removeprefix("passage about ") for it in items)
+    names = (context_answer([it], 0, question) for it in items)
     return [n for n in dict.fromkeys(names) if n.strip() and norm(n) not in mine]
 
 
@@ -209,9 +221,9 @@ def generate(
         ("system", P.ANSWER_SYSTEM.template),
         ("human", P.ANSWER.format(question=question, contexts=format_contexts(shown) or "(none)")),
     ]
-    names = answer_names(shown, list(own)) if choose else []
+    names = answer_names(shown, list(own), question) if choose else []
     if choose and not names:
-        return fallback_answer(items), {}, "no context names another entity: top context's name"
+        return fallback_answer(items, question=question), {}, "no context names another entity: top context's name"
     reply: Answer | ChosenAnswer | None
     if names:
         reply, usage = call_structured(
@@ -221,13 +233,23 @@ def generate(
         reply, usage = call_structured(model, Answer, messages, role="answerer", method=method)
     text = (reply.answer if reply else "").strip()
     if not text:
-        return fallback_answer(items), usage, "unparseable or empty answer: top context's name"
+        return fallback_answer(items, question=question), usage, "unparseable or empty answer: top context's name"
+    if names_passage(text, shown):
+        return fallback_answer(items, question=question), usage, "answer rejected: a passage's id; top context's answer"
     if own_entity(text, list(own)):
-        return fallback_answer(items), usage, "answer rejected: the question's own entity; top context's name"
+        return (
+            fallback_answer(items, question=question),
+            usage,
+            "answer rejected: the question's own entity; top context's name",
+        )
     verdict = supported(text, question, shown)
     if not verdict.ok:
         usage = add_usage(usage, {"unsupported_answers": 1, "by_role": {"answerer": {"unsupported_answers": 1}}})
-        return fallback_answer(items), usage, f"answer rejected: {verdict.reason}; top context's name"
+        return (
+            fallback_answer(items, question=question),
+            usage,
+            f"answer rejected: {verdict.reason}; top context's name",
+        )
     return text, usage, None
 
 

@@ -41,7 +41,18 @@ def wheel(tmp_path_factory) -> Path:
     shutil.rmtree(ROOT / "build", ignore_errors=True)  # setuptools never deletes stale files there: build clean
     try:
         subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(ROOT)],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "-q",
+                "--no-deps",
+                "--no-build-isolation",
+                "-w",
+                str(out),
+                str(ROOT),
+            ],
             check=True,
             timeout=600,
             capture_output=True,
