@@ -88,7 +88,7 @@ def _eval_set(args: argparse.Namespace) -> EvalSet:
 
     progress = not args.no_progress
     if args.dataset:
-        es = resolve_dataset(args.dataset, args.seed, progress)
+        es = resolve_dataset(args.dataset, args.seed, progress, build_kb=not args.kb)  # --kb: its own KB only
     else:
         kb_dir = stark_kb(args.skb, cache_root(), progress) if args.skb else None
         es = EvalSet(args.questions.stem, load_questions(args.questions), kb_dir)

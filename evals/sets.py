@@ -19,6 +19,7 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from hybridrag.evals.datasets import Question, load_jsonl, load_metaqa, load_stark_csv, stark_kb
 from hybridrag.kb.model import KBError
@@ -66,16 +67,23 @@ def paraphrases(variant: str = "") -> list[Question]:
     return questions
 
 
-def resolve_dataset(name: str, seed: int = 0, progress: bool = True) -> EvalSet:
-    """Questions and KB of a named dataset (building the KB into the cache when needed)."""
+def resolve_dataset(name: str, seed: int = 0, progress: bool = True, build_kb: bool = True) -> EvalSet:
+    """Questions and KB of a named dataset (building the KB into the cache when needed).
+
+    ``build_kb=False`` (the caller names its own KB: ``hybridrag eval --kb DIR``) reads the questions
+    only; the dataset's KB is neither built nor opened.
+    """
     from hybridrag.evals import hybrid
     from hybridrag.kb.sample import cache_root
 
+    def kb_of(build: Any) -> Path | None:
+        return build() if build_kb else None
+
     if m := _METAQA.match(name):
-        return EvalSet(name, _metaqa_questions(int(m.group(1))), hybrid.full_kb(progress))
+        return EvalSet(name, _metaqa_questions(int(m.group(1))), kb_of(lambda: hybrid.full_kb(progress)))
     if m := _HYBRID.match(name):
         completeness = hybrid.COMPLETENESS[m.group(1)]
-        kb_dir = hybrid.hybrid_kb(completeness, seed, progress)
+        kb_dir = kb_of(lambda: hybrid.hybrid_kb(completeness, seed, progress))
         ceiling = hybrid.metaqa_graph() if completeness < 1.0 else None
         return EvalSet(
             name,
@@ -85,17 +93,22 @@ def resolve_dataset(name: str, seed: int = 0, progress: bool = True) -> EvalSet:
             {"completeness": completeness, "split_seed": seed},
         )
     if name == "metaqa-paraphrase" or name.startswith("metaqa-paraphrase:"):
-        return EvalSet(name, paraphrases(name.partition(":")[2]), hybrid.full_kb(progress))
+        return EvalSet(name, paraphrases(name.partition(":")[2]), kb_of(lambda: hybrid.full_kb(progress)))
     if name == "advhotpotqa" or name.startswith("advhotpotqa:"):
-        from hybridrag.evals.documents_qa import documents_kb
+        from hybridrag.evals.documents_qa import documents_kb, load_advhotpotqa
         from hybridrag.evals.hybrid import datasets_root
 
         path = name.partition(":")[2] or datasets_root() / "advhotpotqa" / "dev.json"
-        questions, kb_dir = documents_kb(path, cache_root(), progress)
+        if build_kb:
+            questions, kb_dir = documents_kb(path, cache_root(), progress)
+        else:
+            questions, kb_dir = load_advhotpotqa(path)[0], None
         return EvalSet(name, questions, kb_dir, notes={"documents": "one per paragraph, planted ones unmarked"})
     if name.startswith("stark:"):
         root = Path(name.removeprefix("stark:"))
-        return EvalSet(name, load_stark_csv(root / "qa.csv"), stark_kb(root / "skb", cache_root(), progress))
+        return EvalSet(
+            name, load_stark_csv(root / "qa.csv"), kb_of(lambda: stark_kb(root / "skb", cache_root(), progress))
+        )
     raise KBError(
         f"unknown dataset {name!r}; use metaqa-1hop|2hop|3hop, "
         "metaqa-hybrid-100|50|0[:Khop], metaqa-paraphrase[:Khop|original], advhotpotqa[:PATH], stark:DIR, "

@@ -92,3 +92,17 @@ def test_the_summary_reports_the_document_metrics_with_em_and_f1():
     summary = summarise(recs)
     assert summary["metrics"]["answer_em"] == 1.0 and summary["metrics"]["answer_f1"] == 1.0
     assert summary["metrics"]["support_recall@2"] == 0.5 and summary["metrics"]["misled"] == 0.0
+
+
+def test_a_dataset_asked_of_another_kb_builds_no_kb_of_its_own(monkeypatch):
+    from hybridrag.evals import hybrid
+    from hybridrag.evals.sets import resolve_dataset
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the dataset's own KB must not be built when --kb names one")
+
+    monkeypatch.setattr(hybrid, "full_kb", refuse)
+    es = resolve_dataset("metaqa-paraphrase:1hop", build_kb=False)
+    assert es.kb_dir is None and len(es.questions) == 91
+    es = resolve_dataset(f"advhotpotqa:{FIXTURE}", build_kb=False)
+    assert es.kb_dir is None and len(es.questions) == 3
