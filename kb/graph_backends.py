@@ -98,6 +98,22 @@ def _open_target(entry: dict):
     return FalkorDBGraphStore(entry["uri"], entry["graph"])
 
 
+def check_reachable(backend: str, uri: str) -> None:
+    """Raise :class:`GraphUnavailableError` (one line) unless the graph server at ``uri`` answers.
+
+    An ingest asks before it parses and embeds, so a server that is down costs seconds, not a build.
+    """
+    if backend == "neo4j":
+        from hybridrag.kb.neo4j_store import Neo4jGraphStore
+
+        Neo4jGraphStore.connect(uri, check=False).close()
+        return
+    from hybridrag.kb.falkordb_store import FalkorDBGraphStore
+
+    with FalkorDBGraphStore(uri, None) as falkor:
+        falkor.list_graphs()
+
+
 def graph_exists(cfg: dict) -> bool:
     """True when the server still holds the graph (or namespace) of a manifest ``graph`` entry."""
     if cfg.get("backend") == "falkordb":

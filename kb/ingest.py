@@ -226,6 +226,10 @@ def _build(
     secs: dict[str, float] = {}
     t = time.perf_counter()
     marker.enter("parse")
+    if neo4j_uri or falkordb_uri:  # a graph server that is down: refused before the parse and the embeddings
+        from hybridrag.kb.graph_backends import check_reachable
+
+        check_reachable("neo4j" if neo4j_uri else "falkordb", neo4j_uri or falkordb_uri or "")
     inputs = parse_inputs(triples, entities, passages, type_map, progress)
     inferred = infer_types(inputs)
     secs["parse"] = time.perf_counter() - t

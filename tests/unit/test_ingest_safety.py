@@ -266,6 +266,7 @@ def test_old_builds_are_removed_with_the_server_graphs_only_they_used(tmp_path, 
 
     monkeypatch.setattr("hybridrag.kb.graph_backends.export_graph", export)
     monkeypatch.setattr("hybridrag.kb.graph_backends.drop_graph", dropped.append)
+    monkeypatch.setattr("hybridrag.kb.graph_backends.check_reachable", lambda backend, uri: None)  # no server here
     kb = tmp_path / "kb"
     for _ in range(3):
         ingest(kb, [_triples(tmp_path, OLD)], falkordb_uri="redis://graphs:6379", progress=False)
