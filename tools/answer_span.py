@@ -25,8 +25,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-_SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\b(?:Jr|Sr|Dr|Mr|Ms|St)\.)(?<!\bMrs\.)\s+")
-_WORD = re.compile(r"[\w']+")
+from hybridrag.tools.text import WORD, sentences
+
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _DATE = re.compile(rf"\b(?:{_MONTH}\s+\d{{1,2}},\s+\d{{3,4}}|\d{{1,2}}\s+{_MONTH}\s+\d{{3,4}}|{_MONTH}\s+\d{{3,4}})\b")
 _YEAR = re.compile(r"\b(?:1[0-9]|20)\d\d\b")
@@ -90,12 +90,7 @@ def _stem(word: str) -> str:
 
 
 def _content(text: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP}
-
-
-def sentences(text: str) -> list[str]:
-    """The sentences of ``text`` (abbreviations such as ``Jr.`` or ``J.`` do not end one)."""
-    return [s.strip() for s in _SENTENCE.split(text or "") if s.strip()]
+    return {_stem(w) for w in WORD.findall(text) if w.lower() not in _STOP}
 
 
 def _spans(sentence: str) -> list[tuple[str, str, int]]:
@@ -118,7 +113,7 @@ def _spans(sentence: str) -> list[tuple[str, str, int]]:
 
 def _opener(text: str, offset: int) -> bool:
     """Whether a span is a capitalised sentence opener ("However", "She"), not a name."""
-    words = [w.lower() for w in _WORD.findall(text)]
+    words = [w.lower() for w in WORD.findall(text)]
     return offset == 0 and len(words) == 1 and (words[0] in _OPENERS or words[0].endswith("ly"))
 
 
@@ -130,7 +125,7 @@ def _topic(first: str) -> str:
 def _with_subject(sentence: str, topic: str) -> list[tuple[str, str, int]]:
     """The spans of a sentence, its passage's ``topic`` first when the sentence opens with He, She or They."""
     spans = _spans(sentence)
-    first = _WORD.match(sentence)
+    first = WORD.match(sentence)
     if topic and first and first.group(0).lower() in _PRONOUNS:
         return [(topic, "name", 0), *spans]
     return spans
@@ -147,18 +142,18 @@ def candidates(question: str, passages: Sequence[str]) -> list[Candidate]:
     For a ``who`` question, a sentence opening with He, She or They also offers its passage's topic
     (the first name of the passage) as the person it speaks of, unless the question names part of it.
     """
-    asked, own = _content(question), {w.lower() for w in _WORD.findall(question)}
+    asked, own = _content(question), {w.lower() for w in WORD.findall(question)}
     who = _asks_who(question)
     out = []
     for p, passage in enumerate(passages):
         said = sentences(passage)
         topic = _topic(said[0]) if said and who else ""
-        if any(w.lower() in own for w in _WORD.findall(topic)):
+        if any(w.lower() in own for w in WORD.findall(topic)):
             topic = ""  # "Jeffrey Perry" for a question about Jeff Perry: the question's own person
         for sentence in said:
             overlap = len(asked & _content(sentence))
             for text, kind, offset in _with_subject(sentence, topic):
-                words = [w.lower() for w in _WORD.findall(text)]
+                words = [w.lower() for w in WORD.findall(text)]
                 if not words or all(w in own or w in _STOP for w in words):
                     continue
                 if _opener(text, offset):

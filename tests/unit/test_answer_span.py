@@ -1,6 +1,7 @@
 """The answer rule on passages: a short span of the type the question asks for, never a passage id."""
 
-from hybridrag.tools.answer_span import answer_span, answer_type, sentences
+from hybridrag.tools.answer_span import answer_span, answer_type
+from hybridrag.tools.text import sentences
 
 OLYMPICS = (
     "Ukraine competed at the 2014 Winter Olympics in Sochi, Russia, from 7 to 23 February 2014. "
