@@ -6,9 +6,9 @@ that mark without ending the sentence is the splitter's ``after`` rule:
 - ``abbreviations`` (the default): an initial ("Harry L. Fraser", "J.K. Simmons") or a title
   ("Dr.", "Jr.", "Mrs.");
 - ``spaced abbreviations``: an initial, a title or "Mt." written after a space or at the start
-  ("J.K." ends a sentence at "J.K.", "Harry L. Fraser" does not);
-- ``initials``: an initial only ("Dr. No" ends a sentence at "Dr.");
-- ``short words``: a word of one character or holding a period ("S.", "U.S.", "1.").
+  ("J.K. Simmons" is cut after "J.K.", "Harry L. Fraser" is not);
+- ``initials``: an initial only ("Dr. No" is cut after "Dr.");
+- ``short words``: a word of one character or one holding a period ("S.", "U.S.", "1.").
 
 What must come after the white space is the ``before`` rule: ``any`` (the default), ``not lower``
 (no lower-case letter: "Railroaded! was" goes on) or ``capital`` (a capital, a digit, a quote or
