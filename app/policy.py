@@ -89,6 +89,8 @@ RULES: dict[str, Rule] = {
     "scoring": choice("evidence", "paper", "normalised", "rrf"),
     "hops": count(3),
     "seed_passages": count(1000, lo=0),
+    "text_rrf_k": count(1000, lo=0),
+    "corroborate": FLAG,
     # hybgrag
     "radius": count(3, lo=0),
     "num_references": count(10),
