@@ -154,3 +154,15 @@ def test_the_rules_catch_an_upward_import_and_a_cycle(tmp_path):
     assert {"hybridrag.graphs.get_graph", "hybridrag.agents.mor.plan"} <= set(imports(probe))
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_wheel_lists_every_package():
+    """pyproject lists the subpackages by hand (the root is the package): a new folder must be added there."""
+    import re
+
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8").split("packages = [", 1)[1].split("]", 1)[0]
+    listed = set(re.findall(r'"(hybridrag[\w.]*)"', text))
+    found = {PACKAGE} | {
+        module_name(p) for layer in LAYERS for p in (ROOT / layer).rglob("__init__.py") if ".venv" not in p.parts
+    }
+    assert listed == found, f"missing: {sorted(found - listed)}; not a package: {sorted(listed - found)}"
