@@ -44,7 +44,7 @@ class CypherGraphStore:
 
     def _query(self, query: str, params: dict[str, Any], write: bool = False) -> list[dict[str, Any]]:
         """Run one query; return its records as dicts. Errors: KBError / GraphUnavailableError."""
-        raise NotImplementedError
+        raise NotImplementedError  # abstract: each server store (Neo4j, FalkorDB) implements it
 
     # -- helpers -----------------------------------------------------------------------
     @property

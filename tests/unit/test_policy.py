@@ -140,6 +140,9 @@ def test_operator_settings_apply_and_stay_out_of_client_reach():
         ("mor", {"max_frontier": 10**7}, "max_frontier"),
         ("ssrag", {"graph_k": 51}, "graph_k"),
         ("ssrag", {"llm_dedup": "yes"}, "llm_dedup"),
+        ("fusion", {"text_rrf_k": 10**6}, "text_rrf_k"),
+        ("fusion", {"text_rrf_k": -1}, "text_rrf_k"),
+        ("fusion", {"corroborate": "yes"}, "corroborate"),
     ],
 )
 def test_numbers_out_of_bounds_or_of_the_wrong_type_are_refused(method, settings, field):
