@@ -75,9 +75,9 @@ def _ask(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
         return 0
-    print(f"answer: {out.get('answer', '')}")
-    for i, (r, ev) in enumerate(zip(out.get("ranked", []), out.get("evidence", []), strict=False), 1):
-        print(f"{i:>2}. {r['name']}  [{r['source']} {r['score']:.3f}]  {ev.get('text', '')[:100]}")
+    from hybridrag.app.display import render_text
+
+    print(render_text(out))  # the answer first, then numbered items with their own evidence
     if args.trace:
         module = importlib.import_module(f"hybridrag.graphs.{args.method}")
         if hasattr(module, "render_trace"):  # the method's own reading of its refinement path

@@ -48,6 +48,10 @@ class Candidate(Item):
     entity_id: str | None = None
     facts: list[str] = field(default_factory=list)
 
+    def as_ranked(self) -> dict:
+        """The common ``ranked`` entry, its source in the output vocabulary (graph → kg, a text branch → doc)."""
+        return {**super().as_ranked(), "source": "kg" if self.source == "graph" else "doc"}
+
     def as_evidence(self) -> dict:
         """The common ``evidence`` entry (the path is the item's best fact when it has no own path)."""
         src = "kg" if self.source == "graph" else "doc"

@@ -94,9 +94,9 @@ def evidence_of(refs: list[dict]) -> list[dict]:
     """The output evidence: each reference's text, then its reasoning paths as graph evidence."""
     evidence = []
     for r in refs:
-        evidence.append({"source": "doc", "text": r["text"], "score": r["score"], "path": None})
+        evidence.append({"source": "doc", "id": r["id"], "text": r["text"], "score": r["score"], "path": None})
         evidence += [
-            {"source": "kg", "text": p, "score": r["score"], "path": trip}
+            {"source": "kg", "id": r["id"], "text": p, "score": r["score"], "path": trip}
             for p, trip in zip(r["paths"], r["triples"], strict=True)
         ]
     return evidence

@@ -64,7 +64,7 @@ def test_same_ranking_as_memory_store(server_kb, memory_kb, question, scoring):
     key = lambda out: sorted((r["id"], round(r["score"], 6), r["source"]) for r in out["ranked"])  # noqa: E731
     assert key(on_server) == key(in_memory)
     if question in (QUESTIONS[0], QUESTIONS[3]):
-        assert any(r["source"] == "graph" for r in on_server["ranked"])
+        assert any(r["source"] == "kg" for r in on_server["ranked"])
 
 
 def test_manifest_points_at_the_server(server_kb, memory_kb):

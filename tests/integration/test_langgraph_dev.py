@@ -250,7 +250,7 @@ def test_runs_wait_fusion_on_the_sample_kb(dev_server):
     # the context reaches the nodes: a baseline mode through the same run API
     body["context"] = {"mode": "vector", "top_k": 3}
     out = httpx.post(f"{dev_server}/runs/wait", json=body, timeout=RUN_TIMEOUT).json()
-    assert len(out["ranked"]) == 3 and {r["source"] for r in out["ranked"]} == {"vector"}
+    assert len(out["ranked"]) == 3 and {r["source"] for r in out["ranked"]} == {"doc"}
     assert out["trace"][0]["mode"] == "vector"
 
 

@@ -63,7 +63,7 @@ def test_an_explicit_context_wins_over_configurable(tiny_kb):
         config={"configurable": {"top_k": 1, "mode": "vector"}},
     )
     assert len(out["ranked"]) == 2  # the context's top_k; configurable's mode fills a default field
-    assert {r["source"] for r in out["ranked"]} == {"vector"}
+    assert {r["source"] for r in out["ranked"]} == {"doc"}  # no graph item: the vector mode
 
 
 def test_with_configurable_precedence(monkeypatch):
