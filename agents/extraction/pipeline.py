@@ -2,7 +2,8 @@
 
 Steps: find the documents (:mod:`kb.documents`), keep those the KB does not hold yet, chunk
 them; with ``extract_llm``, extract entities and relations per chunk
-(:mod:`agents.extraction.extractor`, replies cached under ``<kb>/.extract-cache``) and resolve
+(:mod:`agents.extraction.extractor`, replies cached under ``<kb>/.extract-cache``; with
+``extract_llm="rules"`` by the sentence patterns of :mod:`agents.extraction.patterns`, no model) and resolve
 entities against each other and the KB's (:mod:`kb.resolve`); then build
 (:func:`kb.document_ingest.build_document_kb`). A document already in the KB is skipped when
 unchanged (with an extraction model, its chunks not extracted yet, or that failed, are asked) and
@@ -21,7 +22,8 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 from langchain_core.language_models import BaseChatModel
 
-from hybridrag.agents.extraction.extractor import MAX_WORKERS, extract_chunks
+from hybridrag.agents.extraction.extractor import MAX_WORKERS, ExtractionRun, extract_chunks
+from hybridrag.agents.extraction.patterns import pattern_extraction
 from hybridrag.agents.llm.models import load_chat_model
 from hybridrag.kb.document_ingest import (
     DocumentBatch,
@@ -34,6 +36,7 @@ from hybridrag.kb.document_ingest import (
 )
 from hybridrag.kb.documents import CHUNK_OVERLAP, CHUNK_SIZE, Chunk, check_chunking, find_documents
 from hybridrag.kb.embeddings import DEFAULT_EMBEDDINGS
+from hybridrag.kb.extract import clean
 from hybridrag.kb.extract_cache import ExtractionCache
 from hybridrag.kb.extract_schema import GraphSchema, load_schema
 from hybridrag.kb.model import KBError
@@ -58,11 +61,14 @@ class DocumentIngestReport:
     retried: int = 0  # chunks of documents already in the KB asked again (their extraction had failed)
 
 
+RULES = "rules"  # --extract-llm rules: the sentence patterns of agents.extraction.patterns, no model
+
+
 @dataclass
 class Extractor:
-    """The extraction model and how it is asked (checked before any document is read)."""
+    """The extraction model (None: the rules) and how it is asked (checked before any document is read)."""
 
-    model: BaseChatModel
+    model: BaseChatModel | None
     name: str
     base_url: str
     method: str
@@ -70,8 +76,10 @@ class Extractor:
 
     @classmethod
     def load(cls, spec, base_url: str, method: str, schema_path) -> Extractor:
-        """Resolve the model spec (or object) and read the schema file; one-line errors."""
+        """Resolve the model spec (or object; ``rules`` is none) and read the schema file; one-line errors."""
         schema = load_schema(schema_path)
+        if spec == RULES:
+            return cls(None, RULES, "", RULES, schema)
         model = load_chat_model(spec, base_url)
         name = spec if isinstance(spec, str) else getattr(model, "model_name", None) or type(model).__name__
         return cls(model, name, base_url, method, schema)
@@ -82,8 +90,11 @@ def _extract(
 ):
     """Extraction and resolution; returns (resolved graph, manifest section)."""
     schema, method, name = ex.schema, ex.method, ex.name
-    cache = ExtractionCache(root / CACHE, f"{name}@{ex.base_url}", method, schema, VERSION)
-    run = extract_chunks(chunks, ex.model, cache, schema, method, progress, workers)
+    if ex.model is None:  # rules: a second or so for hundreds of chunks, nothing to cache
+        run = ExtractionRun([clean(c, pattern_extraction(c.text), schema) for c in chunks], {})
+    else:
+        cache = ExtractionCache(root / CACHE, f"{name}@{ex.base_url}", method, schema, VERSION)
+        run = extract_chunks(chunks, ex.model, cache, schema, method, progress, workers)
     resolved = resolve(run.facts, existing.entities, threshold)
     dropped = sum((f.dropped for f in run.facts), Counter())
     known = {e.id for e in existing.entities}
@@ -126,7 +137,8 @@ def ingest_documents(
 ) -> DocumentIngestReport:
     """Add documents to the KB in ``directory`` (created when absent); see the module docstring.
 
-    ``extract_llm`` is a model spec (or a chat model object); ``workers`` extraction calls run at a
+    ``extract_llm`` is a model spec (or a chat model object), or ``"rules"`` for the sentence
+    patterns of :mod:`agents.extraction.patterns` (no model, offline); ``workers`` extraction calls run at a
     time (1 to 16; a local llama.cpp model still runs one at a time).
     """
     check_chunking(chunk_size, chunk_overlap)
