@@ -18,8 +18,10 @@ rest goes to the LLM:
 Left to the LLM commentor (one linked entity and a sound-looking retrieval, so the error is
 one of judgement): ``incorrect_entity_relation`` (naming them), ``missing_entity``,
 ``incorrect_retrieval_module``. The LLM's choice is
-checked against the situation, and an unparseable or impossible reply falls back to
-``missing_entity`` (one entity) or ``incorrect_intersection`` (several).
+checked against the situation (an intersection error against the intersection the retrieval
+found, so both ``no_intersection`` and ``incorrect_intersection`` reach the router), and an
+unparseable or impossible reply falls back to ``missing_entity`` (one entity) or
+``incorrect_intersection`` (several).
 
 The commentor is a judging role a small model cannot do (``judge`` setting,
 :mod:`agents.llm.judge`; the validator's rule is :mod:`agents.hybgrag.validator`). When the rules
@@ -121,18 +123,30 @@ def fallback_from_rules(action: dict, retrieval: dict) -> Diagnosis | None:
     return None if found is None else _diagnosis(found.items, "fallback")
 
 
-def from_critique(critique: Critique | None, action: dict) -> Diagnosis:
-    """Check the LLM commentor's critique against the situation and turn it into a diagnosis."""
+def _intersection_kind(retrieval: dict | None) -> str | None:
+    """Which intersection error the retrieval shows, or None when it does not say."""
+    if not retrieval or retrieval.get("intersection") is None:  # not an intersection retrieval
+        return None
+    return "incorrect_intersection" if retrieval["intersection"] else "no_intersection"
+
+
+def from_critique(critique: Critique | None, action: dict, retrieval: dict | None = None) -> Diagnosis:
+    """Check the LLM commentor's critique against the situation and turn it into a diagnosis.
+
+    An intersection error is checked against the retrieval when it ran with several entities:
+    ``no_intersection`` when their neighbourhoods shared nothing, ``incorrect_intersection`` when
+    they shared entities the validator rejected (Table 4's two cases).
+    """
     if critique is None:
         return fallback_diagnosis(action)
     n_linked = len(action.get("linked", []))
     etype = critique.error_type
     if etype == "missing_entity" and n_linked >= 2:
-        etype = "incorrect_intersection"
+        etype = _intersection_kind(retrieval) or "incorrect_intersection"
     elif etype in ("incorrect_intersection", "no_intersection") and n_linked < 2:
         etype = "missing_entity"
-    elif etype == "no_intersection":
-        etype = "incorrect_intersection"
+    elif etype in ("incorrect_intersection", "no_intersection"):
+        etype = _intersection_kind(retrieval) or etype
     if etype == "no_entity" and action["entities"]:  # entities were extracted: not this error
         return fallback_diagnosis(action)
     if etype == "incorrect_entity_relation":
@@ -176,7 +190,7 @@ def diagnose(
         return diagnosis, [], {}
     bank = examples_for(kb, "commentor", question, ctx.examples, ctx.num_experiences, ctx.experience)
     reply, calls = roles.comment(model, question, action, bank, ctx.structured_method)
-    diagnosis = from_critique(reply, action)
+    diagnosis = from_critique(reply, action, retrieval)
     if diagnosis.source == "fallback":
         diagnosis = fallback_from_rules(action, retrieval) or diagnosis
     return diagnosis, bank, calls

@@ -10,8 +10,8 @@ KB's entity types and relations:
 - validator: two examples per entity type, as the paper (App. C.2): for each type, one
   example whose reference is an answer reached along the example's relation path (``yes``)
   and one whose reference is a neighbour of the topic through another relation (``no``);
-- commentor: the six error types applied to solved examples, each labelled by construction
-  and, for the two intersection types, by the intersection the KB actually gives.
+- commentor: Table 4's six error types applied to solved examples (:mod:`agents.hybgrag.experience`),
+  each labelled by construction and, for the two intersection types, by the intersection the KB gives.
 """
 
 from __future__ import annotations
@@ -19,19 +19,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from hybridrag.agents.hybgrag import experience
 from hybridrag.agents.hybgrag.paths import follow_path
-from hybridrag.agents.hybgrag.retrieval import hybrid_retrieve, link_entity, verbalise_path
+from hybridrag.agents.hybgrag.retrieval import link_entity, verbalise_path
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts import load_examples
 
-FEEDBACK_TYPES = (
-    "incorrect_retrieval_module",
-    "no_entity",
-    "incorrect_entity_relation",
-    "missing_entity",
-    "no_intersection",
-    "incorrect_intersection",
-)
+FEEDBACK_TYPES = experience.FEEDBACK_TYPES
 
 
 def _bank(kb: KnowledgeBase) -> Any:
@@ -117,74 +111,9 @@ def validator_shots(kb: KnowledgeBase, per_type: int = 2) -> list[dict]:
     return out
 
 
-def _intersection_type(kb: KnowledgeBase, ex: Any, ids: list[str], relations: list[str]) -> str | None:
-    res = hybrid_retrieve(kb, ex.question, ids, relations, 1, 5)
-    if not res.intersection:
-        return "no_intersection"
-    answers = {a.casefold() for a in ex.answers}
-    return None if any(r.name.casefold() in answers for r in res.references) else "incorrect_intersection"
-
-
-def _second_entity(kb: KnowledgeBase, ex: Any, other: Any, etype: str) -> dict | None:
-    """A second topic entity for an intersection error, or None.
-
-    For ``incorrect_intersection`` one sharing a neighbour with the topic along the first relation
-    (so the neighbourhoods meet), else another example's topic.
-    """
-    if etype == "incorrect_intersection":
-        topic = _topic_id(kb, ex)
-        reached = sorted(follow_path(kb, topic, (ex.relations[0], ex.relations[0]))) if topic else []
-        ents = kb.graph.get_many(reached) if reached else {}  # one store read for every reached entity
-        for eid in reached:
-            name = ents[eid].name if eid in ents else eid
-            if name.casefold() not in {a.casefold() for a in ex.answers}:
-                return {"id": eid, "name": name, "type": ents[eid].type if eid in ents else None}
-        return None
-    oid = _topic_id(kb, other)
-    return {"id": oid, "name": other.topic[0], "type": other.topic_types[0]} if oid else None
-
-
 def commentor_shots(kb: KnowledgeBase, count: int) -> list[dict]:
-    """Up to ``count`` experience entries (the six error types in turn) made from the KB's examples."""
-    bank, relations = _bank(kb), sorted(kb.graph.schema().relation_types)
-    grouped = bank.by_type(max(2, count // 3)) if count > 0 else {}
-    examples = [ex for _, exs in sorted(grouped.items()) for ex in exs if ex.topic and ex.relations]
-    out: list[dict] = []
-    for i, ex in enumerate(examples):
-        if len(out) >= count:
-            break
-        etype, ents, rels = FEEDBACK_TYPES[len(out) % len(FEEDBACK_TYPES)], _entities(ex), list(ex.relations)
-        entry = {
-            "question": ex.question,
-            "module": "hybrid",
-            "entities": ents,
-            "relations": rels,
-            "error_type": etype,
-            "wrong_entities": [],
-            "wrong_relations": [],
-        }
-        if etype == "incorrect_retrieval_module":
-            entry["module"] = "text"
-        elif etype == "no_entity":
-            entry["entities"] = []
-        elif etype == "incorrect_entity_relation":
-            wrong = next((r for r in relations if r not in rels), None)
-            if wrong is None:
-                continue
-            entry["relations"], entry["wrong_relations"] = [wrong, *rels[1:]], [wrong]
-        elif etype == "missing_entity":
-            entry["relations"] = rels[:-1]
-        else:  # a second topic entity; which intersection error the KB shows decides the label
-            second = _second_entity(kb, ex, examples[(i + 1) % len(examples)], etype)
-            topic = _topic_id(kb, ex)
-            if second is None or topic is None or second["id"] == topic:
-                continue
-            found = _intersection_type(kb, ex, [topic, second["id"]], rels)
-            if found is None:
-                continue
-            entry.update(entities=[*ents, {"name": second["name"], "type": second["type"]}], error_type=found)
-        out.append(entry)
-    return out
+    """Up to ``count`` experience entries (Table 4's six error types in turn) made from the KB's examples."""
+    return experience.commentor_shots(kb, count, _bank(kb))
 
 
 @lru_cache(maxsize=16)
