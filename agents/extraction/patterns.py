@@ -77,9 +77,12 @@ class _Facts:
             self.relations[(head, relation, tail)] = None
 
     def extraction(self) -> Extraction:
+        linked = {n for h, _, t in self.relations for n in (h, t)}  # a bare name adds nothing the text lacks
         return Extraction(
             entities=[
-                ExtractedEntity(name=n, type=t, aliases=self.aliases.get(n, [])) for n, t in self.entities.items()
+                ExtractedEntity(name=n, type=t, aliases=self.aliases.get(n, []))
+                for n, t in self.entities.items()
+                if n in linked
             ],
             relations=[ExtractedRelation(head=h, relation=r, tail=t) for h, r, t in self.relations],
         )
@@ -188,7 +191,7 @@ def _pair(prev: Span, tail: Span, gap: str, subject: str | None, sentence: str, 
 
 
 def _opening(sentence: str, found: list[Span], topic: str | None, facts: _Facts) -> None:
-    """ "An imprint of Z, its parent company is Y": the topic's facts of an opening phrase and a possessive."""
+    """The topic's facts of an opening phrase and a possessive: "An imprint of Z, its parent company is Y"."""
     if not topic:
         return
     for span in found:
