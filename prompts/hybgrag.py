@@ -57,6 +57,21 @@ the module again ("hybrid" for the knowledge graph, "text" for text documents)."
     ("feedback", "question"),
 )
 
+# router_calls=2 (the paper's two router calls): the first reply is the extraction alone, the second the module
+ROUTER_EXTRACT_ONLY = Prompt(
+    "hybgrag.router_extract_only",
+    """\
+For now give only the topic entities and useful relations; the module is asked next.""",
+)
+
+ROUTER_MODULE = Prompt(
+    "hybgrag.router_module",
+    """\
+Every entity of the knowledge graph has a text document. With the entities and relations you
+extracted, which would narrow down the search for the answer: the knowledge graph ("hybrid")
+or the text documents ("text")?""",
+)
+
 ROUTER_EXAMPLE = Prompt(
     "hybgrag.router_example",
     """\
@@ -201,6 +216,8 @@ ALL = [
     ROUTER_SYSTEM,
     ROUTER_FIRST,
     ROUTER_REFLECT,
+    ROUTER_EXTRACT_ONLY,
+    ROUTER_MODULE,
     ROUTER_EXAMPLE,
     VALIDATOR_SYSTEM,
     VALIDATOR,

@@ -40,6 +40,11 @@ class HybGRAGContext(LLMContext):
         "(KBs with passages); on a KB without relation types the only way along the router's relation "
         "phrases (off: text module).",
     )
+    router_calls: int = setting(
+        1,
+        "Router LLM calls per decision: 1 (one structured reply: entities, relations, then the module) "
+        "or 2 (the paper's Table 8: the extraction, then the module in a second call).",
+    )
     num_references: int = setting(1, "How many top references the validator sees (the paper shows one).")
     examples: Examples = setting(
         "kb",
@@ -77,6 +82,8 @@ class HybGRAGContext(LLMContext):
         """Environment overrides, then one-line refusals of unknown choices."""
         super().__post_init__()
         check_overrides("hybgrag", self.tools, STEPS)
+        if self.router_calls not in (1, 2):
+            raise ValueError(f"hybgrag router_calls must be 1 or 2, not {self.router_calls!r}")
         for name, choice in CHOICES.items():
             if getattr(self, name) not in get_args(choice):
                 raise ValueError(

@@ -11,7 +11,8 @@ the references support it (:func:`prompts.grounding.check_answer`, strict: a QA 
 retrieved entities or values); otherwise it is ``None`` too, so the caller answers with the top
 reference, and the usage counts it under ``unsupported_answers``. The router and the commentor
 see no retrieved text: the question, the schema, the router's own extraction and the
-experience bank.
+experience bank. ``router_calls=2`` splits the router as the paper's Table 8 (extraction, then the
+module in a second call of the same conversation: :func:`agents.hybgrag.router.route_in_two_calls`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,21 @@ class RouterAction(BaseModel):
 
     entities: list[TopicEntity] = Field(default_factory=list, description="Topic entities of the question.")
     relations: list[str] = Field(default_factory=list, description="Useful relations, from the relation types.")
+    module: Literal["hybrid", "text"] = Field(
+        description="'hybrid' if the entities and relations narrow down the knowledge graph, else 'text'."
+    )
+
+
+class RouterExtraction(BaseModel):
+    """The router's first call under ``router_calls=2`` (Table 8): the extraction alone."""
+
+    entities: list[TopicEntity] = Field(default_factory=list, description="Topic entities of the question.")
+    relations: list[str] = Field(default_factory=list, description="Useful relations, from the relation types.")
+
+
+class RouterModule(BaseModel):
+    """The router's second call under ``router_calls=2``: the module, given its own extraction."""
+
     module: Literal["hybrid", "text"] = Field(
         description="'hybrid' if the entities and relations narrow down the knowledge graph, else 'text'."
     )

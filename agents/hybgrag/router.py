@@ -8,6 +8,7 @@ entity or no path to follow runs the text module.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -16,7 +17,10 @@ from hybridrag.agents.hybgrag.retrieval import link_action
 from hybridrag.agents.hybgrag.shots import examples_for
 from hybridrag.agents.llm.constrained import is_llama_cpp
 from hybridrag.agents.llm.judge import few_shot_count
+from hybridrag.agents.llm.structured import call_structured
+from hybridrag.agents.llm.usage import add_usage
 from hybridrag.kb.base import KnowledgeBase
+from hybridrag.prompts import hybgrag as P
 from hybridrag.tools.text_hops import has_passages
 
 
@@ -36,6 +40,34 @@ def router_messages(kb: KnowledgeBase, ctx: Any, state: Mapping[str, Any]) -> tu
     return messages, None
 
 
+def route_in_two_calls(
+    model: Any, messages: list[dict], method: str, choices: dict | None = None
+) -> tuple[roles.RouterAction | None, dict]:
+    """Router as the paper's Table 8: one call extracts entities and relations, a second picks the module.
+
+    The second call continues the conversation with the extraction as the assistant's turn. An
+    unparseable extraction is None (the caller's fallback); an unparseable module reply takes
+    the paper's fallback, the text module.
+    """
+    *head, last = messages
+    ask = [*head, {**last, "content": f"{last['content']}\n{P.ROUTER_EXTRACT_ONLY.template}"}]
+    found, usage = call_structured(model, roles.RouterExtraction, ask, role="router", method=method, choices=choices)
+    if found is None:
+        return None, usage
+    said = {"role": "assistant", "content": _extraction_json(found)}
+    then = [*ask, said, {"role": "user", "content": P.ROUTER_MODULE.template}]
+    picked, more = call_structured(model, roles.RouterModule, then, role="router", method=method)
+    action = roles.RouterAction(
+        entities=found.entities, relations=found.relations, module=picked.module if picked else "text"
+    )
+    return action, add_usage(usage, more)
+
+
+def _extraction_json(found: roles.RouterExtraction) -> str:
+    entities = [e.model_dump() for e in found.entities]
+    return json.dumps({"entities": entities, "relations": found.relations}, ensure_ascii=False, separators=(",", ":"))
+
+
 def decide_action(
     kb: KnowledgeBase, ctx: Any, model: Any, question: str, messages: list[dict]
 ) -> tuple[dict, str | None, dict]:
@@ -49,7 +81,8 @@ def decide_action(
     """
     schema = kb.graph.schema()
     choices = roles.router_choices(schema, question) if is_llama_cpp(model) else None
-    reply, calls = roles.route(model, messages, ctx.structured_method, choices)
+    ask = roles.route if ctx.router_calls == 1 else route_in_two_calls
+    reply, calls = ask(model, messages, ctx.structured_method, choices)
     fallback = None
     if reply is None:  # the paper's fallback: plain text retrieval
         reply, fallback = roles.RouterAction(module="text"), "unparseable router output: text module"

@@ -13,6 +13,9 @@
   incorrect or says the neighbourhoods do not intersect or miss the answer (both ask to
   remove one entity). The sentences are recognised from the method's own feedback templates
   (:data:`prompts.hybgrag.FEEDBACK`), wherever the prompt puts them.
+- Router in two calls (``router_calls=2``): the extraction call is the router's rule without
+  the module; the module call answers ``hybrid``, or ``text`` while a drawn wrong module is
+  not yet named by the feedback.
 - Validator: ``yes`` iff a shown reference's name is a gold answer (the references are
   answer candidates; an item that merely mentions the answer is not the answer).
 - Commentor: compares the action shown after the question with the gold: the text module →
@@ -27,6 +30,8 @@
 from __future__ import annotations
 
 import re
+
+from langchain_core.messages import AIMessage
 
 from hybridrag.agents.hybgrag import roles as R
 from hybridrag.evals.oracle.call import Call, Rule
@@ -125,6 +130,38 @@ def router(call: Call) -> R.RouterAction:
     )
 
 
+def extraction(call: Call) -> R.RouterExtraction:
+    """Router's first call under ``router_calls=2``: the router's rule without the module."""
+    rec = call.record
+    if call.view.has_ai_turn:
+        inj = call.injected(METHOD)
+        named = inj is not None and names_error(inj, feedback_items(call.view.feedback(rec.question)))
+        call.later(named)
+    else:
+        inj, named = call.begin(METHOD), False
+    action = gold_action(rec)
+    if inj is not None and not named and inj.type != "wrong_module":  # the module call carries that one
+        action = corrupt(action, inj, rec)
+        call.carried("router")
+    entities = [R.TopicEntity(name=n, type=t) for n, t in action["entities"]]
+    return R.RouterExtraction(entities=entities, relations=action["relations"])
+
+
+def module(call: Call) -> R.RouterModule:
+    """Router's second call under ``router_calls=2``: ``hybrid``, or ``text`` while a drawn wrong module is unnamed.
+
+    The first decision's module call holds one assistant turn (the extraction); a later one holds more.
+    """
+    rec, inj = call.record, call.injected(METHOD)
+    if inj is None or inj.type != "wrong_module":
+        return R.RouterModule(module="hybrid")
+    later = sum(isinstance(m, AIMessage) for m in call.view.messages) > 1
+    if later and names_error(inj, feedback_items(call.view.feedback(rec.question))):
+        return R.RouterModule(module="hybrid")
+    call.carried("router")
+    return R.RouterModule(module="text")
+
+
 def validator(call: Call) -> R.Validation:
     """Validator: yes iff a shown reference is a gold answer."""
     rec = call.record
@@ -184,4 +221,11 @@ def answerer(call: Call) -> R.Answer:
     return R.Answer(reasoning=reasoning, answer=answer_text(found))
 
 
-ROLES: dict[type, Rule] = {R.RouterAction: router, R.Validation: validator, R.Critique: commentor, R.Answer: answerer}
+ROLES: dict[type, Rule] = {
+    R.RouterAction: router,
+    R.RouterExtraction: extraction,
+    R.RouterModule: module,
+    R.Validation: validator,
+    R.Critique: commentor,
+    R.Answer: answerer,
+}

@@ -118,3 +118,38 @@ def test_llm_commentor_no_intersection_on_meeting_neighbourhoods_is_an_incorrect
     out = graph.invoke({"question": QUESTION}, context=HybGRAGContext(kb=tiny_kb, llm="fake:test", max_iterations=2))
     [step] = [s for s in out["trace"] if s["node"] == "comment_on_routing"]
     assert step["source"] == "llm" and step["decision"] == "incorrect_intersection"
+
+
+def test_router_calls_2_extracts_then_picks_the_module_in_a_second_call(tiny_kb, fake_llm):
+    from hybridrag.agents.hybgrag.roles import RouterExtraction, RouterModule
+
+    assert HybGRAGContext().router_calls == 1
+    extraction = RouterExtraction(entities=[TopicEntity(name="Tom Hanks", type="person")], relations=["starred_actors"])
+    fake = fake_llm(extraction, RouterModule(module="hybrid"), YES)
+    out = graph.invoke({"question": QUESTION}, context=HybGRAGContext(kb=tiny_kb, llm="fake:test", router_calls=2))
+    assert [c["schema"] for c in fake.calls] == ["RouterExtraction", "RouterModule", "Validation"]
+    second = fake.calls[1]["messages"]
+    assert '"Tom Hanks"' in second[-2].content and "which would narrow down the search" in second[-1].content
+    assert "the module is asked next" in fake.calls[0]["messages"][-1].content
+    assert [s["decision"] for s in out["trace"] if s["node"] == "route_question"] == ["hybrid"]
+    with pytest.raises(ValueError, match="router_calls must be 1 or 2"):
+        HybGRAGContext(router_calls=3)
+
+
+@pytest.mark.parametrize("etype", ["wrong_module", "wrong_entity"])
+def test_stand_in_router_in_two_calls_carries_and_repairs_the_drawn_error(tiny_kb, etype):
+    from hybridrag.agents.llm.models import forget_model, register_model
+    from hybridrag.evals.datasets import Question
+    from hybridrag.evals.oracle import GoldSet, build_oracle
+
+    q = Question("big", "who directed Big", ("Penny Marshall",), qtype="movie_to_director", topic="Big", hops=1)
+    spec = f"oracle:p=1,types={etype}"
+    m = build_oracle(spec, GoldSet.from_questions([q]))
+    register_model(spec, m)
+    try:
+        out = graph.invoke({"question": q.question}, context=HybGRAGContext(kb=tiny_kb, llm=spec, router_calls=2))
+    finally:
+        forget_model(spec)
+    [entry] = m.log.entries()
+    assert entry["applied"] and entry["repaired"] and entry["repaired_at"] == 1
+    assert out["ranked"][0]["name"] == "Penny Marshall" and out["usage"]["by_role"]["router"]["llm_calls"] == 4
