@@ -85,7 +85,7 @@ def _vector_adopt(kb: Any, output: Any, call: StepCall) -> tuple[list[dict], str
     items = []
     for item in listed(output, call):
         p = passage(item, call)
-        src = (item.metadata if isinstance(item, Document) else item).get("source") or "doc"
+        src = "web" if (item.metadata if isinstance(item, Document) else item).get("source") == "web" else "doc"
         name = p["name"] or (f"passage about {kb.name(p['entity_id'])}" if p["entity_id"] else p["id"])
         items.append(
             {

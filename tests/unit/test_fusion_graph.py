@@ -42,7 +42,7 @@ def test_baseline_modes(run, mode):
     out = run(mode=mode)
     assert out["ranked"], mode
     sources = {r["source"] for r in out["ranked"]}
-    assert sources == {"vector": {"vector"}, "bm25": {"bm25"}, "graph": {"graph"}}[mode]
+    assert sources == {"vector": {"doc"}, "bm25": {"doc"}, "graph": {"kg"}}[mode]
 
 
 def test_graph_mode_without_mention_returns_nothing(run):

@@ -71,7 +71,7 @@ def test_alien_kb_reproduces_the_dedupe_case(kbs):
     """Precondition of the next test: Ridley Scott is also a dense hit scoring above his triple."""
     out = _ask(kbs["alien"], "who directed Alien", scoring="paper")
     ridley = next(r for r in out["ranked"] if r["name"] == "Ridley Scott")
-    assert ridley["source"] == "vector"
+    assert ridley["source"] == "doc"
     assert "Ridley Scott" in next(s for s in out["trace"] if s["node"] == "expand_seeds")["decision"]
 
 
@@ -85,7 +85,7 @@ def test_who_directed_alien_answers_the_director(kbs, scoring):
 def test_forrest_kb_fills_top_3_with_name_hits_under_the_paper(kbs):
     """Precondition of the next test: with top_k=3 the paper's top 3 are all dense name hits."""
     out = _ask(kbs["forrest"], "who directed Forrest Gump", top_k=3, scoring="paper")
-    assert [r["source"] for r in out["ranked"]] == ["vector"] * 3
+    assert [r["source"] for r in out["ranked"]] == ["doc"] * 3
     assert "Steve Forrest" in [r["name"] for r in out["ranked"]]
 
 

@@ -28,7 +28,7 @@ def test_help_and_usage_errors_import_nothing_heavy(argv):
 def test_ask_set_any_context_field(capsys):
     assert main(["ask", "who directed Forrest Gump", "--json", "--set", "mode=vector", "--set", "top_k=2"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert len(out["ranked"]) == 2 and {r["source"] for r in out["ranked"]} == {"vector"}
+    assert len(out["ranked"]) == 2 and {r["source"] for r in out["ranked"]} == {"doc"}
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,65 @@
+"""List questions return the list (issue 28 item 5): the wording rule and the top score band."""
+
+from __future__ import annotations
+
+import pytest
+
+from hybridrag.graphs import get_graph
+from hybridrag.tools.list_answer import asks_for_list, joined, split, top_band
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what movies did Tom Hanks star in",
+        "which films did Tom Hanks act in",
+        "what other movies did Penny Marshall direct",
+        "who starred in Forrest Gump",
+        "who acted in Big",
+        "What genres is Amelie in",
+        "what words describe Big",
+        "which people wrote Big",
+    ],
+)
+def test_list_questions(question):
+    assert asks_for_list(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "who directed Big",
+        "what is the genre of Big",
+        "what language is Amelie in",
+        "which person wrote Big",
+        "what year was Big released",
+        "what does Tom Hanks do",
+        "when was Forrest Gump released",
+        "whose film is Big",
+    ],
+)
+def test_single_questions(question):
+    assert not asks_for_list(question)
+
+
+def test_the_band_keeps_the_answers_that_tie_the_first_and_stops_below_it():
+    items = [("Big", 0.9, ""), ("a", 0.5, "A"), ("b", 0.4981, "B"), ("dup", 0.5, "a"), ("c", 0.3, "C"), ("d", 0.5, "D")]
+    got = top_band(items, lambda i: i[1], lambda i: i[2], limit=10)
+    assert got == ["A", "B"]  # the unanswered item first is skipped, "a" is A again, C is below the band
+    assert top_band(items, lambda i: i[1], lambda i: i[2], limit=1) == ["A"]
+    assert top_band([], lambda i: 0.0, lambda i: "", limit=3) == []
+
+
+def test_joined_answers_split_back_and_keep_commas():
+    names = ["Crouching Tiger, Hidden Dragon", "Big"]
+    assert split(joined(names)) == names and split("Big") == ["Big"]
+
+
+def test_fusion_answers_a_list_question_with_the_list_and_a_single_question_with_one():
+    graph = get_graph("fusion")
+    cast = split(graph.invoke({"question": "who starred in Forrest Gump"}, context={"kb": "sample"})["answer"])
+    assert sorted(cast) == ["Sally Field", "Tom Hanks"]
+    films = split(graph.invoke({"question": "what movies did Tom Hanks star in"}, context={"top_k": 5})["answer"])
+    assert len(films) == 5 and "Tom Hanks" not in films  # bounded by top_k
+    one = graph.invoke({"question": "who directed Forrest Gump"}, context={"kb": "sample"})["answer"]
+    assert one == "Robert Zemeckis"
