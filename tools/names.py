@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.retrieval import MAX_MENTION_WORDS, mentions_in
-from hybridrag.tools.text import name_pattern
+from hybridrag.tools.text import WORD, name_pattern
 
 _EDGE = ",?;:\"'()"
 _LIST_EDGE = ',;:"()'  # what a name never ends with (it may end with ? or ': "Are You Scared?", "Takeshis'")
@@ -49,3 +49,23 @@ def known_names(kb: KnowledgeBase, question: str) -> list[str]:
         n for n in names if name_pattern(n).search(question) and not any(n.casefold() in s.casefold() for s in spans)
     ]
     return list(dict.fromkeys([*spans, *more]))
+
+
+def _words(text: str) -> list[str]:
+    return [w.casefold() for w in WORD.findall(text)]
+
+
+def prefer_exact(kb: KnowledgeBase, question: str, ids: list[str], named: list[str]) -> list[str]:
+    """``ids`` (entities found by similarity) without those the question's exactly written names outrank.
+
+    ``named`` are the ids ``question`` writes verbatim (:func:`tools.retrieval.mentions_in`). A
+    question that writes "Big" is about the title "Big", so the nearest dense entity ("The Big
+    Picture", "Big Fish") is not kept beside it. A similar entity stays when the question names
+    nothing, or when it writes more of that entity's words than the longest exactly written name
+    has ("who directed the big lebowsky" writes "Big" and two of "The Big Lebowski"'s words).
+    """
+    if not named:
+        return ids
+    keep, asked = set(named), set(_words(question))
+    longest = max(len(_words(kb.name(i))) for i in named)
+    return [i for i in ids if i in keep or sum(w in asked for w in _words(kb.name(i))) > longest]

@@ -28,6 +28,7 @@ from hybridrag.agents.fusion.scoring import (
 )
 from hybridrag.agents.fusion.text_fill import corroborated, reciprocal_rank_fusion
 from hybridrag.kb.base import KnowledgeBase
+from hybridrag.tools.names import prefer_exact
 from hybridrag.tools.retrieval import mentions_in
 
 StepRunner = Callable[..., Any]
@@ -78,7 +79,7 @@ def hybrid_text(
     depth = max(ctx.k1, ctx.top_k) if fused else ctx.k1
     dense = step("dense_search", query=question, k=depth) if depth > 0 else []
     vec = hits_to_candidates(kb, dense[: ctx.k1], "vector")
-    seeds = seeds_for(ctx.scoring, seeds_of(vec), named)
+    seeds = seeds_for(ctx.scoring, prefer_exact(kb, question, seeds_of(vec), named), named)
     if not fused:
         return vec, [], seeds
     lexical = step("lexical_search", query=question, k=ctx.top_k)
