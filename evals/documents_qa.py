@@ -10,7 +10,8 @@ nothing a method reads marks it. Which documents support a question and which we
 kept on the :class:`~hybridrag.evals.datasets.Question` for scoring only.
 
 Scores (:func:`document_scores`): supporting-document recall@2/5/10 over the method's evidence
-(each evidence item's document; passages are ``<file>#<chunk>``), the share of questions with
+(each evidence item's document; passages are ``<file>#<chunk>``; the ranked list's when no
+evidence item names a document, as hybgrag's text references do not), the share of questions with
 every supporting document in the top k, and the misled rate: the top evidence document is a
 planted one, or the answer is stated by a planted paragraph of the question and by none of its
 real ones.
@@ -136,6 +137,11 @@ def evidence_documents(evidence: Sequence[dict]) -> list[str]:
     return list(out)
 
 
+def record_documents(record: dict) -> list[str]:
+    """A record's documents, best first: its evidence's, else its ranked list's (evidence without ids)."""
+    return evidence_documents(record.get("evidence") or []) or evidence_documents(record.get("ranked") or [])
+
+
 def states(answer: str, texts: Sequence[str]) -> bool:
     """Whether some text states ``answer`` (normalised, as whole words)."""
     norm = normalize_answer(answer)
@@ -161,7 +167,7 @@ def document_scores(record: dict) -> dict[str, float]:
     supporting, planted = set(gold.get("supporting") or ()), set(gold.get("planted") or ())
     if not supporting:
         return {}
-    docs = evidence_documents(record.get("evidence") or [])
+    docs = record_documents(record)
     scores: dict[str, float] = {}
     for k in RECALL_KS:
         found = len(supporting & set(docs[:k]))

@@ -6,7 +6,7 @@
   completeness (see :mod:`hybridrag.evals.hybrid`); 1-hop questions unless a suffix says
   otherwise, e.g. ``metaqa-hybrid-50:2hop``. The ceiling is computed on the complete graph
   (held-out facts are still reachable through text); ``ceiling_kg`` on the incomplete graph.
-- ``metaqa-paraphrase[:Khop|original]``: MetaQA dev questions in people's words, or as MetaQA
+- ``metaqa-paraphrase[:Khop|original[:Khop]]``: MetaQA dev questions in people's words, or as MetaQA
   wrote them.
 - ``advhotpotqa[:PATH]``: a documents KB built from AdvHotpotQA paragraphs
   (:mod:`hybridrag.evals.documents_qa`).
@@ -53,17 +53,18 @@ def paraphrases(variant: str = "") -> list[Question]:
     """MetaQA dev questions in people's words (``scripts/make_paraphrases.py``).
 
     Args:
-        variant: "" for all, ``1hop``..``3hop`` for one hop count, or ``original`` for the same
-            questions as MetaQA wrote them (brackets removed).
+        variant: "" for all, ``1hop``..``3hop`` for one hop count, ``original`` for the same
+            questions as MetaQA wrote them (brackets removed), ``original:Khop`` for those of one hop count.
     """
     questions = load_jsonl(PARAPHRASES)
-    if variant.endswith("hop"):
-        questions = [q for q in questions if q.hops == int(variant[0])]
-    elif variant == "original":
+    wording, _, hop = variant.partition(":") if variant.startswith("original") else ("", "", variant)
+    if wording == "original":
         rows = {r["id"]: r["original"] for r in map(json.loads, PARAPHRASES.read_text(encoding="utf-8").splitlines())}
         questions = [replace(q, question=rows[q.id].replace("[", "").replace("]", "")) for q in questions]
-    elif variant:
-        raise KBError(f"metaqa-paraphrase:{variant}: use 1hop, 2hop, 3hop or original")
+    if re.fullmatch(r"[123]hop", hop):
+        questions = [q for q in questions if q.hops == int(hop[0])]
+    elif hop or wording not in ("", "original"):
+        raise KBError(f"metaqa-paraphrase:{variant}: use 1hop, 2hop, 3hop, original or original:Khop")
     return questions
 
 
@@ -103,7 +104,12 @@ def resolve_dataset(name: str, seed: int = 0, progress: bool = True, build_kb: b
             questions, kb_dir = documents_kb(path, cache_root(), progress)
         else:
             questions, kb_dir = load_advhotpotqa(path)[0], None
-        return EvalSet(name, questions, kb_dir, notes={"documents": "one per paragraph, planted ones unmarked"})
+        return EvalSet(
+            name,
+            questions,
+            kb_dir,
+            notes={"documents": "one per paragraph, planted ones unmarked", "documents_file": str(path)},
+        )
     if name.startswith("stark:"):
         root = Path(name.removeprefix("stark:"))
         return EvalSet(
@@ -111,6 +117,6 @@ def resolve_dataset(name: str, seed: int = 0, progress: bool = True, build_kb: b
         )
     raise KBError(
         f"unknown dataset {name!r}; use metaqa-1hop|2hop|3hop, "
-        "metaqa-hybrid-100|50|0[:Khop], metaqa-paraphrase[:Khop|original], advhotpotqa[:PATH], stark:DIR, "
+        "metaqa-hybrid-100|50|0[:Khop], metaqa-paraphrase[:Khop|original[:Khop]], advhotpotqa[:PATH], stark:DIR, "
         "or --questions FILE"
     )

@@ -3,7 +3,8 @@
 Usage: ``python scripts/planted_ranks.py RUN_DIR [RUN_DIR ...]`` where each folder holds the
 ``records.jsonl`` of a ``hybridrag eval`` run on AdvHotpotQA (or any documents KB with gold
 ``supporting`` and ``planted`` documents). Per question, the documents are those of the evidence,
-best first (:func:`hybridrag.evals.documents_qa.evidence_documents`). Columns:
+best first (:func:`hybridrag.evals.documents_qa.record_documents`). Columns
+(:mod:`benchmarks.realdata.planted`, shared with ``python -m benchmarks realdata``):
 
 - planted first: the top document is a planted one;
 - planted above a supporting: the best-ranked planted document ranks above a supporting document
@@ -20,54 +21,9 @@ import json
 import sys
 from pathlib import Path
 
-from hybridrag.evals.documents_qa import evidence_documents
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the benchmarks package
 
-MISSING = sys.maxsize  # the rank of a document the run did not return
-
-
-def _title(document: str) -> str:
-    """The title part of a corpus file name ``<Title>_<10 hex>.txt``."""
-    return document.rsplit("_", 1)[0]
-
-
-def positions(record: dict) -> tuple[list[int], list[int], list[int]] | None:
-    """Ranks (0 = first, :data:`MISSING` = not returned) of the supporting and planted documents and originals.
-
-    The third list holds, for each planted document, the rank of the supporting document it imitates
-    (:data:`MISSING` when none of them shares its title). None when the record's gold has no
-    supporting or no planted document.
-    """
-    gold = record.get("gold") or {}
-    supporting, planted = gold.get("supporting") or [], gold.get("planted") or []
-    if not supporting or not planted:
-        return None
-    docs = evidence_documents(record.get("evidence") or [])
-    rank = {d: i for i, d in enumerate(docs)}
-    by_title = {_title(d): rank.get(d, MISSING) for d in supporting}
-    originals = [by_title.get(_title(d), MISSING) for d in planted]
-    return [rank.get(d, MISSING) for d in supporting], [rank.get(d, MISSING) for d in planted], originals
-
-
-def planted_row(records: list[dict]) -> dict[str, float]:
-    """The shares of the module docstring over ``records``, and the number of questions."""
-    rows = [p for p in map(positions, records) if p is not None]
-    n = len(rows) or 1
-    first = above = original = top5 = top10 = 0.0
-    for supporting, planted, originals in rows:
-        best = min(planted)
-        first += best == 0
-        above += best < max(supporting)
-        original += any(r < MISSING and r < o for r, o in zip(planted, originals, strict=True))
-        top5 += sum(r < 5 for r in planted)
-        top10 += sum(r < 10 for r in planted)
-    return {
-        "planted first": first / n,
-        "planted above a supporting": above / n,
-        "planted above its original": original / n,
-        "planted in top 5": top5 / n,
-        "planted in top 10": top10 / n,
-        "questions": float(len(rows)),
-    }
+from benchmarks.realdata.planted import planted_row  # noqa: E402 - after the path it is found on
 
 
 def main(argv: list[str]) -> int:

@@ -167,7 +167,12 @@ class GoldSet:
     def __init__(self, records: Iterable[GoldRecord]) -> None:
         """Index ``records`` by their normalised question text (answers of repeats merged)."""
         self._by_text: dict[str, GoldRecord] = {}
+        self.has_text = False  # holds a question over documents (evals.oracle.text_gold.TextRecord)
         for r in records:
+            if not isinstance(r, GoldRecord):
+                self.has_text = True
+                self._by_text.setdefault(norm(r.question), r)
+                continue
             key = norm(r.question)
             if key in self._by_text:
                 old = self._by_text[key]

@@ -34,6 +34,8 @@ from hybridrag.evals.oracle.call import Call, Rule
 from hybridrag.evals.oracle.gold import GoldSet
 from hybridrag.evals.oracle.noise import ERROR_TYPES, Noise, NoiseLog, summarise
 from hybridrag.evals.oracle.prompt import ABSTAIN, golds_in, view
+from hybridrag.evals.oracle.text_gold import TextRecord
+from hybridrag.evals.oracle.text_roles import rule_for
 
 RULES: dict[type, Rule] = {**hybgrag.ROLES, **mor.ROLES, **hydrarag.ROLES, **ssrag.ROLES}
 PREFIX = "oracle"
@@ -116,10 +118,14 @@ class OracleChatModel(BaseChatModel):
 
     def answer(self, schema: type[BaseModel], messages: list[BaseMessage]) -> BaseModel:
         """The perfect reply to one structured call."""
+        call = Call(view(messages), self.gold, self.noise, self.log)
         rule = RULES.get(schema)
+        if self.gold.has_text and rule_for(schema) is not None:  # a question over documents: the text rules
+            rec = self.gold.find(call.view.text)
+            if isinstance(rec, TextRecord):
+                call._record, rule = rec, rule_for(schema)
         if rule is None:
             raise OracleError(f"the oracle LLM has no rule for {schema.__module__}.{schema.__qualname__}")
-        call = Call(view(messages), self.gold, self.noise, self.log)
         try:
             reply = rule(call)
         except ValueError as exc:  # incl. pydantic's ValidationError: a rule bug, never a "parse failure"

@@ -21,6 +21,7 @@ from hybridrag.evals.datasets import Question
 from hybridrag.evals.oracle.gold import GoldSet
 from hybridrag.evals.oracle.model import OracleChatModel, parse_spec, register_oracle
 from hybridrag.evals.oracle.noise import summarise
+from hybridrag.evals.oracle.text_gold import records_from_file
 
 NOISE_FILE = "oracle_noise.json"
 
@@ -36,7 +37,13 @@ def setup(
     spec: str, questions: Sequence[Question], notes: dict, base_url: str = "", relation_types: Mapping | None = None
 ) -> OracleChatModel:
     """Build the stand-in for ``questions`` (types as the KB's schema names them) and register it under ``spec``."""
-    gold = GoldSet.from_questions(questions, fact_sources(notes.get("completeness")), relation_types)
+    if notes.get("documents_file"):  # questions over documents: text gold records from the dataset file
+        if parse_spec(spec).p:
+            raise ValueError("oracle noise (p>0) is defined for MetaQA-style questions only; use --llm oracle")
+        asked = {q.id for q in questions}
+        gold = GoldSet(r for r in records_from_file(notes["documents_file"]) if r.id in asked)
+    else:
+        gold = GoldSet.from_questions(questions, fact_sources(notes.get("completeness")), relation_types)
     return register_oracle(spec, gold, base_url)
 
 

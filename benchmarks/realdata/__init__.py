@@ -1,0 +1,1 @@
+"""``python -m benchmarks realdata``: the real-data page (AdvHotpotQA, untyped MetaQA, free wording)."""
