@@ -16,41 +16,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    from hybridrag.kb.ingest import ingest
-    from hybridrag.kb.model import KBError
+    from hybridrag.app.documents_cli import run_ingest  # files or documents, new KB or a change: kb/kb_update.py
 
-    try:
-        if args.documents:  # documents -> passages (and an extracted graph): app/documents_cli.py
-            from hybridrag.app.documents_cli import run_document_ingest
-
-            return run_document_ingest(args)
-        report = ingest(
-            args.kb,
-            args.triples,
-            entities=args.entities,
-            passages=args.passages,
-            type_map=args.type_map,
-            embeddings=args.embeddings,
-            neo4j_uri=args.neo4j,
-            falkordb_uri=args.falkordb,
-            wait=args.wait,
-        )
-    except OSError as exc:  # disk full, permissions: one line; the previous build stays live
-        if isinstance(exc, FileNotFoundError):
-            raise
-        raise KBError(f"ingest into {args.kb} failed: {exc}; the previous build (if any) is unchanged") from exc
-    c = report.counts
-    reused = (
-        f" ({report.embed_chunks_reused} of {report.embed_chunks} chunks reused from an interrupted run)"
-        if report.embed_chunks_reused
-        else ""
-    )
-    print(
-        f"built KB {report.directory}: {c['entities']} entities, {c['triples']} triples, "
-        f"{c['passages']} passages; graph {report.seconds['graph']:.1f}s, "
-        f"embeddings {report.seconds['embed']:.1f}s{reused}"
-    )
-    return 0  # warnings went to stderr through logging as the ingest found them
+    return run_ingest(args)
 
 
 def _ask(args: argparse.Namespace) -> int:
@@ -167,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     from hybridrag.app.bank_cli import add_bank_arguments
 
     add_bank_arguments(sub)
+    from hybridrag.app.kb_cli import add_kb_arguments
+
+    add_kb_arguments(sub)
     sub.add_parser(
         "train-reranker",
         add_help=False,

@@ -1,17 +1,17 @@
 """Documents → KB build: chunks become passages, an extracted graph joins the KB with its provenance.
 
-The parts of a document ingest that need no language model: what the live build already holds
-(:func:`read_existing`), which documents are new (:func:`new_documents`), and the new build
-(:func:`build_document_kb`) through :func:`kb.ingest.ingest` (crash-safe swap), with
-``documents.jsonl``, ``provenance.jsonl`` and ``merges.jsonl`` attached to the build and a
-``documents`` section (chunking, documents, extraction usage, left-out items, merges) in its
-manifest. An existing KB is extended: its entities, triples, passages and provenance are kept.
-The whole command, extraction included, is :func:`agents.extraction.ingest_documents`.
+The parts of a document ingest that need no language model: which documents to add, update or
+skip (:func:`plan_documents`, on what the live build holds, :func:`kb.kb_contents.read_existing`),
+and the new build (:func:`build_document_kb`) through :func:`kb.kb_contents.rebuild` (crash-safe
+swap), with ``documents.jsonl``, ``provenance.jsonl`` and ``merges.jsonl`` attached to the build
+and a ``documents`` section (chunking, documents, extraction usage, left-out items, merges) in its
+manifest. An existing KB is extended: its entities, triples, passages and provenance are kept
+(an updated document's own passages and triples leave). The whole command, extraction included,
+is :func:`agents.extraction.ingest_documents`; deleting documents is :func:`kb.kb_update.delete`.
 """
 
 from __future__ import annotations
 
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,26 +20,12 @@ from tqdm import tqdm
 
 from hybridrag.kb.documents import Chunk, DocumentError, SourceDocument, chunk_document
 from hybridrag.kb.embeddings import DEFAULT_EMBEDDINGS
-from hybridrag.kb.ingest import IngestReport, ingest
-from hybridrag.kb.kb_dir import build_token, has_build, resolve_build
-from hybridrag.kb.model import Entity, KBError, Passage, Triple
-from hybridrag.kb.provenance import DOCUMENTS, MERGES, PROVENANCE, provenance_rows, read_jsonl, write_jsonl
+from hybridrag.kb.ingest import IngestReport
+from hybridrag.kb.kb_contents import Existing, read_existing, rebuild
+from hybridrag.kb.model import Passage
 from hybridrag.kb.resolve import Resolved
 
-STAGING = ".documents-work"
-
-
-@dataclass
-class Existing:
-    """What the live build of a KB holds (empty for a new KB)."""
-
-    entities: list[Entity] = field(default_factory=list)
-    triples: list[Triple] = field(default_factory=list)
-    passages: list[Passage] = field(default_factory=list)
-    documents: list[dict] = field(default_factory=list)
-    provenance: dict[Triple, list[str]] = field(default_factory=dict)
-    merges: list[dict] = field(default_factory=list)
-    token: str | None = None
+__all__ = ["DocumentBatch", "Existing", "build_document_kb", "chunk_all", "plan_documents", "read_existing"]
 
 
 @dataclass
@@ -61,48 +47,43 @@ class DocumentBatch:
         return [c for d in self.documents for c in self.chunked[d.key]]
 
 
-def read_existing(root: Path) -> Existing:
-    """Entities, triples, passages and document records of the live build (nothing when there is none)."""
-    if not has_build(root):
-        return Existing()
-    from hybridrag.kb.memory_store import InMemoryGraphStore
-    from hybridrag.kb.text_index import load_docs
+def plan_documents(
+    found: list[SourceDocument], existing: Existing, mode: str | None = None
+) -> tuple[Existing, list[SourceDocument], list[str]]:
+    """Which documents to add: (the KB to build on, the new or changed documents, the unchanged keys).
 
-    build = resolve_build(root)
-    store = InMemoryGraphStore.load(build.path)
-    ents = store.entities
-    triples = [
-        Triple(ents[h].id, store.relation_names[r], ents[t].id)
-        for h, r, t in zip(store.heads.tolist(), store.rels.tolist(), store.tails.tolist(), strict=True)
-    ]
-    passages = [Passage(d.id, d.text, d.entity_id) for d in load_docs(build.path / "docs.jsonl") if d.kind == "passage"]
-    prov = {Triple(r["head"], r["relation"], r["tail"]): list(r["chunks"]) for r in read_jsonl(build.path / PROVENANCE)}
-    return Existing(
-        list(ents),
-        triples,
-        passages,
-        read_jsonl(build.path / DOCUMENTS),
-        prov,
-        read_jsonl(build.path / MERGES),
-        build_token(root),
-    )
+    ``mode`` None: documents not in the KB are added, unchanged ones skipped, changed ones refused;
+    ``add``: any document the KB holds is refused; ``update``: every document must be in the KB,
+    the changed ones replace theirs (their passages, and triples no other chunk or file states,
+    leave the KB); ``replace``: a new KB of these documents only.
+    """
+    if mode == "replace":
+        return Existing(), list(found), []
+    known = {d["key"]: d for d in existing.documents}
+    if mode == "add" and (held := [d for d in found if d.key in known]):
+        raise DocumentError(
+            f"{held[0].path}: the KB already holds a document {held[0].key!r}; use --update to replace it"
+        )
+    if mode == "update" and (missing := [d for d in found if d.key not in known]):
+        from hybridrag.kb.kb_update import close_to
 
-
-def new_documents(found: list[SourceDocument], existing: Existing) -> tuple[list[SourceDocument], list[str]]:
-    """Documents not in the KB yet; unchanged ones are skipped, changed ones refused."""
-    known = {d["key"]: d["sha256"] for d in existing.documents}
-    new, same = [], []
-    for doc in found:
-        if doc.key not in known:
-            new.append(doc)
-        elif known[doc.key] == doc.sha256:
-            same.append(doc.key)
-        else:
-            raise DocumentError(
-                f"{doc.path}: the KB already holds a different document {doc.key!r}; "
-                f"rename the file to add it, or build a new KB to replace it"
-            )
-    return new, same
+        near = close_to(missing[0].key, list(known), "documents")
+        raise DocumentError(
+            f"{missing[0].path}: the KB holds no document {missing[0].key!r} to update; use --add to add it{near}"
+        )
+    new = [d for d in found if d.key not in known or known[d.key]["sha256"] != d.sha256]
+    same = [d.key for d in found if d not in new]
+    changed = [d for d in new if d.key in known]
+    if changed and mode != "update":
+        raise DocumentError(
+            f"{changed[0].path}: the KB already holds a different document {changed[0].key!r}; "
+            f"pass --update to replace it"
+        )
+    if changed:
+        gone = {d.key for d in changed}
+        existing.documents = [d for d in existing.documents if d["key"] not in gone]
+        existing.prune()
+    return existing, new, same
 
 
 def unextracted_chunks(existing: Existing, keys: list[str]) -> list[Chunk]:
@@ -151,8 +132,6 @@ def build_document_kb(
         raise DocumentError(
             f"the KB already has passages with the ids of new chunks (e.g. {clash[0]!r}); rename the document"
         )
-    if existing.token is not None and build_token(root) != existing.token:
-        raise KBError(f"{root} was rebuilt by another ingest during this one; re-run (extractions are cached)")
     updated = {e.id: e for e in resolved.entities}
     entities = [updated.pop(e.id, e) for e in existing.entities] + list(updated.values())
     triples = list(dict.fromkeys([*existing.triples, *resolved.triples]))
@@ -178,41 +157,33 @@ def build_document_kb(
         for d in batch.documents
     ]
     merges = [*existing.merges, *({**m, "added": stamp} for m in resolved.merges)]
-    names = {e.id: e.name for e in entities}
-
-    def attach(build: Path) -> dict:
-        write_jsonl(build / DOCUMENTS, doc_rows)
-        write_jsonl(build / PROVENANCE, provenance_rows(provenance, names))
-        write_jsonl(build / MERGES, merges)
-        return {
-            "documents": {
-                "count": len(doc_rows),
-                "chunks": sum(len(d["chunks"]) for d in doc_rows),
-                "chunk_size": batch.chunk_size,
-                "chunk_overlap": batch.chunk_overlap,
-                "added": [d.key for d in batch.documents],
-                "unchanged": batch.unchanged,
-                "retried_chunks": sorted(retried),
-                "warnings": batch.warnings,
-                "extraction": extraction or {},
-            }
+    section = {
+        "documents": {
+            "count": len(doc_rows),
+            "chunks": sum(len(d["chunks"]) for d in doc_rows),
+            "chunk_size": batch.chunk_size,
+            "chunk_overlap": batch.chunk_overlap,
+            "added": [d.key for d in batch.documents],
+            "unchanged": batch.unchanged,
+            "retried_chunks": sorted(retried),
+            "warnings": batch.warnings,
+            "extraction": extraction or {},
         }
-
-    staged = _stage(root, entities, triples, passages)
-    report = ingest(
+    }
+    after = Existing(
+        entities, triples, passages, doc_rows, provenance, merges, existing.token, existing.sources, existing.manifest
+    )
+    after.type_map = existing.type_map
+    return rebuild(
         root,
-        [staged / "triples.jsonl"],
-        entities=staged / "entities.jsonl",
-        passages=staged / "passages.jsonl",
+        after,
+        section,
         embeddings=embeddings,
         neo4j_uri=neo4j_uri,
         falkordb_uri=falkordb_uri,
         progress=progress,
         wait=wait,
-        attach=attach,
     )
-    shutil.rmtree(staged, ignore_errors=True)
-    return report
 
 
 def _after_retry(row: dict, retried: set[str], failed: set[str]) -> dict:
@@ -227,16 +198,3 @@ def _after_retry(row: dict, retried: set[str], failed: set[str]) -> dict:
 def _where(chunk: Chunk) -> dict:
     """A chunk's place in its document (``page`` for PDF, ``start`` character offset)."""
     return {"id": chunk.id, "page": chunk.page, "start": chunk.start}
-
-
-def _stage(root: Path, entities: list[Entity], triples: list[Triple], passages: list[Passage]) -> Path:
-    """Write the merged inputs in the formats :func:`kb.ingest.ingest` reads."""
-    folder = root / STAGING
-    folder.mkdir(exist_ok=True)
-    write_jsonl(
-        folder / "entities.jsonl",
-        ({"id": e.id, "name": e.name, "type": e.type, "text": e.text, "aliases": list(e.aliases)} for e in entities),
-    )
-    write_jsonl(folder / "triples.jsonl", ({"head": t.head, "relation": t.type, "tail": t.tail} for t in triples))
-    write_jsonl(folder / "passages.jsonl", ({"id": p.id, "text": p.text, "entity_id": p.entity_id} for p in passages))
-    return folder

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hybridrag.kb.build import assemble, gc_paused
-from hybridrag.kb.embed_chunks import embed_in_chunks
 from hybridrag.kb.embeddings import DEFAULT_EMBEDDINGS, get_embeddings
 from hybridrag.kb.ingest_inputs import Inputs, parse_inputs
 from hybridrag.kb.ingest_state import StageMarker, ingest_lock
@@ -43,6 +42,7 @@ from hybridrag.kb.memory_store import InMemoryGraphStore
 from hybridrag.kb.model import Entity, KBError, Passage
 from hybridrag.kb.text_index import BM25Index, DenseIndex, Doc, save_docs
 from hybridrag.kb.type_inference import infer_type_map
+from hybridrag.kb.vector_reuse import embed_new, embed_reusing, previous_vectors
 
 __all__ = ["FORMAT_VERSION", "IngestReport", "build_graph", "entity_doc_text", "ingest"]
 log = logging.getLogger(__name__)
@@ -128,12 +128,16 @@ def ingest(
     progress: bool = True,
     wait: float = 0,
     attach: Callable[[Path], dict] | None = None,
+    reuse_vectors: Path | None = None,
 ) -> IngestReport:
-    """Build a new KB build in ``directory`` and make it live atomically.
+    """Build a new KB build in ``directory`` and make it live atomically (whatever it held is replaced).
 
     Another ingest writing the same directory is a KBError (after ``wait`` seconds); a killed
     run's embedding chunks are reused. ``attach(build_dir)``, when given, writes extra parts into
     the build before its manifest and returns extra manifest keys (document ingest: provenance).
+    ``reuse_vectors``: a finished build whose vectors are copied for the texts it holds
+    (:mod:`kb.vector_reuse`; a change to a KB, :mod:`kb.kb_contents`). To change a KB rather
+    than replace it, see :mod:`kb.kb_update`.
     """
     root = Path(directory)
     if root.exists() and not root.is_dir():
@@ -160,6 +164,7 @@ def ingest(
                 falkordb_uri,
                 progress,
                 attach,
+                reuse_vectors,
             )
         except Exception:  # a reported error (bad input, graph server down): drop the partial build
             _discard(partial)  # and its server graph; keep the saved embedding chunks for the re-run
@@ -221,6 +226,7 @@ def _build(
     falkordb_uri: str | None,
     progress: bool,
     attach: Callable[[Path], dict] | None = None,
+    reuse: Path | None = None,
 ) -> IngestReport:
     """Write every part of one build into ``out`` (not yet live)."""
     secs: dict[str, float] = {}
@@ -249,21 +255,25 @@ def _build(
 
     t = time.perf_counter()
     marker.enter("embeddings")
-    chunks = embed_in_chunks(
-        get_embeddings(embeddings),
+    embed = embed_new(
+        get_embeddings,
         embeddings,
-        [d.text for d in docs],
         work_dir(root) / "embeddings",
-        progress=progress,
-        on_chunk=lambda done: marker.checkpoint("embeddings", done),
+        progress,
+        lambda done: marker.checkpoint("embeddings", done),
     )
+    texts = [d.text for d in docs]
+    known = previous_vectors(reuse, embeddings) if reuse is not None else {}
+    vectors, chunks = embed_reusing(embed, texts, known) if known else (None, embed(texts))
+    vectors = chunks.vectors if vectors is None else vectors
+    n_chunks, n_reused = (chunks.chunks, chunks.reused) if chunks else (0, 0)
     secs["embed"] = time.perf_counter() - t
 
     t = time.perf_counter()
     marker.enter("indexes")
     save_docs(docs, out / "docs.jsonl")
     BM25Index.build([d.text for d in docs]).save(out)
-    DenseIndex.build(chunks.vectors).save(out / "dense.faiss")
+    DenseIndex.build(vectors).save(out / "dense.faiss")
     secs["indexes"] = time.perf_counter() - t
     marker.checkpoint("indexes", 0)
 
@@ -282,13 +292,14 @@ def _build(
         "format_version": FORMAT_VERSION,
         "build_id": out.name.removesuffix(PARTIAL),
         "counts": counts,
-        "embeddings": {"spec": embeddings, "dim": int(chunks.vectors.shape[1])},
+        "embeddings": {"spec": embeddings, "dim": int(vectors.shape[1])},
         "graph": graph_cfg,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "warnings": warnings,
         **({"inferred_types": inferred} if inferred else {}),
         "files": {p.name: p.stat().st_size for p in sorted(out.iterdir()) if p.is_file()},
-        "embedding_chunks": {"total": chunks.chunks, "reused": chunks.reused},
+        "embedding_chunks": {"total": n_chunks, "reused": n_reused},
+        "vectors_copied": sum(1 for x in texts if x in known),
     }
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-    return IngestReport(root, counts, secs, warnings, embed_chunks=chunks.chunks, embed_chunks_reused=chunks.reused)
+    return IngestReport(root, counts, secs, warnings, embed_chunks=n_chunks, embed_chunks_reused=n_reused)

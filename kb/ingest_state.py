@@ -27,6 +27,7 @@ from hybridrag.kb.kb_dir import LOCK, work_dir
 from hybridrag.kb.model import KBError
 
 STAGES = ("parse", "graph", "embeddings", "indexes")
+UPDATE_LOCK = ".documents.lock"  # a change to a KB (kb.kb_update, a document ingest) holds it throughout
 HOLD_ENV = "HYBRIDRAG_TEST_INGEST_HOLD"
 
 
@@ -45,10 +46,14 @@ def _holder(root: Path) -> str:
 
 
 @contextmanager
-def ingest_lock(root: Path, wait: float = 0) -> Iterator[None]:
-    """Hold the KB directory's ingest lock; a one-line KBError if another ingest holds it."""
+def ingest_lock(root: Path, wait: float = 0, name: str = LOCK) -> Iterator[None]:
+    """Hold the KB directory's ingest lock; a one-line KBError if another ingest holds it.
+
+    ``name``: another lock file of the directory, with the same error (:data:`UPDATE_LOCK`, held
+    by a change to a KB from reading the live build to making the new one live).
+    """
     root.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(root / LOCK), timeout=max(wait, 0))
+    lock = FileLock(str(root / name), timeout=max(wait, 0))
     try:
         lock.acquire()
     except Timeout:

@@ -7,7 +7,8 @@ A build made from documents holds, beside the graph and indexes:
   whether its chunks went through extraction, and those whose extraction failed);
 - ``provenance.jsonl``: one row per extracted triple, ``{"head", "relation", "tail",
   "head_name", "tail_name", "chunks": [chunk ids]}``;
-- ``merges.jsonl``: one row per entity-resolution decision (:mod:`kb.resolve`).
+- ``merges.jsonl``: one row per entity-resolution decision (:mod:`kb.resolve`);
+- ``sources.jsonl``: one row per triple, entity or passage file (:mod:`kb.kb_contents`).
 
 :func:`source_chunks` maps any method's evidence item back to chunk ids: a passage is a chunk
 itself; a graph fact (``head → relation → tail``, hops chained, ``(inverse)`` read backwards)
@@ -26,6 +27,7 @@ from hybridrag.kb.extract_schema import label
 from hybridrag.kb.model import Triple
 
 DOCUMENTS, PROVENANCE, MERGES = "documents.jsonl", "provenance.jsonl", "merges.jsonl"
+SOURCES = "sources.jsonl"  # the input files of triples ingests: kb.kb_contents
 ARROW = " → "
 
 

@@ -7,8 +7,8 @@ them; with ``extract_llm``, extract entities and relations per chunk
 entities against each other and the KB's (:mod:`kb.resolve`); then build
 (:func:`kb.document_ingest.build_document_kb`). A document already in the KB is skipped when
 unchanged (with an extraction model, its chunks not extracted yet, or that failed, are asked) and
-refused when its content changed. Document ingests into one directory run one at a time
-(``<kb>/.documents.lock``).
+refused when its content changed (``mode="update"`` replaces it). Document ingests into one
+directory run one at a time (``<kb>/.documents.lock``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from hybridrag.kb.document_ingest import (
     Existing,
     build_document_kb,
     chunk_all,
-    new_documents,
+    plan_documents,
     read_existing,
     unextracted_chunks,
 )
@@ -134,8 +134,11 @@ def ingest_documents(
     progress: bool = True,
     wait: float = 0,
     workers: int = 1,
+    mode: str | None = None,
 ) -> DocumentIngestReport:
     """Add documents to the KB in ``directory`` (created when absent); see the module docstring.
+
+    ``mode``: None, ``add``, ``update`` or ``replace`` (:func:`kb.document_ingest.plan_documents`).
 
     ``extract_llm`` is a model spec (or a chat model object), or ``"rules"`` for the sentence
     patterns of :mod:`agents.extraction.patterns` (no model, offline); ``workers`` extraction calls run at a
@@ -157,7 +160,7 @@ def ingest_documents(
     try:
         with FileLock(str(root / LOCK), timeout=wait):
             existing = read_existing(root)
-            new, same = new_documents(found, existing)
+            existing, new, same = plan_documents(found, existing, mode)
             batch = DocumentBatch(new, {}, chunk_size, chunk_overlap, same, warnings)
             if extractor is not None:  # chunks of known documents not extracted yet (or failed): ask now
                 batch.retry = unextracted_chunks(existing, same)
