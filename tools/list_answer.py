@@ -6,8 +6,10 @@ The rule (:func:`asks_for_list`) reads the question's wording only:
   "what other films ..." (one word may stand between: "what other movies"); a word ending in
   "s" counts as plural unless it is a verb or pronoun form ("is", "was", "does", "has", "this")
   or ends in "ss" / "us" / "is"; "people", "men", "women", "children" are plural too;
-- "who" before an acting verb ("who starred in", "who acted in", "who appeared in", "who
-  played in"), or "who are": a cast is a list.
+- an acting verb with "who" ("who starred in", "who stars in", "who acted in", "who appeared
+  in", "who played in", "X starred who") or "who are", or "what does X act / appear / star in":
+  a cast, a filmography is a list;
+- "words" ("describe X in a few words", "what words describe X"): tags are a list.
 
 Everything else ("who directed Big", "what language is Amelie in", "which person wrote X") asks
 for one thing. A method whose ``answer`` is one string answers a list question with every top
@@ -28,7 +30,11 @@ SEPARATOR = "; "  # titles hold commas ("Crouching Tiger, Hidden Dragon"), never
 _NOT_PLURAL = frozenset({"is", "was", "does", "has", "this", "its", "his", "hers", "yours", "ours", "whose"})
 _IRREGULAR = frozenset({"people", "men", "women", "children"})
 _WH = re.compile(r"\b(?:what|which)\s+(?:([a-z']+)\s+)?([a-z']+)", re.IGNORECASE)
-_WHO = re.compile(r"\bwho\s+(?:starred|acted|appeared|played|are)\b", re.IGNORECASE)
+_ACT = r"(?:star|stars|starred|act|acts|acted|appear|appears|appeared|play|plays|played)"
+_CAST = re.compile(
+    rf"\bwho\s+(?:{_ACT}|are)\b|\b{_ACT}\s+who\b|\bwhat\s+(?:does|did|do)\b.*\b{_ACT}\s+in\b|\bwords\b",
+    re.IGNORECASE,
+)
 
 
 def _plural(word: str) -> bool:
@@ -40,7 +46,7 @@ def _plural(word: str) -> bool:
 
 def asks_for_list(question: str) -> bool:
     """Whether ``question`` asks for several answers (the rule in this module's docstring)."""
-    if _WHO.search(question):
+    if _CAST.search(question):
         return True
     for m in _WH.finditer(question):
         first, second = m.group(1), m.group(2)
