@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -71,9 +72,16 @@ def _info(name: str) -> GraphInfo:
     return REGISTRY[name]
 
 
+@cache
 def get_graph(name: str) -> Any:
-    """The compiled graph of a method (``.invoke``, ``.stream``, ``.batch`` with ``context=``)."""
-    return importlib.import_module(_info(name).module).graph
+    """The compiled graph of a method (``.invoke``, ``.stream``, ``.batch`` with ``context=``).
+
+    It takes ``{"question": ...}`` or a chat, ``{"messages": [...]}``, and answers a chat with an
+    AI message (``graphs.chat``); a question runs exactly the method's own nodes.
+    """
+    from hybridrag.graphs.chat import chat_shaped
+
+    return chat_shaped(importlib.import_module(_info(name).module).builder).compile(name=name)
 
 
 def get_builder(name: str) -> Any:
@@ -81,13 +89,16 @@ def get_builder(name: str) -> Any:
 
     Its state starts over with each question asked on a thread (``graphs.threads.per_question``),
     it can pause for a human's approval before retrieval (``approve=True``, ``graphs.approval``),
-    and its state can be updated or forked (``graphs.rewire.forkable``).
+    its state can be updated or forked (``graphs.rewire.forkable``), and it takes a chat as
+    :func:`get_graph` does (a thread keeps the conversation: ``graphs.chat``).
     """
     from hybridrag.graphs.approval import with_approval
+    from hybridrag.graphs.chat import chat_shaped
     from hybridrag.graphs.rewire import forkable
     from hybridrag.graphs.threads import per_question
 
-    return forkable(per_question(with_approval(importlib.import_module(_info(name).module).builder, name)))
+    method = importlib.import_module(_info(name).module).builder
+    return forkable(per_question(with_approval(chat_shaped(method), name)))
 
 
 def context_class(name: str) -> type[Context]:

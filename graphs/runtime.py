@@ -15,8 +15,12 @@ import weakref
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired
 
+from langchain_core.messages import AnyMessage
+from langgraph._internal._typing import MISSING  # a channel's "no value"
+from langgraph.channels.binop import BinaryOperatorAggregate
+from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 from hybridrag.agents.context import Context
@@ -38,15 +42,36 @@ def merge_usage(left: dict | None, right: dict | None) -> dict:
     return with_counters(add_usage(left or {}, right or {}))
 
 
-class InputState(TypedDict):
-    """What a user sends: the question."""
+class ChatMessages(BinaryOperatorAggregate):
+    """``add_messages`` over a chat that is absent until its first message: a question's output has no ``messages``."""
 
-    question: str
+    def __init__(self, typ: Any = list, operator: Any = add_messages) -> None:
+        """The channel of ``messages``, empty (not an empty list) until written."""
+        super().__init__(typ, operator)
+        self.value = MISSING
+
+    def update(self, values: Any) -> bool:
+        """Add the messages written (the first write goes through ``add_messages`` too)."""
+        if values and self.value is MISSING:
+            self.value = []
+        return super().update(values)
+
+
+Messages = Annotated[list[AnyMessage], ChatMessages()]
+"""A chat: LangGraph messages (dicts in the input are converted), appended or replaced by id."""
+
+
+class InputState(TypedDict):
+    """What a user sends: the question, or a chat whose last message is the user's (``graphs.chat``)."""
+
+    question: NotRequired[str]
+    messages: NotRequired[Messages]
 
 
 class OutputState(TypedDict, total=False):
-    """The common output shape of every method."""
+    """The common output shape of every method (``messages``: the chat, with the answer, on a chat turn)."""
 
+    messages: Messages
     answer: str
     ranked: list[dict]
     evidence: list[dict]
@@ -66,11 +91,13 @@ class RunPolicy:
         context: (the client's raw context, the method's Context class) -> the checked context.
         open_kb: a checked context -> its KB (a failure named for a client).
         edit_limit: () -> the longest approval edit a client may send.
+        question_limit: () -> the longest question (or last chat message) a client may send.
     """
 
     context: Callable[[Any, type], Context | None]
     open_kb: Callable[[Context], KnowledgeBase | None]
     edit_limit: Callable[[], int | None]
+    question_limit: Callable[[], int | None] = lambda: None
 
 
 _POLICY: list[RunPolicy] = []

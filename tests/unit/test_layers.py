@@ -7,7 +7,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "hybridrag"
 LAYERS = ["kb", "tools", "prompts", "agents", "graphs", "evals", "app"]  # lowest first
 METHODS = {"fusion", "hybgrag", "mor", "hydrarag", "ssrag"}
-GRAPHS_MODULES = {"__init__", "runtime", "approval", "threads", "rewire", *METHODS}
+GRAPHS_MODULES = {"__init__", "runtime", "approval", "threads", "rewire", "chat", *METHODS}
 
 
 def imports(path: Path) -> list[str]:

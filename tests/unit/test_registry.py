@@ -58,14 +58,14 @@ def test_langgraph_json_is_valid_for_the_cli():
 def test_compiled_graph_contract(name):
     graph = get_graph(name)
     assert graph.name == name
-    assert get_builder(name).compile().get_input_jsonschema()["required"] == ["question"]
+    assert "required" not in get_builder(name).compile().get_input_jsonschema()  # a question or a chat
 
     inp = graph.get_input_jsonschema()
-    assert inp["required"] == ["question"], "only the question may be required"
-    assert set(inp["properties"]) <= {"question", "settings"}
+    assert "required" not in inp, "a question or messages (graphs/chat.py checks that one is sent)"
+    assert set(inp["properties"]) == {"question", "messages"}
 
     out = graph.get_output_jsonschema()
-    assert set(out["properties"]) == OUTPUT_KEYS
+    assert set(out["properties"]) == OUTPUT_KEYS | {"messages"}  # messages only on a chat turn
 
     ctx_cls = context_class(name)
     assert graph.context_schema is ctx_cls
