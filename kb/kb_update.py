@@ -138,13 +138,15 @@ def _contents(ex: Existing) -> dict[str, set]:
 
 
 def _graph_options(ex: Existing, neo4j_uri: str | None, falkordb_uri: str | None) -> dict:
-    """The graph server of the change: the one given, else the one the live build uses."""
+    """The graph server of the change: the one given, else the one the live build uses (its ``?graph=`` name too)."""
     graph = ex.manifest.get("graph") or {}
-    if not (neo4j_uri or falkordb_uri) and graph.get("backend") == "neo4j":
-        neo4j_uri = graph["uri"]
-    if not (neo4j_uri or falkordb_uri) and graph.get("backend") == "falkordb":
-        falkordb_uri = graph["uri"]
-    return {"neo4j_uri": neo4j_uri, "falkordb_uri": falkordb_uri}
+    if neo4j_uri or falkordb_uri or graph.get("backend") not in ("neo4j", "falkordb"):
+        return {"neo4j_uri": neo4j_uri, "falkordb_uri": falkordb_uri}
+    if graph["backend"] == "neo4j":
+        return {"neo4j_uri": graph["uri"], "falkordb_uri": None}
+    prefix = str(graph.get("graph", "")).removesuffix(f".{ex.manifest.get('build_id', '')}")
+    named = prefix and prefix != graph.get("graph") and not prefix.startswith("hybridrag_")
+    return {"neo4j_uri": None, "falkordb_uri": f"{graph['uri']}?graph={prefix}" if named else graph["uri"]}
 
 
 def _commit(root: Path, ex: Existing, before: dict, report: ChangeReport, options: dict) -> ChangeReport:
