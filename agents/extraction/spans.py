@@ -35,9 +35,13 @@ FUNCTION_WORDS = frozenset(
     either neither each every all some many most several such one two three no not is was are were be
     being been has had have do does did can could may might will would shall should must born""".split()
 )
-NATIONALITY = re.compile(
-    r"^(?:[A-Z][a-z]+(?:an|ian|ese|ish|ic|i|ean)|Greek|Thai|Dutch|French|Welsh|Swiss|Basque|Czech|Scots)$"
+_DEMONYMS = (
+    "American|Mexican|African|German|Cuban|Moroccan|Kenyan|Dominican|Rican|Jamaican|Venezuelan|Ugandan|Tibetan|"
+    "Lankan|Angolan|Guatemalan|Nicaraguan|Samoan|Afghan|Pakistani|Israeli|Iraqi|Saudi|Bangladeshi|Somali|Nepali|"
+    "Kuwaiti|Qatari|Emirati|Yemeni|Omani|Icelandic|Greek|Thai|Dutch|French|Welsh|Swiss|Basque|Czech|Scots|Slovak"
 )
+# "Japan", "Milan", "Sochi" end like demonyms: besides the list, only -ian, -ean, -ese and -ish words
+NATIONALITY = re.compile(rf"^(?:[A-Z][a-z]+(?:ian|ean|ese|ish)|{_DEMONYMS})$")
 _NATION_PREFIX = {"South", "North", "East", "West", "Puerto", "New", "Sri", "Costa", "Saudi", "Sierra"}
 
 
