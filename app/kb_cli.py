@@ -48,7 +48,14 @@ def _run_delete(args: argparse.Namespace) -> int:
     return 0
 
 
-SUBCOMMANDS = (_delete,)
+def _show(kb_sub: argparse._SubParsersAction) -> None:
+    """``hybridrag kb show --entity NAME [--kb DIR]``: app/graph_view.py."""
+    from hybridrag.app.graph_view import add_show_arguments
+
+    add_show_arguments(kb_sub)
+
+
+SUBCOMMANDS = (_delete, _show)
 
 
 def add_kb_arguments(sub: argparse._SubParsersAction) -> None:

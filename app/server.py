@@ -17,6 +17,9 @@ Runs have the operator's wall-clock budget (504) and stop when the client discon
 ``{"status_code", "message"}`` as the ``error`` event of ``/stream``. ``/stream`` sends
 ``metadata``, one ``data`` event per node (``{"node", "update"}``), then
 ``{"node": "__end__", "output"}`` and ``end``.
+
+Pages a person reads (``app/view_routes.py``): ``/<method>/view?question=...`` shows the answer
+first, then numbered evidence; ``/graph?entity=NAME`` draws an entity's neighbourhood.
 """
 
 from __future__ import annotations
@@ -191,8 +194,9 @@ def create_app(methods: list[str] | None = None, config: ServerConfig | None = N
         return JSONResponse(status_code=status, content={**body, "methods": names})
 
     endpoints = [e for e in ENDPOINTS if e not in STREAM_ENDPOINTS]  # the stream routes are ours
+    runnables = {}
     for name in names:
-        runnable = MethodRunnable(name, config)
+        runnable = runnables[name] = MethodRunnable(name, config)
         _add_stream_route(app, runnable)
         add_routes(
             app,
@@ -203,6 +207,9 @@ def create_app(methods: list[str] | None = None, config: ServerConfig | None = N
             enabled_endpoints=endpoints,
         )
         app.description += f"\n\n- /{name}: {REGISTRY[name].description}"
+    from hybridrag.app.view_routes import add_view_routes
+
+    add_view_routes(app, runnables, config, admit)  # /<method>/view (the answer first) and /graph
     return app
 
 

@@ -1,0 +1,108 @@
+"""The read-only graph view (issue 28 item 5): ``hybridrag kb show``, the server's /graph and /<method>/view."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from hybridrag.app.cli import main
+from hybridrag.app.graph_view import answer_path, entity_view, render_text
+from hybridrag.kb.base import open_kb
+from hybridrag.kb.model import UnknownEntityError
+from hybridrag.kb.sample import sample_kb_dir
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return open_kb(sample_kb_dir())
+
+
+@pytest.fixture(scope="module")
+def client():
+    from hybridrag.app.server import create_app
+
+    return TestClient(create_app(methods=["fusion"]))
+
+
+def test_kb_show_prints_the_entity_its_type_neighbours_by_relation_and_passages(capsys):
+    assert main(["kb", "show", "--entity", "forrest gump"]) == 0  # names match case-insensitively
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("Forrest Gump  [movie]")
+    assert "  Forrest Gump → directed by → Robert Zemeckis" in lines
+    assert "  Forrest Gump → starred actors → Sally Field; Tom Hanks" in lines
+    assert any(line.startswith("passages: ") for line in lines) and all("\n" not in line for line in lines)
+
+
+def test_incoming_edges_read_from_the_other_entity(kb):
+    text = render_text(entity_view(kb, "Tom Hanks"))
+    assert re.search(r"^  .*Forrest Gump.* → starred actors → Tom Hanks$", text, flags=re.M)
+
+
+def test_an_unknown_entity_names_the_closest(capsys):
+    assert main(["kb", "show", "--entity", "Forest Gump"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: no entity named 'Forest Gump'") and "closest: Forrest Gump" in err
+    assert len(err.splitlines()) == 1
+
+
+def test_the_neighbour_list_is_bounded(kb):
+    view = entity_view(kb, "Tom Hanks", max_neighbours=3)
+    assert len(view.neighbours) == 3 < view.total_neighbours
+    assert "(showing 3)" in render_text(view)
+    with pytest.raises(ValueError, match="at least 1"):
+        entity_view(kb, "Tom Hanks", max_neighbours=0)
+    with pytest.raises(ValueError, match="empty entity name"):
+        entity_view(kb, " ")
+
+
+def test_the_path_behind_an_answer(kb):
+    [hop] = answer_path(kb, "Forrest Gump", "Robert Zemeckis")
+    assert (hop.head, hop.type, hop.tail) == ("Forrest Gump", "directed_by", "Robert Zemeckis")
+    two = answer_path(kb, "Sally Field", "Robert Zemeckis", max_hops=9)  # clamped to MAX_HOPS
+    assert [t.type for t in two] == ["starred_actors", "directed_by"]
+    with pytest.raises(UnknownEntityError):
+        answer_path(kb, "Forrest Gump", "Nobody Atall")
+
+
+def test_graph_page_draws_the_neighbours_and_the_path(client):
+    r = client.get("/graph", params={"entity": "Forrest Gump", "answer": "Robert Zemeckis"})
+    assert r.status_code == 200 and "<script" not in r.text
+    assert not re.search(r'(src|href)="(https?:)?//', r.text)  # nothing fetched from elsewhere: works offline
+    hood = r.text.split('<svg id="neighbourhood"')[1].split("</svg>")[0]
+    assert {"Robert Zemeckis", "Tom Hanks", "Sally Field", "Winston Groom"} <= set(
+        re.findall(r'data-id="([^"]+)"', hood)
+    )
+    path = r.text.split('<svg id="answer-path"')[1].split("</svg>")[0]
+    assert re.findall(r'data-id="([^"]+)"', path) == ["Forrest Gump", "Robert Zemeckis"] and "directed by" in path
+
+
+@pytest.mark.parametrize(
+    ("params", "status", "says"),
+    [
+        ({"entity": "Forest Gump"}, 404, "closest: Forrest Gump"),
+        ({"entity": "Big", "kb": "/etc"}, 400, "unknown KB"),  # a client names a KB, never a path
+        ({"entity": "Big", "hops": 7}, 400, "hops: 1 to 3"),
+        ({"entity": "x" * 201}, 400, "at most 200"),
+        ({}, 400, "entity: give"),
+    ],
+)
+def test_graph_page_refuses_in_one_line(client, params, status, says):
+    r = client.get("/graph", params=params)
+    assert r.status_code == status and says in r.text and 'id="error"' in r.text
+
+
+def test_view_page_puts_the_answer_before_the_evidence(client):
+    r = client.get("/fusion/view", params={"question": "who directed Forrest Gump"})
+    assert r.status_code == 200
+    text = r.text
+    assert re.search(r'id="answer" class="answer">Robert Zemeckis<', text)
+    assert text.index('id="answer"') < text.index('id="evidence"') < text.index("Forrest Gump → directed by")
+    assert '<svg id="answer-path"' in text
+
+
+def test_view_page_refuses_a_kb_path_and_a_long_question(client):
+    assert client.get("/fusion/view", params={"question": "who directed Big", "kb": "/tmp"}).status_code == 400
+    r = client.get("/fusion/view", params={"question": "x" * 5000})
+    assert r.status_code in (400, 422) and 'id="error"' in r.text
