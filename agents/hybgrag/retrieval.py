@@ -17,6 +17,7 @@ import numpy as np
 
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.model import Entity, Subgraph, Triple
+from hybridrag.tools.fused_text import hybrid_search
 from hybridrag.tools.items import Item
 from hybridrag.tools.text_hops import doc_rows
 
@@ -103,12 +104,14 @@ def rank_entities(kb: KnowledgeBase, question: str, entity_ids: list[str], k: in
 def text_retrieve(
     kb: KnowledgeBase, question: str, k: int = 10, search: Callable[[str, int], list] | None = None
 ) -> Retrieval:
-    """Text module: dense search over all texts, grouped by owning entity (max score).
+    """Text module: dense and BM25 search over all texts, fused, grouped by owning entity (best first).
 
-    ``search(query, k)``: the hits (``kb.dense_search`` unless given; the graph passes its tool step).
+    ``search(query, k)``: the dense hits (``kb.dense_search`` unless given; the graph passes its tool step);
+    they are fused with as many BM25 hits and near-duplicates ordered by corroboration
+    (:func:`tools.fused_text.hybrid_search`), which beats either search alone on real text.
     """
     firsts: dict[str, object] = {}  # owner (or passage id) → its best hit, in hit order
-    for hit in (search or kb.dense_search)(question, 4 * k):
+    for hit in hybrid_search(kb, question, 4 * k, dense=search):
         firsts.setdefault(hit.doc.entity_id or hit.doc.id, hit)
     kept = list(firsts.values())[:k]
     names = kb.names({h.doc.entity_id for h in kept if h.doc.entity_id})  # one store read for all hits

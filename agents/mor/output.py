@@ -8,6 +8,7 @@ from hybridrag.agents.mor.matching import best_text, question_vector
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts.data_block import data_block
 from hybridrag.tools.answer_span import passage_answer
+from hybridrag.tools.fused_text import hybrid_search
 
 TEXT_CHARS = 500  # characters of each path or text shown to the answerer
 
@@ -110,12 +111,12 @@ def passage_outputs(kb: KnowledgeBase, question: str, k: int, matcher: str = "bm
     """``answer``, ``ranked`` and ``evidence`` from the passages about no entity, for a run that reached no entity.
 
     MoR retrieves graph nodes; where the text that answers lives only in passages tied to no
-    entity (a documents KB), the ``k`` passages that best match the question (BM25, or the
-    embedding model for ``matcher="dense"``) are ranked instead, and the answer is the span they
+    entity (a documents KB), the ``k`` passages that best match the question are ranked instead (BM25 and
+    dense hits fused, near-duplicates by corroboration: :func:`tools.fused_text.hybrid_search`; ``matcher``
+    is kept for callers, both searches run), and the answer is the span they
     state (:func:`tools.answer_span.passage_answer`).
     """
-    search = kb.lexical_search if matcher == "bm25" else kb.dense_search
-    hits = [h for h in search(question, k, "passage") if not h.doc.entity_id]
+    hits = [h for h in hybrid_search(kb, question, k, "passage") if not h.doc.entity_id]
     items = [{"kind": "passage", "id": h.doc.id, "text": h.doc.text, "score": h.score} for h in hits]
     return {
         "answer": passage_answer(question, items),
