@@ -2,7 +2,9 @@
 
 Each method's settings subclass one of them in ``agents/<method>/context.py``; the method's graph
 uses that class as its LangGraph ``context_schema``. Every field carries a description and falls
-back to the ``HYBRIDRAG_<FIELD>`` environment variable.
+back to the ``HYBRIDRAG_<FIELD>`` environment variable, validated as the field's type by pydantic
+(:func:`parse_env`: a misspelt boolean or a value outside a field's choices is an error naming the
+variable, never a silent default).
 """
 
 from __future__ import annotations
@@ -10,7 +12,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from functools import lru_cache
+from typing import Any, Literal, get_args, get_origin, get_type_hints
+
+from pydantic import TypeAdapter, ValidationError
 
 from hybridrag.agents.llm.models import DEFAULT_LLM
 
@@ -28,20 +33,63 @@ def add_schema_hook(hook: SchemaHook) -> None:
         _SCHEMA_HOOKS.append(hook)
 
 
+class EnvSettingError(ValueError):
+    """An environment variable whose value does not fit its setting; the message names the variable."""
+
+
+BOOL_SPELLINGS = "true/false, 1/0, yes/no, on/off, t/f, y/n (any case)"
+"""What a boolean environment value may be (pydantic's lax bool parsing); anything else is refused."""
+
+
 def _env(name: str) -> str | None:
     return os.environ.get(f"HYBRIDRAG_{name.upper()}")
 
 
-def _parse(raw: str, default: Any) -> Any:
-    """Read an environment value as the type of the field's default (booleans from 1/true/yes/on)."""
-    if isinstance(default, bool):
-        return raw.strip().lower() in ("1", "true", "yes", "on")
-    if isinstance(default, int | float):
-        try:
-            return type(default)(raw)
-        except ValueError:
-            raise ValueError(f"environment value {raw!r} is not a valid {type(default).__name__}") from None
-    return raw
+def _expected(annotation: Any) -> str:
+    """What a value of ``annotation`` looks like, for an error message."""
+    if annotation is bool:
+        return f"a boolean: {BOOL_SPELLINGS}"
+    if get_origin(annotation) is Literal:
+        return "one of " + ", ".join(str(a) for a in get_args(annotation))
+    if annotation is int:
+        return "a whole number"
+    if annotation is float:
+        return "a number"
+    return f"a value of type {getattr(annotation, '__name__', annotation)}"
+
+
+@lru_cache(maxsize=256)
+def _adapter(annotation: Any) -> TypeAdapter:
+    return TypeAdapter(annotation)
+
+
+def parse_env(variable: str, raw: str, annotation: Any) -> Any:
+    """``raw`` (the value of environment ``variable``) validated as ``annotation`` by pydantic.
+
+    A misspelt boolean (``ture``), a word for a number or a value outside a ``Literal``'s choices
+    raises :class:`EnvSettingError` naming the variable and what it may be; nothing falls back to a
+    default silently.
+    """
+    try:
+        return _adapter(annotation).validate_python(raw.strip())
+    except ValidationError:
+        raise EnvSettingError(f"{variable}={raw!r}: expected {_expected(annotation)}") from None
+
+
+def env_flag(variable: str, default: bool = False) -> bool:
+    """Boolean environment ``variable`` (unset or empty: ``default``); a misspelling raises :class:`EnvSettingError`."""
+    raw = os.environ.get(variable, "")
+    return default if not raw.strip() else parse_env(variable, raw, bool)
+
+
+@lru_cache(maxsize=64)
+def _field_types(cls: type) -> dict[str, Any]:
+    """Each field's annotation, resolved (a field whose annotation cannot be resolved: its default's type)."""
+    try:
+        hints = get_type_hints(cls)
+    except (NameError, TypeError):
+        hints = {}
+    return {f.name: hints.get(f.name, type(f.default)) for f in fields(cls)}
 
 
 def setting(default: Any, description: str, **metadata: Any) -> Any:
@@ -76,7 +124,7 @@ class Context:
             raw = None if f.metadata.get("python_only") else _env(f.name)
             if raw is None or getattr(self, f.name) != f.default:
                 continue
-            setattr(self, f.name, _parse(raw, f.default))
+            setattr(self, f.name, parse_env(f"HYBRIDRAG_{f.name.upper()}", raw, _field_types(type(self))[f.name]))
 
     @classmethod
     def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> dict:

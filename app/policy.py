@@ -21,11 +21,11 @@ when ``HYBRIDRAG_SERVER_MODE`` is on, as in the Agent Server deployment of langg
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from hybridrag.agents.context import env_flag
 from hybridrag.app.server_config import LIMITS, ServerConfig, active_config
 
 SERVER_MODE_ENV = "HYBRIDRAG_SERVER_MODE"
@@ -275,7 +275,7 @@ def check_batch(size: int, config: ServerConfig) -> None:
 
 def server_mode() -> bool:
     """Whether graph nodes must apply the policy to the run context (``HYBRIDRAG_SERVER_MODE``)."""
-    return os.environ.get(SERVER_MODE_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+    return env_flag(SERVER_MODE_ENV)  # a misspelt value is an error naming it, never "off"
 
 
 def server_context(ctx: Any, cls: type) -> Any:
