@@ -46,11 +46,12 @@ def graph_link(entity: str, kb: str = "", answer: str = "") -> str:
     return f"/graph?{urlencode(query)}"
 
 
-def _node(x: float, y: float, nid: str, name: str, css: str) -> str:
+def _node(x: float, y: float, nid: str, name: str, css: str, below: bool = False) -> str:
     label = escape(one_line(name, 28))
+    at = f'x="{x:.0f}" y="{y + 24:.0f}" text-anchor="middle"' if below else f'x="{x + 11:.0f}" y="{y + 4:.0f}"'
     return (
         f'<g class="node {css}" data-id="{escape(nid)}"><circle cx="{x:.0f}" cy="{y:.0f}" r="9"/>'
-        f'<text x="{x + 11:.0f}" y="{y + 4:.0f}">{label}</text></g>'
+        f"<text {at}>{label}</text></g>"
     )
 
 
@@ -88,14 +89,13 @@ def path_svg(path: list[Triple], names: dict[str, str], start: str) -> str:
     for t in path:
         here = t.tail if t.head == here else t.head
         ids.append(here)
-    step = 180
+    step, left, y = 200, 90, 30
     width = max(step * len(ids), 200)
-    y = 40
     parts = []
     for i, t in enumerate(path):
         rel = t.type.replace("_", " ") + ("" if t.head == ids[i] else " (inverse)")
-        parts.append(_edge((30 + i * step, y), (30 + (i + 1) * step, y), rel, "path-edge"))
-    parts += [_node(30 + i * step, y, nid, names.get(nid, nid), "on-path") for i, nid in enumerate(ids)]
+        parts.append(_edge((left + i * step, y), (left + (i + 1) * step, y), rel, "path-edge"))
+    parts += [_node(left + i * step, y, nid, names.get(nid, nid), "on-path", True) for i, nid in enumerate(ids)]
     return (
         f'<svg id="answer-path" xmlns="http://www.w3.org/2000/svg" width="{width}" height="80" '
         f'viewBox="0 0 {width} 80" role="img" aria-label="the path behind the answer">' + "".join(parts) + "</svg>"
