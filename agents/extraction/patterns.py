@@ -3,8 +3,9 @@
 ``hybridrag ingest --documents DIR --extract-llm rules`` reads each chunk with these rules. Per
 sentence, names and dates (:mod:`agents.extraction.spans`), then:
 
-- the *subject*: the name the sentence opens with (after "The", or after an opening phrase ended
-  by a comma: "In Greek mythology, Echo ..."); "He", "She", "It" or "They" opening a sentence, or
+- the *subject*: the name a sentence (a Markdown heading is one) opens with (after "The", or after
+  an opening phrase ended by a comma: "In Greek mythology, Echo ..."); "He", "She", "It" or "They"
+  opening a sentence, or
   "its"/"his"/"her"/"their", stand for the chunk's *topic*, the subject of its first sentence;
 - a parenthesis after a name: "(born 7 August 1977 in Oslo)" gives ``born_on`` and ``born_in``,
   two dates "(May 4, 1924 – November 22, 1993)" ``born_on`` and ``died_on``, "(also known as X)"
@@ -34,7 +35,7 @@ from hybridrag.tools.text import sentences
 MAX_GAP_WORDS = 7  # lower-case words between two names that can still state a relation
 MAX_RELATION_WORDS = 4
 _PRONOUNS = {"he", "she", "it", "they"}
-_POSSESSIVES = r"(?:its|his|her|their)"
+_POSSESSIVES = r"(?:[Ii]ts|[Hh]is|[Hh]er|[Tt]heir)"
 _COPULA = re.compile(r"^\s*,?\s*(?:is|was|are|were)\s+(?:also\s+|now\s+|currently\s+)?(.*)$")
 _PREPOSITIONS = {"of", "in", "at", "on", "from", "for", "by", "near", "to", "with", "into", "since", "until"}
 _DROP = {"a", "an", "the", "is", "was", "are", "were", "be", "been", "being", "has", "have", "had", "also", "then"}
@@ -230,6 +231,7 @@ def _sentence(sentence: str, topic: str | None, facts: _Facts) -> str | None:
 def pattern_extraction(text: str) -> Extraction:
     """Entities (typed where a copula says so) and relations of a text by rule (see the module docstring)."""
     facts, topic = _Facts(), None
-    for sentence in sentences(text):
-        topic = _sentence(sentence, topic, facts)
+    for line in text.splitlines():  # a heading or list item is a sentence of its own
+        for sentence in sentences(line.lstrip("#*-> \t")):
+            topic = _sentence(sentence, topic, facts)
     return facts.extraction()

@@ -26,7 +26,7 @@ _CAP = rf"(?:{_UPPER}[\w'’&.\-]*)"
 _NICKNAME = r'(?:\s"[A-Z][\w.\- ]{0,20}")'  # 'Anthony "Tony" Robinson'
 _QUOTED = re.compile(r'"([A-Z0-9][^"]{0,80}?)"')
 _JOIN = r"(?:of|the|de|da|del|della|di|du|la|le|van|von|der|den|y|for)"
-_NAME = re.compile(rf"(?:\b\d[\w\-]*\s)?{_CAP}(?:{_NICKNAME}?\s(?:{_JOIN}\s)*{_CAP})*")
+_NAME = re.compile(rf"(?:\b\d[\w\-]* )?{_CAP}(?:{_NICKNAME}? (?:{_JOIN} )*{_CAP})*")  # within a line
 # capitalised words that open a sentence or clause without being (part of) a name
 FUNCTION_WORDS = frozenset(
     """a an the in on at of for from by with to as after before during when while since until although

@@ -134,3 +134,8 @@ def test_every_rule_fact_passes_the_chunk_check():
 
 def test_a_sentence_without_anything_gives_nothing():
     assert pattern_extraction("").relations == [] and pattern_extraction("and so on.").entities == []
+
+
+def test_a_markdown_heading_is_a_line_of_its_own():
+    found = triples("# Interscope Records\n\nInterscope Records is a label. Its parent company is Universal Music.")
+    assert found == {("Interscope Records", "parent company", "Universal Music")}
