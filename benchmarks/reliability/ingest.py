@@ -47,7 +47,7 @@ def _env(hold: str | None = None) -> dict:
 
 
 def _ingest_args(kb: Path, triples: Path, *extra: str) -> list[str]:
-    return ["ingest", "--kb", str(kb), "--triples", str(triples), *extra]
+    return ["ingest", "--kb", str(kb), "--triples", str(triples), "--replace", *extra]
 
 
 def _shown(args: list[str], hold: str | None = None) -> str:

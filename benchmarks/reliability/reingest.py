@@ -65,7 +65,7 @@ def _triples(folder: Path, name: str, lines: list[str]) -> Path:
 
 
 def _ingest(kb: Path, triples: Path, flag: str, uri: str) -> tuple[list[str], subprocess.CompletedProcess]:
-    args = ["ingest", "--kb", str(kb), "--triples", str(triples), flag, uri]
+    args = ["ingest", "--kb", str(kb), "--triples", str(triples), flag, uri, "--replace"]
     return args, _cli(*args)
 
 
@@ -145,7 +145,7 @@ def _falkordb_rows(work: Path, server) -> list[dict]:  # noqa: ANN001
             "ok": ok,
         }
     )
-    args = ["ingest", "--kb", str(kb), "--triples", str(new), "--falkordb", uri]
+    args = ["ingest", "--kb", str(kb), "--triples", str(new), "--falkordb", uri, "--replace"]
     what = _kill_during_export(args, server)
     ok, said = _ask(kb)
     rows.append(

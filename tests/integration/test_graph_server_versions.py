@@ -264,6 +264,7 @@ def test_sigkill_after_the_export_leaves_the_previous_kb_answering(tmp_path, mod
         str(_triples(tmp_path, "B")),
         flag,
         uri,
+        "--replace",
     ]
     proc = subprocess.Popen(
         cmd, cwd=ROOT, env=_env("export"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

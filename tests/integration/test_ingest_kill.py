@@ -57,7 +57,8 @@ def _env(hold: str | None = None) -> dict:
 
 
 def _ingest_cmd(kb: Path, triples: list[Path]) -> list[str]:
-    return [sys.executable, "-m", "hybridrag.app.cli", "ingest", "--kb", str(kb), "--triples", *map(str, triples)]
+    cmd = [sys.executable, "-m", "hybridrag.app.cli", "ingest", "--kb", str(kb), "--triples", *map(str, triples)]
+    return [*cmd, "--replace"]  # a re-ingest replaces the KB: said explicitly (issue 28 item 2)
 
 
 def _start_held(kb: Path, triples: list[Path], hold: str) -> subprocess.Popen:
