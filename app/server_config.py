@@ -1,8 +1,10 @@
 """The operator's side of a served run: named KBs and models, limits, server-side settings.
 
 ``hybridrag serve`` builds one from its flags and ``--config FILE`` (``app/operator.py``);
-the Agent Server deployment reads the JSON file named by ``HYBRIDRAG_SERVER_CONFIG``
-(:func:`active_config`). The file's keys are the fields of :class:`ServerConfig`::
+the Agent Server deployment reads the JSON file named by ``HYBRIDRAG_SERVER_CONFIG``, else the
+one ``langgraph.json`` names by ``HYBRIDRAG_DEFAULT_SERVER_CONFIG``: the shipped
+``app/studio_default.json`` (the sample KB, SmolLM2 offline, and the model ``HYBRIDRAG_LLM``
+names when it is set) (:func:`active_config`). The file's keys are the fields of :class:`ServerConfig`::
 
     {"kbs": {"movies": "/srv/kb/movies", "sample": "sample"}, "default_kb": "movies",
      "models": {"smol": {"spec": "local:smollm2"},
@@ -10,7 +12,10 @@ the Agent Server deployment reads the JSON file named by ``HYBRIDRAG_SERVER_CONF
      "limits": {"max_top_k": 20, "max_iterations": 3}, "bounds": {"beam_width": [1, 50]},
      "settings": {"*": {"structured_method": "json_mode"}, "hybgrag": {"few_shot": "/srv/shots.json"}},
      "run_timeout": 120, "max_batch": 8, "max_edit_chars": 20000,
-     "max_body_bytes": 65536, "max_metadata_bytes": 2048, "max_tags": 16}
+     "max_body_bytes": 65536, "max_metadata_bytes": 2048, "max_tags": 16, "max_question_chars": 2000,
+     "env_model": true}
+
+A relative path is read from the working directory, else from the hybridrag package's folder.
 """
 
 from __future__ import annotations
@@ -19,12 +24,17 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import cache
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 SERVER_CONFIG_ENV = "HYBRIDRAG_SERVER_CONFIG"
+DEFAULT_CONFIG_ENV = "HYBRIDRAG_DEFAULT_SERVER_CONFIG"
+"""Set by langgraph.json to the shipped default; HYBRIDRAG_SERVER_CONFIG (the operator's file) wins."""
+LLM_ENV, LLM_URL_ENV = "HYBRIDRAG_LLM", "HYBRIDRAG_LLM_BASE_URL"
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 LIMITS: dict[str, float] = {"max_top_k": 50, "max_iterations": 5}
 """Operator limits that bound several fields (``hybridrag serve --max-top-k / --max-iterations``)."""
@@ -55,6 +65,8 @@ class ServerConfig:
     max_body_bytes: int = 65_536  # largest request body; more is a 413 before it is parsed
     max_metadata_bytes: int = 2_048  # largest ``config.metadata`` (as JSON) of a request
     max_tags: int = 16  # most ``config.tags`` of a request
+    max_question_chars: int = 2_000  # longest question (or last chat message) of an Agent Server run
+    env_model: bool = False  # also offer the model HYBRIDRAG_LLM names (with HYBRIDRAG_LLM_BASE_URL), as the default
 
     def __post_init__(self) -> None:
         for kind, names in (("KB", self.kbs), ("model", self.models)):
@@ -74,7 +86,12 @@ class ServerConfig:
             raise ValueError(f"limit {low[0]} must be at least 1, not {self.limits[low[0]]!r}")
         if not self.run_timeout > 0 or not self.max_batch >= 1 or not self.max_edit_chars >= 1:
             raise ValueError("run_timeout must be > 0, max_batch and max_edit_chars >= 1")
-        for name, floor in (("max_body_bytes", 1024), ("max_metadata_bytes", 0), ("max_tags", 0)):
+        for name, floor in (
+            ("max_body_bytes", 1024),
+            ("max_metadata_bytes", 0),
+            ("max_tags", 0),
+            ("max_question_chars", 1),
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < floor:
                 raise ValueError(f"{name} must be an integer of at least {floor}, not {value!r}")
@@ -103,6 +120,22 @@ class ServerConfig:
             raise ValueError(f"malformed server config: {exc}") from None
         return cls(**values)
 
+    def with_env_model(self) -> ServerConfig:
+        """With ``env_model`` and ``HYBRIDRAG_LLM`` set, that model offered first (the default), named by its spec.
+
+        The name is the spec with every character a name may not hold as '-' (``openai:gpt-4o-mini``
+        → ``openai-gpt-4o-mini``); a model already offered with the same spec and URL is made the default.
+        """
+        spec = os.environ.get(LLM_ENV, "").strip()
+        if not self.env_model or not spec:
+            return self
+        choice = ModelChoice(spec, os.environ.get(LLM_URL_ENV, "").strip())
+        same = next((n for n, m in self.models.items() if m == choice), None)
+        if same is not None:
+            return replace(self, default_model=same)
+        name = re.sub(r"[^A-Za-z0-9_.-]", "-", spec).lstrip("_.-")[:64] or "env"
+        return replace(self, models={name: choice, **self.models}, default_model=name)
+
     def kb_name(self) -> str:
         """The KB a run uses when the client names none."""
         return self.default_kb or next(iter(self.kbs))
@@ -112,20 +145,38 @@ class ServerConfig:
         return self.default_model or next(iter(self.models), "")
 
 
+def config_path(path: str) -> Path:
+    """A config file's path: as given, or a relative one not found here from the hybridrag package's folder."""
+    given = Path(path)
+    if given.is_absolute() or given.exists() or not (PACKAGE_ROOT / given).exists():
+        return given
+    return PACKAGE_ROOT / given
+
+
 @cache
-def _config_from(path: str) -> ServerConfig:
+def _config_from(variable: str, path: str, model: tuple[str, str]) -> ServerConfig:
+    """The config file ``path`` (named by ``variable``), with the model of HYBRIDRAG_LLM when it asks for it.
+
+    ``model`` (HYBRIDRAG_LLM and its base URL) is part of the cache key only.
+    """
     if not path:
         return ServerConfig()
     try:
-        with open(path, encoding="utf-8") as f:
-            return ServerConfig.from_mapping(json.load(f))
+        with open(config_path(path), encoding="utf-8") as f:
+            return ServerConfig.from_mapping(json.load(f)).with_env_model()
     except (OSError, ValueError, TypeError) as exc:
-        raise ValueError(f"server config {SERVER_CONFIG_ENV}: {exc}") from None
+        raise ValueError(f"server config {variable}: {exc}") from None
 
 
 def active_config() -> ServerConfig:
-    """The server config named by ``HYBRIDRAG_SERVER_CONFIG`` (a JSON file), else the defaults."""
-    return _config_from(os.environ.get(SERVER_CONFIG_ENV, ""))
+    """The config read from the JSON file named by ``HYBRIDRAG_SERVER_CONFIG``.
+
+    Without it, the file ``HYBRIDRAG_DEFAULT_SERVER_CONFIG`` names (langgraph.json: the shipped
+    default), else the defaults.
+    """
+    variable = SERVER_CONFIG_ENV if os.environ.get(SERVER_CONFIG_ENV) else DEFAULT_CONFIG_ENV
+    model = (os.environ.get(LLM_ENV, ""), os.environ.get(LLM_URL_ENV, ""))
+    return _config_from(variable, os.environ.get(variable, ""), model)
 
 
 def named_choices(kind: str) -> tuple[list[str], str]:

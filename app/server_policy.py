@@ -3,10 +3,10 @@
 Python callers of ``hybridrag.graphs`` are not clients and keep full control. In server mode
 (``HYBRIDRAG_SERVER_MODE``, as langgraph.json sets it for the Agent Server) every graph run's
 context comes from a remote client: :func:`hybridrag.app.policy.server_context` checks it, a KB
-that cannot be opened is named by the operator's name (never its path), and an approval edit is
-bounded by the operator's limit. The JSON schema of every context lists the allowed choices and,
-on a server, the operator's KB and model names. ``app/studio.py`` and the LangServe app import
-this module; the graphs never import ``app``.
+that cannot be opened is named by the operator's name (never its path), and an approval edit and
+a question (``graphs.chat``) are bounded by the operator's limits. The JSON schema of every context
+lists the allowed choices and, on a server, the operator's KB and model names. ``app/studio.py``
+and the LangServe app import this module; the graphs never import ``app``.
 """
 
 from __future__ import annotations
@@ -46,6 +46,10 @@ def _edit_limit() -> int | None:
     return active_config().max_edit_chars if server_mode() else None
 
 
+def _question_limit() -> int | None:
+    return active_config().max_question_chars if server_mode() else None
+
+
 def describe_choices(cls: type, schema: dict) -> None:
     """List a choice field's allowed values; on a server, the operator's KB and model names."""
     for f in fields(cls):
@@ -63,5 +67,5 @@ def describe_choices(cls: type, schema: dict) -> None:
                 prop.update(enum=names, default=default)
 
 
-install_policy(RunPolicy(context=_context, open_kb=_open_kb, edit_limit=_edit_limit))
+install_policy(RunPolicy(context=_context, open_kb=_open_kb, edit_limit=_edit_limit, question_limit=_question_limit))
 add_schema_hook(describe_choices)

@@ -27,3 +27,7 @@ mkdir -p .venv/share/hybridrag
 bash scripts/cpu_flags.sh required > .venv/share/hybridrag/llama_cpu_flags
 .venv/bin/pip install -q -e ".[all]"
 echo "installed: $(.venv/bin/hybridrag --help | head -1)"
+# the sample KB and its bank of solved examples (docs/bank.md), built now: `langgraph dev`
+# (langgraph.json → app/studio_default.json) then runs every method offline from its first question
+SAMPLE_KB=$(.venv/bin/python -c 'from hybridrag.kb.sample import sample_kb_dir; print(sample_kb_dir())')
+.venv/bin/hybridrag bank build --kb "$SAMPLE_KB"

@@ -233,7 +233,7 @@ def _build(spec: str, base_url: str) -> BaseChatModel:
     if base_url:
         return _openai_compatible(name, base_url)
     if provider == "openai" and not os.environ.get("OPENAI_API_KEY"):
-        raise ModelConfigError(f"--llm {spec} needs OPENAI_API_KEY to be set (or run offline with --llm local:smollm2)")
+        raise ModelConfigError(f"llm {spec!r} needs OPENAI_API_KEY to be set (or run offline with local:smollm2)")
     from langchain.chat_models import init_chat_model
 
     try:

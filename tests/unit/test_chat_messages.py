@@ -1,0 +1,146 @@
+"""Chat-shaped graphs (issue 28 item 4): every method takes LangGraph's ``messages``, reads a
+follow-up through the previous turn and answers with an AI message; ``{question}`` runs are as
+before; an input that asks nothing is refused by name (issue 28 item 7)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fake_chat import ScriptedChatModel
+from langchain_core.messages import AIMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.constants import END, START
+
+from hybridrag.agents.followup import follow_up
+from hybridrag.graphs import context_for, get_builder, get_graph, list_graphs
+from hybridrag.graphs.chat import READ, REPLY, InputError
+
+NAMES = ["Big", "The Big Picture", "Forrest Gump", "Penny Marshall", "Tom Hanks"]
+
+
+def names_in(text: str) -> list[str]:
+    """A stand-in for the KB's names: the NAMES a text writes as whole words, longest first."""
+    found = [n for n in sorted(NAMES, key=len, reverse=True) if re.search(rf"\b{re.escape(n)}\b", text, re.I)]
+    return [n for n in found if not any(n != m and n.casefold() in m.casefold() for m in found)]
+
+
+ASKED, ANSWER = "who directed Big?", "Penny Marshall"
+
+
+@pytest.mark.parametrize(
+    ("message", "read_as"),
+    [
+        ("and who wrote it?", "who wrote Big?"),  # "it": the previous question's topic
+        ("when was that movie released", "when was Big released"),
+        ("what is its genre?", "what is Big's genre?"),
+        ("what else did she direct?", "what else did Penny Marshall direct?"),  # a person: the previous answer
+        ("which films did his studio make", "which films did Penny Marshall's studio make"),
+        ("and Forrest Gump?", "who directed Forrest Gump?"),  # the same question about another entity
+        ("what about Forrest Gump", "who directed Forrest Gump?"),
+        ("who wrote?", "who wrote Big?"),  # a short follow-up naming nothing gets the topic
+        ("and the writer?", "the writer of Big?"),
+        ("who starred in Forrest Gump", "who starred in Forrest Gump"),  # a new question: as written
+        ("what movies are about space travel", "what movies are about space travel"),  # not a follow-up's shape
+    ],
+)
+def test_a_follow_up_is_read_through_the_previous_turn(message, read_as):
+    assert follow_up(message, ASKED, ANSWER, names_in) == read_as
+
+
+def test_the_first_message_and_a_turn_without_topic_or_answer():
+    assert follow_up("who directed it?", "", "", names_in) == "who directed it?"
+    assert follow_up("and who wrote it?", "what is a comedy about growing up", "Big", names_in) == "who wrote Big?"
+    assert follow_up("what else did he direct", "who directed Big?", "", names_in) == "what else did Big direct"
+
+
+def user(text: str) -> dict:
+    return {"role": "user", "content": text}
+
+
+def test_fusion_answers_a_chat_and_its_follow_up(tiny_kb):
+    graph, ctx = get_graph("fusion"), context_for("fusion", kb=tiny_kb)
+    first = graph.invoke({"messages": [user("who directed Big?")]}, context=ctx)
+    reply = first["messages"][-1]
+    assert isinstance(reply, AIMessage) and reply.content.split("\n")[0] == first["answer"] == "Penny Marshall"
+    assert "\nEvidence:\n[1] " in reply.content and "Penny Marshall" in reply.content.split("[1] ")[1].split("\n")[0]
+    assert [s["node"] for s in first["trace"]] == [READ, "retrieve_vectors", "expand_seeds", "fuse_results"]
+    second = graph.invoke({"messages": [*first["messages"], user("and what year was it released?")]}, context=ctx)
+    assert second["trace"][0]["question"] == "what year was Big released?"
+    assert second["answer"] == "1988" and second["messages"][-1].content.startswith("1988\n")
+    assert "(Read as: what year was Big released?)" in second["messages"][-1].content
+    assert len(second["messages"]) == 4
+
+
+def test_a_question_runs_only_the_methods_own_nodes(tiny_kb):
+    out = get_graph("fusion").invoke({"question": "who directed Big"}, context=context_for("fusion", kb=tiny_kb))
+    assert [s["node"] for s in out["trace"]] == ["retrieve_vectors", "expand_seeds", "fuse_results"]
+    assert "messages" not in out and out["answer"] == "Penny Marshall"
+
+
+def test_an_llm_method_keeps_the_conversation_on_a_thread(tiny_kb):
+    from hybridrag.agents.hybgrag.roles import RouterAction, Validation
+
+    script = [RouterAction(module="text"), Validation(reasoning="names it", verdict="yes")]
+    model = ScriptedChatModel(script=script * 2)
+    graph = get_builder("hybgrag").compile(checkpointer=InMemorySaver())
+    config, ctx = {"configurable": {"thread_id": "chat"}}, context_for("hybgrag", kb=tiny_kb, llm=model)
+    graph.invoke({"messages": [user("who directed Big?")]}, config, context=ctx)
+    out = graph.invoke({"messages": [user("and when was it released?")]}, config, context=ctx)
+    assert [m.type for m in out["messages"]] == ["human", "ai", "human", "ai"]
+    assert out["trace"][0] == {
+        "node": READ,
+        "decision": "follow-up read through the previous turn",
+        "question": "when was Big released?",
+    }
+    assert [s["node"] for s in out["trace"]][1:] == ["route_question", "retrieve_text", "validate_retrieval"]
+    assert out["messages"][-1].content.split("\n")[0] == (out["answer"] or "I found no answer in the knowledge base.")
+
+
+@pytest.mark.parametrize("name", list_graphs())
+@pytest.mark.parametrize("make", [get_graph, lambda n: get_builder(n).compile()])
+def test_every_method_reads_messages_first_and_replies_last(name, make):
+    edges = {(e.source, e.target): e for e in make(name).get_graph().edges}
+    first = START if (START, READ) in edges else "start_question"  # a thread's graph empties the state first
+    assert (first, READ) in edges and edges[(first, READ)].conditional
+    enders = {s for s, t in edges if t == END and s != REPLY}
+    assert enders and all((s, REPLY) in edges for s in enders), f"{name}: an end route without the reply"
+    assert (REPLY, END) in edges
+
+
+EXAMPLE = re.escape('e.g. {"question": "who directed Big"}')
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"q": "who directed Big"}, r"^input: no `question` and no `messages`"),
+        ({}, r"^input: no `question` and no `messages`"),
+        ({"messages": [{"role": "assistant", "content": "hello"}]}, r"^input: no `question` and no `messages`"),
+        ({"question": ""}, rf"^question: empty; ask a question, {EXAMPLE}"),
+        ({"question": "  \n"}, r"^question: empty"),
+        ({"question": 7}, r"^question: must be a string, not int"),
+        ({"messages": [user(" ")]}, r"^messages: empty"),
+    ],
+)
+def test_an_input_that_asks_nothing_is_refused_by_name(given, message, tiny_kb):
+    with pytest.raises(InputError, match=message):
+        get_graph("fusion").invoke(given, context=context_for("fusion", kb=tiny_kb))
+
+
+def test_a_server_bounds_the_question(monkeypatch, tmp_path):
+    import json
+
+    import hybridrag.app.server_policy  # noqa: F401 - installs the server's run policy
+
+    path = tmp_path / "server.json"
+    path.write_text(json.dumps({"max_question_chars": 20}), encoding="utf-8")
+    monkeypatch.setenv("HYBRIDRAG_SERVER_MODE", "1")
+    monkeypatch.setenv("HYBRIDRAG_SERVER_CONFIG", str(path))
+    for given, field, size in (
+        ({"question": "x" * 21}, "question", 21),
+        ({"messages": [user("y" * 25)]}, "messages", 25),
+    ):
+        with pytest.raises(InputError, match=rf"^{field}: at most 20 characters, not {size}\b"):
+            get_graph("fusion").invoke(given)
+    assert get_graph("fusion").invoke({"question": "who directed Big"})["answer"]  # 16 characters: admitted
