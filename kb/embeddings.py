@@ -1,4 +1,10 @@
-"""Embedding models behind LangChain's ``Embeddings`` interface, chosen by a spec string."""
+"""Embedding models behind LangChain's ``Embeddings`` interface, chosen by a spec string.
+
+Specs: ``local:all-MiniLM-L6-v2`` (bundled, offline) or ``local:/path/to/model``;
+``openai:MODEL``; ``openai-compatible:MODEL@URL`` (any OpenAI-compatible ``/v1/embeddings``
+server: TEI, Ollama, vLLM); ``python:NAME``, a LangChain ``Embeddings`` object registered with
+:func:`use_embeddings`. A KB's manifest keeps the spec it was built with, and a query uses it.
+"""
 
 from __future__ import annotations
 
@@ -140,9 +146,70 @@ def embed_query(emb: Embeddings, text: str) -> np.ndarray:
     return vec / max(float(np.linalg.norm(vec)), 1e-12)
 
 
-@lru_cache(maxsize=4)
+_REGISTERED: dict[str, Embeddings] = {}
+_REGISTRY_LOCK = threading.Lock()
+PYTHON = "python:"
+COMPATIBLE = "openai-compatible:"
+SPEC_FORMS = (
+    "'local:all-MiniLM-L6-v2', 'local:/path/to/model', 'openai:MODEL', 'openai-compatible:MODEL@URL' or 'python:NAME'"
+)
+
+
+def use_embeddings(embeddings: Embeddings, name: str | None = None) -> str:
+    """Register a LangChain ``Embeddings`` object for this process; returns its spec ``python:NAME``.
+
+    Pass the spec wherever a spec goes (``kb.ingest.ingest(..., embeddings=spec)``); the KB's
+    manifest keeps it, and a process that queries the KB registers the same model under the same
+    name first (a KB whose model is not registered is refused naming it). ``name`` defaults to
+    the class name, with the object's ``model`` or ``model_name`` when it has one.
+    """
+    if not isinstance(embeddings, Embeddings):
+        raise KBError(f"use_embeddings needs a LangChain Embeddings object, not {type(embeddings).__name__}")
+    model = getattr(embeddings, "model", None) or getattr(embeddings, "model_name", None)
+    label = name or (f"{type(embeddings).__name__}/{model}" if isinstance(model, str) else type(embeddings).__name__)
+    if not label.strip() or any(c.isspace() for c in label):
+        raise KBError(f"embeddings name {label!r}: give a name without spaces")
+    with _REGISTRY_LOCK:
+        _REGISTERED[label] = embeddings
+    return PYTHON + label
+
+
+def _registered(spec: str) -> Embeddings:
+    with _REGISTRY_LOCK:
+        found, known = _REGISTERED.get(spec.removeprefix(PYTHON)), sorted(_REGISTERED)
+    if found is None:
+        here = f"; registered here: {', '.join(PYTHON + k for k in known)}" if known else ""
+        raise KBError(
+            f"embeddings {spec!r} are a Python Embeddings object: call hybridrag.kb.embeddings.use_embeddings"
+            f"(your_embeddings, name={spec.removeprefix(PYTHON)!r}) in this process first{here}"
+        )
+    return found
+
+
+def compatible_embeddings(spec: str) -> Embeddings:
+    """``openai-compatible:MODEL@URL``: an OpenAI-compatible ``/v1/embeddings`` server (TEI, Ollama, vLLM).
+
+    The key is ``OPENAI_API_KEY`` when set (it is sent to that URL), else none. The URL is the
+    server's base, e.g. ``http://127.0.0.1:8080/v1``.
+    """
+    model, at, url = spec.removeprefix(COMPATIBLE).partition("@")
+    if not at or not model.strip() or not url.startswith(("http://", "https://")):
+        raise KBError(f"embeddings {spec!r}: expected openai-compatible:MODEL@http(s)://HOST[:PORT]/v1")
+    from langchain_openai import OpenAIEmbeddings
+
+    key = os.environ.get("OPENAI_API_KEY") or "not-needed"
+    return OpenAIEmbeddings(model=model, base_url=url, api_key=key, check_embedding_ctx_length=False)
+
+
 def get_embeddings(spec: str = DEFAULT_EMBEDDINGS) -> Embeddings:
-    """Resolve ``local:all-MiniLM-L6-v2``, ``local:/path/to/model`` or ``openai:MODEL``."""
+    """The embeddings of ``spec``: a local folder, OpenAI, an OpenAI-compatible URL, or a registered object."""
+    if spec.startswith(PYTHON):
+        return _registered(spec)  # never cached: the object registered now is the one used
+    return _cached_embeddings(spec)
+
+
+@lru_cache(maxsize=4)
+def _cached_embeddings(spec: str) -> Embeddings:
     provider, _, name = spec.partition(":")
     match provider:
         case "local":
@@ -156,5 +223,7 @@ def get_embeddings(spec: str = DEFAULT_EMBEDDINGS) -> Embeddings:
             from langchain_openai import OpenAIEmbeddings
 
             return OpenAIEmbeddings(model=name or "text-embedding-3-small")
+        case "openai-compatible":
+            return compatible_embeddings(spec)
         case _:
-            raise KBError(f"unknown embeddings spec {spec!r}; use 'local:all-MiniLM-L6-v2' or 'openai:MODEL'")
+            raise KBError(f"unknown embeddings spec {spec!r}; use {SPEC_FORMS}")
