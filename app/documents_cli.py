@@ -198,9 +198,10 @@ def run_document_ingest(args: argparse.Namespace) -> int:
             f"{usage.get('input_tokens', 0) + usage.get('output_tokens', 0)} tokens, "
             f"{sum(x['merges'].values())} merges"
         )
+    verb = "updated" if getattr(args, "mode", None) == "update" else "added"
     retried = f", asked again for {report.retried} chunks that had failed" if report.retried else ""
     print(
-        f"built KB {report.directory}: added {len(report.added)} documents ({report.chunks} chunks){retried}; "
+        f"built KB {report.directory}: {verb} {len(report.added)} documents ({report.chunks} chunks){retried}; "
         f"now {c['entities']} entities, {c['triples']} triples, {c['passages']} passages{graph}"
     )
     return 0
