@@ -63,6 +63,7 @@ class Result:
     cell: Cell
     summary: dict
     records: list[dict]
+    answer_shown: dict[str, bool] | None = None  # stand-in over documents: an answer prompt showed the gold
 
     @property
     def failed(self) -> str:
@@ -87,4 +88,6 @@ def run_cell(cell: Cell, runs: Path, expected: int, fresh: bool = False) -> Resu
         summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     else:
         summary = eval_cell(cell.argv(runs))
-    return Result(cell, summary, _records(folder) if not summary.get("failed") else [])
+    shown = folder / "oracle_answer_shown.json"
+    answer_shown = json.loads(shown.read_text(encoding="utf-8")) if shown.exists() else None
+    return Result(cell, summary, _records(folder) if not summary.get("failed") else [], answer_shown)

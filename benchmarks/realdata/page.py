@@ -60,7 +60,9 @@ supporting-document recall@k (the record's evidence documents, else its ranked l
 supporting documents in the top 10), answer EM / F1 (SQuAD normalisation), misled (the top document is planted,
 or the answer is stated by a planted paragraph of the question and by none of its real ones). *gold shown*: the
 share of questions whose evidence states the gold answer in a paragraph that is not planted, i.e. what an answer
-role could read; with the stand-in, EM is bounded by it. Rounds: the method's loop count per question.
+role could read. *gold in answer prompt* (stand-in rows): an answer prompt of the method (answerer, answer check,
+final answer) showed a supported gold answer; the stand-in's EM is bounded by it, and the gap between the two
+columns is what the method's answer prompt leaves out of what it retrieved. Rounds: the loop count per question.
 
 The stand-in on real text (`evals/oracle/text_gold.py`, `evals/oracle/text_roles.py`): per question it knows the
 gold answer, the supporting paragraphs, rationale sentences and supporting titles, and answers each prompt from

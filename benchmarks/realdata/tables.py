@@ -2,7 +2,8 @@
 
 - AdvHotpotQA: supporting-document recall@2/5/10, both supporting documents in the top 10, answer
   EM / F1, misled rate, *gold shown* (the share of questions whose evidence states the gold answer
-  in a paragraph that is not planted: what the answer role could read), LLM calls and rounds per
+  in a paragraph that is not planted: what the answer role could read), *gold in answer prompt* (stand-in
+  cells: an answer prompt showed a supported gold answer, ``oracle_answer_shown.json``), LLM calls and rounds per
   question (rounds: the largest ``iteration`` / ``round`` of the record's trace), p50 seconds;
 - where the planted paragraphs land (:func:`benchmarks.realdata.planted.planted_row`);
 - a score per hop for the MetaQA tables (Hit@1 of the ranked list, or answer Hits@1).
@@ -20,7 +21,7 @@ from hybridrag.evals.metrics import answer_hits_at_1
 
 ADV_HEAD = (
     "| method | LLM | n | recall@2 | recall@5 | recall@10 | both@10 | EM | F1 | misled | gold shown "
-    "| LLM calls / q | rounds / q | p50 s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "| gold in answer prompt | LLM calls / q | rounds / q | p50 s |\n" + "|---" * 15 + "|"
 )
 PLANTED_KEYS = (
     "planted first",
@@ -53,7 +54,7 @@ def gold_shown(record: dict, texts: dict[str, str]) -> bool:
 def adv_row(label: str, llm: str, r: Result, texts: dict[str, str]) -> str:
     """One AdvHotpotQA row (a failed cell says so)."""
     if r.failed:
-        return f"| {label} | {llm} | – | failed: {r.failed[:120]} |" + " |" * 10
+        return f"| {label} | {llm} | – | failed: {r.failed[:120]} |" + " |" * 11
     m, usage, recs = r.summary.get("metrics", {}), r.summary.get("usage", {}), r.records
     lat = (usage.get("latency_seconds") or {}).get("total") or {}
     calls = usage.get("llm_calls_per_question")
@@ -67,6 +68,7 @@ def adv_row(label: str, llm: str, r: Result, texts: dict[str, str]) -> str:
         _f(m.get("answer_f1")),
         _f(m.get("misled")),
         _f(statistics.mean(gold_shown(x, texts) for x in recs) if recs else None),
+        _f(statistics.mean(bool(r.answer_shown.get(x["id"])) for x in recs) if recs and r.answer_shown else None),
         _f(calls, 2) if llm != "none" else "0",
         _f(statistics.mean(rounds(x) for x in recs), 2) if recs and llm != "none" else "–",
         _f(lat.get("p50"), 2),

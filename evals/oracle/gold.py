@@ -168,6 +168,7 @@ class GoldSet:
         """Index ``records`` by their normalised question text (answers of repeats merged)."""
         self._by_text: dict[str, GoldRecord] = {}
         self.has_text = False  # holds a question over documents (evals.oracle.text_gold.TextRecord)
+        self.answer_shown: dict[str, bool] = {}  # text questions: an answer prompt showed a supported gold answer
         for r in records:
             if not isinstance(r, GoldRecord):
                 self.has_text = True

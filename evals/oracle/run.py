@@ -8,6 +8,9 @@
   ``summary.md`` and ``summary.png``, the default output folder name; ``oracle_noise.json`` holds the noise
   setting, every drawn error (by question id) and the repair counts
   (:func:`evals.oracle.noise.summarise`). A resumed run merges its entries into the file.
+- Questions over documents: ``oracle_answer_shown.json`` says, per question id, whether an answer
+  prompt (answerer, answer check, final answer) showed a supported gold answer: the bound the
+  answer role works under.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from hybridrag.evals.oracle.noise import summarise
 from hybridrag.evals.oracle.text_gold import records_from_file
 
 NOISE_FILE = "oracle_noise.json"
+ANSWER_SHOWN_FILE = "oracle_answer_shown.json"  # question id -> an answer prompt showed a supported gold answer
 
 
 def fact_sources(completeness: float | None) -> tuple[str, ...]:
@@ -80,6 +84,11 @@ def finish(model: OracleChatModel, summary: dict, out: Path) -> str:
     text = to_markdown(labelled)
     plot(labelled, out / "summary.png")
     noise = write_noise(model, out)
+    if model.gold.has_text:  # questions over documents: did an answer prompt show the gold answer?
+        path = out / ANSWER_SHOWN_FILE
+        shown = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        shown.update(model.gold.answer_shown)
+        path.write_text(json.dumps(shown, indent=1), encoding="utf-8")
     s = noise["summary"]
     if noise["p"]:
         share = "n/a" if s["repair_share"] is None else f"{s['repair_share']:.2f}"

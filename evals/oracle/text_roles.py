@@ -57,6 +57,14 @@ def _found(call: Call) -> list[str]:
     return supported(rec, call.view.evidence(rec.question))
 
 
+def _answered(call: Call) -> list[str]:
+    """The supported gold answers of an answer prompt, noted per question (``GoldSet.answer_shown``)."""
+    found = _found(call)
+    shown = call.gold.answer_shown
+    shown[call.record.id] = shown.get(call.record.id, False) or bool(found)
+    return found
+
+
 def entity_type(view: PromptView) -> str:
     """The first entity type the prompt lists (``entity`` when it lists none)."""
     m = _TYPES.search(view.text)
@@ -94,7 +102,7 @@ def hg_commentor(call: Call) -> HG.Critique:
 
 def hg_answerer(call: Call) -> HG.Answer:
     """Answerer: the supported gold answers."""
-    found = _found(call)
+    found = _answered(call)
     return HG.Answer(reasoning="From the references." if found else "Not stated.", answer=answer_text(found))
 
 
@@ -115,7 +123,7 @@ def mor_triplets(call: Call) -> MP.TripletPlan:
 
 def mor_answerer(call: Call) -> MR.Answer:
     """Answerer: the supported gold answers."""
-    found = _found(call)
+    found = _answered(call)
     return MR.Answer(reasoning="From the retrieved text." if found else "Not stated.", answer=answer_text(found))
 
 
@@ -175,7 +183,7 @@ def hy_refine(call: Call) -> HY.Refinement:
 
 def hy_check(call: Call) -> HY.AnswerCheck:
     """Answer check: {Yes} with the supported answers, else {No} asking for the topics' passages."""
-    found = _found(call)
+    found = _answered(call)
     if found:
         return HY.AnswerCheck(reasoning="The evidence states it.", sufficient="yes", answer=answer_text(found))
     about = " and ".join(_topics(call)) or "the question's entities"
@@ -184,7 +192,7 @@ def hy_check(call: Call) -> HY.AnswerCheck:
 
 def hy_final(call: Call) -> HY.FinalAnswer:
     """Final answer: the supported answers, else an abstention."""
-    found = _found(call)
+    found = _answered(call)
     return HY.FinalAnswer(reasoning="From the evidence." if found else "Not stated.", answer=answer_text(found))
 
 
@@ -239,7 +247,7 @@ def ss_route(call: Call) -> SRO.RouteLabel:
 
 def ss_answer(call: Call) -> SU.Answer:
     """Answer: the supported answers."""
-    found = _found(call)
+    found = _answered(call)
     return SU.Answer(reasoning="From the contexts." if found else "Not stated.", answer=answer_text(found))
 
 
