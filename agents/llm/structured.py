@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 from collections.abc import Sequence
 from typing import Any, Literal, TypeVar
@@ -79,15 +78,31 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:200]}"
 
 
-_JSON_BLOCK = re.compile(r"\{.*\}", re.DOTALL)
+MAX_JSON_STARTS = 50
+"""How many ``{`` of a plain-text reply are tried as the start of its JSON object."""
 
 
 def parse_json_reply(text: str, schema: type[T]) -> T:
-    """Validate the first JSON object found in a plain-text reply."""
-    match = _JSON_BLOCK.search(text or "")
-    if not match:
-        raise ValueError("no JSON object in the reply")
-    return schema.model_validate_json(match.group(0))
+    """Validate the first JSON object in a plain-text reply that fits ``schema``.
+
+    Each ``{`` (up to :data:`MAX_JSON_STARTS`) is tried with the standard library's
+    ``json.JSONDecoder.raw_decode``, which reads exactly one object and ignores what follows, so
+    prose, a second object or a stray brace after the reply does not spoil it (a greedy
+    ``{.*}`` spans them all).
+    """
+    decoder, text, error = json.JSONDecoder(), text or "", None
+    starts = [i for i, c in enumerate(text) if c == "{"][:MAX_JSON_STARTS]
+    for start in starts:
+        try:
+            obj, _ = decoder.raw_decode(text, start)
+            return schema.model_validate(obj)
+        except json.JSONDecodeError:
+            continue
+        except ValidationError as exc:
+            error = error or exc
+    if error is not None:
+        raise error
+    raise ValueError("no JSON object in the reply")
 
 
 def _invoke_plain(model: BaseChatModel, schema: type[T], messages: list) -> dict:

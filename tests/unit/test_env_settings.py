@@ -60,3 +60,18 @@ def test_the_cli_prints_one_line_naming_the_variable() -> None:
     assert proc.returncode != 0
     assert proc.stderr.strip().splitlines()[-1] == "error: HYBRIDRAG_TOP_K='ten': expected a whole number"
     assert "Traceback" not in proc.stderr
+
+
+def test_a_json_reply_is_read_as_one_object_not_a_greedy_span() -> None:
+    """Plain-text replies (models without structured output): prose or a stray brace after the object is ignored."""
+    from pydantic import BaseModel
+
+    from hybridrag.agents.llm.structured import parse_json_reply
+
+    class Verdict(BaseModel):
+        verdict: str
+
+    assert parse_json_reply('sure: {"verdict": "no"} (see {notes})', Verdict).verdict == "no"
+    assert parse_json_reply('{"other": {"x": 1}} then {"verdict": "yes"}', Verdict).verdict == "yes"
+    with pytest.raises(ValueError, match="no JSON object in the reply"):
+        parse_json_reply("no braces at all", Verdict)
