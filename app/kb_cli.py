@@ -60,7 +60,7 @@ SUBCOMMANDS = (_delete, _show)
 
 def add_kb_arguments(sub: argparse._SubParsersAction) -> None:
     """Add the ``kb`` command and its subcommands (:data:`SUBCOMMANDS`) to the top-level parser."""
-    kb = sub.add_parser("kb", help="delete from a KB directory (hybridrag kb --help)")
+    kb = sub.add_parser("kb", help="change or look into a KB directory: delete, show (hybridrag kb --help)")
     kb_sub = kb.add_subparsers(dest="kb_command", required=True, metavar="SUBCOMMAND")
     for add in SUBCOMMANDS:
         add(kb_sub)

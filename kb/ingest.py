@@ -264,8 +264,11 @@ def _build(
     )
     texts = [d.text for d in docs]
     known = previous_vectors(reuse, embeddings) if reuse is not None else {}
-    vectors, chunks = embed_reusing(embed, texts, known) if known else (None, embed(texts))
-    vectors = chunks.vectors if vectors is None else vectors
+    if known:
+        vectors, chunks = embed_reusing(embed, texts, known)
+    else:
+        chunks = embed(texts)
+        vectors = chunks.vectors
     n_chunks, n_reused = (chunks.chunks, chunks.reused) if chunks else (0, 0)
     secs["embed"] = time.perf_counter() - t
 

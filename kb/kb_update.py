@@ -17,9 +17,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hybridrag.kb.embeddings import DEFAULT_EMBEDDINGS
 from hybridrag.kb.ingest import IngestReport
@@ -45,9 +46,10 @@ class ChangeReport:
     build: IngestReport | None = None
 
 
-def close_to(name: str, known: Sequence[str], what: str) -> str:
+def close_to(name: str, known: Iterable[str], what: str) -> str:
     """`` (close: a, b)`` from the keys nearest ``name``, else the first keys the KB holds, for an error."""
-    near = difflib.get_close_matches(name, list(known), n=5, cutoff=0.5)
+    known = list(known)
+    near = difflib.get_close_matches(name, known, n=5, cutoff=0.5)
     if near:
         return f"; close {what}: {', '.join(near)}"
     shown = sorted(known)[:5]
@@ -62,8 +64,10 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _row(path: Path, kind: str, warnings: list[str]) -> tuple[dict, object]:
+def _row(path: Path, kind: str, warnings: list[str]) -> tuple[dict, list[Any]]:
     """A ``sources.jsonl`` row for one input file and what it gives (triples, entities or passages)."""
+    items: list[Any]
+    payload: list[Any]
     if kind == "triples":
         inputs = parse_inputs([path], progress=False)
         items, payload = [[t.head, t.type, t.tail] for t in dict.fromkeys(inputs.triples)], inputs.triples
@@ -114,15 +118,15 @@ def _add(ex: Existing, files: list[tuple[Path, str]], warnings: list[str]) -> No
         row, payload = _row(path, kind, warnings)
         ex.sources.append(row)
         if kind == "triples":
-            ex.triples = list(dict.fromkeys([*ex.triples, *payload]))  # type: ignore[misc]
+            ex.triples = list(dict.fromkeys([*ex.triples, *payload]))
         elif kind == "entities":
-            given = {e.id: e for e in payload}  # type: ignore[attr-defined]
+            given = {e.id: e for e in payload}
             ex.entities = [given.pop(e.id, e) for e in ex.entities] + list(given.values())
         else:
-            clash = sorted({p.id for p in payload} & {p.id for p in ex.passages})  # type: ignore[attr-defined]
+            clash = sorted({p.id for p in payload} & {p.id for p in ex.passages})
             if clash:
                 raise KBError(f"{path}: the KB already has a passage {clash[0]!r} from another file or document")
-            ex.passages += payload  # type: ignore[arg-type]
+            ex.passages += payload
 
 
 def _files(triples: Sequence, entities, passages) -> list[tuple[Path, str]]:
@@ -196,7 +200,7 @@ def change_files(
         )
     if not exists and mode == "update":
         raise KBError(f"{root} holds no KB to update; build it first (without --update)")
-    report, warnings = ChangeReport(root), []
+    report, warnings = ChangeReport(root), list[str]()
     with ingest_lock(root, options.get("wait", 0), UPDATE_LOCK):
         ex = read_existing(root) if exists and mode != "replace" else Existing()
         before = _contents(ex)
