@@ -192,13 +192,23 @@ class CypherGraphStore:
         query = cy.neighbors(direction, relations is not None, target_type is not None, self.max_record_chars)
         recs = [r for r in self._by_keys(query, list(keyed), **extra) if r["src"] in keyed]
         known = dict(keyed)
-        for r in recs:  # the other end's id came along unless it was cut
+        for r in recs:  # the other end's id (and name) came along unless cut
             if r.get("other_id_n") is None or len(r["other_id"]) >= r["other_id_n"]:
                 known.setdefault(r["other"], self.codec.dec(r["other_id"]))
+                rd.remember_name(self, known[r["other"]], r.get("other_name"), r.get("other_name_n"))
         names = self._resolve((k for r in recs for k in (r["head"], r["tail"], r["other"])), known)
         return [
             (keyed[r["src"]], Triple(names[r["head"]], r["rel"], names[r["tail"]]), names[r["other"]]) for r in recs
         ]
+
+    def names(self, ids: Iterable[str]) -> dict[str, str]:
+        """Display names by id (unknown ids are left out); names a traversal brought along are not read again."""
+        keyed = self._keyed(ids)
+        return rd.names(self, list(keyed.values()), keyed)
+
+    def within_hops(self, seeds: Iterable[str], ids: Iterable[str], depth: int) -> set[str]:
+        """The ``ids`` within ``depth`` undirected hops of ``seeds``, found by a walk on the server."""
+        return rd.within_hops(self, list(self._keyed(seeds)), self._keyed(ids), int(depth))
 
     def neighbors(
         self,

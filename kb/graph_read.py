@@ -120,3 +120,49 @@ def meta(store: CypherSession) -> tuple[bool, str | None, str | None]:
         return True, rec["codec"], None
     stored = _complete(store, cy.META_PART, {}, "n.schema", rec["schema"], rec.get("schema_n"))
     return True, rec["codec"], store.codec.dec(stored)
+
+
+def _name_cache(store: CypherSession) -> dict[str, str]:
+    if "_names" not in store.__dict__:
+        store.__dict__["_names"] = {}
+    return store.__dict__["_names"]
+
+
+def remember_name(store: CypherSession, entity_id: str, stored: str | None, size: int | None) -> None:
+    """Keep the name that came along with a traversal record (a name cut to the record cap is not kept)."""
+    if stored is not None and size is not None and len(stored) < size:
+        return
+    cache = _name_cache(store)
+    if len(cache) >= ID_CACHE_SIZE:
+        cache.clear()
+    name = store.codec.dec(stored)
+    cache[entity_id] = entity_id if name is None else name
+
+
+def names(store: CypherSession, wanted: list[str], keyed: dict[str, str]) -> dict[str, str]:
+    """Display names of the ids ``wanted`` (``keyed``: their digest keys → ids); unknown ids are left out.
+
+    Names that came along with an earlier traversal are not read again; the others are read as
+    key and name only (not the whole entity record).
+    """
+    cache = _name_cache(store)
+    out = {i: cache[i] for i in wanted if i in cache}
+    missing = [k for k, i in keyed.items() if i not in out]
+    if missing:
+        query = cy.BY_KEYS.format(fields=cy.name_fields(store.max_record_chars))
+        for rec in store._by_keys(query, missing):
+            eid = keyed[rec["key"]]
+            stored = _complete(store, cy.ENTITY_PART, {"key": rec["key"]}, "n.name", rec["name"], rec.get("name_n"))
+            remember_name(store, eid, stored, None)
+            out[eid] = cache.get(eid, eid)
+    return out
+
+
+def within_hops(store: CypherSession, seeds: list[str], keyed: dict[str, str], depth: int) -> set[str]:
+    """Ids of ``keyed`` (digest key → id) within ``depth`` undirected hops of the ``seeds`` keys (a server walk)."""
+    if not keyed or not seeds:
+        return set()
+    if depth < 1:
+        return {i for k, i in keyed.items() if k in set(seeds)}
+    found = store._by_keys(cy.within_hops(depth), list(keyed), seeds=seeds)
+    return {keyed[r["key"]] for r in found if r["key"] in keyed}

@@ -135,8 +135,34 @@ def neighbors(direction: str, relations: bool, target_type: bool, cap: int = 0) 
     if target_type:
         where.append("t.type_key = $type_key")
     where_text = " AND ".join(where)
-    other = f"left(t.id, {int(cap)}) AS other_id, size(t.id) AS other_id_n" if cap else "t.id AS other_id"
+    other = (
+        f"left(t.id, {int(cap)}) AS other_id, size(t.id) AS other_id_n, "
+        f"left(t.name, {int(cap)}) AS other_name, size(t.name) AS other_name_n"
+        if cap
+        else "t.id AS other_id, t.name AS other_name"
+    )
     return f"MATCH {PATTERNS[direction]} WHERE {where_text} RETURN s.key AS src, {EDGE}, t.key AS other, {other}"
+
+
+def name_fields(cap: int) -> str:
+    """Key and name columns (the name cut to ``cap`` characters and sized when ``cap`` > 0)."""
+    if cap:
+        return f"n.key AS key, left(n.name, {int(cap)}) AS name, size(n.name) AS name_n"
+    return "n.key AS key, n.name AS name"
+
+
+def within_hops(depth: int) -> str:
+    """Keys of ``$keys`` within ``depth`` undirected hops of ``$seeds``: a breadth-first walk on the server.
+
+    Each hop keeps distinct nodes (``WITH DISTINCT``), so the work is the edges of the ball, never
+    the paths through it, and only the keys asked about come back.
+    """
+    if int(depth) < 1:
+        raise ValueError(f"within_hops needs a depth of at least 1, not {depth!r}")
+    walk = ["MATCH (n0:Entity) WHERE n0.key IN $seeds", "WITH DISTINCT n0"]
+    walk += [f"MATCH (n{i})-[*0..1]-(n{i + 1}:Entity) WITH DISTINCT n{i + 1}" for i in range(int(depth) - 1)]
+    walk += [f"MATCH (n{int(depth) - 1})-[*0..1]-(c:Entity) WHERE c.key IN $keys", "RETURN DISTINCT c.key AS key"]
+    return "\n".join(walk)
 
 
 def paths(max_hops: int) -> str:

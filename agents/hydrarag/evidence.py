@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from hybridrag.agents.hydrarag import audit, roles
+from hybridrag.agents.hydrarag.kg import candidate_members
 from hybridrag.agents.hydrarag.pruning import (
     apply_choice,
     numbered,
@@ -49,9 +50,8 @@ def prune(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Relevance → top W1; tri-factor verification and cross-score → top W2; LLM → W_max."""
     phase = state["phase"]
     cands = [c for c in state.get("candidates", []) if c["phase"] == phase]
-    ranked = rank_candidates(
-        kb, cands, state["skyline"], state.get("topic_keys", []), set(state.get("subgraph", [])), ctx.pruning()
-    )
+    inside = candidate_members(kb, state.get("subgraph", []), ctx.max_depth, cands)
+    ranked = rank_candidates(kb, cands, state["skyline"], state.get("topic_keys", []), inside, ctx.pruning())
     pool, selected, used, calls = _selected(state, ctx, model, ranked)
     chosen = {c["id"] for c in selected}
     ordered = selected + [c for c in pool if c["id"] not in chosen]

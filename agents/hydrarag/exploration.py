@@ -5,7 +5,8 @@ which a caller may replace):
 
 - ``kg``: the path search of :mod:`agents.hydrarag.kg`, its beam corroborated by the chain's top
   document sentences when documents are searched this round (``beam_score="cross"``), and on the
-  first KG exploration the question subgraph ``E_q``;
+  first KG exploration the seeds of the question subgraph ``E_q`` (its topic entities: E_q is
+  every entity within ``max_depth`` hops of them, :func:`agents.hydrarag.kg.candidate_members`);
 - ``docs`` and ``web``: the sentence paths of :mod:`agents.hydrarag.text`; web search unavailable or
   failing → no web paths, the reason noted.
 """
@@ -42,7 +43,7 @@ def beam_documents(kb: Any, ctx: Any, probe: dict) -> Any:
 def explore_one(
     src: str, question: str, probe: dict, topic_keys: list[str], has_subgraph: bool, ctx: Any, kb: Any, model: Any
 ) -> dict:
-    """Explore one source: ``{"candidates", "notes", "usage"}``, and ``"subgraph"`` on the KG's first exploration."""
+    """Explore one source: ``{"candidates", "notes", "usage"}``, and on the first KG exploration ``"subgraph"``."""
     calls: dict = {}
     out: dict = {}
     match src:
@@ -57,9 +58,8 @@ def explore_one(
                 beam_documents(kb, ctx, probe),
                 ctx.beam_text,
             )
-            if not has_subgraph:
-                topic_ids = list(dict.fromkeys(t for ch in probe["chains"] for t in ch["topics"]))
-                out["subgraph"] = kg.detect_subgraph(kb, topic_ids, ctx.max_depth)
+            if not has_subgraph:  # E_q's seeds; its members are asked for when the pruning needs them
+                out["subgraph"] = list(dict.fromkeys(t for ch in probe["chains"] for t in ch["topics"]))
         case "docs":
             cands, calls, note = text.explore_docs(kb, model, question, probe, ctx.text())
             notes = [note] if note else []

@@ -1,7 +1,8 @@
 """HydraRAG structured retrieval (paper §4.2.1, Algorithm 1): KG paths through all topic entities.
 
-- Subgraph detection: the ``D_max``-hop ego-graph of the topic entities gives ``E_q``, the
-  entity set used by cross-source verification (entity-path alignment).
+- Subgraph detection: ``E_q`` is the ``D_max``-hop ego-graph of the topic entities (its seeds);
+  cross-source verification (entity-path alignment) asks only whether the candidates' entities are
+  in it (:func:`candidate_members`), so E_q is never read whole from a graph server.
 - Structured retrieval of a probe (:func:`explore_kg`): for every chain of topic entities, the
   path search of :mod:`agents.hydrarag.kg_paths` (clustering, beam, joins, graph reduction) scored
   by relevance (and, with documents, cross-scores), its paths made candidates by
@@ -29,13 +30,47 @@ from hybridrag.kb.cancel import check_cancelled
 
 
 def detect_subgraph(kb: KnowledgeBase, topic_ids: list[str], max_depth: int) -> list[str]:
-    """Entities within ``max_depth`` hops of the topic entities (the question subgraph E_q)."""
+    """Entities within ``max_depth`` hops of the topic entities (the question subgraph E_q), all of them."""
     if not topic_ids:
         return []
     fast = graph_ops.arrays(kb.graph)
     if fast is not None:
         return graph_ops.within_hops(fast, topic_ids, max_depth)
     return list(kb.graph.ego_graph(topic_ids, radius=max_depth).distance)
+
+
+def subgraph_members(kb: KnowledgeBase, seeds: list[str], max_depth: int, ids: set[str]) -> set[str]:
+    """The ``ids`` inside E_q, the ``max_depth``-hop subgraph around ``seeds``, without materialising E_q.
+
+    In memory the whole E_q is a vectorised walk (:func:`detect_subgraph`); a graph server is asked
+    only about ``ids`` (``within_hops``: a breadth-first walk on the server, keys of ``ids`` back);
+    any other store reads the ego graph.
+    """
+    if not seeds or not ids:
+        return set()
+    walk = getattr(kb.graph, "within_hops", None)
+    if graph_ops.arrays(kb.graph) is None and walk is not None:
+        return set(walk(seeds, sorted(ids), max_depth))
+    return ids & set(detect_subgraph(kb, seeds, max_depth))
+
+
+def candidate_members(kb: KnowledgeBase, seeds: list[str], max_depth: int, cands: list[dict]) -> set[str]:
+    """The entities of ``cands`` (their ``id:`` keys) inside E_q around ``seeds``.
+
+    A KG path whose roots are all seeds lies inside E_q by construction (each of its sets is at most
+    its depth ≤ ``max_depth`` hops from a root, :mod:`agents.hydrarag.kg_paths`), so only the other
+    paths' entities that no such path holds are looked up.
+    """
+    inside: set[str] = set()
+    rest: set[str] = set()
+    for c in cands:
+        ids = {k[3:] for k in c["keys"] if k.startswith("id:")}
+        roots = c.get("roots")
+        if c["source"] == "kg" and roots and set(roots) <= set(seeds):
+            inside |= ids
+        else:
+            rest |= ids
+    return inside | subgraph_members(kb, seeds, max_depth, rest - inside)
 
 
 def follow_bonus(chains: list[Chain], indicator: str) -> list[float]:
@@ -102,5 +137,8 @@ def explore_kg(
                 )
             )
         remember_names(kb, chains, memo)
-        cands += [to_candidate(kb, c, probe["phase"], len(cands) + n, memo) for n, c in enumerate(chains)]
+        roots = sorted(set(ch["topics"]))  # E_q holds every path from these within the depth
+        cands += [
+            {**to_candidate(kb, c, probe["phase"], len(cands) + n, memo), "roots": roots} for n, c in enumerate(chains)
+        ]
     return cands, notes

@@ -19,12 +19,26 @@ EMBEDDED_NAMES = 2  # entity names per set in the text pruning embeds (ours: sho
 Names = dict[frozenset[str], tuple[list[str], int]]  # a set → its first names (up to SHOWN_NAMES) and size
 
 
+def read_names(kb: KnowledgeBase, ids: set[str] | frozenset[str]) -> dict[str, str]:
+    """Names of the known ``ids`` in one store read.
+
+    A graph server's ``names`` reads key and name only, and not the names its traversals brought
+    along; other stores read the entities with ``get_many``.
+    """
+    if not ids:
+        return {}
+    reader = getattr(kb.graph, "names", None)
+    if reader is not None:
+        return reader(ids)
+    return {i: e.name for i, e in kb.graph.get_many(ids).items()}
+
+
 def _first(kb: KnowledgeBase, ids: frozenset[str], shown: int) -> tuple[list[str], int]:
     fast = graph_ops.arrays(kb.graph)
     if fast is not None:
         return graph_ops.first_names(fast, ids, shown)
-    found = kb.graph.get_many(ids) if ids else {}  # one read for the set (names as KnowledgeBase.name gives them)
-    names = sorted(found[i].name if i in found else i for i in ids)
+    found = read_names(kb, ids)  # one read for the set (names as KnowledgeBase.name gives them)
+    names = sorted(found.get(i, i) for i in ids)
     return names[:shown], len(names)
 
 
@@ -35,12 +49,12 @@ def remember_names(kb: KnowledgeBase, chains: list[Chain], memo: Names) -> None:
     """
     sets = list(dict.fromkeys(n for c in chains for n in c.nodes if n not in memo))
     fast = graph_ops.arrays(kb.graph)
-    found = kb.graph.get_many(set().union(*sets)) if sets and fast is None else {}
+    found = read_names(kb, set().union(*sets)) if sets and fast is None else {}
     for ids in sets:
         if fast is not None:
             memo[ids] = graph_ops.first_names(fast, ids, SHOWN_NAMES)
         else:
-            names = sorted(found[i].name if i in found else i for i in ids)
+            names = sorted(found.get(i, i) for i in ids)
             memo[ids] = names[:SHOWN_NAMES], len(names)
 
 

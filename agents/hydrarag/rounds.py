@@ -18,6 +18,7 @@ from typing import Any
 
 from hybridrag.agents.hydrarag import analysis, roles, shots
 from hybridrag.agents.hydrarag.feedback import feedback_block
+from hybridrag.agents.hydrarag.kg import subgraph_members
 from hybridrag.agents.hydrarag.pruning import path_blocks
 from hybridrag.agents.hydrarag.tools import explore_step
 from hybridrag.agents.hydrarag.views import quoted, shown, topic_names, traced
@@ -130,11 +131,12 @@ def plan_predicted(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Predicted answers with skylines, aligned to E_q; one chain (Topic(q) + e) each, at D_max."""
     preds, fallback, calls = _predictions(state, ctx, roles.at_temperature(model, ctx.exploration_temperature))
     linked = analysis.link_names(kb, [a for a, _ in preds], ctx.link_threshold)
-    subgraph, chains, aligned = set(state.get("subgraph", [])), [], []
+    seeds, chains, aligned = state.get("subgraph", []), [], []
+    inside = subgraph_members(kb, seeds, ctx.max_depth, {e for e in linked.values() if e})
     for answer, indicator in preds:
         eid = linked.get(answer)
         extra = []
-        if eid and (not subgraph or eid in subgraph) and eid not in {t["id"] for t in state["topics"]}:
+        if eid and (not seeds or eid in inside) and eid not in {t["id"] for t in state["topics"]}:
             extra = [{"mention": answer, "id": eid, "name": kb.name(eid)}]
             aligned.append(kb.name(eid))
         topics = analysis.reorder(state["topics"] + extra, indicator)

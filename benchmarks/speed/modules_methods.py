@@ -146,7 +146,7 @@ def prepare_mor(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
 def prepare_hydrarag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
     """KG exploration, document exploration and pruning.
 
-    KG exploration is the beam path search with its cross-score, and the question subgraph;
+    KG exploration is the beam path search with its cross-score, and the question subgraph's seeds;
     document exploration the sentence retrieval (paths built by the no-LLM sentence fallback).
     """
     ctx, q, state = HydraRAGContext(), rec.question, {}
@@ -173,7 +173,7 @@ def prepare_hydrarag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
             ctx.beam_text,
         )
         topic_ids = list(dict.fromkeys(t for ch in probe["chains"] for t in ch["topics"]))
-        state["subgraph"] = hy_kg.detect_subgraph(kb, topic_ids, ctx.max_depth)
+        state["subgraph"] = topic_ids  # E_q's seeds (agents/hydrarag/exploration.py)
         state.setdefault("cands", []).extend(cands)
         return [c["text"] for c in cands]
 
@@ -191,7 +191,8 @@ def prepare_hydrarag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
 
     def prune() -> list[str]:
         cands = state.get("cands", [])
-        pool = hy_pruning.rank_candidates(kb, cands, skyline, found["topic_keys"], set(state.get("subgraph", [])), s)
+        inside = hy_kg.candidate_members(kb, state.get("subgraph", []), ctx.max_depth, cands)
+        pool = hy_pruning.rank_candidates(kb, cands, skyline, found["topic_keys"], inside, s)
         hy_pruning.to_ranked(kb, pool, {t["id"] for t in topics}, ctx.top_k)
         return [c["text"] for c in pool]
 
