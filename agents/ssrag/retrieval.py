@@ -27,6 +27,7 @@ from hybridrag.kb.base import Hit, KnowledgeBase
 from hybridrag.prompts import ssrag as P
 from hybridrag.prompts.data_block import data_block, data_list
 from hybridrag.tools import web
+from hybridrag.tools.fused_text import hybrid_search
 from hybridrag.tools.retrieval import mentions_in
 from hybridrag.tools.text import name_pattern
 
@@ -97,7 +98,8 @@ def vector_branch(kb: KnowledgeBase, query: str, source: str, k: int, web_k: int
             if items:
                 return items, "web", None
             note = "web returned nothing; local corpus instead"
-    return _doc_items(kb, kb.dense_search(query_vector(kb, query), k)), "local", note
+    dense = lambda q, n: kb.dense_search(query_vector(kb, q), n)  # noqa: E731 - the cached query vector
+    return _doc_items(kb, hybrid_search(kb, query, k, dense=dense)), "local", note  # dense + BM25 fused
 
 
 def seed_entities(kb: KnowledgeBase, query: str, entities: list[dict], min_score: float) -> list[str]:
