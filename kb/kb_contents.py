@@ -137,6 +137,7 @@ def _stage(root: Path, ex: Existing) -> Path:
     """Write the KB's content in the formats :func:`kb.ingest.ingest` reads, in a folder of this run's own."""
     import tempfile
 
+    shutil.rmtree(root / STAGING, ignore_errors=True)  # a killed change's (the update lock is held)
     (root / STAGING).mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(dir=root / STAGING))
     write_jsonl(
@@ -150,17 +151,44 @@ def _stage(root: Path, ex: Existing) -> Path:
     return folder
 
 
+def _graph_options(ex: Existing, neo4j_uri: str | None, falkordb_uri: str | None) -> dict:
+    """The graph server of a change: the one given, else the one the live build uses (its ``?graph=`` name too)."""
+    graph = ex.manifest.get("graph") or {}
+    if neo4j_uri or falkordb_uri or graph.get("backend") not in ("neo4j", "falkordb"):
+        return {"neo4j_uri": neo4j_uri, "falkordb_uri": falkordb_uri}
+    if graph["backend"] == "neo4j":
+        return {"neo4j_uri": graph["uri"], "falkordb_uri": None}
+    prefix = str(graph.get("graph", "")).removesuffix(f".{ex.manifest.get('build_id', '')}")
+    named = prefix and prefix != graph.get("graph") and not prefix.startswith("hybridrag_")
+    return {"neo4j_uri": None, "falkordb_uri": f"{graph['uri']}?graph={prefix}" if named else graph["uri"]}
+
+
+def _options(root: Path, ex: Existing, options: dict) -> dict:
+    """The ingest options of a change: the KB's embedding model (another is refused) and graph server."""
+    from hybridrag.kb.embeddings import DEFAULT_EMBEDDINGS
+
+    spec = ex.manifest.get("embeddings", {}).get("spec")
+    chosen = options.get("embeddings") or spec or DEFAULT_EMBEDDINGS
+    if spec and chosen != spec:
+        raise KBError(f"{root} was embedded with {spec!r}, not {chosen!r}: pass --embeddings {spec}")
+    graph = _graph_options(ex, options.get("neo4j_uri"), options.get("falkordb_uri"))
+    return {**options, "embeddings": chosen, **graph}
+
+
 def rebuild(root: Path, ex: Existing, manifest_extra: dict | None = None, **options):
     """Make ``ex`` the KB's new live build; the :class:`kb.ingest.IngestReport`.
 
-    Refused when another ingest made a build live since ``ex`` was read. ``options`` go to
-    :func:`kb.ingest.ingest` (embeddings, neo4j_uri, falkordb_uri, progress, wait). The vectors of
-    texts the live build already embedded with the same model are reused, not computed again.
+    Refused when another ingest made a build live since ``ex`` was read, or when it asks for
+    another embedding model than the KB's. ``options`` go to :func:`kb.ingest.ingest`
+    (embeddings, neo4j_uri, falkordb_uri, progress, wait); without a server URI the graph goes
+    where the live build's is. The vectors of texts the live build already embedded are copied.
+    Call with the update lock held (:data:`kb.ingest_state.UPDATE_LOCK`).
     """
     from hybridrag.kb.ingest import ingest
 
     if ex.token is not None and build_token(root) != ex.token:
         raise KBError(f"{root} was rebuilt by another ingest during this one; re-run it")
+    options = _options(root, ex, options)
     names = {e.id: e.name for e in ex.entities}
 
     def attach(build: Path) -> dict:

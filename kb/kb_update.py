@@ -7,9 +7,9 @@ replaced by accident. ``hybridrag kb delete`` removes documents (by id) or files
 name). Each change reads the live build (:func:`kb.kb_contents.read_existing`), drops what only
 the removed files gave (passages, triples no other file or chunk states, entities nothing names
 any more), adds the new files, and makes the result live as one new build
-(:func:`kb.kb_contents.rebuild`: the crash-safe swap, unchanged texts' vectors copied), all under
-the directory's update lock. A graph-server KB is exported again to the server its live build
-uses. Documents are added and updated through :func:`agents.extraction.ingest_documents`.
+(:func:`kb.kb_contents.rebuild`: the crash-safe swap, unchanged texts' vectors copied, a
+graph-server KB exported to the server its live build uses), all under the directory's update
+lock. Documents are added and updated through :func:`agents.extraction.ingest_documents`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hybridrag.kb.embeddings import DEFAULT_EMBEDDINGS
 from hybridrag.kb.ingest import IngestReport
 from hybridrag.kb.ingest_inputs import parse_inputs
 from hybridrag.kb.ingest_state import UPDATE_LOCK, ingest_lock
@@ -141,18 +140,6 @@ def _contents(ex: Existing) -> dict[str, set]:
     return {"triples": set(ex.triples), "passages": {p.id for p in ex.passages}, "entities": ents}
 
 
-def _graph_options(ex: Existing, neo4j_uri: str | None, falkordb_uri: str | None) -> dict:
-    """The graph server of the change: the one given, else the one the live build uses (its ``?graph=`` name too)."""
-    graph = ex.manifest.get("graph") or {}
-    if neo4j_uri or falkordb_uri or graph.get("backend") not in ("neo4j", "falkordb"):
-        return {"neo4j_uri": neo4j_uri, "falkordb_uri": falkordb_uri}
-    if graph["backend"] == "neo4j":
-        return {"neo4j_uri": graph["uri"], "falkordb_uri": None}
-    prefix = str(graph.get("graph", "")).removesuffix(f".{ex.manifest.get('build_id', '')}")
-    named = prefix and prefix != graph.get("graph") and not prefix.startswith("hybridrag_")
-    return {"neo4j_uri": None, "falkordb_uri": f"{graph['uri']}?graph={prefix}" if named else graph["uri"]}
-
-
 def _commit(root: Path, ex: Existing, before: dict, report: ChangeReport, options: dict) -> ChangeReport:
     """Build ``ex`` (refused when nothing would be left) and fill the report."""
     after = _contents(ex)
@@ -161,12 +148,7 @@ def _commit(root: Path, ex: Existing, before: dict, report: ChangeReport, option
             raise KBError(f"that would leave {root} empty (no entities, no passages); delete the directory instead")
         raise KBError("no triples and no entities found in the input files (and no passages)")
     report.removed = {k: len(before[k] - after[k]) for k in before}
-    spec = ex.manifest.get("embeddings", {}).get("spec")
-    options = {**options, "embeddings": options.get("embeddings") or spec or DEFAULT_EMBEDDINGS}
-    if spec and options["embeddings"] != spec:
-        raise KBError(f"{root} was embedded with {spec!r}, not {options['embeddings']!r}: pass --embeddings {spec}")
-    graph = _graph_options(ex, options.pop("neo4j_uri", None), options.pop("falkordb_uri", None))
-    report.build = rebuild(root, ex, **options, **graph)
+    report.build = rebuild(root, ex, **options)
     return report
 
 
