@@ -33,6 +33,7 @@ from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts.data_block import data_block, data_list
 from hybridrag.prompts.grounding import is_instruction
 from hybridrag.tools import web
+from hybridrag.tools.fused_text import hybrid_search
 from hybridrag.tools.retrieval import mentions_in
 from hybridrag.tools.text import name_pattern
 from hybridrag.tools.text import sentences as split_sentences
@@ -98,7 +99,7 @@ def gather_docs(kb: KnowledgeBase, topic_ids: list[str], query: str, pool: int) 
     docs = [d for d in own if d.kind == "passage" or d.text != names[d.id]]
     for tid in dict.fromkeys(topic_ids) if pool > 0 else ():
         docs += naming(kb, names[tid], NAMING_PER_POOL * pool)
-    docs += [h.doc for h in kb.dense_search(query, k=pool, kind="passage")] if pool > 0 else []
+    docs += [h.doc for h in hybrid_search(kb, query, pool, "passage")] if pool > 0 else []  # dense + BM25 fused
     owners = {d.entity_id for d in docs if d.entity_id and d.entity_id not in names}
     names.update(kb.names(owners) if owners else {})  # one more read, for the owners of the passages found
     out: dict[str, tuple[str, str, str]] = {}
