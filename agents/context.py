@@ -83,7 +83,7 @@ def env_flag(variable: str, default: bool = False) -> bool:
 
 
 @lru_cache(maxsize=64)
-def _field_types(cls: type) -> dict[str, Any]:
+def field_types(cls: type) -> dict[str, Any]:
     """Each field's annotation, resolved (a field whose annotation cannot be resolved: its default's type)."""
     try:
         hints = get_type_hints(cls)
@@ -124,7 +124,7 @@ class Context:
             raw = None if f.metadata.get("python_only") else _env(f.name)
             if raw is None or getattr(self, f.name) != f.default:
                 continue
-            setattr(self, f.name, parse_env(f"HYBRIDRAG_{f.name.upper()}", raw, _field_types(type(self))[f.name]))
+            setattr(self, f.name, parse_env(f"HYBRIDRAG_{f.name.upper()}", raw, field_types(type(self))[f.name]))
 
     @classmethod
     def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> dict:

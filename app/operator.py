@@ -141,12 +141,14 @@ def operator_config(args: argparse.Namespace) -> ServerConfig:
 
 
 def check_config(config: ServerConfig, load_models: bool = True) -> None:
-    """Refuse a config the server cannot serve: missing KB directories, unknown settings, unloadable models."""
+    """Refuse a config the server cannot serve: no KB, unknown settings, a bad environment setting, no model."""
     from hybridrag.graphs import context_class, list_graphs
 
     for name, directory in config.kbs.items():
         if directory != "sample" and not (Path(directory) / "manifest.json").is_file():
             raise ValueError(f"KB {name!r}: no KB at {directory} (build one with `hybridrag ingest`)")
+    for method in list_graphs():
+        context_class(method)()  # a misspelt HYBRIDRAG_<FIELD> refuses the start, naming the variable
     known = {f for m in list_graphs() for f in context_class(m).__dataclass_fields__}
     for scope, values in config.settings.items():
         if scope != "*" and scope not in list_graphs():

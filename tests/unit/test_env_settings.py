@@ -75,3 +75,22 @@ def test_a_json_reply_is_read_as_one_object_not_a_greedy_span() -> None:
     assert parse_json_reply('{"other": {"x": 1}} then {"verdict": "yes"}', Verdict).verdict == "yes"
     with pytest.raises(ValueError, match="no JSON object in the reply"):
         parse_json_reply("no braces at all", Verdict)
+
+
+def test_the_server_refuses_to_start_with_a_misspelt_setting(monkeypatch) -> None:
+    from hybridrag.app.operator import check_config
+    from hybridrag.app.server_config import ServerConfig
+
+    monkeypatch.setenv("HYBRIDRAG_APPROVE", "ture")
+    with pytest.raises(EnvSettingError, match="HYBRIDRAG_APPROVE='ture'"):
+        check_config(ServerConfig(), load_models=False)
+
+
+def test_a_set_value_outside_the_choices_names_them() -> None:
+    from hybridrag.app.setting_args import operator_settings, run_settings
+
+    with pytest.raises(ValueError, match="--set mode=sql: expected one of hybrid, vector, graph, bm25"):
+        run_settings("fusion", ["mode=sql"])
+    with pytest.raises(ValueError, match="--set hybgrag.structured_method=json: expected one of function_calling"):
+        operator_settings(["hybgrag.structured_method=json"])
+    assert run_settings("fusion", ["mode=graph", "top_k=3"]) == {"mode": "graph", "top_k": 3}
