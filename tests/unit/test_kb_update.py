@@ -232,3 +232,48 @@ def test_a_kb_from_before_files_were_recorded_keeps_its_content(tmp_path, emb):
     change_files(kb, "add", [alien], progress=False)
     delete(kb, sources=[alien], progress=False)
     assert _edges(kb) == edges, "the earlier content, including the triple alien.txt also gave, is kept"
+
+
+class Killed(BaseException):
+    """Stands for SIGKILL: not an Exception, so nothing in the change can swallow it."""
+
+
+def test_a_change_killed_before_the_swap_leaves_the_kb_as_it_was(tmp_path, emb, capsys, monkeypatch):
+    kb, src = _films_kb(tmp_path, capsys)
+    token, rows = build_token(kb), _vectors(kb)
+
+    def boom(*a, **k):
+        raise Killed()
+
+    with monkeypatch.context() as m:
+        m.setattr("hybridrag.kb.ingest.DenseIndex.build", boom)
+        with pytest.raises(Killed):
+            delete(kb, sources=["notes.jsonl"], progress=False)
+    assert build_token(kb) == token and _vectors(kb) == rows
+    delete(kb, sources=["notes.jsonl"], progress=False)  # the re-run goes through
+    assert not any(kind == "passage" for kind, _ in _vectors(kb))
+    assert list((kb / ".staging").iterdir()) == [], "no staging folder is left behind"
+
+
+def test_another_embedding_model_is_refused_naming_the_kbs(tmp_path, emb, capsys):
+    kb, src = _films_kb(tmp_path, capsys)
+    alien = _write(src, "alien.txt", ALIEN)
+    assert main(["ingest", "--kb", str(kb), "--triples", str(alien), "--add", "--embeddings", "openai:x"]) == 2
+    err = capsys.readouterr().err
+    assert "was embedded with 'local:all-MiniLM-L6-v2', not 'openai:x'" in err and err.count("\n") == 1
+
+
+def test_a_running_graph_answers_from_the_new_build(tmp_path, emb, capsys):
+    from hybridrag.graphs import context_for, get_graph
+
+    kb, src = _films_kb(tmp_path, capsys)
+    change_files(kb, "add", [_write(src, "alien.txt", ALIEN)], progress=False)
+    graph, ctx = get_graph("fusion"), context_for("fusion", kb=str(kb))
+    alien = graph.invoke({"question": "who directed Alien"}, context=ctx)
+    assert graph.invoke({"question": "who directed Collateral"}, context=ctx)["answer"] == "Michael Mann"
+    delete(kb, sources=["films.txt"], progress=False)
+    after = graph.invoke({"question": "who directed Alien"}, context=ctx)
+    assert after["answer"] == alien["answer"] == "Ridley Scott"
+    assert after["ranked"][0]["name"] == alien["ranked"][0]["name"] == "Ridley Scott"
+    assert "Collateral" not in {r["name"] for r in after["ranked"]}
+    assert "Collateral" not in {e.id for e in open_kb(kb).graph.entities}
