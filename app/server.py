@@ -210,6 +210,9 @@ def create_app(methods: list[str] | None = None, config: ServerConfig | None = N
     from hybridrag.app.view_routes import add_view_routes
 
     add_view_routes(app, runnables, config, admit)  # /<method>/view (the answer first) and /graph
+    from hybridrag.app.playground_view import add_playground_view
+
+    add_playground_view(app, names)  # the playground shows the answer above its raw chunks
     return app
 
 

@@ -84,6 +84,57 @@ def test_the_answer_view_shows_the_answer_before_its_evidence(base_url, tmp_path
     assert re.findall(r'data-id="([^"]+)"', path) == ["Forrest Gump", "Robert Zemeckis"]
 
 
+def wait_for(url: str, profile: Path, element: str, seconds: float = 120) -> str:
+    """The DOM of ``url`` once an element with id ``element`` exists (read over the DevTools protocol).
+
+    The playground's run streams from the server in real time, which a fixed virtual-time budget
+    does not wait for: the page is polled instead, at most ``seconds``.
+    """
+    import json
+
+    import httpx
+    from websockets.sync.client import connect
+
+    proc = subprocess.Popen(
+        [str(BROWSER), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", f"--user-data-dir={profile}",
+         "--disable-background-networking", "--remote-debugging-port=0", url],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + seconds
+        port_file = profile / "DevToolsActivePort"
+        while not port_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        port = port_file.read_text().split()[0]
+        target = next(t for t in httpx.get(f"http://127.0.0.1:{port}/json/list").json() if t["type"] == "page")
+        probe = f"document.getElementById({element!r}) ? document.documentElement.outerHTML : ''"
+        dom = ""
+        with connect(target["webSocketDebuggerUrl"], max_size=None) as ws:
+            for n in range(1, 10_000):
+                ws.send(json.dumps({"id": n, "method": "Runtime.evaluate", "params": {"expression": probe}}))
+                reply = json.loads(ws.recv(timeout=30))
+                while reply.get("id") != n:
+                    reply = json.loads(ws.recv(timeout=30))
+                dom = reply["result"]["result"].get("value", "")
+                if dom or time.monotonic() > deadline:
+                    break
+                time.sleep(0.5)
+        return dom
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def test_the_playground_shows_the_answer_above_the_raw_chunks(base_url, tmp_path):
+    url = f"{base_url}/fusion/playground/?{urlencode({'question': 'who directed Forrest Gump'})}"
+    dom = wait_for(url, tmp_path / "p", "hr-answer-first")
+    assert re.search(r'id="hr-answer"[^>]*>Robert Zemeckis<', dom), "the answer is shown above the output pane"
+    box, raw = dom.index('id="hr-answer-first"'), dom.index("__end__", dom.index(">Output<"))
+    assert dom.index(">Output<") < box < raw  # the answer, then the numbered evidence, then the raw chunks
+    first = dom[dom.index("<li>", box) : dom.index("</li>", box)]
+    assert first.startswith("<li>Robert Zemeckis") and "Forrest Gump → directed by → Robert Zemeckis" in first
+
+
 def test_the_graph_view_draws_the_neighbours(base_url, tmp_path):
     query = urlencode({"entity": "Forrest Gump", "answer": "Robert Zemeckis"})
     dom = render(f"{base_url}/graph?{query}", tmp_path / "profile")

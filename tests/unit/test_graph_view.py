@@ -106,3 +106,18 @@ def test_view_page_refuses_a_kb_path_and_a_long_question(client):
     assert client.get("/fusion/view", params={"question": "who directed Big", "kb": "/tmp"}).status_code == 400
     r = client.get("/fusion/view", params={"question": "x" * 5000})
     assert r.status_code in (400, 422) and 'id="error"' in r.text
+
+
+def test_the_playground_page_loads_the_answer_first_script(client):
+    page = client.get("/fusion/playground/")
+    assert page.status_code == 200 and '<script src="/fusion/playground-answer.js"></script></body>' in page.text
+    assert int(page.headers["content-length"]) == len(page.content)
+    script = client.get("/fusion/playground-answer.js")
+    assert script.headers["content-type"].startswith("application/javascript") and "hr-answer-first" in script.text
+    assert "http" not in script.text  # nothing fetched from elsewhere
+    assert "playground-answer.js" not in client.get("/fusion/playground/assets/" + _asset(page.text)).text
+    assert client.get("/health").headers["content-type"].startswith("application/json")
+
+
+def _asset(html: str) -> str:
+    return re.search(r'assets/([^"]+\.js)', html).group(1)
