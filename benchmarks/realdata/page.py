@@ -152,6 +152,23 @@ question set, so no evaluated question (templated or paraphrased) is in it; it g
 through the relation path its nearest examples show."""
 
 
+def bank_check(questions: list[str]) -> str:
+    """How many examples the MetaQA KB's bank holds, and how many of them are one of ``questions`` (normalised)."""
+    from hybridrag.agents.shots import bank_for
+    from hybridrag.evals.hybrid import full_kb
+    from hybridrag.evals.metrics import normalize_answer
+    from hybridrag.kb.base import open_kb
+
+    bank = bank_for(open_kb(full_kb(False)))
+    asked = {normalize_answer(q) for q in questions}
+    same = sum(normalize_answer(e.question) in asked for e in bank.examples)
+    sources = sorted({e.source for e in bank.examples})
+    return (
+        f"Checked by this suite: the bank holds {len(bank.examples)} examples (source: {', '.join(sources)}), and"
+        f" {same} of them is one of the {len(asked)} evaluated questions in either wording (normalised text)."
+    )
+
+
 def para(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
     """The paraphrase set against MetaQA's wording: fusion, the stand-in, SmolLM2 with the bank."""
     rows, failed = [], 0
@@ -173,7 +190,10 @@ def para(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
         "\n\nCommands: `hybridrag eval --method M --dataset metaqa-paraphrase:original:Khop [--llm L] [--limit N]` and"
         " the same with `--dataset metaqa-paraphrase:Khop`."
     )
-    return PARA_TEXT + "\n\n" + T.table(head, rows) + cmd, failed
+    from hybridrag.evals.sets import paraphrases
+
+    asked = [q.question for v in ("", "original") for q in paraphrases(v)]
+    return PARA_TEXT + "\n" + bank_check(asked) + "\n\n" + T.table(head, rows) + cmd, failed
 
 
 SECTIONS: dict[str, Callable[[Runner, argparse.Namespace], tuple[str, int]]] = {

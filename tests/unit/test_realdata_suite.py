@@ -89,6 +89,7 @@ def test_the_paraphrase_section_pairs_each_hop_and_states_its_limits(monkeypatch
         asked.append((cell, expected))
         return C.Result(cell, {"n": expected, "metrics": {"hit@1": 0.25}}, [{"id": "q", "answer": "x", "gold": {}}])
 
+    monkeypatch.setattr(page, "bank_check", lambda questions: f"bank checked against {len(questions)}")
     args = argparse.Namespace(para_limit=7)
     text, failed = page.para(runner, args)
     assert failed == 0
@@ -98,4 +99,4 @@ def test_the_paraphrase_section_pairs_each_hop_and_states_its_limits(monkeypatch
     assert {n for _, n in oracle} == set(page.PARA_SIZES.values()) and all(c.limit is None for c, _ in oracle)
     datasets = {c.dataset for c, _ in asked}
     assert {"metaqa-paraphrase:1hop", "metaqa-paraphrase:original:1hop"} <= datasets
-    assert "first 7 a hop" in text and "0.250 / 0.250" in text
+    assert "first 7 a hop" in text and "0.250 / 0.250" in text and "bank checked against 500" in text
