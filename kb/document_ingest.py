@@ -21,7 +21,7 @@ from tqdm import tqdm
 from hybridrag.kb.documents import Chunk, DocumentError, SourceDocument, chunk_document
 from hybridrag.kb.embeddings import DEFAULT_EMBEDDINGS
 from hybridrag.kb.ingest import IngestReport
-from hybridrag.kb.kb_contents import Existing, read_existing, rebuild
+from hybridrag.kb.kb_contents import Existing, close_to, read_existing, rebuild
 from hybridrag.kb.model import Passage
 from hybridrag.kb.resolve import Resolved
 
@@ -65,8 +65,6 @@ def plan_documents(
             f"{held[0].path}: the KB already holds a document {held[0].key!r}; use --update to replace it"
         )
     if mode == "update" and (missing := [d for d in found if d.key not in known]):
-        from hybridrag.kb.kb_update import close_to
-
         near = close_to(missing[0].key, list(known), "documents")
         raise DocumentError(
             f"{missing[0].path}: the KB holds no document {missing[0].key!r} to update; use --add to add it{near}"

@@ -17,7 +17,9 @@ later change keeps it. :func:`rebuild` writes a changed :class:`Existing` as a n
 
 from __future__ import annotations
 
+import difflib
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,6 +73,16 @@ class Existing:
         used = {x for t in self.triples for x in (t.head, t.tail)} | {p.entity_id for p in self.passages}
         used |= self.given("entities")
         self.entities = [e for e in self.entities if e.id in used]
+
+
+def close_to(name: str, known: Iterable[str], what: str) -> str:
+    """`` (close: a, b)`` from the keys nearest ``name``, else the first keys the KB holds, for an error."""
+    known = list(known)
+    near = difflib.get_close_matches(name, known, n=5, cutoff=0.5)
+    if near:
+        return f"; close {what}: {', '.join(near)}"
+    shown = sorted(known)[:5]
+    return f"; the KB holds: {', '.join(shown)}{' ...' if len(known) > 5 else ''}" if shown else f"; it holds no {what}"
 
 
 def _earlier_rows(ex: Existing) -> list[dict]:

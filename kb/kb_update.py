@@ -14,10 +14,9 @@ lock. Documents are added and updated through :func:`agents.extraction.ingest_do
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,9 +24,9 @@ from typing import Any
 from hybridrag.kb.ingest import IngestReport
 from hybridrag.kb.ingest_inputs import parse_inputs
 from hybridrag.kb.ingest_state import UPDATE_LOCK, ingest_lock
-from hybridrag.kb.kb_contents import Existing, read_existing, rebuild
+from hybridrag.kb.kb_contents import Existing, close_to, read_existing, rebuild
 from hybridrag.kb.kb_dir import has_build
-from hybridrag.kb.model import KBError
+from hybridrag.kb.model import Entity, KBError
 
 MODES = ("add", "update", "replace")
 
@@ -43,16 +42,6 @@ class ChangeReport:
     deleted: list[str] = field(default_factory=list)
     removed: dict[str, int] = field(default_factory=dict)
     build: IngestReport | None = None
-
-
-def close_to(name: str, known: Iterable[str], what: str) -> str:
-    """`` (close: a, b)`` from the keys nearest ``name``, else the first keys the KB holds, for an error."""
-    known = list(known)
-    near = difflib.get_close_matches(name, known, n=5, cutoff=0.5)
-    if near:
-        return f"; close {what}: {', '.join(near)}"
-    shown = sorted(known)[:5]
-    return f"; the KB holds: {', '.join(shown)}{' ...' if len(known) > 5 else ''}" if shown else f"; it holds no {what}"
 
 
 def _digest(path: Path) -> str:
@@ -106,9 +95,16 @@ def _plan(ex: Existing, files: list[tuple[Path, str]], mode: str | None, report:
             continue
         (report.updated if row is not None else report.added).append(path.name)
         if row is not None:
-            ex.sources.remove(row)
+            _drop_rows(ex, [row])
         todo.append((path, kind))
     return todo
+
+
+def _drop_rows(ex: Existing, rows: list[dict]) -> None:
+    """Remove file rows; an entity only a removed entities file described keeps its id and type, not its text."""
+    ex.sources = [s for s in ex.sources if s not in rows]
+    gone = {i for r in rows if r["kind"] == "entities" for i in r["items"]} - ex.given("entities")
+    ex.entities = [Entity(e.id, e.id, e.type) if e.id in gone else e for e in ex.entities]
 
 
 def _add(ex: Existing, files: list[tuple[Path, str]], warnings: list[str]) -> None:
@@ -148,7 +144,12 @@ def _commit(root: Path, ex: Existing, before: dict, report: ChangeReport, option
             raise KBError(f"that would leave {root} empty (no entities, no passages); delete the directory instead")
         raise KBError("no triples and no entities found in the input files (and no passages)")
     report.removed = {k: len(before[k] - after[k]) for k in before}
-    report.build = rebuild(root, ex, **options)
+    change = {k: getattr(report, k) for k in ("added", "updated", "deleted", "unchanged")}
+    extra: dict = {"change": change}
+    if ex.documents:  # the document section of the last document ingest, its counts brought up to date
+        chunks = sum(len(d["chunks"]) for d in ex.documents)
+        extra["documents"] = {**ex.manifest.get("documents", {}), "count": len(ex.documents), "chunks": chunks}
+    report.build = rebuild(root, ex, extra, **options)
     return report
 
 
@@ -242,7 +243,7 @@ def delete(
         before = _contents(ex)
         drows, rows = _match(ex, documents, sources, root)
         ex.documents = [d for d in ex.documents if d not in drows]
-        ex.sources = [s for s in ex.sources if s not in rows]
+        _drop_rows(ex, rows)
         report.deleted = [d["key"] for d in drows] + [s["key"] for s in rows]
         ex.prune()
         return _commit(root, ex, before, report, options)

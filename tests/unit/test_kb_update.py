@@ -277,3 +277,21 @@ def test_a_running_graph_answers_from_the_new_build(tmp_path, emb, capsys):
     assert after["ranked"][0]["name"] == alien["ranked"][0]["name"] == "Ridley Scott"
     assert "Collateral" not in {r["name"] for r in after["ranked"]}
     assert "Collateral" not in {e.id for e in open_kb(kb).graph.entities}
+
+
+def test_deleting_an_entity_file_takes_its_descriptions_and_unused_entities(tmp_path, emb, capsys):
+    kb, src = _films_kb(tmp_path, capsys)
+    rows = [
+        {"id": "Heat", "name": "Heat", "type": "movie", "text": "A 1995 heist film."},
+        {"id": "Ronin", "name": "Ronin", "type": "movie", "text": "A 1998 spy film."},
+    ]
+    about = _write(src, "about.jsonl", "\n".join(json.dumps(r) for r in rows))
+    change_files(kb, "add", [], entities=about, progress=False)
+    assert _vectors(kb)[("entity", "Heat")][0] == "Heat: A 1995 heist film."
+    assert ("entity", "Ronin") in _vectors(kb)
+    report = delete(kb, sources=[about], progress=False)
+    after = _vectors(kb)
+    assert after[("entity", "Heat")][0] == "Heat", "Heat stays (films.txt names it), without the file's text"
+    assert ("entity", "Ronin") not in after and report.removed["entities"] == 1
+    manifest = json.loads((kb / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["change"]["deleted"] == ["about.jsonl"]
