@@ -153,15 +153,21 @@ def test_approve_pauses_before_retrieval_and_resumes_with_the_edit(dev_server):
 
 
 def test_readme_sdk_snippet(dev_server, capsys):
-    """The README's Agent Server snippet, run as written against this server (its URL swapped in)."""
+    """The README's Agent Server snippet (a question, then a chat), run as written against this server."""
     import re
 
-    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "langgraph dev --port 2025 --no-browser" in readme  # the offline command to copy
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
     (code,) = [b for b in blocks if "get_sync_client(" in b]
-    assert 'url="http://127.0.0.1:2024"' in code
-    exec(compile(code.replace("http://127.0.0.1:2024", dev_server), "README:Agent Server", "exec"), {})
+    assert 'url="http://127.0.0.1:2025"' in code
+    exec(compile(code.replace("http://127.0.0.1:2025", dev_server), "README:Agent Server", "exec"), {})
     out = capsys.readouterr().out
-    assert out == "Robert Zemeckis ['retrieve_vectors', 'expand_seeds', 'fuse_results']\n", out
+    assert out == (
+        "Robert Zemeckis ['retrieve_vectors', 'expand_seeds', 'fuse_results']\n"
+        "Penny Marshall | who directed Big?\n"
+        "Gary Ross | who wrote Big?\n"
+    ), out
 
 
 def test_a_thread_is_forked_at_the_validator(dev_server):
@@ -200,8 +206,9 @@ def test_every_registered_graph_is_an_assistant_with_its_description(dev_server)
     for name, a in assistants.items():
         assert a["description"] == REGISTRY[name].description
         schemas = httpx.get(f"{dev_server}/assistants/{a['assistant_id']}/schemas", timeout=30).json()
-        assert schemas["input_schema"]["required"] == ["question"]
-        assert set(schemas["output_schema"]["properties"]) == OUTPUT_KEYS
+        assert "required" not in schemas["input_schema"], "a question or a chat (graphs/chat.py checks one is sent)"
+        assert set(schemas["input_schema"]["properties"]) == {"question", "messages"}  # Studio's chat view
+        assert set(schemas["output_schema"]["properties"]) == OUTPUT_KEYS | {"messages"}
         ctx = schemas["context_schema"]["properties"]
         from hybridrag.app.policy import PYTHON_ONLY  # Python objects (tools): never offered to a client
 
@@ -361,3 +368,82 @@ def test_operator_named_models_and_the_run_budget(tmp_path_factory):
             assert late == [], f"model called {len(late)} time(s) after the run was stopped"
     finally:
         fake.close()
+
+
+def user(text: str) -> dict:
+    return {"role": "user", "content": text}
+
+
+def test_a_chat_thread_reads_the_follow_up_through_the_previous_answer(dev_server):
+    """Studio's chat view and Agent Chat UI send ``messages`` on a thread and read the AI replies."""
+    thread = new_thread(dev_server)
+    body = {"assistant_id": "fusion", "context": {"kb": "sample"}}
+    first = run_on_thread(dev_server, thread, {**body, "input": {"messages": [user("who directed Big?")]}})
+    second = run_on_thread(dev_server, thread, {**body, "input": {"messages": [user("and who wrote it?")]}})
+    assert second["trace"][0] == {
+        "node": "read_messages",
+        "decision": "follow-up read through the previous turn",
+        "question": "who wrote Big?",
+    }
+    state = httpx.get(f"{dev_server}/threads/{thread}/state", timeout=30).json()["values"]
+    assert [m["type"] for m in state["messages"]] == ["human", "ai", "human", "ai"]
+    first_reply, second_reply = state["messages"][1]["content"], state["messages"][3]["content"]
+    assert first_reply.split("\n")[0] == first["answer"] == "Penny Marshall"
+    assert second_reply.split("\n")[0] == second["answer"] and "\nEvidence:\n[1] " in second_reply
+    assert second_reply.endswith("(Read as: who wrote Big?)")
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"q": "who directed Big"}, "input: no `question` and no `messages`"),
+        ({"question": ""}, "question: empty; ask a question"),
+        ({"question": "   "}, "question: empty; ask a question"),
+        ({"messages": [user("")]}, "messages: empty; ask a question"),
+    ],
+)
+def test_an_input_that_asks_nothing_is_a_named_error(dev_server, given, message):
+    out = httpx.post(
+        f"{dev_server}/runs/wait", json={"assistant_id": "fusion", "input": given}, timeout=RUN_TIMEOUT
+    ).json()
+    error = json.dumps(out)
+    assert "answer" not in out and "InputError" in error and message in error, out
+    assert "KeyError" not in error
+
+
+@pytest.fixture(scope="module")
+def default_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`langgraph dev` as a user starts it: no operator file, no key; langgraph.json's shipped default."""
+    set_here = [k for k in ("HYBRIDRAG_SERVER_CONFIG", "HYBRIDRAG_LLM", "OPENAI_API_KEY") if os.environ.get(k)]
+    if set_here:
+        pytest.skip(f"this test runs the server as a new user would; unset {', '.join(set_here)}")
+    yield from start_dev(tmp_path_factory.mktemp("langgraph-dev-default"))
+
+
+@pytest.mark.parametrize("method", list_graphs())
+def test_the_shipped_default_runs_every_method_offline(default_server, method):
+    """SmolLM2 is offered and is the default: every method answers with no API key (one iteration)."""
+    body = {"assistant_id": method, "input": {"question": QUESTION}, "context": {"max_iterations": 1}}
+    r = httpx.post(f"{default_server}/runs/wait", json=body, timeout=RUN_TIMEOUT)
+    out = r.json()
+    assert r.status_code == 200 and set(out) == OUTPUT_KEYS, out
+    assert out["trace"] and isinstance(out["answer"], str)
+    if method == "ssrag":  # SmolLM2 is a small model: SSRAG's rules stand in for its judge calls
+        assert any("(small model)" in str(step.get("fallback")) for step in out["trace"]), out["trace"]
+    elif method != "fusion":
+        assert out["usage"]["llm_calls"] >= 1, "the offered model (SmolLM2) answered the LLM roles"
+    assistants = httpx.post(f"{default_server}/assistants/search", json={"limit": 100}, timeout=30).json()
+    (assistant,) = [a["assistant_id"] for a in assistants if a["graph_id"] == method]
+    schemas = httpx.get(f"{default_server}/assistants/{assistant}/schemas", timeout=30).json()
+    props = schemas["context_schema"]["properties"]
+    assert props["kb"]["enum"] == ["sample"]
+    if "llm" in props:
+        assert props["llm"]["enum"] == ["smollm2"] and props["llm"]["default"] == "smollm2"
+
+
+def test_the_shipped_default_names_the_setting_of_an_unknown_model(default_server):
+    body = {"assistant_id": "hybgrag", "input": {"question": QUESTION}, "context": {"llm": "local:smollm2"}}
+    out = httpx.post(f"{default_server}/runs/wait", json=body, timeout=RUN_TIMEOUT).json()
+    error = json.dumps(out)
+    assert "llm: unknown model 'local:smollm2'; this server offers: smollm2" in error, out
+    assert "--llm" not in error
