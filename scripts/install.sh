@@ -31,3 +31,11 @@ echo "installed: $(.venv/bin/hybridrag --help | head -1)"
 # (langgraph.json → app/studio_default.json) then runs every method offline from its first question
 SAMPLE_KB=$(.venv/bin/python -c 'from hybridrag.kb.sample import sample_kb_dir; print(sample_kb_dir())')
 .venv/bin/hybridrag bank build --kb "$SAMPLE_KB"
+# headless Chromium from the distribution's packages for the browser tests
+# (tests/integration/test_browser_views.py); where apt is not available they skip, saying why
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  SUDO="env DEBIAN_FRONTEND=noninteractive"; [ "$(id -u)" -eq 0 ] || SUDO="sudo -n $SUDO"
+  { $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1 \
+    || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null; }; } \
+    || echo "chromium not installed (no apt rights?): the browser tests will be skipped"
+fi
