@@ -10,6 +10,12 @@ A KB directory (the path given to ``hybridrag ingest --kb``) holds::
     kb-id          a random token naming this KB on graph servers (made by the first export to one)
     builds/<id>.partial/graph-target.json  the server graph a build being written exports to
     .ingest-work/  what a killed ingest leaves to resume from (stage marker, embedding chunks)
+    .documents.lock  held by a change to the KB (kb.kb_update, a document ingest) from its read to its swap
+    .staging/      a change's content in the formats ingest reads (removed when it ends, or by the next)
+
+A build made by ``hybridrag ingest`` or a change also holds ``sources.jsonl`` (its input files,
+:mod:`kb.kb_contents`) and, from documents, ``documents.jsonl``, ``provenance.jsonl`` and
+``merges.jsonl`` (:mod:`kb.provenance`).
 
 Readers resolve ``current`` once and read every part from that build, so a query during a
 re-ingest sees the old build or the new one, never a mix. A directory with ``manifest.json``
