@@ -196,8 +196,9 @@ def compatible_embeddings(spec: str) -> Embeddings:
     if not at or not model.strip() or not url.startswith(("http://", "https://")):
         raise KBError(f"embeddings {spec!r}: expected openai-compatible:MODEL@http(s)://HOST[:PORT]/v1")
     from langchain_openai import OpenAIEmbeddings
+    from pydantic import SecretStr
 
-    key = os.environ.get("OPENAI_API_KEY") or "not-needed"
+    key = SecretStr(os.environ.get("OPENAI_API_KEY") or "not-needed")
     return OpenAIEmbeddings(model=model, base_url=url, api_key=key, check_embedding_ctx_length=False)
 
 
