@@ -118,7 +118,7 @@ class ServerConfig:
                 values["bounds"] = {k: (float(lo), float(hi)) for k, (lo, hi) in values["bounds"].items()}
         except (TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"malformed server config: {exc}") from None
-        return cls(**values)
+        return cls(**values).with_env_model()
 
     def with_env_model(self) -> ServerConfig:
         """With ``env_model`` and ``HYBRIDRAG_LLM`` set, that model offered first (the default), named by its spec.
@@ -163,7 +163,7 @@ def _config_from(variable: str, path: str, model: tuple[str, str]) -> ServerConf
         return ServerConfig()
     try:
         with open(config_path(path), encoding="utf-8") as f:
-            return ServerConfig.from_mapping(json.load(f)).with_env_model()
+            return ServerConfig.from_mapping(json.load(f))
     except (OSError, ValueError, TypeError) as exc:
         raise ValueError(f"server config {variable}: {exc}") from None
 

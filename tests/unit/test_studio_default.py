@@ -68,9 +68,12 @@ def test_the_model_the_environment_names_is_offered_first(studio_env, monkeypatc
     assert list(active_config().models) == ["smollm2"], "the same model is not offered twice"
 
 
-def test_without_env_model_the_environment_adds_nothing(monkeypatch):
+def test_env_model_in_any_config_file_and_without_it_nothing(monkeypatch):
     monkeypatch.setenv("HYBRIDRAG_LLM", "openai:gpt-4o-mini")
     assert ServerConfig().with_env_model().models == {}
+    assert ServerConfig.from_mapping({}).models == {}
+    offered = ServerConfig.from_mapping({"env_model": True})  # also `hybridrag serve --config FILE`
+    assert offered.models == {"openai-gpt-4o-mini": ModelChoice("openai:gpt-4o-mini")}
 
 
 def test_the_operators_file_wins(studio_env, monkeypatch, tmp_path):
