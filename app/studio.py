@@ -61,7 +61,8 @@ def served_graph(method: str) -> Any:
 
     That is the method's graph whose state starts over with each question asked on a thread (the
     server checkpoints every thread), with its approval node (``approve=True``) and routers that
-    also run when a thread is forked.
+    also run when a thread is forked. It also takes a chat (``{"messages": [...]}``, kept on the
+    thread; ``graphs.chat``), so Studio's chat view and Agent Chat UI talk to it.
     """
     return get_builder(method).compile(name=method)
 
