@@ -21,6 +21,7 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 # Before llama.cpp's OpenMP runtime loads: idle threads sleep instead of spinning (on a loaded
 # 2-core machine spinning made one call 10-40x slower).
@@ -43,21 +44,31 @@ class LLMUnavailableError(RuntimeError):
 _LLAMA_LOCK = threading.RLock()  # one llama.cpp call at a time (re-entrant: _generate may call _stream)
 
 
+def env_number(variable: str, default: str, kind: type[int] | type[float] = int) -> Any:
+    """The number in environment ``variable`` (``default`` when unset); ModelConfigError naming it otherwise."""
+    raw = os.environ.get(variable) or default
+    try:
+        return kind(raw)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise ModelConfigError(f"{variable}={raw!r}: expected {what}") from None
+
+
 def llm_timeout() -> float:
     """Seconds one remote LLM request may take (``HYBRIDRAG_LLM_TIMEOUT``, default 60)."""
-    return float(os.environ.get("HYBRIDRAG_LLM_TIMEOUT", "60"))
+    return env_number("HYBRIDRAG_LLM_TIMEOUT", "60", float)
 
 
 def llm_max_retries() -> int:
     """Retries of a failed remote LLM request (``HYBRIDRAG_LLM_MAX_RETRIES``, default 1)."""
-    return max(0, int(os.environ.get("HYBRIDRAG_LLM_MAX_RETRIES", "1")))
+    return max(0, env_number("HYBRIDRAG_LLM_MAX_RETRIES", "1"))
 
 
 def local_threads() -> int:
     """llama.cpp threads: ``HYBRIDRAG_LOCAL_THREADS``, else the CPUs this process may use (at most 4)."""
     raw = os.environ.get("HYBRIDRAG_LOCAL_THREADS")
     if raw:
-        return max(1, int(raw))
+        return max(1, env_number("HYBRIDRAG_LOCAL_THREADS", raw))
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
@@ -168,7 +179,7 @@ def _local_model(name: str) -> BaseChatModel:
     try:
         model = LocalChatLlamaCpp(
             model_path=str(path),
-            n_ctx=int(os.environ.get("HYBRIDRAG_LOCAL_N_CTX", "4096")),
+            n_ctx=env_number("HYBRIDRAG_LOCAL_N_CTX", "4096"),
             temperature=0.0,
             max_tokens=384,
             n_threads=threads,

@@ -94,3 +94,21 @@ def test_a_set_value_outside_the_choices_names_them() -> None:
     with pytest.raises(ValueError, match="--set hybgrag.structured_method=json: expected one of function_calling"):
         operator_settings(["hybgrag.structured_method=json"])
     assert run_settings("fusion", ["mode=graph", "top_k=3"]) == {"mode": "graph", "top_k": 3}
+
+
+@pytest.mark.parametrize(
+    ("variable", "read", "expected"),
+    [
+        ("HYBRIDRAG_LLM_TIMEOUT", "llm_timeout", "expected a number"),
+        ("HYBRIDRAG_LLM_MAX_RETRIES", "llm_max_retries", "expected a whole number"),
+        ("HYBRIDRAG_LOCAL_THREADS", "local_threads", "expected a whole number"),
+    ],
+)
+def test_model_numbers_from_the_environment_name_the_variable(monkeypatch, variable, read, expected) -> None:
+    from hybridrag.agents.llm import models
+
+    monkeypatch.setenv(variable, "soon")
+    with pytest.raises(models.ModelConfigError, match=f"^{variable}='soon': {expected}$"):
+        getattr(models, read)()
+    monkeypatch.setenv(variable, "2")
+    assert getattr(models, read)() == 2
