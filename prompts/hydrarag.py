@@ -79,7 +79,9 @@ Weigh how time-sensitive the question is, how many reasoning steps it needs and 
 domain it belongs to. Prefer kg when it is available and likely sufficient; add docs when
 the graph may miss a fact; add web only when the local sources are unlikely to hold the
 answer or the question is about recent events. Use only the sources listed as available.
-Give your reasoning first, then the chosen sources."""),
+Give your reasoning first, then the chosen sources.
+{examples}"""),
+    ("examples",),
 )
 
 SELECTOR = Prompt(
@@ -147,7 +149,9 @@ question aimed at it (new or recent facts the knowledge graph may not hold), a s
 the follow-up in the same " - " chain format, and the named entities the follow-up question
 mentions. If a topic entity looks wrong or was never found, name the right one; if the
 skyline's relations or length look wrong, write the corrected skyline. Use the paths, the
-check's account and your own knowledge."""),
+check's account and your own knowledge.
+{examples}"""),
+    ("examples",),
 )
 
 # The state after a rejected answer: the follow-up writer and the predictor both read it.
@@ -173,7 +177,9 @@ PREDICT_SYSTEM = Prompt(
 Use the paths found so far, the last answer check's account of what was missing, and your
 own knowledge to propose up to three likely answers.
 For each, write a skyline in the " - " chain format that would connect the topic entities
-to that answer, so the sources can confirm or refute it. Name each answer exactly."""),
+to that answer, so the sources can confirm or refute it. Name each answer exactly.
+{examples}"""),
+    ("examples",),
 )
 
 PREDICT = Prompt("hydrarag.predict", _AFTER_NO, _AFTER_NO_INPUTS)
@@ -183,7 +189,9 @@ SELECT_PATHS_SYSTEM = Prompt(
     guarded("""\
 Score candidate reasoning paths against a question, its skyline and its sub-questions, and
 keep the paths most likely to lead to the answer. The paths are numbered data blocks
-(n="1", n="2"...); answer with path numbers. Reasoning first."""),
+(n="1", n="2"...); answer with path numbers. Reasoning first.
+{examples}"""),
+    ("examples",),
 )
 
 SELECT_PATHS = Prompt(
@@ -205,7 +213,9 @@ REFINE_SYSTEM = Prompt(
     guarded("""\
 Summarise reasoning paths into a short chain of reasoning that links the topic entities of
 a question towards its answer. Use only facts stated in the paths, keep entity names
-exactly as written, skip no step, and leave out paths that do not bear on the question."""),
+exactly as written, skip no step, and leave out paths that do not bear on the question.
+{examples}"""),
+    ("examples",),
 )
 
 REFINE = Prompt(
@@ -250,7 +260,9 @@ GENERATE_SYSTEM = Prompt(
     "hydrarag.generate_system",
     guarded("""\
 Answer the question using the evidence paths and your own knowledge. Reason briefly, then
-give a short answer (names or values, comma separated)."""),
+give a short answer (names or values, comma separated).
+{examples}"""),
+    ("examples",),
 )
 
 GENERATE = Prompt(
@@ -290,6 +302,48 @@ BUNDLED: dict[str, list[str]] = {  # the project's movie examples (examples="bun
         '"relations": ["starred_actors", "directed_by"], "answer_type": "person"}',
         'Example: "what genre are the films Kevin Bacon acted in" → {"topic": "Kevin Bacon", '
         '"relations": ["starred_actors", "has_genre"], "answer_type": "genre"}',
+    ],
+    "selector": [
+        'Example: question "who directed Big", available kg, docs, skyline "Big - directed by - answer(person)" -> '
+        "a stable fact between two named entities, which the graph holds: kg",
+        'Example: question "what happens to the hero at the end of Heat", available kg, docs -> the graph has the '
+        "film but no plot relation, the documents may describe it: kg + docs",
+    ],
+    "follow_up": [
+        'Example: question "who directed the films Tom Hanks starred in", paths "{Tom Hanks} ← starred actors ← '
+        '{Big, Splash}", check "no: the directors are missing" -> missing: who directed Big and Splash; follow-up '
+        '"who directed Big and Splash"; skyline "Big - directed by - answer(person)"; entities ["Big", "Splash"]',
+        'Example: question "which language is Amelie in", paths "{Amelie} → directed by → {Jean-Pierre Jeunet}", '
+        'check "no: no path names a language" -> missing: the language of the film; follow-up "what language is '
+        'the film Amelie in"; skyline "Amelie - in language - answer(language)"; entities ["Amelie"]',
+    ],
+    "predict": [
+        'Example: question "who directed Big", paths "{Big} → release year → {1988}", check "no: the director '
+        'is missing" -> prediction "Penny Marshall", skyline "Big - directed by - Penny Marshall"',
+        'Example: question "what genre is Tremors", paths "{Tremors} → starred actors → {Kevin Bacon}" -> '
+        'predictions "Horror", skyline "Tremors - has genre - Horror"; "Comedy", skyline "Tremors - has genre - '
+        'Comedy"',
+    ],
+    "select_paths": [
+        'Example: question "who directed Big", skyline "Big - directed by - answer(person)", paths 1 "{Big} → '
+        'release year → {1988}", 2 "{Big} → directed by → {Penny Marshall}" -> path 2 follows the skyline and '
+        "names a person: [2]",
+        'Example: question "what films did Kevin Bacon act in", skyline "Kevin Bacon - starred actors - '
+        'answer(movie)", paths 1 "{Kevin Bacon} ← starred actors ← {Tremors, Apollo 13}", 2 "{Kevin Bacon} ← '
+        'has tags ← {Footloose}" -> path 1 carries the relation asked for, path 2 only a tag: [1]',
+    ],
+    "refine": [
+        'Example: question "who directed the films Tom Hanks starred in", paths "{Tom Hanks} ← starred actors ← '
+        '{Big} → directed by → {Penny Marshall}", "{Big} → release year → {1988}" -> "Tom Hanks starred in '
+        'Big; Big was directed by Penny Marshall."',
+        'Example: question "who directed Apollo 13", paths "{Apollo 13} → directed by → {Ron Howard}", '
+        '"Ron Howard - born in - Duncan, Oklahoma" -> "Apollo 13 was directed by Ron Howard."',
+    ],
+    "generate": [
+        'Example: question "who directed Big", evidence "{Big} → directed by → {Penny Marshall}" -> answer '
+        '"Penny Marshall"',
+        'Example: question "what year was Tremors released", evidence "{Tremors} → starred actors → {Kevin Bacon}" '
+        '-> the evidence does not say; from what is known of the film: answer "1990"',
     ],
     "check": [
         'Example: question "who directed Big", evidence "{Big} → directed_by → {Penny Marshall}" -> yes, '

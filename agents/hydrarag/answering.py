@@ -167,17 +167,25 @@ def check(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     return update
 
 
+def _shown(state: dict, ctx: Any) -> str:
+    """The answer generation's example lines."""
+    return shots.lines(state.get("shots", []), "generate", ctx.examples, ctx.num_examples)
+
+
 def _generated(state: dict, ctx: Any, model: Any) -> tuple[Any, dict]:
     """The generation reply: free (the paper) or, for a constrained model, one of the ranked entities."""
     if not roles.constrained(ctx, model):
-        return roles.generate(model, ctx.structured_method, **quoted(state), evidence=evidence(state))
+        shown = _shown(state, ctx)
+        return roles.generate(model, ctx.structured_method, shown, **quoted(state), evidence=evidence(state))
     names = list(
         dict.fromkeys(without_own_entities(state, r["name"]) for r in state.get("ranked", []) if r["kind"] == "entity")
     )
     names = [n for n in names if n]
     if not names:
         return None, {}
-    reply, calls = roles.choose_answer(model, ctx.structured_method, names, **quoted(state), evidence=evidence(state))
+    reply, calls = roles.choose_answer(
+        model, ctx.structured_method, names, _shown(state, ctx), **quoted(state), evidence=evidence(state)
+    )
     return (
         roles.FinalAnswer(reasoning="chosen among the ranked entities", answer=reply.answer) if reply else None
     ), calls

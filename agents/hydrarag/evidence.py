@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hybridrag.agents.hydrarag import audit, roles
+from hybridrag.agents.hydrarag import audit, roles, shots
 from hybridrag.agents.hydrarag.kg import candidate_members
 from hybridrag.agents.hydrarag.pruning import (
     apply_choice,
@@ -40,7 +40,12 @@ def _selected(
     if len(pool) <= ctx.max_width:
         return pool, pool, None, {}
     reply, calls = roles.select_paths(
-        model, ctx.structured_method, **quoted(state), paths=path_blocks(pool), width=str(ctx.max_width)
+        model,
+        ctx.structured_method,
+        shots.lines(state.get("shots", []), "select_paths", ctx.examples, ctx.num_examples),
+        **quoted(state),
+        paths=path_blocks(pool),
+        width=str(ctx.max_width),
     )
     selected, used = apply_choice(pool, reply.selected if reply else None, ctx.max_width)
     return pool, selected, used, calls
@@ -92,7 +97,8 @@ def refine(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     elif use_rules(ctx.judge, ctx.llm):
         summary, decision = numbered(selected), "judge rules (small model): the paths as they are"
     else:
-        reply, calls = roles.refine(model, ctx.structured_method, **quoted(state), paths=path_blocks(selected))
+        shown = shots.lines(state.get("shots", []), "refine", ctx.examples, ctx.num_examples)
+        reply, calls = roles.refine(model, ctx.structured_method, shown, **quoted(state), paths=path_blocks(selected))
         ok = reply is not None and bool(reply.summary.strip())
         summary = reply.summary.strip() if reply is not None and ok else numbered(selected)
         decision = "summarised" if ok else "unparseable refinement: the paths as they are"

@@ -174,7 +174,8 @@ def _chosen_sources(state: dict, ctx: Any, model: Any) -> tuple[list[str], str, 
     analysed = data_block(
         [*(("sub_question", s) for s in state.get("split_questions") or [q]), ("skyline", state["skyline"])]
     )
-    reply, calls = roles.choose_sources(model, q, ", ".join(available), analysed, ctx.structured_method)
+    shown = shots.lines(state.get("shots", []), "selector", ctx.examples, ctx.num_examples)
+    reply, calls = roles.choose_sources(model, q, ", ".join(available), analysed, ctx.structured_method, shown)
     chosen: list[str] = [s for s in dict.fromkeys(reply.sources) if s in available] if reply else []
     if reply is not None and chosen:
         return chosen, reply.reasoning, calls

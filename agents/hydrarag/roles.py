@@ -174,7 +174,7 @@ def analyse(
 
 
 def choose_sources(
-    model: BaseChatModel, question: str, available: str, analysis: str, method: str
+    model: BaseChatModel, question: str, available: str, analysis: str, method: str, examples: str = ""
 ) -> tuple[SourceChoice | None, dict]:
     """Agentic source selector over the available sources."""
     return _ask(
@@ -185,6 +185,7 @@ def choose_sources(
         "selector",
         method,
         {"question": question, "available": available, "analysis": analysis},
+        examples=examples,
     )
 
 
@@ -219,24 +220,24 @@ def select_web(
     )
 
 
-def follow_up(model: BaseChatModel, method: str, **values: str) -> tuple[FollowUp | None, dict]:
+def follow_up(model: BaseChatModel, method: str, examples: str = "", **values: str) -> tuple[FollowUp | None, dict]:
     """Refined exploration: follow-up question, new skyline and its entities."""
-    return _ask(model, FollowUp, P.FOLLOW_UP_SYSTEM, P.FOLLOW_UP, "follow_up", method, values)
+    return _ask(model, FollowUp, P.FOLLOW_UP_SYSTEM, P.FOLLOW_UP, "follow_up", method, values, examples=examples)
 
 
-def predict(model: BaseChatModel, method: str, **values: str) -> tuple[Predictions | None, dict]:
+def predict(model: BaseChatModel, method: str, examples: str = "", **values: str) -> tuple[Predictions | None, dict]:
     """Predicted exploration: up to three predicted answers with their skylines."""
-    return _ask(model, Predictions, P.PREDICT_SYSTEM, P.PREDICT, "predict", method, values)
+    return _ask(model, Predictions, P.PREDICT_SYSTEM, P.PREDICT, "predict", method, values, examples=examples)
 
 
-def select_paths(model: BaseChatModel, method: str, **values: str) -> tuple[Choice | None, dict]:
+def select_paths(model: BaseChatModel, method: str, examples: str = "", **values: str) -> tuple[Choice | None, dict]:
     """LLM-aware selection of the top W_max paths."""
-    return _ask(model, Choice, P.SELECT_PATHS_SYSTEM, P.SELECT_PATHS, "path_select", method, values)
+    return _ask(model, Choice, P.SELECT_PATHS_SYSTEM, P.SELECT_PATHS, "path_select", method, values, examples=examples)
 
 
-def refine(model: BaseChatModel, method: str, **values: str) -> tuple[Refinement | None, dict]:
+def refine(model: BaseChatModel, method: str, examples: str = "", **values: str) -> tuple[Refinement | None, dict]:
     """Path refinement: summarise the selected paths."""
-    return _ask(model, Refinement, P.REFINE_SYSTEM, P.REFINE, "refine", method, values)
+    return _ask(model, Refinement, P.REFINE_SYSTEM, P.REFINE, "refine", method, values, examples=examples)
 
 
 def check(model: BaseChatModel, method: str, examples: str = "", **values: str) -> tuple[AnswerCheck | None, dict]:
@@ -244,15 +245,23 @@ def check(model: BaseChatModel, method: str, examples: str = "", **values: str) 
     return _ask(model, AnswerCheck, P.CHECK_SYSTEM, P.CHECK, "check", method, values, examples=examples)
 
 
-def generate(model: BaseChatModel, method: str, **values: str) -> tuple[FinalAnswer | None, dict]:
+def generate(model: BaseChatModel, method: str, examples: str = "", **values: str) -> tuple[FinalAnswer | None, dict]:
     """CoT answer generation from the final paths and the model's own knowledge."""
-    return _ask(model, FinalAnswer, P.GENERATE_SYSTEM, P.GENERATE, "generate", method, values)
+    return _ask(model, FinalAnswer, P.GENERATE_SYSTEM, P.GENERATE, "generate", method, values, examples=examples)
 
 
 def choose_answer(
-    model: BaseChatModel, method: str, names: list[str], **values: str
+    model: BaseChatModel, method: str, names: list[str], examples: str = "", **values: str
 ) -> tuple[ChosenAnswer | None, dict]:
     """Answer generation for a small model: one of ``names`` (the ranked entities), decoded within them."""
     return _ask(
-        model, ChosenAnswer, P.GENERATE_SYSTEM, P.GENERATE, "generate", method, values, choices={"answer": names}
+        model,
+        ChosenAnswer,
+        P.GENERATE_SYSTEM,
+        P.GENERATE,
+        "generate",
+        method,
+        values,
+        examples=examples,
+        choices={"answer": names},
     )

@@ -52,6 +52,7 @@ def _follow_up(state: dict, ctx: Any, model: Any) -> tuple[Any, dict]:
         return roles.follow_up(
             model,
             ctx.structured_method,
+            shots.lines(state.get("shots", []), "follow_up", ctx.examples, ctx.num_examples),
             **quoted(state),
             topics=topic_names(state),
             paths=path_blocks(state.get("kept", [])),
@@ -111,6 +112,7 @@ def _predictions(state: dict, ctx: Any, model: Any) -> tuple[list[tuple[str, str
         else roles.predict(
             model,
             ctx.structured_method,
+            shots.lines(state.get("shots", []), "predict", ctx.examples, ctx.num_examples),
             **quoted(state),
             topics=topic_names(state),
             paths=path_blocks(state.get("kept", [])),

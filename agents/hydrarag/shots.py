@@ -7,9 +7,11 @@ relation path and answers, so every prompt names only that KB's entity types and
 for the MetaQA evaluations or as an explicit choice. ``num_examples = 0``: no examples.
 
 An example is a plain line in the system prompt (never a data block: it is not evidence) with
-its values neutralised (no angle brackets, no line breaks). Roles with examples: topic
-extraction, question analysis (``analysis``; ``plan``: the small model's JSON fields, in the
-form its reply takes), paragraph → paths, answer check.
+its values neutralised (no angle brackets, no line breaks). Every role the paper's appendix
+gives examples has them: topic extraction, question analysis (``analysis``; ``plan``: the small
+model's JSON fields, in the form its reply takes), source selector, paragraph → paths,
+follow-up question, predictions, path selection, path refinement, answer check and answer
+generation (web result selection and the path summary have no appendix template).
 """
 
 from __future__ import annotations
@@ -21,7 +23,19 @@ from hybridrag.agents.shots import SolvedExample, bank_for
 from hybridrag.prompts import hydrarag as P
 from hybridrag.prompts.data_block import neutralise
 
-ROLES = ("topics", "analysis", "plan", "text_paths", "check")
+ROLES = (
+    "topics",
+    "analysis",
+    "plan",
+    "selector",
+    "text_paths",
+    "follow_up",
+    "predict",
+    "select_paths",
+    "refine",
+    "check",
+    "generate",
+)
 SHOWN_ANSWERS = 3
 
 
@@ -87,6 +101,41 @@ def render(ex: SolvedExample, role: str) -> str:
             if not ex.answers:
                 return ""
             line = f'question "{q}", evidence "{_path(ex)}" → yes, answer "{ex.answers[0]}"'
+        case _:
+            return _later_role(ex, role)
+    return "Example: " + neutralise(line)
+
+
+def _partial(ex: SolvedExample) -> str:
+    """The example's path cut before its last hop (the state after a first round that stopped short)."""
+    arrows = " → ".join(_words(r) for r in ex.relations[:-1])
+    return f"{{{', '.join(ex.topic)}}}" + (f" → {arrows} → {{...}}" if arrows else "")
+
+
+def _later_role(ex: SolvedExample, role: str) -> str:
+    """Example lines of the roles after retrieval: source choice, follow-up, predictions, selection, summary, answer."""
+    q, topics, sky = ex.question, list(ex.topic), skyline(ex)
+    if not ex.answers or not topics or not ex.relations:
+        return ""
+    kind, first = ex.answer_type or "entity", ex.answers[0]
+    match role:
+        case "selector":
+            line = f'question "{q}", available kg, docs, skyline "{sky}" → facts between named entities: kg'
+        case "follow_up":
+            line = (
+                f'question "{q}", paths "{_partial(ex)}", check "no: the {kind} is missing" → missing: the {kind} '
+                f'reached by {_words(ex.relations[-1])}; follow-up "{q}"; skyline "{sky}"; entities {topics}'
+            )
+        case "predict":
+            answered = sky.replace(f"answer({kind})", first)
+            line = f'question "{q}", paths "{_partial(ex)}" → prediction "{first}", skyline "{answered}"'
+        case "select_paths":
+            line = f'question "{q}", skyline "{sky}", paths 1 "{_path(ex)}" → path 1 follows the skyline: [1]'
+        case "refine":
+            steps = " then ".join(_words(r) for r in ex.relations)
+            line = f'question "{q}", paths "{_path(ex)}" → "{topics[0]} leads by {steps} to {first}."'
+        case "generate":
+            line = f'question "{q}", evidence "{_path(ex)}" → answer "{first}"'
         case _:
             raise ValueError(f"unknown HydraRAG example role {role!r}")
     return "Example: " + neutralise(line)
