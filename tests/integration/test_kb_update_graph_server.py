@@ -80,3 +80,21 @@ def test_add_and_delete_on_a_graph_server_kb(tmp_path, emb, module_falkordb, cap
     assert main(["kb", "delete", "--kb", str(kb), "--source", "films.txt"]) == 0
     assert "removed 2 triples" in capsys.readouterr().out
     assert _directors(kb) == {Triple("Alien", "directed_by", "Ridley Scott")}
+
+
+def test_documents_added_and_deleted_stay_on_the_graph_server(tmp_path, emb, module_falkordb, capsys):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "heat.md").write_text("Heat is a 1995 crime film directed by Michael Mann.", encoding="utf-8")
+    (docs / "alien.md").write_text("Alien is a 1979 film directed by Ridley Scott.", encoding="utf-8")
+    films = tmp_path / "films.txt"
+    films.write_text("Heat|directed_by|Michael Mann\n", encoding="utf-8")
+    kb = tmp_path / "kb"
+    assert main(["ingest", "--kb", str(kb), "--triples", str(films), "--falkordb", module_falkordb.redis_uri]) == 0
+    assert main(["ingest", "--kb", str(kb), "--documents", str(docs), "--add"]) == 0
+    live = read_existing(kb)
+    assert live.manifest["graph"]["backend"] == "falkordb" and len(live.passages) == 2
+    assert main(["kb", "delete", "--kb", str(kb), "--document", "alien.md"]) == 0
+    live = read_existing(kb)
+    assert live.manifest["graph"]["backend"] == "falkordb" and [p.id for p in live.passages] == ["heat.md#0"]
+    assert _directors(kb) == {Triple("Heat", "directed_by", "Michael Mann")}
