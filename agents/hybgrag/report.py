@@ -12,6 +12,7 @@ from hybridrag.agents.hybgrag.retrieval import Reference, Retrieval, reference_p
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts.data_block import data_block
 from hybridrag.tools.answer_span import bare_passage, names_passage, passage_answer
+from hybridrag.tools.list_answer import asks_for_list, joined
 
 TEXT_CHARS = 600  # characters of a reference's text shown to the validator and the answerer
 
@@ -30,11 +31,18 @@ def first_answer(question: str, refs: list[dict], own: set[str]) -> str:
     """The answer the best reference that is not one of the question's own entities gives ("" if none).
 
     An entity gives its name; a passage about no entity gives the span the passages from it on
-    state (:func:`tools.answer_span.passage_answer`), never its id.
+    state (:func:`tools.answer_span.passage_answer`), never its id. A list question
+    (:func:`tools.list_answer.asks_for_list`) whose best reference was reached along a graph path
+    gives every such reference's name, in rank order, joined by "; ".
     """
     for i, r in enumerate(refs):
         if r["id"] not in own:
-            return passage_answer(question, refs[i:]) if bare_passage(r) else r["name"]
+            if bare_passage(r):
+                return passage_answer(question, refs[i:])
+            if r.get("triples") and asks_for_list(question):
+                reached = [x["name"] for x in refs[i:] if x["id"] not in own and x.get("triples")]
+                return joined(list(dict.fromkeys(reached)))
+            return r["name"]
     return ""
 
 

@@ -63,3 +63,15 @@ def test_fusion_answers_a_list_question_with_the_list_and_a_single_question_with
     assert len(films) == 5 and "Tom Hanks" not in films  # bounded by top_k
     one = graph.invoke({"question": "who directed Forrest Gump"}, context={"kb": "sample"})["answer"]
     assert one == "Robert Zemeckis"
+
+
+def test_hybgrag_answers_a_list_question_with_every_reference_reached_along_its_path():
+    from hybridrag.agents.hybgrag.report import first_answer
+
+    def ref(name: str, reached: bool) -> dict:
+        return {"id": name, "kind": "entity", "name": name, "text": name, "triples": [[["x", "r", name]]] * reached}
+
+    refs = [ref("Tom Hanks", True), ref("Big", True), ref("Apollo 13", True), ref("Amelie", False)]
+    own = {"Tom Hanks"}
+    assert first_answer("which movies did Tom Hanks act in", refs, own) == "Big; Apollo 13"  # not the text hit
+    assert first_answer("who is the director of Big", refs, own) == "Big"  # one asked for: the best reference
