@@ -295,3 +295,10 @@ def test_deleting_an_entity_file_takes_its_descriptions_and_unused_entities(tmp_
     assert ("entity", "Ronin") not in after and report.removed["entities"] == 1
     manifest = json.loads((kb / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["change"]["deleted"] == ["about.jsonl"]
+
+
+def test_documents_with_replace_make_a_kb_of_those_documents_only(tmp_path, emb, capsys):
+    kb, _ = _films_kb(tmp_path, capsys)
+    folder = _docs(tmp_path)
+    assert main(["ingest", "--kb", str(kb), "--documents", str(folder / "heat.md"), "--replace"]) == 0
+    assert _edges(kb) == set() and set(_vectors(kb)) == {("passage", "heat.md#0")}
