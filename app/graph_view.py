@@ -14,10 +14,13 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hybridrag.app.display import one_line
-from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.model import Triple, UnknownEntityError
+
+if TYPE_CHECKING:  # hybridrag --help builds this module's parser: nothing heavy at import
+    from hybridrag.kb.base import KnowledgeBase
 
 MAX_NEIGHBOURS = 40  # neighbours a view shows (the CLI's --max-neighbours may lower or raise it)
 MAX_PASSAGES = 5
