@@ -21,6 +21,7 @@ from hybridrag.agents.ssrag import vectors as V
 from hybridrag.kb.base import KnowledgeBase, open_kb
 from hybridrag.kb.model import Triple
 from hybridrag.tools import text_hops as th
+from hybridrag.tools.fused_text import hybrid_search
 
 
 def test_split_by_node_gives_each_node_its_own_neighbours_in_order(tiny_kb):
@@ -111,7 +112,9 @@ def test_ssrag_vector_branch_reads_hit_names_at_once(tiny_kb):
     kb, calls = counting(base)
     items, used, _ = ss_ret.vector_branch(kb, "a film about astronauts and the moon", "local", 8, 0)
     want = []
-    for h in base.dense_search(V.query_vector(base, "a film about astronauts and the moon"), 8):
+    q = "a film about astronauts and the moon"
+    dense = lambda text, n: base.dense_search(V.query_vector(base, text), n)  # noqa: E731
+    for h in hybrid_search(base, q, 8, dense=dense):  # the branch's pool: dense and BM25 fused
         d = h.doc  # the old item: one name read per hit
         name = base.name(d.id) if d.kind == "entity" else f"passage about {base.name(d.entity_id or d.id)}"
         want.append(
@@ -136,7 +139,7 @@ def test_hybgrag_text_reads_all_hit_names_at_once(tiny_kb):
     kb, calls = counting(base)
     got = hyb.text_retrieve(kb, "a film about astronauts and the moon", k=6)
     refs: dict[str, hyb.Reference] = {}  # the old loop: one name read per hit
-    for hit in base.dense_search("a film about astronauts and the moon", 24):
+    for hit in hybrid_search(base, "a film about astronauts and the moon", 24):  # dense and BM25 fused
         d = hit.doc
         key = d.entity_id or d.id
         if key not in refs:
