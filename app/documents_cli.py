@@ -27,7 +27,7 @@ def add_document_arguments(ing: argparse.ArgumentParser) -> None:
         "--extract-llm",
         metavar="SPEC",
         help="chat model that extracts entities and relations from each chunk, e.g. "
-        "openai:gpt-4o-mini or local:smollm2 (without it: passages only)",
+        "openai:gpt-4o-mini or local:smollm2, or rules (sentence patterns, no model; without it: passages only)",
     )
     g.add_argument(
         "--llm-base-url",
