@@ -184,6 +184,29 @@ to that answer, so the sources can confirm or refute it. Name each answer exactl
 
 PREDICT = Prompt("hydrarag.predict", _AFTER_NO, _AFTER_NO_INPUTS)
 
+PATH_SUMMARY_SYSTEM = Prompt(
+    "hydrarag.path_summary_system",
+    guarded("""\
+Summarise the knowledge paths a round built from documents and web pages. The paths are
+numbered data blocks (n="1", n="2"...). Write the paths that bear on the skyline, each as
+"entity - relation - entity ..." separated by " - ": join two paths into one where the end of
+one is the start of the other, drop repeats and paths that do not bear on the question, and
+use only facts the cited paths state. Give with each path the numbers of the paths it restates.
+{examples}"""),
+    ("examples",),
+)
+
+PATH_SUMMARY = Prompt(
+    "hydrarag.path_summary",
+    """\
+Question: {question}
+Skyline (quoted data):
+{skyline}
+Paths (quoted data, one block each):
+{paths}""",
+    ("question", "skyline", "paths"),
+)
+
 SELECT_PATHS_SYSTEM = Prompt(
     "hydrarag.select_paths_system",
     guarded("""\
@@ -345,6 +368,13 @@ BUNDLED: dict[str, list[str]] = {  # the project's movie examples (examples="bun
         'Example: question "what year was Tremors released", evidence "{Tremors} → starred actors → {Kevin Bacon}" '
         '-> the evidence does not say; from what is known of the film: answer "1990"',
     ],
+    "path_summary": [
+        'Example: skyline "Apollo 13 - directed by - director - born in - answer(place)", paths 1 "Apollo 13 - '
+        'directed by - Ron Howard", 2 "Ron Howard - born in - Duncan, Oklahoma", 3 "Apollo 13 - released in - '
+        '1995" -> "Apollo 13 - directed by - Ron Howard - born in - Duncan, Oklahoma" from [1, 2]',
+        'Example: skyline "Big - directed by - answer(person)", paths 1 "Big - directed by - Penny Marshall", 2 '
+        '"Big - directed by - Penny Marshall" -> "Big - directed by - Penny Marshall" from [1, 2]',
+    ],
     "check": [
         'Example: question "who directed Big", evidence "{Big} → directed_by → {Penny Marshall}" -> yes, '
         'answer "Penny Marshall"',
@@ -370,6 +400,8 @@ ALL = [
     FOLLOW_UP,
     PREDICT_SYSTEM,
     PREDICT,
+    PATH_SUMMARY_SYSTEM,
+    PATH_SUMMARY,
     SELECT_PATHS_SYSTEM,
     SELECT_PATHS,
     REFINE_SYSTEM,

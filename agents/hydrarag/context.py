@@ -63,6 +63,9 @@ class HydraRAGContext(LLMContext):
     use_web: bool = setting(True, "Offer web search (needs TAVILY_API_KEY).")
     source_selector: bool = setting(True, "Agentic source selector; false: every available source.")
     path_refinement: bool = setting(True, "Summarise the selected paths; false: show them raw (ablation).")
+    path_summary: bool = setting(
+        True, "Summarise each round's document and web paths (Algorithm 2's path summary); false: as built."
+    )
     variant: Variant = setting("hydrarag", "hydrarag, or hydrarag-e: one random relation per clustered edge.")
     exploration_temperature: float = setting(
         0.4, "Sampling temperature of the exploration roles (paper App. C: 0.4); pruning and answering stay at 0."

@@ -26,8 +26,10 @@ from hybridrag.agents.hydrarag.pruning import (
     to_evidence,
     to_ranked,
 )
+from hybridrag.agents.hydrarag.summary import summarise
 from hybridrag.agents.hydrarag.views import quoted, traced
 from hybridrag.agents.llm.judge import use_rules
+from hybridrag.agents.llm.usage import add_usage
 
 
 def _selected(
@@ -55,6 +57,7 @@ def prune(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Relevance → top W1; tri-factor verification and cross-score → top W2; LLM → W_max."""
     phase = state["phase"]
     cands = [c for c in state.get("candidates", []) if c["phase"] == phase]
+    cands, summary_calls, summary_note = summarise(state, ctx, model, cands)
     inside = candidate_members(kb, state.get("subgraph", []), ctx.max_depth, cands)
     ranked = rank_candidates(kb, cands, state["skyline"], state.get("topic_keys", []), inside, ctx.pruning())
     pool, selected, used, calls = _selected(state, ctx, model, ranked)
@@ -72,6 +75,7 @@ def prune(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
         selected=[c["text"] for c in selected],
         support=[c["support"] for c in selected],
         fallback="unusable path selection: top W_max by cross-score" if used is False else None,
+        text_summary=summary_note,
     )
     topic_ids = {t["id"] for t in state.get("topics", [])}
     update = {
@@ -79,7 +83,7 @@ def prune(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
         "evidence": [to_evidence(c) for c in ordered],
         "trace": [step],
         "ranked": to_ranked(kb, ordered, topic_ids, ctx.top_k),
-        "usage": calls,
+        "usage": add_usage(summary_calls, calls),
     }
     if phase != "final":
         update["kept"] = selected

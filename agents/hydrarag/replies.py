@@ -105,6 +105,19 @@ class TextPaths(BaseModel):
     paths: list[TextPath] = Field(default_factory=list)
 
 
+class SummaryPath(BaseModel):
+    """One summarised path and the numbers of the paths it restates."""
+
+    path: str = Field(description="'entity - relation - entity ...' (' - ' separated), cited facts only.")
+    sources: list[int] = Field(default_factory=list, description="Numbers of the paths this one restates.")
+
+
+class PathSummary(BaseModel):
+    """Algorithm 2's path summary: the round's document and web paths, merged and trimmed to the skyline."""
+
+    paths: list[SummaryPath] = Field(default_factory=list)
+
+
 class Choice(BaseModel):
     """A selection of numbered items (web results or candidate paths)."""
 

@@ -11,7 +11,7 @@ its values neutralised (no angle brackets, no line breaks). Every role the paper
 gives examples has them: topic extraction, question analysis (``analysis``; ``plan``: the small
 model's JSON fields, in the form its reply takes), source selector, paragraph → paths,
 follow-up question, predictions, path selection, path refinement, answer check and answer
-generation (web result selection and the path summary have no appendix template).
+generation; Algorithm 2's path summary too (web result selection has none).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ ROLES = (
     "follow_up",
     "predict",
     "select_paths",
+    "path_summary",
     "refine",
     "check",
     "generate",
@@ -136,6 +137,11 @@ def _later_role(ex: SolvedExample, role: str) -> str:
             line = f'question "{q}", paths "{_path(ex)}" → "{topics[0]} leads by {steps} to {first}."'
         case "generate":
             line = f'question "{q}", evidence "{_path(ex)}" → answer "{first}"'
+        case "path_summary":
+            if ex.hops != 1:
+                return ""
+            fact = f"{topics[0]} - {_words(ex.relations[0])} - {first}"
+            line = f'skyline "{sky}", paths 1 "{fact}", 2 "{fact}" → "{fact}" from [1, 2]'
         case _:
             raise ValueError(f"unknown HydraRAG example role {role!r}")
     return "Example: " + neutralise(line)

@@ -70,7 +70,9 @@ def time_cases(
     """p50/p95 per module and key of ``kbs`` ({key: (kb, kb_dir)}; ``qs`` {key: cases}, equally many).
 
     The keys (factors, or memory vs server) are interleaved question by question, so a change in
-    the machine's load hits them alike. Single-call modules first, one module at a time; then each
+    the machine's load hits them alike, and the order of the keys rotates from one question to the
+    next, so no key always runs first (and pays for the caches the others then find warm).
+    Single-call modules first, one module at a time; then each
     method's pipeline per question (prepared untimed; every module pays its own query embedding).
     ``outputs``, when given, receives each pipeline module's timed results: {key: {module: [result
     per question]}} (the JSON-ready summaries of :mod:`benchmarks.speed.modules_methods`).
@@ -83,7 +85,7 @@ def time_cases(
     names = list(next(iter(calls.values()))) if simple is None else simple
     for name in names:
         for i in range(-warm, n):
-            for key in kbs:
+            for key in _rotated(list(kbs), i):
                 c = qs[key][i % n]
                 t = time.perf_counter()
                 calls[key][name](c)
@@ -91,7 +93,8 @@ def time_cases(
                     times[key].setdefault(name, []).append((time.perf_counter() - t) * 1000)
     for method in methods:
         for i in range(-warm, n):
-            for key, (kb, _) in kbs.items():
+            for key in _rotated(list(kbs), i):
+                kb = kbs[key][0]
                 c = qs[key][i % n]
                 for name, call in pipeline(kb, c, method):
                     forget_queries([c.question, c.rec.skyline()])
@@ -102,6 +105,12 @@ def time_cases(
                         if outputs is not None:
                             outputs.setdefault(key, {}).setdefault(name, []).append(got)
     return {key: {name: percentiles(ms) for name, ms in per.items()} for key, per in times.items()}
+
+
+def _rotated(keys: list, i: int) -> list:
+    """``keys`` starting at the ``i``-th (mod their number)."""
+    k = i % len(keys)
+    return keys[k:] + keys[:k]
 
 
 def percentiles(ms: list[float]) -> dict:

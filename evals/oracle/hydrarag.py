@@ -21,6 +21,9 @@ Exploration and answering (no gold needed where the rule says so):
   the gold path, at most the width asked (the first ones when none qualifies);
 - refinement: the shown paths that name a gold answer or carry the path's relations (all
   shown paths when none does), verbatim, joined by "; ";
+- path summary (Algorithm 2, no gold needed beyond that rule): the document and web paths that
+  name a gold answer or carry the path's relations, verbatim, the same path shown twice cited
+  once with both numbers (none bear: no summary, and the method keeps the paths as built);
 - answer check: {Yes} with the gold answers the evidence names, else {No};
 - final answer: the gold answers the evidence names, else "I do not know" (never the
   model's own knowledge: that would be the gold itself);
@@ -159,6 +162,17 @@ def refine(call: Call) -> R.Refinement:
     return R.Refinement(summary="; ".join(bearing))
 
 
+def path_summary(call: Call) -> R.PathSummary:
+    """Path summary (Algorithm 2): the text paths that bear on the question, verbatim, repeats merged."""
+    rec = call.record
+    groups: dict[str, list[int]] = {}
+    for n, f in call.view.numbered():
+        text = _texts(f)
+        if golds_in(rec, [text]) or _carries_path(rec, text):
+            groups.setdefault(" - ".join(t.strip() for t in text.split("→")), []).append(n)
+    return R.PathSummary(paths=[R.SummaryPath(path=p, sources=ns) for p, ns in groups.items()])
+
+
 def check(call: Call) -> R.AnswerCheck:
     """Answer check: {Yes} with the gold answers the evidence names, else {No} saying what is missing."""
     rec = call.record
@@ -259,6 +273,7 @@ ROLES: dict[type, Rule] = {
     R.TextPaths: text_paths,
     R.Choice: choice,
     R.Refinement: refine,
+    R.PathSummary: path_summary,
     R.AnswerCheck: check,
     R.FinalAnswer: generate,
     R.FollowUp: follow_up,
