@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 from counting_store import counting, store_of
 
+from hybridrag.agents.hybgrag import experience as hexp
 from hybridrag.agents.hybgrag import retrieval as hyb
 from hybridrag.agents.hybgrag import shots as hshots
 from hybridrag.agents.hybgrag.paths import path_retrieve
@@ -225,6 +226,6 @@ def test_hybgrag_example_references_read_names_in_batches(tiny_kb):
     other = SimpleNamespace(
         relations=["starred_actors"], answers=["Geena Davis"], topic=["Apollo 13"], topic_types=["movie"]
     )
-    second = hshots._second_entity(kb, other, ex, "incorrect_intersection")
+    second = hexp._second_entity(kb, other, ex, "incorrect_intersection")
     assert second == {"id": "A League of Their Own", "name": "A League of Their Own", "type": "movie"}
     assert calls["get"] == 0 and calls["get_many"] == 8  # a read per list of entities and per path shown
