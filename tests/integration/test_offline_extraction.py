@@ -5,6 +5,9 @@ and a question is answered through one of its edges (real embeddings, FAISS, the
 from __future__ import annotations
 
 import json
+import re
+import shlex
+from pathlib import Path
 
 import pytest
 
@@ -69,3 +72,27 @@ def test_a_question_is_answered_through_an_extracted_edge(rules_kb, capsys):
     assert out["answer"] == "Ada Lovelace"
     edges = [e["text"] for e in out["evidence"] if e["source"] == "kg"]
     assert "Ada Lovelace → worked with → Charles Babbage" in edges
+
+
+def _readme_rules_block() -> str:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## From documents to a KB")
+    blocks = [b.split("```", 1)[0] for b in readme[start:].split("```bash\n")[1:]]
+    return next(b for b in blocks if "--extract-llm rules" in b)
+
+
+def test_the_readme_offline_graph_path_runs_as_shown(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ada").mkdir()
+    (tmp_path / "ada" / "ada.txt").write_text(DOCS["ada.txt"], encoding="utf-8")  # the README's earlier echo
+    echo, ingest, ask, shown = _readme_rules_block().strip().splitlines()
+    text, target = re.fullmatch(r'echo "(.*)" > (\S+)', echo).groups()
+    Path(target).write_text(text + "\n", encoding="utf-8")
+    argv = shlex.split(ingest.split("#")[0])
+    assert main(argv[1:]) == 0
+    counts = ingest.split("# ")[1]
+    assert counts in capsys.readouterr().out
+    assert main(shlex.split(ask)[1:]) == 0
+    out = capsys.readouterr().out
+    answer, edge = re.fullmatch(r"# answer: (.*), through the edge (.*)", shown).groups()
+    assert out.startswith(f"answer: {answer}\n") and f"kg: {edge}" in out
