@@ -163,7 +163,8 @@ def _pair(prev: Span, tail: Span, gap: str, subject: str | None, sentence: str, 
     if tail.kind == "date":
         relation = _relation(" ".join(words[-3:]))
         head = subject
-        if head and words and relation not in _PREPOSITIONS and words[-1].lower() in _PREPOSITIONS:
+        stated = any(w not in _PREPOSITIONS for w in relation.split())  # "from 7 to DATE" states nothing
+        if head and words and stated and words[-1].lower() in _PREPOSITIONS:
             facts.add(head, relation, tail.text, kind)
         return
     if prev.kind != "name":

@@ -117,6 +117,10 @@ def test_names_skip_function_words_and_nationality_words_and_keep_years_with_the
     ]
 
 
+def test_a_date_after_prepositions_only_is_no_fact():
+    assert triples("Ukraine competed in Sochi, from 7 to 23 February 2014.") == {("Ukraine", "competed in", "Sochi")}
+
+
 def test_only_names_a_fact_links_become_entities():
     found = pattern_extraction("Ada Lovelace met Charles Babbage. London and Paris are cities.")
     assert {e.name for e in found.entities} == {"Ada Lovelace", "Charles Babbage"}
