@@ -59,11 +59,12 @@ def run(args: argparse.Namespace) -> int:
     runner = Runner(args)
     parts = [page.header(command(args), args)]
     failed = 0
-    for name in args.sections:
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    for n, name in enumerate(args.sections):
         text, bad = page.SECTIONS[name](runner, args)
         parts.append(text)
         failed += bad
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n\n".join(parts).rstrip() + "\n", encoding="utf-8")
+        pending = [f"(Section `{s}` not run yet: the suite is still running.)" for s in args.sections[n + 1 :]]
+        args.out.write_text("\n\n".join([*parts, *pending]).rstrip() + "\n", encoding="utf-8")  # after each section
     sys.stderr.write(f"wrote {args.out} ({failed} failed cells)\n")
     return 1 if failed else 0
