@@ -141,6 +141,7 @@ RULES: dict[str, Rule] = {
     "exploration_temperature": ratio(0.0, 2.0),
     "beam_score": choice("cross", "relevance"),
     "follow_up_topics": FLAG,
+    "path_summary": FLAG,
     "length_floor": FLAG,
     "beam_text": choice("relations", "path"),
     "num_examples": count(5, lo=0),

@@ -76,9 +76,10 @@ class HydraRAGContext(LLMContext):
         "§4.2.1) or relevance (Algorithm 1's Relevant_Pruning).",
     )
     follow_up_topics: bool = setting(
-        True,
-        "Refined round also explores the KG from the follow-up question's own topic entities (ours); "
-        "false: only Topic(q), as Algorithm 3 line 10.",
+        False,
+        "false: the refined round explores the KG from Topic(q) only (Algorithm 3 line 10, the paper); true: "
+        "also from the follow-up question's own topic entities (ours; no better on 300 questions, "
+        "docs/benchmarks_hydrarag.md section 10).",
     )
     beam_text: BeamText = setting(
         "relations",

@@ -117,7 +117,7 @@ def test_beam_score_and_variant_choices_are_checked():
         0.4,
         "cross",
         True,
-        True,
+        False,
     )
 
 
@@ -150,7 +150,7 @@ def test_follow_up_topics_add_a_chain_from_the_entities_it_names(tiny_kb, fake_l
     wrong = R.TopicEntities(entities=["Tremors"])  # a wrong first topic
     follow = R.FollowUp(missing="m", question=Q, skyline=ANALYSIS.skyline, topic_entities=["Tom Hanks"])
     fake_llm(wrong, ANALYSIS, REFINED, NO, follow, R.Choice(reasoning="r", selected=[1]), REFINED, YES)
-    out = run(tiny_kb, max_iterations=2, source_selector=False, doc_pool=0)
+    out = run(tiny_kb, max_iterations=2, source_selector=False, doc_pool=0, follow_up_topics=True)
     [plan] = nodes(out, "plan_refined_exploration")
     assert plan["follow_up_chain"] == ["Tom Hanks"]
     assert any(e["text"].startswith("{Tom Hanks}") for e in out["evidence"])  # the refined round's pool
