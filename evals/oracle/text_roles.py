@@ -7,12 +7,14 @@ A documents KB has passages and no relation the question could follow, so:
   the topics :func:`~evals.oracle.text_gold.topics` gives (supporting titles the question or
   prompt names, else the question's own capitalised phrases), typed with the first entity type
   the prompt lists, else ``entity``; no relations;
-- hybgrag routes to the text module, ssrag as FACTUAL, hydrarag selects ``docs`` (all available
+- hybgrag routes to the text module (one router call or two), ssrag as FACTUAL, hydrarag selects ``docs`` (all available
   sources when it is not offered); mor plans one node, the topic, restricted by its name;
 - decomposition and rewriting keep the question; analysis writes the skyline
   ``topic - answer(entity)``;
 - selections (hydrarag's path and web choices) take the items stating a supported gold answer
-  first, then those naming a topic, then the given order, at most the width asked;
+  first, then those naming a topic, then the given order, at most the width asked; hydrarag's
+  path summary keeps the paths stating a supported answer or naming a topic, verbatim, repeats
+  merged (none: no summary, the method keeps its paths);
 - answer roles give the supported gold answers (:func:`~evals.oracle.text_gold.supported`: stated
   by a value that reads as real text), else "I do not know"; hydrarag's check says {No} and asks
   for the passage about the topics; hybgrag's validator says yes when a reference states one;
@@ -83,6 +85,17 @@ def hg_router(call: Call) -> HG.RouterAction:
     """Router: the topics, no relation, the text module."""
     kind = entity_type(call.view)
     return HG.RouterAction(entities=[HG.TopicEntity(name=t, type=kind) for t in _topics(call)], module="text")
+
+
+def hg_extraction(call: Call) -> HG.RouterExtraction:
+    """Router's first call (``router_calls=2``): the topics, no relation."""
+    kind = entity_type(call.view)
+    return HG.RouterExtraction(entities=[HG.TopicEntity(name=t, type=kind) for t in _topics(call)])
+
+
+def hg_module(call: Call) -> HG.RouterModule:
+    """Router's second call: the text module."""
+    return HG.RouterModule(module="text")
 
 
 def hg_validator(call: Call) -> HG.Validation:
@@ -181,6 +194,17 @@ def hy_refine(call: Call) -> HY.Refinement:
     return HY.Refinement(summary="; ".join([t for t in texts if supported(rec, [t])] or texts))
 
 
+def hy_path_summary(call: Call) -> HY.PathSummary:
+    """Path summary: the paths stating a supported answer or naming a topic, verbatim, repeats merged."""
+    rec, names = _rec(call), _topics(call)
+    groups: dict[str, list[int]] = {}
+    for n, f in call.view.numbered():
+        text = _text(f)
+        if supported(rec, [text]) or any(phrase_in(t, text) for t in names):
+            groups.setdefault(" - ".join(t.strip() for t in text.split("→")), []).append(n)
+    return HY.PathSummary(paths=[HY.SummaryPath(path=p, sources=ns) for p, ns in groups.items()])
+
+
 def hy_check(call: Call) -> HY.AnswerCheck:
     """Answer check: {Yes} with the supported answers, else {No} asking for the topics' passages."""
     found = _answered(call)
@@ -253,6 +277,8 @@ def ss_answer(call: Call) -> SU.Answer:
 
 TEXT_ROLES: dict[type, Any] = {
     HG.RouterAction: hg_router,
+    HG.RouterExtraction: hg_extraction,
+    HG.RouterModule: hg_module,
     HG.Validation: hg_validator,
     HG.Critique: hg_commentor,
     HG.Answer: hg_answerer,
@@ -265,6 +291,7 @@ TEXT_ROLES: dict[type, Any] = {
     HY.TextPaths: hy_text_paths,
     HY.Choice: hy_choice,
     HY.Refinement: hy_refine,
+    HY.PathSummary: hy_path_summary,
     HY.AnswerCheck: hy_check,
     HY.FinalAnswer: hy_final,
     HY.FollowUp: hy_follow_up,

@@ -108,3 +108,17 @@ def test_finish_writes_what_the_answer_prompts_showed(model, records, tmp_path):
 
     shown = json.loads((tmp_path / ANSWER_SHOWN_FILE).read_text())
     assert shown == {records[0].id: True, records[1].id: False}
+
+
+def test_every_role_of_the_four_methods_has_a_text_rule():
+    from hybridrag.evals.oracle.model import RULES
+    from hybridrag.evals.oracle.text_roles import TEXT_ROLES
+
+    assert set(RULES) <= set(TEXT_ROLES), sorted(s.__qualname__ for s in set(RULES) - set(TEXT_ROLES))
+
+
+def test_the_path_summary_keeps_the_bearing_paths(model, records):
+    q = records[0].question
+    blocks = data_blocks([[("", p)] for p in (REAL, "Tokyo → is in → Japan", REAL)])
+    reply = model.answer(HY.PathSummary, [HumanMessage(f"Question: {q}\nPaths:\n{blocks}")])
+    assert len(reply.paths) == 1 and reply.paths[0].sources == [1, 3]
