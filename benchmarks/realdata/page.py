@@ -44,6 +44,15 @@ def header(cmd: str, args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+def commits(results: list[Result]) -> str:
+    """The commits the cells ran at (a shared checkout moves while a suite runs), with their counts."""
+    seen: dict[str, int] = {}
+    for r in results:
+        c = str(r.summary.get("commit", "unknown"))
+        seen[c] = seen.get(c, 0) + 1
+    return "Cells run at commit " + ", ".join(f"{c} ({n})" for c, n in seen.items()) + "."
+
+
 def _adv_texts() -> dict[str, str]:
     from hybridrag.evals.documents_qa import load_advhotpotqa
     from hybridrag.evals.hybrid import datasets_root
@@ -90,7 +99,7 @@ def adv(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
         failed += bool(r.failed)
         rows.append(T.adv_row(label, llm, r, texts))
         planted.append(T.planted_cells(f"{label}, {llm}", r))
-        commands.append([f"{label}, {llm}", f"`{cell.command()}`"])
+        commands.append([f"{label}, {llm}", f"`{cell.command()}`", str(r.summary.get("commit", "–"))])
     body = [
         ADV_TEXT,
         T.ADV_HEAD,
@@ -102,7 +111,7 @@ def adv(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
         " (each question has 2).\n",
         T.table(["run", *T.PLANTED_KEYS], planted),
         "\nCommands:\n",
-        T.table(["row", "command"], commands),
+        T.table(["row", "command", "commit of the run"], commands),
     ]
     return "\n".join(body), failed
 
@@ -112,7 +121,7 @@ def typed(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
     head = "## Untyped triples: MetaQA without its type map\n\n"
     if not args.untyped_kb:
         return head + "Not run: no `--untyped-kb` given.", 0
-    rows, failed = [], 0
+    rows, failed, done = [], 0, []
     for m in LLM_METHODS:
         for h in (1, 2, 3):
             a = runner(Cell(m, f"metaqa-{h}hop", "oracle", limit=args.metaqa_limit), args.metaqa_limit)
@@ -120,6 +129,7 @@ def typed(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
                 Cell(m, f"metaqa-{h}hop", "oracle", limit=args.metaqa_limit, kb=str(args.untyped_kb)), args.metaqa_limit
             )
             failed += bool(a.failed) + bool(b.failed)
+            done += [a, b]
             rows.append([m, str(h), T.pair(a, b, "hit@1"), T.pair(a, b, "answer_hits@1")])
     text = (
         "The README's `hybridrag ingest --kb K --triples kb.txt` on MetaQA with no `--type-map`"
@@ -130,7 +140,7 @@ def typed(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
     )
     cmd = (
         "\n\nCommands: `hybridrag eval --method M --dataset metaqa-Khop --llm oracle --limit N` and the same with"
-        " `--kb UNTYPED_KB`."
+        " `--kb UNTYPED_KB`. " + commits(done)
     )
     return head + text + T.table(
         ["method", "hops", "Hit@1 typed / untyped", "answer Hits@1 typed / untyped"], rows
@@ -171,7 +181,7 @@ def bank_check(questions: list[str]) -> str:
 
 def para(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
     """The paraphrase set against MetaQA's wording: fusion, the stand-in, SmolLM2 with the bank."""
-    rows, failed = [], 0
+    rows, failed, done = [], 0, []
     plan = [("fusion", None), *((m, "oracle") for m in LLM_METHODS), *((m, SMOLLM) for m in LLM_METHODS)]
     for m, llm in plan:
         key = "hit@1" if m in ("fusion", *RANKING) else "answer_hits@1"
@@ -182,13 +192,14 @@ def para(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
             a = runner(Cell(m, f"metaqa-paraphrase:original:{h}hop", llm, limit=limit), n)
             b = runner(Cell(m, f"metaqa-paraphrase:{h}hop", llm, limit=limit), n)
             failed += bool(a.failed) + bool(b.failed)
+            done += [a, b]
             cells.append(T.pair(a, b, key, 3))
         label = {None: "none", "oracle": "stand-in", SMOLLM: f"SmolLM2 + bank (first {args.para_limit} a hop)"}[llm]
         rows.append([m, label, key, *cells])
     head = ["method", "LLM", "score", "1 hop: templated / paraphrased", "2 hops", "3 hops"]
     cmd = (
         "\n\nCommands: `hybridrag eval --method M --dataset metaqa-paraphrase:original:Khop [--llm L] [--limit N]` and"
-        " the same with `--dataset metaqa-paraphrase:Khop`."
+        " the same with `--dataset metaqa-paraphrase:Khop`. " + commits(done)
     )
     from hybridrag.evals.sets import paraphrases
 
