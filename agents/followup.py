@@ -15,12 +15,20 @@ rules to the new message, in order:
 4. A message that names nothing and is a follow-up by its shape (it starts with ``and`` /
    ``also`` / ``what about``, or has at most three words) gets the topic: ``and the writer?`` →
    ``the writer of Big?``, ``who wrote?`` → ``who wrote Big?``. Any other message is kept.
+
+With a chat model that is not a small one (:func:`rewrites_with_llm`), the model rewrites the
+follow-up instead (:func:`rewrite_with_llm`, ``prompts/chat.py``); an empty or unparseable reply,
+or a model that cannot answer the call (a ``LookupError``, as the perfect-LLM stand-in raises),
+leaves the rules' reading.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, Field
 
 from hybridrag.kb.base import KnowledgeBase
 
@@ -91,3 +99,31 @@ def follow_up(text: str, asked: str, answer: str, names_in: NamesIn) -> str:
     body = re.sub(r"^\s*(?:what|how) about\s+", "", body, flags=re.I)
     joiner = " of " if body.lower().startswith("the ") else " "
     return f"{_end(body)}{joiner}{referent}?"
+
+
+class Rewrite(BaseModel):
+    """The model's reply: the follow-up as a question that stands alone."""
+
+    question: str = Field(description="the latest message as one question understood without the chat")
+
+
+def rewrites_with_llm(llm: Any) -> bool:
+    """Whether a run's ``llm`` rewrites follow-ups: any chat model but a small one (SmolLM2 copies its examples)."""
+    from hybridrag.agents.llm.judge import is_small_model
+
+    return bool(llm) and not is_small_model(llm)
+
+
+def rewrite_with_llm(model: Any, text: str, asked: str, answer: str, method: str) -> tuple[str, dict]:
+    """The follow-up ``text`` rewritten by ``model`` ('' when it gives none), and the call's usage."""
+    from hybridrag.agents.llm.structured import call_structured
+    from hybridrag.prompts.chat import FOLLOW_UP, FOLLOW_UP_SYSTEM
+    from hybridrag.prompts.data_block import data_block
+
+    previous = data_block([("question", asked), ("answer", answer)], source="chat")
+    messages = [("system", FOLLOW_UP_SYSTEM), ("human", FOLLOW_UP.format(previous=previous, message=text))]
+    try:
+        out, usage = call_structured(model, Rewrite, messages, role="follow_up", method=method)
+    except LookupError:  # the model has no reply for this call (the perfect-LLM stand-in)
+        return "", {}
+    return (" ".join(out.question.split()) if out is not None else ""), usage

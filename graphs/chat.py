@@ -2,8 +2,9 @@
 
 :func:`chat_shaped` gives a copy of a method's builder with two more nodes. A run whose last
 message is the user's (no AI reply after it) is a *chat turn*: ``read_messages`` turns that
-message into the ``question`` (:func:`follow_up` resolves a follow-up through the previous turn),
-the method runs as on a question, and ``reply`` appends an AI message with the answer and the
+message into the ``question`` (a follow-up is read through the previous turn by the rules of
+``agents/followup.py``, or rewritten by the run's chat model when it is not a small one), the
+method runs as on a question, and ``reply`` appends an AI message with the answer and the
 evidence that backs it. Any other run is the method's own: START goes straight to its first node
 and its last node to END, so a ``{"question": ...}`` run passes exactly the nodes it always did.
 
@@ -20,7 +21,8 @@ from typing import Any, Final, Literal
 from langchain_core.messages import AIMessage
 from langgraph.constants import END, START
 
-from hybridrag.agents.followup import follow_up, names_in_kb
+from hybridrag.agents.followup import follow_up, names_in_kb, rewrite_with_llm, rewrites_with_llm
+from hybridrag.agents.llm.models import load_chat_model
 from hybridrag.graphs.rewire import copy_builder
 from hybridrag.graphs.runtime import active_policy, context_of, resolve_kb, traced
 
@@ -99,12 +101,21 @@ def _read_messages(context_cls: type):
         """The user's last message as the question; a follow-up is read through the previous turn."""
         text = message_text(pending(state)).strip()
         asked, answer = previous_turn(state["messages"])
-        question = text
+        question, decision, usage = text, "the message as written", dict[str, Any]()
         if asked or answer:
-            kb = resolve_kb(context_of(runtime, context_cls))
-            question = follow_up(text, asked, answer, names_in_kb(kb))
-        decision = "follow-up read through the previous turn" if question != text else "the message as written"
-        return {"question": question, "trace": [traced(READ, decision, question=question)]}
+            ctx = context_of(runtime, context_cls)
+            question = follow_up(text, asked, answer, names_in_kb(resolve_kb(ctx)))
+            if question != text:
+                decision = "follow-up read through the previous turn"
+            llm = getattr(ctx, "llm", None)
+            if rewrites_with_llm(llm):
+                model = load_chat_model(llm, getattr(ctx, "llm_base_url", ""))
+                method = getattr(ctx, "structured_method", "function_calling")
+                rewritten, usage = rewrite_with_llm(model, text, asked, answer, method)
+                if rewritten:
+                    question, decision = rewritten, "follow-up rewritten by the chat model"
+        step = traced(READ, decision, question=question)
+        return {"question": question, "trace": [step], **({"usage": usage} if usage else {})}
 
     return read_messages
 

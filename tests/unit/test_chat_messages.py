@@ -78,23 +78,56 @@ def test_a_question_runs_only_the_methods_own_nodes(tiny_kb):
     assert "messages" not in out and out["answer"] == "Penny Marshall"
 
 
-def test_an_llm_method_keeps_the_conversation_on_a_thread(tiny_kb):
+def chat_twice(tiny_kb, model) -> dict:
+    """HybGRAG on a thread: "who directed Big?", then "and when was it released?"; the second output."""
+    graph = get_builder("hybgrag").compile(checkpointer=InMemorySaver())
+    config, ctx = (
+        {"configurable": {"thread_id": "chat"}},
+        context_for("hybgrag", kb=tiny_kb, llm=model, max_iterations=1),
+    )
+    graph.invoke({"messages": [user("who directed Big?")]}, config, context=ctx)
+    return graph.invoke({"messages": [user("and when was it released?")]}, config, context=ctx)
+
+
+def test_an_llm_method_keeps_the_conversation_and_its_model_rewrites_the_follow_up(tiny_kb):
+    from hybridrag.agents.followup import Rewrite
     from hybridrag.agents.hybgrag.roles import RouterAction, Validation
 
-    script = [RouterAction(module="text"), Validation(reasoning="names it", verdict="yes")]
-    model = ScriptedChatModel(script=script * 2)
-    graph = get_builder("hybgrag").compile(checkpointer=InMemorySaver())
-    config, ctx = {"configurable": {"thread_id": "chat"}}, context_for("hybgrag", kb=tiny_kb, llm=model)
-    graph.invoke({"messages": [user("who directed Big?")]}, config, context=ctx)
-    out = graph.invoke({"messages": [user("and when was it released?")]}, config, context=ctx)
+    turn = [RouterAction(module="text"), Validation(reasoning="names it", verdict="yes")]
+    model = ScriptedChatModel(script=[*turn, Rewrite(question="in which year was Big released?"), *turn])
+    out = chat_twice(tiny_kb, model)
     assert [m.type for m in out["messages"]] == ["human", "ai", "human", "ai"]
     assert out["trace"][0] == {
         "node": READ,
-        "decision": "follow-up read through the previous turn",
-        "question": "when was Big released?",
+        "decision": "follow-up rewritten by the chat model",
+        "question": "in which year was Big released?",
     }
     assert [s["node"] for s in out["trace"]][1:] == ["route_question", "retrieve_text", "validate_retrieval"]
     assert out["messages"][-1].content.split("\n")[0] == (out["answer"] or "I found no answer in the knowledge base.")
+    assert out["usage"]["by_role"]["follow_up"]["llm_calls"] == 1 and not model.script
+    prompt = "\n".join(str(m.content) for m in model.calls[2]["messages"])
+    assert '<data source="chat">\nquestion: who directed Big?\nanswer: ' in prompt  # the previous turn is data
+    assert "Latest message: and when was it released?" in prompt and "Security rule" in prompt
+
+
+def test_a_small_model_or_one_without_a_reply_leaves_the_rules_reading(tiny_kb):
+    from fake_chat import ChatLlamaCpp
+
+    from hybridrag.agents.hybgrag.roles import RouterAction, Validation
+
+    small = ChatLlamaCpp(script=[RouterAction(module="text")] * 2)  # a local model: validated by rule, no rewrite
+    turn = [RouterAction(module="text"), Validation(reasoning="names it", verdict="yes")]
+    no_reply = ScriptedChatModel(script=[*turn, LookupError("no reply for this call"), *turn])
+    for model in (small, no_reply):
+        out = chat_twice(tiny_kb, model)
+        assert out["trace"][0]["decision"] == "follow-up read through the previous turn"
+        assert out["trace"][0]["question"] == "when was Big released?" and not model.script
+
+
+def test_the_follow_up_prompt_declares_its_inputs():
+    from hybridrag.prompts.chat import ALL
+
+    assert all(p.fields() == set(p.inputs) for p in ALL)
 
 
 @pytest.mark.parametrize("name", list_graphs())
