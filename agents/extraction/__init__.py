@@ -1,9 +1,11 @@
-"""Documents → hybrid KB with an LLM: graph extraction per chunk and the document ingest that uses it.
+"""Documents → hybrid KB: graph extraction per chunk (an LLM, or rules offline) and the document ingest.
 
 - :mod:`agents.extraction.extractor`: one structured call per chunk (:mod:`prompts.extract`),
   replies cached on disk, a bounded number of calls at a time (or, for texts of one question
   such as SSRAG's web pages, one at a time within an LLM call cap);
 - :mod:`agents.extraction.rules`: extraction by rule, the fallback when no reply is usable;
+- :mod:`agents.extraction.patterns` (names and dates from :mod:`agents.extraction.spans`): the
+  offline extractor, sentence patterns with no model (``--extract-llm rules``);
 - :mod:`agents.extraction.pipeline`: :func:`ingest_documents`, documents → chunks → (extraction →
   entity resolution) → a KB build with provenance (the ``kb`` parts do everything but the LLM).
 
