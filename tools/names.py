@@ -7,6 +7,8 @@ among the question's own names (SSRAG's entity extraction, HydraRAG's topic choi
 
 from __future__ import annotations
 
+from difflib import SequenceMatcher
+
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.retrieval import MAX_MENTION_WORDS, mentions_in
 from hybridrag.tools.text import WORD, name_pattern
@@ -55,17 +57,44 @@ def _words(text: str) -> list[str]:
     return [w.casefold() for w in WORD.findall(text)]
 
 
+def _close(word: str, other: set[str]) -> bool:
+    """A word of four letters or more that is one of ``other`` or a close spelling of one (ratio 0.8)."""
+    return len(word) >= 4 and (word in other or any(SequenceMatcher(None, word, o).ratio() >= 0.8 for o in other))
+
+
+def _widest_run(asked: list[str], written: list[str], other: set[str]) -> int:
+    """Words of the longest run of ``asked`` that holds ``written`` and, around it, only :func:`_close` words."""
+    n, best = len(written), 0
+    for i in range(len(asked) - n + 1):
+        if asked[i : i + n] != written:
+            continue
+        left, right = i, i + n
+        while left > 0 and _close(asked[left - 1], other):
+            left -= 1
+        while right < len(asked) and _close(asked[right], other):
+            right += 1
+        best = max(best, right - left)
+    return best
+
+
 def prefer_exact(kb: KnowledgeBase, question: str, ids: list[str], named: list[str]) -> list[str]:
     """``ids`` (entities found by similarity) without those the question's exactly written names outrank.
 
     ``named`` are the ids ``question`` writes verbatim (:func:`tools.retrieval.mentions_in`). A
     question that writes "Big" is about the title "Big", so the nearest dense entity ("The Big
     Picture", "Big Fish") is not kept beside it. A similar entity stays when the question names
-    nothing, or when it writes more of that entity's words than the longest exactly written name
-    has ("who directed the big lebowsky" writes "Big" and two of "The Big Lebowski"'s words).
+    nothing, or when a written name sits in a longer run of the entity's own words of four letters
+    or more, or close spellings of them: "who directed big lebowsky" writes "Big" inside "big
+    lebowsky", two words of "The Big Lebowski"; "who acted in the movie Smoke" keeps no "The Man
+    Who Quit Smoking", and "who acted in Manhattan" no "Two Men in Manhattan" ("in" is too short).
     """
     if not named:
         return ids
-    keep, asked = set(named), set(_words(question))
-    longest = max(len(_words(kb.name(i))) for i in named)
-    return [i for i in ids if i in keep or sum(w in asked for w in _words(kb.name(i))) > longest]
+    keep, asked = set(named), _words(question)
+    written = [_words(kb.name(i)) for i in named]
+    out = []
+    for i in ids:
+        own = set(_words(kb.name(i)))
+        if i in keep or any(_widest_run(asked, w, own) > len(w) for w in written if w):
+            out.append(i)
+    return out

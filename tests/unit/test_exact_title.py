@@ -19,6 +19,8 @@ The Big Picture|starred_actors|Kevin Bacon
 Big Fish|directed_by|Tim Burton
 Big Fish|starred_actors|Ewan McGregor
 The Big Lebowski|directed_by|Joel Coen
+Manhattan|directed_by|Woody Allen
+Two Men in Manhattan|directed_by|Jean-Pierre Melville
 """
 
 PASSAGES = [
@@ -46,8 +48,10 @@ def test_prefer_exact_drops_what_the_written_name_outranks(namesakes_kb: str) ->
     q = "who directed Big"
     assert prefer_exact(kb, q, ["The Big Picture", "Big"], ["Big"]) == ["Big"]
     assert prefer_exact(kb, q, ["The Big Picture"], []) == ["The Big Picture"]  # nothing named: similarity decides
-    q = "who directed the big lebowsky"  # two of its words written, one of "Big"'s
+    q = "who directed the big lebowsky"  # "big lebowsky": a run of its words around "Big"
     assert prefer_exact(kb, q, ["The Big Lebowski"], ["Big"]) == ["The Big Lebowski"]
+    q = "who directed in Manhattan"  # "in" is too short a word to tie "Manhattan" to "Two Men in Manhattan"
+    assert prefer_exact(kb, q, ["Two Men in Manhattan"], ["Manhattan"]) == []
 
 
 def test_fusion_answers_the_exact_title(namesakes_kb: str) -> None:
