@@ -216,7 +216,9 @@ def _value(name: str, value: Any, rule: Rule, config: ServerConfig) -> dict[str,
     if rule.kind == "model":
         if value not in config.models:
             offered = ", ".join(config.models) or "none (the operator chose the model)"
-            raise PolicyError(name, f"unknown model {value!r}; this server offers: {offered}")
+            by_spec = [n for n, m in config.models.items() if m.spec == value]
+            hint = f" (a model is picked by its name: {by_spec[0]!r} runs {value})" if by_spec else ""
+            raise PolicyError(name, f"unknown model {value!r}; this server offers: {offered}{hint}")
         model = config.models[value]
         return {name: model.spec, "llm_base_url": model.base_url}
     items = [v.strip() for v in value.split(",")] if rule.kind == "subset" else [value]

@@ -445,5 +445,5 @@ def test_the_shipped_default_names_the_setting_of_an_unknown_model(default_serve
     body = {"assistant_id": "hybgrag", "input": {"question": QUESTION}, "context": {"llm": "local:smollm2"}}
     out = httpx.post(f"{default_server}/runs/wait", json=body, timeout=RUN_TIMEOUT).json()
     error = json.dumps(out)
-    assert "llm: unknown model 'local:smollm2'; this server offers: smollm2" in error, out
+    assert "llm: unknown model 'local:smollm2'; this server offers: smollm2 (a model is picked by its name" in error
     assert "--llm" not in error

@@ -53,6 +53,9 @@ def test_every_llm_method_runs_smollm2_with_no_key(studio_env, method):
     assert build_context(cls, {"llm": "smollm2"}, active_config()).llm == "local:smollm2"
     with pytest.raises(PolicyError, match=r"^llm: unknown model 'gpt-4o'; this server offers: smollm2$"):
         build_context(cls, {"llm": "gpt-4o"}, active_config())
+    by_spec = r"^llm: unknown model 'local:smollm2'; this server offers: smollm2 \(a model is picked by its name: "
+    with pytest.raises(PolicyError, match=by_spec + r"'smollm2' runs local:smollm2\)$"):
+        build_context(cls, {"llm": "local:smollm2"}, active_config())
 
 
 def test_the_model_the_environment_names_is_offered_first(studio_env, monkeypatch):
