@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from hybridrag.agents.mor import frontier
 from hybridrag.agents.mor.matching import LayerScores, semantic_scores
 from hybridrag.agents.mor.mentions import mentioned
 from hybridrag.kb.base import KnowledgeBase
@@ -80,6 +81,29 @@ def _structural(
     return out
 
 
+def _struct_layer(
+    kb: KnowledgeBase,
+    current: dict[str, Trajectory],
+    category: str,
+    relations: list[str],
+    scores: LayerScores,
+    keep_unanchored: bool,
+    limit: int,
+) -> tuple[dict[str, Trajectory], int, bool, bool]:
+    """The structural part of a layer: (children, how many found, any anchored, whether cut to ``limit``).
+
+    The array path (:mod:`agents.mor.frontier`) builds only the ``limit`` best children when more
+    were found, unless none is anchored and ``keep_unanchored`` (textual edges then run and compare).
+    """
+    if not (current and relations):
+        return {}, 0, False, False
+    if frontier.applies(kb, scores):
+        out, found, anchors = frontier.structural(kb, current, category, relations, scores, limit, keep_unanchored)
+        return out, found, anchors, found > len(out)
+    out = _structural(kb, current, category, relations, scores)
+    return out, len(out), any(anchored(t) for t in out.values()), False
+
+
 def _textual_edges(
     kb: KnowledgeBase,
     current: dict[str, Trajectory],
@@ -108,9 +132,12 @@ def _textual_edges(
     return added
 
 
-def _cap(layer: dict[str, Trajectory], limit: int) -> dict[str, Trajectory]:
-    """Keep the ``limit`` best trajectories of a layer (ours: bounds hub explosions)."""
-    if len(layer) <= limit:
+def _cap(layer: dict[str, Trajectory], limit: int, ordered: bool = False) -> dict[str, Trajectory]:
+    """Keep the ``limit`` best trajectories of a layer (ours: bounds hub explosions).
+
+    ``ordered``: return them best first even when there are fewer (a layer already cut to the cap).
+    """
+    if len(layer) <= limit and not ordered:
         return layer
     best = sorted(layer.items(), key=lambda kv: _key(kv[1]), reverse=True)[:limit]
     return dict(best)
@@ -161,7 +188,7 @@ def traverse_route(
     nodes, hops = route["nodes"], route["relations"]
     first = nodes[0]
     scores = LayerScores(kb, expand_query(question, first["restriction"]), matcher)
-    current = {e: [_step(e, first["type"], "text", s)] for e, s in scores.top([first["type"]], seed_k)}
+    current = {e: [_step(e, first["type"], "text", s)] for e, s in frontier.top_of(kb, scores, [first["type"]], seed_k)}
     seeds = list(current)  # best first
     topics = topic_rule(seeds) if topic_rule else set()
     for t in sorted(topics - set(current)):  # a topic entity textual matching missed, linked by name
@@ -170,18 +197,22 @@ def traverse_route(
     for t in topics:
         current[t][0]["topic"] = True
     layers = [{"layer": 0, "type": first["type"], "struct": 0, "text": len(current), "kept": len(current)}]
+    limit = max_frontier + len(topics)  # the cap, after the topic entities are dropped
     for i, (node, rels) in enumerate(zip(nodes[1:], hops, strict=True), start=1):
         check_cancelled()  # a layer of hubs can take a while: a stopped run ends here
         scores = LayerScores(kb, expand_query(question, node["restriction"]), matcher)
-        nxt = _structural(kb, current, node["type"], rels, scores) if current and structure and rels else {}
-        n_struct, n_mention = len(nxt), 0
-        if text_edges and structure and current and not any(anchored(t) for t in nxt.values()):
+        reach = structure and text_edges  # textual edges may follow: a cut layer could lose what they compare with
+        nxt, n_struct, anchors, cut = _struct_layer(
+            kb, current, node["type"], rels if structure else [], scores, reach, limit
+        )
+        n_mention = 0
+        if text_edges and structure and current and not anchors:
             n_mention = _textual_edges(kb, current, node["type"], rels, scores, nxt, mention_rows=mention_rows)
         wanted = layer_match == "always" or (layer_match == "restricted" and node["restriction"])
-        matched = scores.top([node["type"]], layer_k) if wanted else []
+        matched = frontier.top_of(kb, scores, [node["type"]], layer_k) if wanted else []
         for e, s in matched:
             nxt.setdefault(e, [_step(e, node["type"], "text", s)])
-        current = _cap({e: t for e, t in nxt.items() if e not in topics}, max_frontier)  # never walk back
+        current = _cap({e: t for e, t in nxt.items() if e not in topics}, max_frontier, cut)  # never walk back
         layers.append(
             {
                 "layer": i,
@@ -227,7 +258,7 @@ def text_candidates(
     """Textual matching of the question alone: the fallback for invalid plans, and the filler."""
     scores = LayerScores(kb, question, matcher)
     out: dict[str, Trajectory] = {}
-    top = [(eid, s) for eid, s in scores.top(categories, k + len(exclude)) if eid not in exclude]
+    top = [(eid, s) for eid, s in frontier.top_of(kb, scores, categories, k + len(exclude)) if eid not in exclude]
     ents = kb.graph.get_many([eid for eid, _ in top]) if top else {}  # their types in one read
     for eid, s in top:
         out[eid] = [_step(eid, ents[eid].type if eid in ents else "", "text", s)]
