@@ -72,6 +72,12 @@ def test_fusion_answers_a_chat_and_its_follow_up(tiny_kb):
     assert len(second["messages"]) == 4
 
 
+def test_content_blocks_as_agent_chat_ui_sends_them(tiny_kb):
+    blocks = {"type": "human", "content": [{"type": "text", "text": "who directed"}, {"type": "text", "text": "Big?"}]}
+    out = get_graph("fusion").invoke({"messages": [blocks]}, context=context_for("fusion", kb=tiny_kb))
+    assert out["trace"][0]["question"] == "who directed Big?" and out["answer"] == "Penny Marshall"
+
+
 def test_a_question_runs_only_the_methods_own_nodes(tiny_kb):
     out = get_graph("fusion").invoke({"question": "who directed Big"}, context=context_for("fusion", kb=tiny_kb))
     assert [s["node"] for s in out["trace"]] == ["retrieve_vectors", "expand_seeds", "fuse_results"]
