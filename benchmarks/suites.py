@@ -152,11 +152,33 @@ SUITES: tuple[Suite, ...] = (
         "docs/benchmarks_scale.md (its efSearch section)",
     ),
     Suite(
+        "mor-growth",
+        "benchmarks.scale.mor_growth",
+        "MoR traversal at MetaQA 1x/4x/16x and on the Prime-sized graph, a baseline commit beside today's",
+        "docs/benchmarks_mor_scale.md",
+        "--factors 1 --questions 1 --prime-questions 0 --out {quick}/benchmarks_mor_scale.md",
+    ),
+    Suite(
         "prime",
         "benchmarks.scale.prime",
         "a STaRK-Prime-sized synthetic graph: ingest, load and per-module latency beside MetaQA 1x",
         "docs/benchmarks_prime.md",
         "--entities 2000 --edges 20000 --only synth --work {quick}/prime",
+    ),
+    Suite(
+        "linking",
+        "benchmarks.quality.linking",
+        "fusion's topic linking and answers on MetaQA 1-hop dev, topics inside other titles: before/after exact titles",
+        "docs/benchmarks_linking.md",
+        "--limit 5 --all-limit 5 --out {quick}/benchmarks_linking.md",
+    ),
+    Suite(
+        "realdata",
+        "benchmarks.realdata.main",
+        "AdvHotpotQA dev (every method x stand-in / SmolLM2 / no LLM), untyped vs typed MetaQA, the paraphrase set",
+        "docs/benchmarks_realdata.md",
+        "--limit 3 --smollm-limit 1 --metaqa-limit 2 --para-limit 1 --sections adv --runs {quick}/realdata"
+        " --out {quick}/benchmarks_realdata.md",
     ),
     Suite(
         "reliability",
