@@ -35,6 +35,7 @@ TICK = re.compile(r"`([^`]+)`")
 SETTING = re.compile(r"^(\w+)=(\S+)$")
 DEFAULT = re.compile(r"\bdefaults?:? `(\w+)=([^`\s]+)`")
 NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)?$")
+FILE = re.compile(r"(\.(py|json|jsonl|npz|md|toml|txt)|/)$")
 DOC_REF = re.compile(r"docs/([\w-]+\.md)(?:#([\w-]+)| §(\d+)| \"([^\"]+)\")?")
 
 
@@ -96,7 +97,7 @@ def code_refs(cell: str) -> list[tuple[str, str | None, bool]]:
         depth = max(0, depth + gap.count("(") - gap.count(")"))
         at = m.end()
         token = m.group(1)
-        if token.endswith((".py", "/")) or ("/" in token and "." in token.rsplit("/", 1)[-1]):
+        if FILE.search(token):
             if "/" not in token and path:  # a sibling file: `matching.py`
                 token = str(Path(path).parent / token)
             path = token
@@ -187,3 +188,4 @@ def test_the_checks_catch_what_they_are_for():
     assert DEFAULT.findall("(default `radius=0`, `k=1`); defaults: `a=b`") == [("radius", "0"), ("a", "b")]
     assert [t for t, _, p in code_refs("`a/b.py` `f`, `c.py` (`s`)") if p] == ["s"]
     assert code_refs("`a/b.py` `f`, `c.py`")[-1][0] == "a/c.py"
+    assert [p for _, p, _ in code_refs("`a/b.json` `x/y.f`")] == ["a/b.json", "a/b.json"]
