@@ -96,7 +96,7 @@ def _extract(
         cache = ExtractionCache(root / CACHE, f"{name}@{ex.base_url}", method, schema, VERSION)
         run = extract_chunks(chunks, ex.model, cache, schema, method, progress, workers)
     resolved = resolve(run.facts, existing.entities, threshold)
-    dropped = sum((f.dropped for f in run.facts), Counter())
+    dropped: Counter = sum((f.dropped for f in run.facts), Counter())
     known = {e.id for e in existing.entities}
     section = {
         "llm": name,
