@@ -20,19 +20,36 @@ SIGMA = 0.0275  # the scale benchmark's measured noise (docs/benchmarks_scale.md
 
 def build(work: Path, factor: int, base_kb: Path, metaqa: Path) -> Path:
     """The KB directory of ``factor`` under ``work``, built when it is not there yet."""
-    import hybridrag.kb.text_index as ti
     from benchmarks.scale import ingest_stages
     from benchmarks.scale.synth import paths, write_synthetic
+    from hybridrag.kb.sample import TYPE_MAP
 
     kb_txt, kb_dir = paths(work, factor)
     if (kb_dir / "manifest.json").exists():
         return kb_dir
     write_synthetic(metaqa / "kb.txt", kb_txt, factor)
-    ti.HNSW_THRESHOLD = 10**12  # exact index: see the module docstring
-    t = time.perf_counter()
-    ingest_stages.full_ingest(kb_txt, kb_dir, replicate={"base": str(base_kb), "sigma": SIGMA})
-    (work / f"x{factor}" / "build_s.txt").write_text(f"{time.perf_counter() - t:.1f}\n", encoding="utf-8")
+    rows, vecs = ingest_stages.base_vectors(base_kb)
+    replicated = lambda texts: ingest_stages.replicated_vectors(texts, rows, vecs, SIGMA)  # noqa: E731
+    _ingest(kb_dir, [kb_txt], replicated, type_map=TYPE_MAP)
     return kb_dir
+
+
+def _ingest(kb_dir: Path, triples: list[Path], vectors, **inputs) -> None:  # noqa: ANN001 - texts → array
+    """The real ingest with ``vectors(texts)`` in place of the encoder and an exact dense index; timed to a file."""
+    import shutil
+
+    import hybridrag.kb.ingest as ki
+    import hybridrag.kb.text_index as ti
+    from hybridrag.kb.embed_chunks import ChunkedVectors
+
+    def embed_new(*_args, **_kw):  # noqa: ANN002, ANN003 - ingest's factory of its embedding step
+        return lambda texts: ChunkedVectors(vectors(texts), 0, 0)
+
+    shutil.rmtree(kb_dir, ignore_errors=True)  # a killed run's half build
+    ti.HNSW_THRESHOLD, ki.embed_new = 10**12, embed_new  # exact index: see the module docstring
+    t = time.perf_counter()
+    ki.ingest(kb_dir, triples, progress=False, **inputs)
+    (kb_dir.parent / "build_s.txt").write_text(f"{time.perf_counter() - t:.1f}\n", encoding="utf-8")
 
 
 def build_prime(work: Path) -> Path:
@@ -42,10 +59,7 @@ def build_prime(work: Path) -> Path:
     name gets a seeded random unit vector: the traversal reads vectors only to rank its
     candidates by cosine, whose cost does not depend on their values. Exact dense index, as above.
     """
-    import hybridrag.kb.ingest as ki
-    import hybridrag.kb.text_index as ti
     from benchmarks.scale.prime_synth import write_prime
-    from hybridrag.kb.embed_chunks import ChunkedVectors
 
     src, kb_dir = work / "prime" / "src", work / "prime" / "kb"
     if (kb_dir / "manifest.json").exists():
@@ -53,13 +67,10 @@ def build_prime(work: Path) -> Path:
     if not (src / "kb.txt").exists():
         write_prime(src)
 
-    def embed(emb, spec, texts, folder, size=None, progress=False, on_chunk=None):  # noqa: ANN001 - ingest's hook
+    def vectors(texts: list[str]) -> np.ndarray:
         vecs = np.random.default_rng(0).normal(size=(len(texts), 384)).astype(np.float32)
-        return ChunkedVectors(vecs / np.linalg.norm(vecs, axis=1, keepdims=True), 0, 0)
+        return vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
 
-    ti.HNSW_THRESHOLD = 10**12
-    ki.embed_in_chunks = embed
-    t = time.perf_counter()
-    ki.ingest(kb_dir, [src / "kb.txt"], entities=src / "entities.jsonl", type_map=src / "types.json", progress=False)
-    (work / "prime" / "build_s.txt").write_text(f"{time.perf_counter() - t:.1f}\n", encoding="utf-8")
+    inputs = {"entities": src / "entities.jsonl", "type_map": src / "types.json"}
+    _ingest(kb_dir, [src / "kb.txt"], vectors, **inputs)
     return kb_dir
