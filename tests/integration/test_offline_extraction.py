@@ -96,3 +96,16 @@ def test_the_readme_offline_graph_path_runs_as_shown(tmp_path, monkeypatch, caps
     out = capsys.readouterr().out
     answer, edge = re.fullmatch(r"# answer: (.*), through the edge (.*)", shown).groups()
     assert out.startswith(f"answer: {answer}\n") and f"kg: {edge}" in out
+
+
+def test_a_text_kb_gains_the_graph_when_ingested_again_with_rules(tmp_path, capsys):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ada.txt").write_text(DOCS["ada.txt"], encoding="utf-8")
+    kb, docs = str(tmp_path / "kb"), str(tmp_path / "docs")
+    assert main(["ingest", "--kb", kb, "--documents", docs]) == 0
+    assert "now 0 entities, 0 triples, 1 passages" in capsys.readouterr().out
+    assert main(["ingest", "--kb", kb, "--documents", docs, "--extract-llm", "rules"]) == 0
+    out = capsys.readouterr().out
+    assert "added 0 documents" in out and "1 passages" in out and " 0 triples" not in out
+    assert main(["ingest", "--kb", kb, "--documents", docs, "--extract-llm", "rules"]) == 0
+    assert "unchanged" in capsys.readouterr().out  # extracted once: not asked again
