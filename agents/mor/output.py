@@ -9,6 +9,7 @@ from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts.data_block import data_block
 from hybridrag.tools.answer_span import passage_answer
 from hybridrag.tools.fused_text import hybrid_search
+from hybridrag.tools.list_answer import asks_for_list, joined
 
 TEXT_CHARS = 500  # characters of each path or text shown to the answerer
 
@@ -60,9 +61,14 @@ def answer_of(ranked: list[dict], question: str, topics: list[str] | tuple = ())
     """The name of the best ranked entity that is not the question's own; empty when every one is.
 
     The question's own: a topic entity of the plan's routes, or a name the question holds as a whole phrase.
+    A list question (:func:`tools.list_answer.asks_for_list`) whose best entity was reached along
+    graph edges gets every such entity's name, in rank order, joined by "; ".
     """
     own = set(topics)
-    return next((r["name"] for r in ranked if r["id"] not in own and not _named(r["name"], question)), "")
+    fresh = [r for r in ranked if r["id"] not in own and not _named(r["name"], question)]
+    if fresh and fresh[0].get("source") == "kg" and asks_for_list(question):  # every graph-reached answer
+        return joined(list(dict.fromkeys(r["name"] for r in fresh if r.get("source") == "kg")))
+    return fresh[0]["name"] if fresh else ""
 
 
 def outputs(kb: KnowledgeBase, question: str, top: list[dict], topics: list[str] | tuple = ()) -> dict:

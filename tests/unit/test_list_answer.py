@@ -75,3 +75,17 @@ def test_hybgrag_answers_a_list_question_with_every_reference_reached_along_its_
     own = {"Tom Hanks"}
     assert first_answer("which movies did Tom Hanks act in", refs, own) == "Big; Apollo 13"  # not the text hit
     assert first_answer("who is the director of Big", refs, own) == "Big"  # one asked for: the best reference
+
+
+def test_mor_answers_a_list_question_with_every_graph_reached_entity():
+    from hybridrag.agents.mor.output import answer_of
+
+    ranked = [
+        {"id": "Tom Hanks", "name": "Tom Hanks", "source": "kg"},
+        {"id": "Big", "name": "Big", "source": "kg"},
+        {"id": "Amelie", "name": "Amelie", "source": "doc"},
+        {"id": "Apollo 13", "name": "Apollo 13", "source": "kg"},
+    ]
+    assert answer_of(ranked, "which movies did Tom Hanks act in", ["Tom Hanks"]) == "Big; Apollo 13"
+    assert answer_of(ranked, "who directed Tom Hanks", ["Tom Hanks"]) == "Big"
+    assert answer_of(ranked[2:3], "which movies did Tom Hanks act in", []) == "Amelie"  # a text look-alike: one
