@@ -181,6 +181,13 @@ SUITES: tuple[Suite, ...] = (
         " --out {quick}/benchmarks_realdata.md",
     ),
     Suite(
+        "list-answers",
+        "benchmarks.quality.list_answers",
+        "fusion's answer to MetaQA 1-hop dev list questions: the whole gold list, before/after the list rule",
+        "docs/benchmarks_list_answers.md",
+        "--limit 3 --out {quick}/benchmarks_list_answers.md",
+    ),
+    Suite(
         "reliability",
         "benchmarks.reliability.page",
         "fault and abuse probes of the server, ingest, graph servers and eval folders",
