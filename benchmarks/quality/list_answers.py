@@ -10,7 +10,8 @@ answer is among them; *gold recall*: the mean share of the gold answers among th
 *precision*: the mean share of them that are gold; *answer Hit@1*: some gold answer is a whole
 phrase of the answer (:func:`hybridrag.evals.metrics.answer_hits_at_1`). *Asked as a list*: the
 questions the rule reads as list questions. Fusion returns ``top_k`` = 10 items, so a list holds
-at most 10 answers. Test splits are never read.
+at most 10 answers. *s*: the arm's wall seconds on a shared machine (no speed comparison).
+Test splits are never read.
 """
 
 from __future__ import annotations
