@@ -103,7 +103,12 @@ def test_each_point_shows_state_keys_its_method_writes(method):
 
     point, builder = POINTS[method], importlib.import_module(f"hybridrag.graphs.{method}").builder
     assert point.after in builder.nodes and set(point.keys) <= set(builder.channels)
-    assert builder_of(method).nodes.keys() - builder.nodes.keys() == {point.node, "start_question", "read_messages", "reply"}
+    assert builder_of(method).nodes.keys() - builder.nodes.keys() == {
+        point.node,
+        "start_question",
+        "read_messages",
+        "reply",
+    }
 
 
 def test_a_point_that_does_not_fit_the_graph_is_named(monkeypatch):
