@@ -113,7 +113,7 @@ def _parents(store: InMemoryGraphStore, current: dict[str, list[dict]]) -> tuple
 
 
 def _candidates(store: InMemoryGraphStore, idx: np.ndarray, category: str, relations: list[str]) -> tuple:
-    """Every (order, parent, child, edge) the loop would visit, in its order, type-filtered."""
+    """Every (order, parent position in ``idx``, child, edge) the loop would visit, in its order, type-filtered."""
     edges, _ = store.edge_ids(idx.tolist(), relations, "both")
     heads, tails, rels = store.heads[edges].astype(np.int64), store.tails[edges].astype(np.int64), store.rels[edges]
     roles = store.schema().relation_types
@@ -121,16 +121,32 @@ def _candidates(store: InMemoryGraphStore, idx: np.ndarray, category: str, relat
     ends = [(roles[r].head_types, roles[r].tail_types) if r in roles else (none, none) for r in store.relation_names]
     plays = np.asarray([[category in h, category in t] for h, t in ends], dtype=bool).reshape(-1, 2)
     names, codes = entity_codes(store)
-    want = names.get(category, -1)
-    in_cur = np.isin(np.concatenate([heads, tails]), idx)
+    at_of = np.full(len(store.entities), -1, np.int64)  # entity index → its position in ``idx`` (-1: not a parent)
+    at_of[idx] = np.arange(len(idx))
     n = len(edges)
     parent, child = np.concatenate([heads, tails]), np.concatenate([tails, heads])
     is_tail = np.concatenate([np.ones(n, np.int64), np.zeros(n, np.int64)])
-    ok = in_cur & (parent != child) & ((codes[child] == want) | plays[np.concatenate([rels, rels]), is_tail])
+    at = at_of[parent]
+    ok = (at >= 0) & (parent != child)
+    ok &= (codes[child] == names.get(category, -1)) | plays[np.concatenate([rels, rels]), is_tail]
     pos = np.arange(n, dtype=np.int64)
     order = np.concatenate([2 * pos, 2 * pos + 1])
     edge = np.concatenate([edges, edges])
-    return order[ok], parent[ok], child[ok], edge[ok]
+    return order[ok], at[ok], child[ok], edge[ok]
+
+
+def _first_best(starts: np.ndarray, keys: list[np.ndarray]) -> np.ndarray:
+    """Per group (``starts`` of contiguous groups), the position of its first element with the greatest ``keys``.
+
+    ``keys`` are compared in turn, as a tuple; elements of a group are in the order ties go by.
+    """
+    size = len(keys[0])
+    sizes = np.diff(np.r_[starts, size])
+    alive = np.ones(size, bool)
+    for k in keys:
+        masked = np.where(alive, k, -np.inf)
+        alive &= masked == np.repeat(np.maximum.reduceat(masked, starts), sizes)
+    return -np.maximum.reduceat(np.where(alive, -np.arange(size), -size), starts)
 
 
 def structural(
@@ -151,20 +167,19 @@ def structural(
     """
     store: InMemoryGraphStore = kb.graph  # type: ignore[assignment]
     parents, idx, root, length, total = _parents(store, current)
-    order, parent, child, edge = _candidates(store, idx, category, relations)
+    order, at, child, edge = _candidates(store, idx, category, relations)
     if not len(order):
         return {}, 0, False
-    sorter = np.argsort(idx, kind="stable")
-    at = sorter[np.searchsorted(idx, parent, sorter=sorter)]
-    kids, inverse = np.unique(child, return_inverse=True)
+    o = np.argsort(child * (2 * len(store.heads) + 2) + order)  # by child, then the loop's order
+    order, at, child, edge = order[o], at[o], child[o], edge[o]
+    starts = np.flatnonzero(np.r_[True, child[1:] != child[:-1]])
+    kids, reached = child[starts], order[starts]
     tf = entity_scores(kb, scores, kids)
-    c_root, c_len, c_sum = root[at], length[at] + 1, total[at] + tf[inverse]
-    best = np.lexsort((order, -c_sum, -c_len, -c_root, child))
-    first = np.flatnonzero(np.r_[True, child[best][1:] != child[best][:-1]])
-    win = best[first]  # per child (ascending), its winning candidate
-    reached = np.minimum.reduceat(order[np.lexsort((order, child))], first)
-    rank = np.argsort(reached, kind="stable")
+    c_root, c_len = root[at].astype(np.float64), (length[at] + 1).astype(np.float64)
+    c_sum = total[at] + np.repeat(tf, np.diff(np.r_[starts, len(child)]))
+    win = _first_best(starts, [c_root, c_len, c_sum])  # per child (ascending), its winning candidate
     anchors = bool(c_root[win].any())
+    rank = np.argsort(reached, kind="stable")
     if limit is not None and len(win) > limit and (anchors or not keep_unanchored):
         rank = np.lexsort((reached, -c_sum[win], -c_len[win], -c_root[win]))[:limit]
     ents, rel_names = store.entities, store.relation_names
