@@ -206,6 +206,24 @@ class CypherGraphStore:
         keyed = self._keyed(ids)
         return rd.names(self, list(keyed.values()), keyed)
 
+    def hub_pools(self, ids: Iterable[str], limit: int) -> dict[str, list[Triple]]:
+        """For each of ``ids`` with more than ``limit`` edges: its first ``limit`` sorted by (relation, head, tail).
+
+        The ordering and the cut happen on the server (SSRAG's pool of a hub node); nodes with
+        ``limit`` edges or fewer are left out (their :meth:`neighbors` is what they need).
+        """
+        keyed = self._keyed(ids)
+        hubs = [k for k in (r["key"] for r in self._by_keys(cy.DEGREES, list(keyed)) if r["n"] > limit) if k in keyed]
+        out: dict[str, list[Triple]] = {}
+        for key in hubs:
+            recs = self._query(cy.first_edges(self.max_record_chars), {"key": key, "limit": int(limit)})
+            known = {key: keyed[key]}
+            for r in recs:
+                if r.get("other_id_n") is None or len(r["other_id"]) >= r["other_id_n"]:
+                    known.setdefault(r["other"], self.codec.dec(r["other_id"]))
+            out[keyed[key]] = sorted(self._triples(recs, known), key=lambda t: (t.type, t.head, t.tail))
+        return out
+
     def within_hops(self, seeds: Iterable[str], ids: Iterable[str], depth: int) -> set[str]:
         """The ``ids`` within ``depth`` undirected hops of ``seeds``, found by a walk on the server."""
         return rd.within_hops(self, list(self._keyed(seeds)), self._keyed(ids), int(depth))

@@ -144,6 +144,23 @@ def neighbors(direction: str, relations: bool, target_type: bool, cap: int = 0) 
     return f"MATCH {PATTERNS[direction]} WHERE {where_text} RETURN s.key AS src, {EDGE}, t.key AS other, {other}"
 
 
+DEGREES = "MATCH (s:Entity)-[r]-(:Entity) WHERE s.key IN $keys RETURN s.key AS key, count(r) AS n"
+
+
+def first_edges(cap: int) -> str:
+    """The first ``$limit`` edges of node ``$key`` by (relation, head id, tail id), with the other end's id.
+
+    Stored ids compare as the originals do: hex of UTF-8 keeps code-point order (plain strings on Neo4j
+    compare by UTF-16 unit, the same outside the astral planes).
+    """
+    other = f"left(t.id, {int(cap)}) AS other_id, size(t.id) AS other_id_n" if cap else "t.id AS other_id"
+    return (
+        "MATCH (s:Entity {key: $key})-[r]-(t:Entity) "
+        "WITH r, t ORDER BY type(r), startNode(r).id, endNode(r).id LIMIT $limit "
+        f"RETURN {EDGE}, t.key AS other, {other}"
+    )
+
+
 def name_fields(cap: int) -> str:
     """Key and name columns (the name cut to ``cap`` characters and sized when ``cap`` > 0)."""
     if cap:

@@ -97,7 +97,10 @@ def prefetch(kb: KnowledgeBase, nodes: list[str]) -> dict[str, str]:
     """
     missing = _uncached(kb, "triples", nodes)
     if missing:
-        for n, ts in split_by_node(kb.graph.neighbors(missing), missing).items():
+        pools = getattr(kb.graph, "hub_pools", None)  # a graph server cuts a hub's edges to its pool itself
+        hubs = pools(missing, FACT_POOL) if pools is not None else {}
+        rest = [n for n in missing if n not in hubs]
+        for n, ts in {**(split_by_node(kb.graph.neighbors(rest), rest) if rest else {}), **hubs}.items():
             _remember(kb, ("triples", n), pool_of(ts))
     missing = _uncached(kb, "sentences", nodes)
     per = {n: _node_triples(kb, n) for n in missing}

@@ -109,3 +109,28 @@ def test_explore_and_prune_match_memory_without_reading_the_subgraph(
             kg.candidate_members(kb, seeds, ctx.max_depth, cands)
     assert out["server"] == out["memory"]
     assert out["memory"][0]
+
+
+@pytest.mark.parametrize("limit", [3, 20])
+def test_hub_pools_are_the_first_edges_memory_sorts(server_kb, memory_kb, limit):
+    ids = [e.id for e in memory_kb.graph.entities][::3] + ["Drama", "no such entity"]
+    want = {}
+    for i in ids:
+        edges = memory_kb.graph.neighbors([i])
+        if len(edges) > limit:  # SSRAG's pool of a hub (agents/ssrag/facts.py pool_of)
+            want[i] = sorted(edges, key=lambda t: (t.type, t.head, t.tail))[:limit]
+    assert want and len(want) < len(ids)  # hubs and nodes under the limit both asked about
+    assert server_kb.graph.hub_pools(ids, limit) == want
+
+
+def test_ssrag_facts_on_the_server_equal_memory(server_kb, memory_kb, monkeypatch):
+    from hybridrag.agents.ssrag import facts
+
+    monkeypatch.setattr(facts, "FACT_POOL", 5)  # most of these nodes are hubs at 5
+    nodes = ["Tom Hanks", "Drama", "Forrest Gump", "1994", "Penny Marshall"]
+    got = {}
+    for key, kb in (("memory", memory_kb), ("server", server_kb)):
+        names = {n: facts.prefetch(kb, nodes)[n] for n in nodes}  # the nodes' own names (more when not cached)
+        pools = [facts._node_triples(kb, n) for n in nodes]  # a hub's pool sorted; a small node's as read
+        got[key] = (names, [p if len(p) == 5 else sorted(p, key=lambda t: (t.type, t.head, t.tail)) for p in pools])
+    assert got["server"] == got["memory"] and any(len(p) == 5 for p in got["memory"][1])
