@@ -218,6 +218,8 @@ def bank_for(kb: KnowledgeBase) -> Bank:
     with _BANKS_LOCK:
         bank = _BANKS.get(key)
         if bank is None:
-            bank = open_bank(kb) or Bank(kb, synthesize(kb), cache=Path(kb.directory) / SCHEMA_VECTORS_FILE)
+            bank = open_bank(kb)  # a built bank, even an empty one, is used as built
+            if bank is None:
+                bank = Bank(kb, synthesize(kb), cache=Path(kb.directory) / SCHEMA_VECTORS_FILE)
             _BANKS[key] = bank
         return bank

@@ -22,31 +22,38 @@ HUB_DEGREE = 20.0  # a step reaching this many entities on average (year -> its 
 MAX_FRONTIER = 2000  # an intermediate hop wider than this goes through a hub: not a question
 TRIES_PER_PATH = 25
 MAX_PATHS_PER_HOP = 150
+MAX_PREFIXES = 2000  # paths of one length extended to the next (a bound on the enumeration)
 STYLES = (0, 1)  # every solved path is written as a noun phrase and as a direct question
 _PREPOSITIONS = {"by", "in", "of", "to", "at", "on", "for", "with", "from", "into", "as", "about"}
 
 SchemaPath = tuple[str, tuple[tuple[Step, str], ...]]  # start type, ((step, type reached), ...)
 
 
-def schema_paths(walker: Walker, max_hops: int = 3) -> list[SchemaPath]:
-    """Every typed relation path of 1..``max_hops`` steps the schema allows."""
+def schema_paths(walker: Walker, max_hops: int = 3, seed: int = 0) -> list[SchemaPath]:
+    """Every typed relation path of 1..``max_hops`` steps the schema allows, shortest first.
+
+    Paths grow one step a level. A level of more than ``MAX_PREFIXES`` paths is extended from a seeded
+    sample of that many: a KB with hundreds of relations (an extracted graph) has millions of 3-step
+    paths, and the bank keeps at most ``MAX_PATHS_PER_HOP`` a length anyway.
+    """
+    rng = random.Random(seed)
+    level: list[SchemaPath] = [(t, ()) for t in sorted(walker.schema.entity_types)]
     out: list[SchemaPath] = []
-
-    def extend(start: str, steps: tuple[tuple[Step, str], ...], at: str) -> None:
-        if steps:
-            out.append((start, steps))
-        if len(steps) == max_hops:
-            return
-        for step, reached in walker.steps_from(at):
-            if steps and walker.mean_degree(step) > HUB_DEGREE:
-                continue  # through a hub (all movies of a year or genre) only from the topic itself
-            if len(steps) >= 2 and steps[-2][0] == step and steps[-1][0][0] == step[0]:
-                continue  # there and back and there again: the same entities as one step
-            for t in reached:
-                extend(start, (*steps, (step, t)), t)
-
-    for entity_type in sorted(walker.schema.entity_types):
-        extend(entity_type, (), entity_type)
+    for _ in range(max_hops):
+        grown: list[SchemaPath] = []
+        for start, steps in level:
+            at = steps[-1][1] if steps else start
+            for step, reached in walker.steps_from(at):
+                if steps and walker.mean_degree(step) > HUB_DEGREE:
+                    continue  # through a hub (all movies of a year or genre) only from the topic itself
+                if len(steps) >= 2 and steps[-2][0] == step and steps[-1][0][0] == step[0]:
+                    continue  # there and back and there again: the same entities as one step
+                grown += [(start, (*steps, (step, t))) for t in reached]
+        out += grown
+        if len(grown) > MAX_PREFIXES:
+            kept = sorted(rng.sample(range(len(grown)), MAX_PREFIXES))
+            grown = [grown[i] for i in kept]
+        level = grown
     return out
 
 

@@ -184,6 +184,15 @@ def test_bank_for_synthesizes_once_without_a_bank_file(company_kb, monkeypatch):
     assert again.vectors().shape == bank.vectors().shape
 
 
+def test_an_empty_built_bank_is_used_as_built(company_kb, monkeypatch):
+    import hybridrag.agents.shots.bank as bank_mod
+    import hybridrag.agents.shots.synth as synth_mod
+
+    bank_mod.write_bank_file(bank_mod.bank_path(company_kb.directory), [])
+    monkeypatch.setattr(synth_mod, "synthesize", lambda *a, **k: (_ for _ in ()).throw(AssertionError("synthesized")))
+    assert len(bank_for(company_kb).examples) == 0  # `hybridrag bank build --synth 0` means no examples
+
+
 def test_bank_leaves_out_examples_with_unknown_relations(company_kb):
     good = SolvedExample("q1", "q1", (), (), ("makes",), "product", (), "user")
     old = SolvedExample("q2", "q2", (), (), ("directed_by",), "person", (), "user")
