@@ -10,7 +10,9 @@ caller caps the layer, only the ``limit`` best children are built (the cap's own
 
 :func:`top_of` is :meth:`agents.mor.matching.LayerScores.top` with the category test on integer
 codes of the document rows (cached per KB) instead of ``np.isin`` over their type strings, which
-was the traversal's largest cost growing with the KB.
+was the traversal's largest cost growing with the KB, and only the best rows sorted (all rows
+scoring at least the ``TOP_ROWS``·k-th best, ties included, more when they hold fewer than k
+entities), not every matching row.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.memory_store import InMemoryGraphStore
 
 EDGES = ("struct", "mention")
+TOP_ROWS = 4  # text rows ranked per wanted entity before ranking more (an entity can have several rows)
 _entity_codes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # store → (type → code, code per entity)
 _entity_rows: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # kb → (indptr, doc rows) per entity index
 _row_codes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # kb → (type → code, code per doc row)
@@ -89,15 +92,27 @@ def top_of(kb: KnowledgeBase, scores: LayerScores, categories: list[str] | None,
     cand = cand[table.has_entity[cand]]
     if categories is not None:
         cand = cand[np.isin(codes[cand], [names[c] for c in categories if c in names])]
-    cand = cand[np.argsort(-scores.rows[cand], kind="stable")]
+    vals = scores.rows[cand]
+    m = max(k, 1) * TOP_ROWS
+    while True:  # the best rows first; more when they hold fewer than k entities
+        part = len(cand) > m
+        sel = np.flatnonzero(vals >= np.partition(vals, len(vals) - m)[len(vals) - m]) if part else np.arange(len(cand))
+        got = _distinct(table.row_entity, cand[sel[np.lexsort((sel, -vals[sel]))]], scores, k)
+        if len(got) >= k or not part:
+            return list(got.items())
+        m *= 4
+
+
+def _distinct(row_entity: list, rows: np.ndarray, scores: LayerScores, k: int) -> dict[str, float]:
+    """The first ``k`` distinct entities of ``rows`` (best first) with their normalised scores."""
     out: dict[str, float] = {}
-    for r in cand.tolist():
-        eid = table.row_entity[r]
+    for r in rows.tolist():
+        eid = row_entity[r]
         if eid not in out:
             out[eid] = float(scores.rows[r]) / scores.scale
             if len(out) >= k:
                 break
-    return list(out.items())
+    return out
 
 
 def _parents(store: InMemoryGraphStore, current: dict[str, list[dict]]) -> tuple:

@@ -119,8 +119,10 @@ def test_a_name_playing_another_role_is_kept_by_the_schema(hub_kb):
 
 
 @pytest.mark.parametrize("categories", [None, ["movie"], ["person", "genre"], ["spaceship"]])
-def test_top_of_is_layer_scores_top(hub_kb, categories):
-    for query in ("drama star hub", "Director 1", "1941 Pearl", "nothing matches zzz"):
+@pytest.mark.parametrize("rows_per_entity", [1, 4])
+def test_top_of_is_layer_scores_top(hub_kb, monkeypatch, categories, rows_per_entity):
+    monkeypatch.setattr(frontier, "TOP_ROWS", rows_per_entity)  # 1: films with a passage make the first rows too few
+    for query in ("Film 3 drama", "drama star hub", "Director 1", "1941 Pearl", "nothing matches zzz"):
         scores = LayerScores(hub_kb, query)
         for k in (1, 5, 100):
             assert frontier.top_of(hub_kb, scores, categories, k) == scores.top(categories, k)
