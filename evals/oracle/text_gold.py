@@ -21,7 +21,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hybridrag.evals.oracle.gold import norm
 from hybridrag.evals.oracle.prompt import PromptView, golds_in, phrase_in
 
 PLANTED_TITLE = "added"
@@ -120,9 +119,3 @@ def real_values(rec: TextRecord, values: Iterable[str]) -> list[str]:
 def supported(rec: TextRecord, values: Sequence[str]) -> list[str]:
     """Gold answers that a real-reading value states (none when only planted text states one)."""
     return golds_in(rec, real_values(rec, values))  # type: ignore[arg-type]
-
-
-def shows_support(rec: TextRecord, values: Sequence[str]) -> bool:
-    """Whether the values show every supporting paragraph's gist (a rationale sentence of each title)."""
-    text = norm(" ".join(values))
-    return bool(rec.rationale) and all(norm(s)[:60] in text for s in rec.rationale[:1])
