@@ -30,6 +30,7 @@ OPTIONS = [
     arg("--smollm-limit", type=int, default=30, help="AdvHotpotQA questions of the SmolLM2 cells (default 30)"),
     arg("--metaqa-limit", type=int, default=100, help="MetaQA questions per hop and KB, typed vs untyped (100)"),
     arg("--para-limit", type=int, default=30, help="paraphrase questions per hop of the SmolLM2 cells (30)"),
+    arg("--para-hop1-limit", type=int, help="also SmolLM2 rows on the first N 1-hop paraphrase questions"),
     arg("--untyped-kb", type=Path, help="the untyped MetaQA KB (hybridrag ingest --triples kb.txt); none: no table"),
     arg("--sections", nargs="+", default=list(page.SECTIONS), choices=list(page.SECTIONS), help="sections to run"),
     arg("--runs", type=Path, default=Path("eval-runs/realdata"), help="folder of the cached eval runs"),

@@ -182,20 +182,23 @@ def bank_check(questions: list[str]) -> str:
 def para(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
     """The paraphrase set against MetaQA's wording: fusion, the stand-in, SmolLM2 with the bank."""
     rows, failed, done = [], 0, []
-    plan = [("fusion", None), *((m, "oracle") for m in LLM_METHODS), *((m, SMOLLM) for m in LLM_METHODS)]
-    for m, llm in plan:
+    every = (1, 2, 3)
+    plan = [(m, llm, None, every) for m, llm in [("fusion", None), *((m, "oracle") for m in LLM_METHODS)]]
+    plan += [(m, SMOLLM, args.para_limit, every) for m in LLM_METHODS]
+    one_hop = getattr(args, "para_hop1_limit", None)
+    plan += [(m, SMOLLM, one_hop, (1,)) for m in LLM_METHODS] if one_hop else []
+    for m, llm, limit, hops in plan:
         key = "hit@1" if m in ("fusion", *RANKING) else "answer_hits@1"
         cells = []
-        for h in (1, 2, 3):
-            limit = args.para_limit if llm == SMOLLM else None
+        for h in hops:
             n = min(limit or PARA_SIZES[h], PARA_SIZES[h])
             a = runner(Cell(m, f"metaqa-paraphrase:original:{h}hop", llm, limit=limit), n)
             b = runner(Cell(m, f"metaqa-paraphrase:{h}hop", llm, limit=limit), n)
             failed += bool(a.failed) + bool(b.failed)
             done += [a, b]
             cells.append(T.pair(a, b, key, 3))
-        label = {None: "none", "oracle": "stand-in", SMOLLM: f"SmolLM2 + bank (first {args.para_limit} a hop)"}[llm]
-        rows.append([m, label, key, *cells])
+        label = {None: "none", "oracle": "stand-in", SMOLLM: f"SmolLM2 + bank (first {limit} a hop)"}[llm]
+        rows.append([m, label, key, *cells, *(["not run"] * (3 - len(cells)))])
     head = ["method", "LLM", "score", "1 hop: templated / paraphrased", "2 hops", "3 hops"]
     cmd = (
         "\n\nCommands: `hybridrag eval --method M --dataset metaqa-paraphrase:original:Khop [--llm L] [--limit N]` and"
