@@ -5,6 +5,11 @@ cosine tie-break, LLM filter; the top k are the unified context) → :func:`answ
 the context, or :func:`agents.ssrag.small.rule_answer` under the small-model rules) →
 :func:`verify` (a failed answer sends the run back to the entities, with the reason). Each
 returns an :class:`~agents.ssrag.outcome.Outcome`.
+
+A list question (:func:`tools.list_answer.asks_for_list`) is answered with the list
+(:func:`listed`): the answer's context, then every other context its evidence supports the same
+way (at the end of the same relation chain, or a fact of its own naming it by the same relation
+to the same question entity, on the same side), in rank order, at most ``top_k``, joined by "; ".
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from hybridrag.agents.ssrag.outcome import Outcome
 from hybridrag.agents.ssrag.small import constrained, rule_answer, small
 from hybridrag.agents.ssrag.vectors import query_vector
 from hybridrag.kb.base import KnowledgeBase
+from hybridrag.tools.list_answer import asks_for_list, joined, split
 
 
 def asked(state: Mapping[str, Any]) -> set[str]:
@@ -32,6 +38,54 @@ def asked(state: Mapping[str, Any]) -> set[str]:
 def nodes_by_id(state: Mapping[str, Any]) -> dict[str, dict]:
     """The graph branch's nodes by id."""
     return {n["id"]: n for n in state.get("nodes", [])}
+
+
+def own_names(state: Mapping[str, Any]) -> set[str]:
+    """The question's own entities' names and surfaces, case-folded."""
+    entities = state.get("entities", [])
+    return {n.casefold() for e in entities for n in [e.get("name", ""), *(e.get("surfaces") or [])] if n}
+
+
+def links(item: dict, own: set[str]) -> set[tuple[str, str, str]]:
+    """How ``item``'s evidence makes it an answer.
+
+    ``("chain", "", "")`` at a relation chain's end, and ``(side, relation, entity)`` for each fact
+    of its own joining its name to a question entity (``own``, case-folded names).
+    """
+    name = item["name"].casefold()
+    found = {("chain", "", "")} if item.get("chain") else set()
+    for fact in item.get("path") or []:
+        f = " ".join(fact.casefold().split())
+        for o in own:
+            if f.startswith(f"{name} ") and f.endswith(f" {o}"):
+                found.add(("subject", f[len(name) : -len(o)].strip(), o))
+            if f.startswith(f"{o} ") and f.endswith(f" {name}"):
+                found.add(("object", f[len(o) : -len(name)].strip(), o))
+    return {k for k in found if k[0] == "chain" or k[1]}
+
+
+def listed(text: str, order: list[dict], asked_ids: set[str], own: set[str], question: str, top_k: int) -> str:
+    """``text``, or for a list question every answer its evidence supports, in rank order (module doc).
+
+    ``order``: the contexts in rank order; the first one named ``text``'s first part (not the
+    question's own, ``asked_ids``) is the answer's context. ``text`` as it is when none is.
+    """
+    parts = split(text)
+    if not parts or not asks_for_list(question):
+        return text
+
+    def fresh(i: dict) -> bool:
+        return i["kind"] == "entity" and (i.get("entity_id") or i["id"]) not in asked_ids
+
+    first = next((i for i in order if fresh(i) and i["name"].casefold() == parts[0].casefold()), None)
+    how = links(first, own) if first is not None else set()
+    if not how:
+        return text
+    peers = [i["name"] for i in order if fresh(i) and links(i, own) & how]
+    names: dict[str, str] = {}
+    for n in [*parts, *peers]:
+        names.setdefault(n.casefold(), n)
+    return joined(list(names.values())[: max(top_k, 1)])
 
 
 def rerank(kb: KnowledgeBase, ctx: SSRAGContext, state: Mapping[str, Any]) -> Outcome:
@@ -63,9 +117,10 @@ def dedup(model: BaseChatModel, kb: KnowledgeBase, ctx: SSRAGContext, state: Map
     top = kept[: ctx.top_k]
     own = asked(state)
     order = uni.candidates_first(top, own)
+    first = uni.fallback_answer(order, own, state["question"])
     update = {
         "context": top,
-        "answer": uni.fallback_answer(order, own, state["question"]),
+        "answer": listed(first, order, own, own_names(state), state["question"], ctx.top_k),
         "ranked": [uni.as_ranked(i) for i in order],
         "evidence": [uni.as_evidence(i) for i in top],
         "answering": ctx.answer,
@@ -80,6 +135,7 @@ def answer(model: BaseChatModel, kb: KnowledgeBase, ctx: SSRAGContext, state: Ma
     if small(ctx):  # the rule's answer is accepted as it is (no fallback note for the answer check)
         examples = shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples)
         text, order, why = rule_answer(context, own, examples, state.get("graph", []), state["question"])
+        text = listed(text, order, own, own_names(state), state["question"], ctx.top_k)
         back = [uni.as_evidence(order[0])] if order and order[0] not in context else []
         update: dict[str, Any] = {"answer": text, "answer_note": "", "ranked": [uni.as_ranked(i) for i in order]}
         if back:
@@ -91,6 +147,7 @@ def answer(model: BaseChatModel, kb: KnowledgeBase, ctx: SSRAGContext, state: Ma
     )
     if note:  # the non-LLM answer: the best context that is not one of the question's entities
         text = uni.fallback_answer(uni.candidates_first(context, own), own, state["question"])
+    text = listed(text, uni.candidates_first(context, own), own, own_names(state), state["question"], ctx.top_k)
     return Outcome({"answer": text, "answer_note": note or ""}, text, calls, note)
 
 

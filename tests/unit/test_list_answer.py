@@ -89,3 +89,28 @@ def test_mor_answers_a_list_question_with_every_graph_reached_entity():
     assert answer_of(ranked, "which movies did Tom Hanks act in", ["Tom Hanks"]) == "Big; Apollo 13"
     assert answer_of(ranked, "who directed Tom Hanks", ["Tom Hanks"]) == "Big"
     assert answer_of(ranked[2:3], "which movies did Tom Hanks act in", []) == "Amelie"  # a text look-alike: one
+
+
+def test_ssrag_answers_a_list_question_with_every_context_its_evidence_supports_the_same_way():
+    from hybridrag.agents.ssrag.answering import listed
+
+    def ctx(name: str, facts: list[str], chain: bool = False, kind: str = "entity") -> dict:
+        return {"id": name, "kind": kind, "name": name, "path": facts, **({"chain": True} if chain else {})}
+
+    order = [
+        ctx("Big", ["Big starred actors Tom Hanks", "Big directed by Penny Marshall"]),
+        ctx("Tom Hanks", ["Big starred actors Tom Hanks"]),  # the question's own entity
+        ctx("Penny Marshall", ["Big directed by Penny Marshall"]),  # reached, but by another relation
+        ctx("Amelie", []),  # a text look-alike: no fact of its own
+        ctx("Apollo 13", ["Apollo 13 starred actors Tom Hanks"]),
+        ctx("Cast Away", ["Cast Away starred actors Tom Hanks"]),
+        ctx("Tom Hanks wrote", ["Tom Hanks starred actors Tom Hanks wrote"]),  # the other side: not the same way
+    ]
+    own, q = {"Tom Hanks"}, "which movies did Tom Hanks act in"
+    assert listed("Big", order, own, {"tom hanks"}, q, 10) == "Big; Apollo 13; Cast Away"
+    assert listed("Big", order, own, {"tom hanks"}, q, 2) == "Big; Apollo 13"  # at most top_k
+    assert listed("Big", order, own, {"tom hanks"}, "who directed Big", 10) == "Big"  # one asked for
+    assert listed("Amelie", order, own, {"tom hanks"}, q, 10) == "Amelie"  # no evidence to extend it
+    assert listed("", order, own, {"tom hanks"}, q, 10) == ""
+    ends = [ctx("A", [], chain=True), ctx("B", []), ctx("C", [], chain=True)]  # a relation chain's ends
+    assert listed("A", ends, set(), set(), "what genres are the films of X in", 10) == "A; C"
