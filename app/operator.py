@@ -3,7 +3,8 @@
 Everything server-side comes from here, never from a request: KB directories and model
 specs (each under a NAME a client may pick), base URLs, file paths and other server-side
 settings, the limits of client settings, the run budget, the batch size and the request limits
-(body size, ``config.metadata`` size, number of tags). Flags win over
+(body size, ``config.metadata`` size, number of tags), the graph pages' bounds (neighbours, path
+hops, name length). Flags win over
 the file (``--config``, default ``$HYBRIDRAG_SERVER_CONFIG``); the file's format is
 :class:`app.server_config.ServerConfig` (docs/serving.md). :func:`check_config` refuses,
 in one line, a KB directory that does not exist or a named model that cannot be loaded, so
@@ -60,6 +61,9 @@ def add_operator_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-body-bytes", type=int, help="largest request body; more is a 413 (65536)")
     p.add_argument("--max-metadata-bytes", type=int, help="largest config.metadata of a request, as JSON (2048)")
     p.add_argument("--max-tags", type=int, help="most config.tags of a request (16)")
+    p.add_argument("--graph-neighbours", type=int, help="neighbours the /graph page draws (40)")
+    p.add_argument("--graph-max-hops", type=int, help="longest answer path /graph and /<method>/view look for, 1-3 (3)")
+    p.add_argument("--graph-name-chars", type=int, help="longest entity or answer name /graph accepts (200)")
     p.add_argument(
         "--set",
         action="append",
@@ -123,6 +127,9 @@ def operator_config(args: argparse.Namespace) -> ServerConfig:
         ("max_body_bytes", "max_body_bytes"),
         ("max_metadata_bytes", "max_metadata_bytes"),
         ("max_tags", "max_tags"),
+        ("graph_neighbours", "graph_neighbours"),
+        ("graph_max_hops", "graph_max_hops"),
+        ("graph_name_chars", "graph_name_chars"),
     ):
         if getattr(args, flag, None) is not None:
             data[key] = getattr(args, flag)
@@ -173,5 +180,6 @@ def describe(config: ServerConfig) -> str:
     models = ", ".join(f"{n}{'*' if n == config.model_name() else ''}" for n in config.models) or "(operator default)"
     return (
         f"KBs: {kbs}; models: {models}; run budget {config.run_timeout:g}s; batch <= {config.max_batch}; "
-        f"body <= {config.max_body_bytes} bytes; limits {dict(config.limits)}"
+        f"body <= {config.max_body_bytes} bytes; limits {dict(config.limits)}; graph view <= "
+        f"{config.graph_neighbours} neighbours, {config.graph_max_hops} hops"
     )

@@ -13,7 +13,7 @@ names when it is set) (:func:`active_config`). The file's keys are the fields of
      "settings": {"*": {"structured_method": "json_mode"}, "hybgrag": {"few_shot": "/srv/shots.json"}},
      "run_timeout": 120, "max_batch": 8, "max_edit_chars": 20000,
      "max_body_bytes": 65536, "max_metadata_bytes": 2048, "max_tags": 16, "max_question_chars": 2000,
-     "env_model": true}
+     "graph_neighbours": 40, "graph_max_hops": 3, "graph_name_chars": 200, "env_model": true}
 
 A relative path is read from the working directory, else from the hybridrag package's folder.
 """
@@ -38,6 +38,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 LIMITS: dict[str, float] = {"max_top_k": 50, "max_iterations": 5}
 """Operator limits that bound several fields (``hybridrag serve --max-top-k / --max-iterations``)."""
+GRAPH_HOPS = 3  # the most graph_max_hops may be (app.graph_view.MAX_HOPS, which bounds the path search)
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,9 @@ class ServerConfig:
     max_metadata_bytes: int = 2_048  # largest ``config.metadata`` (as JSON) of a request
     max_tags: int = 16  # most ``config.tags`` of a request
     max_question_chars: int = 2_000  # longest question (or last chat message) of an Agent Server run
+    graph_neighbours: int = 40  # neighbours the /graph page draws
+    graph_max_hops: int = 3  # longest path behind an answer the pages look for (1 to app.graph_view.MAX_HOPS)
+    graph_name_chars: int = 200  # longest entity or answer name /graph accepts
     env_model: bool = False  # also offer the model HYBRIDRAG_LLM names (with HYBRIDRAG_LLM_BASE_URL), as the default
 
     def __post_init__(self) -> None:
@@ -91,10 +95,15 @@ class ServerConfig:
             ("max_metadata_bytes", 0),
             ("max_tags", 0),
             ("max_question_chars", 1),
+            ("graph_neighbours", 1),
+            ("graph_max_hops", 1),
+            ("graph_name_chars", 1),
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < floor:
                 raise ValueError(f"{name} must be an integer of at least {floor}, not {value!r}")
+        if self.graph_max_hops > GRAPH_HOPS:
+            raise ValueError(f"graph_max_hops must be at most {GRAPH_HOPS}, not {self.graph_max_hops!r}")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> ServerConfig:

@@ -1,9 +1,10 @@
 """The routes of the pages a person reads: ``GET /<method>/view`` and ``GET /graph`` (:mod:`app.graph_page`).
 
-What a client chooses is bounded by the server: the KB by a name the operator gave it (never a
-path), the question as ``/invoke``'s (admitted, run under the operator's run budget), the entity
-name's length, the neighbours shown (:data:`app.graph_view.MAX_NEIGHBOURS`) and the hops of a
-path (1 to :data:`app.graph_view.MAX_HOPS`).
+What a client chooses is bounded by the operator (:class:`~app.server_config.ServerConfig`,
+``hybridrag serve`` flags or ``--config``): the KB by a name the operator gave it (never a path),
+the question as ``/invoke``'s (admitted, run under the operator's run budget), the entity and
+answer names' length (``graph_name_chars``), the neighbours shown (``graph_neighbours``) and the
+hops of a path (1 to ``graph_max_hops``; :data:`DEFAULT_HOPS` when the client names none).
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from fastapi.responses import HTMLResponse
 
 from hybridrag.app.errors import UserInputError
 from hybridrag.app.graph_page import answer_body, error_body, graph_body, page, path_svg
-from hybridrag.app.graph_view import MAX_HOPS, MAX_NEIGHBOURS, answer_path, entity_view
+from hybridrag.app.graph_view import answer_path, entity_view
 from hybridrag.app.server_config import ServerConfig
 from hybridrag.kb.model import KBError, UnknownEntityError
 
-MAX_NAME_CHARS = 200  # an entity name in /graph
+DEFAULT_HOPS = 2  # the path looked for when the client names no hops (never over the operator's graph_max_hops)
 
 
 def _kb_dir(name: str, config: ServerConfig) -> tuple[str, Any]:
@@ -59,17 +60,19 @@ def add_view_routes(app: FastAPI, runnables: dict[str, Any], config: ServerConfi
     """Add ``GET /graph`` and ``GET /<method>/view`` for the served ``runnables`` (method → MethodRunnable)."""
 
     @app.get("/graph", response_class=HTMLResponse, include_in_schema=False)
-    def graph(entity: str = "", kb: str = "", answer: str = "", hops: int = 2) -> HTMLResponse:
+    def graph(entity: str = "", kb: str = "", answer: str = "", hops: int | None = None) -> HTMLResponse:
         """An entity's neighbourhood, and the path to ``answer``; an unknown name offers the closest."""
+        most = config.graph_max_hops
+        hops = min(DEFAULT_HOPS, most) if hops is None else hops
         if not entity.strip():
             return _html("graph", error_body("entity: give an entity's name, e.g. /graph?entity=Forrest+Gump"), 400)
-        if len(entity) > MAX_NAME_CHARS or len(answer) > MAX_NAME_CHARS:
-            return _html("graph", error_body(f"entity and answer: at most {MAX_NAME_CHARS} characters"), 400)
-        if not 1 <= hops <= MAX_HOPS:
-            return _html("graph", error_body(f"hops: 1 to {MAX_HOPS}, not {hops}"), 400)
+        if len(entity) > config.graph_name_chars or len(answer) > config.graph_name_chars:
+            return _html("graph", error_body(f"entity and answer: at most {config.graph_name_chars} characters"), 400)
+        if not 1 <= hops <= most:
+            return _html("graph", error_body(f"hops: 1 to {most}, not {hops}"), 400)
         try:
             name, opened = _kb_dir(kb, config)
-            view = entity_view(opened, entity, MAX_NEIGHBOURS)
+            view = entity_view(opened, entity, config.graph_neighbours)
             svg, ids = "", set()
             if answer:
                 path = answer_path(opened, view.name, answer, hops)
@@ -84,10 +87,10 @@ def add_view_routes(app: FastAPI, runnables: dict[str, Any], config: ServerConfi
         return _html(f"{view.name}: graph", graph_body(view, name, answer, svg, ids))
 
     for method, runnable in runnables.items():
-        _add_view(app, method, runnable, admit)
+        _add_view(app, method, runnable, admit, min(DEFAULT_HOPS, config.graph_max_hops))
 
 
-def _add_view(app: FastAPI, method: str, runnable: Any, admit: Any) -> None:
+def _add_view(app: FastAPI, method: str, runnable: Any, admit: Any, hops: int) -> None:
     @app.get(f"/{method}/view", response_class=HTMLResponse, include_in_schema=False)
     async def view(request: Request, question: str = "", kb: str = "") -> HTMLResponse:
         """The answer first, then numbered evidence, then the path behind the answer."""
@@ -102,7 +105,7 @@ def _add_view(app: FastAPI, method: str, runnable: Any, admit: Any) -> None:
             out = await runnable.ainvoke(input_, {})
             _, ctx = runnable.prepare(input_)
             opened = await asyncio.to_thread(resolve_kb, ctx)
-            svg, _ = await asyncio.to_thread(_path_of, opened, question, out.get("answer", ""), 2)
+            svg, _ = await asyncio.to_thread(_path_of, opened, question, out.get("answer", ""), hops)
         except HTTPException as exc:
             return _html(f"{method}: error", error_body(exc.detail), exc.status_code)
         except UserInputError as exc:

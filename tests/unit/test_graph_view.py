@@ -121,3 +121,41 @@ def test_the_playground_page_loads_the_answer_first_script(client):
 
 def _asset(html: str) -> str:
     return re.search(r'assets/([^"]+\.js)', html).group(1)
+
+
+def test_the_operator_sets_the_graph_pages_bounds_and_a_lower_one_is_honoured():
+    import argparse
+
+    from hybridrag.app.operator import add_operator_arguments, operator_config
+    from hybridrag.app.server import create_app
+    from hybridrag.app.server_config import ServerConfig
+
+    p = argparse.ArgumentParser()
+    add_operator_arguments(p)
+    flags = ["--kb", "sample=sample", "--graph-neighbours", "2", "--graph-max-hops", "1", "--graph-name-chars", "16"]
+    config = operator_config(p.parse_args(flags))
+    assert (config.graph_neighbours, config.graph_max_hops, config.graph_name_chars) == (2, 1, 16)
+    assert (ServerConfig().graph_neighbours, ServerConfig().graph_max_hops, ServerConfig().graph_name_chars) == (
+        40,
+        3,
+        200,
+    )  # today's values are the defaults
+    with pytest.raises(ValueError, match="graph_max_hops must be at most 3"):
+        ServerConfig(graph_max_hops=4)
+    with pytest.raises(ValueError, match="graph_neighbours must be an integer of at least 1"):
+        ServerConfig(graph_neighbours=0)
+    low = TestClient(create_app(methods=["fusion"], config=config))
+    r = low.get("/graph", params={"entity": "Forrest Gump"})  # no hops named: within the operator's 1
+    hood = r.text.split('<svg id="neighbourhood"')[1].split("</svg>")[0]
+    assert r.status_code == 200 and len(set(re.findall(r'data-id="([^"]+)"', hood)) - {"Forrest Gump"}) == 2
+    r = low.get("/graph", params={"entity": "Forrest Gump", "hops": 2})
+    assert r.status_code == 400 and "hops: 1 to 1, not 2" in r.text
+    two = {"entity": "Sally Field", "answer": "Robert Zemeckis"}  # 2 hops apart: drawn by default, not under 1
+    assert (
+        '<svg id="answer-path"'
+        in TestClient(create_app(methods=["fusion"], config=ServerConfig())).get("/graph", params=two).text
+    )
+    r = low.get("/graph", params=two)
+    assert r.status_code == 200 and '<svg id="answer-path"' not in r.text
+    r = low.get("/graph", params={"entity": "Forrest Gump Forrest Gump"})
+    assert r.status_code == 400 and "at most 16 characters" in r.text
