@@ -7,9 +7,9 @@ Plain HTML with inline SVG drawn on the server: no script, nothing fetched from 
   each with its own evidence (:func:`app.display.answer_view`), then the graph path from the
   question's entity to the answer. The run is admitted and bounded like ``/invoke``'s.
 - ``GET /graph?entity=NAME[&kb=NAME][&answer=NAME][&hops=N]``: the entity's neighbourhood
-  (at most :data:`app.graph_view.MAX_NEIGHBOURS` neighbours) and, with ``answer``, the path to
-  it (at most :data:`app.graph_view.MAX_HOPS` hops). ``kb`` is a name the operator gave a KB,
-  never a path.
+  (at most the operator's ``graph_neighbours`` neighbours) and, with ``answer``, the path to
+  it (at most ``graph_max_hops`` hops) (:mod:`app.view_routes`). ``kb`` is a name the operator
+  gave a KB, never a path.
 """
 
 from __future__ import annotations
