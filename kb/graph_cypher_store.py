@@ -218,9 +218,10 @@ class CypherGraphStore:
         for key in hubs:
             recs = self._query(cy.first_edges(self.max_record_chars), {"key": key, "limit": int(limit)})
             known = {key: keyed[key]}
-            for r in recs:
+            for r in recs:  # the other end's id and name came along unless cut
                 if r.get("other_id_n") is None or len(r["other_id"]) >= r["other_id_n"]:
                     known.setdefault(r["other"], self.codec.dec(r["other_id"]))
+                    rd.remember_name(self, known[r["other"]], r.get("other_name"), r.get("other_name_n"))
             out[keyed[key]] = sorted(self._triples(recs, known), key=lambda t: (t.type, t.head, t.tail))
         return out
 

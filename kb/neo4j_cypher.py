@@ -153,7 +153,12 @@ def first_edges(cap: int) -> str:
     Stored ids compare as the originals do: hex of UTF-8 keeps code-point order (plain strings on Neo4j
     compare by UTF-16 unit, the same outside the astral planes).
     """
-    other = f"left(t.id, {int(cap)}) AS other_id, size(t.id) AS other_id_n" if cap else "t.id AS other_id"
+    other = (
+        f"left(t.id, {int(cap)}) AS other_id, size(t.id) AS other_id_n, "
+        f"left(t.name, {int(cap)}) AS other_name, size(t.name) AS other_name_n"
+        if cap
+        else "t.id AS other_id, t.name AS other_name"
+    )
     return (
         "MATCH (s:Entity {key: $key})-[r]-(t:Entity) "
         "WITH r, t ORDER BY type(r), startNode(r).id, endNode(r).id LIMIT $limit "

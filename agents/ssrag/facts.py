@@ -104,7 +104,9 @@ def prefetch(kb: KnowledgeBase, nodes: list[str]) -> dict[str, str]:
             _remember(kb, ("triples", n), pool_of(ts))
     missing = _uncached(kb, "sentences", nodes)
     per = {n: _node_triples(kb, n) for n in missing}
-    names = kb.names({e for ts in per.values() for t in ts for e in (t.head, t.tail)} | set(nodes))
+    wanted = {e for ts in per.values() for t in ts for e in (t.head, t.tail)} | set(nodes)
+    reader = getattr(kb.graph, "names", None)  # a graph server: names its reads brought along are not read again
+    names = kb.names(wanted) if reader is None else {i: i for i in wanted} | reader(wanted)
     for n, ts in per.items():
         _remember(kb, ("sentences", n), [_sentence(t, names) for t in ts])
     return names
