@@ -114,3 +114,22 @@ def test_ssrag_answers_a_list_question_with_every_context_its_evidence_supports_
     assert listed("", order, own, {"tom hanks"}, q, 10) == ""
     ends = [ctx("A", [], chain=True), ctx("B", []), ctx("C", [], chain=True)]  # a relation chain's ends
     assert listed("A", ends, set(), set(), "what genres are the films of X in", 10) == "A; C"
+
+
+def test_ssrag_run_with_a_small_model_answers_a_list_question_with_every_film_and_a_single_one_with_one(
+    tiny_kb, tiny_llama, monkeypatch
+):
+    from hybridrag.graphs.ssrag import SSRAGContext, graph
+
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    tiny_llama()  # the rules answer: any LLM call would fail (the script is empty)
+
+    def ask(question: str, top_k: int = 20) -> list[str]:
+        ctx = SSRAGContext(kb=tiny_kb, llm="local:tiny", examples="none", top_k=top_k)
+        return split(graph.invoke({"question": question}, context=ctx)["answer"])
+
+    films = ask("which movies did Tom Hanks act in")
+    assert sorted(films) == ["A League of Their Own", "Apollo 13", "Big"]  # the KB's three, not Tom Hanks
+    short = ask("which movies did Tom Hanks act in", top_k=2)  # from the top_k contexts, at most top_k
+    assert 1 <= len(short) <= 2 and set(short) <= set(films)
+    assert len(ask("who directed Apollo 13")) == 1
