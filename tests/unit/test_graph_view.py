@@ -157,5 +157,7 @@ def test_the_operator_sets_the_graph_pages_bounds_and_a_lower_one_is_honoured():
     )
     r = low.get("/graph", params=two)
     assert r.status_code == 200 and '<svg id="answer-path"' not in r.text
+    r = low.get("/fusion/view", params={"question": "who directed Forrest Gump"})  # a 1-hop path: still drawn
+    assert r.status_code == 200 and '<svg id="answer-path"' in r.text
     r = low.get("/graph", params={"entity": "Forrest Gump Forrest Gump"})
     assert r.status_code == 400 and "at most 16 characters" in r.text
