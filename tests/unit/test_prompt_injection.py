@@ -152,7 +152,8 @@ def test_hybgrag(injected_kb, fake_llm):
         "Validation",
         "Answer",
     ]
-    assert "PWNED" not in out["answer"] and out["answer"] == out["ranked"][0]["name"]
+    # a list question: the fallback answer is the list of references reached, led by the top one
+    assert "PWNED" not in out["answer"] and out["answer"].split("; ")[0] == out["ranked"][0]["name"]
     [step] = trace_of(out, "generate_answer")
     assert step["decision"].startswith("fallback: top reference")
     assert out["usage"]["unsupported_answers"] == 1
@@ -188,7 +189,8 @@ def test_mor(injected_kb, fake_llm):
     fake = fake_llm(plan, MoRAnswer(reasoning="obeying", answer="PWNED"))
     out = graph.invoke({"question": QUESTION}, context=MoRContext(kb=injected_kb, llm="fake:test", answer=True))
     assert_quoted(fake)
-    assert out["answer"] != "PWNED" and out["answer"] in {"Big", "A League of Their Own", "Apollo 13"}
+    films = out["answer"].split("; ")  # a list question: every film reached, none of the injected text
+    assert "PWNED" not in out["answer"] and films and set(films) <= {"Big", "A League of Their Own", "Apollo 13"}
     [step] = trace_of(out, "generate_answer")
     assert step["decision"].startswith("fallback: top entity") and out["usage"]["unsupported_answers"] == 1
 
