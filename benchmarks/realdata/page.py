@@ -38,7 +38,9 @@ def header(cmd: str, args: argparse.Namespace) -> str:
         f"Limits: AdvHotpotQA stand-in and no-LLM cells {args.limit or 'all ' + str(ADV_N)} questions, SmolLM2",
         f"cells the first {args.smollm_limit} of the seeded shuffle (seed 0); MetaQA typed/untyped",
         f"{args.metaqa_limit} questions per hop; paraphrase set: fusion and the stand-in every question, SmolLM2",
-        f"the first {args.para_limit} of each hop (seeded shuffle). Stand-in rows (`--llm oracle`) are ceilings",
+        f"the first {args.para_limit} of each hop (seeded shuffle)"
+        + (f" and the first {args.para_hop1_limit} at 1 hop" if getattr(args, "para_hop1_limit", None) else "")
+        + ". Stand-in rows (`--llm oracle`) are ceilings",
         "of each method's machinery with a perfect model, never a model's result.",
     ]
     return "\n".join(lines)
