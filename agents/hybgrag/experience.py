@@ -23,18 +23,12 @@ from typing import Any
 
 from hybridrag.agents.hybgrag.paths import follow_path
 from hybridrag.agents.hybgrag.retrieval import hybrid_retrieve, link_entity
+from hybridrag.agents.hybgrag.roles import ERROR_TYPES
 from hybridrag.agents.shots.synth import phrase
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.text import sentences
 
-FEEDBACK_TYPES = (
-    "incorrect_entity_relation",
-    "missing_entity",
-    "no_entity",
-    "no_intersection",
-    "incorrect_intersection",
-    "incorrect_retrieval_module",
-)
+FEEDBACK_TYPES = ERROR_TYPES  # Table 4's six error types, in the commentor's order
 _WORD = re.compile(r"[\w'-]+")
 _STOP = frozenset(
     "a an the of in on at to for by with from and or is was were are be been did does do what which who whom whose "
@@ -52,11 +46,13 @@ REASONS = {
 }
 
 
-def _entities(ex: Any) -> list[dict]:
+def entities_of(ex: Any) -> list[dict]:
+    """A solved example's topic entities as the router names them (``name``, ``type``)."""
     return [{"name": n, "type": t} for n, t in zip(ex.topic, ex.topic_types, strict=False)]
 
 
-def _topic_id(kb: KnowledgeBase, ex: Any) -> str | None:
+def topic_id(kb: KnowledgeBase, ex: Any) -> str | None:
+    """The KB id of a solved example's first topic entity, or None when it links to nothing."""
     if not ex.topic:
         return None
     ent = link_entity(kb, ex.topic[0], ex.topic_types[0] if ex.topic_types else None)
@@ -85,7 +81,7 @@ def textual_aspect(kb: KnowledgeBase, ex: Any) -> str | None:
 
 def _answer_ids(kb: KnowledgeBase, ex: Any) -> tuple[str | None, list[str]]:
     """(topic id, ids of the answers the example's path reaches from it)."""
-    topic = _topic_id(kb, ex)
+    topic = topic_id(kb, ex)
     reached = follow_path(kb, topic, tuple(ex.relations)) if topic else {}
     names = kb.names(reached) if reached else {}
     answers = {a.casefold() for a in ex.answers}
@@ -180,7 +176,7 @@ def _second_entity(kb: KnowledgeBase, ex: Any, other: Any, etype: str) -> dict |
     (so the neighbourhoods meet), else another example's topic.
     """
     if etype == "incorrect_intersection":
-        topic = _topic_id(kb, ex)
+        topic = topic_id(kb, ex)
         reached = sorted(follow_path(kb, topic, (ex.relations[0], ex.relations[0]))) if topic else []
         ents = kb.graph.get_many(reached) if reached else {}  # one store read for every reached entity
         for eid in reached:
@@ -188,13 +184,13 @@ def _second_entity(kb: KnowledgeBase, ex: Any, other: Any, etype: str) -> dict |
             if name.casefold() not in {a.casefold() for a in ex.answers}:
                 return {"id": eid, "name": name, "type": ents[eid].type if eid in ents else None}
         return None
-    oid = _topic_id(kb, other)
+    oid = topic_id(kb, other)
     return {"id": oid, "name": other.topic[0], "type": other.topic_types[0]} if oid else None
 
 
 def _intersection(kb: KnowledgeBase, ex: Any, other: Any, etype: str, entry: dict) -> dict | None:
     """A second topic entity; which intersection error the KB shows decides the label."""
-    second, topic = _second_entity(kb, ex, other, etype), _topic_id(kb, ex)
+    second, topic = _second_entity(kb, ex, other, etype), topic_id(kb, ex)
     if second is None or topic is None or second["id"] == topic:
         return None
     found = _intersection_type(kb, ex, [topic, second["id"]], list(ex.relations))
@@ -210,7 +206,7 @@ def make_entry(kb: KnowledgeBase, ex: Any, other: Any, kind: str) -> dict | None
     entry = {
         "question": ex.question,
         "module": "hybrid",
-        "entities": _entities(ex),
+        "entities": entities_of(ex),
         "relations": list(ex.relations),
         "error_type": etype,
         "wrong_entities": [],

@@ -21,7 +21,7 @@ from typing import Any
 
 from hybridrag.agents.hybgrag import experience
 from hybridrag.agents.hybgrag.paths import follow_path
-from hybridrag.agents.hybgrag.retrieval import link_entity, verbalise_path
+from hybridrag.agents.hybgrag.retrieval import verbalise_path
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts import load_examples
 
@@ -34,10 +34,6 @@ def _bank(kb: KnowledgeBase) -> Any:
     return bank_for(kb)
 
 
-def _entities(ex: Any) -> list[dict]:
-    return [{"name": n, "type": t} for n, t in zip(ex.topic, ex.topic_types, strict=False)]
-
-
 def router_shots(kb: KnowledgeBase, question: str, k: int) -> list[dict]:
     """The ``k`` nearest solved examples as router actions (``question, entities, relations, module``)."""
     if k <= 0:
@@ -45,19 +41,12 @@ def router_shots(kb: KnowledgeBase, question: str, k: int) -> list[dict]:
     return [
         {
             "question": ex.question,
-            "entities": _entities(ex),
+            "entities": experience.entities_of(ex),
             "relations": list(dict.fromkeys(ex.relations)),
             "module": "hybrid",
         }
         for ex in _bank(kb).nearest(question, k, role="router")
     ]
-
-
-def _topic_id(kb: KnowledgeBase, ex: Any) -> str | None:
-    if not ex.topic:
-        return None
-    ent = link_entity(kb, ex.topic[0], ex.topic_types[0] if ex.topic_types else None)
-    return ent.id if ent else None
 
 
 def _positive(kb: KnowledgeBase, ex: Any, topic: str) -> dict | None:
@@ -99,7 +88,7 @@ def validator_shots(kb: KnowledgeBase, per_type: int = 2) -> list[dict]:
     for etype, examples in sorted(_bank(kb).by_type(2 * per_type).items()):
         made = 0
         for ex in examples:
-            topic = _topic_id(kb, ex)
+            topic = experience.topic_id(kb, ex)
             if topic is None or made >= per_type:
                 continue
             want_no = made % 2 == 1
