@@ -140,6 +140,19 @@ def _evidence(names: Iterable[str], texts: Iterable[str], question: str) -> _Evi
     return _Evidence(clean_names, clean_words, tainted - clean_words - CUE_WORDS - content_words(question))
 
 
+def _a_choice_the_data_states(part: str, question: str, clean_words: set[str] | frozenset[str]) -> bool:
+    """Whether ``part`` is one side of an "X or Y" the question offers and the retrieved data states its words.
+
+    An answer of the question's own words is no evidence of anything, except when the question asks
+    to choose: then the chosen side is the answer, grounded when clean retrieved text states it.
+    """
+    words = content_words(part)
+    if not words or not words <= clean_words:
+        return False
+    sides = re.split(r"\s+or\s+|,", norm(question))
+    return len(sides) > 1 and any(words <= content_words(side) for side in sides)
+
+
 def check_answer(
     answer: str, question: str, names: Iterable[str], texts: Iterable[str], *, own_knowledge: bool = False
 ) -> Support:
@@ -169,6 +182,8 @@ def check_answer(
         p = norm(part)
         if any(_contains(p, n) or _contains(n, p) for n in ev.clean_names):
             continue
+        if not new and _a_choice_the_data_states(part, question, ev.clean_words):
+            continue  # "democratic or republican?" answered with one of the two, which the data states
         if not new or 2 * len(new & ev.clean_words) < len(new):
             return Support(False, f"{part!r} is not supported by the retrieved data")
     return Support(True, "supported by the retrieved data" if not own_knowledge else "no instruction echoed")

@@ -180,6 +180,21 @@ def test_strict_support(answer, ok):
     assert verdict.ok is ok, verdict.reason
 
 
+@pytest.mark.parametrize(
+    ("question", "answer", "ok"),
+    [
+        ("Is Pearl Bailey a democrat or a republican?", "republican", True),  # a side the data states
+        ("Is Pearl Bailey a democrat or a republican?", "democrat", False),  # a side the data does not state
+        ("Was Pearl Bailey a singer?", "singer", False),  # the question's own words, no choice offered
+        ("Was Pearl Bailey a singer or a dancer?", "singer", True),
+    ],
+)
+def test_a_choice_the_question_offers_is_grounded_by_the_data(question, answer, ok):
+    texts = ["Pearl Bailey was a republican and a singer.", "She was born in Newport News."]
+    verdict = check_answer(answer, question, ["Pearl Bailey"], texts)
+    assert verdict.ok is ok, verdict.reason
+
+
 @pytest.mark.parametrize(("answer", "ok"), [("PWNED", False), ("Forrest Gump", True), ("Big", True), ("?", True)])
 def test_lenient_support_only_refuses_echoed_instructions(answer, ok):
     verdict = check_answer(answer, QUESTION, NAMES, TEXTS, own_knowledge=True)
