@@ -36,6 +36,7 @@ from hybridrag.agents.llm.judge import rules_on_unusable, use_rules
 from hybridrag.agents.llm.structured import add_usage
 from hybridrag.prompts.grounding import Support, check_answer
 from hybridrag.tools.answer_span import PASSAGES, names_passage, passage_answer
+from hybridrag.tools.list_answer import SEPARATOR, asks_for_list, joined
 
 UNSUPPORTED = {"unsupported_answers": 1}
 
@@ -44,8 +45,9 @@ def without_own_entities(state: dict, answer: str) -> str:
     """``answer`` without the items that are the question's own topic entities (names or mentions)."""
     own = {audit.words(n) for t in state.get("topics", []) for n in (t["name"], t["mention"])}
     own |= {audit.words(m) for m in state.get("mentions", [])}
-    items = [a.strip() for a in answer.split(",") if a.strip()]
-    return ", ".join(a for a in items if audit.words(a) not in own)
+    sep = SEPARATOR if SEPARATOR.strip() in answer else ", "  # a list answer, else a comma list
+    items = [a.strip() for a in answer.split(sep.strip()) if a.strip()]
+    return sep.join(a for a in items if audit.words(a) not in own)
 
 
 def support(state: dict, answer: str, own_knowledge: bool = False) -> Support:
@@ -90,7 +92,8 @@ def _held_back(state: dict, ctx: Any, kb: Any, answer: str) -> tuple[dict, list[
 def rule_check(kb: Any, state: dict, threshold: float) -> tuple[str, str, str]:
     """The answer check by rule: ``(answer or "", reasoning, missing)``.
 
-    {Yes} with the best ranked entity when a selected knowledge-graph path (or a rule-built text path
+    {Yes} with the best ranked entity (a list question: every ranked entity a skyline path reaches,
+    in rank order, :mod:`tools.list_answer`) when a selected knowledge-graph path (or a rule-built text path
     along a skyline relation, ``follows``) reaches an entity and the
     audit finds nothing wrong (the topic entities are the question's, and a selected path follows
     the skyline's relations in as many hops); else {No} naming what is missing.
@@ -105,7 +108,10 @@ def rule_check(kb: Any, state: dict, threshold: float) -> tuple[str, str, str]:
     issues = [*found["topic"], *found["path"]]
     if issues:
         return "", "rule: the paths disagree with the analysis: " + "; ".join(issues), "; ".join(issues)
-    best = audit.along_skyline(state) or best_entity(state)
+    reached = audit.reached_along_skyline(state)
+    if len(reached) > 1 and asks_for_list(state["question"]):  # a list question: every entity reached
+        return joined(reached), f"rule: a list question; skyline paths reach {len(reached)} ranked entities", ""
+    best = (reached[0] if reached else "") or best_entity(state)
     if not best:
         return "", "rule: the paths reach no ranked entity", "an entity the skyline's relations reach"
     return best, f"rule: a selected path follows the skyline's relations and reaches {best!r}", ""

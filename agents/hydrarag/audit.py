@@ -156,16 +156,22 @@ def follows_skyline(c: dict, skyline: str) -> bool:
     return hops_follow(hops, wanted_relations(skyline))
 
 
-def along_skyline(state: dict) -> str:
-    """The best ranked entity a selected path that follows the skyline reaches ('' when none does)."""
+def reached_along_skyline(state: dict) -> list[str]:
+    """The ranked entities (names, in rank order) a selected path that follows the skyline reaches."""
     reached = {
         a
         for c in state.get("selected", [])
         if follows_skyline(c, state.get("skyline", ""))
         for a in c.get("answers", [])
     }
-    best = [r["name"] for r in state.get("ranked", []) if r["kind"] == "entity" and r["id"] in reached]
-    return best[0] if best else ""
+    names = [r["name"] for r in state.get("ranked", []) if r["kind"] == "entity" and r["id"] in reached]
+    return list(dict.fromkeys(names))
+
+
+def along_skyline(state: dict) -> str:
+    """The best ranked entity a selected path that follows the skyline reaches ('' when none does)."""
+    reached = reached_along_skyline(state)
+    return reached[0] if reached else ""
 
 
 def skyline_first(pool: list[dict], skyline: str) -> list[dict]:

@@ -97,3 +97,30 @@ def test_the_rule_check_answers_with_the_entity_a_skyline_path_reaches():
     }
     assert audit.along_skyline(state) == "The Wendell Baker Story"
     assert audit.along_skyline({**state, "selected": state["selected"][1:]}) == ""
+
+
+def test_the_rule_check_answers_a_list_question_with_every_entity_skyline_paths_reach(tiny_kb):
+    from hybridrag.agents.hydrarag.answering import rule_check, without_own_entities
+    from hybridrag.kb.base import open_kb
+
+    path = [{"ids": ["Tom Hanks"]}, {"relations": ["starred_actors"], "ids": ["Big", "Apollo 13"]}]
+    state = {
+        "skyline": "Tom Hanks - starred actors - answer(movie)",
+        "question": "which movies did Tom Hanks act in",
+        "mentions": ["Tom Hanks"],
+        "unlinked": [],
+        "topics": [{"id": "Tom Hanks", "name": "Tom Hanks", "mention": "Tom Hanks"}],
+        "selected": [{"source": "kg", "answers": ["Big", "Apollo 13"], "path": path, "text": "Tom Hanks starred in"}],
+        "ranked": [
+            {"id": "Apollo 13", "kind": "entity", "name": "Apollo 13"},
+            {"id": "Kevin Bacon", "kind": "entity", "name": "Kevin Bacon"},
+            {"id": "Big", "kind": "entity", "name": "Big"},
+        ],
+        "probe": {"sources": ["kg"]},
+    }
+    kb = open_kb(tiny_kb)
+    assert rule_check(kb, state, 0.8)[0] == "Apollo 13; Big"  # rank order, only what the paths reach
+    single = {**state, "question": "which movie did Tom Hanks act in first"}
+    assert rule_check(kb, single, 0.8)[0] == "Apollo 13"
+    assert without_own_entities(state, "Apollo 13; Tom Hanks; Big") == "Apollo 13; Big"
+    assert without_own_entities(state, "Apollo 13, Tom Hanks") == "Apollo 13"
