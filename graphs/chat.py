@@ -92,8 +92,15 @@ def previous_turn(messages: list) -> tuple[str, str]:
         asked = meta.get("question") or next(
             (message_text(m) for m in reversed(window[:i]) if getattr(m, "type", "") == "human"), ""
         )
-        return str(asked), str(answer)
+        return _bounded(str(asked)), _bounded(str(answer))
     return "", ""
+
+
+def _bounded(text: str) -> str:
+    """An earlier turn's text cut to the operator's question bound (a client writes the whole history)."""
+    policy = active_policy()
+    limit = policy.question_limit() if policy is not None else None
+    return text[:limit] if limit is not None else text
 
 
 def _read_messages(context_cls: type):

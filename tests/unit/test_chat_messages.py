@@ -8,7 +8,7 @@ import re
 
 import pytest
 from fake_chat import ScriptedChatModel
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.constants import END, START
 
@@ -183,3 +183,9 @@ def test_a_server_bounds_the_question(monkeypatch, tmp_path):
         with pytest.raises(InputError, match=rf"^{field}: at most 20 characters, not {size}\b"):
             get_graph("fusion").invoke(given)
     assert get_graph("fusion").invoke({"question": "who directed Big"})["answer"]  # 16 characters: admitted
+    # the history is the client's too: an earlier turn is read only up to the same bound
+    from hybridrag.graphs.chat import previous_turn
+
+    history = [HumanMessage(content="z" * 5000), AIMessage(content="w" * 5000), HumanMessage(content="and who?")]
+    asked, answer = previous_turn(history)
+    assert (len(asked), len(answer)) == (20, 20)
