@@ -30,6 +30,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from langchain_core.messages import AIMessage
 
@@ -110,8 +112,8 @@ def names_error(inj: Injected, items: list[tuple[str, list[str]]]) -> bool:
     return False
 
 
-def router(call: Call) -> R.RouterAction:
-    """Router: the gold action; the drawn error on the first decision, kept until named."""
+def _decided_action(call: Call, carries: Callable[[Any], bool]) -> dict:
+    """The gold action, corrupted by the drawn error while the feedback has not named it (``carries(inj)``)."""
     rec = call.record
     if call.view.has_ai_turn:
         inj = call.injected(METHOD)
@@ -120,9 +122,15 @@ def router(call: Call) -> R.RouterAction:
     else:
         inj, named = call.begin(METHOD), False
     action = gold_action(rec)
-    if inj is not None and not named:
+    if inj is not None and not named and carries(inj):
         action = corrupt(action, inj, rec)
         call.carried("router")
+    return action
+
+
+def router(call: Call) -> R.RouterAction:
+    """Router: the gold action; the drawn error on the first decision, kept until named."""
+    action = _decided_action(call, lambda inj: True)
     return R.RouterAction(
         entities=[R.TopicEntity(name=n, type=t) for n, t in action["entities"]],
         relations=action["relations"],
@@ -132,17 +140,7 @@ def router(call: Call) -> R.RouterAction:
 
 def extraction(call: Call) -> R.RouterExtraction:
     """Router's first call under ``router_calls=2``: the router's rule without the module."""
-    rec = call.record
-    if call.view.has_ai_turn:
-        inj = call.injected(METHOD)
-        named = inj is not None and names_error(inj, feedback_items(call.view.feedback(rec.question)))
-        call.later(named)
-    else:
-        inj, named = call.begin(METHOD), False
-    action = gold_action(rec)
-    if inj is not None and not named and inj.type != "wrong_module":  # the module call carries that one
-        action = corrupt(action, inj, rec)
-        call.carried("router")
+    action = _decided_action(call, lambda inj: inj.type != "wrong_module")  # the module call carries that one
     entities = [R.TopicEntity(name=n, type=t) for n, t in action["entities"]]
     return R.RouterExtraction(entities=entities, relations=action["relations"])
 
