@@ -87,7 +87,8 @@ class Chunk:
     start: int | None = None
 
 
-def _digest(path: Path) -> str:
+def file_digest(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read in 1 MiB blocks."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -102,7 +103,7 @@ def _source(path: Path, key: str) -> SourceDocument:
             f"{path}: unsupported document type {path.suffix or '(no suffix)'!r}; "
             f"supported: {', '.join(sorted(LOADERS))}"
         )
-    return SourceDocument(key, path, kind, _digest(path))
+    return SourceDocument(key, path, kind, file_digest(path))
 
 
 def find_documents(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], list[str]]:

@@ -14,13 +14,13 @@ lock. Documents are added and updated through :func:`agents.extraction.ingest_do
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hybridrag.kb.documents import file_digest
 from hybridrag.kb.ingest import IngestReport
 from hybridrag.kb.ingest_inputs import parse_inputs
 from hybridrag.kb.ingest_state import UPDATE_LOCK, ingest_lock
@@ -44,14 +44,6 @@ class ChangeReport:
     build: IngestReport | None = None
 
 
-def _digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _row(path: Path, kind: str, warnings: list[str]) -> tuple[dict, list[Any]]:
     """A ``sources.jsonl`` row for one input file and what it gives (triples, entities or passages)."""
     items: list[Any]
@@ -67,7 +59,7 @@ def _row(path: Path, kind: str, warnings: list[str]) -> tuple[dict, list[Any]]:
         items, payload = [p.id for p in inputs.passages], inputs.passages
     warnings += inputs.warnings
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    row = {"key": path.name, "path": str(path.resolve()), "kind": kind, "sha256": _digest(path), "added": stamp}
+    row = {"key": path.name, "path": str(path.resolve()), "kind": kind, "sha256": file_digest(path), "added": stamp}
     return {**row, "items": items}, payload
 
 
@@ -90,7 +82,7 @@ def _plan(ex: Existing, files: list[tuple[Path, str]], mode: str | None, report:
             raise KBError(f"{path}: the KB holds no file {path.name!r} to update; use --add to add it{near}")
         if row is not None and row["kind"] != kind:
             raise KBError(f"{path}: the KB holds {path.name!r} as a {row['kind']} file, not a {kind} file")
-        if row is not None and row["sha256"] == _digest(path):
+        if row is not None and row["sha256"] == file_digest(path):
             report.unchanged.append(path.name)
             continue
         (report.updated if row is not None else report.added).append(path.name)

@@ -3,16 +3,8 @@
 Usage: ``python scripts/planted_ranks.py RUN_DIR [RUN_DIR ...]`` where each folder holds the
 ``records.jsonl`` of a ``hybridrag eval`` run on AdvHotpotQA (or any documents KB with gold
 ``supporting`` and ``planted`` documents). Per question, the documents are those of the evidence,
-best first (:func:`hybridrag.evals.documents_qa.record_documents`). Columns
-(:mod:`benchmarks.realdata.planted`, shared with ``python -m benchmarks realdata``):
-
-- planted first: the top document is a planted one;
-- planted above a supporting: the best-ranked planted document ranks above a supporting document
-  of the question (a supporting document missing from the list counts as ranked below it);
-- planted above its original: a planted document ranks above the supporting document it imitates
-  (the one whose file shares its title; a missing original counts as ranked below it);
-- planted in top 5 / top 10: planted documents among the first 5 / 10, mean per question;
-- questions: those with both supporting and planted documents in their gold.
+best first; the columns are defined in :mod:`benchmarks.realdata.planted` (shared with
+``python -m benchmarks realdata``).
 """
 
 from __future__ import annotations
