@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hybridrag.kb.build import assemble, gc_paused
+from hybridrag.kb.build_server import discard_build, drop_unused_graph, export_build
 from hybridrag.kb.embeddings import DEFAULT_EMBEDDINGS, get_embeddings
 from hybridrag.kb.ingest_inputs import Inputs, parse_inputs
 from hybridrag.kb.ingest_state import StageMarker, ingest_lock
@@ -29,13 +30,9 @@ from hybridrag.kb.kb_dir import (
     MANIFEST,
     PARTIAL,
     commit_build,
-    kb_id,
     new_build_dir,
-    partial_target,
-    record_target,
     remove_old_builds,
     remove_partial_builds,
-    server_graphs,
     work_dir,
 )
 from hybridrag.kb.memory_store import InMemoryGraphStore
@@ -145,7 +142,7 @@ def ingest(
     with ingest_lock(root, wait):
         stale: list[str] = []
         for entry in remove_partial_builds(root):  # a killed ingest's half-written server graphs
-            _drop_graph(entry, stale)
+            drop_unused_graph(entry, stale)
         for w in stale:
             log.warning("%s", w)
         marker = StageMarker(root)
@@ -167,50 +164,15 @@ def ingest(
                 reuse_vectors,
             )
         except Exception:  # a reported error (bad input, graph server down): drop the partial build
-            _discard(partial)  # and its server graph; keep the saved embedding chunks for the re-run
+            discard_build(partial)  # and its server graph; keep the saved embedding chunks for the re-run
             raise
         report.build_dir = commit_build(root, partial)
         shutil.rmtree(work_dir(root), ignore_errors=True)
         for entry in remove_old_builds(root, report.build_dir.name):
-            _drop_graph(entry, report.warnings)
+            drop_unused_graph(entry, report.warnings)
     for w in report.warnings:
         log.warning(w)
     return report
-
-
-def _drop_graph(entry: dict, warnings: list[str]) -> bool:
-    """Delete a graph-server graph no build uses; a failure is a warning, not an error. True when dropped."""
-    from hybridrag.kb.graph_backends import drop_graph
-    from hybridrag.kb.graph_timeouts import redact
-
-    try:
-        drop_graph(entry)
-    except Exception as exc:  # noqa: BLE001 - the live build is intact; a leftover graph is not fatal
-        shown = {**entry, "uri": redact(str(entry.get("uri", "")))}
-        warnings.append(f"could not drop the unused graph {shown}: {type(exc).__name__}: {exc}")
-        return False
-    return True
-
-
-def _discard(partial: Path) -> None:
-    """Remove a failed build and the server graph it exported to (noted for the next ingest if that fails)."""
-    target = partial_target(partial)
-    shutil.rmtree(partial, ignore_errors=True)
-    failed: list[str] = []
-    if target is not None and not _drop_graph(target, failed):
-        partial.mkdir(parents=True, exist_ok=True)  # the next ingest retries the drop
-        record_target(partial, target)
-        log.warning("%s", failed[0])
-
-
-def _export(root: Path, out: Path, backend: str, uri: str, store: InMemoryGraphStore, progress: bool) -> dict:
-    """Export the graph to a server graph of this build's own; return the manifest's ``graph`` entry."""
-    from hybridrag.kb.graph_backends import export_graph
-    from hybridrag.kb.graph_versions import plan_target
-
-    target = plan_target(backend, uri, kb_id(root), root, out.name.removesuffix(PARTIAL))
-    record_target(out, target.entry)  # before anything is sent: a killed export's graph gets dropped
-    return export_graph(backend, uri, store, progress=progress, target=target, own_graphs=server_graphs(root))
 
 
 def _build(
@@ -285,7 +247,7 @@ def _build(
         t = time.perf_counter()
         backend, uri = ("neo4j", neo4j_uri) if neo4j_uri else ("falkordb", falkordb_uri or "")
         marker.enter(f"export to {backend}")
-        graph_cfg = _export(root, out, backend, uri, store, progress)
+        graph_cfg = export_build(root, out, backend, uri, store, progress)
         secs[backend] = time.perf_counter() - t
         marker.checkpoint("export", 0)
     counts = {**store.counts(), "passages": len(pas), "docs": len(docs), "relations": len(store.relation_names)}

@@ -293,7 +293,9 @@ def test_a_kb_from_before_graph_versions_reingests_and_keeps_its_old_graph(
         plain.clear()
     with monkeypatch.context() as m:  # the earlier export: plain labels, no namespace in the manifest
         m.setattr(
-            ing, "_export", lambda root, out, backend, uri, store, progress: export_graph(backend, uri, store, progress)
+            ing,
+            "export_build",
+            lambda root, out, backend, uri, store, progress: export_graph(backend, uri, store, progress),
         )
         ingest(kb, [_triples(tmp_path, "A")], progress=False, **target)
     assert "namespace" not in _live_entry(kb)
