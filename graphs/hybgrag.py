@@ -19,7 +19,13 @@ from langgraph.runtime import Runtime
 from hybridrag.agents.hybgrag import critic, roles, router, validator
 from hybridrag.agents.hybgrag.context import HybGRAGContext
 from hybridrag.agents.hybgrag.paths import hybrid_request
-from hybridrag.agents.hybgrag.report import format_references, own_ids, reply_or_first, retrieval_outputs
+from hybridrag.agents.hybgrag.report import (
+    answer_references,
+    format_references,
+    own_ids,
+    reply_or_first,
+    retrieval_outputs,
+)
 from hybridrag.agents.hybgrag.report import render_trace as render_trace  # the CLI prints the refinement path
 from hybridrag.agents.hybgrag.retrieval import text_retrieve
 from hybridrag.agents.hybgrag.tools import STEPS
@@ -197,9 +203,9 @@ def route_after_comment(state: State) -> FeedbackRoute:
 
 
 def generate_answer(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
-    """QA mode: answer from the final references (the top reference's answer if unparseable or a passage id)."""
+    """QA mode: answer from the final references within ``answer_chars`` (the top reference's answer as fallback)."""
     ctx, _, model = _setup(runtime, "answer")
-    refs = state.get("references", [])[: max(ctx.num_references, 3)]
+    refs = answer_references(state.get("references", []), ctx.answer_chars)
     usage: dict = {}
     with timed("answerer", usage):
         reply, calls = roles.answer(model, state["question"], format_references(refs), ctx.structured_method)

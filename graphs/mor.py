@@ -221,14 +221,16 @@ def route_after_rerank(state: State, runtime: Runtime[MoRContext]) -> RerankRout
 
 
 def generate_answer(state: State, runtime: Runtime[MoRContext]) -> dict:
-    """QA mode (App. E): a short answer from the top five entities (the top entity's name if none is kept)."""
+    """QA mode (App. E): a short answer from the top entities within ``answer_chars`` (else the top entity's name)."""
     ctx = _context(runtime)
     model, kb = load_chat_model(ctx.llm, ctx.llm_base_url), resolve_kb(ctx)
     usage: dict = {}
     best = best_attempt(state.get("attempts", []))
     topics = [kb.name(t) for t in (best.get("topics", []) if best else [])]
     with timed("answering", usage):
-        text, decision, calls = roles.qa_answer(model, state["question"], dict(state), topics, ctx.structured_method)
+        text, decision, calls = roles.qa_answer(
+            model, state["question"], dict(state), topics, ctx.structured_method, ctx.answer_chars
+        )
     step = traced("generate_answer", decision, answer=text)
     return {"answer": text, "trace": [step], "usage": {**calls, **usage}}
 

@@ -77,11 +77,18 @@ class HybGRAGContext(LLMContext):
     experience: str = setting("", "Experience bank JSON file (overrides `examples` for the commentor); empty for none.")
     num_experiences: int = setting(30, "Experience-bank examples shown.")
     answer: bool = setting(False, "QA mode: generate a text answer from the accepted references.")
+    answer_chars: int = setting(
+        4000,
+        "QA mode: characters of reference text the answerer reads (about 1000 tokens): the final "
+        "references, best first, until this many (at least one; each text cut at 600).",
+    )
 
     def __post_init__(self) -> None:
         """Environment overrides, then one-line refusals of unknown choices."""
         super().__post_init__()
         check_overrides("hybgrag", self.tools, STEPS)
+        if self.answer_chars < 1:
+            raise ValueError(f"hybgrag answer_chars must be at least 1, not {self.answer_chars!r}")
         if self.router_calls not in (1, 2):
             raise ValueError(f"hybgrag router_calls must be 1 or 2, not {self.router_calls!r}")
         for name, choice in CHOICES.items():

@@ -60,6 +60,23 @@ def format_references(refs: list[dict]) -> str:
     return "\n".join(blocks) or "(none)"
 
 
+def answer_references(refs: list[dict], chars: int) -> list[dict]:
+    """The references the answerer reads: best first, until their texts (each cut at ``TEXT_CHARS``) reach ``chars``.
+
+    The first is always kept. On a documents KB the passage that states the answer often ranks
+    below the ones that name the question's topic (the second hop of a two-hop question), so the
+    answerer reads as many references as the budget allows, not a fixed few.
+    """
+    kept, used = [], 0
+    for r in refs:
+        size = len(r["text"][:TEXT_CHARS]) + sum(len(p) for p in r["paths"])
+        if kept and used + size > chars:
+            break
+        kept.append(r)
+        used += size
+    return kept
+
+
 def render_trace(trace: list[dict]) -> str:
     """The refinement path as in the paper's figures: Action t → Feedback t → ... → Accept."""
     lines = []

@@ -97,11 +97,18 @@ class MoRContext(LLMContext):
     fingerprint_length: int = setting(3, "Trajectory positions featurised (App. B.2: 3; 1: node-based).")
     reranker_features: str = setting("tf,sf,ti", "Reranker feature groups (Table 2 ablation): tf, sf, ti.")
     answer: bool = setting(False, "QA mode: generate an answer from the top entities (App. E).")
+    answer_chars: int = setting(
+        4000,
+        "QA mode: characters of retrieved text the answerer reads (about 1000 tokens): the ranked "
+        "entities, best first, until this many (at least one; each path or text cut at 500).",
+    )
 
     def __post_init__(self) -> None:
         """Environment overrides, then one-line refusals of unknown choices."""
         super().__post_init__()
         check_overrides("mor", self.tools, STEPS)
+        if self.answer_chars < 1:
+            raise ValueError(f"mor answer_chars must be at least 1, not {self.answer_chars!r}")
         for name, choice in CHOICES.items():
             if getattr(self, name) not in get_args(choice):
                 raise ValueError(f"{name} must be one of {', '.join(get_args(choice))}, not {getattr(self, name)!r}")

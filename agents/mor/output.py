@@ -12,6 +12,8 @@ from hybridrag.tools.fused_text import hybrid_search
 from hybridrag.tools.list_answer import asks_for_list, joined
 
 TEXT_CHARS = 500  # characters of each path or text shown to the answerer
+ANSWER_CHARS = 4000  # characters of retrieved text the answerer reads, by default (``answer_chars``)
+_CHOICE_SPLIT = re.compile(r"(,|\bor\b)")
 
 
 def _walk(trajectory: list[dict]) -> list[tuple[str, str]]:
@@ -55,6 +57,34 @@ def is_own(text: str, question: str, topic_names: list[str] | tuple = ()) -> boo
     """Whether an answer ``text`` is the question's own entity: a topic entity's name, or a phrase of the question."""
     key = text.strip().lower()
     return bool(key) and (key in {n.strip().lower() for n in topic_names} or _named(key, question))
+
+
+def _plain(text: str) -> str:
+    """Lower-case words joined by single spaces (punctuation dropped)."""
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def offered_choice(text: str, question: str) -> bool:
+    """Whether ``text`` is one side of an "X or Y" the question asks to choose from.
+
+    The question splits at commas and at "or"; a side is a whole part, the end of the part before
+    an "or" ("democratic" in "are they democratic or republican") or the start of the part after one.
+    A question without "or" offers no choice.
+    """
+    key, parts = _plain(text), _CHOICE_SPLIT.split(question.lower())
+    if not key or "or" not in parts:
+        return False
+    for i in range(0, len(parts), 2):
+        words = _plain(parts[i])
+        before_or = i + 1 < len(parts) and parts[i + 1] == "or"
+        after_or = i > 0 and parts[i - 1] == "or"
+        if (
+            words == key
+            or (before_or and f" {words}".endswith(f" {key}"))
+            or (after_or and f"{words} ".startswith(f"{key} "))
+        ):
+            return True
+    return False
 
 
 def answer_of(ranked: list[dict], question: str, topics: list[str] | tuple = ()) -> str:
@@ -135,15 +165,25 @@ def passage_outputs(kb: KnowledgeBase, question: str, k: int, matcher: str = "bm
     }
 
 
-def references_text(ranked: list[dict], evidence: list[dict], n: int = 5) -> str:
-    """The top ``n`` entities with their paths and texts, as the answerer's quoted data (one block each)."""
-    blocks = []
-    for i, r in enumerate(ranked[:n], 1):
+def references_text(ranked: list[dict], evidence: list[dict], chars: int = ANSWER_CHARS) -> str:
+    """The ranked entities with their paths and texts, as the answerer's quoted data (one block each).
+
+    Best first, until their paths and texts (each cut at ``TEXT_CHARS``) reach ``chars`` characters;
+    the first entity is always shown. On a documents KB the passage that states the answer often
+    ranks below the ones that name the question's topic (the second hop of a two-hop question), so
+    the answerer reads as many as the budget allows, not a fixed few.
+    """
+    blocks, used = [], 0
+    for i, r in enumerate(ranked, 1):
         fields = [("name", r["name"])]
         fields += [
             ("path" if e.get("path") else "text", e["text"][:TEXT_CHARS]) for e in evidence if e["id"] == r["id"]
         ]
+        size = sum(len(v) for _, v in fields)
+        if blocks and used + size > chars:
+            break
         blocks.append(data_block(fields, n=i, source=r["source"]))
+        used += size
     return "\n".join(blocks) or "(nothing retrieved)"
 
 

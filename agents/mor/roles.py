@@ -27,7 +27,7 @@ from hybridrag.agents.llm.judge import few_shot_count, is_small_model
 from hybridrag.agents.llm.structured import call_structured
 from hybridrag.agents.mor.context import MoRContext
 from hybridrag.agents.mor.examples import planner_shots
-from hybridrag.agents.mor.output import is_own, references_text
+from hybridrag.agents.mor.output import ANSWER_CHARS, is_own, offered_choice, references_text
 from hybridrag.agents.mor.plan import Plan, TripletPlan, plan_from_triplets, validate_plan
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.model import Schema
@@ -202,20 +202,24 @@ def answer_decision(reply: Answer | None, usage: dict) -> str:
 
 
 def qa_answer(
-    model: BaseChatModel, question: str, top: dict, topic_names: list[str], method: str
+    model: BaseChatModel, question: str, top: dict, topic_names: list[str], method: str, chars: int = ANSWER_CHARS
 ) -> tuple[str, str, dict]:
-    """QA mode: a short answer from the top five entities of ``top`` (``ranked``, ``evidence``, ``answer``).
+    """QA mode: a short answer from the top entities of ``top`` (``ranked``, ``evidence``, ``answer``).
 
-    A reply naming the question's own entity (a topic entity, or a phrase of the question) or a
-    passage by its id is not kept; nor is an unparseable or unsupported one: the retrieval's answer
-    (``top["answer"]``: the top entity's name, or the passages' span) stands instead.
+    The answerer reads the ranked entities, best first, up to ``chars`` characters of their paths
+    and texts (:func:`agents.mor.output.references_text`). A reply naming the question's own entity
+    (a topic entity, or a phrase of the question) or a passage by its id is not kept, unless it is
+    one side of an "X or Y" the question offers (:func:`agents.mor.output.offered_choice`); nor is
+    an unparseable or unsupported one: the retrieval's answer (``top["answer"]``: the top entity's
+    name, or the passages' span) stands instead.
 
     Returns:
         (the answer, the trace decision, usage).
     """
-    refs = references_text(top.get("ranked", []), top.get("evidence", []), 5)
+    refs = references_text(top.get("ranked", []), top.get("evidence", []), chars)
     reply, calls = answer(model, question, refs, method)
-    own = reply is not None and is_own(reply.answer, question, topic_names)
+    chosen = reply is not None and offered_choice(reply.answer, question)
+    own = reply is not None and not chosen and is_own(reply.answer, question, topic_names)
     an_id = reply is not None and names_passage(reply.answer, top.get("ranked", []))
     text = reply.answer if reply and not own and not an_id else top.get("answer", "")
     if own:

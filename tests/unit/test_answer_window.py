@@ -1,0 +1,88 @@
+"""What HybGRAG's and MoR's answerers read (QA mode): a character budget of references, best first,
+and MoR keeping an answer that is one side of a choice the question offers (issue 26)."""
+
+from __future__ import annotations
+
+from test_hybgrag import YES, act, run
+
+from hybridrag.agents.hybgrag.report import answer_references
+from hybridrag.agents.mor.output import offered_choice, references_text
+from hybridrag.agents.mor.roles import Answer as MoRAnswer
+from hybridrag.agents.mor.roles import qa_answer
+from hybridrag.prompts.data_block import parse_blocks
+
+LEYSEN = "Johan Leysen (born 19 February 1950) is a Belgian actor."
+CLOONEY = "George Timothy Clooney (born May 6, 1961) is an American actor."
+
+
+def _refs(n: int, size: int = 100) -> list[dict]:
+    return [
+        {"id": f"p{i}", "name": f"p{i}", "text": f"{i} " + "x" * (size - 1 - len(str(i))), "paths": []}
+        for i in range(n)
+    ]
+
+
+def _ranked(n: int, size: int = 100) -> tuple[list[dict], list[dict]]:
+    ranked = [{"id": f"e{i}", "name": f"E{i}", "source": "doc"} for i in range(n)]
+    evidence = [{"id": f"e{i}", "text": "y" * size, "path": None} for i in range(n)]
+    return ranked, evidence
+
+
+def test_a_question_offering_x_or_y_lets_either_side_be_the_answer():
+    assert offered_choice("Johan Leysen", "Who was born first, Johan Leysen or George Clooney?")
+    assert offered_choice("George Clooney", "Who was born first, Johan Leysen or George Clooney?")
+    assert offered_choice("Democratic", "Are Philip Cortez and Julian Castro democratic or republican?")
+    assert offered_choice("republican", "Are Philip Cortez and Julian Castro democratic or republican?")
+    q = 'What form is he famous for writing in, musical, such as "A Chorus Line", or epic verse like "Inferno"?'
+    assert offered_choice("musical", q)
+
+
+def test_a_name_of_the_question_that_is_no_side_of_a_choice_is_not_one():
+    q = "Which son of Rick Barry was born first, Brent Robert Barry or Drew William Barry?"
+    assert offered_choice("Brent Robert Barry", q) and not offered_choice("Rick Barry", q)
+    assert not offered_choice("Julian Castro", "Are Philip Cortez and Julian Castro democratic or republican?")
+    assert not offered_choice("Acme", "who founded Acme")  # no choice offered
+    assert not offered_choice("", "X or Y?") and not offered_choice("for", "what is Acme famous for")
+
+
+def test_hybgrag_answerer_reads_references_until_the_budget():
+    refs = _refs(20)  # twenty short passages (AdvHotpotQA's are ~150 characters): all fit 4000
+    assert answer_references(refs, 4000) == refs
+    assert [r["id"] for r in answer_references(refs, 250)] == ["p0", "p1"]
+    assert [r["id"] for r in answer_references(_refs(3, 5000), 10)] == ["p0"]  # the first always
+
+
+def test_mor_answerer_reads_entities_until_the_budget():
+    ranked, evidence = _ranked(12)
+    assert len(parse_blocks(references_text(ranked, evidence))) == 12  # not only the top five
+    assert [b["fields"][0][1] for b in parse_blocks(references_text(ranked, evidence, 250))] == ["E0", "E1"]
+    assert len(parse_blocks(references_text(*_ranked(3, 900), 10))) == 1
+
+
+def test_mor_keeps_a_chosen_side_and_refuses_the_questions_own_entity_otherwise(fake_llm):
+    top = {
+        "ranked": [{"id": n, "name": n, "source": "doc"} for n in ("Johan Leysen", "George Clooney")],
+        "evidence": [
+            {"id": "Johan Leysen", "text": LEYSEN, "path": None},
+            {"id": "George Clooney", "text": CLOONEY, "path": None},
+        ],
+        "answer": "Belgian",
+    }
+    model = fake_llm(MoRAnswer(reasoning="1950 is before 1961.", answer="Johan Leysen"))
+    question = "Who was born first, Johan Leysen or George Clooney?"
+    text, decision, _ = qa_answer(model, question, top, ["Johan Leysen"], "json_schema")
+    assert (text, decision) == ("Johan Leysen", "answered")
+    model.script.append(MoRAnswer(reasoning="He is named.", answer="Johan Leysen"))
+    text, decision, _ = qa_answer(model, "Which Belgian actor was born in 1950?", top, ["Johan Leysen"], "json_schema")
+    assert text == "Belgian" and decision == "the reply names the question's own entity: top entity"
+
+
+def test_the_budget_setting_reaches_the_hybgrag_answerer(tiny_kb, fake_llm):
+    from hybridrag.agents.hybgrag.roles import Answer
+
+    model = fake_llm(act(), YES, Answer(reasoning="from the paths", answer="Big"))
+    run(tiny_kb, answer=True)
+    assert len(parse_blocks(str(model.calls[-1]["messages"][-1].content))) == 3  # the three films
+    model = fake_llm(act(), YES, Answer(reasoning="from the paths", answer="Big"))
+    run(tiny_kb, answer=True, answer_chars=1)
+    assert len(parse_blocks(str(model.calls[-1]["messages"][-1].content))) == 1
