@@ -166,6 +166,7 @@ RULES: dict[str, Rule] = {
     "bare_contexts_last": FLAG,
     "fact_scoring": choice("parts", "sentence"),
     "graph_vectors": choice("facts", "text"),
+    "joint_rerank": choice("interleave", "paper"),
     "audit": FLAG,
     "relation_match": ratio(),
     "prune_text": choice("relations", "path"),

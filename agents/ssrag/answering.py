@@ -93,7 +93,7 @@ def rerank(kb: KnowledgeBase, ctx: SSRAGContext, state: Mapping[str, Any]) -> Ou
     qv = query_vector(kb, state["query"] if ctx.rerank_query == "augmented" else state["question"])
     items = state.get("vector", []) + state.get("graph", [])
     scores = uni.item_scores(kb, items, qv, nodes_by_id(state), ctx.graph_vectors, ctx.fact_scoring)
-    pool = uni.joint_rerank(kb, items, qv, 2 * ctx.top_k, ctx.bare_contexts_last, scores)
+    pool = uni.joint_rerank(kb, items, qv, 2 * ctx.top_k, ctx.bare_contexts_last, scores, ctx.joint_rerank)
     kg = sum(i["source"] == "kg" for i in pool)
     return Outcome({"pool": pool}, f"top {len(pool)}: {kg} graph, {len(pool) - kg} text")
 

@@ -13,6 +13,7 @@ from typing import Literal, get_args
 
 from hybridrag.agents.context import LLMContext, StructuredMethod, setting
 from hybridrag.agents.llm.judge import Judge
+from hybridrag.agents.ssrag.rerank import JointRerank
 from hybridrag.agents.ssrag.tools import STEPS
 from hybridrag.tools.steps import check_overrides
 
@@ -79,6 +80,13 @@ class SSRAGContext(LLMContext):
         "as its most relevant fact, and its vector is the mean of its facts' vectors, both from the graph "
         "branch) or 'text' (the paper: its converted text encoded, one long encoding per node).",
     )
+    joint_rerank: JointRerank = setting(
+        "interleave",
+        "How the joint rerank orders the two branches' contexts: 'interleave' (ours: the cosine to Qv decides "
+        "the places each branch takes and orders the graph contexts; the vector branch's texts keep their "
+        "branch's order, dense and BM25 fused with near-duplicates by corroboration) or 'paper' (one cosine "
+        "order over all contexts).",
+    )
     bare_contexts_last: bool = setting(
         True,
         "Rank contexts that state nothing but their name after the others (false: the paper's single cosine order).",
@@ -115,6 +123,7 @@ CHOICES = {
     "rerank_query": RerankQuery,
     "fact_scoring": FactScoring,
     "graph_vectors": GraphVectors,
+    "joint_rerank": JointRerank,
     "judge": Judge,
 }  # each choice field and its Literal (JSON schema enums)
 

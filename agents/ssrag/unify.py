@@ -1,17 +1,9 @@
 """SSRAG context unification and answer generation (paper §III-C, Algorithm 3 lines 9-12).
 
-- Joint rerank: vector items and graph-to-text items are scored by cosine similarity to the
-  query vector Qv; the top ``2k`` are kept. A KB document's vector is the one the dense
-  index holds. By default (``graph_vectors="facts"``, ours) a graph item scores as its most
-  relevant fact (the facts' vectors are the graph branch's) and its vector, for the dedup,
-  is the mean of its facts' vectors; ``"text"`` embeds its converted text (the paper: one
-  long encoding a node). Other texts (web snippets) are embedded.
-  Ours (``bare_last``): a context whose text is only its name (MetaQA's entity documents
-  are bare names) states no fact, and ranks after every context that states one.
-- TextDedup: exact-match removal (case and whitespace folded), then a cosine tie-break that
-  drops an item at least ``threshold`` similar to a higher-ranked kept one, then the LLM filter
-  (§III-D "LLM-based filtering"), which names the items an earlier item already covers. An
-  unparseable filter reply removes nothing. The top ``k`` survivors are the unified context.
+- Joint rerank and TextDedup's exact and cosine steps: :mod:`agents.ssrag.rerank` (re-exported
+  here). Then the LLM filter (§III-D "LLM-based filtering"), which names the items an earlier
+  item already covers. An unparseable filter reply removes nothing. The top ``k`` survivors are
+  the unified context.
 - Answer: one LLM call over the unified context; an unparseable reply falls back to the
   name of the top context (an entity name, or the entity a passage is about), and so does a
   reply the retrieved contexts do not support, or one that is only the question's own entity
@@ -27,14 +19,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
-import numpy as np
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from hybridrag.agents.llm.structured import add_usage, call_structured
+from hybridrag.agents.ssrag.rerank import joint_rerank, states_nothing, text_dedup  # noqa: F401 - re-exported
 from hybridrag.agents.ssrag.support import own_entity, supported
-from hybridrag.agents.ssrag.vectors import item_scores, item_vectors
-from hybridrag.kb.base import KnowledgeBase
+from hybridrag.agents.ssrag.vectors import item_scores, item_vectors  # noqa: F401 - re-exported
 from hybridrag.prompts import ssrag as P
 from hybridrag.prompts.data_block import data_block
 from hybridrag.prompts.grounding import norm
@@ -61,64 +52,6 @@ class ChosenAnswer(BaseModel):
     """A constrained (small) model's answer: one of the contexts' names."""
 
     answer: str = Field(description="The answer, one of the context names.")
-
-
-def states_nothing(item: dict) -> bool:
-    """Whether a context's text is only its own name (e.g. an entity document that is a bare name)."""
-    return " ".join((item["text"] or "").lower().split()) == " ".join(item["name"].lower().split())
-
-
-def joint_rerank(
-    kb: KnowledgeBase,
-    items: list[dict],
-    qv: np.ndarray,
-    keep: int,
-    bare_last: bool = True,
-    scores: np.ndarray | None = None,
-) -> list[dict]:
-    """GetTop2k: every item scored by cosine to Qv, best ``keep`` returned (ties: earlier first).
-
-    ``bare_last`` (ours): contexts stating nothing but their name rank after those that state
-    something, each group by cosine; false is the paper's single cosine order. ``scores``: the
-    items' scores (:func:`item_scores`; computed with the defaults when not given).
-    """
-    if not items:
-        return []
-    scores = item_scores(kb, items, qv) if scores is None else scores
-    order = list(np.argsort(-scores, kind="stable"))
-    if bare_last:
-        order = [i for i in order if not states_nothing(items[i])] + [i for i in order if states_nothing(items[i])]
-    return [{**items[i], "score": round(float(scores[i]), 6)} for i in order[:keep]]
-
-
-def text_dedup(
-    kb: KnowledgeBase, items: list[dict], threshold: float, vecs: np.ndarray | None = None
-) -> tuple[list[dict], list[dict]]:
-    """Exact-match removal and high-cosine tie-break over score-sorted items.
-
-    Returns (kept items, removed ``[{"id", "reason"}]``); the higher-scored item of a pair wins.
-    ``vecs``: the items' vectors (:func:`item_vectors`; computed with the defaults when not given).
-    """
-    vecs = item_vectors(kb, items) if vecs is None else vecs
-    seen: dict[str, str] = {}
-    kept: list[dict] = []
-    kept_rows: list[int] = []
-    removed: list[dict] = []
-    for row, item in enumerate(items):
-        key = " ".join((item["text"] or item["name"]).lower().split())
-        if key in seen:
-            removed.append({"id": item["id"], "reason": f"exact duplicate of {seen[key]}"})
-            continue
-        if kept_rows:
-            sims = vecs[kept_rows] @ vecs[row]
-            best = int(np.argmax(sims))
-            if sims[best] >= threshold:
-                removed.append({"id": item["id"], "reason": f"cosine {sims[best]:.3f} to {kept[best]['id']}"})
-                continue
-        seen[key] = item["id"]
-        kept.append(item)
-        kept_rows.append(row)
-    return kept, removed
 
 
 def fit_budget(items: list[dict], budget: int) -> list[dict]:
