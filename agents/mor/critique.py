@@ -132,7 +132,7 @@ def critique(kb: KnowledgeBase, plan: dict, results: list[dict], merge_mode: str
         plan: the validated plan (:func:`agents.mor.plan.validate_plan`, with ``named`` per hop).
         results: one traversal result per route (``layers`` with ``struct`` / ``anchored``
             counts, ``seeds``, ``topics``), in route order.
-        merge_mode: how :func:`agents.mor.traversal.merge_routes` merged them.
+        merge_mode: how :func:`agents.mor.candidates.merge_routes` merged them.
         structure: whether neighbours were fetched (False: the textual ablation, no hop checks).
     """
     problems = list(plan.get("problems", []))

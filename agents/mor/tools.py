@@ -169,7 +169,7 @@ def textual(
 
 
 def fillers(ctx: Any, kb: Any, q: str, qvec: Any, have: set[str], categories: list[str] | None, k: int) -> list:
-    """Up to ``k`` textual matches not in ``have``, marked ``filler`` (as :func:`agents.mor.traversal.fillers`)."""
+    """Up to ``k`` textual matches not in ``have``, marked ``filler`` (as :func:`agents.mor.candidates.fillers`)."""
     if k <= 0:
         return []
     extra = textual(ctx, kb, q, categories, k, have)

@@ -1,4 +1,4 @@
-"""MoR reasoning: mixed structural/textual traversal of one route, and merging routes (§3.2).
+"""MoR reasoning: mixed structural/textual traversal of one route (§3.2.1).
 
 Per route ``c_0<r_0> → c_1<r_1> → ... → c_L``:
 
@@ -9,46 +9,33 @@ Per route ``c_0<r_0> → c_1<r_1> → ... → c_L``:
   entities of category ``c_l`` by textual matching of question + ``r_l`` (Eq. 5-6; 10 in §4.1);
   the union seeds the next layer.
 
-Every candidate keeps a trajectory, the steps that reached it: ``{"id", "type", "via": "text" |
-"struct", "edge": [head, relation, tail] | None, "tf"}`` where ``tf`` is the textual score of the
-layer's expanded query against that node (the reranker's textual fingerprint). A node reached
-several ways keeps its most informative trajectory: the longest, then the higher summed ``tf``
-(the paper keeps the longest, Limitations). Routes are merged by intersection (§3.2.2); when the
-intersection is empty we take the union (the paper is silent; the authors' code does the same).
+Every candidate keeps a trajectory, the steps that reached it (:mod:`agents.mor.trajectory`).
+Merging the routes and the candidate pool live in :mod:`agents.mor.candidates`; their functions
+are re-exported here, where the pipeline (:mod:`agents.mor.tools`) and the benchmarks name them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
-
 from hybridrag.agents.mor import frontier
-from hybridrag.agents.mor.matching import LayerScores, semantic_scores
+from hybridrag.agents.mor.candidates import fillers, merge_routes, select_candidates, text_candidates
+from hybridrag.agents.mor.matching import LayerScores
 from hybridrag.agents.mor.mentions import mentioned
+from hybridrag.agents.mor.trajectory import EDGES, Trajectory, anchored, cap, expand_query, rank_key, step
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.cancel import check_cancelled
 
-Trajectory = list[dict]
-EDGES = ("struct", "mention")  # steps along an edge: a graph edge, or a textual edge (agents.mor.mentions)
-
-
-def expand_query(question: str, restriction: str) -> str:
-    """The expanded query of one planning node: the question plus its restriction (Eq. 5)."""
-    return f"{question} {restriction}".strip()
-
-
-def anchored(traj: Trajectory) -> bool:
-    """Reached along edges all the way from a topic entity (a seed marked ``topic``)."""
-    return len(traj) > 1 and bool(traj[0].get("topic")) and all(s["via"] in EDGES for s in traj[1:])
-
-
-def _key(traj: Trajectory) -> tuple[bool, int, float]:
-    return anchored(traj), len(traj), sum(s["tf"] for s in traj)
-
-
-def _step(eid: str, etype: str, via: str, tf: float, edge: list[str] | None = None) -> dict:
-    return {"id": eid, "type": etype, "via": via, "edge": edge, "tf": round(float(tf), 6)}
+__all__ = [
+    "Trajectory",
+    "anchored",
+    "expand_query",
+    "fillers",
+    "merge_routes",
+    "select_candidates",
+    "text_candidates",
+    "traverse_route",
+]
 
 
 def _structural(
@@ -75,8 +62,8 @@ def _structural(
             if parent not in current or child == parent or (types[child] != category and not plays(t, is_tail)):
                 continue
             edge = [t.head, t.type, t.tail]
-            traj = [*current[parent], _step(child, category, "struct", scores.of(child), edge)]
-            if child not in out or _key(traj) > _key(out[child]):
+            traj = [*current[parent], step(child, category, "struct", scores.of(child), edge)]
+            if child not in out or rank_key(traj) > rank_key(out[child]):
                 out[child] = traj
     return out
 
@@ -125,22 +112,11 @@ def _textual_edges(
     for parent, children in linked.items():
         for child, forward in children:
             edge = [parent, "mentions", child] if forward else [child, "mentions", parent]
-            traj = [*current[parent], _step(child, category, "mention", scores.of(child), edge)]
-            if child not in nxt or _key(traj) > _key(nxt[child]):
+            traj = [*current[parent], step(child, category, "mention", scores.of(child), edge)]
+            if child not in nxt or rank_key(traj) > rank_key(nxt[child]):
                 added += child not in nxt
                 nxt[child] = traj
     return added
-
-
-def _cap(layer: dict[str, Trajectory], limit: int, ordered: bool = False) -> dict[str, Trajectory]:
-    """Keep the ``limit`` best trajectories of a layer (ours: bounds hub explosions).
-
-    ``ordered``: return them best first even when there are fewer (a layer already cut to the cap).
-    """
-    if len(layer) <= limit and not ordered:
-        return layer
-    best = sorted(layer.items(), key=lambda kv: _key(kv[1]), reverse=True)[:limit]
-    return dict(best)
 
 
 def traverse_route(
@@ -188,11 +164,11 @@ def traverse_route(
     nodes, hops = route["nodes"], route["relations"]
     first = nodes[0]
     scores = LayerScores(kb, expand_query(question, first["restriction"]), matcher)
-    current = {e: [_step(e, first["type"], "text", s)] for e, s in frontier.top_of(kb, scores, [first["type"]], seed_k)}
+    current = {e: [step(e, first["type"], "text", s)] for e, s in frontier.top_of(kb, scores, [first["type"]], seed_k)}
     seeds = list(current)  # best first
     topics = topic_rule(seeds) if topic_rule else set()
     for t in sorted(topics - set(current)):  # a topic entity textual matching missed, linked by name
-        current[t] = [_step(t, first["type"], "text", scores.of(t))]
+        current[t] = [step(t, first["type"], "text", scores.of(t))]
         seeds.append(t)
     for t in topics:
         current[t][0]["topic"] = True
@@ -211,8 +187,8 @@ def traverse_route(
         wanted = layer_match == "always" or (layer_match == "restricted" and node["restriction"])
         matched = frontier.top_of(kb, scores, [node["type"]], layer_k) if wanted else []
         for e, s in matched:
-            nxt.setdefault(e, [_step(e, node["type"], "text", s)])
-        current = _cap({e: t for e, t in nxt.items() if e not in topics}, max_frontier, cut)  # never walk back
+            nxt.setdefault(e, [step(e, node["type"], "text", s)])
+        current = cap({e: t for e, t in nxt.items() if e not in topics}, max_frontier, cut)  # never walk back
         layers.append(
             {
                 "layer": i,
@@ -225,70 +201,3 @@ def traverse_route(
             }
         )
     return {"candidates": current, "layers": layers, "seeds": seeds, "topics": sorted(topics)}
-
-
-def merge_routes(results: list[dict]) -> tuple[dict[str, Trajectory], str]:
-    """Intersect the candidate sets of the routes that found any (union when that is empty).
-
-    Returns:
-        (candidate id → its most informative trajectory over the routes, how they were merged).
-    """
-    found = [r["candidates"] for r in results if r["candidates"]]
-    if not found:
-        return {}, "no route found candidates"
-    common = set(found[0]).intersection(*found[1:])
-    mode = "intersection" if common or len(found) == 1 else "union (empty intersection)"
-    pool = common or set().union(*found)
-    merged: dict[str, Trajectory] = {}
-    for cands in found:
-        for eid, traj in cands.items():
-            if eid in pool and (eid not in merged or _key(traj) > _key(merged[eid])):
-                merged[eid] = traj
-    return merged, mode
-
-
-def text_candidates(
-    kb: KnowledgeBase,
-    question: str,
-    categories: list[str] | None,
-    k: int,
-    matcher: str = "bm25",
-    exclude: set[str] | frozenset = frozenset(),
-) -> dict[str, Trajectory]:
-    """Textual matching of the question alone: the fallback for invalid plans, and the filler."""
-    scores = LayerScores(kb, question, matcher)
-    out: dict[str, Trajectory] = {}
-    top = [(eid, s) for eid, s in frontier.top_of(kb, scores, categories, k + len(exclude)) if eid not in exclude]
-    ents = kb.graph.get_many([eid for eid, _ in top]) if top else {}  # their types in one read
-    for eid, s in top:
-        out[eid] = [_step(eid, ents[eid].type if eid in ents else "", "text", s)]
-        if len(out) >= k:
-            break
-    return out
-
-
-def select_candidates(kb: KnowledgeBase, query_vec: np.ndarray, pool: dict[str, Trajectory], limit: int) -> list[dict]:
-    """Rank the pool by the initial semantic score and keep ``limit`` (§B.2: selects candidates).
-
-    Returns:
-        ``[{"id", "semantic", "trajectory"}]`` best first.
-    """
-    sem = semantic_scores(kb, query_vec, pool)
-    order = sorted(pool, key=lambda e: (-sem[e], e))[:limit]
-    return [{"id": e, "semantic": round(sem[e], 6), "trajectory": pool[e]} for e in order]
-
-
-def fillers(
-    kb: KnowledgeBase,
-    question: str,
-    query_vec: np.ndarray,
-    have: set[str],
-    categories: list[str] | None,
-    k: int,
-    matcher: str = "bm25",
-) -> list[dict]:
-    """Up to ``k`` textual matches not in ``have``, marked ``filler`` (they rank after the rest)."""
-    if k <= 0:
-        return []
-    extra = text_candidates(kb, question, categories, k, matcher, have)
-    return [{**c, "filler": True} for c in select_candidates(kb, query_vec, extra, k)]

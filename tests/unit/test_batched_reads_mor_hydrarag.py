@@ -17,7 +17,7 @@ from hybridrag.agents.hydrarag import kg_paths as hkp
 from hybridrag.agents.hydrarag import kg_text as hkt
 from hybridrag.agents.hydrarag import pruning as hprune
 from hybridrag.agents.hydrarag import text as htext
-from hybridrag.agents.mor import critique, graph_first, matching, output
+from hybridrag.agents.mor import critique, graph_first, matching, output, trajectory
 from hybridrag.agents.mor import traversal as trav
 from hybridrag.agents.mor.plan import Plan, PlanNode, PlanRoute, validate_plan
 from hybridrag.kb.base import open_kb
@@ -65,8 +65,11 @@ def _old_structural(kb, current, category, relations, scores):
             plays = rel is not None and category in (rel.tail_types if is_tail else rel.head_types)
             if parent not in current or child == parent or (type_of(child) != category and not plays):
                 continue
-            traj = [*current[parent], trav._step(child, category, "struct", scores.of(child), [t.head, t.type, t.tail])]
-            if child not in out or trav._key(traj) > trav._key(out[child]):
+            traj = [
+                *current[parent],
+                trajectory.step(child, category, "struct", scores.of(child), [t.head, t.type, t.tail]),
+            ]
+            if child not in out or trajectory.rank_key(traj) > trajectory.rank_key(out[child]):
                 out[child] = traj
     return out
 
@@ -101,7 +104,7 @@ def test_mor_text_candidates_read_types_at_once(tiny_kb, monkeypatch):
     for eid, s in matching.LayerScores(base, "Tom Hanks movie", "dense").top(["movie", "person"], 4):
         if eid != "Big" and len(want) < 3:
             ent = base.graph.get(eid)
-            want[eid] = [trav._step(eid, ent.type if ent else "", "text", s)]
+            want[eid] = [trajectory.step(eid, ent.type if ent else "", "text", s)]
     assert got == want and len(got) == 3
     assert (calls["get"], calls["get_many"]) == (0, 1)
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from kb_fixtures import movie_kb
 
-from hybridrag.agents.mor import frontier, traversal
+from hybridrag.agents.mor import frontier, trajectory, traversal
 from hybridrag.agents.mor.matching import LayerScores
 from hybridrag.kb.base import KnowledgeBase
 
@@ -107,7 +107,7 @@ def test_the_array_path_runs_and_the_hub_is_cut_to_the_best(hub_kb, monkeypatch)
     cut = traversal.traverse_route(hub_kb, "films with Star Hub", route, max_frontier=4, text_edges=False)
     assert calls == [5000, 4]
     assert whole["layers"][1]["struct"] == cut["layers"][1]["struct"] >= 40  # counted before the cap
-    ranked = sorted(whole["candidates"].items(), key=lambda kv: traversal._key(kv[1]), reverse=True)[:4]
+    ranked = sorted(whole["candidates"].items(), key=lambda kv: trajectory.rank_key(kv[1]), reverse=True)[:4]
     assert list(cut["candidates"].items()) == ranked
 
 
