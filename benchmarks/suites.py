@@ -194,6 +194,20 @@ SUITES: tuple[Suite, ...] = (
         "docs/reliability.md",
         "--only evalrun --out {quick}/reliability.md",
     ),
+    Suite(
+        "realistic-rates",
+        "benchmarks.fidelity.rates",
+        "SmolLM2's first-decision errors per LLM method and noise type on MetaQA dev (the realistic stand-in's rates)",
+        "evals/oracle/rates/smollm2.json",
+        "--per-hop 1 --hops 1 --methods hybgrag --runs {quick}/realistic-rates --out {quick}/smollm2.json",
+    ),
+    Suite(
+        "fidelity-realistic",
+        "benchmarks.fidelity.main",
+        "the fidelity table's measured default-vs-paper rows under the realistic stand-in (SmolLM2's error rates)",
+        "docs/benchmarks_fidelity.md",
+        "--limit 2 --rows hybgrag-router_calls --runs {quick}/fidelity --out {quick}/benchmarks_fidelity.md",
+    ),
 )
 
 

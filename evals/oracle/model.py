@@ -15,7 +15,9 @@ retrieval, or into an answer, that the method had not retrieved already
 (:class:`GoldLeakError` otherwise).
 
 Specs: ``oracle`` (no noise), ``oracle:p=0.3``, ``oracle:p=0.3,seed=1``,
-``oracle:p=1,types=wrong_entity+wrong_module`` (only those error types).
+``oracle:p=1,types=wrong_entity+wrong_module`` (only those error types); the realistic stand-in
+``oracle:realistic`` (= ``oracle:rates=smollm2``, optionally ``,seed=S``) draws each error type with
+the rate SmolLM2 showed on MetaQA dev for the method and hop count (:mod:`evals.oracle.rates`).
 """
 
 from __future__ import annotations
@@ -29,10 +31,10 @@ from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel, ConfigDict, Field
 
 from hybridrag.agents.llm.structured import estimate_tokens
-from hybridrag.evals.oracle import hybgrag, hydrarag, mor, ssrag
+from hybridrag.evals.oracle import hybgrag, hydrarag, mor, rates, ssrag
 from hybridrag.evals.oracle.call import Call, Rule
 from hybridrag.evals.oracle.gold import GoldSet
-from hybridrag.evals.oracle.noise import ERROR_TYPES, Noise, NoiseLog, summarise
+from hybridrag.evals.oracle.noise import DRAWABLE, ERROR_TYPES, Noise, NoiseLog, summarise
 from hybridrag.evals.oracle.prompt import ABSTAIN, golds_in, view
 from hybridrag.evals.oracle.text_gold import TextRecord
 from hybridrag.evals.oracle.text_roles import rule_for
@@ -54,27 +56,40 @@ def is_oracle_spec(spec: str | None) -> bool:
     return bool(spec) and (spec == PREFIX or spec.startswith(PREFIX + ":"))
 
 
+SPEC_HELP = "use oracle[:p=0.3][,seed=N][,types=a+b] or oracle:realistic / oracle:rates=NAME[,seed=N]"
+
+
+def _setting(values: dict[str, Any], item: str, spec: str) -> None:
+    """Parse one ``key=value`` (or ``realistic``) of an oracle spec into ``values``."""
+    key, sep, raw = item.partition("=")
+    try:
+        if key == "p" and sep:
+            values["p"] = float(raw)
+        elif key == "seed" and sep:
+            values["seed"] = int(raw)
+        elif key == "types" and sep:
+            values["types"] = tuple(t for t in raw.split("+") if t)
+        elif (key == "rates" and sep and raw) or (key == "realistic" and not sep):
+            values["rates"] = raw or rates.DEFAULT
+        else:
+            raise ValueError
+    except ValueError:
+        raise ValueError(
+            f"bad oracle setting {item!r} in {spec!r}; {SPEC_HELP}, types from {', '.join(ERROR_TYPES)}"
+        ) from None
+
+
 def parse_spec(spec: str) -> Noise:
-    """``oracle[:p=P][,seed=S][,types=a+b]`` → the noise setting (ValueError on a bad spec)."""
+    """``oracle[:p=P][,seed=S][,types=a+b]`` or ``oracle:realistic[,seed=S]`` → the noise (ValueError if bad)."""
     if not is_oracle_spec(spec):
         raise ValueError(f"not an oracle spec: {spec!r}")
     values: dict[str, Any] = {}
     for item in filter(None, spec.removeprefix(PREFIX).removeprefix(":").split(",")):
-        key, sep, raw = item.partition("=")
-        try:
-            if key == "p" and sep:
-                values["p"] = float(raw)
-            elif key == "seed" and sep:
-                values["seed"] = int(raw)
-            elif key == "types" and sep:
-                values["types"] = tuple(t for t in raw.split("+") if t)
-            else:
-                raise ValueError
-        except ValueError:
-            raise ValueError(
-                f"bad oracle setting {item!r} in {spec!r}; use oracle[:p=0.3][,seed=N]"
-                f"[,types=a+b] with types from {', '.join(ERROR_TYPES)}"
-            ) from None
+        _setting(values, item, spec)
+    if "rates" in values:
+        if "p" in values or "types" in values:
+            raise ValueError(f"oracle spec {spec!r}: measured rates replace p and types; give one or the other")
+        values["rates"] = rates.load(values["rates"], DRAWABLE)
     noise = Noise(**values)
     if not 0.0 <= noise.p <= 1.0:
         raise ValueError(f"oracle noise p must lie in [0, 1], got {noise.p}")
@@ -166,6 +181,7 @@ class OracleChatModel(BaseChatModel):
         entries = self.log.entries()
         return {
             "p": self.noise.p,
+            "rates": self.noise.rates.name if self.noise.rates else None,
             "seed": self.noise.seed,
             "types": list(self.noise.types),
             "summary": summarise(entries),

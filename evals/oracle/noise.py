@@ -17,6 +17,10 @@ analysis decision of a question carries one error, its type drawn from the metho
 - ``extra_entity`` (HybGRAG, only when asked for with ``types=``): a word of the question taken
   for a second topic entity, so the retrieval intersects two neighbourhoods.
 
+The realistic stand-in (``rates``, a :class:`~evals.oracle.rates.RateTable`) draws instead each
+type ``t`` with its own probability ``p_t``, measured per method and hop count from a real model's
+first decisions (``oracle:realistic``: SmolLM2-135M on MetaQA dev).
+
 A later decision of the same question repeats the error unless the feedback the method
 produced, visible in that later prompt, names it; the role modules decide what names it.
 :class:`NoiseLog` records per question which error was drawn, whether a decision carried it
@@ -31,6 +35,7 @@ import threading
 from dataclasses import asdict, dataclass
 
 from hybridrag.evals.oracle.gold import RELATION_OF, RELATIONS, TYPE_OF, GoldRecord, norm
+from hybridrag.evals.oracle.rates import RateTable
 from hybridrag.prompts.grounding import STOP
 
 METHOD_TYPES: dict[str, tuple[str, ...]] = {
@@ -43,6 +48,8 @@ OPT_IN_TYPES: dict[str, tuple[str, ...]] = {"hybgrag": ("extra_entity",)}  # dra
 ERROR_TYPES: tuple[str, ...] = tuple(
     dict.fromkeys(t for ts in [*METHOD_TYPES.values(), *OPT_IN_TYPES.values()] for t in ts)
 )
+# every method's error types, the opt-in ones included (what a rates file may name)
+DRAWABLE: dict[str, tuple[str, ...]] = {m: (*ts, *OPT_IN_TYPES.get(m, ())) for m, ts in METHOD_TYPES.items()}
 TARGET_TYPE = {RELATION_OF[k]: TYPE_OF[k] for k in RELATION_OF}  # relation → type of its non-movie end
 TYPES: tuple[str, ...] = tuple(sorted(set(TYPE_OF.values())))
 _WORD = re.compile(r"[^\W_][\w'-]*")
@@ -74,34 +81,64 @@ def wrong_relation(record: GoldRecord, hop: int, rng: random.Random) -> str:
     return rng.choice(same or [r for r in RELATIONS if r not in gold])
 
 
+def inject(etype: str, record: GoldRecord, rng: random.Random) -> Injected:
+    """The details of an error of type ``etype`` in ``record``'s first decision."""
+    hop = rng.randrange(record.hops)
+    match etype:
+        case "wrong_entity" | "extra_entity":
+            return Injected(etype, hop, entity=wrong_word(record, rng))
+        case "wrong_relation":
+            return Injected(etype, hop, relation=wrong_relation(record, hop, rng))
+        case "wrong_category":
+            at = rng.randrange(len(record.kinds))
+            return Injected(etype, at, category=rng.choice([t for t in TYPES if t != record.types[at]]))
+    return Injected(etype, hop)
+
+
 @dataclass(frozen=True)
 class Noise:
-    """The noise setting: probability, seed and (optionally) the error types allowed."""
+    """The noise setting: probability, seed and (optionally) the error types allowed, or measured rates."""
 
     p: float = 0.0
     seed: int = 0
     types: tuple[str, ...] = ()
+    rates: RateTable | None = None
+
+    @property
+    def active(self) -> bool:
+        """Whether any error can be drawn."""
+        return self.p > 0 or self.rates is not None
+
+    def describe(self) -> str:
+        """``p=0.3 seed=0``, ``rates=smollm2 seed=0`` or ``none``."""
+        if self.rates is not None:
+            return f"rates={self.rates.name} seed={self.seed}"
+        extra = f" types={'+'.join(self.types)}" if self.types else ""
+        return f"p={self.p:g} seed={self.seed}{extra}" if self.p else "none"
 
     def draw(self, record: GoldRecord, method: str) -> Injected | None:
         """The error of ``record``'s first decision under ``method``, or None (deterministic)."""
         rng = random.Random(f"{self.seed}|{norm(record.question)}")
+        if self.rates is not None:
+            return self._draw_rated(record, method, rng)
         if self.p <= 0 or rng.random() >= self.p:
             return None
         allowed = [t for t in METHOD_TYPES[method] if not self.types or t in self.types]
         allowed += [t for t in OPT_IN_TYPES.get(method, ()) if t in self.types]
         if not allowed:
             return None
-        etype = rng.choice(allowed)
-        hop = rng.randrange(record.hops)
-        match etype:
-            case "wrong_entity" | "extra_entity":
-                return Injected(etype, hop, entity=wrong_word(record, rng))
-            case "wrong_relation":
-                return Injected(etype, hop, relation=wrong_relation(record, hop, rng))
-            case "wrong_category":
-                at = rng.randrange(len(record.kinds))
-                return Injected(etype, at, category=rng.choice([t for t in TYPES if t != record.types[at]]))
-        return Injected(etype, hop)
+        return inject(rng.choice(allowed), record, rng)
+
+    def _draw_rated(self, record: GoldRecord, method: str, rng: random.Random) -> Injected | None:
+        """Type ``t`` with the measured ``p_t`` of the method at the record's hop count, else None."""
+        assert self.rates is not None
+        rates = self.rates.rates(method, record.hops)
+        u, total = rng.random(), 0.0
+        for etype in DRAWABLE[method]:
+            total += rates.get(etype, 0.0)
+            if u < total:
+                return inject(etype, record, rng)
+        return None
 
 
 class NoiseLog:

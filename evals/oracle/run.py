@@ -42,8 +42,8 @@ def setup(
 ) -> OracleChatModel:
     """Build the stand-in for ``questions`` (types as the KB's schema names them) and register it under ``spec``."""
     if notes.get("documents_file"):  # questions over documents: text gold records from the dataset file
-        if parse_spec(spec).p:
-            raise ValueError("oracle noise (p>0) is defined for MetaQA-style questions only; use --llm oracle")
+        if parse_spec(spec).active:
+            raise ValueError("oracle noise (p>0, rates) is defined for MetaQA-style questions only; use --llm oracle")
         asked = {q.id for q in questions}
         gold = GoldSet(r for r in records_from_file(notes["documents_file"]) if r.id in asked)
     else:
@@ -54,6 +54,8 @@ def setup(
 def label(method: str, spec: str) -> str:
     """The run's label: the method with the oracle LLM, a perfect-LLM ceiling (with its noise)."""
     noise = parse_spec(spec)
+    if noise.rates is not None:
+        return f"{method} + oracle LLM (realistic stand-in, {noise.describe()})"
     extra = f", noise p={noise.p:g} seed={noise.seed}" if noise.p else ""
     extra += f" types={'+'.join(noise.types)}" if noise.p and noise.types else ""
     return f"{method} + oracle LLM (perfect-LLM ceiling{extra})"
@@ -90,11 +92,12 @@ def finish(model: OracleChatModel, summary: dict, out: Path) -> str:
         shown.update(model.gold.answer_shown)
         path.write_text(json.dumps(shown, indent=1), encoding="utf-8")
     s = noise["summary"]
-    if noise["p"]:
+    if noise["p"] or noise.get("rates"):
         share = "n/a" if s["repair_share"] is None else f"{s['repair_share']:.2f}"
         looped = "n/a" if s["repair_share_when_looped"] is None else f"{s['repair_share_when_looped']:.2f}"
         text += (
-            f"\nOracle noise p={noise['p']:g}: {s['applied']} decisions made wrong, {s['looped']} followed by "
+            f"\nOracle noise {noise.get('rates') or 'p=' + format(noise['p'], 'g')}: {s['applied']} decisions "
+            f"made wrong, {s['looped']} followed by "
             f"a later decision, {s['repaired']} repaired (share {share}; {looped} of those looped); "
             f"details in {NOISE_FILE}\n"
         )
