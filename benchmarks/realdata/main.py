@@ -10,7 +10,8 @@ in ``--runs``, so a re-run only rewrites the page):
 - ``typed``: MetaQA with the type map and on the KB the README's untyped ingest builds
   (``--untyped-kb``), the stand-in, ``--metaqa-limit`` questions per hop.
 - ``para``: the paraphrase set against MetaQA's own wording: fusion (no LLM) and the stand-in on
-  every question, SmolLM2 with the bank on the first ``--para-limit`` of each hop.
+  every question, SmolLM2 with a bank of other dev questions (:mod:`benchmarks.realdata.para_bank`) on
+  the first ``--para-limit`` of each hop.
 
 ``--quick``: a few questions a cell, written under ``eval-runs/quick/``.
 """
@@ -29,8 +30,7 @@ OPTIONS = [
     arg("--limit", type=int, help="AdvHotpotQA questions of the stand-in and no-LLM cells (default: all 154)"),
     arg("--smollm-limit", type=int, default=30, help="AdvHotpotQA questions of the SmolLM2 cells (default 30)"),
     arg("--metaqa-limit", type=int, default=100, help="MetaQA questions per hop and KB, typed vs untyped (100)"),
-    arg("--para-limit", type=int, default=30, help="paraphrase questions per hop of the SmolLM2 cells (30)"),
-    arg("--para-hop1-limit", type=int, help="also SmolLM2 rows on the first N 1-hop paraphrase questions"),
+    arg("--para-limit", type=int, default=20, help="paraphrase questions per hop of the SmolLM2 cells (20)"),
     arg("--untyped-kb", type=Path, help="the untyped MetaQA KB (hybridrag ingest --triples kb.txt); none: no table"),
     arg("--sections", nargs="+", default=list(page.SECTIONS), choices=list(page.SECTIONS), help="sections to run"),
     arg("--runs", type=Path, default=Path("eval-runs/realdata"), help="folder of the cached eval runs"),

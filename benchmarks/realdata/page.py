@@ -38,9 +38,7 @@ def header(cmd: str, args: argparse.Namespace) -> str:
         f"Limits: AdvHotpotQA stand-in and no-LLM cells {args.limit or 'all ' + str(ADV_N)} questions, SmolLM2",
         f"cells the first {args.smollm_limit} of the seeded shuffle (seed 0); MetaQA typed/untyped",
         f"{args.metaqa_limit} questions per hop; paraphrase set: fusion and the stand-in every question, SmolLM2",
-        f"the first {args.para_limit} of each hop (seeded shuffle)"
-        + (f" and the first {args.para_hop1_limit} at 1 hop" if getattr(args, "para_hop1_limit", None) else "")
-        + ". Stand-in rows (`--llm oracle`) are ceilings",
+        f"the first {args.para_limit} of each hop (seeded shuffle)" + ". Stand-in rows (`--llm oracle`) are ceilings",
         "of each method's machinery with a perfect model, never a model's result.",
     ]
     return "\n".join(lines)
@@ -149,67 +147,11 @@ def typed(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
     ) + cmd, failed
 
 
-PARA_TEXT = """## Free wording: MetaQA questions as people type them
-
-`evals/data/metaqa_paraphrases.jsonl` (`scripts/make_paraphrases.py`): 250 MetaQA dev questions, every question
-type at 1, 2 and 3 hops (91 / 84 / 75), rewritten in wordings of our own ("who made stand by me"), no brackets,
-some names lower-cased or with two letters swapped. `metaqa-paraphrase:Khop` asks them;
-`metaqa-paraphrase:original:Khop` asks the same questions as MetaQA wrote them (brackets removed): each pair
-is templated / paraphrased on the same questions. Score: Hit@1 of the ranked list for fusion, hybgrag and
-mor; answer Hits@1 for hydrarag and ssrag.
-SmolLM2 rows: `--llm local:smollm2` with each method's defaults, whose few-shot source is the KB's bank
-(docs/bank.md). The MetaQA KB of these runs has no `bank.jsonl`, so the bank is the one synthesized from the KB's
-schema (`agents/shots/synth.py`): its examples are written from relation signatures and KB names, not from any
-question set, so no evaluated question (templated or paraphrased) is in it; it generalises to these questions only
-through the relation path its nearest examples show."""
-
-
-def bank_check(questions: list[str]) -> str:
-    """How many examples the MetaQA KB's bank holds, and how many of them are one of ``questions`` (normalised)."""
-    from hybridrag.agents.shots import bank_for
-    from hybridrag.evals.hybrid import full_kb
-    from hybridrag.evals.metrics import normalize_answer
-    from hybridrag.kb.base import open_kb
-
-    bank = bank_for(open_kb(full_kb(False)))
-    asked = {normalize_answer(q) for q in questions}
-    same = sum(normalize_answer(e.question) in asked for e in bank.examples)
-    sources = sorted({e.source for e in bank.examples})
-    return (
-        f"Checked by this suite: the bank holds {len(bank.examples)} examples (source: {', '.join(sources)}), and"
-        f" {same} of them is one of the {len(asked)} evaluated questions in either wording (normalised text)."
-    )
-
-
 def para(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
-    """The paraphrase set against MetaQA's wording: fusion, the stand-in, SmolLM2 with the bank."""
-    rows, failed, done = [], 0, []
-    every = (1, 2, 3)
-    plan = [(m, llm, None, every) for m, llm in [("fusion", None), *((m, "oracle") for m in LLM_METHODS)]]
-    plan += [(m, SMOLLM, args.para_limit, every) for m in LLM_METHODS]
-    one_hop = getattr(args, "para_hop1_limit", None)
-    plan += [(m, SMOLLM, one_hop, (1,)) for m in LLM_METHODS] if one_hop else []
-    for m, llm, limit, hops in plan:
-        key = "hit@1" if m in ("fusion", *RANKING) else "answer_hits@1"
-        cells = []
-        for h in hops:
-            n = min(limit or PARA_SIZES[h], PARA_SIZES[h])
-            a = runner(Cell(m, f"metaqa-paraphrase:original:{h}hop", llm, limit=limit), n)
-            b = runner(Cell(m, f"metaqa-paraphrase:{h}hop", llm, limit=limit), n)
-            failed += bool(a.failed) + bool(b.failed)
-            done += [a, b]
-            cells.append(T.pair(a, b, key, 3))
-        label = {None: "none", "oracle": "stand-in", SMOLLM: f"SmolLM2 + bank (first {limit} a hop)"}[llm]
-        rows.append([m, label, key, *cells, *(["not run"] * (3 - len(cells)))])
-    head = ["method", "LLM", "score", "1 hop: templated / paraphrased", "2 hops", "3 hops"]
-    cmd = (
-        "\n\nCommands: `hybridrag eval --method M --dataset metaqa-paraphrase:original:Khop [--llm L] [--limit N]` and"
-        " the same with `--dataset metaqa-paraphrase:Khop`. " + commits(done)
-    )
-    from hybridrag.evals.sets import paraphrases
+    """The paraphrase section (:mod:`benchmarks.realdata.para`, imported here late: it reads this module)."""
+    from benchmarks.realdata.para import para as section
 
-    asked = [q.question for v in ("", "original") for q in paraphrases(v)]
-    return PARA_TEXT + "\n" + bank_check(asked) + "\n\n" + T.table(head, rows) + cmd, failed
+    return section(runner, args)
 
 
 SECTIONS: dict[str, Callable[[Runner, argparse.Namespace], tuple[str, int]]] = {
