@@ -83,20 +83,36 @@ def test_rows_count_rounds_planted_ranks_and_what_was_shown():
 
 
 def test_the_paraphrase_section_pairs_each_hop_and_states_its_limits(monkeypatch):
+    from benchmarks.realdata import para
+
     asked = []
 
     def runner(cell, expected):
         asked.append((cell, expected))
         return C.Result(cell, {"n": expected, "metrics": {"hit@1": 0.25}}, [{"id": "q", "answer": "x", "gold": {}}])
 
-    monkeypatch.setattr(page, "bank_check", lambda questions: f"bank checked against {len(questions)}")
+    monkeypatch.setattr(para, "bank_check", lambda kb, questions: f"bank {kb} checked against {len(questions)}")
+    monkeypatch.setattr(para, "para_bank_kb", lambda: Path("/cache/para-bank-metaqa-full"))
     args = argparse.Namespace(para_limit=7)
     text, failed = page.para(runner, args)
     assert failed == 0
     smollm = [(c, n) for c, n in asked if c.llm == C.SMOLLM]
-    assert smollm and all(c.limit == 7 and n == 7 for c, n in smollm)
+    assert len(smollm) == 4 * 3 * 2 and all(c.limit == 7 and n == 7 for c, n in smollm)
+    assert all(c.kb == "/cache/para-bank-metaqa-full" for c, _ in smollm)  # the bank of other questions
     oracle = [(c, n) for c, n in asked if c.llm == "oracle"]
     assert {n for _, n in oracle} == set(page.PARA_SIZES.values()) and all(c.limit is None for c, _ in oracle)
+    assert all(c.kb is None for c, _ in oracle)
     datasets = {c.dataset for c, _ in asked}
     assert {"metaqa-paraphrase:1hop", "metaqa-paraphrase:original:1hop"} <= datasets
-    assert "first 7 a hop" in text and "0.250 / 0.250" in text and "bank checked against 500" in text
+    assert "first 7 a hop" in text and "0.250 / 0.250" in text and "checked against 500" in text
+
+
+def test_the_paraphrase_bank_leaves_out_every_paraphrased_question(monkeypatch, tmp_path):
+    from benchmarks.realdata import para_bank
+
+    row = {"original": "what movies did [Tom Hanks] act in", "question": "films with tom hanks"}
+    (tmp_path / "metaqa_paraphrases.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    monkeypatch.setattr(para_bank, "DATA", tmp_path)
+    lines = ["what movies did [Tom Hanks] act in\tBig", "who directed [Big]\tPenny Marshall"]
+    monkeypatch.setattr(para_bank, "bank_lines", lambda hops: lines)
+    assert para_bank.para_bank_lines(1) == ["who directed [Big]\tPenny Marshall"]
