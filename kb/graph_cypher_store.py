@@ -19,6 +19,7 @@ from hybridrag.kb import graph_read as rd
 from hybridrag.kb import neo4j_cypher as cy
 from hybridrag.kb.graph_codec import PLAIN, Codec, digest
 from hybridrag.kb.graph_namespace import delete_namespace
+from hybridrag.kb.graph_pools import node_pools
 from hybridrag.kb.graph_write import batches, message_bytes, write_graph, write_meta, write_owner
 from hybridrag.kb.model import Entity, KBError, RelationType, Schema, Subgraph, Triple
 from hybridrag.kb.store import Direction
@@ -155,9 +156,8 @@ class CypherGraphStore:
         """Entities whose id, name or alias equals ``name`` case-insensitively; exact-case first."""
         name = name.strip()
         lc = name.lower()
-        keys = [r["key"] for r in self._query(cy.LOOKUP, {"k": digest(lc)})]
         found = []
-        for e in rd.entities(self, keys).values():
+        for e in rd.looked_up(self, digest(lc)).values():
             if lc in (e.id.lower(), e.name.lower(), *(a.lower() for a in e.aliases)):
                 found.append((name not in (e.id, e.name, *e.aliases), e.id, e))
         return [e for *_, e in sorted(found, key=lambda x: x[:2])]
@@ -192,10 +192,7 @@ class CypherGraphStore:
         query = cy.neighbors(direction, relations is not None, target_type is not None, self.max_record_chars)
         recs = [r for r in self._by_keys(query, list(keyed), **extra) if r["src"] in keyed]
         known = dict(keyed)
-        for r in recs:  # the other end's id (and name) came along unless cut
-            if r.get("other_id_n") is None or len(r["other_id"]) >= r["other_id_n"]:
-                known.setdefault(r["other"], self.codec.dec(r["other_id"]))
-                rd.remember_name(self, known[r["other"]], r.get("other_name"), r.get("other_name_n"))
+        rd.other_ends(self, recs, known)  # the other end's id (and name) came along unless cut
         names = self._resolve((k for r in recs for k in (r["head"], r["tail"], r["other"])), known)
         return [
             (keyed[r["src"]], Triple(names[r["head"]], r["rel"], names[r["tail"]]), names[r["other"]]) for r in recs
@@ -206,24 +203,12 @@ class CypherGraphStore:
         keyed = self._keyed(ids)
         return rd.names(self, list(keyed.values()), keyed)
 
-    def hub_pools(self, ids: Iterable[str], limit: int) -> dict[str, list[Triple]]:
-        """For each of ``ids`` with more than ``limit`` edges: its first ``limit`` sorted by (relation, head, tail).
+    def node_pools(self, ids: Iterable[str], limit: int) -> dict[str, list[Triple]]:
+        """Each known node of ``ids``: its edges, or a hub's (over ``limit``) first ``limit`` by (relation, head, tail).
 
-        The ordering and the cut happen on the server (SSRAG's pool of a hub node); nodes with
-        ``limit`` edges or fewer are left out (their :meth:`neighbors` is what they need).
+        One request for all the nodes (:func:`kb.graph_pools.node_pools`), one more per hub.
         """
-        keyed = self._keyed(ids)
-        hubs = [k for k in (r["key"] for r in self._by_keys(cy.DEGREES, list(keyed)) if r["n"] > limit) if k in keyed]
-        out: dict[str, list[Triple]] = {}
-        for key in hubs:
-            recs = self._query(cy.first_edges(self.max_record_chars), {"key": key, "limit": int(limit)})
-            known = {key: keyed[key]}
-            for r in recs:  # the other end's id and name came along unless cut
-                if r.get("other_id_n") is None or len(r["other_id"]) >= r["other_id_n"]:
-                    known.setdefault(r["other"], self.codec.dec(r["other_id"]))
-                    rd.remember_name(self, known[r["other"]], r.get("other_name"), r.get("other_name_n"))
-            out[keyed[key]] = sorted(self._triples(recs, known), key=lambda t: (t.type, t.head, t.tail))
-        return out
+        return node_pools(self, self._keyed(ids), int(limit))
 
     def within_hops(self, seeds: Iterable[str], ids: Iterable[str], depth: int) -> set[str]:
         """The ``ids`` within ``depth`` undirected hops of ``seeds``, found by a walk on the server."""

@@ -67,9 +67,20 @@ def _stored_entity(store: CypherSession, rec: dict[str, Any]) -> dict[str, Any]:
 def entities(store: CypherSession, keys: list[str]) -> dict[str, Entity]:
     """Entities by key (unknown keys are left out)."""
     query = cy.BY_KEYS.format(fields=cy.entity_fields(store.max_record_chars, FIRST_ALIASES))
+    return entity_records(store, store._by_keys(query, keys))
+
+
+def looked_up(store: CypherSession, lookup_key: str) -> dict[str, Entity]:
+    """Entities whose lookup keys hold ``lookup_key``, by key: one request (more only for cut values)."""
+    query = cy.LOOKUP.format(fields=cy.entity_fields(store.max_record_chars, FIRST_ALIASES))
+    return entity_records(store, store._query(query, {"k": lookup_key}))
+
+
+def entity_records(store: CypherSession, recs: list[dict[str, Any]]) -> dict[str, Entity]:
+    """Entities by key from records of :func:`kb.neo4j_cypher.entity_fields` (cut values completed)."""
     d = store.codec.dec
     out: dict[str, Entity] = {}
-    for rec in store._by_keys(query, keys):
+    for rec in recs:
         r = _stored_entity(store, rec)
         eid, name = d(r["id"]), d(r["name"])
         out[rec["key"]] = Entity(
@@ -166,3 +177,13 @@ def within_hops(store: CypherSession, seeds: list[str], keyed: dict[str, str], d
         return {i for k, i in keyed.items() if k in set(seeds)}
     found = store._by_keys(cy.within_hops(depth), list(keyed), seeds=seeds)
     return {keyed[r["key"]] for r in found if r["key"] in keyed}
+
+
+def other_ends(store: CypherSession, recs: list[dict[str, Any]], known: dict[str, str]) -> None:
+    """Add to ``known`` (key → id) the other ends whose id came along whole; keep their names too."""
+    for r in recs:
+        if r.get("other") is None:
+            continue
+        if r.get("other_id_n") is None or len(r["other_id"]) >= r["other_id_n"]:
+            known.setdefault(r["other"], store.codec.dec(r["other_id"]))
+            remember_name(store, known[r["other"]], r.get("other_name"), r.get("other_name_n"))

@@ -50,7 +50,7 @@ DELETE s
 
 BY_KEYS = "MATCH (n:Entity) WHERE n.key IN $keys RETURN {fields}"
 EXISTING = "MATCH (n:Entity) WHERE n.key IN $keys RETURN n.key AS key"
-LOOKUP = "MATCH (n:Entity) WHERE $k IN n.lookup_keys RETURN n.key AS key"
+LOOKUP = "MATCH (n:Entity) WHERE $k IN n.lookup_keys RETURN {fields}"  # the entities themselves: one request
 ENTITY_PART = "MATCH (n:Entity {{key: $key}}) RETURN substring({expr}, $start, $len) AS part"
 ALIAS_HEAD = "MATCH (n:Entity {key: $key}) RETURN left(n.aliases[$i], $len) AS part, size(n.aliases[$i]) AS n"
 META_PART = "MATCH (n:HybridragMeta {{key: 'schema'}}) RETURN substring({expr}, $start, $len) AS part"
@@ -135,16 +135,34 @@ def neighbors(direction: str, relations: bool, target_type: bool, cap: int = 0) 
     if target_type:
         where.append("t.type_key = $type_key")
     where_text = " AND ".join(where)
-    other = (
-        f"left(t.id, {int(cap)}) AS other_id, size(t.id) AS other_id_n, "
-        f"left(t.name, {int(cap)}) AS other_name, size(t.name) AS other_name_n"
-        if cap
-        else "t.id AS other_id, t.name AS other_name"
-    )
+    other = _other_end(cap)
     return f"MATCH {PATTERNS[direction]} WHERE {where_text} RETURN s.key AS src, {EDGE}, t.key AS other, {other}"
 
 
-DEGREES = "MATCH (s:Entity)-[r]-(:Entity) WHERE s.key IN $keys RETURN s.key AS key, count(r) AS n"
+def _other_end(cap: int) -> str:
+    """The other end's id and name columns (cut to ``cap`` characters and sized when ``cap`` > 0)."""
+    if cap:
+        return (
+            f"left(t.id, {int(cap)}) AS other_id, size(t.id) AS other_id_n, "
+            f"left(t.name, {int(cap)}) AS other_name, size(t.name) AS other_name_n"
+        )
+    return "t.id AS other_id, t.name AS other_name"
+
+
+def node_edges(cap: int) -> str:
+    """Per node of ``$keys``: its degree ``n``, its name, and, unless ``n`` > ``$limit``, every edge of it.
+
+    One request for a hop of SSRAG's walk: an edge row is the relation, whether the node is its head
+    (``out``) and the other end's key, id and name; a node over the limit (a hub) and a node without
+    edges give one row without an edge.
+    """
+    name = f"left(s.name, {int(cap)}) AS src_name, size(s.name) AS src_name_n" if cap else "s.name AS src_name"
+    return (
+        "MATCH (s:Entity) WHERE s.key IN $keys "
+        "OPTIONAL MATCH (s)-[d]-(:Entity) WITH s, count(d) AS n "
+        "OPTIONAL MATCH (s)-[r]-(t:Entity) WHERE n <= $limit "
+        f"RETURN s.key AS src, n, {name}, type(r) AS rel, startNode(r) = s AS out, t.key AS other, {_other_end(cap)}"
+    )
 
 
 def first_edges(cap: int) -> str:
@@ -153,16 +171,10 @@ def first_edges(cap: int) -> str:
     Stored ids compare as the originals do: hex of UTF-8 keeps code-point order (plain strings on Neo4j
     compare by UTF-16 unit, the same outside the astral planes).
     """
-    other = (
-        f"left(t.id, {int(cap)}) AS other_id, size(t.id) AS other_id_n, "
-        f"left(t.name, {int(cap)}) AS other_name, size(t.name) AS other_name_n"
-        if cap
-        else "t.id AS other_id, t.name AS other_name"
-    )
     return (
         "MATCH (s:Entity {key: $key})-[r]-(t:Entity) "
         "WITH r, t ORDER BY type(r), startNode(r).id, endNode(r).id LIMIT $limit "
-        f"RETURN {EDGE}, t.key AS other, {other}"
+        f"RETURN {EDGE}, t.key AS other, {_other_end(cap)}"
     )
 
 

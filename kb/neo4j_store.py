@@ -17,6 +17,7 @@ import threading
 from typing import Any
 
 from hybridrag.kb import neo4j_cypher as cy
+from hybridrag.kb.bolt_quick_ack import quick_ack
 from hybridrag.kb.graph_bolt import (
     FALKORDB_MAX_MESSAGE,
     FALKORDB_MAX_RECORD,
@@ -64,6 +65,7 @@ class Neo4jGraphStore(CypherGraphStore):
         self.max_message_bytes = FALKORDB_MAX_MESSAGE
         self.max_record_chars = FALKORDB_MAX_RECORD
         skip_goodbye(bolt_address(uri))  # until the server proves to be a genuine Neo4j
+        quick_ack(bolt_address(uri))  # FalkorDB's answers over ~4 KB wait for our ACK (kb/bolt_quick_ack.py)
 
     @classmethod
     def connect(
@@ -103,6 +105,7 @@ class Neo4jGraphStore(CypherGraphStore):
         if self.genuine_neo4j:
             self.codec, self.max_record_chars = PLAIN, 0
             skip_goodbye(bolt_address(self._uri), skip=False)
+            quick_ack(bolt_address(self._uri), on=False)
         env_cap = os.environ.get("HYBRIDRAG_NEO4J_MAX_BATCH_BYTES", "").strip()
         if env_cap:
             if not env_cap.isdigit():

@@ -4,9 +4,11 @@ A node's knowledge is its facts as "subject relation object" sentences: the KG t
 touch it and, with ``text_edges`` (ours; the paper builds its graph from documents, so a fact
 held only in text is still a relation), the sentences of passages about it or naming it
 (:func:`text_facts`). A node's first ``FACT_POOL`` triples and their sentences are cached per
-KB and process (hubs recur; a hub's pool is the same on every backend, :func:`pool_of`);
+KB and process (hubs recur; a node's pool is the same, in the same order, on every backend, :func:`pool_of`);
 :func:`prefetch` reads those of many nodes with one ``neighbors`` call and one ``names`` call
-(:func:`split_by_node` gives each node its share, in the order a one-node read gives).
+(:func:`split_by_node` gives each node its share, in the order a one-node read gives); on a graph
+server with one ``node_pools`` request (a hub's pool cut on the server) whose answer also brings
+the names along (:mod:`kb.graph_pools`).
 Choosing and scoring the nodes is :mod:`agents.ssrag.nodes`.
 """
 
@@ -97,11 +99,10 @@ def prefetch(kb: KnowledgeBase, nodes: list[str]) -> dict[str, str]:
     """
     missing = _uncached(kb, "triples", nodes)
     if missing:
-        pools = getattr(kb.graph, "hub_pools", None)  # a graph server cuts a hub's edges to its pool itself
-        hubs = pools(missing, FACT_POOL) if pools is not None else {}
-        rest = [n for n in missing if n not in hubs]
-        for n, ts in {**(split_by_node(kb.graph.neighbors(rest), rest) if rest else {}), **hubs}.items():
-            _remember(kb, ("triples", n), pool_of(ts))
+        pools = getattr(kb.graph, "node_pools", None)  # a graph server: one request, a hub's pool cut there
+        read = pools(missing, FACT_POOL) if pools is not None else split_by_node(kb.graph.neighbors(missing), missing)
+        for n in missing:
+            _remember(kb, ("triples", n), pool_of(read.get(n, [])))
     missing = _uncached(kb, "sentences", nodes)
     per = {n: _node_triples(kb, n) for n in missing}
     wanted = {e for ts in per.values() for t in ts for e in (t.head, t.tail)} | set(nodes)
@@ -118,14 +119,12 @@ def _node_triples(kb: KnowledgeBase, node: str) -> list[Triple]:
 
 
 def pool_of(triples: list[Triple]) -> list[Triple]:
-    """A node's triples as read, or, on a hub with more than ``FACT_POOL``, the first ``FACT_POOL`` sorted.
+    """A node's first ``FACT_POOL`` triples by (relation, head, tail): all of them, sorted, below that.
 
-    A hub's triples are sorted by (relation, head, tail): stores list a hub's edges in different
-    orders (the in-memory store by ingest order, a Cypher server by its own), and the pool must not
-    depend on the backend.
+    Stores list a node's edges in different orders (the in-memory store by ingest order, a Cypher
+    server by its own), and neither the pool of a hub nor the order its facts are scored in (ties keep
+    it) may depend on the backend.
     """
-    if len(triples) <= FACT_POOL:
-        return triples
     return sorted(triples, key=lambda t: (t.type, t.head, t.tail))[:FACT_POOL]
 
 

@@ -116,7 +116,8 @@ def doc_vectors(kb: KnowledgeBase, items: list[dict]) -> np.ndarray:
 def _name_rows(kb: KnowledgeBase, entities: list[str]) -> list[tuple[int | None, str]]:
     """Per entity: (index row of its document when that document is its bare name, else None; its name).
 
-    Cached per KB; the names not cached yet are read with one ``names`` call.
+    Cached per KB; the names not cached yet are read with one ``names`` call (on a graph server, its
+    own: the names the graph branch's reads brought along are not read again, the rest as key and name).
     """
     table = _names.get(kb)
     if table is None or len(table) > CACHE_SIZE:
@@ -124,7 +125,9 @@ def _name_rows(kb: KnowledgeBase, entities: list[str]) -> list[tuple[int | None,
     missing = [e for e in dict.fromkeys(entities) if e not in table]
     if missing:
         rows = _doc_rows(kb)
-        for e, name in kb.names(missing).items():
+        reader = getattr(kb.graph, "names", None)  # unknown ids keep themselves as names, as kb.names gives
+        found = kb.names(missing) if reader is None else {e: e for e in missing} | reader(missing)
+        for e, name in found.items():
             row = rows.get(("entity", e))
             table[e] = (row if row is not None and kb.docs[row].text == name else None, name)
     return [table[e] for e in entities]

@@ -47,6 +47,11 @@ OPTIONS = [
     arg("--resume-factor", type=int, default=1),
     arg("--kill-after", type=int, default=20, help="embedding chunks saved before the kill"),
     arg("--work", type=Path, default=cache_root() / "scale"),
+    arg(
+        "--base-kb",
+        type=Path,
+        help="a KB already built from MetaQA's kb.txt (real vectors): linked as the 1× KB instead of a new ingest",
+    ),
     arg("--out", type=Path, default=DOCS / "benchmarks_scale.md"),
     arg("--nice", type=int, default=10),
     arg(
@@ -55,6 +60,7 @@ OPTIONS = [
     arg("--only", default="", help="comma-separated stages to run (default: all)"),
     arg("--tag", default="", help="write results-TAG.json (a run beside another)"),
     arg("--redo", default="", help="comma-separated stages to run again"),
+    arg("--print-server", action="store_true", help="print the graph-server tables of the recorded results and stop"),
     arg("--stage", help=argparse.SUPPRESS),
     arg("--factor", type=int, help=argparse.SUPPRESS),
     arg("--kb-dir", type=Path, help=argparse.SUPPRESS),
@@ -108,9 +114,21 @@ def _ingests(args: argparse.Namespace, run, want, common: list[str]) -> None:  #
                 args.resume_factor, args.work / f"x{args.resume_factor}" / "kb-resume", args.kill_after
             )
         )
-    if want("ingest"):
+    if want("ingest") and args.base_kb is None:
         run.run("ingest", 1, *common)
     _side_by_side(args.jobs, jobs)
+
+
+def _link_base(base: Path, kb_dir: Path) -> None:
+    """Make ``kb_dir`` (the 1× KB) a link to the built KB ``base``; refuse a different KB already there."""
+    if not (base / "manifest.json").exists():
+        raise SystemExit(f"--base-kb {base}: not a built KB (no manifest.json)")
+    if kb_dir.is_symlink() and kb_dir.resolve() == base.resolve():
+        return
+    if kb_dir.exists() or kb_dir.is_symlink():
+        raise SystemExit(f"--base-kb: {kb_dir} already holds another KB; use another --work")
+    kb_dir.parent.mkdir(parents=True, exist_ok=True)
+    kb_dir.symlink_to(base.resolve())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,6 +145,11 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("--factors must include 1: every growth ratio is to 1×")
     args.work.mkdir(parents=True, exist_ok=True)
     runner = Runner(args.work, args.nice, set(filter(None, args.redo.split(","))), tag=args.tag)
+    if args.print_server:  # a partial run's tables (the full run writes them into the report)
+        from benchmarks.scale.report_tables import server_table
+
+        sys.stdout.write("\n".join(server_table(runner.results, sorted(args.neo4j_factors))) + "\n")
+        return 0
     only = set(filter(None, args.only.split(",")))
     want = lambda stage: not only or stage in only  # noqa: E731
     common = ["--embed-factors", ",".join(map(str, args.embed_factors)), "--questions", str(args.questions)]
@@ -135,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
         if not paths(args.work, f)[0].exists():
             runner.results[f"synth@{f}"] = write_synthetic(src, paths(args.work, f)[0], f)
             runner.save()
+    if args.base_kb is not None:
+        _link_base(args.base_kb, paths(args.work, 1)[1])
     for f in args.factors:
         if want("graph"):
             runner.run("graph", f)

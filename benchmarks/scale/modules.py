@@ -66,6 +66,7 @@ def time_cases(
     methods: tuple[str, ...] = METHODS,
     warm: int = 2,
     outputs: dict | None = None,
+    whole: dict | None = None,
 ) -> dict:
     """p50/p95 per module and key of ``kbs`` ({key: (kb, kb_dir)}; ``qs`` {key: cases}, equally many).
 
@@ -76,6 +77,8 @@ def time_cases(
     method's pipeline per question (prepared untimed; every module pays its own query embedding).
     ``outputs``, when given, receives each pipeline module's timed results: {key: {module: [result
     per question]}} (the JSON-ready summaries of :mod:`benchmarks.speed.modules_methods`).
+    ``whole`` ({key: cases}, other questions than ``qs``'): each method's modules chained as a
+    question runs them (:func:`whole_questions`), timed as one row per method, after the modules.
     """
     from benchmarks.speed.modules_methods import forget_queries
 
@@ -104,7 +107,40 @@ def time_cases(
                         times[key].setdefault(name, []).append((time.perf_counter() - t) * 1000)
                         if outputs is not None:
                             outputs.setdefault(key, {}).setdefault(name, []).append(got)
+    if whole is not None:
+        whole_questions(kbs, whole, methods, warm, times, outputs)
     return {key: {name: percentiles(ms) for name, ms in per.items()} for key, per in times.items()}
+
+
+def whole_questions(
+    kbs: dict, qs: dict, methods: tuple[str, ...], warm: int, times: dict, outputs: dict | None
+) -> None:
+    """Each method's modules chained per question, into ``times`` as ``<method>: whole question``.
+
+    The question's cached vectors are dropped once, before its first module (a question run embeds
+    its question once and shares it), then the modules run in pipeline order, the stores
+    interleaved and rotated per question as above; the row is the sum of the modules' times (their
+    preparation, the LLM decisions taken from gold, untimed). ``outputs`` gets every module's result.
+    """
+    from benchmarks.speed.modules_methods import forget_queries
+
+    n = min(len(v) for v in qs.values())
+    for method in methods:
+        name = f"{method}: whole question"
+        for i in range(-warm, n):
+            for key in _rotated(list(kbs), i):
+                c = qs[key][i % n]
+                steps = pipeline(kbs[key][0], c, method)
+                forget_queries([c.question, c.rec.skyline()])
+                took, got = 0.0, []
+                for _, call in steps:
+                    t = time.perf_counter()
+                    got.append(call())
+                    took += time.perf_counter() - t
+                if i >= 0:
+                    times[key].setdefault(name, []).append(took * 1000)
+                    if outputs is not None:
+                        outputs.setdefault(key, {}).setdefault(name, []).append(got)
 
 
 def _rotated(keys: list, i: int) -> list:

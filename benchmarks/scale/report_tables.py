@@ -147,25 +147,54 @@ def server_table(results: dict, factors: list[int]) -> list[str]:
         "",
         'Export = `kb.graph_backends.export_graph("neo4j", uri, store)`, the step `hybridrag ingest '
         "--neo4j URI` runs after building the graph. Reads: p50 / p95 ms per question, same questions, "
-        "on the server vs the in-memory store of the same build in the same process.",
+        "on the server vs the in-memory store of the same build in the same process; a whole question is "
+        "its method's modules chained (other questions than the modules', `benchmarks/scale/modules.py` "
+        "`whole_questions`); same = questions whose result on the server equals memory's.",
         "",
-        "| factor | export s | server peak RSS MB | read / module | server p50 / p95 | memory p50 / p95 "
-        "| server/memory p50 |",
-        "|---|---|---|---|---|---|---|",
+        "| factor | export s | server peak RSS MB | load | read / module | server p50 / p95 | memory p50 / p95 "
+        "| server/memory p50 / p95 | same |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for f in factors:
         s = results.get(f"server@{f}")
         if not s:
             continue
-        for i, (m, v) in enumerate(s["server"].items()):
+        same = s.get("same_as_memory", {})
+        rows = sorted(s["server"].items(), key=lambda kv: kv[0].endswith("whole question"))
+        for i, (m, v) in enumerate(rows):
             mem = s["memory"][m]
+            load = f"{num_text(s.get('load_before'), '.1f')} → {num_text(s.get('load_after'), '.1f')}"
             head = (
-                f"| {f}× | {s['export_s']:.1f} | {num_text(s.get('server_peak_rss_mb'), '.0f')} |"
+                f"| {f}× | {s['export_s']:.1f} | {num_text(s.get('server_peak_rss_mb'), '.0f')} | {load} |"
                 if i == 0
-                else "| | | |"
+                else "| | | | |"
             )
+            agree = f"{same[m][0]} / {same[m][1]}" if m in same else "–"
             out.append(
                 f"{head} {m} | {ms_text(v['p50_ms'])} / {ms_text(v['p95_ms'])} | {ms_text(mem['p50_ms'])} / "
-                f"{ms_text(mem['p95_ms'])} | {ratio_text(v['p50_ms'], mem['p50_ms'])} |"
+                f"{ms_text(mem['p95_ms'])} | {ratio_text(v['p50_ms'], mem['p50_ms'])} / "
+                f"{ratio_text(v['p95_ms'], mem['p95_ms'])} | {agree} |"
             )
+    return out + quick_ack_table(results, factors)
+
+
+def quick_ack_table(results: dict, factors: list[int]) -> list[str]:
+    """The topic's neighbours read on the server with and without quick ACKs (kb/bolt_quick_ack.py)."""
+    rows = [(f, results[f"server@{f}"]["quick_ack"]) for f in factors if "quick_ack" in results.get(f"server@{f}", {})]
+    if not rows:
+        return []
+    out = [
+        "",
+        "Quick ACKs (`kb/bolt_quick_ack.py`): the topic's neighbours on the server, with and without, "
+        "alternating per question after the table above. p50 / p95 ms:",
+        "",
+        "| factor | rows p50 | with quick ACKs | without | without / with p50 |",
+        "|---|---|---|---|---|",
+    ]
+    for f, q in rows:
+        on, off = q["quick ACK"], q["no quick ACK"]
+        out.append(
+            f"| {f}× | {q['rows_p50']} | {ms_text(on['p50_ms'])} / {ms_text(on['p95_ms'])} | "
+            f"{ms_text(off['p50_ms'])} / {ms_text(off['p95_ms'])} | {ratio_text(off['p50_ms'], on['p50_ms'])} |"
+        )
     return out

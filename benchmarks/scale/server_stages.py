@@ -18,6 +18,7 @@ GRAPH_READS = ["graph: neighbours of topic", "graph: ego graph (gold hops, relat
 # Every method's modules: their graph reads are batched (one store call per hop or per set of items),
 # MoR's document table once per KB (agents/mor/matching.py doc_table, get_many in batches).
 SERVER_METHODS = ("hybgrag", "mor", "hydrarag", "ssrag")
+WHOLE_SEED = 1  # the whole-question rows ask other questions than the modules' (whose reads the stores cache)
 
 
 def _server_peak_mb(pid: int) -> float | None:
@@ -38,6 +39,27 @@ def same_outputs(memory: dict[str, list], server: dict[str, list]) -> dict[str, 
     }
 
 
+def quick_ack_effect(store, uri: str, qs: list) -> dict:  # noqa: ANN001 - a Neo4jGraphStore
+    """The topic's neighbours read with and without quick ACKs (:mod:`kb.bolt_quick_ack`), alternating per question."""
+    from benchmarks.scale.modules import percentiles
+    from hybridrag.kb.bolt_quick_ack import quick_ack
+    from hybridrag.kb.graph_bolt import bolt_address
+
+    times: dict[str, list[float]] = {"quick ACK": [], "no quick ACK": []}
+    rows: list[int] = []
+    try:
+        for i, c in enumerate(qs):
+            for on in (True, False) if i % 2 == 0 else (False, True):
+                quick_ack(bolt_address(uri), on)
+                t = time.perf_counter()
+                got = store.neighbors([c.topic])
+                times["quick ACK" if on else "no quick ACK"].append((time.perf_counter() - t) * 1000)
+            rows.append(len(got))
+    finally:
+        quick_ack(bolt_address(uri))
+    return {**{k: percentiles(v) for k, v in times.items()}, "rows_p50": sorted(rows)[len(rows) // 2]}
+
+
 def server(kb_dir: Path, args) -> dict:
     """Export time, server memory, and per-read latency on the server vs in memory."""
     from benchmarks.scale.modules import cases, time_cases
@@ -54,6 +76,7 @@ def server(kb_dir: Path, args) -> dict:
         export_s = time.perf_counter() - t
         res = {"export_s": export_s, **kb.graph.counts(), "server_peak_rss_mb": _server_peak_mb(srv.proc.pid)}
         qs = cases(datasets_root(), args.questions, args.factor)
+        other = cases(datasets_root(), args.questions, args.factor, seed=WHOLE_SEED)  # whole questions: new ones
         on_server = KnowledgeBase(kb_dir)
         with Neo4jGraphStore.connect(srv.uri) as store:
             on_server.graph = store
@@ -65,8 +88,10 @@ def server(kb_dir: Path, args) -> dict:
                     GRAPH_READS,
                     SERVER_METHODS,
                     outputs=outputs,
+                    whole={"memory": other, "server": other},
                 )
             )
+            res["quick_ack"] = quick_ack_effect(store, srv.uri, qs)  # after: its reads warm the store's caches
         res["same_as_memory"] = same_outputs(outputs["memory"], outputs["server"])
         res["questions"] = len(qs)
         return res

@@ -112,15 +112,32 @@ def test_explore_and_prune_match_memory_without_reading_the_subgraph(
 
 
 @pytest.mark.parametrize("limit", [3, 20])
-def test_hub_pools_are_the_first_edges_memory_sorts(server_kb, memory_kb, limit):
+def test_node_pools_are_the_edges_memory_has_and_a_hubs_first_edges(server_kb, memory_kb, limit):
     ids = [e.id for e in memory_kb.graph.entities][::3] + ["Drama", "no such entity"]
+    order = lambda ts: sorted(ts, key=lambda t: (t.type, t.head, t.tail))  # noqa: E731
     want = {}
-    for i in ids:
+    for i in ids[:-1]:
         edges = memory_kb.graph.neighbors([i])
-        if len(edges) > limit:  # SSRAG's pool of a hub (agents/ssrag/facts.py pool_of)
-            want[i] = sorted(edges, key=lambda t: (t.type, t.head, t.tail))[:limit]
-    assert want and len(want) < len(ids)  # hubs and nodes under the limit both asked about
-    assert server_kb.graph.hub_pools(ids, limit) == want
+        want[i] = order(edges)[:limit] if len(edges) > limit else order(edges)  # SSRAG's pool (facts.pool_of)
+    assert any(len(memory_kb.graph.neighbors([i])) > limit for i in want)  # hubs and nodes under the limit
+    assert any(len(memory_kb.graph.neighbors([i])) <= limit for i in want)
+    got = server_kb.graph.node_pools(ids, limit)
+    assert "no such entity" not in got
+    assert {i: order(p) for i, p in got.items()} == want
+    hubs = [i for i in want if len(memory_kb.graph.neighbors([i])) > limit]
+    assert all(got[i] == want[i] for i in hubs)  # a hub's pool arrives cut and sorted by the server
+
+
+def test_node_pools_bring_the_names_along(server_kb, memory_kb, monkeypatch):
+    store = server_kb.graph
+    store.__dict__.pop("_names", None)  # names read by earlier tests
+    nodes = ["Tom Hanks", "Forrest Gump", "Penny Marshall"]
+    pools = store.node_pools(nodes, 500)
+    ends = {e for p in pools.values() for t in p for e in (t.head, t.tail)} | set(nodes)
+    sent = []
+    monkeypatch.setattr(store, "_query", lambda q, p, write=False: sent.append(q) or [])
+    assert store.names(ends) == {i: e.name for i, e in memory_kb.graph.get_many(ends).items()}
+    assert sent == []
 
 
 def test_ssrag_facts_on_the_server_equal_memory(server_kb, memory_kb, monkeypatch):
@@ -130,7 +147,36 @@ def test_ssrag_facts_on_the_server_equal_memory(server_kb, memory_kb, monkeypatc
     nodes = ["Tom Hanks", "Drama", "Forrest Gump", "1994", "Penny Marshall"]
     got = {}
     for key, kb in (("memory", memory_kb), ("server", server_kb)):
+        facts._memo.pop(kb, None)  # pools cached by another test with another FACT_POOL
         names = {n: facts.prefetch(kb, nodes)[n] for n in nodes}  # the nodes' own names (more when not cached)
-        pools = [facts._node_triples(kb, n) for n in nodes]  # a hub's pool sorted; a small node's as read
-        got[key] = (names, [p if len(p) == 5 else sorted(p, key=lambda t: (t.type, t.head, t.tail)) for p in pools])
+        got[key] = (names, [facts._node_triples(kb, n) for n in nodes])  # sorted on both, cut at 5 on hubs
+        facts._memo.pop(kb, None)
     assert got["server"] == got["memory"] and any(len(p) == 5 for p in got["memory"][1])
+
+
+@pytest.mark.parametrize(
+    ("topic", "question"),
+    [("Tom Hanks", "what films did Tom Hanks star in"), ("1994", "which movies were released in 1994")],
+)
+def test_ssrag_walk_on_the_server_equals_memory_in_one_request_per_hop(
+    server_kb, memory_kb, monkeypatch, topic, question
+):
+    from hybridrag.agents.ssrag import facts
+    from hybridrag.agents.ssrag.nodes import relevant_nodes
+    from hybridrag.agents.ssrag.vectors import query_vector
+
+    out = {}
+    for key, kb in (("memory", memory_kb), ("server", server_kb)):
+        facts._memo.pop(kb, None)
+        sent: list[str] = []
+        if key == "server":
+            real = kb.graph._query
+            monkeypatch.setattr(
+                kb.graph, "_query", lambda q, p, write=False, sent=sent, real=real: sent.append(q) or real(q, p, write)
+            )
+        nodes = relevant_nodes(kb, [topic], query_vector(kb, question), hops=2, k=12, max_facts=6, text_edges=False)
+        out[key] = [(n["id"], n["name"], n["facts"], n["triples"], n["links"]) for n in nodes]
+    assert out["server"] == out["memory"] and len(out["memory"]) > 3
+    pools = [q for q in sent if "OPTIONAL MATCH (s)-[d]" in q]
+    assert len(pools) == 3  # the seeds and two hops: one request each
+    assert len(sent) == len(pools) + sum("ORDER BY type(r)" in q for q in sent)  # then only a hub's first edges
