@@ -142,10 +142,10 @@ def full_ingest(kb_txt: Path, kb_dir: Path, replicate: dict | None = None, fresh
     if replicate:
         rows, vecs = base_vectors(Path(replicate["base"]))
 
-        def embed(emb, spec, texts, folder, size=None, progress=False, on_chunk=None):
-            return ChunkedVectors(replicated_vectors(texts, rows, vecs, replicate["sigma"]), 0, 0)
+        def embed_new(*_args, **_kw):  # noqa: ANN002, ANN003 - ingest's factory of its embedding step
+            return lambda texts: ChunkedVectors(replicated_vectors(texts, rows, vecs, replicate["sigma"]), 0, 0)
 
-        ki.embed_in_chunks = embed
+        ki.embed_new = embed_new  # (patching ki.embed_in_chunks, as before, no longer replaced the encoder)
     t = time.perf_counter()
     rep = ki.ingest(kb_dir, [kb_txt], type_map=TYPE_MAP, progress=False)  # a re-run reuses saved chunks
     return {
@@ -156,5 +156,6 @@ def full_ingest(kb_txt: Path, kb_dir: Path, replicate: dict | None = None, fresh
         "chunks": rep.embed_chunks,
         "chunks_reused": rep.embed_chunks_reused,
         "embedding": "replicated" if replicate else "real",
+        "encoded": rep.embed_chunks > 0,  # chunks written: the model encoded (replicated vectors write none)
         **(replicate and {"sigma": replicate["sigma"]} or {}),
     }

@@ -94,3 +94,34 @@ def test_replicated_vectors_keep_copy_one_and_hit_the_cosine():
     assert np.allclose(np.linalg.norm(out, axis=1), 1.0, atol=1e-5)
     cos = np.sum(out[50:] * vecs, axis=1)
     assert abs(float(cos.mean()) - 0.9) < 0.01 and not np.allclose(out[50:], vecs)
+
+
+def test_a_replicated_ingest_encodes_nothing_and_copies_the_base_vectors(tmp_path, monkeypatch):
+    import hybridrag.kb.embed_chunks as chunks
+    import hybridrag.kb.vector_reuse as reuse
+    from benchmarks.scale.ingest_stages import base_vectors, full_ingest
+    from hybridrag.kb.base import KnowledgeBase
+    from hybridrag.kb.ingest import ingest
+
+    src = tmp_path / "kb.txt"
+    src.write_text("".join(f"{h}|{r}|{t}\n" for h, r, t in TWENTY), encoding="utf-8")
+    ingest(tmp_path / "base", [src], progress=False)  # the 1× KB: real vectors
+    write_synthetic(src, tmp_path / "x2.txt", 2)
+
+    def no_encode(*_a, **_k):
+        raise AssertionError("a replicated ingest must not run the embedding model")
+
+    import hybridrag.kb.ingest as ki
+
+    for name in ("embed_new", "DenseIndex", "BM25Index"):  # full_ingest replaces them: put them back after
+        monkeypatch.setattr(ki, name, getattr(ki, name))
+    monkeypatch.setattr(chunks, "embed_in_chunks", no_encode)
+    monkeypatch.setattr(reuse, "embed_in_chunks", no_encode)
+    rep = full_ingest(tmp_path / "x2.txt", tmp_path / "x2", {"base": str(tmp_path / "base"), "sigma": 0.02})
+    assert rep["embedding"] == "replicated" and not rep["encoded"]
+    rows, vecs = base_vectors(tmp_path / "base")
+    kb = KnowledgeBase(tmp_path / "x2")
+    got = {d.text: i for i, d in enumerate(kb.docs) if d.kind == "entity"}
+    stored = kb.dense.index.reconstruct_n(0, kb.dense.index.ntotal)
+    assert np.allclose(stored[got["Tom Hanks"]], vecs[rows["Tom Hanks"]], atol=1e-6)
+    assert not np.allclose(stored[got["Tom Hanks #2"]], vecs[rows["Tom Hanks"]], atol=1e-3)
