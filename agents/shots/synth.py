@@ -4,8 +4,8 @@ Schema paths of 1..``max_hops`` steps are enumerated from the relation types (a 
 relation forwards, head to tail, or backwards); for each path, entities of its start type
 are drawn at random until ``per_path`` of them reach between 1 and :data:`MAX_ANSWERS`
 entities of the path's end type. The question is written from a template built from the
-relation names and entity types only, e.g. ``which person that Heat is directed by`` or
-``which product made by the company that Acme owns``.
+relation names and entity types only (agents/shots/wording.py), e.g. ``which person that Heat
+is directed by``, ``what person is Heat directed by`` and ``who directed Heat``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ import random
 from hybridrag.agents.shots.example import SolvedExample
 from hybridrag.agents.shots.mask import mask_spans
 from hybridrag.agents.shots.walk import Step, Walker
+from hybridrag.agents.shots.wording import ask, natural, phrase, relation_words
 from hybridrag.kb.base import KnowledgeBase
+
+__all__ = ["ask", "phrase", "schema_paths", "synthesize", "write_question"]
 
 MAX_ANSWERS = 60
 HUB_DEGREE = 20.0  # a step reaching this many entities on average (year -> its movies) is a hub
@@ -23,8 +26,7 @@ MAX_FRONTIER = 2000  # an intermediate hop wider than this goes through a hub: n
 TRIES_PER_PATH = 25
 MAX_PATHS_PER_HOP = 150
 MAX_PREFIXES = 2000  # paths of one length extended to the next (a bound on the enumeration)
-STYLES = (0, 1)  # every solved path is written as a noun phrase and as a direct question
-_PREPOSITIONS = {"by", "in", "of", "to", "at", "on", "for", "with", "from", "into", "as", "about"}
+STYLES = (0, 1, 2)  # a noun phrase, a direct question, and the usual wording where there is one (wording.py)
 
 SchemaPath = tuple[str, tuple[tuple[Step, str], ...]]  # start type, ((step, type reached), ...)
 
@@ -57,51 +59,6 @@ def schema_paths(walker: Walker, max_hops: int = 3, seed: int = 0) -> list[Schem
     return out
 
 
-def _words(relation: str) -> str:
-    return relation.replace("_", " ").strip()
-
-
-def phrase(inner: str, relation: str, direction: str, reached: str) -> str:
-    """Noun phrase for the entities one step from ``inner`` (template from relation words and types)."""
-    words = _words(relation)
-    first, last = words.split()[0].lower(), words.split()[-1].lower()
-    verb = len(words.split()) == 1 and first.endswith("s") and not first.endswith("ss")  # makes, owns
-    if direction == "out":
-        if verb:
-            return f"the {reached} that {inner} {words}"
-        if first == "has":
-            return f"the {words[4:]} of {inner}"
-        if last in _PREPOSITIONS or first in _PREPOSITIONS:
-            return f"the {reached} that {inner} is {words}"
-        return f"the {words} of {inner}"
-    if first == "has":
-        return f"the {reached} that has {words[4:]} {inner}"
-    if verb:
-        return f"the {reached} that {words} {inner}"
-    if last in _PREPOSITIONS or first in _PREPOSITIONS:
-        return f"the {reached} {words} {inner}"
-    return f"the {reached} whose {words} is {inner}"
-
-
-def ask(inner: str, relation: str, direction: str, reached: str) -> str:
-    """A direct question for the entities one step from ``inner`` ("what movie is directed by <E>")."""
-    words = _words(relation)
-    first, last = words.split()[0].lower(), words.split()[-1].lower()
-    verb = len(words.split()) == 1 and first.endswith("s") and not first.endswith("ss")
-    prep = last in _PREPOSITIONS or first in _PREPOSITIONS
-    if direction == "out":
-        if first == "has":
-            return f"what is the {words[4:]} of {inner}"
-        if verb:
-            return f"{inner} {words} what {reached}"
-        return f"what {reached} is {inner} {words}" if prep else f"what is the {words} of {inner}"
-    if first == "has":
-        return f"what {reached} has {inner} as {words[4:]}"
-    if verb:
-        return f"what {reached} {words} {inner}"
-    return f"what {reached} is {words} {inner}" if prep else f"what {reached} has {inner} as {words}"
-
-
 def _units(steps: tuple[tuple[Step, str], ...]) -> list[tuple[str, Step, str, str]]:
     """Steps grouped for writing: ("share", step, middle type, reached) for there-and-back pairs, else ("step", ...)."""
     out, i = [], 0
@@ -116,21 +73,27 @@ def _units(steps: tuple[tuple[Step, str], ...]) -> list[tuple[str, Step, str, st
     return out
 
 
-def write_question(name: str, steps: tuple[tuple[Step, str], ...], style: int = 0) -> tuple[str, str]:
-    """(question, masked question) for a topic name and a typed path.
+def write_question(name: str, steps: tuple[tuple[Step, str], ...], style: int = 0) -> tuple[str, str] | None:
+    """(question, masked question) for a topic name and a typed path, or None when ``style`` has no wording.
 
     ``style`` 0 writes one noun phrase (``which person that <E> is directed by``), 1 a direct
-    question on the last step (``what person is <E> directed by``).
+    question on the last step (``what person is <E> directed by``), 2 the usual question on the
+    last step (``who directed <E>``; only for a ``<participle> by`` step walked from its head).
     """
     texts = []
     units = _units(steps)
+    kind, (rel, direction), _, reached = units[-1]
+    if style == 2 and (kind != "step" or natural("", rel, direction, reached) is None):
+        return None
     for inner in (name, "\0"):
         np_ = inner
         for n, (kind, (rel, direction), mid, reached) in enumerate(units):
             last = n == len(units) - 1
             if kind == "share":
                 head = f"what {reached} shares" if last and style else f"the {reached} that shares"
-                np_ = f"{head} a {mid} ({_words(rel)}) with {np_}"
+                np_ = f"{head} a {mid} ({relation_words(rel)}) with {np_}"
+            elif last and style == 2:
+                np_ = natural(np_, rel, direction, reached) or np_
             elif last and style:
                 np_ = ask(np_, rel, direction, reached)
             else:
@@ -161,12 +124,15 @@ def entities_by_type(kb: KnowledgeBase, walker: Walker) -> dict[str, list[str]]:
 def _examples(
     kb: KnowledgeBase, walker: Walker, topic_id: str, start: str, steps: tuple[tuple[Step, str], ...], answers
 ) -> list[SolvedExample]:
-    """The solved path written in both styles (a noun phrase and a direct question)."""
+    """The solved path written in each style that has a wording for it (see :func:`write_question`)."""
     name = kb.name(topic_id)
     names = tuple(sorted(kb.name(i) for i in walker.ids(answers)))
     out = []
     for style in STYLES:
-        question, masked = write_question(name, steps, style)
+        written = write_question(name, steps, style)
+        if written is None:
+            continue
+        question, masked = written
         out.append(
             SolvedExample(
                 question=question,
