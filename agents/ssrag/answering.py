@@ -24,7 +24,7 @@ from hybridrag.agents.ssrag import shots
 from hybridrag.agents.ssrag import unify as uni
 from hybridrag.agents.ssrag.context import SSRAGContext
 from hybridrag.agents.ssrag.outcome import Outcome
-from hybridrag.agents.ssrag.small import constrained, rule_answer, small
+from hybridrag.agents.ssrag.small import constrained, outranked, rule_answer, small
 from hybridrag.agents.ssrag.vectors import query_vector
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.list_answer import asks_for_list, joined, split
@@ -134,6 +134,7 @@ def answer(model: BaseChatModel, kb: KnowledgeBase, ctx: SSRAGContext, state: Ma
     context = state.get("context", [])
     if small(ctx):  # the rule's answer is accepted as it is (no fallback note for the answer check)
         examples = shots.nearest(kb, state["question"], ctx.n_examples, ctx.examples)
+        own |= outranked(kb, state["question"], context)  # "The Big Picture" is not an answer to "who directed Big"
         text, order, why = rule_answer(context, own, examples, state.get("graph", []), state["question"])
         text = listed(text, order, own, own_names(state), state["question"], ctx.top_k)
         back = [uni.as_evidence(order[0])] if order and order[0] not in context else []

@@ -18,7 +18,8 @@ takes a rule, and the one role left to the LLM, entity extraction, decodes withi
   without a call), types within the KB's entity types;
 - graph branch: the relevance walk, and the nearest solved example's relation chain followed from
   the linked entities (``chain_walk``, :mod:`agents.ssrag.chain`);
-- answer (:func:`rule_answer`): the first context at the chain's end, in rank order; else the
+- answer (:func:`rule_answer`; :func:`outranked` titles count as the question's): the first
+  context at the chain's end, in rank order; else the
   first context, in rank order and never one of the question's entities, that a fact of its own
   names by the last relation of the nearest solved example (on the side the example's answer
   takes: ``directed by <name>`` for ``directed_by`` out), ranked first; else the top context's
@@ -32,6 +33,7 @@ not small under ``auto``, runs the paper's roles.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hybridrag.agents.llm.constrained import is_llama_cpp, question_spans
@@ -39,7 +41,8 @@ from hybridrag.agents.llm.judge import use_rules
 from hybridrag.agents.ssrag import augment as aug
 from hybridrag.agents.ssrag import unify as uni
 from hybridrag.kb.base import KnowledgeBase
-from hybridrag.tools.names import known_names
+from hybridrag.tools.names import known_names, prefer_exact
+from hybridrag.tools.retrieval import mentions_in
 
 RULED = "judge rules (small model)"
 
@@ -90,6 +93,24 @@ def rule_intent(question: str) -> dict:
     """The intent step's cues by rule alone (the shape :func:`agents.ssrag.augment.detect_intent` returns)."""
     rules = aug.rule_cues(question)
     return {**rules, "intent": rules["intent"] or "what", "subtopics": []}
+
+
+def outranked(kb: KnowledgeBase, question: str, items: list[dict]) -> set[str]:
+    """Entity ids of ``items`` that the question's exactly written names outrank (never its answer).
+
+    A question that writes "Big" is about "Big": "The Big Picture" and "Big Eyes", close to it in
+    cosine and so often ranked first, are near-misses of its topic, not answers; the rule treats
+    them as it treats the question's own entities (:func:`tools.names.prefer_exact`, the rule
+    fusion's seeding uses).
+    """
+    named = mentions_in(kb, question)
+    about = [it.get("entity_id") or (it["id"] if it.get("kind") == "entity" else None) for it in items]
+    ids = [e for e in dict.fromkeys(about) if e and e not in named]
+    if not named or not ids:
+        return set()
+    written = [re.compile(rf"(?<!\w){re.escape(kb.name(n).casefold())}(?!\w)") for n in named]
+    near = [i for i in ids if any(w.search(kb.name(i).casefold()) for w in written)]  # titles holding a named one
+    return set(near) - set(prefer_exact(kb, question, near, named))
 
 
 def _states(item: dict, phrase: str, direction: str) -> bool:
