@@ -174,7 +174,7 @@ def route_after_validation(state: State, runtime: Runtime[HybGRAGContext]) -> Va
     """Accept, or out of iterations: finish (answer first in QA mode); otherwise ask the commentor."""
     ctx = _context(runtime)
     if state["verdict"] == "yes" or state["iteration"] >= ctx.max_iterations:
-        return "accepted: answer (QA mode)" if ctx.answer else "accepted or out of iterations"
+        return "accepted: answer (QA mode)" if ctx.qa_mode(resolve_kb(ctx)) else "accepted or out of iterations"
     return "rejected: corrective feedback"
 
 

@@ -216,8 +216,9 @@ def rerank_trajectories(state: State, runtime: Runtime[MoRContext]) -> dict:
 
 
 def route_after_rerank(state: State, runtime: Runtime[MoRContext]) -> RerankRoute:
-    """QA mode answers from the top entities; retrieval mode ends."""
-    return "QA mode: answer" if _context(runtime).answer else "retrieval mode: end"
+    """QA mode (``answer``, or a documents KB: :meth:`MoRContext.qa_mode`) answers from the top entities."""
+    ctx = _context(runtime)
+    return "QA mode: answer" if ctx.qa_mode(resolve_kb(ctx)) else "retrieval mode: end"
 
 
 def generate_answer(state: State, runtime: Runtime[MoRContext]) -> dict:

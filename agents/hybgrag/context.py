@@ -12,7 +12,8 @@ from typing import Literal, get_args
 
 from hybridrag.agents.context import LLMContext, StructuredMethod, setting
 from hybridrag.agents.hybgrag.tools import STEPS
-from hybridrag.agents.llm.judge import Judge
+from hybridrag.agents.llm.judge import Judge, is_small_model
+from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.steps import check_overrides
 
 Examples = Literal["kb", "bundled"]
@@ -82,6 +83,12 @@ class HybGRAGContext(LLMContext):
         "QA mode: characters of reference text the answerer reads (about 1000 tokens): the final "
         "references, best first, until this many (at least one; each text cut at 600).",
     )
+    answer_documents: bool = setting(
+        True,
+        "QA mode on a KB built from documents even when `answer` is off, unless the model is known to be "
+        "small (local:*, at most 3B): there the answer is in the passages, which retrieval alone only points "
+        "at; a small model's replies are rarely grounded, so the passage span rule answers for it.",
+    )
 
     def __post_init__(self) -> None:
         """Environment overrides, then one-line refusals of unknown choices."""
@@ -96,3 +103,12 @@ class HybGRAGContext(LLMContext):
                 raise ValueError(
                     f"hybgrag {name} must be one of {', '.join(get_args(choice))}, not {getattr(self, name)!r}"
                 )
+
+    def qa_mode(self, kb: KnowledgeBase) -> bool:
+        """Whether the run ends with the answerer: ``answer``, or ``answer_documents`` on a documents KB.
+
+        A documents KB is one built by ``hybridrag ingest --documents`` (its manifest has a
+        ``documents`` section); the model must not be known to be small (:func:`agents.llm.judge.is_small_model`).
+        """
+        documents = "documents" in kb.manifest and not is_small_model(self.answer_llm or self.llm)
+        return self.answer or (self.answer_documents and documents)

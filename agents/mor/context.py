@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from hybridrag.agents.context import LLMContext, StructuredMethod, setting
+from hybridrag.agents.llm.judge import is_small_model
 from hybridrag.agents.mor.tools import STEPS
+from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.steps import check_overrides
 
 Planner = Literal["paths", "triplets"]
@@ -102,6 +104,12 @@ class MoRContext(LLMContext):
         "QA mode: characters of retrieved text the answerer reads (about 1000 tokens): the ranked "
         "entities, best first, until this many (at least one; each path or text cut at 500).",
     )
+    answer_documents: bool = setting(
+        True,
+        "QA mode on a KB built from documents even when `answer` is off, unless the model is known to be "
+        "small (local:*, at most 3B): there the answer is in the passages, which retrieval alone only points "
+        "at; a small model's replies are rarely grounded, so the passage span rule answers for it.",
+    )
 
     def __post_init__(self) -> None:
         """Environment overrides, then one-line refusals of unknown choices."""
@@ -112,6 +120,15 @@ class MoRContext(LLMContext):
         for name, choice in CHOICES.items():
             if getattr(self, name) not in get_args(choice):
                 raise ValueError(f"{name} must be one of {', '.join(get_args(choice))}, not {getattr(self, name)!r}")
+
+    def qa_mode(self, kb: KnowledgeBase) -> bool:
+        """Whether the run ends with the answerer: ``answer``, or ``answer_documents`` on a documents KB.
+
+        A documents KB is one built by ``hybridrag ingest --documents`` (its manifest has a
+        ``documents`` section); the model must not be known to be small (:func:`agents.llm.judge.is_small_model`).
+        """
+        documents = "documents" in kb.manifest and not is_small_model(self.llm)
+        return self.answer or (self.answer_documents and documents)
 
     def targets(self) -> list[str]:
         """The configured answer categories."""

@@ -3,12 +3,16 @@ and MoR keeping an answer that is one side of a choice the question offers (issu
 
 from __future__ import annotations
 
+import pytest
 from test_hybgrag import YES, act, run
 
 from hybridrag.agents.hybgrag.report import answer_references
 from hybridrag.agents.mor.output import offered_choice, references_text
 from hybridrag.agents.mor.roles import Answer as MoRAnswer
 from hybridrag.agents.mor.roles import qa_answer
+from hybridrag.graphs.hybgrag import HybGRAGContext, graph
+from hybridrag.graphs.mor import MoRContext
+from hybridrag.graphs.runtime import resolve_kb
 from hybridrag.prompts.data_block import parse_blocks
 
 LEYSEN = "Johan Leysen (born 19 February 1950) is a Belgian actor."
@@ -86,3 +90,41 @@ def test_the_budget_setting_reaches_the_hybgrag_answerer(tiny_kb, fake_llm):
     model = fake_llm(act(), YES, Answer(reasoning="from the paths", answer="Big"))
     run(tiny_kb, answer=True, answer_chars=1)
     assert len(parse_blocks(str(model.calls[-1]["messages"][-1].content))) == 1
+
+
+@pytest.fixture(scope="module")
+def documents_kb(tmp_path_factory) -> str:
+    """Two text documents ingested without extraction (a KB built from documents: passages only)."""
+    from hybridrag.agents.extraction import ingest_documents
+
+    src = tmp_path_factory.mktemp("window-docs")
+    (src / "ada.txt").write_text("Ada Lovelace worked with Charles Babbage on the Analytical Engine.\n")
+    (src / "grace.txt").write_text("Grace Hopper developed the first compiler.\n")
+    kb = tmp_path_factory.mktemp("window-kb") / "kb"
+    ingest_documents(kb, [src], progress=False)
+    return str(kb)
+
+
+@pytest.mark.parametrize("context", [HybGRAGContext, MoRContext])
+def test_a_documents_kb_is_answered_in_qa_mode_unless_the_model_is_small(documents_kb, tiny_kb, context):
+    docs, graph_kb = resolve_kb(context(kb=documents_kb)), resolve_kb(context(kb=tiny_kb))
+    assert context(kb=documents_kb, llm="fake:test").qa_mode(docs)
+    assert not context(kb=documents_kb, llm="local:smollm2").qa_mode(docs)  # the passage span rule answers
+    assert not context(kb=documents_kb, llm="fake:test", answer_documents=False).qa_mode(docs)
+    assert not context(kb=tiny_kb, llm="fake:test").qa_mode(graph_kb)  # a KB of triples keeps `answer`
+    assert context(kb=tiny_kb, llm="local:smollm2", answer=True).qa_mode(graph_kb)
+
+
+def test_hybgrag_answers_a_documents_kb_without_being_asked(documents_kb, fake_llm):
+    from hybridrag.agents.hybgrag.roles import Answer
+
+    fake_llm(
+        act("text", [("Charles Babbage", "person")], ()),
+        YES,
+        Answer(reasoning="She worked with him.", answer="Ada Lovelace"),
+    )
+    out = graph.invoke(
+        {"question": "who worked with Charles Babbage"}, context=HybGRAGContext(kb=documents_kb, llm="fake:test")
+    )
+    assert out["answer"] == "Ada Lovelace"
+    assert [s["decision"] for s in out["trace"] if s["node"] == "generate_answer"] == ["answered"]
