@@ -7,6 +7,9 @@ in this one process. The two runs of a question follow each other, their order a
 one question to the next, and the methods and hops take turns too, so a change in the machine's
 load falls on both sides alike.
 
+Rounds: question ``i`` of every hop count, then question ``i + 1``; the page is rewritten after
+each round, so a run stopped early (``--stop-at``) has as many questions at each hop.
+
 Held-out questions: ``--offset`` onwards (default 1300) of the seed-0 shuffle of each
 ``dev_<k>hop.txt``, past the questions the ``smollm`` suite evaluates (0-299) and the bank's
 (300-1299); a question whose text is in the bank is skipped. The KB is the bank KB of
@@ -27,11 +30,13 @@ import argparse
 import json
 import random
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks.common import arg, command
 from benchmarks.smollm.bank import BANK_HOPS, _plain, bank_kb, bank_lines
 from benchmarks.smollm.matrix import OVERRIDES
+from hybridrag.evals.cli import parse_overrides
 from hybridrag.evals.markdown import provenance
 from hybridrag.evals.timing import load_text
 
@@ -49,7 +54,9 @@ OPTIONS = [
     arg("--offset", type=int, default=1300, help="first question of the seed-0 shuffle asked (held out)"),
     arg("--out", default="docs/benchmarks_smollm_speed.md"),
     arg("--runs", default="eval-runs/smollm-hops", help="folder of the per-run JSON lines"),
+    arg("--stop-at", default="", help="HH:MM UTC: no round of questions starts after it"),
 ]
+SETS = {m: parse_overrides(OVERRIDES[m]["bank"] or []) for m in METHODS}
 
 
 def held_out(hops: int, n: int, offset: int) -> list:
@@ -105,60 +112,78 @@ def state_copy(model, repeats: int = 3) -> dict:  # noqa: ANN001 - a chat model 
     }
 
 
-def run(args: argparse.Namespace) -> int:
-    """Ask every method each held-out question with both variants; write the records and the report."""
-    from benchmarks.smollm.speed import Counter
-    from benchmarks.smollm.speed_report import write_report
-    from hybridrag.evals.cli import parse_overrides
-    from hybridrag.evals.datasets import with_answer_names
-    from hybridrag.evals.relevance import Judge
+def one_run(method: str, hops: int, variant: str, setup: dict, q, counter) -> dict:  # noqa: ANN001
+    """Ask ``q`` once; the row of the run (seconds, Hit@1, usage, llama.cpp's counters)."""
     from hybridrag.evals.runner import run_one
     from hybridrag.evals.summary import score_record
-    from hybridrag.graphs import context_for, get_graph
+    from hybridrag.graphs import context_for
+
+    ctx = context_for(method, kb=str(setup["kb"].directory), llm=NEW if variant == "new" else BASELINE, **SETS[method])
+    start = len(counter.calls)
+    rec = run_one(setup["graphs"][method], ctx, q, setup["judge"])
+    return {
+        "method": method,
+        "hops": hops,
+        "variant": variant,
+        "id": q.id,
+        "question": q.question,
+        "seconds": round(rec["seconds"], 3),
+        "hit@1": score_record(rec)["hit@1"],
+        "usage": rec["usage"],
+        "error": rec["error"],
+        **calls_between(counter, start),
+    }
+
+
+def prepare(hops: int, args: argparse.Namespace, graphs: dict, counters: dict) -> dict:
+    """A hop count's KB, judge and questions; each method asks the spare question untimed, both variants."""
+    from hybridrag.evals.datasets import with_answer_names
+    from hybridrag.evals.relevance import Judge
     from hybridrag.kb.base import open_kb
+
+    kb = open_kb(bank_kb(f"metaqa-{hops}hop"))
+    setup = {"kb": kb, "judge": Judge.for_kb(kb, None), "graphs": graphs}
+    questions = with_answer_names(held_out(hops, args.per_hop + 1, args.offset), kb.name)
+    for method in args.methods:  # the first question of a process loads models and indexes
+        for variant in VARIANTS:
+            one_run(method, hops, variant, setup, questions[-1], counters[variant])
+    setup["questions"] = questions[:-1]
+    return setup
+
+
+def past(stop_at: str) -> bool:
+    """Whether the UTC time ``HH:MM`` has passed today (never for an empty value)."""
+    return bool(stop_at) and datetime.now(UTC).strftime("%H:%M") >= stop_at
+
+
+def run(args: argparse.Namespace) -> int:
+    """Ask every method each held-out question with both variants, rounds across hops; the page after each round."""
+    from benchmarks.smollm.speed import Counter
+    from benchmarks.smollm.speed_report import write_report
+    from hybridrag.graphs import get_graph
 
     chat = models()
     counters = {v: Counter(m.client) for v, m in chat.items()}
     graphs = {m: get_graph(m) for m in args.methods}
-    runs = Path(args.runs)
-    runs.mkdir(parents=True, exist_ok=True)
-    records = runs / "records.jsonl"
+    records = Path(args.runs) / "records.jsonl"
+    records.parent.mkdir(parents=True, exist_ok=True)
     records.write_text("", encoding="utf-8")
     info, load0, rows, turn = provenance(), load_text(), [], 0
-    for hops in args.hops:
-        dataset = f"metaqa-{hops}hop"
-        kb = open_kb(bank_kb(dataset))
-        judge = Judge.for_kb(kb, None)
-        questions = with_answer_names(held_out(hops, args.per_hop + 1, args.offset), kb.name)
-        for method in args.methods:  # untimed: the first question of a process loads models and indexes
-            for spec in (NEW, BASELINE):
-                ctx = context_for(method, kb=str(kb.directory), llm=spec, **parse_overrides(OVERRIDES[method]["bank"]))
-                run_one(graphs[method], ctx, questions[-1], judge)
-        for q in questions[:-1]:
+    setups = {h: prepare(h, args, graphs, counters) for h in args.hops}
+    copies = {v: state_copy(m) for v, m in chat.items()}
+    for i in range(args.per_hop):
+        if past(args.stop_at):
+            break
+        for hops, setup in setups.items():
+            if i >= len(setup["questions"]):
+                continue
             for method in args.methods:
-                sets = parse_overrides(OVERRIDES[method]["bank"])
                 order = ("new", "baseline") if turn % 2 == 0 else ("baseline", "new")
                 turn += 1
                 for variant in order:
-                    spec = NEW if variant == "new" else BASELINE
-                    ctx = context_for(method, kb=str(kb.directory), llm=spec, **sets)
-                    start = len(counters[variant].calls)
-                    rec = run_one(graphs[method], ctx, q, judge)
-                    row = {
-                        "method": method,
-                        "hops": hops,
-                        "variant": variant,
-                        "id": q.id,
-                        "question": q.question,
-                        "seconds": round(rec["seconds"], 3),
-                        "hit@1": score_record(rec)["hit@1"],
-                        "usage": rec["usage"],
-                        "error": rec["error"],
-                        **calls_between(counters[variant], start),
-                    }
+                    row = one_run(method, hops, variant, setup, setup["questions"][i], counters[variant])
                     rows.append(row)
                     with records.open("a", encoding="utf-8") as f:
                         f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    copies = {v: state_copy(m) for v, m in chat.items()}
-    write_report(Path(args.out), rows, copies, info, command(args), f"{load0} → {load_text()}")
+        write_report(Path(args.out), rows, copies, info, command(args), f"{load0} → {load_text()}")
     return 0
