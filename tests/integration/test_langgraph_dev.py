@@ -394,21 +394,38 @@ def test_a_chat_thread_reads_the_follow_up_through_the_previous_answer(dev_serve
 
 
 @pytest.mark.parametrize(
-    ("given", "message"),
+    ("path", "given", "message"),
     [
-        ({"q": "who directed Big"}, "input: no `question` and no `messages`"),
-        ({"question": ""}, "question: empty; ask a question"),
-        ({"question": "   "}, "question: empty; ask a question"),
-        ({"messages": [user("")]}, "messages: empty; ask a question"),
+        ("/runs/wait", {"q": "who directed Big"}, "input.q: unknown key; fusion takes messages, question"),
+        ("/runs/wait", {}, "input: no `question` and no `messages`"),
+        ("/runs/wait", {"question": ""}, "input.question: empty; ask a question"),
+        ("/runs/stream", {"question": "   "}, "input.question: empty; ask a question"),
+        ("/threads/{thread}/runs", {"messages": [user("")]}, "input.messages: empty; ask a question"),
+        ("/threads/{thread}/runs/wait", {"question": 7}, "input.question: must be a string, not int"),
     ],
 )
-def test_an_input_that_asks_nothing_is_a_named_error(dev_server, given, message):
-    out = httpx.post(
-        f"{dev_server}/runs/wait", json={"assistant_id": "fusion", "input": given}, timeout=RUN_TIMEOUT
-    ).json()
-    error = json.dumps(out)
-    assert "answer" not in out and "InputError" in error and message in error, out
-    assert "KeyError" not in error
+def test_an_input_that_asks_nothing_is_a_422_before_any_run(dev_server, path, given, message):
+    """app/run_input_guard.py (langgraph.json's http.app) answers before the server creates a run."""
+    thread = new_thread(dev_server)
+    url = dev_server + path.format(thread=thread)
+    r = httpx.post(url, json={"assistant_id": "fusion", "input": given}, timeout=RUN_TIMEOUT)
+    assert r.status_code == 422 and r.json()["detail"].startswith(message), r.text
+    assert "KeyError" not in r.text and "Traceback" not in r.text
+    runs = httpx.get(f"{dev_server}/threads/{thread}/runs", timeout=30).json()
+    assert runs == [], "no run was created"
+
+
+def test_a_valid_input_passes_the_guard_and_runs(dev_server):
+    """The default assistant's id (not the graph name) and a chat input: the run is created and answers."""
+    assistants = httpx.post(f"{dev_server}/assistants/search", json={"limit": 100}, timeout=30).json()
+    (fusion,) = [a["assistant_id"] for a in assistants if a["graph_id"] == "fusion"]
+    thread = new_thread(dev_server)
+    body = {"assistant_id": fusion, "input": {"messages": [user("who directed Big?")]}, "context": {"kb": "sample"}}
+    assert run_on_thread(dev_server, thread, body)["answer"] == "Penny Marshall"
+    bad = httpx.post(
+        f"{dev_server}/runs/wait", json={"assistant_id": fusion, "input": {"question": " "}}, timeout=RUN_TIMEOUT
+    )
+    assert bad.status_code == 422 and bad.json()["detail"].startswith("input.question: empty")
 
 
 @pytest.fixture(scope="module")
