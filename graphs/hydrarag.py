@@ -56,6 +56,7 @@ class State(InputState, OutputState, total=False):
     subgraph: list[str]
     candidates: Annotated[list[dict], operator.add]
     kept: Annotated[list[dict], operator.add]
+    documents: Annotated[list[dict], operator.add]  # every document the rounds read (agents.hydrarag.documents)
     selected: list[dict]
     summary: str
     verdict: str

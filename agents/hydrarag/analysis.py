@@ -155,14 +155,21 @@ def planned_topic(
     return found["topics"], topics, {k: found[k] for k in ("topic_keys", "doc_topics", "available")}
 
 
-def chain(topics: list[dict], indicator: str, query: str, doc_topics: list[str]) -> dict:
-    """One exploration chain: ordered topic ids (KG), indicator, query, document topics."""
+def chain(
+    topics: list[dict], indicator: str, query: str, doc_topics: list[str], doc_names: list[str] | None = None
+) -> dict:
+    """One exploration chain: ordered topic ids (KG), indicator, query, document topics.
+
+    ``doc_names``: topic names no KB entity aligns to, whose documents are the passages naming them
+    (a KB of documents has no entity for most of what its passages are about).
+    """
     return {
         "topics": [t["id"] for t in topics],
         "names": [t["name"] for t in topics],
         "indicator": indicator,
         "query": query,
         "doc_topics": list(dict.fromkeys([*doc_topics, *(t["id"] for t in topics)])),
+        "doc_names": list(dict.fromkeys(n.strip() for n in doc_names or [] if n.strip())),
     }
 
 

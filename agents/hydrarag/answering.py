@@ -27,6 +27,7 @@ entities' names, decoded within them.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hybridrag.agents.hydrarag import audit, roles, shots
@@ -39,15 +40,37 @@ from hybridrag.tools.answer_span import PASSAGES, names_passage, passage_answer
 from hybridrag.tools.list_answer import SEPARATOR, asks_for_list, joined
 
 UNSUPPORTED = {"unsupported_answers": 1}
+_OR = re.compile(r"\bor\b", re.IGNORECASE)
+
+
+def offered_choice(question: str, item: str) -> bool:
+    """Whether ``item`` is one side of an "X or Y" the question offers ("Who was born first, X or Y?").
+
+    A side runs from the ``or`` to the nearest comma or the question's end: ``item`` must end the
+    words before an ``or`` or begin the words after it.
+    """
+    it = audit.words(item)
+    if not it:
+        return False
+    for m in _OR.finditer(question):
+        before = audit.words(question[: m.start()].rsplit(",", 1)[-1])
+        after = audit.words(question[m.end() :].split(",", 1)[0])
+        if f" {before}".endswith(f" {it}") or f"{after} ".startswith(f"{it} "):
+            return True
+    return False
 
 
 def without_own_entities(state: dict, answer: str) -> str:
-    """``answer`` without the items that are the question's own topic entities (names or mentions)."""
+    """``answer`` without the items that are the question's own topic entities (names or mentions).
+
+    A side of an "X or Y" the question offers stays (:func:`offered_choice`): choosing it is the answer.
+    """
     own = {audit.words(n) for t in state.get("topics", []) for n in (t["name"], t["mention"])}
     own |= {audit.words(m) for m in state.get("mentions", [])}
-    sep = SEPARATOR if SEPARATOR.strip() in answer else ", "  # a list answer, else a comma list
-    items = [a.strip() for a in answer.split(sep.strip()) if a.strip()]
-    return sep.join(a for a in items if audit.words(a) not in own)
+    sep = SEPARATOR if SEPARATOR.strip() in answer else ", "  # a list answer, else a comma list ("143,372" is one)
+    items = [a.strip() for a in answer.split(sep) if a.strip()]
+    q = state.get("question", "")
+    return sep.join(a for a in items if audit.words(a) not in own or offered_choice(q, a))
 
 
 def support(state: dict, answer: str, own_knowledge: bool = False) -> Support:

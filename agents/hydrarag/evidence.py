@@ -5,6 +5,9 @@ Node bodies (contract in :mod:`agents.hydrarag.views`). Fallbacks, each recorded
 - path selection unparseable or naming no candidate → the top W_max paths by cross-score;
 - path refinement unparseable → the selected paths as they are.
 
+The evidence and the ranked list end with the documents the rounds read that no path in them was
+built from, best screened first (:func:`agents.hydrarag.documents.unread`), at most ``top_k``.
+
 No LLM call is made to select among at most W_max paths, or to refine an empty set. Under the
 judge's rules (:mod:`agents.llm.judge`) the LLM path selection is not asked: the KG paths that
 follow the skyline's relations hop by hop come first (:func:`agents.hydrarag.audit.skyline_first`),
@@ -17,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from hybridrag.agents.hydrarag import audit, roles, shots
+from hybridrag.agents.hydrarag.documents import as_evidence, as_ranked, unread
 from hybridrag.agents.hydrarag.kg import candidate_members
 from hybridrag.agents.hydrarag.pruning import (
     apply_choice,
@@ -78,11 +82,13 @@ def prune(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
         text_summary=summary_note,
     )
     topic_ids = {t["id"] for t in state.get("topics", [])}
+    ranked = to_ranked(kb, ordered, topic_ids, ctx.top_k)
+    rest = unread(state.get("documents", []), {c["doc_id"] for c in ordered if c.get("doc_id")})[: ctx.top_k]
     update = {
         "selected": selected,
-        "evidence": [to_evidence(c) for c in ordered],
+        "evidence": [to_evidence(c) for c in ordered] + [as_evidence(d) for d in rest],
         "trace": [step],
-        "ranked": to_ranked(kb, ordered, topic_ids, ctx.top_k),
+        "ranked": (ranked + [as_ranked(d) for d in rest])[: ctx.top_k],
         "usage": add_usage(summary_calls, calls),
     }
     if phase != "final":

@@ -35,7 +35,10 @@ def beam_documents(kb: Any, ctx: Any, probe: dict) -> Any:
     return lambda ch: [
         x["sentence"]
         for x in text.top_sentences(
-            kb, text.gather_docs(kb, ch["doc_topics"], ch["query"], s.doc_pool), ch["indicator"], s.num_sentences
+            kb,
+            text.gather_docs(kb, ch["doc_topics"], ch["query"], s.doc_pool, ch.get("doc_names")),
+            ch["indicator"],
+            s.num_sentences,
         )
     ]
 
@@ -43,7 +46,10 @@ def beam_documents(kb: Any, ctx: Any, probe: dict) -> Any:
 def explore_one(
     src: str, question: str, probe: dict, topic_keys: list[str], has_subgraph: bool, ctx: Any, kb: Any, model: Any
 ) -> dict:
-    """Explore one source: ``{"candidates", "notes", "usage"}``, and on the first KG exploration ``"subgraph"``."""
+    """Explore one source: ``{"candidates", "notes", "usage"}``; on the first KG exploration ``"subgraph"``.
+
+    Documents and web add ``"documents"``: every document read, with its best sentence and score.
+    """
     calls: dict = {}
     out: dict = {}
     match src:
@@ -61,11 +67,11 @@ def explore_one(
             if not has_subgraph:  # E_q's seeds; its members are asked for when the pruning needs them
                 out["subgraph"] = list(dict.fromkeys(t for ch in probe["chains"] for t in ch["topics"]))
         case "docs":
-            cands, calls, note = text.explore_docs(kb, model, question, probe, ctx.text())
+            cands, calls, note, out["documents"] = text.explore_docs(kb, model, question, probe, ctx.text())
             notes = [note] if note else []
         case "web":
             try:
-                cands, calls, note = text.explore_web(kb, model, question, probe, ctx.text())
+                cands, calls, note, out["documents"] = text.explore_web(kb, model, question, probe, ctx.text())
                 notes = [note] if note else []
             except WebSearchError as exc:
                 cands, notes = [], [str(exc)]

@@ -186,7 +186,9 @@ def _chosen_sources(state: dict, ctx: Any, model: Any) -> tuple[list[str], str, 
 def select(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     """Agentic source selector, then the initial probe at min(D_predict, D_max)."""
     chosen, why, calls = _chosen_sources(state, ctx, model)
-    chain = analysis.chain(state["topics"], state["skyline"], state["question"], state["doc_topics"])
+    chain = analysis.chain(
+        state["topics"], state["skyline"], state["question"], state["doc_topics"], state.get("unlinked", [])
+    )
     probe = shown(state, ctx, analysis.probe("initial", 1, chosen, state["depth"], [chain], floor=ctx.length_floor))
     step = traced("select_sources", "S_a = " + (", ".join(chosen) or "(none)"), phase="initial", reasoning=why)
     return {"sources": chosen, "probe": probe, "phase": "initial", "round": 1, "trace": [step], "usage": calls}

@@ -33,7 +33,7 @@ def explore(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     model = roles.at_temperature(model, ctx.exploration_temperature)
     found = explore_step(src, q, probe, state["topic_keys"], state["has_subgraph"], ctx, kb, model)
     cands, notes = found["candidates"], found["notes"]
-    out = {"subgraph": found["subgraph"]} if "subgraph" in found else {}
+    out = {k: found[k] for k in ("subgraph", "documents") if k in found}
     step = traced(
         "explore_source",
         f"{src}: {len(cands)} paths",
@@ -76,13 +76,15 @@ def plan_refined(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     reply, calls = _follow_up(state, ctx, roles.at_temperature(model, ctx.exploration_temperature))
     if reply is not None and reply.question.strip():
         q_new, i_new = reply.question.strip(), reply.skyline.strip() or sky
-        new_ids = [i for i in analysis.link_names(kb, reply.topic_entities, ctx.link_threshold).values() if i]
+        linked = analysis.link_names(kb, reply.topic_entities, ctx.link_threshold)
+        new_ids = [i for i in linked.values() if i]
+        names = [*state.get("unlinked", []), *(n for n, i in linked.items() if not i)]
     else:
-        q_new, i_new, new_ids = q, sky, []
+        q_new, i_new, new_ids, names = q, sky, [], list(state.get("unlinked", []))
         fallback = (
             "judge rules: no other example chain" if use_rules(ctx.judge, ctx.llm) else "unparseable follow-up"
         ) + ": the question and skyline again"
-    chains = [analysis.chain(state["topics"], i_new, q_new, [*state["doc_topics"], *new_ids])]
+    chains = [analysis.chain(state["topics"], i_new, q_new, [*state["doc_topics"], *new_ids], names)]
     known = {t["id"] for t in state["topics"]}
     fresh = [{"mention": kb.name(i), "id": i, "name": kb.name(i)} for i in dict.fromkeys(new_ids) if i not in known]
     sources = list(state["available"])
@@ -142,7 +144,9 @@ def plan_predicted(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
             extra = [{"mention": answer, "id": eid, "name": kb.name(eid)}]
             aligned.append(kb.name(eid))
         topics = analysis.reorder(state["topics"] + extra, indicator)
-        chains.append(analysis.chain(topics, indicator, state["question"], state["doc_topics"]))
+        chains.append(
+            analysis.chain(topics, indicator, state["question"], state["doc_topics"], state.get("unlinked", []))
+        )
     probe = shown(
         state, ctx, analysis.probe("predicted", 3, state["available"] if chains else [], ctx.max_depth, chains)
     )

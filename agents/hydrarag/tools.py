@@ -12,7 +12,7 @@ from typing import Any
 from langchain_core.documents import Document
 from pydantic import BaseModel, Field
 
-from hybridrag.agents.hydrarag import text
+from hybridrag.agents.hydrarag import documents, text
 from hybridrag.agents.hydrarag.exploration import explore_one
 from hybridrag.tools.retrieval import mentions_in
 from hybridrag.tools.steps import VIEW_LIMIT, Step, StepCall, listed, passage, run_step
@@ -95,17 +95,14 @@ def _adopt(src: str):
                 docs.append((p["id"], p.get("name") or p["id"], p["text"]))
             else:
                 raise call.error(f"returned a {type(item).__name__} item ({str(item)[:60]!r})")
-        notes = []
+        notes, read = [], []
         if docs:
             s = ctx.text()
-            picked: dict[str, dict] = {}
-            for ch in probe.get("chains", []):
-                for sent in text.top_sentences(kb, docs, ch["indicator"], s.num_sentences):
-                    picked.setdefault(sent["sentence"], sent)
-            built, _ = text.to_candidates(kb, None, list(picked.values()), label, phase, s.link_threshold)
+            picked, read = documents.read(kb, probe.get("chains", []), lambda ch: docs, s.num_sentences, label)
+            built, _ = text.to_candidates(kb, None, picked, label, phase, s.link_threshold)
             cands += built
             notes.append("the user's passages: sentences kept as paths")
-        return {"candidates": cands, "notes": notes, "usage": {}}
+        return {"candidates": cands, "notes": notes, "usage": {}, **({"documents": read} if read else {})}
 
     return adopt
 
