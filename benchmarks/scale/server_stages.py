@@ -18,6 +18,7 @@ GRAPH_READS = ["graph: neighbours of topic", "graph: ego graph (gold hops, relat
 # Every method's modules: their graph reads are batched (one store call per hop or per set of items),
 # MoR's document table once per KB (agents/mor/matching.py doc_table, get_many in batches).
 SERVER_METHODS = ("hybgrag", "mor", "hydrarag", "ssrag")
+POOL_NODES = 20  # neighbours of the topic whose pools the quick-ACK comparison reads
 WHOLE_SEED = 1  # the whole-question rows ask other questions than the modules' (whose reads the stores cache)
 
 
@@ -40,24 +41,42 @@ def same_outputs(memory: dict[str, list], server: dict[str, list]) -> dict[str, 
 
 
 def quick_ack_effect(store, uri: str, qs: list) -> dict:  # noqa: ANN001 - a Neo4jGraphStore
-    """The topic's neighbours read with and without quick ACKs (:mod:`kb.bolt_quick_ack`), alternating per question."""
+    """Two reads on the server with and without quick ACKs (:mod:`kb.bolt_quick_ack`), alternating per question.
+
+    The topic's neighbours (a small answer for most topics), and the pools of its first ``POOL_NODES``
+    neighbours (the read of one hop of SSRAG's walk, :meth:`CypherGraphStore.node_pools`: a larger one).
+    """
     from benchmarks.scale.modules import percentiles
+    from hybridrag.agents.ssrag.facts import FACT_POOL
     from hybridrag.kb.bolt_quick_ack import quick_ack
     from hybridrag.kb.graph_bolt import bolt_address
 
-    times: dict[str, list[float]] = {"quick ACK": [], "no quick ACK": []}
-    rows: list[int] = []
+    times: dict[str, list[float]] = {}
+    rows: dict[str, list[int]] = {"neighbours": [], "pools": []}
     try:
         for i, c in enumerate(qs):
-            for on in (True, False) if i % 2 == 0 else (False, True):
-                quick_ack(bolt_address(uri), on)
-                t = time.perf_counter()
-                got = store.neighbors([c.topic])
-                times["quick ACK" if on else "no quick ACK"].append((time.perf_counter() - t) * 1000)
-            rows.append(len(got))
+            near = list(dict.fromkeys(e for t in store.neighbors([c.topic]) for e in (t.head, t.tail) if e != c.topic))
+            reads = {
+                "neighbours": lambda c=c: store.neighbors([c.topic]),
+                "pools": lambda near=near: [
+                    t for p in store.node_pools(near[:POOL_NODES], FACT_POOL).values() for t in p
+                ],
+            }
+            for name, read in reads.items():
+                for on in (True, False) if i % 2 == 0 else (False, True):
+                    quick_ack(bolt_address(uri), on)
+                    t = time.perf_counter()
+                    got = read()
+                    times.setdefault(f"{name}, {'with' if on else 'without'}", []).append(
+                        (time.perf_counter() - t) * 1000
+                    )
+                rows[name].append(len(got))
     finally:
         quick_ack(bolt_address(uri))
-    return {**{k: percentiles(v) for k, v in times.items()}, "rows_p50": sorted(rows)[len(rows) // 2]}
+    return {
+        **{k: percentiles(v) for k, v in times.items()},
+        **{f"{k} rows p50": sorted(v)[len(v) // 2] for k, v in rows.items()},
+    }
 
 
 def server(kb_dir: Path, args) -> dict:
