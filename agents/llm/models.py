@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from langchain_core.language_models import BaseChatModel
 
+from hybridrag.agents.llm.cpu_check import check_cpu_support, cpu_flags, llama_build_flags  # noqa: F401 - as before
 from hybridrag.agents.llm.prompt_cache import prompt_cache_mb  # noqa: F401 - importable from here as before
 
 DEFAULT_LLM = "openai:gpt-4o-mini"
@@ -76,43 +76,6 @@ def local_threads() -> int:
     except AttributeError:  # not Linux
         cpus = os.cpu_count() or 1
     return max(1, min(4, cpus))
-
-
-def cpu_flags() -> set[str]:
-    """Instruction-set flags this CPU reports (``/proc/cpuinfo``; empty where there is none)."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-def llama_build_flags(prefix: str | None = None) -> set[str]:
-    """The CPU flags the installed llama.cpp was built for (written by scripts/install.sh).
-
-    ``HYBRIDRAG_LLAMA_CPU_FLAGS_FILE`` points at another record (tests, custom builds).
-    """
-    override = os.environ.get("HYBRIDRAG_LLAMA_CPU_FLAGS_FILE")
-    path = Path(override) if override else Path(prefix or sys.prefix) / "share" / "hybridrag" / "llama_cpu_flags"
-    try:
-        return set(path.read_text(encoding="utf-8").split())
-    except OSError:
-        return set()
-
-
-def check_cpu_support(built: set[str] | None = None, have: set[str] | None = None) -> None:
-    """Refuse to load llama.cpp on a CPU that lacks an instruction the build used (else SIGILL)."""
-    built = llama_build_flags() if built is None else built
-    have = cpu_flags() if have is None else have
-    missing = sorted(built - have) if have else []
-    if missing:
-        raise ModelConfigError(
-            f"the installed llama-cpp-python was built for CPU instructions this machine lacks "
-            f"({', '.join(missing)}); re-run `bash scripts/install.sh` to build it for this CPU"
-        )
 
 
 _CACHE: dict[tuple[str, str], BaseChatModel] = {}
