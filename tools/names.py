@@ -98,3 +98,49 @@ def prefer_exact(kb: KnowledgeBase, question: str, ids: list[str], named: list[s
         if i in keep or any(_widest_run(asked, w, own) > len(w) for w in written if w):
             out.append(i)
     return out
+
+
+TYPO_MIN_LETTERS = 5  # a shorter word has too many one-swap neighbours to read a typo into it
+TYPO_LOOKUPS = 600  # name lookups one question may spend on close spellings
+
+
+def _swaps(word: str) -> list[str]:
+    """The word with one pair of neighbouring letters swapped, or one letter before its last dropped (not a plural)."""
+    swapped = [word[:k] + word[k + 1] + word[k] + word[k + 2 :] for k in range(len(word) - 1) if word[k] != word[k + 1]]
+    dropped = [word[:k] + word[k + 1 :] for k in range(len(word) - 1)]
+    return list(dict.fromkeys(w for w in [*swapped, *dropped] if w != word))
+
+
+def close_spellings(kb: KnowledgeBase, question: str) -> list[tuple[int, int, list[str]]]:
+    """(start, end offset, entity ids) of question spans that name a KB entity with one typo.
+
+    A span of one to :data:`~tools.retrieval.MAX_MENTION_WORDS` words matches when one of its words
+    of :data:`TYPO_MIN_LETTERS` letters or more, with two neighbouring letters swapped back or one
+    letter dropped, makes the span a KB name (case-insensitive lookup): "A Sumemr by the River" is
+    "A Summer by the River". Longest spans first; a span inside a found one is skipped; at most
+    :data:`TYPO_LOOKUPS` lookups per question. Spans the question writes exactly are no typo and skipped.
+    """
+    toks = list(WORD.finditer(question))
+    taken, found, budget = [False] * len(toks), [], TYPO_LOOKUPS
+    for n in range(min(MAX_MENTION_WORDS, len(toks)), 0, -1):
+        for i in range(len(toks) - n + 1):
+            if any(taken[i : i + n]) or budget <= 0:
+                continue
+            start, end = toks[i].start(), toks[i + n - 1].end()
+            words = [t.group() for t in toks[i : i + n]]
+            if kb.graph.lookup(question[start:end]):
+                continue
+            for j, w in enumerate(words):
+                if len(w) < TYPO_MIN_LETTERS or not w.isalpha():
+                    continue
+                for fixed in _swaps(w):
+                    budget -= 1
+                    name = question[start:end].replace(w, fixed, 1) if words.count(w) == 1 else None
+                    name = name or " ".join([*words[:j], fixed, *words[j + 1 :]])
+                    if ents := kb.graph.lookup(name):
+                        found.append((start, end, [e.id for e in ents]))
+                        taken[i : i + n] = [True] * n
+                        break
+                if taken[i]:
+                    break
+    return sorted(found)

@@ -11,11 +11,13 @@ retrieval step goes through the ``step`` runner the caller passes, ``step(name, 
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from hybridrag.agents.fusion.answer import answer
 from hybridrag.agents.fusion.context import FusionContext
+from hybridrag.agents.fusion.lexicon import topics_only
 from hybridrag.agents.fusion.paths import Scored
 from hybridrag.agents.fusion.scoring import (
     Candidate,
@@ -28,8 +30,8 @@ from hybridrag.agents.fusion.scoring import (
 )
 from hybridrag.agents.fusion.text_fill import corroborated, reciprocal_rank_fusion
 from hybridrag.kb.base import KnowledgeBase
-from hybridrag.tools.names import prefer_exact
-from hybridrag.tools.retrieval import mentions_in
+from hybridrag.tools.names import close_spellings, prefer_exact
+from hybridrag.tools.retrieval import mention_spans, mentions_in
 
 StepRunner = Callable[..., Any]
 """Runs one retrieval step by name with its arguments and returns the step's result."""
@@ -56,6 +58,18 @@ def seeds_for(scoring: str, dense: list[str], named: list[str]) -> list[str]:
     if scoring == "paper":
         return dense
     return list(dict.fromkeys((dense[:1] if scoring == "evidence" else dense) + named))
+
+
+_LABELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # KB -> its relation and type names
+
+
+def kinds_and_relations(kb: KnowledgeBase) -> tuple[str, ...]:
+    """The KB's relation and entity type names (its schema, read once per opened KB build)."""
+    labels = _LABELS.get(kb)
+    if labels is None:
+        schema = kb.graph.schema()
+        labels = _LABELS[kb] = (*schema.relation_types, *schema.entity_types)
+    return labels
 
 
 def fused_text(kb: KnowledgeBase, ctx: FusionContext, dense: list, lexical: list) -> list[Candidate]:
@@ -86,11 +100,33 @@ def hybrid_text(
     return vec, fused_text(kb, ctx, dense, lexical), seeds
 
 
+def named_entities(kb: KnowledgeBase, question: str) -> list[str]:
+    """The entities the question names: exact mentions, and names written with one typo (:func:`close_spellings`).
+
+    A typo'd span replaces the exact mentions inside it ("A Sumemr by the River" is the film, not "the River").
+    """
+    typos = close_spellings(kb, question)
+    if not typos:
+        return mentions_in(kb, question)
+    inside = {
+        i
+        for s, form, ids in mention_spans(kb, question)
+        for i in ids
+        if any(a <= s and s + len(form) <= b for a, b, _ in typos)
+    }
+    exact = [i for _, _, ids in mention_spans(kb, question) for i in ids if i not in inside]
+    return list(dict.fromkeys([*exact, *(i for _, _, ids in typos for i in ids)]))
+
+
 def vector_branch(
     kb: KnowledgeBase, ctx: FusionContext, question: str, step: StepRunner
 ) -> tuple[list[Candidate], list[Candidate], list[str], list[str]]:
     """The text hits of the context's mode, the fused text ranking, the seed entities, and the named entities."""
-    named = mentions_in(kb, question)  # the entities the question names (entity mapping, Figure 1)
+    found = named_entities(kb, question)  # the entities the question names (entity mapping, Figure 1)
+    names = kb.names(found)
+    named = topics_only(
+        {i: names.get(i, i) for i in found}, kinds_and_relations(kb)
+    )  # a cue word ("good", "cast") is no topic
     fill: list[Candidate] = []
     match ctx.mode:
         case "hybrid":

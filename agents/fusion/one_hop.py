@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from hybridrag.agents.fusion.lexicon import asked_text, cue_bonus
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.memory_store import InMemoryGraphStore
 from hybridrag.kb.model import Triple
@@ -84,15 +85,16 @@ def one_hop_in_memory(
     if not edges:
         return []
     seed_a, edge_a, nbr_a = np.concatenate(seed_idx), np.concatenate(edges), np.concatenate(nbrs).astype(np.int64)
+    bonus = _cue_bonuses(kb, store, question, seed_a, edge_a, nbr_a) if answer_aware else np.zeros(len(edge_a))
     if len(edge_a) <= LISTED_EDGES:
-        score, tie = _listed_scores(kb, store, q, tokenizer, seed_a, edge_a, nbr_a, answer_aware)
+        score, tie = _listed_scores(kb, store, q, tokenizer, seed_a, edge_a, nbr_a, answer_aware, bonus.tolist())
         listed = sorted(range(len(score)), key=lambda j: (-score[j], -tie[j]))[: max(limit, 0)]
         top: list[int] | np.ndarray = listed
         best_scores = [score[j] for j in listed]
     else:
         table = label_table(kb, tokenizer)
         nbr_dice, seed_dice = np.split(table.scores(q, np.concatenate((nbr_a, seed_a))), [len(nbr_a)])
-        total = seed_dice + _edge_rel_dice(kb, store, q, tokenizer, edge_a, nbr_a, answer_aware)
+        total = seed_dice + _edge_rel_dice(kb, store, q, tokenizer, edge_a, nbr_a, answer_aware) + bonus
         score_a = total / 2.0 if answer_aware else (total + nbr_dice) / 3.0
         top = top_positions(score_a, nbr_dice if answer_aware else np.zeros(len(score_a)), limit)
         best_scores = score_a[top].tolist()
@@ -110,7 +112,7 @@ def one_hop_in_memory(
     ]
 
 
-def _listed_scores(kb, store: InMemoryGraphStore, q, tokenizer, seed_a, edge_a, nbr_a, answer_aware):
+def _listed_scores(kb, store: InMemoryGraphStore, q, tokenizer, seed_a, edge_a, nbr_a, answer_aware, bonus):
     """Each edge's score and tie-breaker as Python floats (the same operations as the array path)."""
     ents, names = store.entities, store.relation_names
     kinds, kind_of = entity_kinds(kb) if answer_aware else ([], np.zeros(0, np.int64))
@@ -122,8 +124,8 @@ def _listed_scores(kb, store: InMemoryGraphStore, q, tokenizer, seed_a, edge_a, 
         return label[i]
 
     score, tie = [], []
-    for s, r, n in zip(seed_a.tolist(), store.rels[edge_a].tolist(), nbr_a.tolist(), strict=True):
-        total = label_dice(s) + rel_dice(q, names[r], tokenizer, kinds[kind_of[n]] if answer_aware else "")
+    for s, r, n, b in zip(seed_a.tolist(), store.rels[edge_a].tolist(), nbr_a.tolist(), bonus, strict=True):
+        total = label_dice(s) + rel_dice(q, names[r], tokenizer, kinds[kind_of[n]] if answer_aware else "") + b
         nbr = label_dice(n)
         score.append(total / 2.0 if answer_aware else (total + nbr) / 3.0)
         tie.append(nbr if answer_aware else 0.0)
@@ -139,3 +141,19 @@ def _edge_rel_dice(kb, store: InMemoryGraphStore, q, tokenizer, edge_a, nbr_a, a
     pairs, inverse = np.unique(rels * len(kinds) + kind_of[nbr_a], return_inverse=True)
     names = store.relation_names
     return np.array([rel_dice(q, names[p // len(kinds)], tokenizer, kinds[p % len(kinds)]) for p in pairs])[inverse]
+
+
+def _cue_bonuses(kb, store: InMemoryGraphStore, question: str, seed_a, edge_a, nbr_a) -> np.ndarray:
+    """Each edge's lexicon bonus (:func:`agents.fusion.lexicon.cue_bonus`), read without its seed's name."""
+    kinds, kind_of = entity_kinds(kb)
+    names, rels = store.relation_names, store.rels[edge_a].astype(np.int64)
+    keys = (seed_a * len(names) + rels) * len(kinds) + kind_of[nbr_a]
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    asked: dict[int, str] = {}
+    out = []
+    for key in uniq.tolist():
+        seed, rest = divmod(key, len(names) * len(kinds))
+        if seed not in asked:
+            asked[seed] = asked_text(question, store.entities[seed].name)
+        out.append(cue_bonus(asked[seed], names[rest // len(kinds)], kinds[rest % len(kinds)]))
+    return np.array(out)[inverse]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hybridrag.agents.fusion.lexicon import asked_text, cue_bonus
 from hybridrag.agents.fusion.one_hop import label_table, one_hop_in_memory, rel_dice, top_positions
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.cancel import check_cancelled
@@ -77,10 +78,12 @@ def score_one_hop(
     kinds = {e: (ent.type or "") if (ent := store.get(e)) else "" for e in names} if answer_aware else {}
     for seed, triples in per_seed.items():
         seed_dice = dice(q, tokens(names[seed], tokenizer))
+        asked = asked_text(question, names[seed]) if answer_aware else ""
         for t in triples:
             other = t.tail if t.head == seed else t.head
             nbr = dice(q, tokens(names[other], tokenizer))
             total = seed_dice + rel_dice(q, t.type, tokenizer, kinds.get(other, ""))
+            total += cue_bonus(asked, t.type, kinds.get(other, "")) if answer_aware else 0.0
             s = total / 2.0 if answer_aware else (total + nbr) / 3.0
             scored.append((t, s, other, nbr))
     scored.sort(key=lambda x: (-x[1], -x[3]))

@@ -118,8 +118,9 @@ def test_multi_hop_vectorised_matches_generic_python_path(monkeypatch, hops, awa
 
 
 def test_answer_aware_path_score_is_seed_and_relation_dice():
-    """One hop: (Dice(seed) + Dice(relation and the neighbour's type)) / 2; more hops:
-    (Dice(seed) + Dice(relations of the path)) / 2; by hand on the sample KB."""
+    """One hop: (Dice(seed) + Dice(relation and the neighbour's type) + the lexicon's cue bonus) / 2; more
+    hops: (Dice(seed) + Dice(relations of the path)) / 2; by hand on the sample KB."""
+    from hybridrag.agents.fusion.lexicon import CUE_WEIGHT, KIND_WEIGHT
     from hybridrag.agents.fusion.paths import score_graph
     from hybridrag.tools.dice import dice, tokens
 
@@ -128,7 +129,8 @@ def test_answer_aware_path_score_is_seed_and_relation_dice():
     q = tokens(QUESTION)
     assert (path[0].type, entity) == ("directed_by", "Robert Zemeckis")
     assert kb.graph.get("Robert Zemeckis").type == "person"
-    assert score == pytest.approx((dice(q, tokens("Forrest Gump")) + dice(q, tokens("directed by person"))) / 2)
+    cues = CUE_WEIGHT + KIND_WEIGHT  # "directed" cues directed_by, "who" a person
+    assert score == pytest.approx((dice(q, tokens("Forrest Gump")) + dice(q, tokens("directed by person")) + cues) / 2)
     q2 = "what genres are the movies directed by Robert Zemeckis"
     two = score_graph(kb, q2, ["Robert Zemeckis"], 30, "bigram", 2, answer_aware=True)
     assert {len(p) for p, _, _ in two} == {1, 2}
