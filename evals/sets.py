@@ -6,6 +6,7 @@
   completeness (see :mod:`hybridrag.evals.hybrid`); 1-hop questions unless a suffix says
   otherwise, e.g. ``metaqa-hybrid-50:2hop``. The ceiling is computed on the complete graph
   (held-out facts are still reachable through text); ``ceiling_kg`` on the incomplete graph.
+- ``metaqa-paraphrase-test[:original]``: the held-out set, other 1-hop dev questions in other wordings.
 - ``metaqa-paraphrase[:Khop|original[:Khop]]``: MetaQA dev questions in people's words, or as MetaQA
   wrote them.
 - ``advhotpotqa[:PATH]``: a documents KB built from AdvHotpotQA paragraphs
@@ -47,19 +48,21 @@ def _metaqa_questions(hops: int) -> list[Question]:
 
 
 PARAPHRASES = Path(__file__).resolve().parent / "data" / "metaqa_paraphrases.jsonl"
+PARAPHRASES_TEST = PARAPHRASES.with_name("metaqa_paraphrases_test.jsonl")  # held out (1 hop, other wordings)
 
 
-def paraphrases(variant: str = "") -> list[Question]:
+def paraphrases(variant: str = "", path: Path = PARAPHRASES) -> list[Question]:
     """MetaQA dev questions in people's words (``scripts/make_paraphrases.py``).
 
     Args:
         variant: "" for all, ``1hop``..``3hop`` for one hop count, ``original`` for the same
             questions as MetaQA wrote them (brackets removed), ``original:Khop`` for those of one hop count.
+        path: the paraphrase file (:data:`PARAPHRASES_TEST` for the held-out set).
     """
-    questions = load_jsonl(PARAPHRASES)
+    questions = load_jsonl(path)
     wording, _, hop = variant.partition(":") if variant.startswith("original") else ("", "", variant)
     if wording == "original":
-        rows = {r["id"]: r["original"] for r in map(json.loads, PARAPHRASES.read_text(encoding="utf-8").splitlines())}
+        rows = {r["id"]: r["original"] for r in map(json.loads, path.read_text(encoding="utf-8").splitlines())}
         questions = [replace(q, question=rows[q.id].replace("[", "").replace("]", "")) for q in questions]
     if re.fullmatch(r"[123]hop", hop):
         questions = [q for q in questions if q.hops == int(hop[0])]
@@ -93,6 +96,10 @@ def resolve_dataset(name: str, seed: int = 0, progress: bool = True, build_kb: b
             ceiling,
             {"completeness": completeness, "split_seed": seed},
         )
+    if name == "metaqa-paraphrase-test" or name.startswith("metaqa-paraphrase-test:"):  # held out: other wordings
+        return EvalSet(
+            name, paraphrases(name.partition(":")[2], PARAPHRASES_TEST), kb_of(lambda: hybrid.full_kb(progress))
+        )
     if name == "metaqa-paraphrase" or name.startswith("metaqa-paraphrase:"):
         return EvalSet(name, paraphrases(name.partition(":")[2]), kb_of(lambda: hybrid.full_kb(progress)))
     if name == "advhotpotqa" or name.startswith("advhotpotqa:"):
@@ -117,6 +124,7 @@ def resolve_dataset(name: str, seed: int = 0, progress: bool = True, build_kb: b
         )
     raise KBError(
         f"unknown dataset {name!r}; use metaqa-1hop|2hop|3hop, "
-        "metaqa-hybrid-100|50|0[:Khop], metaqa-paraphrase[:Khop|original[:Khop]], advhotpotqa[:PATH], stark:DIR, "
+        "metaqa-hybrid-100|50|0[:Khop], metaqa-paraphrase[:Khop|original[:Khop]], metaqa-paraphrase-test[:original], "
+        "advhotpotqa[:PATH], stark:DIR, "
         "or --questions FILE"
     )

@@ -5,6 +5,12 @@ hops, every question type) and rewrites each in one of several wordings of our o
 no brackets, about a third with the names in lower case, about one in six with a typo in a name
 (two neighbouring letters swapped). Answers and topic come from the original line. The file is
 data, written once and committed: the same seed gives the same file.
+
+``--held-out`` writes ``evals/data/metaqa_paraphrases_test.jsonl`` (dataset ``metaqa-paraphrase-test``):
+61 other 1-hop dev questions (up to 5 a question type), none of the paraphrase set and none of the SmolLM2
+banks' questions (positions 300-1300 of the seed-0 shuffle), in wordings of :data:`HELD_OUT`, written
+after fusion was tuned on the paraphrase set and used by no tuning, with the same noise. MetaQA's
+test split is not on this machine, so dev questions outside every tuned and banked set stand in for it.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -35,6 +42,23 @@ ONE_HOP = {
     "movie_to_imdbvotes": ["how many votes does {x} have", "how popular is {x}", "imdb votes of {x}"],
     "tag_to_movie": ["movies about {x}", "films to do with {x}", "give me some {x} films"],
 }
+HELD_OUT = {  # other wordings, for the held-out set only
+    "actor_to_movie": ["what films has {x} acted in", "{x} filmography", "show me movies featuring {x}"],
+    "director_to_movie": ["which pictures did {x} helm", "name the movies {x} directed", "{x} as a director"],
+    "writer_to_movie": ["movies with a script by {x}", "what has {x} written", "{x} screenwriting credits"],
+    "movie_to_actor": ["which actors appear in {x}", "{x} cast list", "who acts in {x}"],
+    "movie_to_director": ["who was behind the camera on {x}", "director of {x}?", "{x} director"],
+    "movie_to_writer": ["who penned {x}", "screenwriter of {x}", "{x} was written by who"],
+    "movie_to_genre": ["what's the genre of {x}", "what sort of movie is {x}", "{x} genre"],
+    "movie_to_year": ["{x} release date", "what year was {x} made", "in which year did {x} premiere"],
+    "movie_to_language": ["what language was {x} filmed in", "{x} original language", "language spoken in {x}"],
+    "movie_to_tags": ["keywords for {x}", "what themes does {x} have", "tags of {x}"],
+    "movie_to_imdbrating": ["{x} imdb score", "is {x} any good", "what do critics think of {x}"],
+    "movie_to_imdbvotes": ["is {x} well known", "how many people voted on {x}", "{x} popularity"],
+    "tag_to_movie": ["recommend a film about {x}", "{x} movies", "films tagged {x}"],
+}
+HELD_OUT_PER_TYPE = 5
+HELD_OUT_OUT = ROOT / "evals" / "data" / "metaqa_paraphrases_test.jsonl"
 FILMS = {  # the films reached from the topic by the first hop
     "actor": ["the films {x} was in", "movies starring {x}"],
     "director": ["the movies {x} directed", "films by director {x}"],
@@ -83,7 +107,7 @@ def typo(name: str, rng: random.Random) -> str:
     return " ".join(words)
 
 
-def paraphrase(topic: str, qtype: str, rng: random.Random) -> tuple[str, str]:
+def paraphrase(topic: str, qtype: str, rng: random.Random, held_out: bool = False) -> tuple[str, str]:
     """(question as a person might type it, the kind of noise applied)."""
     name, noise = topic, "none"
     roll = rng.random()
@@ -91,41 +115,68 @@ def paraphrase(topic: str, qtype: str, rng: random.Random) -> tuple[str, str]:
         name, noise = topic.lower(), "lower-case"
     elif roll < 0.5:
         name, noise = typo(topic, rng), "typo"
-    return rng.choice(wordings(qtype)).replace("{x}", name), noise
+    return rng.choice(HELD_OUT[qtype] if held_out else wordings(qtype)).replace("{x}", name), noise
+
+
+def _row(hops: int, n: int, line: str, qtype: str, rng: random.Random, held_out: bool = False) -> dict:
+    question, answers = line.split("\t")
+    topic = re.search(r"\[([^\]]+)\]", question).group(1)
+    text, noise = paraphrase(topic, qtype, rng, held_out)
+    return {
+        "id": f"metaqa-{hops}hop-para{'-test' if held_out else ''}:{n + 1}",
+        "question": text,
+        "answers": answers.split("|"),
+        "topic": topic,
+        "hops": hops,
+        "qtype": qtype,
+        "noise": noise,
+        "original": question,
+    }
+
+
+def _dev(hops: int) -> tuple[list[str], dict[str, list[int]]]:
+    datasets = ROOT.parent / "shared" / "datasets" / "metaqa"
+    lines = (datasets / f"dev_{hops}hop.txt").read_text(encoding="utf-8").splitlines()
+    types = (datasets / f"dev_{hops}hop_qtype.txt").read_text(encoding="utf-8").splitlines()
+    by_type: dict[str, list[int]] = defaultdict(list)
+    for n, qtype in enumerate(types):
+        by_type[qtype.strip()].append(n)
+    return lines, by_type
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    print(f"wrote {len(rows)} questions to {path.relative_to(ROOT)}")
 
 
 def main() -> None:
     """Write the paraphrase file."""
     rng = random.Random(SEED)
-    datasets = ROOT.parent / "shared" / "datasets" / "metaqa"
     rows = []
     for hops, per_type in PER_TYPE.items():
-        lines = (datasets / f"dev_{hops}hop.txt").read_text(encoding="utf-8").splitlines()
-        types = (datasets / f"dev_{hops}hop_qtype.txt").read_text(encoding="utf-8").splitlines()
-        by_type: dict[str, list[int]] = defaultdict(list)
-        for n, qtype in enumerate(types):
-            by_type[qtype.strip()].append(n)
+        lines, by_type = _dev(hops)
         for qtype in sorted(by_type):
             for n in rng.sample(by_type[qtype], min(per_type, len(by_type[qtype]))):
-                question, answers = lines[n].split("\t")
-                topic = re.search(r"\[([^\]]+)\]", question).group(1)
-                text, noise = paraphrase(topic, qtype, rng)
-                rows.append(
-                    {
-                        "id": f"metaqa-{hops}hop-para:{n + 1}",
-                        "question": text,
-                        "answers": answers.split("|"),
-                        "topic": topic,
-                        "hops": hops,
-                        "qtype": qtype,
-                        "noise": noise,
-                        "original": question,
-                    }
-                )
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    print(f"wrote {len(rows)} questions to {OUT.relative_to(ROOT)}")
+                rows.append(_row(hops, n, lines[n], qtype, rng))
+    _write(OUT, rows)
+
+
+def held_out() -> None:
+    """Write the held-out file: other 1-hop dev questions in the :data:`HELD_OUT` wordings."""
+    lines, by_type = _dev(1)
+    taken = {json.loads(r)["original"] for r in OUT.read_text(encoding="utf-8").splitlines()}
+    order = list(range(len(lines)))
+    random.Random(0).shuffle(order)  # the SmolLM2 banks' questions: positions 300-1300 of this shuffle
+    banked = set(order[300:1300])
+    rng = random.Random(SEED + 1)
+    rows = []
+    for qtype in sorted(by_type):
+        free = [n for n in by_type[qtype] if n not in banked and lines[n].split("\t")[0] not in taken]
+        for n in rng.sample(free, min(HELD_OUT_PER_TYPE, len(free))):
+            rows.append(_row(1, n, lines[n], qtype, rng, held_out=True))
+    _write(HELD_OUT_OUT, rows)
 
 
 if __name__ == "__main__":
-    main()
+    held_out() if "--held-out" in sys.argv[1:] else main()
