@@ -47,8 +47,13 @@ def first_answer(question: str, refs: list[dict], own: set[str]) -> str:
 
 
 def reply_or_first(question: str, reply: str | None, refs: list[dict], own: set[str]) -> str:
-    """The answerer's ``reply``, or :func:`first_answer` when there is none or it is a passage's id."""
-    return reply if reply and not names_passage(reply, refs) else first_answer(question, refs, own)
+    """The answerer's ``reply``, or :func:`first_answer` when there is none or it is a passage's id.
+
+    A passage's id is matched by its file part, so a small model's misremembered chunk number
+    (``doc.txt#1`` for ``doc.txt#0``) is caught too.
+    """
+    cited = bool(reply) and names_passage(str(reply).split("#", 1)[0], refs)
+    return reply if reply and not cited else first_answer(question, refs, own)
 
 
 def format_references(refs: list[dict]) -> str:

@@ -220,7 +220,7 @@ def qa_answer(
     reply, calls = answer(model, question, refs, method)
     chosen = reply is not None and offered_choice(reply.answer, question)
     own = reply is not None and not chosen and is_own(reply.answer, question, topic_names)
-    an_id = reply is not None and names_passage(reply.answer, top.get("ranked", []))
+    an_id = reply is not None and names_passage(reply.answer.split("#", 1)[0], top.get("ranked", []))  # any chunk
     text = reply.answer if reply and not own and not an_id else top.get("answer", "")
     if own:
         decision = "the reply names the question's own entity: top entity"

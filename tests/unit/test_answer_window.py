@@ -128,3 +128,16 @@ def test_hybgrag_answers_a_documents_kb_without_being_asked(documents_kb, fake_l
     )
     assert out["answer"] == "Ada Lovelace"
     assert [s["decision"] for s in out["trace"] if s["node"] == "generate_answer"] == ["answered"]
+
+
+def test_a_misnumbered_chunk_id_is_no_answer(fake_llm):
+    from hybridrag.agents.hybgrag.report import reply_or_first
+
+    refs = [{"id": "Leysen_1a.txt#0", "name": "Leysen_1a.txt#0", "kind": "passage", "text": LEYSEN, "paths": []}]
+    question = "Which Belgian actor was born in 1950?"
+    assert reply_or_first(question, "Leysen_1a.txt#1", refs, set()) != "Leysen_1a.txt#1"  # SmolLM2 wrote #1
+    assert reply_or_first(question, "Johan Leysen", refs, set()) == "Johan Leysen"
+    top = {"ranked": [{**refs[0], "source": "doc"}], "evidence": [{**refs[0], "path": None}], "answer": "Johan Leysen"}
+    model = fake_llm(MoRAnswer(reasoning="The first block.", answer="Leysen_1a.txt#1"))
+    text, decision, _ = qa_answer(model, question, top, [], "json_schema")
+    assert text == "Johan Leysen" and decision == "the reply names a passage by its id: the passages' span"
