@@ -19,7 +19,9 @@ and variant, untimed (the first question of a process loads the models and index
 Besides the graph's own usage record (LLM calls and seconds per role), llama.cpp's counters are
 read around each call (:class:`benchmarks.smollm.speed.Counter`): prompt tokens, the tokens
 evaluated (the others came from the previous prompt or the RAM prompt cache), prompt and
-generation milliseconds, and the rest of the call (grammar, prompt-cache copies, Python). The
+generation milliseconds, and the rest of the call (grammar, prompt-cache copies, Python); and the
+process's CPU seconds over the question (all its threads: the work done, which the machine's load
+changes far less than the wall time). The
 report (:mod:`benchmarks.smollm.speed_report`) goes to ``--out``; one JSON line per run to
 ``--runs``.
 """
@@ -119,8 +121,9 @@ def one_run(method: str, hops: int, variant: str, setup: dict, q, counter) -> di
     from hybridrag.graphs import context_for
 
     ctx = context_for(method, kb=str(setup["kb"].directory), llm=NEW if variant == "new" else BASELINE, **SETS[method])
-    start = len(counter.calls)
+    start, cpu0 = len(counter.calls), time.process_time()
     rec = run_one(setup["graphs"][method], ctx, q, setup["judge"])
+    cpu = time.process_time() - cpu0  # every thread of this process: the work, whatever the load
     return {
         "method": method,
         "hops": hops,
@@ -128,6 +131,7 @@ def one_run(method: str, hops: int, variant: str, setup: dict, q, counter) -> di
         "id": q.id,
         "question": q.question,
         "seconds": round(rec["seconds"], 3),
+        "cpu_s": round(cpu, 3),
         "hit@1": score_record(rec)["hit@1"],
         "usage": rec["usage"],
         "error": rec["error"],

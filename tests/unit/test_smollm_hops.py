@@ -27,9 +27,9 @@ def _row(method: str, hops: int, variant: str, qid: str, seconds: float, hit: fl
 
 
 ROWS = [
-    _row("hybgrag", 1, "new", "a", 1.0, 1.0),
+    _row("hybgrag", 1, "new", "a", 1.0, 1.0, cpu_s=0.3),
     _row("hybgrag", 1, "baseline", "a", 3.0, 1.0, other_ms=2000.0),
-    _row("hybgrag", 1, "new", "b", 1.5, 0.0),
+    _row("hybgrag", 1, "new", "b", 1.5, 0.0, cpu_s=0.5),
     _row("hybgrag", 1, "baseline", "b", 2.5, 1.0),
 ]
 
@@ -52,8 +52,9 @@ def test_rows_give_p50_goal_hit_and_counters_per_variant():
     new = speed_row(("hybgrag", 1, "new"), g[("hybgrag", 1, "new")])
     base = speed_row(("hybgrag", 1, "baseline"), g[("hybgrag", 1, "baseline")])
     assert new[4] == "**1.25** (yes)" and base[4] == "2.75"
-    assert new[7] == "0.500" and base[7] == "1.000"
-    assert new[8] == "100 / 400" and new[11] == "50" and base[11] == "1025"
+    assert new[6] == "0.40" and base[6] == "0.00"
+    assert new[8] == "0.500" and base[8] == "1.000"
+    assert new[9] == "100 / 400" and new[12] == "50" and base[12] == "1025"
 
 
 def test_same_answers_and_roles():
