@@ -133,7 +133,7 @@ def write_report(out: Path, rows: list[dict], copies: dict, info: dict, cmd: str
         "prompt evaluation and generation: grammar, prompt-cache saves and restores, Python. Counters are summed",
         "over a question's calls and averaged over questions; seconds are whole questions (retrieval included).",
         "*CPU s*: this process's CPU time over the question, all threads (llama.cpp runs 2, whose waits may spin):",
-        "it depends on the machine's load far less than the wall time does, but it is not the wall time of an idle machine.",
+        "it depends on the machine's load far less than the wall time does, but it is not an idle machine's wall time.",
         "",
         "## Roles (new settings)",
         "",
