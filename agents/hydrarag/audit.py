@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 
 from hybridrag.agents.hydrarag.analysis import split_chain
+from hybridrag.agents.hydrarag.documents import naming
 from hybridrag.agents.hydrarag.pruning import embed_texts
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts.grounding import STOP
@@ -73,15 +74,20 @@ def _matched(kb: KnowledgeBase, wanted: list[str], found: list[str], threshold: 
     return out
 
 
-def topic_problems(state: dict, question: str) -> list[str]:
-    """What is wrong with the topic entities the extraction named."""
+def topic_problems(state: dict, question: str, kb: KnowledgeBase | None = None) -> list[str]:
+    """What is wrong with the topic entities the extraction named.
+
+    A name no KB entity aligns to is a problem only when no passage of ``kb`` names it either (given
+    a KB): the documents know what a KB of documents is about.
+    """
     mentions, topics = state.get("mentions", []), state.get("topics", [])
     low = f" {words(question)} "
     out = []
     if not mentions:
         found = ", ".join(t["name"] for t in topics[:MAX_LISTED]) or "none"
         out.append(f"the topic extraction named no entity (names found in the question instead: {found})")
-    for m in state.get("unlinked", [])[:MAX_LISTED]:
+    unknown = [m for m in state.get("unlinked", []) if kb is None or not naming(kb, m, 1)]
+    for m in unknown[:MAX_LISTED]:
         out.append(f"extracted topic entity '{m}' is not an entity of the knowledge base")
     for t in topics:
         if t["mention"] in mentions and f" {words(t['name'])} " not in low and words(t["mention"]) != words(t["name"]):
@@ -186,7 +192,7 @@ def skyline_first(pool: list[dict], skyline: str) -> list[dict]:
 def problems(kb: KnowledgeBase, state: dict, threshold: float) -> dict[str, list[str]]:
     """Topic and path problems of the round (each list bounded by ``MAX_PROBLEMS``)."""
     return {
-        "topic": topic_problems(state, state["question"])[:MAX_PROBLEMS],
+        "topic": topic_problems(state, state["question"], kb)[:MAX_PROBLEMS],
         "path": path_problems(kb, state, threshold)[:MAX_PROBLEMS],
     }
 

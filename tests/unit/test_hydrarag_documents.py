@@ -162,3 +162,21 @@ def test_a_number_written_with_a_comma_stays_one_answer():
     assert without_own_entities(state, "143,372") == "143,372"
     assert without_own_entities(state, "Sochi, Russia") == "Russia"
     assert without_own_entities(state, "Big; Sochi; Apollo 13") == "Big; Apollo 13"
+
+
+def test_a_name_the_passages_know_is_no_topic_problem(folder_kb):
+    from hybridrag.agents.hydrarag import audit
+    from hybridrag.kb.base import open_kb
+
+    kb = open_kb(folder_kb)
+    st = {"mentions": ["Nightbook", "Zorblax"], "unlinked": ["Nightbook", "Zorblax"], "topics": []}
+    assert audit.topic_problems(st, Q, kb) == [
+        "extracted topic entity 'Zorblax' is not an entity of the knowledge base"
+    ]
+    assert len(audit.topic_problems(st, Q)) == 2, "without a KB to read, both are unknown"
+
+
+def test_a_first_round_yes_on_a_name_the_passages_know_stands(folder_kb, reader):
+    out = _run(folder_kb, doc_pool=4, num_sentences=10)
+    checks = [s for s in out["trace"] if s["node"] == "check_answer"]
+    assert out["answer"] == SCHOOL and len(checks) == 1, [(s["decision"], s.get("fallback")) for s in checks]
