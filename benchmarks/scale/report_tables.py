@@ -187,18 +187,20 @@ def quick_ack_table(results: dict, factors: list[int]) -> list[str]:
         "",
         "Quick ACKs (`kb/bolt_quick_ack.py`), after the table above, alternating per question: the topic's "
         "neighbours, and the pools of its first 20 neighbours (one hop of SSRAG's walk, "
-        "`CypherGraphStore.node_pools`). p50 / p95 ms:",
+        "`CypherGraphStore.node_pools`); and SSRAG's graph branch over the whole-question rows' questions, "
+        "each side with its own KB object and connection (its own caches). p50 / p95 ms:",
         "",
         "| factor | read | rows p50 | with quick ACKs | without | without / with p50 |",
         "|---|---|---|---|---|---|",
     ]
     for f, q in rows:
-        for read in ("neighbours", "pools"):
+        for read in ("neighbours", "pools", "ssrag graph"):
             on, off = q.get(f"{read}, with"), q.get(f"{read}, without")
             if on is None or off is None:
                 continue
             out.append(
-                f"| {f}× | {read} | {q[f'{read} rows p50']} | {ms_text(on['p50_ms'])} / {ms_text(on['p95_ms'])} | "
+                f"| {f}× | {read} | {q.get(f'{read} rows p50', '–')} | "
+                f"{ms_text(on['p50_ms'])} / {ms_text(on['p95_ms'])} | "
                 f"{ms_text(off['p50_ms'])} / {ms_text(off['p95_ms'])} | {ratio_text(off['p50_ms'], on['p50_ms'])} |"
             )
     return out

@@ -79,6 +79,38 @@ def quick_ack_effect(store, uri: str, qs: list) -> dict:  # noqa: ANN001 - a Neo
     }
 
 
+def ssrag_quick_ack(kb_dir: Path, uri: str, qs: list) -> dict:
+    """SSRAG's graph branch on the server with and without quick ACKs, alternating per question.
+
+    Each side has its own KB object and connection (so its own caches: neither finds the other's reads).
+    """
+    from benchmarks.scale.modules import percentiles
+    from benchmarks.speed.modules_methods import forget_queries, prepare_ssrag
+    from hybridrag.kb.base import KnowledgeBase
+    from hybridrag.kb.bolt_quick_ack import quick_ack
+    from hybridrag.kb.graph_bolt import bolt_address
+    from hybridrag.kb.neo4j_store import Neo4jGraphStore
+
+    kbs, times = {}, {True: [], False: []}
+    try:
+        for on in (True, False):
+            kbs[on] = KnowledgeBase(kb_dir)
+            kbs[on].graph = Neo4jGraphStore.connect(uri)
+        for i, c in enumerate(qs):
+            for on in (True, False) if i % 2 == 0 else (False, True):
+                quick_ack(bolt_address(uri), on)
+                branch = dict(prepare_ssrag(kbs[on], c.rec))["graph"]
+                forget_queries([c.question, c.rec.skyline()])
+                t = time.perf_counter()
+                branch()
+                times[on].append((time.perf_counter() - t) * 1000)
+    finally:
+        quick_ack(bolt_address(uri))
+        for kb in kbs.values():
+            kb.graph.close()
+    return {"ssrag graph, with": percentiles(times[True]), "ssrag graph, without": percentiles(times[False])}
+
+
 def server(kb_dir: Path, args) -> dict:
     """Export time, server memory, and per-read latency on the server vs in memory."""
     from benchmarks.scale.modules import cases, time_cases
@@ -111,6 +143,7 @@ def server(kb_dir: Path, args) -> dict:
                 )
             )
             res["quick_ack"] = quick_ack_effect(store, srv.uri, qs)  # after: its reads warm the store's caches
+            res["quick_ack"].update(ssrag_quick_ack(kb_dir, srv.uri, other))
         res["same_as_memory"] = same_outputs(outputs["memory"], outputs["server"])
         res["questions"] = len(qs)
         return res
