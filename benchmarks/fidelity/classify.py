@@ -15,6 +15,7 @@ the method's stand-in has no such type) is ``unclassified`` with the reason, nev
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -60,8 +61,13 @@ def _verdict(method: str, errors: list[str], detail: dict) -> Verdict:
     return Verdict(found[0], found, "", detail)
 
 
+def name_key(name: str) -> str:
+    """A name compared without case, punctuation or spacing (``Railroaded!`` is ``Railroaded``)."""
+    return re.sub(r"\W+", "", norm(str(name)))
+
+
 def _names(values: Sequence[str]) -> list[str]:
-    return [norm(v) for v in values if str(v).strip()]
+    return [name_key(v) for v in values if name_key(v)]
 
 
 def entity_errors(names: Sequence[str], topic: str) -> list[str]:
@@ -69,7 +75,7 @@ def entity_errors(names: Sequence[str], topic: str) -> list[str]:
     got = _names(names)
     if not got:
         return ["missing_entity"]
-    if norm(topic) not in got:
+    if name_key(topic) not in got:
         return ["wrong_entity"]
     return ["extra_entity"] if len(set(got)) > 1 else []
 

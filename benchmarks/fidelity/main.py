@@ -7,7 +7,9 @@ with each first decision made wrong in the way SmolLM2 got it wrong on MetaQA de
 rates of ``evals/oracle/rates/smollm2.json`` (per method, type and hop count; ``python -m
 benchmarks realistic-rates``). A finished cell (its summary holds ``--limit`` questions) is
 reused, so a rerun resumes; no new cell starts after ``--stop-at`` (UTC ``HH:MM``), and rows
-not run are listed as such. The page is rewritten after every cell.
+not run are listed as such. The page is rewritten after every cell; ``--table`` also refreshes
+the "realistic stand-in" column of docs/architecture.md's fidelity table
+(:mod:`benchmarks.fidelity.table`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ OPTIONS = (
     arg("--runs", default="eval-runs/fidelity-realistic", help="folder of the cells (reused when finished)"),
     arg("--out", default="docs/benchmarks_fidelity.md"),
     arg("--stop-at", default="", help="UTC HH:MM after which no new cell starts"),
+    arg("--table", action="store_true", help="also refresh docs/architecture.md's realistic-stand-in column"),
 )
 
 
@@ -85,4 +88,9 @@ def run(args: argparse.Namespace) -> int:
             out.write_text(render(chosen, runs, args.limit, cmd, failed), encoding="utf-8")
     out.write_text(render(chosen, runs, args.limit, cmd, failed), encoding="utf-8")
     sys.stdout.write(f"page written to {out}\n")
+    if args.table:
+        from benchmarks.fidelity.table import write
+
+        write(ROOT / "docs" / "architecture.md", runs, args.limit)
+        sys.stdout.write("docs/architecture.md: the fidelity table's realistic-stand-in column refreshed\n")
     return 1 if failed else 0

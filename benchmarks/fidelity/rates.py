@@ -67,6 +67,10 @@ def measure_cell(method: str, hops: int, per_hop: int, runs: Path) -> list[dict]
     path = runs / f"{method}-{hops}hop.jsonl"
     done = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
     done = list({r["id"]: r for r in reversed(done)}.values())[::-1]  # one record a question (the first)
+    for rec in done:  # records keep their first-decision steps: classified again by the current rules
+        if "steps" in rec:
+            v = classify(method, rec["steps"], gold.lookup(rec["question"]))
+            rec |= {"type": v.type, "errors": list(v.errors), "reason": v.reason, "detail": v.detail}
     seen = {r["id"] for r in done}
     ctx, graph = context_for(method, kb=str(kb.directory), llm=LLM), get_graph(method)
     path.parent.mkdir(parents=True, exist_ok=True)
