@@ -142,7 +142,7 @@ def write_report(out: Path, rows: list[dict], copies: dict, info: dict, cmd: str
         ["method", "hops", "role", "calls / q", "input tokens / call", "output tokens / call", "s / call"],
         role_rows(rows),
     )
-    lines += ["", "## One prompt-cache state: save and restore (medians of 3, after the last question)", ""]
+    lines += ["", "## One prompt-cache state: save and restore (medians of 3, after the untimed warm-up questions)", ""]
     lines += table(
         ["variant", "tokens in context", "state MB", "save ms", "restore ms"],
         [[v, c["tokens"], c["mb"], c["save_ms"], c["load_ms"]] for v, c in copies.items()],
