@@ -11,7 +11,11 @@ How the table is read (the conventions its rows are written in):
   ``agents/<method>/context.py``;
 - a row whose verdict starts with "ours" names the measurement that justifies it as a section of
   a doc: ``docs/x.md#anchor`` (a heading's anchor), ``docs/x.md §N`` (a heading numbered N) or
-  ``docs/x.md "Heading words"``; every such reference anywhere in the table must exist.
+  ``docs/x.md "Heading words"``; every such reference anywhere in the table must exist;
+- the fifth column is the realistic stand-in's (``python -m benchmarks fidelity-realistic``): every
+  row the suite measures (:data:`benchmarks.fidelity.rows.ROWS`) shows its figures as the page
+  docs/benchmarks_fidelity.md has them, linked to it, or ``not run``; fusion's rows ``n/a``; the
+  others ``—``.
 """
 
 from __future__ import annotations
@@ -109,14 +113,14 @@ ROWS = table_rows()
 IDS = [r[0][:60] for r in ROWS]
 
 
-def test_the_table_is_found_and_every_row_has_four_cells():
+def test_the_table_is_found_and_every_row_has_five_cells():
     assert len(ROWS) > 40
-    assert all(len(r) == 4 for r in ROWS), [r[0] for r in ROWS if len(r) != 4]
+    assert all(len(r) == 5 for r in ROWS), [r[0] for r in ROWS if len(r) != 5]
 
 
 @pytest.mark.parametrize("row", ROWS, ids=IDS)
 def test_every_file_and_function_the_code_column_names_exists(row):
-    component, _, code, _ = row
+    component, code = row[0], row[2]
     settings = {name for m in methods_of(component) for name in context_fields(m)}
     for token, path, in_parens in code_refs(code):
         if path == token:
@@ -177,6 +181,34 @@ def test_every_doc_section_named_exists_and_every_ours_row_names_one(row):
             assert section_exists(doc, anchor, number, words), f"{component}: no section {anchor or number or words}"
     if verdict.lower().startswith("ours"):
         assert any(a or n or w for _, a, n, w in refs), f"{component}: an 'ours' row names no benchmark section"
+
+
+FIGURE = re.compile(r"([\w-]+): default ([\d.]+), `([^`]+)` ([\d.]+)")
+
+
+def test_every_measured_row_shows_the_realistic_stand_ins_figures_as_its_page_has_them():
+    from benchmarks.fidelity.page import ANCHOR
+    from benchmarks.fidelity.rows import NOT_LLM
+    from benchmarks.fidelity.rows import ROWS as MEASURED
+
+    page = (ROOT / "docs/benchmarks_fidelity.md").read_text(encoding="utf-8").splitlines()
+    assert ANCHOR in {slug(h) for h in anchors("benchmarks_fidelity.md")}
+    for r in MEASURED:
+        matched = [row for row in ROWS if row[0].startswith(r.component)]
+        assert len(matched) == 1, f"{r.key}: {len(matched)} table rows start with {r.component!r}"
+        cell = matched[0][4]
+        if cell == "not run":
+            continue
+        assert f"(benchmarks_fidelity.md#{ANCHOR})" in cell, f"{r.key}: no link to the page"
+        for dataset, x, setting, y in FIGURE.findall(cell):
+            assert setting == r.paper and dataset in r.datasets, f"{r.key}: {dataset} `{setting}`"
+            for shown, value in (("default", x), (f"`{setting}`", y)):
+                line = next((ln for ln in page if ln.startswith(f"| {r.key} | {dataset} | {shown} |")), "")
+                assert f"| {value} |" in line, f"{r.key} {dataset} {shown}: {value} is not on the page"
+    keys = [r.component for r in MEASURED]
+    for row in ROWS:
+        if not any(row[0].startswith(k) for k in keys):
+            assert row[4] == ("n/a (no LLM call)" if row[0].startswith(NOT_LLM + ":") else "—"), row[0]
 
 
 def test_the_checks_catch_what_they_are_for():
