@@ -151,13 +151,16 @@ class Bank:
         Candidates: examples whose topic type is one of the types of the entities the question
         mentions (or unknown), and with ``role`` examples carrying outputs for that role; each
         filter is dropped when no example passes it. An example whose question is the asked
-        question itself is never returned.
+        question itself is never returned. When the best candidate's masked question is the asked
+        one word for word, only examples of its relation path are returned: "who directed <E>"
+        then shows one-hop examples, not a longer path that happens to start with the same words.
         """
         if k <= 0 or not self.examples:
             return []
         mat = self.vectors()
         mentions = find_mentions(question, self.kb)
-        scores = mat @ self.kb.embed(mask_spans(question, [(m.start, m.end) for m in mentions]))
+        masked = mask_spans(question, [(m.start, m.end) for m in mentions])
+        scores = mat @ self.kb.embed(masked)
         asked = _normalise(question)
         keep = np.array([q != asked for q in self._questions])
         types = {e.type for m in mentions for e in m.entities}
@@ -170,8 +173,19 @@ class Bank:
             if (has_role & keep).any():
                 keep &= has_role
         scores = np.where(keep, scores, -np.inf)
+        same = self._same_wording(masked, scores)
+        if same is not None:  # the question is worded as an example is: its path, not look-alike paths
+            scores = np.where(same, scores, -np.inf)
         order = np.argsort(-scores, kind="stable")[:k]
         return [self.examples[i] for i in order if np.isfinite(scores[i])]
+
+    def _same_wording(self, masked: str, scores: np.ndarray) -> np.ndarray | None:
+        """Examples on the path of the best candidate when its masked question is ``masked`` word for word."""
+        best = int(np.argmax(scores))
+        if not np.isfinite(scores[best]) or _normalise(self.examples[best].masked) != _normalise(masked):
+            return None
+        path = (self.examples[best].relations, self.examples[best].directions)
+        return np.array([(e.relations, e.directions) == path for e in self.examples])
 
     def by_type(self, per_type: int = 2) -> dict[str, list[SolvedExample]]:
         """Up to ``per_type`` examples per answer type, distinct relation paths first."""

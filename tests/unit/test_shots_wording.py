@@ -24,3 +24,15 @@ def test_style_two_words_the_last_step_and_is_absent_where_there_is_no_wording()
     assert write_question("Heat", ((("has_genre", "out"), "genre"),), style=2) is None
     back = ((("directed_by", "out"), "person"), (("directed_by", "in"), "movie"))
     assert write_question("Heat", back, style=2) is None  # a shared-entity pair keeps its own wording
+
+
+def test_a_question_worded_as_an_example_is_shown_only_examples_of_its_path(tiny_kb):
+    from hybridrag.agents.shots import bank_for
+    from hybridrag.kb.base import open_kb
+
+    bank = bank_for(open_kb(tiny_kb))
+    shown = bank.nearest("who directed Tremors", 4)
+    assert shown[0].masked == "who directed <E>" and len(shown) >= 3
+    assert {(e.relations, e.directions) for e in shown} == {(("directed_by",), ("out",))}
+    free = bank.nearest("tell me the people behind Tremors", 6)  # no example is worded so: look-alike paths stay
+    assert len({e.relations for e in free}) > 1
