@@ -6,9 +6,11 @@ first ``--limit`` questions of the seed-0 shuffle, with ``--llm oracle:realistic
 with each first decision made wrong in the way SmolLM2 got it wrong on MetaQA dev, at the
 rates of ``evals/oracle/rates/smollm2.json`` (per method, type and hop count; ``python -m
 benchmarks realistic-rates``). A finished cell (its summary holds ``--limit`` questions) is
-reused, so a rerun resumes; no new cell starts after ``--stop-at`` (UTC ``HH:MM``), and rows
-not run are listed as such. The page is rewritten after every cell; ``--table`` also refreshes
-the "realistic stand-in" column of docs/architecture.md's fidelity table
+reused, so a rerun resumes. After the rows, the baseline: each (method, dataset) once more
+with the perfect stand-in (``--llm oracle``) at the defaults, the same questions and commit.
+No new cell starts after ``--stop-at`` (UTC ``HH:MM``); rows not run are listed as such. The
+page is rewritten after every cell; ``--table`` also refreshes the "realistic stand-in" column
+of docs/architecture.md's fidelity table
 (:mod:`benchmarks.fidelity.table`).
 """
 
@@ -25,6 +27,7 @@ from benchmarks.fidelity.page import render
 from benchmarks.fidelity.rows import ROWS, Row, row
 
 LLM = "oracle:realistic"
+PERFECT = "oracle"  # the baseline: the perfect stand-in, the method's defaults, the same questions
 OPTIONS = (
     arg("--limit", type=int, default=300, help="questions per cell (the rows' stand-in figures use 300)"),
     arg("--rows", nargs="+", default=[r.key for r in ROWS], help="row keys, run in this order"),
@@ -35,9 +38,9 @@ OPTIONS = (
 )
 
 
-def cell_name(method: str, dataset: str, setting: str) -> str:
-    """``mor-metaqa-hybrid-50-ranking=paper`` (``default`` for the method's defaults)."""
-    return f"{method}-{dataset}-{setting or 'default'}"
+def cell_name(method: str, dataset: str, setting: str, llm: str = LLM) -> str:
+    """``mor-metaqa-hybrid-50-ranking=paper`` (``default`` for the method's defaults; ``-perfect``: the baseline)."""
+    return f"{method}-{dataset}-{setting or 'default'}" + ("-perfect" if llm == PERFECT else "")
 
 
 def cells_of(r: Row) -> list[tuple[str, str, str]]:
@@ -45,12 +48,18 @@ def cells_of(r: Row) -> list[tuple[str, str, str]]:
     return [(r.method, d, s) for d in r.datasets for s in ("", r.paper)]
 
 
-def run_cell(method: str, dataset: str, setting: str, limit: int, runs: Path) -> dict:
+def baselines(rows: list[Row]) -> list[tuple[str, str, str, str]]:
+    """The perfect stand-in's default cell of every (method, dataset) the rows use, once each."""
+    pairs = dict.fromkeys((r.method, d) for r in rows for d in r.datasets)
+    return [(m, d, "", PERFECT) for m, d in pairs]
+
+
+def run_cell(method: str, dataset: str, setting: str, limit: int, runs: Path, llm: str = LLM) -> dict:
     """Run (or reuse) one cell; its summary."""
-    folder = runs / cell_name(method, dataset, setting)
+    folder = runs / cell_name(method, dataset, setting, llm)
     if finished(folder, limit):
         return json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-    argv = ["--method", method, "--dataset", dataset, "--llm", LLM, "--limit", str(limit), "--no-progress"]
+    argv = ["--method", method, "--dataset", dataset, "--llm", llm, "--limit", str(limit), "--no-progress"]
     argv += ["--out", str(folder)] + (["--set", setting] if setting else [])
     sys.stderr.write(f"[fidelity] hybridrag eval {' '.join(argv)}\n")
     return eval_cell(argv)
@@ -75,17 +84,17 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if Path(args.out).is_absolute() else ROOT / args.out
     cmd = command(args)
     failed: dict[str, str] = {}
-    for r in chosen:
-        for method, dataset, setting in cells_of(r):
-            if past(args.stop_at):
-                sys.stderr.write(f"[fidelity] past {args.stop_at} UTC: no new cell\n")
-                break
-            summary = run_cell(method, dataset, setting, args.limit, runs)
-            if "failed" in summary:
-                failed[cell_name(method, dataset, setting)] = summary["failed"]
-                sys.stderr.write(f"[fidelity] cell failed: {summary['failed']}\n")
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(render(chosen, runs, args.limit, cmd, failed), encoding="utf-8")
+    cells = [(*c, LLM) for r in chosen for c in cells_of(r)] + baselines(chosen)
+    for method, dataset, setting, llm in cells:
+        if past(args.stop_at):
+            sys.stderr.write(f"[fidelity] past {args.stop_at} UTC: no new cell\n")
+            break
+        summary = run_cell(method, dataset, setting, args.limit, runs, llm)
+        if "failed" in summary:
+            failed[cell_name(method, dataset, setting, llm)] = summary["failed"]
+            sys.stderr.write(f"[fidelity] cell failed: {summary['failed']}\n")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(render(chosen, runs, args.limit, cmd, failed), encoding="utf-8")
     out.write_text(render(chosen, runs, args.limit, cmd, failed), encoding="utf-8")
     sys.stdout.write(f"page written to {out}\n")
     if args.table:

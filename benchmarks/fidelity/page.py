@@ -35,7 +35,10 @@ def rates_section() -> list[str]:
         "## The rates (`evals/oracle/rates/smollm2.json`)",
         "",
         f"Measured by `{data['command']}` at commit {data['commit']}, {data['date']}: {data['what']}. "
-        "Unclassified decisions (an error no noise type describes) are counted, not drawn.",
+        "Unclassified decisions (an error no noise type describes) are counted, not drawn. Each hop count "
+        "has n = 40 a method: a rate of 0 there says only that the rate is likely below 3/40 = 0.075 "
+        "(the rule of three, 95 %). SSRAG's first decision is an LLM call only when the question names more "
+        "than one KB entity (last column); otherwise its rule decides.",
         "",
         "| method | hops | n | correct | " + " | ".join(ERROR_TYPES) + " | unclassified | decided by an LLM call |",
         "|---|---|---|---|" + "---|" * len(ERROR_TYPES) + "---|---|",
@@ -69,6 +72,36 @@ def cell_line(r: Row, dataset: str, setting: str, runs: Path, limit: int) -> str
     )
 
 
+def baseline_section(rows: list[Row], runs: Path, limit: int) -> list[str]:
+    """The defaults under the realistic and the perfect stand-in, side by side."""
+    from benchmarks.fidelity.main import PERFECT, baselines, cell_name
+
+    lines = [
+        "## Baseline: the perfect stand-in at the defaults",
+        "",
+        "The same questions at the same commit with `--llm oracle` (no error drawn), against the realistic "
+        "stand-in's default cell: what SmolLM2-level first-decision errors cost after the corrective loops.",
+        "",
+        "| method | dataset | n | Hit@1 perfect | Hit@1 realistic | answer Hits@1 perfect | answer Hits@1 realistic "
+        "| errors drawn / applied / repaired |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for method, dataset, _, _ in baselines(rows):
+        p = _summary(runs / cell_name(method, dataset, "", PERFECT), limit)
+        q = _summary(runs / cell_name(method, dataset, ""), limit)
+        if p is None or q is None:
+            lines.append(f"| {method} | {dataset} | not run | | | | | |")
+            continue
+        n = _noise(runs / cell_name(method, dataset, ""))
+        errors = " / ".join(str(n.get(k, "—")) for k in ("drawn", "applied", "repaired"))
+        pm, qm = p["metrics"], q["metrics"]
+        lines.append(
+            f"| {method} | {dataset} | {p['n']} | {pm['hit@1']:.3f} | {qm['hit@1']:.3f} | {pm['answer_hits@1']:.3f} "
+            f"| {qm['answer_hits@1']:.3f} | {errors} |"
+        )
+    return [*lines, ""]
+
+
 def verdict(r: Row, runs: Path, limit: int) -> str:
     """The row's outcome on its metric, per dataset: which setting is better, by how much."""
     from benchmarks.fidelity.main import cell_name
@@ -89,6 +122,8 @@ def verdict(r: Row, runs: Path, limit: int) -> str:
             text = f"{who} is better by {y - x:.3f}" + (
                 "" if r.default_is_paper else " (**reverses the default's advantage**)"
             )
+        if not _noise(runs / cell_name(r.method, d, "")).get("drawn", 1):
+            text += " (no error drawn: SmolLM2's rate at this hop count is 0, so both equal the perfect stand-in)"
         parts.append(f"{d}: {r.metric} {x:.3f} (default) vs {y:.3f} (`{r.paper}`): {text}")
     return f"- **{r.key}** ({r.component}): " + "; ".join(parts)
 
@@ -128,7 +163,8 @@ def render(rows: list[Row], runs: Path, limit: int, cmd: str, failed: dict[str, 
     from benchmarks.fidelity.main import cells_of
 
     lines += [cell_line(r, d, s, runs, limit) for r in rows for (_, d, s) in cells_of(r)]
-    lines += ["", "## Verdicts", "", *[verdict(r, runs, limit) for r in rows], ""]
+    lines += ["", *baseline_section(rows, runs, limit)]
+    lines += ["## Verdicts", "", *[verdict(r, runs, limit) for r in rows], ""]
     lines += [f"- cell {name} failed: {why}" for name, why in (failed or {}).items()]
     lines += [
         "fusion's rows call no LLM, so the stand-in changes nothing in them (not run).",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.fidelity.page import ANCHOR, _summary
+from benchmarks.fidelity.page import ANCHOR, _noise, _summary
 from benchmarks.fidelity.rows import NOT_LLM, ROWS, Row
 
 HEADING = "## Paper fidelity: every component"
@@ -31,8 +31,12 @@ def figures(r: Row, runs: Path, limit: int) -> str:
             continue
         x, y = a["metrics"][r.metric], b["metrics"][r.metric]
         text = f"{d}: default {x:.3f}, `{r.paper}` {y:.3f} ({r.metric}, n={a['n']})"
+        if not _noise(runs / cell_name(r.method, d, "")).get("drawn", 1):
+            text += ", no error drawn at this hop count: equal to the perfect stand-in"
         if y - x >= 0.5 / a["n"] and not r.default_is_paper:
             text += ": the paper's setting is better here, reversing the default's advantage"
+        elif y - x >= 0.5 / a["n"]:
+            text += f": `{r.paper}` (not the default) is better here"
         parts.append(text)
     if all(p.endswith("not run") for p in parts):
         return "not run"
