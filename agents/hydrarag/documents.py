@@ -64,13 +64,17 @@ def gather_docs(
     """``(id, name, text)`` of the topics' documents and the ``pool`` best corpus passages.
 
     Doc(e) is the passages attached to e and (ours) up to ``4·pool`` passages naming e as a whole phrase;
-    a topic name no KB entity aligns to (``topic_names``) has the passages naming it as its documents.
+    a topic name no KB entity aligns to (``topic_names``) has the passages naming it as its documents,
+    when at most ``4·pool`` do (a name more passages write, a year or a country, names no topic).
     """
     own = kb.passages_of(set(topic_ids))
     names = kb.names({d.id for d in own if d.kind != "passage"} | set(topic_ids)) if own or topic_ids else {}
     docs = [d for d in own if d.kind == "passage" or d.text != names[d.id]]
-    for name in dict.fromkeys([*(names[t] for t in topic_ids), *(topic_names or [])]) if pool > 0 else ():
+    for name in dict.fromkeys(names[t] for t in topic_ids) if pool > 0 else ():
         docs += naming(kb, name, NAMING_PER_POOL * pool)
+    for name in dict.fromkeys(topic_names or []) if pool > 0 else ():
+        found = naming(kb, name, NAMING_PER_POOL * pool + 1)
+        docs += found if len(found) <= NAMING_PER_POOL * pool else []  # more: a word of many passages ("1999")
     docs += [h.doc for h in hybrid_search(kb, query, pool, "passage")] if pool > 0 else []  # dense + BM25 fused
     owners = {d.entity_id for d in docs if d.entity_id and d.entity_id not in names}
     names.update(kb.names(owners) if owners else {})  # one more read, for the owners of the passages found

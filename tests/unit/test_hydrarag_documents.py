@@ -180,3 +180,14 @@ def test_a_first_round_yes_on_a_name_the_passages_know_stands(folder_kb, reader)
     out = _run(folder_kb, doc_pool=4, num_sentences=10)
     checks = [s for s in out["trace"] if s["node"] == "check_answer"]
     assert out["answer"] == SCHOOL and len(checks) == 1, [(s["decision"], s.get("fallback")) for s in checks]
+
+
+def test_a_name_too_many_passages_write_names_no_topic(folder_kb, monkeypatch):
+    from hybridrag.kb.base import open_kb
+
+    kb = open_kb(folder_kb)
+    monkeypatch.setattr(kb, "dense_search", lambda *a, **k: [])
+    monkeypatch.setattr(kb, "lexical_search", lambda *a, **k: [])  # only the names can bring a passage
+    monkeypatch.setattr(documents, "NAMING_PER_POOL", 1)  # at most 1 passage a name (pool 1)
+    assert _files([{"id": d[0]} for d in documents.gather_docs(kb, [], Q, 1, ["Verdi School"])]) == ["Ludo_Vance.txt"]
+    assert documents.gather_docs(kb, [], Q, 1, ["Ludo Vance"]) == [], "two passages name him: too common a name"
