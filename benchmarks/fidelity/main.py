@@ -6,8 +6,8 @@ first ``--limit`` questions of the seed-0 shuffle, with ``--llm oracle:realistic
 with each first decision made wrong in the way SmolLM2 got it wrong on MetaQA dev, at the
 rates of ``evals/oracle/rates/smollm2.json`` (per method, type and hop count; ``python -m
 benchmarks realistic-rates``). A finished cell (its summary holds ``--limit`` questions) is
-reused, so a rerun resumes. After the rows, the baseline: each (method, dataset) once more
-with the perfect stand-in (``--llm oracle``) at the defaults, the same questions and commit.
+reused, so a rerun resumes. After each row's cells, its baseline: the (method, dataset) once
+more with the perfect stand-in (``--llm oracle``) at the defaults, the same questions and commit.
 No new cell starts after ``--stop-at`` (UTC ``HH:MM``); rows not run are listed as such. The
 page is rewritten after every cell; ``--table`` also refreshes the "realistic stand-in" column
 of docs/architecture.md's fidelity table
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if Path(args.out).is_absolute() else ROOT / args.out
     cmd = command(args)
     failed: dict[str, str] = {}
-    cells = [(*c, LLM) for r in chosen for c in cells_of(r)] + baselines(chosen)
+    cells = list(dict.fromkeys(c for r in chosen for c in [*((*x, LLM) for x in cells_of(r)), *baselines([r])]))
     for method, dataset, setting, llm in cells:
         if past(args.stop_at):
             sys.stderr.write(f"[fidelity] past {args.stop_at} UTC: no new cell\n")
