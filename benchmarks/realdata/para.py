@@ -16,6 +16,8 @@ from benchmarks.realdata.cells import LLM_METHODS, SMOLLM, Cell
 from benchmarks.realdata.page import PARA_SIZES, RANKING, Runner, commits
 from benchmarks.realdata.para_bank import para_bank_kb
 
+HELD_OUT = 61  # questions of metaqa-paraphrase-test (scripts/make_paraphrases.py --held-out)
+
 PARA_TEXT = """## Free wording: MetaQA questions as people type them
 
 `evals/data/metaqa_paraphrases.jsonl` (`scripts/make_paraphrases.py`): 250 MetaQA dev questions, every question
@@ -30,7 +32,9 @@ build` from questions 300-1300 of the seed-0 shuffle of each hop's MetaQA dev fi
 left out, plus the examples synthesized from the KB's schema. The bank shows MetaQA's templated wording of
 *other* questions (other films, people, tags) with their relation paths; it generalises to a question only
 through the masked wording of its nearest examples (entity replaced by `<E>`): a paraphrase whose wording
-no bank question shares ("Tell me the cast of ...") gets examples of whatever relation reads closest."""
+no bank question shares ("Tell me the cast of ...") gets examples of whatever relation reads closest.
+Fusion's held-out row: `metaqa-paraphrase-test[:original]`, 61 other 1-hop dev questions in wordings fusion's
+lexicon was not tuned on (docs/benchmarks_fusion.md, "Free wording")."""
 
 
 def bank_check(kb_dir: str, questions: list[str]) -> str:
@@ -86,6 +90,13 @@ def para(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
             cells.append(T.pair(a, b, key, 3))
         label = {None: "none", "oracle": "stand-in", SMOLLM: f"SmolLM2 + bank (first {limit} a hop)"}[llm]
         rows.append([m, label, key, *cells])
+    a = runner(Cell("fusion", "metaqa-paraphrase-test:original"), HELD_OUT)
+    b = runner(Cell("fusion", "metaqa-paraphrase-test"), HELD_OUT)
+    failed += bool(a.failed) + bool(b.failed)
+    done += [a, b]
+    rows.append(
+        ["fusion", f"none, held out ({HELD_OUT} other questions and wordings)", "hit@1", T.pair(a, b, "hit@1", 3)]
+    )
     head = ["method", "LLM", "score", "1 hop: templated / paraphrased", "2 hops", "3 hops"]
     cmd = (
         "\n\nCommands: `hybridrag eval --method M --dataset metaqa-paraphrase:original:Khop [--llm L] [--limit N]"

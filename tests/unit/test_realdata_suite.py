@@ -103,7 +103,7 @@ def test_the_paraphrase_section_pairs_each_hop_and_states_its_limits(monkeypatch
     assert {n for _, n in oracle} == set(page.PARA_SIZES.values()) and all(c.limit is None for c, _ in oracle)
     assert all(c.kb is None for c, _ in oracle)
     datasets = {c.dataset for c, _ in asked}
-    assert {"metaqa-paraphrase:1hop", "metaqa-paraphrase:original:1hop"} <= datasets
+    assert {"metaqa-paraphrase:1hop", "metaqa-paraphrase:original:1hop", "metaqa-paraphrase-test"} <= datasets
     assert "first 7 a hop" in text and "0.250 / 0.250" in text and "checked against 500" in text
 
 
