@@ -2,7 +2,7 @@
 
 Each LLM method (HybGRAG, MoR, HydraRAG, SSRAG, with the examples of the ``smollm`` suite's
 ``bank`` cells) answers held-out MetaQA dev questions with ``local:smollm2``, twice: once with
-the current model settings and once with the baseline's (:data:`VARIANTS`), both models loaded
+the current model settings and once with a baseline's (``--baseline``, :data:`BASELINES`), both loaded
 in this one process. The two runs of a question follow each other, their order alternating from
 one question to the next, and the methods and hops take turns too, so a change in the machine's
 load falls on both sides alike.
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import time
 from datetime import UTC, datetime
@@ -44,9 +45,10 @@ from hybridrag.evals.timing import load_text
 
 METHODS = ("hybgrag", "mor", "hydrarag", "ssrag")
 NEW, BASELINE = "local:smollm2", "local:smollm2-baseline"
-VARIANTS = {
-    "new": "slim prompt-cache states (agents/llm/prompt_cache.py: llama.cpp's state and the token ids)",
-    "baseline": "llama-cpp-python's own prompt-cache states (every evaluated position's logits copied too)",
+NEW_TEXT = "the current settings: slim prompt-cache states (agents/llm/prompt_cache.py), threads as configured"
+BASELINES = {
+    "full-states": "llama-cpp-python's own prompt-cache states (every evaluated position's logits copied too)",
+    "one-thread": "the current settings on one llama.cpp thread (HYBRIDRAG_LOCAL_THREADS=1)",
 }
 
 OPTIONS = [
@@ -57,6 +59,7 @@ OPTIONS = [
     arg("--out", default="docs/benchmarks_smollm_speed.md"),
     arg("--runs", default="eval-runs/smollm-hops", help="folder of the per-run JSON lines"),
     arg("--stop-at", default="", help="HH:MM UTC: no round of questions starts after it"),
+    arg("--baseline", choices=tuple(BASELINES), default="full-states", help="what the new settings run against"),
 ]
 SETS = {m: parse_overrides(OVERRIDES[m]["bank"] or []) for m in METHODS}
 
@@ -75,12 +78,23 @@ def held_out(hops: int, n: int, offset: int) -> list:
     return picked[:n]
 
 
-def models() -> dict:
+def models(baseline: str) -> dict:
     """The two chat models by variant (the baseline registered as ``local:smollm2-baseline``)."""
     from hybridrag.agents.llm.models import load_chat_model, local_model, register_model
 
-    register_model(BASELINE, local_model("smollm2", slim_cache=False))
-    return {"new": load_chat_model(NEW), "baseline": load_chat_model(BASELINE)}
+    new = load_chat_model(NEW)
+    if baseline == "full-states":
+        register_model(BASELINE, local_model("smollm2", slim_cache=False))
+    else:  # the thread count is read when the model loads
+        before = os.environ.get("HYBRIDRAG_LOCAL_THREADS")
+        os.environ["HYBRIDRAG_LOCAL_THREADS"] = "1"
+        try:
+            register_model(BASELINE, local_model("smollm2"))
+        finally:
+            os.environ.pop("HYBRIDRAG_LOCAL_THREADS")
+            if before is not None:
+                os.environ["HYBRIDRAG_LOCAL_THREADS"] = before
+    return {"new": new, "baseline": load_chat_model(BASELINE)}
 
 
 def calls_between(counter, start: int) -> dict:  # noqa: ANN001 - a speed.Counter
@@ -149,7 +163,7 @@ def prepare(hops: int, args: argparse.Namespace, graphs: dict, counters: dict) -
     setup = {"kb": kb, "judge": Judge.for_kb(kb, None), "graphs": graphs}
     questions = with_answer_names(held_out(hops, args.per_hop + 1, args.offset), kb.name)
     for method in args.methods:  # the first question of a process loads models and indexes
-        for variant in VARIANTS:
+        for variant in ("new", "baseline"):
             one_run(method, hops, variant, setup, questions[-1], counters[variant])
     setup["questions"] = questions[:-1]
     return setup
@@ -166,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.smollm.speed_report import write_report
     from hybridrag.graphs import get_graph
 
-    chat = models()
+    chat = models(args.baseline)
     counters = {v: Counter(m.client) for v, m in chat.items()}
     graphs = {m: get_graph(m) for m in args.methods}
     records = Path(args.runs) / "records.jsonl"
@@ -189,5 +203,6 @@ def run(args: argparse.Namespace) -> int:
                     rows.append(row)
                     with records.open("a", encoding="utf-8") as f:
                         f.write(json.dumps(row, ensure_ascii=False) + "\n")
-        write_report(Path(args.out), rows, copies, info, command(args), f"{load0} → {load_text()}")
+        variants = {"new": NEW_TEXT, "baseline": BASELINES[args.baseline]}
+        write_report(Path(args.out), rows, copies, info, command(args), f"{load0} → {load_text()}", variants)
     return 0

@@ -70,7 +70,16 @@ def test_page_names_its_suite_and_command_in_the_first_lines(tmp_path):
     info = {"date": "2026-11-27 07:00 UTC", "commit": "abc", "machine": {"cores": 2, "cpu": "x"}}
     copies = {"new": {"tokens": 600, "mb": 13.0, "save_ms": 5.0, "load_ms": 7.0}}
     out = tmp_path / "speed.md"
-    write_report(out, ROWS, copies, info, "python -m benchmarks smollm-hops --per-hop 2", "1 1 1 → 2 2 2")
+    write_report(
+        out,
+        ROWS,
+        copies,
+        info,
+        "python -m benchmarks smollm-hops --per-hop 2",
+        "1 1 1 → 2 2 2",
+        {"new": "N", "baseline": "B"},
+    )
     head = "\n".join(out.read_text(encoding="utf-8").splitlines()[:8])
     assert "smollm-hops" in head and "--per-hop 2" in head and "1 1 1 → 2 2 2" in head
+    assert "**new**: N; **baseline**: B" in head
     assert "| new | 600 | 13.0 | 5.0 | 7.0 |" in out.read_text(encoding="utf-8")
