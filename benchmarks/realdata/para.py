@@ -55,6 +55,33 @@ def bank_check(kb_dir: str, questions: list[str]) -> str:
     )
 
 
+def wording_check(kb_dir: str, limit: int) -> str:
+    """How many of the SmolLM2 cells' questions are worded as a bank example word for word, entity masked.
+
+    The bank's nearest-example search keeps only the matching example's relation path when it finds such a twin
+    (docs/bank.md); a question with none gets the examples whose masked wording merely reads closest.
+    """
+    from hybridrag.agents.shots import bank as B
+    from hybridrag.evals.datasets import sample
+    from hybridrag.evals.sets import paraphrases
+    from hybridrag.kb.base import open_kb
+
+    kb = open_kb(kb_dir)
+    banked = {B._normalise(e.masked) for e in B.bank_for(kb).examples}
+    parts = []
+    for h in (1, 2, 3):
+        counts = []
+        for variant in (f"original:{h}hop", f"{h}hop"):
+            qs = sample(paraphrases(variant), limit, 0)
+            masked = [B.mask_spans(q.question, [(m.start, m.end) for m in B.find_mentions(q.question, kb)]) for q in qs]
+            counts.append(f"{sum(B._normalise(m) in banked for m in masked)}/{len(qs)}")
+        parts.append(f"{h} hop{'s' * (h > 1)} {counts[0]} templated, {counts[1]} paraphrased")
+    return (
+        "Of the SmolLM2 cells' questions, worded as a bank example word for word once the entity is masked (so the"
+        " bank shows exactly their relation path): " + "; ".join(parts) + "."
+    )
+
+
 def smollm_cells(limit: int, kb: str) -> list[tuple[int, Cell, Cell]]:
     """(hops, templated cell, paraphrased cell) of every SmolLM2 row, hop by hop (1-hop cells of all methods first)."""
     return [
@@ -106,4 +133,5 @@ def para(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
     from hybridrag.evals.sets import paraphrases
 
     asked = [q.question for v in ("", "original") for q in paraphrases(v)]
-    return PARA_TEXT + "\n" + bank_check(kb, asked) + "\n\n" + T.table(head, rows) + cmd, failed
+    checks = bank_check(kb, asked) + "\n" + wording_check(kb, args.para_limit)
+    return PARA_TEXT + "\n" + checks + "\n\n" + T.table(head, rows) + cmd, failed

@@ -93,6 +93,7 @@ def test_the_paraphrase_section_pairs_each_hop_and_states_its_limits(monkeypatch
 
     monkeypatch.setattr(para, "bank_check", lambda kb, questions: f"bank {kb} checked against {len(questions)}")
     monkeypatch.setattr(para, "para_bank_kb", lambda: Path("/cache/para-bank-metaqa-full"))
+    monkeypatch.setattr(para, "wording_check", lambda kb, limit: f"wording checked on {limit}")
     args = argparse.Namespace(para_limit=7)
     text, failed = page.para(runner, args)
     assert failed == 0
@@ -105,6 +106,7 @@ def test_the_paraphrase_section_pairs_each_hop_and_states_its_limits(monkeypatch
     datasets = {c.dataset for c, _ in asked}
     assert {"metaqa-paraphrase:1hop", "metaqa-paraphrase:original:1hop", "metaqa-paraphrase-test"} <= datasets
     assert "first 7 a hop" in text and "0.250 / 0.250" in text and "checked against 500" in text
+    assert "wording checked on 7" in text
 
 
 def test_the_paraphrase_bank_leaves_out_every_paraphrased_question(monkeypatch, tmp_path):
