@@ -62,13 +62,14 @@ def cell_line(r: Row, dataset: str, setting: str, runs: Path, limit: int) -> str
     shown = f"`{setting}`" if setting else "default"
     s = _summary(runs / name, limit)
     if s is None:
-        return f"| {r.key} | {dataset} | {shown} | not run | | | | | | {name} |"
+        return f"| {r.key} | {dataset} | {shown} | not run | | | | | {name} |"
     m, n = s["metrics"], _noise(runs / name)
     calls = (s.get("usage") or {}).get("llm_calls_per_question")
     calls = f"{calls:.2f}" if isinstance(calls, int | float) else "—"
     return (
         f"| {r.key} | {dataset} | {shown} | {s['n']} | {m['hit@1']:.3f} | {m['answer_hits@1']:.3f} "
-        f"| {n.get('applied', '—')} | {n.get('repaired', '—')} | {calls} | {name} ({s['commit']}) |"
+        f"| {n.get('drawn', '—')} / {n.get('applied', '—')} / {n.get('repaired', '—')} | {calls} "
+        f"| {name} ({s['commit']}) |"
     )
 
 
@@ -153,12 +154,14 @@ def render(rows: list[Row], runs: Path, limit: int, cmd: str, failed: dict[str, 
         "## The rows",
         "",
         "Hit@1 ranks the method's items; answer Hits@1 is the answer field (SSRAG and HydraRAG answer in "
-        "text, so their rows are judged on it). Errors: first decisions the realistic stand-in made wrong "
-        "(applied) and those a later decision repaired.",
+        "text, so their rows are judged on it). Errors: the questions whose first decision the realistic "
+        "stand-in drew an error for, the decisions that carried it (a role the setting skips carries none; a "
+        "repeated role may carry it later) and those a later decision repaired. Code: the commit each cell "
+        "ran at; `-dirty`: other engineers' uncommitted files in the shared checkout at that time.",
         "",
-        "| row | dataset | setting | n | Hit@1 | answer Hits@1 | errors applied | repaired | LLM calls / q "
+        "| row | dataset | setting | n | Hit@1 | answer Hits@1 | errors drawn / applied / repaired | LLM calls / q "
         "| cell (code) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     from benchmarks.fidelity.main import cells_of
 
