@@ -6,8 +6,8 @@ llama-cpp-python's ``LlamaRAMCache`` keeps the state after each call and, before
 restores the state sharing the longest prefix with the new prompt, so only the new part (the
 question, the references) is evaluated.
 
-Its ``Llama.save_state`` also copies the logits of every evaluated position (``n_batch`` x the
-vocabulary: 512 x 49,152 floats, 96 MB for SmolLM2), and ``load_state`` copies them back and
+Its ``Llama.save_state`` also copies the logits of every evaluated position (a row of 49,152
+floats each for SmolLM2, up to ``n_batch`` = 512 rows: 96 MB), and ``load_state`` copies them back and
 scans the rest of the array. A greedy call never reads them after a restore: a restored state
 always evaluates at least one prompt token again (``_requires_eval``), whose logits are fresh.
 :func:`install` therefore makes the model save and restore only llama.cpp's own state (its KV
