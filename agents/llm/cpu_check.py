@@ -38,7 +38,7 @@ def check_cpu_support(built: set[str] | None = None, have: set[str] | None = Non
     have = cpu_flags() if have is None else have
     missing = sorted(built - have) if have else []
     if missing:
-        from hybridrag.agents.llm.models import ModelConfigError
+        from hybridrag.agents.llm.errors import ModelConfigError
 
         raise ModelConfigError(
             f"the installed llama-cpp-python was built for CPU instructions this machine lacks "

