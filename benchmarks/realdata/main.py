@@ -23,8 +23,10 @@ import sys
 from pathlib import Path
 
 from benchmarks.common import DOCS, arg, command
-from benchmarks.realdata import page
+from benchmarks.realdata import page, para
 from benchmarks.realdata.cells import Cell, Result, run_cell
+
+SECTIONS = {**page.SECTIONS, "para": para.para}  # the page's sections, in page order
 
 OPTIONS = [
     arg("--limit", type=int, help="AdvHotpotQA questions of the stand-in and no-LLM cells (default: all 154)"),
@@ -32,7 +34,7 @@ OPTIONS = [
     arg("--metaqa-limit", type=int, default=100, help="MetaQA questions per hop and KB, typed vs untyped (100)"),
     arg("--para-limit", type=int, default=20, help="paraphrase questions per hop of the SmolLM2 cells (20)"),
     arg("--untyped-kb", type=Path, help="the untyped MetaQA KB (hybridrag ingest --triples kb.txt); none: no table"),
-    arg("--sections", nargs="+", default=list(page.SECTIONS), choices=list(page.SECTIONS), help="sections to run"),
+    arg("--sections", nargs="+", default=list(SECTIONS), choices=list(SECTIONS), help="sections to run"),
     arg("--runs", type=Path, default=Path("eval-runs/realdata"), help="folder of the cached eval runs"),
     arg("--out", type=Path, default=DOCS / "benchmarks_realdata.md", help="the page to write"),
     arg("--fresh", action="store_true", help="delete the run folders of the cells before running them"),
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     failed = 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     for n, name in enumerate(args.sections):
-        text, bad = page.SECTIONS[name](runner, args)
+        text, bad = SECTIONS[name](runner, args)
         parts.append(text)
         failed += bad
         pending = [f"(Section `{s}` not run yet: the suite is still running.)" for s in args.sections[n + 1 :]]

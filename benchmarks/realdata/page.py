@@ -147,15 +147,7 @@ def typed(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
     ) + cmd, failed
 
 
-def para(runner: Runner, args: argparse.Namespace) -> tuple[str, int]:
-    """The paraphrase section (:mod:`benchmarks.realdata.para`, imported here late: it reads this module)."""
-    from benchmarks.realdata.para import para as section
-
-    return section(runner, args)
-
-
 SECTIONS: dict[str, Callable[[Runner, argparse.Namespace], tuple[str, int]]] = {
     "adv": adv,
     "typed": typed,
-    "para": para,
-}
+}  # and "para" (benchmarks/realdata/para.py, which reads this module): see benchmarks.realdata.main.SECTIONS

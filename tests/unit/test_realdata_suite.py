@@ -95,7 +95,7 @@ def test_the_paraphrase_section_pairs_each_hop_and_states_its_limits(monkeypatch
     monkeypatch.setattr(para, "para_bank_kb", lambda: Path("/cache/para-bank-metaqa-full"))
     monkeypatch.setattr(para, "wording_check", lambda kb, limit: f"wording checked on {limit}")
     args = argparse.Namespace(para_limit=7)
-    text, failed = page.para(runner, args)
+    text, failed = para.para(runner, args)
     assert failed == 0
     smollm = [(c, n) for c, n in asked if c.llm == C.SMOLLM]
     assert len(smollm) == 4 * 3 * 2 and all(c.limit == 7 and n == 7 for c, n in smollm)
