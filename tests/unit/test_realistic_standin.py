@@ -207,3 +207,14 @@ def test_tally_counts_every_question_once():
     out = tally(recs)
     assert out["n"] == 4 and out["rates"] == {"wrong_entity": 0.25} and out["unclassified"] == 1
     assert out["several_errors"] == 1 and sum(out["counts"].values()) == 4
+
+
+def test_a_realistic_run_is_labelled_as_such_not_as_a_ceiling():
+    from hybridrag.evals.oracle.gold import GoldSet
+    from hybridrag.evals.oracle.model import build_oracle
+    from hybridrag.evals.oracle.run import label
+
+    assert label("mor", "oracle:realistic,seed=2") == "mor + oracle LLM (realistic stand-in, rates=smollm2 seed=2)"
+    assert "perfect-LLM ceiling" in label("mor", "oracle")
+    report = build_oracle("oracle:realistic", GoldSet([TWO])).noise_report()
+    assert report["rates"] == "smollm2" and report["p"] == 0.0
