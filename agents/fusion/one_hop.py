@@ -1,8 +1,9 @@
 """Fusion's one-hop graph branch over the in-memory store: every edge around the seeds, scored by Dice.
 
 s_graph (Eq. 3) is the mean Dice of the question with seed, relation and neighbour labels; the
-answer-aware score is (Dice(seed) + Dice(relation label and the neighbour's type)) / 2, the
-neighbour's own Dice only ordering ties (:mod:`agents.fusion.paths`). A MetaQA seed has a handful
+answer-aware score is (Dice(seed) + Dice(relation label and the neighbour's type) + the lexicon's
+cue bonus) / 2, the neighbour's own Dice only ordering ties (:mod:`agents.fusion.paths`; the bonus:
+:mod:`agents.fusion.lexicon`, "who made X" cues ``directed_by``). A MetaQA seed has a handful
 of edges, where numpy's per-call cost outweighs the work: up to :data:`LISTED_EDGES` edges are
 scored in plain Python, more over the CSR arrays; both give the same floats and the same order.
 """

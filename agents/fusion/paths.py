@@ -3,7 +3,8 @@
 One hop is the paper's graph branch (Figure 2): every triple around the seeds, scored by
 s_graph (Eq. 3), the mean Dice of the query with seed, relation and neighbour labels. The
 answer-aware score drops the neighbour's name: (Dice(seed) + Dice(relation label and the
-neighbour's type)) / 2, since a candidate whose own label overlaps the question is more likely
+neighbour's type) + a cue bonus when the question uses an everyday word for the relation,
+:mod:`agents.fusion.lexicon`) / 2, since a candidate whose own label overlaps the question is more likely
 the thing asked about than its answer, while its type is part of what the question asks for
 ("what language ..."), as it is for a fact read from text (:mod:`agents.fusion.facts`).
 Optionally up to three hops: each newly reached entity once, with its best path, scored by the
