@@ -1,7 +1,9 @@
 """HybGRAG's retriever bank: the text module and the hybrid module (no LLM here).
 
 - Text module: vector similarity between the question and every indexed text (entity
-  documents and passages); hits are grouped by the entity a text belongs to.
+  documents and passages); hits are grouped by the entity a text belongs to. An entity the
+  question names exactly ranks above a title that merely contains its name ("Big" above "The
+  Big Picture"; :func:`tools.names.prefer_exact`, the rule fusion and SSRAG use).
 - Hybrid module: the ego-graph of each topic entity along the useful relations (undirected,
   radius <= 2 by default), the intersection of their entity sets (topic entities excluded),
   then the candidates' texts ranked by similarity to the question. Each candidate keeps the
@@ -10,8 +12,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -19,6 +22,8 @@ from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.model import Entity, Subgraph, Triple
 from hybridrag.tools.fused_text import hybrid_search
 from hybridrag.tools.items import Item
+from hybridrag.tools.names import prefer_exact
+from hybridrag.tools.retrieval import mentions_in
 from hybridrag.tools.text_hops import doc_rows
 
 
@@ -115,20 +120,54 @@ def text_retrieve(
         firsts.setdefault(hit.doc.entity_id or hit.doc.id, hit)
     kept = list(firsts.values())[:k]
     names = kb.names({h.doc.entity_id for h in kept if h.doc.entity_id})  # one store read for all hits
-    return Retrieval(
-        "text",
-        [
-            Reference(
-                h.doc.entity_id or h.doc.id,
-                "entity" if h.doc.entity_id else "passage",
-                names[h.doc.entity_id] if h.doc.entity_id else h.doc.id,
-                h.score,
-                "doc",
-                h.doc.text,
-            )
-            for h in kept
-        ],
-    )
+    refs = [
+        Reference(
+            h.doc.entity_id or h.doc.id,
+            "entity" if h.doc.entity_id else "passage",
+            names[h.doc.entity_id] if h.doc.entity_id else h.doc.id,
+            h.score,
+            "doc",
+            h.doc.text,
+        )
+        for h in kept
+    ]
+    return Retrieval("text", exact_first(kb, question, refs)[:k])
+
+
+def exact_first(kb: KnowledgeBase, question: str, refs: list[Reference]) -> list[Reference]:
+    """``refs`` with the entities the question names exactly placed above the first near-miss title.
+
+    A near-miss is an entity whose title contains a name the question writes verbatim and that
+    :func:`tools.names.prefer_exact` does not keep beside it ("The Big Picture" for "who directed
+    Big"). The named entity takes the near-miss's place and score (with its own best text when the
+    search did not return it); the near-misses and the rest follow in their order.
+    """
+    named = mentions_in(kb, question)
+    ids = [r.id for r in refs if r.kind == "entity" and r.id not in named]
+    if not named or not ids:
+        return refs
+    written = [kb.name(n).casefold() for n in named]
+    holding = [i for i in ids if any(name_in(w, kb.name(i).casefold()) for w in written)]
+    near = set(holding) - set(prefer_exact(kb, question, holding, named))
+    first = next((j for j, r in enumerate(refs) if r.id in near), None)
+    if first is None:
+        return refs
+    ahead = {r.id for r in refs[:first]}
+    moved = [r for r in refs[first:] if r.id in named]
+    missing = [n for n in named if n not in ahead and all(r.id != n for r in moved)]
+    for eid, _, row in rank_entities(kb, question, missing, len(missing)):
+        moved.append(
+            Reference(eid, "entity", kb.name(eid), 0.0, "doc", kb.docs[row].text if row >= 0 else kb.name(eid))
+        )
+    top = refs[first].score
+    moved = [replace(r, score=top) for r in moved]
+    rest = [r for r in refs[first:] if r.id not in named]
+    return [*refs[:first], *moved, *rest]
+
+
+def name_in(name: str, title: str) -> bool:
+    """Whether ``name`` is written in ``title`` as whole words (both casefolded)."""
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", title) is not None
 
 
 def _ego_graphs(kb: KnowledgeBase, topic_ids: list[str], relations: list[str], radius: int) -> dict[str, Subgraph]:
