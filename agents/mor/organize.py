@@ -59,7 +59,8 @@ def rerank_best(
 ) -> tuple[dict, dict]:
     """Rerank the best attempt's candidates (``candidates`` when there is none) and keep the top-K.
 
-    With no candidate left, the passages about no entity are ranked instead (:func:`passage_outputs`).
+    With no candidate left, or on a documents KB (``hybridrag ingest --documents``) when no followed plan
+    reached one (:func:`textual_only`), the passages about no entity are ranked instead (:func:`passage_outputs`).
 
     Returns:
         (the outputs ``answer``, ``ranked``, ``evidence``; the facts for the trace: ``reranker``,
@@ -78,7 +79,16 @@ def rerank_best(
     top = rr.rerank(cands, weights, ctx.fingerprint_length, groups, scores)[: ctx.top_k]
     out = outputs(kb, question, top, best.get("topics", []) if best else [])
     facts = {"reranker": used, "attempt": best["iteration"] if best else None, "pool": len(cands), "top": top}
-    if not top:  # no entity reached: the passages about no entity answer, if the KB has any
+    if not top or (textual_only(best) and "documents" in kb.manifest):
         out = passage_outputs(kb, question, ctx.top_k, ctx.text_matcher)
         facts["passages"] = len(out["ranked"])
     return out, facts
+
+
+def textual_only(best: dict | None) -> bool:
+    """Whether the reranked attempt is textual matching of the question alone (no followed plan reached any).
+
+    On a documents KB with an extracted graph, that matching ranks entities whose only text is their
+    name, while the text that answers is in the passages about no entity: there the passages rank instead.
+    """
+    return best is None or best["kind"] != "plan" or not best["candidates"]
