@@ -144,27 +144,14 @@ def run_python(env: dict[str, str], code: str) -> str:
     return out.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 28, open: the README resumes with the text module, whose references are entities ranked by "
-    "their texts; no sample-KB text states Big's director, and Big itself is the question's own entity "
-    "(never the answer), so the exact-title rule puts Big above The Big Picture but cannot reach Penny Marshall",
-)
 def test_readme_human_in_the_loop_block_answers_penny_marshall(env):
-    """README "Human in the loop": hybgrag, approve=True, max_iterations=1, resumed with the text module."""
-    code = readme_python('get_builder("hybgrag")') + '\nprint("answer:", out["answer"])\n'
-    stdout = run_python(env, code)
-    assert "approve_action" in stdout and "retrieve_text" in stdout, stdout
-    assert stdout.splitlines()[-1] == "answer: Penny Marshall", stdout
+    """README "Human in the loop": hybgrag, approve=True, max_iterations=1, the proposal approved."""
+    stdout = run_python(env, readme_python('get_builder("hybgrag")'))
+    assert "approve_action" in stdout and "retrieve_hybrid" in stdout, stdout
+    assert stdout.splitlines()[-1].startswith("Penny Marshall ["), stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 28, open: SmolLM2 plans the valid route genre<comedy> -> movie, so MoR never calls the "
-    "user's textual_retrieval (only the invalid-plan fallback and the fillers do); Big (genre Fantasy in the "
-    "graph) is a last-layer text match, ranked by graph-first below the 78 movies reached from Comedy",
-)
 def test_readme_swap_a_retriever_block_answers_big(env):
-    """README "Swap a retriever inside a method": MoR with a textual_retrieval tool returning Big's passage."""
+    """README "Swap a retriever inside a method": HybGRAG's dense_search swapped for a retriever of Big's passage."""
     stdout = run_python(env, readme_python("class MyRetriever"))
     assert stdout.split()[0] == "Big", stdout
