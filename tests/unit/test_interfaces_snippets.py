@@ -76,26 +76,25 @@ def test_readme_human_in_the_loop_snippet(capsys):
     finally:
         forget_model("local:smollm2")
     assert not fake.script, "the snippet did not reach the router"
-    proposed, nodes = capsys.readouterr().out.splitlines()
+    proposed, answered = capsys.readouterr().out.splitlines()
     assert proposed == "hybrid", "the pause shows the router's action"
-    assert nodes == str(["route_question", "approve_action", "retrieve_text", "validate_retrieval"])
+    nodes = ["route_question", "approve_action", "retrieve_hybrid", "validate_retrieval"]
+    assert answered == f"Penny Marshall {nodes}", "approved, the router's relation path answers"
 
 
 def test_readme_swap_a_retriever_snippet(capsys):
-    """The snippet replacing MoR's textual_retrieval with a user's retriever runs as written; its plan
-    (one node: textual matching) comes from a scripted fake standing for the default local model."""
+    """The snippet replacing HybGRAG's dense_search with a user's retriever runs as written; the route
+    (the text module) comes from a scripted fake standing for the default local model."""
     from fake_chat import ScriptedChatModel
 
+    from hybridrag.agents.hybgrag.roles import RouterAction
     from hybridrag.agents.llm.models import forget_model, register_model
-    from hybridrag.agents.mor.plan import Plan, PlanNode, PlanRoute
 
-    one_node = Plan(
-        routes=[PlanRoute(nodes=[PlanNode(type="movie", restriction="a boy who wakes up as an adult", relation="")])]
-    )
-    fake = ScriptedChatModel(script=[one_node] * 4)
+    text = RouterAction(module="text", entities=[], relations=[])
+    fake = ScriptedChatModel(script=[text] * 4)
     register_model("local:smollm2", fake)
     try:
-        exec(compile(readme_block("textual_retrieval"), "README:swap a retriever", "exec"), {})
+        exec(compile(readme_block("class MyRetriever"), "README:swap a retriever", "exec"), {})
     finally:
         forget_model("local:smollm2")
     assert capsys.readouterr().out.strip() == "Big doc"
