@@ -103,13 +103,25 @@ def baseline_section(rows: list[Row], runs: Path, limit: int) -> list[str]:
     return [*lines, ""]
 
 
-def verdict(r: Row, runs: Path, limit: int) -> str:
-    """The row's outcome on its metric, per dataset: which setting is better, by how much."""
+def pairs(r: Row, runs: Path, limit: int) -> list[tuple[str, dict | None, dict | None, bool]]:
+    """Per dataset of ``r``: the default and paper-setting summaries (None: not run), and whether noise was drawn."""
     from benchmarks.fidelity.main import cell_name
 
+    return [
+        (
+            d,
+            _summary(runs / cell_name(r.method, d, ""), limit),
+            _summary(runs / cell_name(r.method, d, r.paper), limit),
+            bool(_noise(runs / cell_name(r.method, d, "")).get("drawn", 1)),
+        )
+        for d in r.datasets
+    ]
+
+
+def verdict(r: Row, runs: Path, limit: int) -> str:
+    """The row's outcome on its metric, per dataset: which setting is better, by how much."""
     parts = []
-    for d in r.datasets:
-        a, b = (_summary(runs / cell_name(r.method, d, s), limit) for s in ("", r.paper))
+    for d, a, b, drawn in pairs(r, runs, limit):
         if a is None or b is None:
             parts.append(f"{d}: not run")
             continue
@@ -123,7 +135,7 @@ def verdict(r: Row, runs: Path, limit: int) -> str:
             text = f"{who} is better by {y - x:.3f}" + (
                 "" if r.default_is_paper else " (**reverses the default's advantage**)"
             )
-        if not _noise(runs / cell_name(r.method, d, "")).get("drawn", 1):
+        if not drawn:
             text += " (no error drawn: SmolLM2's rate at this hop count is 0, so both equal the perfect stand-in)"
         parts.append(f"{d}: {r.metric} {x:.3f} (default) vs {y:.3f} (`{r.paper}`): {text}")
     return f"- **{r.key}** ({r.component}): " + "; ".join(parts)

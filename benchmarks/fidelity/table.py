@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.fidelity.page import ANCHOR, _noise, _summary
+from benchmarks.fidelity.page import ANCHOR, pairs
 from benchmarks.fidelity.rows import NOT_LLM, ROWS, Row
 
 HEADING = "## Paper fidelity: every component"
@@ -21,17 +21,14 @@ LINK = f"[docs/benchmarks_fidelity.md](benchmarks_fidelity.md#{ANCHOR})"
 
 def figures(r: Row, runs: Path, limit: int) -> str:
     """``metaqa-hybrid-50: default 0.953, `x=y` 0.577 (hit@1, n=300)`` per dataset; ``not run`` without cells."""
-    from benchmarks.fidelity.main import cell_name
-
     parts = []
-    for d in r.datasets:
-        a, b = (_summary(runs / cell_name(r.method, d, s), limit) for s in ("", r.paper))
+    for d, a, b, drawn in pairs(r, runs, limit):
         if a is None or b is None:
             parts.append(f"{d}: not run")
             continue
         x, y = a["metrics"][r.metric], b["metrics"][r.metric]
         text = f"{d}: default {x:.3f}, `{r.paper}` {y:.3f} ({r.metric}, n={a['n']})"
-        if not _noise(runs / cell_name(r.method, d, "")).get("drawn", 1):
+        if not drawn:
             text += ", no error drawn at this hop count: equal to the perfect stand-in"
         if y - x >= 0.5 / a["n"] and not r.default_is_paper:
             text += ": the paper's setting is better here, reversing the default's advantage"

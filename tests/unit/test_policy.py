@@ -278,3 +278,15 @@ def test_docs_serving_lists_what_a_client_may_set_and_what_it_may_not():
         listed_as_client = f"`{name}`" in client[0]
         assert listed_as_client == (name in RULES), f"docs/serving.md: `{name}` in the wrong section"
         assert name in RULES or f"`{name}`" in client[1], f"docs/serving.md: server-only `{name}` not listed"
+
+
+@pytest.mark.parametrize("method", ["hybgrag", "mor"])
+@pytest.mark.parametrize("settings", [{"answer_chars": 10**9}, {"answer_documents": False}])
+def test_a_client_cannot_set_the_answerers_window_or_qa_mode(method, settings):
+    """answer_chars (an unbounded size) and answer_documents are the operator's, refused by name."""
+    assert next(iter(settings)) in str(refused(method, settings))
+
+
+def test_a_client_choice_of_ssrag_joint_rerank_is_one_of_two():
+    """joint_rerank is a bounded choice: anything but interleave / paper is refused by name."""
+    assert "joint_rerank" in str(refused("ssrag", {"joint_rerank": "/srv/x"}))
