@@ -6,7 +6,8 @@
   completeness (see :mod:`hybridrag.evals.hybrid`); 1-hop questions unless a suffix says
   otherwise, e.g. ``metaqa-hybrid-50:2hop``. The ceiling is computed on the complete graph
   (held-out facts are still reachable through text); ``ceiling_kg`` on the incomplete graph.
-- ``metaqa-paraphrase-test[:original]``: the held-out set, other 1-hop dev questions in other wordings.
+- ``metaqa-paraphrase-test[:Khop][:original]``: the held-out set, other dev questions in other wordings
+  (:func:`held_out`); without ``:Khop`` its 61 1-hop questions.
 - ``metaqa-paraphrase[:Khop|original[:Khop]]``: MetaQA dev questions in people's words, or as MetaQA
   wrote them.
 - ``advhotpotqa[:PATH]``: a documents KB built from AdvHotpotQA paragraphs
@@ -49,6 +50,7 @@ def _metaqa_questions(hops: int) -> list[Question]:
 
 PARAPHRASES = Path(__file__).resolve().parent / "data" / "metaqa_paraphrases.jsonl"
 PARAPHRASES_TEST = PARAPHRASES.with_name("metaqa_paraphrases_test.jsonl")  # held out (1 hop, other wordings)
+PARAPHRASES_TEST_MULTIHOP = PARAPHRASES.with_name("metaqa_paraphrases_test_multihop.jsonl")  # held out, 2-3 hops
 
 
 def paraphrases(variant: str = "", path: Path = PARAPHRASES) -> list[Question]:
@@ -69,6 +71,26 @@ def paraphrases(variant: str = "", path: Path = PARAPHRASES) -> list[Question]:
     elif hop or wording not in ("", "original"):
         raise KBError(f"metaqa-paraphrase:{variant}: use 1hop, 2hop, 3hop, original or original:Khop")
     return questions
+
+
+def held_out(variant: str = "") -> list[Question]:
+    """The held-out paraphrase set (``scripts/make_paraphrases.py --held-out``): no tuning sees its questions.
+
+    Args:
+        variant: ``Khop`` and/or ``original`` joined by ``:`` in either order (``2hop``, ``original``,
+            ``2hop:original``); without ``Khop`` the 1-hop questions, so the name means what it meant before the
+            2- and 3-hop questions were added.
+    """
+    tokens = variant.split(":") if variant else []
+    hops = [t for t in tokens if re.fullmatch(r"[123]hop", t)]
+    original = [t for t in tokens if t == "original"]
+    if len(hops) > 1 or len(original) > 1 or len(hops) + len(original) != len(tokens):
+        raise KBError(
+            f"unknown variant metaqa-paraphrase-test:{variant}; use metaqa-paraphrase-test[:1hop|2hop|3hop][:original]"
+        )
+    hop = hops[0] if hops else "1hop"
+    path = PARAPHRASES_TEST if hop == "1hop" else PARAPHRASES_TEST_MULTIHOP
+    return paraphrases(":".join([*original, hop]), path)
 
 
 def resolve_dataset(name: str, seed: int = 0, progress: bool = True, build_kb: bool = True) -> EvalSet:
@@ -97,9 +119,7 @@ def resolve_dataset(name: str, seed: int = 0, progress: bool = True, build_kb: b
             {"completeness": completeness, "split_seed": seed},
         )
     if name == "metaqa-paraphrase-test" or name.startswith("metaqa-paraphrase-test:"):  # held out: other wordings
-        return EvalSet(
-            name, paraphrases(name.partition(":")[2], PARAPHRASES_TEST), kb_of(lambda: hybrid.full_kb(progress))
-        )
+        return EvalSet(name, held_out(name.partition(":")[2]), kb_of(lambda: hybrid.full_kb(progress)))
     if name == "metaqa-paraphrase" or name.startswith("metaqa-paraphrase:"):
         return EvalSet(name, paraphrases(name.partition(":")[2]), kb_of(lambda: hybrid.full_kb(progress)))
     if name == "advhotpotqa" or name.startswith("advhotpotqa:"):
@@ -124,7 +144,8 @@ def resolve_dataset(name: str, seed: int = 0, progress: bool = True, build_kb: b
         )
     raise KBError(
         f"unknown dataset {name!r}; use metaqa-1hop|2hop|3hop, "
-        "metaqa-hybrid-100|50|0[:Khop], metaqa-paraphrase[:Khop|original[:Khop]], metaqa-paraphrase-test[:original], "
+        "metaqa-hybrid-100|50|0[:Khop], metaqa-paraphrase[:Khop|original[:Khop]], "
+        "metaqa-paraphrase-test[:Khop][:original], "
         "advhotpotqa[:PATH], stark:DIR, "
         "or --questions FILE"
     )

@@ -11,6 +11,10 @@ data, written once and committed: the same seed gives the same file.
 banks' questions (positions 300-1300 of the seed-0 shuffle), in wordings of :data:`HELD_OUT`, written
 after fusion was tuned on the paraphrase set and used by no tuning, with the same noise. MetaQA's
 test split is not on this machine, so dev questions outside every tuned and banked set stand in for it.
+It also writes ``evals/data/metaqa_paraphrases_test_multihop.jsonl`` (``metaqa-paraphrase-test:2hop`` and
+``:3hop``): 3 dev questions of every 2- and 3-hop question type, none of positions 0-1300 of the seed-0 shuffle
+(the SmolLM2 suite's evaluated questions and the banks' questions) and none of the paraphrase set, in the
+:data:`HELD_OUT_MULTI` wordings (none of them a wording of the tuned set), with the same noise.
 """
 
 from __future__ import annotations
@@ -59,6 +63,34 @@ HELD_OUT = {  # other wordings, for the held-out set only
 }
 HELD_OUT_PER_TYPE = 5
 HELD_OUT_OUT = ROOT / "evals" / "data" / "metaqa_paraphrases_test.jsonl"
+HELD_OUT_MULTI_OUT = HELD_OUT_OUT.with_name("metaqa_paraphrases_test_multihop.jsonl")
+HELD_OUT_MULTI_PER_TYPE = 3
+HELD_OUT_MULTI = {  # held-out wordings at 2 and 3 hops: films reached from {x}, then what is asked of them ({f})
+    "films": {
+        "actor": ["{x}'s movies", "films featuring {x}", "pictures with {x} in the cast"],
+        "director": ["movies helmed by {x}", "{x}'s directing work", "films made under {x}'s direction"],
+        "writer": ["movies penned by {x}", "{x}'s screenplays", "films from a script by {x}"],
+    },
+    "costars": {  # <role>_to_movie_to_<same role>
+        "actor": ["co-stars of {x}", "who has shared the screen with {x}", "{x} appeared alongside which actors"],
+        "director": ["who co-directed a film with {x}", "{x} shared directing credits with whom", "{x}'s co-directors"],
+        "writer": ["{x}'s writing partners", "who co-wrote a script with {x}", "{x} shared a writing credit with who"],
+    },
+    "shared": {  # movie_to_<role>_to_movie: the films sharing that role with {x}
+        "actor": ["movies that share a cast member with {x}", "other pictures featuring {x}'s stars"],
+        "director": ["other films helmed by {x}'s director", "pictures from the same filmmaker as {x}"],
+        "writer": ["other movies penned by {x}'s screenwriter", "pictures from the same scriptwriter as {x}"],
+    },
+    "ask": {  # the last hop of a noun phrase of films
+        "movie": ["name {f}", "suggest {f}", "which titles are {f}"],
+        "year": ["in what year did {f} premiere", "{f} came out in which years", "premiere dates of {f}"],
+        "language": ["what tongue are {f} in", "{f} are spoken in which languages", "original languages of {f}"],
+        "genre": ["which genres do {f} fall under", "{f} belong to what genres", "what style of movie are {f}"],
+        "actor": ["name the performers in {f}", "{f} featured which actors", "cast members of {f}"],
+        "director": ["who helmed {f}", "{f} were directed by whom", "filmmakers behind {f}"],
+        "writer": ["who penned {f}", "{f} had which screenwriters", "who scripted {f}"],
+    },
+}
 FILMS = {  # the films reached from the topic by the first hop
     "actor": ["the films {x} was in", "movies starring {x}"],
     "director": ["the movies {x} directed", "films by director {x}"],
@@ -95,6 +127,17 @@ def wordings(qtype: str) -> list[str]:
     return [a.replace("{f}", f) for a in ASK[parts[3]] for f in SHARED[parts[1]]]  # 3 hops
 
 
+def held_out_wordings(qtype: str) -> list[str]:
+    """:data:`HELD_OUT_MULTI` templates for a 2- or 3-hop question type (``{x}`` is the topic entity)."""
+    parts, table = qtype.split("_to_"), HELD_OUT_MULTI
+    if len(parts) == 3 and parts[0] != "movie" and parts[0] == parts[2]:
+        return table["costars"][parts[0]]
+    if len(parts) == 3 and parts[0] != "movie":
+        return [a.replace("{f}", f) for a in table["ask"][parts[2]] for f in table["films"][parts[0]]]
+    shared = table["shared"][parts[1]]
+    return [a.replace("{f}", f) for a in table["ask"]["movie" if len(parts) == 3 else parts[3]] for f in shared]
+
+
 def typo(name: str, rng: random.Random) -> str:
     """The name with two neighbouring letters of its longest word swapped."""
     words = name.split()
@@ -115,7 +158,11 @@ def paraphrase(topic: str, qtype: str, rng: random.Random, held_out: bool = Fals
         name, noise = topic.lower(), "lower-case"
     elif roll < 0.5:
         name, noise = typo(topic, rng), "typo"
-    return rng.choice(HELD_OUT[qtype] if held_out else wordings(qtype)).replace("{x}", name), noise
+    if held_out:
+        templates = HELD_OUT[qtype] if qtype in HELD_OUT else held_out_wordings(qtype)
+    else:
+        templates = wordings(qtype)
+    return rng.choice(templates).replace("{x}", name), noise
 
 
 def _row(hops: int, n: int, line: str, qtype: str, rng: random.Random, held_out: bool = False) -> dict:
@@ -176,6 +223,33 @@ def held_out() -> None:
         for n in rng.sample(free, min(HELD_OUT_PER_TYPE, len(free))):
             rows.append(_row(1, n, lines[n], qtype, rng, held_out=True))
     _write(HELD_OUT_OUT, rows)
+    held_out_multihop(taken)
+
+
+def _plain(line: str) -> str:
+    return line.split("\t")[0].replace("[", "").replace("]", "").strip().casefold()
+
+
+def held_out_multihop(taken: set[str]) -> None:
+    """Write the 2- and 3-hop held-out file: dev questions no suite asks or banks, in :data:`HELD_OUT_MULTI` wordings.
+
+    Args:
+        taken: the paraphrase set's original questions (MetaQA wording), never held out.
+    """
+    rng = random.Random(SEED + 2)  # its own generator: the 1-hop file stays as it was
+    rows = []
+    for hops in (2, 3):
+        lines, by_type = _dev(hops)
+        order = list(range(len(lines)))
+        random.Random(0).shuffle(order)  # 0-299: the SmolLM2 suite's questions; 300-1299: the banks'
+        used = {_plain(lines[n]) for n in order[:1300]} | {_plain(t) for t in taken}
+        for qtype in sorted(by_type):
+            free = [n for n in by_type[qtype] if _plain(lines[n]) not in used]
+            for n in rng.sample(free, HELD_OUT_MULTI_PER_TYPE):
+                rows.append(_row(hops, n, lines[n], qtype, rng, held_out=True))
+                if rows[-1]["noise"] == "typo" and rows[-1]["topic"] in rows[-1]["question"]:
+                    rows[-1]["noise"] = "none"  # a name of short words only: typo() left it as it was
+    _write(HELD_OUT_MULTI_OUT, rows)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,10 @@ SmolLM2 cells run on a *bank KB* (``para-bank-metaqa-full`` beside the MetaQA KB
 same graph files, linked as :mod:`benchmarks.smollm.bank` links them, and a ``bank.jsonl`` built by
 ``hybridrag bank build`` / ``bank add`` from questions 300 to 1300 of the seed-0 shuffle of each
 ``dev_<k>hop.txt`` with every question of the paraphrase set (and of the held-out set
-``metaqa_paraphrases_test.jsonl``) left out. So the bank holds MetaQA's own templated wording of
-other questions, never a question it is evaluated on in either wording.
+``metaqa_paraphrases_test.jsonl``) left out; the held-out 2- and 3-hop questions
+(``metaqa_paraphrases_test_multihop.jsonl``) come from outside positions 0-1300, so they never were candidates.
+So the bank holds MetaQA's own templated wording of other questions, never a question it is evaluated on in
+either wording.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from benchmarks.smollm.bank import _link_kb, _plain, bank_lines, source_kb
 NAME = "para-bank-metaqa-full"
 DONE = "para-bank.done"
 DATA = Path(__file__).resolve().parents[2] / "evals" / "data"
-SETS = ("metaqa_paraphrases.jsonl", "metaqa_paraphrases_test.jsonl")
+SETS = ("metaqa_paraphrases.jsonl", "metaqa_paraphrases_test.jsonl", "metaqa_paraphrases_test_multihop.jsonl")
 
 
 def evaluated() -> set[str]:
