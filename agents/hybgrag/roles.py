@@ -13,23 +13,58 @@ reference, and the usage counts it under ``unsupported_answers``. The router and
 see no retrieved text: the question, the schema, the router's own extraction and the
 experience bank. ``router_calls=2`` splits the router as the paper's Table 8 (extraction, then the
 module in a second call of the same conversation: :func:`agents.hybgrag.router.route_in_two_calls`).
+The messages themselves are built in :mod:`agents.hybgrag.prompting`.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
+from hybridrag.agents.hybgrag.prompting import (
+    action_json,
+    entity_list,
+    render_experience,
+    render_validations,
+    router_first_messages,
+    router_reflect_messages,
+    schema_prompt_parts,
+)
 from hybridrag.agents.llm.constrained import question_spans
 from hybridrag.agents.llm.grounded import answer_decision as grounded_decision
 from hybridrag.agents.llm.grounded import grounded_answer
 from hybridrag.agents.llm.structured import call_structured
 from hybridrag.kb.model import Schema
 from hybridrag.prompts import hybgrag as P
-from hybridrag.prompts.data_block import data_block
+
+__all__ = [  # the prompt builders live in agents.hybgrag.prompting and are re-exported here
+    "ERROR_TYPES",
+    "UNSUPPORTED",
+    "Answer",
+    "Critique",
+    "ErrorType",
+    "RouterAction",
+    "RouterExtraction",
+    "RouterModule",
+    "TopicEntity",
+    "Validation",
+    "action_json",
+    "answer",
+    "answer_decision",
+    "check_action",
+    "comment",
+    "entity_list",
+    "render_experience",
+    "render_validations",
+    "route",
+    "router_choices",
+    "router_first_messages",
+    "router_reflect_messages",
+    "schema_prompt_parts",
+    "validate",
+]
 
 ErrorType = Literal[
     "incorrect_entity_relation",
@@ -98,54 +133,6 @@ class Answer(BaseModel):
     answer: str = Field(description="The short answer.")
 
 
-def schema_prompt_parts(schema: Schema) -> tuple[str, str]:
-    """Entity types and relation types (with head → tail types) as prompt text."""
-    ents = ", ".join(schema.entity_types)
-    rels = ", ".join(
-        f"{r.name} ({'|'.join(r.head_types)} → {'|'.join(r.tail_types)})" for r in schema.relation_types.values()
-    )
-    return ents, rels
-
-
-def _action_json(entities: list[dict], relations: list[str], module: str) -> str:
-    """An action as compact JSON (no spaces: fewer tokens to read in examples and to write back)."""
-    return json.dumps(
-        {"entities": entities, "relations": relations, "module": module}, ensure_ascii=False, separators=(",", ":")
-    )
-
-
-def router_first_messages(question: str, schema: Schema, examples: list[dict]) -> list[dict]:
-    """The opening router conversation: instructions, types, then the few-shot examples and the question.
-
-    The part fixed for a KB (system prompt, entity and relation types, the task) comes first, so
-    consecutive questions share that prefix and llama.cpp evaluates it once.
-    """
-    shots = "\n".join(
-        P.ROUTER_EXAMPLE.format(
-            block=data_block(
-                [("question", ex["question"]), ("answer", _action_json(ex["entities"], ex["relations"], ex["module"]))],
-                example=i,
-            )
-        )
-        for i, ex in enumerate(examples, 1)
-    )
-    ents, rels = schema_prompt_parts(schema)
-    user = P.ROUTER_FIRST.format(
-        examples=shots or "(none)", entity_types=ents, relation_types=rels or P.NO_RELATION_TYPES, question=question
-    )
-    return [{"role": "system", "content": P.ROUTER_SYSTEM.template}, {"role": "user", "content": user}]
-
-
-def router_reflect_messages(history: list[dict], last: dict, feedback: str, question: str) -> list[dict]:
-    """Continue the router chat: its last action as the assistant turn, then the feedback."""
-    said = _action_json(last.get("entities", []), last.get("relations", []), last.get("module", "text"))
-    return [
-        *history,
-        {"role": "assistant", "content": said},
-        {"role": "user", "content": P.ROUTER_REFLECT.format(feedback=feedback, question=question)},
-    ]
-
-
 def _norm(text: str) -> str:
     return text.strip().lower().replace(" ", "_").replace("-", "_")
 
@@ -204,21 +191,6 @@ def route(
     return call_structured(model, RouterAction, messages, role="router", method=method, choices=choices)
 
 
-def render_validations(shots: list[dict]) -> str:
-    """Validator examples (``question, name, path, verdict``) with each reference as quoted data."""
-    return (
-        "\n\n".join(
-            P.VALIDATOR_EXAMPLE.format(
-                question=ex["question"],
-                verdict=ex["verdict"],
-                reference=data_block([("name", ex["name"]), ("path", ex["path"])], example=i),
-            )
-            for i, ex in enumerate(shots, 1)
-        )
-        or "(none)"
-    )
-
-
 def validate(
     model: BaseChatModel, question: str, references: str, method: str, examples: list[dict] | None = None
 ) -> tuple[Validation | None, dict]:
@@ -226,28 +198,6 @@ def validate(
     user = P.VALIDATOR.format(examples=render_validations(examples or []), question=question, references=references)
     messages = [("system", P.VALIDATOR_SYSTEM.template), ("human", user)]
     return call_structured(model, Validation, messages, role="validator", method=method)
-
-
-def render_experience(bank: list[dict]) -> str:
-    """Format experience-bank entries as commentor in-context examples."""
-    out = []
-    for i, ex in enumerate(bank, 1):
-        critique = {k: ex.get(k, []) for k in ("wrong_entities", "wrong_relations")}
-        critique = {"reasoning": ex.get("reasoning", ""), "error_type": ex["error_type"], **critique}
-        fields = [
-            ("question", ex["question"]),
-            ("retrieval module", ex["module"]),
-            ("topic entities", entity_list(ex.get("entities", []))),
-            ("useful relations", ", ".join(ex.get("relations", [])) or "(none)"),
-            ("critique", json.dumps(critique, ensure_ascii=False)),
-        ]
-        out.append(P.COMMENTOR_EXAMPLE.format(n=i, block=data_block(fields, example=i)))
-    return "\n\n".join(out) or "(none)"
-
-
-def entity_list(entities: list[dict]) -> str:
-    """``name (type), ...`` as in the paper's figures."""
-    return ", ".join(f"{e['name']} ({e.get('type') or 'unknown'})" for e in entities) or "(none)"
 
 
 def comment(
