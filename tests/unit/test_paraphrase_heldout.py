@@ -1,10 +1,12 @@
 """The held-out paraphrase set at 1, 2 and 3 hops (issue 26 item 8): its loader, its sources, its wordings."""
 
+import argparse
 import hashlib
 import json
 import random
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -99,3 +101,40 @@ def test_the_script_writes_the_same_files_again(monkeypatch):
     M.held_out()
     assert written[PARAPHRASES_TEST.name] == _rows(PARAPHRASES_TEST)
     assert written[PARAPHRASES_TEST_MULTIHOP.name] == _rows(PARAPHRASES_TEST_MULTIHOP)
+
+
+@pytest.mark.parametrize("hops,size", [(1, 61), (2, 63), (3, 45)])
+def test_the_page_names_each_held_out_cell_by_a_dataset_of_that_hop(hops, size):
+    from benchmarks.realdata.para import held_name
+
+    para, same = (resolve_dataset(held_name(hops, o), build_kb=False).questions for o in (False, True))
+    assert len(para) == len(same) == size and [q.id for q in para] == [q.id for q in same]
+    assert {q.hops for q in para} == {hops} and para[0].question != same[0].question
+    assert held_name(1, False) == "metaqa-paraphrase-test" and held_name(1, True) == "metaqa-paraphrase-test:original"
+
+
+def test_the_paraphrase_section_asks_the_held_out_set_and_sets_its_gap_beside_the_tuned_one(monkeypatch):
+    from benchmarks.realdata import para
+    from benchmarks.realdata.cells import SMOLLM, Result
+
+    asked = []
+
+    def runner(cell, expected):  # templated 1.0; paraphrased 0.5 on the tuned set, 0.25 held out
+        asked.append((cell, expected))
+        hit = 1.0 if "original" in cell.dataset else 0.25 if "test" in cell.dataset else 0.5
+        return Result(cell, {"n": expected, "metrics": {"hit@1": hit}}, [{"id": "q", "answer": "", "gold": {}}])
+
+    monkeypatch.setattr(para, "bank_check", lambda kb, questions: "bank checked")
+    monkeypatch.setattr(para, "para_bank_kb", lambda: Path("/cache/para-bank-metaqa-full"))
+    monkeypatch.setattr(para, "wording_check", lambda kb, limit, load=None, what="": f"{what}wording checked")
+    text, failed = para.para(runner, argparse.Namespace(para_limit=7))
+    held = [(c, n) for c, n in asked if c.dataset.startswith("metaqa-paraphrase-test")]
+    smollm = [(c, n) for c, n in held if c.llm == SMOLLM]
+    assert len(smollm) == 4 * 3 * 2 and {(c.limit, n) for c, n in smollm} == {(7, 7)}
+    assert {c.kb for c, _ in smollm} == {"/cache/para-bank-metaqa-full"}
+    oracle = [(c.dataset, n) for c, n in held if c.llm == "oracle"]
+    assert len(oracle) == 4 * 3 * 2 and ("metaqa-paraphrase-test:original:3hop", 45) in oracle
+    assert ("metaqa-paraphrase-test:2hop", 63) in oracle and ("metaqa-paraphrase-test", 61) in oracle
+    assert failed == 0 and "### Held out" in text and "61 / 63 / 45" in text and "held-out wording checked" in text
+    assert "| fusion | none | +0.500 / +0.750 | +0.500 / +0.750 | +0.500 / +0.750 |" in text
+    assert "| mor | SmolLM2 + bank (first 7 a hop) | +0.500 / +0.750 |" in text

@@ -93,19 +93,19 @@ def test_the_paraphrase_section_pairs_each_hop_and_states_its_limits(monkeypatch
 
     monkeypatch.setattr(para, "bank_check", lambda kb, questions: f"bank {kb} checked against {len(questions)}")
     monkeypatch.setattr(para, "para_bank_kb", lambda: Path("/cache/para-bank-metaqa-full"))
-    monkeypatch.setattr(para, "wording_check", lambda kb, limit: f"wording checked on {limit}")
+    monkeypatch.setattr(para, "wording_check", lambda kb, limit, *held: f"wording checked on {limit}")
     args = argparse.Namespace(para_limit=7)
     text, failed = para.para(runner, args)
     assert failed == 0
     smollm = [(c, n) for c, n in asked if c.llm == C.SMOLLM]
-    assert len(smollm) == 4 * 3 * 2 and all(c.limit == 7 and n == 7 for c, n in smollm)
+    assert len(smollm) == 4 * 3 * 2 * 2 and all(c.limit == 7 and n == 7 for c, n in smollm)
     assert all(c.kb == "/cache/para-bank-metaqa-full" for c, _ in smollm)  # the bank of other questions
     oracle = [(c, n) for c, n in asked if c.llm == "oracle"]
-    assert {n for _, n in oracle} == set(page.PARA_SIZES.values()) and all(c.limit is None for c, _ in oracle)
+    assert {n for _, n in oracle} == {*page.PARA_SIZES.values(), 61, 63, 45} and all(c.limit is None for c, _ in oracle)
     assert all(c.kb is None for c, _ in oracle)
     datasets = {c.dataset for c, _ in asked}
     assert {"metaqa-paraphrase:1hop", "metaqa-paraphrase:original:1hop", "metaqa-paraphrase-test"} <= datasets
-    assert "first 7 a hop" in text and "0.250 / 0.250" in text and "checked against 500" in text
+    assert "first 7 a hop" in text and "0.250 / 0.250" in text and "checked against 838" in text
     assert "wording checked on 7" in text
 
 
