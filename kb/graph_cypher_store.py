@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from hybridrag.kb import graph_cypher_walk as walk
 from hybridrag.kb import graph_read as rd
 from hybridrag.kb import neo4j_cypher as cy
 from hybridrag.kb.graph_codec import PLAIN, Codec, digest
@@ -225,62 +226,17 @@ class CypherGraphStore:
         return [t for _, t, _ in self._edges(ids, relations, direction, target_type)]
 
     def ego_graph(self, ids: Iterable[str], radius: int = 2, relations: Sequence[str] | None = None) -> Subgraph:
-        """Breadth-first expansion, one query (or one per message-sized chunk) per hop."""
-        keyed = self._keyed(ids)
-        found = {r["key"] for r in self._by_keys(cy.EXISTING, list(keyed))}
-        seeds = [i for k, i in keyed.items() if k in found]
-        dist = {i: 0 for i in seeds}
-        parent: dict[str, Triple] = {}
-        seen: dict[Triple, None] = {}
-        frontier = seeds
-        for d in range(radius):
-            if not frontier:
-                break
-            order = {n: k for k, n in enumerate(frontier)}
-            edges = sorted(
-                self._edges(frontier, relations, "both"),
-                key=lambda e: (order[e[0]], e[1].head != e[0], e[1].type, e[2]),
-            )
-            nxt: list[str] = []
-            for _, t, other in edges:
-                seen[t] = None
-                if other not in dist:
-                    dist[other] = d + 1
-                    parent[other] = t
-                    nxt.append(other)
-            frontier = nxt
-        return Subgraph(seeds=seeds, distance=dist, parent=parent, triples=list(seen))
+        """Breadth-first expansion, one query (or one per message chunk) per hop (:mod:`kb.graph_cypher_walk`)."""
+        return walk.ego_graph(self, ids, radius, relations)
 
     def paths(
         self, sources: Iterable[str], targets: Iterable[str], max_hops: int = 2, limit: int = 100
     ) -> list[list[Triple]]:
         """Up to ``limit`` simple undirected paths of at most ``max_hops`` hops, shortest first.
 
-        Under a message cap, sources and targets are sent in chunks; a path through a target of
-        another chunk is then dropped afterwards, so such a call may return fewer than ``limit``.
+        Found on the server in chunks under a message cap (:func:`kb.graph_cypher_walk.paths`).
         """
-        if int(max_hops) < 1 or limit < 1:
-            return []
-        query = cy.paths(int(max_hops))
-        tgt, src = self._keyed(targets), self._keyed(sources)
-        cap = self.max_message_bytes
-        room = cap and (cap - message_bytes(query, {"sources": [], "targets": [], "limit": int(limit)})) // 2
-        if cap and room < 40:
-            raise KBError(f"message cap {cap} bytes is too small for a path query to {self.uri}")
-        raw: list[list[list[str]]] = []
-        for t_chunk, _ in batches(list(tgt), 5000, room, 0):
-            for s_chunk, _ in batches(list(src), 5000, room, 0):
-                params = {"sources": s_chunk, "targets": t_chunk, "limit": int(limit)}
-                raw.extend(r["path"] for r in self._query(query, params))
-        steps = [{"head": h, "rel": rel, "tail": t} for path in raw for h, rel, t in path]
-        flat = iter(self._triples(steps, {**src, **tgt}))
-        found: dict[tuple[Triple, ...], None] = {}
-        for path in raw:
-            trip = tuple(next(flat) for _ in path)
-            inner = {x for a, b in zip(trip, trip[1:], strict=False) for x in {a.head, a.tail} & {b.head, b.tail}}
-            if not inner & set(tgt.values()):  # ends at the first target, also across chunks
-                found.setdefault(trip, None)
-        return [list(p) for p in sorted(found, key=len)][:limit]
+        return walk.paths(self, sources, targets, max_hops, limit)
 
     def triples(self, ids: Iterable[str]) -> list[Triple]:
         """Return the triples whose head and tail are both in ``ids``."""
