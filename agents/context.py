@@ -111,6 +111,9 @@ class Context:
         "or {key: edited value}. Needs a checkpointed thread (Studio, or graphs.get_builder(name) "
         "compiled with a checkpointer).",
     )
+    spelling: bool = setting(
+        True, "Respell the question's typo'd or lower-case KB names as the KB spells them first (tools/spelling.py)."
+    )
     tools: dict[str, Any] | None = setting(
         None,
         "Python only: replace retrieval steps of the method by your own LangChain tools, {step name: tool} "

@@ -53,6 +53,7 @@ RULES: dict[str, Rule] = {
     "structured_method": STRUCTURED,
     "answer": FLAG,
     "approve": FLAG,
+    "spelling": FLAG,
     # fusion
     "mode": choice("hybrid", "vector", "graph", "bm25"),
     "k1": count("max_top_k"),

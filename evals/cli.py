@@ -135,6 +135,16 @@ def _warm_up(kb: Any, ctx: Any) -> None:
         sys.stderr.write(f"warm-up skipped: {exc}\n")
 
 
+def _respelled(kb: Any, questions: list) -> list:
+    """The questions the graphs respell (``tools/spelling.py``) as they respell them: the stand-in knows both texts."""
+    from dataclasses import replace
+
+    from hybridrag.tools.spelling import kb_spelling
+
+    spelled = [(q, kb_spelling(kb, q.question)[0]) for q in questions]
+    return [replace(q, question=text) for q, text in spelled if text != q.question]
+
+
 def _context(args: argparse.Namespace, es: EvalSet, kb: Any, questions: list) -> tuple[Any, dict, Any]:
     """The method's context (``--set`` overrides applied), the overrides, and the stand-in when asked for.
 
@@ -153,8 +163,9 @@ def _context(args: argparse.Namespace, es: EvalSet, kb: Any, questions: list) ->
     ctx = context_for(args.method, **overrides)
     oracle = None
     if "llm" in known and is_oracle_spec(ctx.llm):  # the perfect-LLM stand-in, built from the gold
+        asked = [*questions, *_respelled(kb, questions)] if getattr(ctx, "spelling", False) else questions
         oracle = oracle_run.setup(
-            ctx.llm, questions, es.notes, getattr(ctx, "llm_base_url", ""), kb.graph.schema().relation_types
+            ctx.llm, asked, es.notes, getattr(ctx, "llm_base_url", ""), kb.graph.schema().relation_types
         )
     if "llm" in known:  # fail before the first question on a missing API key or model file
         from hybridrag.agents.llm.models import load_chat_model

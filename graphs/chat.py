@@ -8,6 +8,12 @@ method runs as on a question, and ``reply`` appends an AI message with the answe
 evidence that backs it. Any other run is the method's own: START goes straight to its first node
 and its last node to END, so a ``{"question": ...}`` run passes exactly the nodes it always did.
 
+Either way, a question that writes a KB name with a typo or in lower case (``tools/spelling.py``)
+first passes ``read_question``, which respells those names as the KB does and records each change
+in one trace entry (``{"node": "read_question", "decision": "spelling", "changes": [[as written, KB
+name], ...]}``); a question whose names are spelled as the KB spells them, or a run with the
+``spelling`` setting off, never passes it.
+
 Both routers check the input first: no ``question`` and no ``messages``, an empty or non-string
 question, or one longer than the server's limit is an :class:`InputError` naming the field.
 """
@@ -24,11 +30,13 @@ from langgraph.constants import END, START
 from hybridrag.agents.followup import follow_up, names_in_kb, rewrite_with_llm, rewrites_with_llm
 from hybridrag.agents.llm.models import load_chat_model
 from hybridrag.graphs.rewire import copy_builder
-from hybridrag.graphs.runtime import active_policy, context_of, resolve_kb, traced
+from hybridrag.graphs.runtime import active_policy, context_of, resolve_kb, run_memo, traced
+from hybridrag.tools.spelling import kb_spelling
 
-READ, REPLY = "read_messages", "reply"
+READ, SPELL, REPLY = "read_messages", "read_question", "reply"
 TO_READ: Final = "chat turn: read the messages"
 AS_QUESTION: Final = "question"
+TO_SPELL: Final = "question: respell its names"
 TO_REPLY: Final = "chat turn: reply"
 TO_END: Final = "end"
 CITED = 3
@@ -79,6 +87,52 @@ def route_input(state: dict) -> Literal["chat turn: read the messages", "questio
         raise InputError(f"input: no `question` and no `messages` (the user's last message); {EXAMPLE}")
     check_question("question", state["question"])
     return AS_QUESTION
+
+
+def _spelled(state: dict, runtime: Any, context_cls: type) -> tuple[str, list[tuple[str, str]]]:
+    """The run's question in the KB's spelling and the changes (none when the ``spelling`` setting is off).
+
+    Worked out once per run and question: the router that sends a run to ``read_question`` and the
+    node itself share it.
+    """
+    question = str(state.get("question") or "")
+    ctx = context_of(runtime, context_cls)
+    if not getattr(ctx, "spelling", False):
+        return question, []
+    memo = run_memo(runtime)
+    key = ("spelling", question)
+    if memo is None or key not in memo:
+        found = kb_spelling(resolve_kb(ctx), question)
+        if memo is None:
+            return found
+        memo[key] = found
+    return memo[key]
+
+
+def _route_to_method(context_cls: type) -> Any:
+    def route_after_input(
+        state: dict, runtime: Any = None
+    ) -> Literal["chat turn: read the messages", "question: respell its names", "question"]:
+        """A chat turn reads the messages first; a question whose names the KB spells otherwise is respelled."""
+        if route_input(state) == TO_READ:
+            return TO_READ
+        return TO_SPELL if _spelled(state, runtime, context_cls)[1] else AS_QUESTION
+
+    def route_after_reading(state: dict, runtime: Any = None) -> Literal["question: respell its names", "question"]:
+        """The question read off the messages is respelled when the KB spells its names otherwise."""
+        return TO_SPELL if _spelled(state, runtime, context_cls)[1] else AS_QUESTION
+
+    return route_after_input, route_after_reading
+
+
+def _read_question(context_cls: type):
+    def read_question(state: dict, runtime: Any) -> dict:
+        """The question with its names spelled as the KB spells them; a trace entry lists each change."""
+        question, changes = _spelled(state, runtime, context_cls)
+        step = traced(SPELL, "spelling", changes=[list(c) for c in changes])
+        return {"question": question, "trace": [step]}
+
+    return read_question
 
 
 def previous_turn(messages: list) -> tuple[str, str]:
@@ -189,10 +243,14 @@ def chat_shaped(builder: Any) -> Any:
                 raise ValueError(f"chat_shaped: the router {name!r} to END must be a function")
             del out.branches[source][name]
             out.add_conditional_edges(source, _ending(func, spec.ends), {**spec.ends, TO_REPLY: REPLY})
+    after_input, after_reading = _route_to_method(builder.context_schema)
     out.add_node(READ, _read_messages(builder.context_schema))
+    out.add_node(SPELL, _read_question(builder.context_schema))
     out.add_node(REPLY, reply)
-    out.add_conditional_edges(START, route_input, {TO_READ: READ, AS_QUESTION: firsts[0]})  # chat or question
-    out.add_edge(READ, firsts[0])  # the question read off the messages starts the method
+    to_method = {TO_SPELL: SPELL, AS_QUESTION: firsts[0]}
+    out.add_conditional_edges(START, after_input, {TO_READ: READ, **to_method})  # chat, misspelt or plain question
+    out.add_conditional_edges(READ, after_reading, to_method)  # the question read off the messages, respelled or not
+    out.add_edge(SPELL, firsts[0])  # the respelled question starts the method
     for source in sorted(s for s, e in builder.edges if e == END):  # the answer goes to the chat on a chat turn
         out.add_conditional_edges(source, _to_reply, {TO_REPLY: REPLY, TO_END: END})
     out.add_edge(REPLY, END)  # the reply ends a chat turn

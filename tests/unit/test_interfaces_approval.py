@@ -107,6 +107,7 @@ def test_each_point_shows_state_keys_its_method_writes(method):
         point.node,
         "start_question",
         "read_messages",
+        "read_question",
         "reply",
     }
 
