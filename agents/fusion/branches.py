@@ -17,7 +17,6 @@ from typing import Any
 
 from hybridrag.agents.fusion.answer import answer
 from hybridrag.agents.fusion.context import FusionContext
-from hybridrag.agents.fusion.lexicon import topics_only
 from hybridrag.agents.fusion.paths import Scored
 from hybridrag.agents.fusion.scoring import (
     Candidate,
@@ -30,6 +29,7 @@ from hybridrag.agents.fusion.scoring import (
 )
 from hybridrag.agents.fusion.text_fill import corroborated, reciprocal_rank_fusion
 from hybridrag.kb.base import KnowledgeBase
+from hybridrag.tools.lexicon import topics_only
 from hybridrag.tools.names import close_spellings, prefer_exact
 from hybridrag.tools.retrieval import mention_spans, mentions_in
 

@@ -3,7 +3,7 @@
 s_graph (Eq. 3) is the mean Dice of the question with seed, relation and neighbour labels; the
 answer-aware score is (Dice(seed) + Dice(relation label and the neighbour's type) + the lexicon's
 cue bonus) / 2, the neighbour's own Dice only ordering ties (:mod:`agents.fusion.paths`; the bonus:
-:mod:`agents.fusion.lexicon`, "who made X" cues ``directed_by``). A MetaQA seed has a handful
+:mod:`tools.lexicon`, "who made X" cues ``directed_by``). A MetaQA seed has a handful
 of edges, where numpy's per-call cost outweighs the work: up to :data:`LISTED_EDGES` edges are
 scored in plain Python, more over the CSR arrays; both give the same floats and the same order.
 """
@@ -14,11 +14,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from hybridrag.agents.fusion.lexicon import asked_text, cue_bonus
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.memory_store import InMemoryGraphStore
 from hybridrag.kb.model import Triple
 from hybridrag.tools.dice import LabelTable, Tokenizer, dice, tokens
+from hybridrag.tools.lexicon import asked_text, cue_bonus
 
 LISTED_EDGES = 64  # at most this many edges are scored without numpy
 _TABLES: dict[tuple[int, str], LabelTable] = {}
@@ -145,7 +145,7 @@ def _edge_rel_dice(kb, store: InMemoryGraphStore, q, tokenizer, edge_a, nbr_a, a
 
 
 def _cue_bonuses(kb, store: InMemoryGraphStore, question: str, seed_a, edge_a, nbr_a) -> np.ndarray:
-    """Each edge's lexicon bonus (:func:`agents.fusion.lexicon.cue_bonus`), read without its seed's name."""
+    """Each edge's lexicon bonus (:func:`tools.lexicon.cue_bonus`), read without its seed's name."""
     kinds, kind_of = entity_kinds(kb)
     names, rels = store.relation_names, store.rels[edge_a].astype(np.int64)
     keys = (seed_a * len(names) + rels) * len(kinds) + kind_of[nbr_a]

@@ -4,7 +4,7 @@ One hop is the paper's graph branch (Figure 2): every triple around the seeds, s
 s_graph (Eq. 3), the mean Dice of the query with seed, relation and neighbour labels. The
 answer-aware score drops the neighbour's name: (Dice(seed) + Dice(relation label and the
 neighbour's type) + a cue bonus when the question uses an everyday word for the relation,
-:mod:`agents.fusion.lexicon`) / 2, since a candidate whose own label overlaps the question is more likely
+:mod:`tools.lexicon`) / 2, since a candidate whose own label overlaps the question is more likely
 the thing asked about than its answer, while its type is part of what the question asks for
 ("what language ..."), as it is for a fact read from text (:mod:`agents.fusion.facts`).
 Optionally up to three hops: each newly reached entity once, with its best path, scored by the
@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from hybridrag.agents.fusion.lexicon import asked_text, cue_bonus
 from hybridrag.agents.fusion.one_hop import label_table, one_hop_in_memory, rel_dice, top_positions
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.cancel import check_cancelled
 from hybridrag.kb.memory_store import InMemoryGraphStore
 from hybridrag.kb.model import Triple
 from hybridrag.tools.dice import Tokenizer, dice, tokens
+from hybridrag.tools.lexicon import asked_text, cue_bonus
 
 Scored = tuple[list[Triple], float, str]  # (path from a seed, score, the entity reached)
 MAX_HOPS = 3

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hybridrag.agents.shots.cues import follow_cues
 from hybridrag.agents.shots.example import SolvedExample, example_from_dict
 from hybridrag.agents.shots.mask import find_mentions, mask_spans
 from hybridrag.kb.base import KnowledgeBase
@@ -145,7 +146,7 @@ class Bank:
                 log.warning("bank vectors not cached at %s: %s", cache, exc)
         return mat
 
-    def nearest(self, question: str, k: int, role: str | None = None) -> list[SolvedExample]:
+    def nearest(self, question: str, k: int, role: str | None = None, cues: bool = True) -> list[SolvedExample]:
         """The ``k`` examples whose masked questions are closest to the masked ``question``.
 
         Candidates: examples whose topic type is one of the types of the entities the question
@@ -154,6 +155,9 @@ class Bank:
         question itself is never returned. When the best candidate's masked question is the asked
         one word for word, only examples of its relation path are returned: "who directed <E>"
         then shows one-hop examples, not a longer path that happens to start with the same words.
+        Then, with ``cues``, the best candidates are re-ranked by how their relation paths follow the
+        question's relation cues (:mod:`agents.shots.cues`: "who wrote movies starring <E>" asks for
+        the starring relation first).
         """
         if k <= 0 or not self.examples:
             return []
@@ -176,6 +180,8 @@ class Bank:
         same = self._same_wording(masked, scores)
         if same is not None:  # the question is worded as an example is: its path, not look-alike paths
             scores = np.where(same, scores, -np.inf)
+        if cues:
+            scores = follow_cues(masked, tuple(self.kb.graph.schema().relation_types), self.examples, scores)
         order = np.argsort(-scores, kind="stable")[:k]
         return [self.examples[i] for i in order if np.isfinite(scores[i])]
 

@@ -4,7 +4,10 @@ Only spans of the question are candidates (never a fuzzy dense match of the whol
 [bracketed] or "quoted" spans first, then the longest runs of words whose text is an
 entity's id, name or alias (case-insensitive). A run made only of common words (question
 words, function words, the KB's own type and relation words) is not a mention, so a movie
-called "What" or a tag "movie" does not swallow the question.
+called "What" or a tag "movie" does not swallow the question. Last, runs that name an entity
+with one typo (:func:`tools.names.close_spellings`: "Anton Wlabrook" is Anton Walbrook) outside
+the spans found so far, or around found ones they contain ("A Sumemr by the River" holds the
+title "the River").
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from functools import lru_cache
 from hybridrag.agents.shots.example import MASK
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.model import Entity
+from hybridrag.tools.names import close_spellings
 
 MAX_SPAN_WORDS = 8
 _WORD = re.compile(r"[\w'’.&-]*\w|\w", re.UNICODE)
@@ -91,7 +95,36 @@ def find_mentions(question: str, kb: KnowledgeBase) -> list[Mention]:
             if hit is not None:
                 found.append(hit)
                 used[i : i + n] = [True] * n
-    return sorted(_prefer_names(found), key=lambda m: m.start)
+    return sorted(_prefer_names(_with_typos(question, kb, found, stop)), key=lambda m: m.start)
+
+
+def _with_typos(question: str, kb: KnowledgeBase, found: list[Mention], stop: frozenset[str]) -> list[Mention]:
+    """``found`` plus the spans naming an entity with one typo, each replacing the found spans inside it.
+
+    The lookups a question may spend on typos go to the words that can be a name: the question
+    from its first capitalised uncommon word on, else from its first uncommon word on.
+    """
+    toks = [t for t in _WORD.finditer(question) if not _common(t, t.start() == 0, stop)]
+    capitalised = [t for t in toks if t.start() > 0 and t.group(0)[0].isupper()]
+    for at in dict.fromkeys(t.start() for t in capitalised[:1] + toks[:1]):
+        typos = [(s + at, e + at, ids) for s, e, ids in close_spellings(kb, question[at:])]
+        for start, end, ids in typos:
+            if all(_common(t, start + t.start() == 0, stop) for t in _WORD.finditer(question[start:end])):
+                continue
+            ents = tuple(e for e in map(kb.graph.get, ids) if e is not None)
+            found = _place(found, Mention(start, end, question[start:end], ents)) if ents else found
+        if typos:
+            break
+    return found
+
+
+def _place(found: list[Mention], typo: Mention) -> list[Mention]:
+    """``found`` with ``typo`` in place of the found spans inside it; unchanged when it cuts across one."""
+    inside = [m for m in found if typo.start <= m.start and m.end <= typo.end]
+    crossed = any(m.start < typo.end and typo.start < m.end for m in found if m not in inside)
+    if crossed or any(m.explicit for m in inside):
+        return found
+    return [m for m in found if m not in inside] + [typo]
 
 
 def _lookup_span(question: str, start: int, end: int, kb: KnowledgeBase) -> Mention | None:

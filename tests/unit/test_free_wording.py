@@ -5,10 +5,10 @@ import re
 
 import pytest
 
-from hybridrag.agents.fusion.lexicon import asked_text, cue_bonus, cues_of, topics_only
 from hybridrag.evals.sets import PARAPHRASES, PARAPHRASES_TEST, resolve_dataset
 from hybridrag.graphs import context_for, get_graph
 from hybridrag.graphs.runtime import resolve_kb
+from hybridrag.tools.lexicon import asked_text, cue_bonus, cues_of, topics_only
 from hybridrag.tools.names import close_spellings
 
 

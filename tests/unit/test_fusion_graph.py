@@ -120,9 +120,9 @@ def test_multi_hop_vectorised_matches_generic_python_path(monkeypatch, hops, awa
 def test_answer_aware_path_score_is_seed_and_relation_dice():
     """One hop: (Dice(seed) + Dice(relation and the neighbour's type) + the lexicon's cue bonus) / 2; more
     hops: (Dice(seed) + Dice(relations of the path)) / 2; by hand on the sample KB."""
-    from hybridrag.agents.fusion.lexicon import CUE_WEIGHT, KIND_WEIGHT
     from hybridrag.agents.fusion.paths import score_graph
     from hybridrag.tools.dice import dice, tokens
+    from hybridrag.tools.lexicon import CUE_WEIGHT, KIND_WEIGHT
 
     kb = resolve_kb(context_for("fusion"))
     (path, score, entity), *_ = score_graph(kb, QUESTION, ["Forrest Gump"], 1, "bigram", 1, answer_aware=True)

@@ -9,7 +9,8 @@ from any question set, and is keyed by label words, so any KB whose labels use t
 ``author``, ``release_date``) gets the same cues. A relation is *cued* by a question when the
 question, without the name of the edge's seed entity, holds one of its label's cue words or
 phrases; the cued relations' edges score :data:`CUE_WEIGHT` higher (the type's cues
-:data:`KIND_WEIGHT`), on the Dice scale of :mod:`agents.fusion.one_hop`.
+:data:`KIND_WEIGHT`), on the Dice scale of :mod:`agents.fusion.one_hop`. The bank's example
+ranking reads the same cues, with their places in the question (:mod:`agents.shots.cues`).
 """
 
 from __future__ import annotations
