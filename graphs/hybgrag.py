@@ -84,7 +84,7 @@ def route_question(state: State, runtime: Runtime[HybGRAGContext]) -> dict:
     usage: dict = {}
     messages, shown = router.router_messages(kb, ctx, state)
     with timed("router", usage):
-        action, fallback, calls = router.decide_action(kb, ctx, model, state["question"], messages)
+        action, fallback, calls = router.decide_action(kb, ctx, model, state["question"], messages, state)
     facts = router.action_facts(action)
     step = traced("route_question", action["module"], iteration=t, **facts, fallback=fallback, examples=shown)
     return {"iteration": t, "router_messages": messages, "action": action, "trace": [step], "usage": {**calls, **usage}}

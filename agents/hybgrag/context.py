@@ -75,6 +75,19 @@ class HybGRAGContext(LLMContext):
         "router's path with the expected answer type; no LLM call) or 'auto' (rules for small models: "
         "local:* or a name of at most 3B parameters, and for an unparseable reply; else the LLM).",
     )
+    router_rules: bool = setting(
+        True,
+        "Under the judge rules (small models): the path walked is the shown examples' one path when the "
+        "router's relations are part of it, and after a rejection a rule re-routes (the next shown example's "
+        "path holding the relations, else the same action one hop deeper) instead of a router call "
+        "(agents/hybgrag/reroute.py). Off: the router is asked again, as the paper.",
+    )
+    link_rules: bool = setting(
+        True,
+        "Entity linking reads the question and the path: a routed name that is part of a longer KB name the "
+        "question writes links to that name, and without a candidate of the router's type one whose type "
+        "takes the first relation is preferred (agents/hybgrag/linking.py).",
+    )
     experience: str = setting("", "Experience bank JSON file (overrides `examples` for the commentor); empty for none.")
     num_experiences: int = setting(30, "Experience-bank examples shown.")
     answer: bool = setting(False, "QA mode: generate a text answer from the accepted references.")

@@ -65,13 +65,15 @@ def hybrid_request(
 ) -> tuple[dict, dict]:
     """The hybrid_retrieve step's arguments for an action, and the facts its retrieval records.
 
+    The relations are the action's ``path`` when a rule set one, else the router's ``relations``.
     ``radius`` >= 1 is the paper's fixed ego-graph radius; 0 follows the relation path, one hop
     deeper than ``previous`` (the last retrieval's facts) when that ran the same action.
 
     Returns:
         ``(step arguments, facts)``: the facts name the ``hops`` and, along the path, the action ``key``.
     """
-    ids, rels = list(dict.fromkeys(e["id"] for e in action["linked"])), action["relations"]
+    ids = list(dict.fromkeys(e["id"] for e in action["linked"]))
+    rels = list(action.get("path") or action["relations"])  # a rule's path (agents.hybgrag.reroute), else the router's
     args = {"question": question, "entities": ids, "relations": rels, "k": k}
     if radius > 0:
         return {**args, "hops": radius}, {"hops": radius}

@@ -18,13 +18,28 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from hybridrag.agents.hybgrag.linking import link_action, link_entity
 from hybridrag.kb.base import KnowledgeBase
-from hybridrag.kb.model import Entity, Subgraph, Triple
+from hybridrag.kb.model import Subgraph, Triple
 from hybridrag.tools.fused_text import hybrid_search
 from hybridrag.tools.items import Item
 from hybridrag.tools.names import prefer_exact
 from hybridrag.tools.retrieval import mentions_in
 from hybridrag.tools.text_hops import doc_rows
+
+__all__ = [  # link_action and link_entity live in agents.hybgrag.linking and are re-exported here
+    "Reference",
+    "Retrieval",
+    "exact_first",
+    "hybrid_retrieve",
+    "link_action",
+    "link_entity",
+    "name_in",
+    "rank_entities",
+    "reference_paths",
+    "text_retrieve",
+    "verbalise_path",
+]
 
 
 @dataclass
@@ -43,27 +58,6 @@ class Retrieval:
     ego_sizes: dict[str, int] = field(default_factory=dict)
     intersection: int | None = None
     unused_relations: list[str] = field(default_factory=list)
-
-
-def link_entity(kb: KnowledgeBase, name: str, etype: str | None = None) -> Entity | None:
-    """Link a mention, preferring candidates of the router's type (label-free disambiguation)."""
-    found = kb.graph.lookup(name) or kb.link(name, k=5)
-    if not found:
-        return None
-    typed = [e for e in found if etype and e.type == etype]
-    return (typed or found)[0]
-
-
-def link_action(kb: KnowledgeBase, action: dict) -> dict:
-    """The action with ``linked`` (name, type, id, kb_type of each entity found) and ``unlinked`` names."""
-    linked, unlinked = [], []
-    for e in action["entities"]:
-        ent = link_entity(kb, e["name"], e["type"])
-        if ent is None:
-            unlinked.append(e["name"])
-        else:
-            linked.append({"name": e["name"], "type": e["type"], "id": ent.id, "kb_type": ent.type})
-    return {**action, "linked": linked, "unlinked": unlinked}
 
 
 def verbalise_path(kb: KnowledgeBase, start: str, path: list[Triple]) -> str:

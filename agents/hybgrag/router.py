@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from hybridrag.agents.hybgrag import roles
+from hybridrag.agents.hybgrag import reroute, roles
 from hybridrag.agents.hybgrag.retrieval import link_action
 from hybridrag.agents.hybgrag.shots import examples_for
 from hybridrag.agents.llm.constrained import is_llama_cpp
@@ -69,16 +69,34 @@ def _extraction_json(found: roles.RouterExtraction) -> str:
 
 
 def decide_action(
-    kb: KnowledgeBase, ctx: Any, model: Any, question: str, messages: list[dict]
+    kb: KnowledgeBase,
+    ctx: Any,
+    model: Any,
+    question: str,
+    messages: list[dict],
+    state: Mapping[str, Any] | None = None,
 ) -> tuple[dict, str | None, dict]:
     """Ask the router, check its reply against the schema and link its entities.
 
     The action gets ``walkable``: a path to follow exists, along the graph's relations or (a KB
-    without relation types) along the router's relation phrases through passages.
+    without relation types) along the router's relation phrases through passages. Under the
+    small-model rules (:func:`agents.hybgrag.reroute.rules_route`) the first action walks the shown
+    examples' path where the router's relations are part of it, and a later one (``state`` holds
+    the rejected action) is made by rule without a router call.
 
     Returns:
         ``(action, fallback taken or None, usage)``.
     """
+    by_rule = reroute.rules_route(ctx)
+    paths = reroute.shown_paths(kb, ctx, question) if by_rule else []
+    if by_rule and state and state.get("iteration", 0) > 0 and state.get("action"):
+        return reroute.rerouted(state["action"], paths), None, {}
+    action, fallback, calls = _ask(kb, ctx, model, question, messages)
+    return reroute.with_examples_path(action, paths), fallback, calls
+
+
+def _ask(kb: KnowledgeBase, ctx: Any, model: Any, question: str, messages: list[dict]) -> tuple[dict, str | None, dict]:
+    """The router's reply, checked against the schema, its entities linked (``link_rules``: reading the question)."""
     schema = kb.graph.schema()
     choices = roles.router_choices(schema, question) if is_llama_cpp(model) else None
     ask = roles.route if ctx.router_calls == 1 else route_in_two_calls
@@ -86,7 +104,7 @@ def decide_action(
     fallback = None
     if reply is None:  # the paper's fallback: plain text retrieval
         reply, fallback = roles.RouterAction(module="text"), "unparseable router output: text module"
-    action = link_action(kb, roles.check_action(reply, schema))
+    action = link_action(kb, roles.check_action(reply, schema), question if ctx.link_rules else "")
     action["walkable"] = bool(schema.relation_types) or bool(
         action["relations"] and ctx.text_hops and ctx.radius == 0 and has_passages(kb)
     )
@@ -109,4 +127,5 @@ def action_facts(action: Mapping[str, Any]) -> dict:
         "linked": [e["id"] for e in action["linked"]],
         "unlinked": action["unlinked"],
         "dropped": action["dropped_relations"] + action["dropped_types"],
+        **{k: action[k] for k in ("path", "rule") if action.get(k)},  # a rule's decision (agents.hybgrag.reroute)
     }

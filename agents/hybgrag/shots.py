@@ -35,7 +35,11 @@ def _bank(kb: KnowledgeBase) -> Any:
 
 
 def router_shots(kb: KnowledgeBase, question: str, k: int) -> list[dict]:
-    """The ``k`` nearest solved examples as router actions (``question, entities, relations, module``)."""
+    """The ``k`` nearest solved examples as router actions (``question, entities, relations, module``).
+
+    ``relations`` names each relation of the example's path once, as a router does; ``path`` is
+    the whole path (for the rules of :mod:`agents.hybgrag.reroute`; the prompt does not show it).
+    """
     if k <= 0:
         return []
     return [
@@ -44,6 +48,7 @@ def router_shots(kb: KnowledgeBase, question: str, k: int) -> list[dict]:
             "entities": experience.entities_of(ex),
             "relations": list(dict.fromkeys(ex.relations)),
             "module": "hybrid",
+            "path": list(ex.relations),
         }
         for ex in _bank(kb).nearest(question, k, role="router")
     ]

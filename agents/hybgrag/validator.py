@@ -35,7 +35,7 @@ def expected_types(kb: KnowledgeBase, action: dict, question: str, use_bank: boo
         kinds = Counter(ex.answer_type for ex in near if ex.relations == near[0].relations and ex.answer_type)
         if kinds:
             return {kinds.most_common(1)[0][0]}
-    linked, rels = action.get("linked", []), action.get("relations", [])
+    linked, rels = action.get("linked", []), list(action.get("path") or action.get("relations", []))
     types = kb.graph.schema().relation_types
     if len(linked) != 1 or not rels or not all(r in types for r in rels):
         return set()
@@ -53,7 +53,7 @@ def expected_types(kb: KnowledgeBase, action: dict, question: str, use_bank: boo
 def _path_verdict(kb: KnowledgeBase, action: dict, top: dict, expected: set[str]) -> tuple[str, str]:
     """One topic entity: accept a top reference reached along exactly the router's relations with an expected type."""
     followed = {base_relation(t[1]) for path in top.get("triples", []) for t in path}
-    wanted = set(action.get("relations", []))
+    wanted = set(action.get("path") or action.get("relations", []))  # a rule's path, else the router's
     if wanted and followed != wanted:
         return "no", (
             f"rule: the top reference was reached along {', '.join(sorted(followed)) or 'no relation'}, "
