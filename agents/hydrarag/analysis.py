@@ -94,6 +94,21 @@ def topic_choices(kb: KnowledgeBase, question: str) -> list[str]:
     return sorted(known_names(kb, question), key=len, reverse=True) or question_spans(question)
 
 
+def lone_topic(kb: KnowledgeBase, question: str) -> str | None:
+    """The topic a rule takes without asking: the one KB name the question writes, or its one cased name.
+
+    "who is listed as director of the films starred by The Naked Kiss actors" writes three KB names,
+    but ``director`` and ``actors`` are lower-case tags the question uses as words; when exactly one
+    written name carries a capital letter and the others none, that one is the topic. A question
+    written all in lower case (or with two cased names) takes no rule: None, the model is asked.
+    """
+    names = known_names(kb, question)
+    if len(names) == 1:
+        return names[0]
+    cased = [n for n in names if n != n.lower()]
+    return cased[0] if len(cased) == 1 else None
+
+
 def web_available(use_web: bool) -> tuple[bool, str | None]:
     """Whether web search can run, and the note explaining why not."""
     if not use_web:

@@ -7,11 +7,12 @@ Node bodies (contract in :mod:`agents.hydrarag.views`). Fallbacks, each recorded
 - source selection unparseable or empty → every available source (the no-selector setting).
 
 Small models (:func:`agents.hydrarag.roles.constrained`): topic extraction decodes within the KB
-names the question writes (every span of the question when it writes none; one name is taken
-without a call); the question analysis is asked as fields (topic entity, the KB's relation names,
-the KB's answer kinds) shown in that form by the bank's nearest examples, and the skyline and
-sub-questions are written from them by template; under the judge's rules (``judge=auto`` with a
-small model, or ``rules``) the source selector is not asked: every available source is searched.
+names the question writes (every span of the question when it writes none); one name, or the one
+cased name among lower-case tags (:func:`agents.hydrarag.analysis.lone_topic`), is taken without a
+call; the question analysis is asked as fields (topic entity, the KB's relation names, the KB's
+answer kinds) shown in that form by the bank's nearest examples, and the skyline and sub-questions
+are written from them by template; under the judge's rules (``judge=auto`` with a small model, or
+``rules``) the source selector is not asked: every available source is searched.
 """
 
 from __future__ import annotations
@@ -29,9 +30,14 @@ from hybridrag.tools.retrieval import mentions_in
 def _topic_reply(state: dict, ctx: Any, kb: Any, model: Any, chosen: list[dict]) -> tuple[Any, dict, bool]:
     """The topic extraction's reply, its usage, and whether the one KB name in the question was taken unasked."""
     q = state["question"]
-    known = analysis.topic_choices(kb, q) if roles.constrained(ctx, model) else None
-    if known is not None and len(known) == 1:  # the grammar admits one name only: no call needed
-        return roles.TopicEntities(entities=known), {}, True
+    if not roles.constrained(ctx, model):
+        known = None
+    elif lone := analysis.lone_topic(kb, q):  # one name, or one cased among lower-case tags: no call needed
+        return roles.TopicEntities(entities=[lone]), {}, True
+    else:
+        known = analysis.topic_choices(kb, q)
+        if len(known) == 1:  # the grammar admits one name only
+            return roles.TopicEntities(entities=known), {}, True
     reply, calls = roles.extract_topics(
         model,
         q,
@@ -50,7 +56,7 @@ def detect(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     mentions = list(dict.fromkeys(m.strip() for m in (reply.entities if reply else []) if m.strip()))
     found = analysis.detect_sources(kb, mentions, ctx.link_threshold, ctx.use_web)
     notes = ([] if reply else ["unparseable topic extraction"]) + found["notes"]
-    notes += ["one KB name in the question: taken without a call"] if unasked else []
+    notes += ["one KB name (or one cased name) in the question: taken without a call"] if unasked else []
     exact = [kb.name(i) for i in mentions_in(kb, q)] if not found["topics"] else []
     if exact:
         found = analysis.detect_sources(kb, mentions + exact, ctx.link_threshold, ctx.use_web)

@@ -75,6 +75,20 @@ def test_topic_extraction_decodes_within_the_kb_names_of_the_question(tiny_kb):
     assert model.formats[0]["schema"]["properties"]["entities"]["maxItems"] == 2  # no list past the choices
 
 
+def test_the_one_cased_name_among_lower_case_tags_is_taken_without_a_call(tiny_kb):
+    ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny", examples="bundled")
+    kb = resolve_kb(ctx)
+    question = "which giant worms films did Kevin Bacon star in"  # "giant worms" is a lower-case tag
+    assert sorted(analysis.topic_choices(kb, question)) == ["Kevin Bacon", "giant worms"]
+    out = initial.detect({"question": question}, ctx, kb, ChatLlamaCpp(script=[]))  # any call fails
+    assert out["mentions"] == ["Kevin Bacon"] and out["usage"] == {}
+    assert analysis.lone_topic(kb, "which giant worms films did kevin bacon star in") is None  # all lower case
+    assert analysis.lone_topic(kb, "which Tremors films did Kevin Bacon star in") is None  # two cased names
+    model = ChatLlamaCpp(script=['{"entities": ["kevin bacon"]}'])
+    out = initial.detect({"question": "which giant worms films did kevin bacon star in"}, ctx, kb, model)
+    assert out["mentions"] == ["kevin bacon"] and len(model.formats) == 1  # the model was asked
+
+
 def test_topic_choices_fall_back_to_question_spans(tiny_kb):
     kb = resolve_kb(HydraRAGContext(kb=tiny_kb, llm="local:tiny"))
     assert analysis.topic_choices(kb, "who directed Big") == ["Big"]
