@@ -60,6 +60,15 @@ Which named entities does it mention?""",
     ("question", "sub_questions"),
 )
 
+ENTITY_SPELLINGS = Prompt(
+    "ssrag.entity_spellings",
+    """\
+The knowledge base spells some names of this question differently (as written → as the
+knowledge base spells it); give such an entity as the knowledge base spells it:
+{spellings}""",
+    ("spellings",),
+)
+
 INTENT_SYSTEM = Prompt(
     "ssrag.intent_system",
     guarded("""\
@@ -258,6 +267,7 @@ ALL = [
     ANSWER_SYSTEM,
     ANSWER,
     ENTITY_KINDS,
+    ENTITY_SPELLINGS,
     EXAMPLES_HEAD,
     ENTITY_UNLINKED,
     ENTITY_NONE,

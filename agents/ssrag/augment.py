@@ -10,7 +10,8 @@ rule-based fallback when the reply cannot be parsed after one retry:
 - the rewrite falls back to the question with its entities canonicalised.
 
 Rules that check the LLM (ours, to keep small models honest): a sub-question must share a
-content word with the question, extracted entities and time hints must occur in the question,
+content word with the question, extracted entities must occur in the question (up to case and
+one typo a long word, :func:`agents.ssrag.typos.written_close`) and time hints verbatim,
 and a rewrite that drops a named entity is rejected. The rewrite is cut to ``max_tokens``
 tokens (the paper's "≤ 40 tokens"). The rule cues, the token count and these checks are
 :mod:`agents.ssrag.cues`. Aliases are canonicalised through the KB's alias store, keeping the
@@ -26,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from hybridrag.agents.llm.structured import call_structured
 from hybridrag.agents.ssrag.cues import content_words, count_tokens, cut_tokens, rule_cues, unique, written_in
+from hybridrag.agents.ssrag.typos import respelled, written_close
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.prompts import ssrag as P
 from hybridrag.prompts.data_block import data_list
@@ -96,27 +98,31 @@ def extract_entities(
     follow_up: tuple = (),
     shots: str = "",
     choices: dict | None = None,
+    spellings: dict[str, str] | None = None,
 ) -> tuple[list[dict], dict, str | None]:
     """ExtractKeyEntities; entities not found in the question are dropped as hallucinated.
 
     ``follow_up``: the earlier reply and the feedback on it (the corrective loop); ``shots``:
     rendered examples from the KB at hand, put before the question; ``choices``: the names and
-    types a constrained model decodes within (:func:`agents.ssrag.small.entity_choices`).
+    types a constrained model decodes within (:func:`agents.ssrag.small.entity_choices`);
+    ``spellings``: the question's typo'd spans and the KB's spelling of each
+    (:func:`agents.ssrag.typos.spelled`), shown after the question.
     """
-    messages = [
-        ("system", P.ENTITIES_SYSTEM.template + shots),
-        ("human", P.ENTITIES.format(question=question, sub_questions=" | ".join(subs))),
-        *follow_up,
-    ]
+    ask = P.ENTITIES.format(question=question, sub_questions=" | ".join(subs))
+    if spellings:
+        shown = data_list(f"{written} → {kb_name}" for written, kb_name in spellings.items())
+        ask += "\n" + P.ENTITY_SPELLINGS.format(spellings=shown)
+    messages = [("system", P.ENTITIES_SYSTEM.template + shots), ("human", ask), *follow_up]
     reply, usage = call_structured(
         model, KeyEntities, messages, role="entity_extractor", method=method, choices=choices
     )
     if reply is None:
         names = explicit_mentions(question) + [kb.name(i) for i in mentions_in(kb, question)]
+        names += list((spellings or {}).values())
         found = [{"name": n, "type": ""} for n in unique(names)]
         return found, usage, "unparseable entity list: marked spans and KB mentions"
     kept = [{"name": e.name.strip(), "type": e.type.strip()} for e in reply.entities if e.name.strip()]
-    kept = [e for e in kept if written_in(question, e["name"])]
+    kept = [e for e in kept if written_close(question, e["name"])]
     dropped = len(reply.entities) - len(kept)
     return _unique_entities(kept), usage, (f"dropped {dropped} entities absent from the question" if dropped else None)
 
@@ -130,22 +136,29 @@ def _unique_entities(entities: list[dict]) -> list[dict]:
     return out
 
 
-def canonicalise(kb: KnowledgeBase, entities: list[dict]) -> list[dict]:
+def canonicalise(kb: KnowledgeBase, entities: list[dict], spellings: dict[str, str] | None = None) -> list[dict]:
     """Map surfaces through the KB alias store; one entry per canonical entity, longest surface kept.
 
-    Returns ``[{"name": canonical surface, "type", "id": KB id or None, "surfaces": [...]}]``.
+    A name the question writes with a typo is looked up as the KB spells it (``spellings``,
+    :func:`agents.ssrag.typos.spelled`). Returns ``[{"name": canonical surface, "type", "id": KB id
+    or None, "surfaces": [...]}]``.
     """
     groups: dict[str, dict] = {}
     for e in entities:
-        found = kb.graph.lookup(e["name"])
+        found = kb.graph.lookup(e["name"]) or kb.graph.lookup(respelled(e["name"], spellings or {}))
         best = next((x for x in found if x.name == e["name"]), found[0]) if found else None
         key = best.id if best else e["name"].lower()
-        group = groups.setdefault(key, {"type": e.get("type", ""), "id": best.id if best else None, "surfaces": []})
+        group = groups.setdefault(
+            key, {"type": e.get("type", ""), "id": best.id if best else None, "surfaces": [], "typos": set()}
+        )
         group["surfaces"] += [e["name"], *([best.name, *best.aliases] if best else [])]
+        if best and not written_in(best.name, e["name"]) and not any(written_in(a, e["name"]) for a in best.aliases):
+            group["typos"].add(e["name"])  # the name as typed: a surface, never the canonical one
     out = []
     for g in groups.values():
         surfaces = unique(g["surfaces"])
-        out.append({"name": max(surfaces, key=len), "type": g["type"], "id": g["id"], "surfaces": surfaces})
+        spelled_right = [s for s in surfaces if s not in g["typos"]] or surfaces
+        out.append({"name": max(spelled_right, key=len), "type": g["type"], "id": g["id"], "surfaces": surfaces})
     return out
 
 

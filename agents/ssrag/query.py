@@ -23,6 +23,7 @@ from hybridrag.agents.ssrag import shots
 from hybridrag.agents.ssrag.context import SSRAGContext
 from hybridrag.agents.ssrag.outcome import Outcome
 from hybridrag.agents.ssrag.small import RULED, extract, rule_intent, small
+from hybridrag.agents.ssrag.typos import spelled
 from hybridrag.agents.ssrag.vectors import query_vector
 from hybridrag.kb.base import KnowledgeBase
 
@@ -44,6 +45,9 @@ def decompose(model: BaseChatModel, kb: KnowledgeBase, ctx: SSRAGContext, questi
 def entities(model: BaseChatModel, kb: KnowledgeBase, ctx: SSRAGContext, state: Mapping[str, Any]) -> Outcome:
     """ExtractKeyEntities, alias canonicalisation (longest surface kept), and the entity check.
 
+    Names the question writes with one typo are shown to the extractor as the KB spells them and
+    link when copied as typed (:mod:`agents.ssrag.typos`).
+
     ``state`` holds the question, its sub-questions and the previous ask's ``entity_reply``,
     ``entity_rounds``, ``feedback`` and ``answer_rounds``. The update sets ``feedback`` when the
     extractor is to be asked again, and ``stalled`` when a re-augmentation named the same entities.
@@ -51,10 +55,11 @@ def entities(model: BaseChatModel, kb: KnowledgeBase, ctx: SSRAGContext, state: 
     question, rounds, feedback = state["question"], state.get("entity_rounds", 0), state.get("feedback", "")
     follow = fix.follow_up(state["entity_reply"], feedback, question) if feedback else ()
     shown = shots.nearest(kb, question, ctx.n_examples, ctx.examples)
+    spellings = spelled(kb, question)
     found, calls, note = extract(
-        model, kb, ctx, question, state["sub_questions"], follow, shots.kinds(kb) + shots.entity_shots(shown)
+        model, kb, ctx, question, state["sub_questions"], follow, shots.kinds(kb) + shots.entity_shots(shown), spellings
     )
-    linked_entities = aug.canonicalise(kb, found)
+    linked_entities = aug.canonicalise(kb, found, spellings)
     problem = fix.entity_problems(linked_entities, fix.known_names(kb, question))
     reply = ", ".join(e["name"] for e in found) or "(no entity)"
     again = bool(problem) and rounds + 1 < ctx.max_iterations and reply != state.get("entity_reply")

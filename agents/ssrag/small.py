@@ -14,8 +14,9 @@ takes a rule, and the one role left to the LLM, entity extraction, decodes withi
 - graph to text: facts as sentences (``graph_to_text="template"``);
 - LLM filter: off (exact and cosine deduplication only);
 - entity extraction (LLM, the bank's nearest examples): names decode within the KB names the
-  question writes (every span of the question when it writes none; one such name is taken
-  without a call), types within the KB's entity types;
+  question writes, its typo'd ones as the KB spells them and a lower-cased one-word title left
+  out beside another name (:func:`question_names`; every span of the question when it writes
+  none; one such name is taken without a call), types within the KB's entity types;
 - graph branch: the relevance walk, and the nearest solved example's relation chain followed from
   the linked entities (``chain_walk``, :mod:`agents.ssrag.chain`);
 - answer (:func:`rule_answer`; :func:`outranked` titles count as the question's): the first
@@ -40,6 +41,7 @@ from hybridrag.agents.llm.constrained import is_llama_cpp, question_spans
 from hybridrag.agents.llm.judge import use_rules
 from hybridrag.agents.ssrag import augment as aug
 from hybridrag.agents.ssrag import unify as uni
+from hybridrag.agents.ssrag.typos import plain_words
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.names import known_names, prefer_exact
 from hybridrag.tools.retrieval import mentions_in
@@ -71,22 +73,43 @@ def entity_choices(kb: KnowledgeBase, question: str, known: list[str] | None = N
     return {"entities.name": names, "entities.type": sorted(t for t in kb.graph.schema().entity_types if t)}
 
 
+def question_names(kb: KnowledgeBase, question: str, spellings: dict[str, str]) -> list[str]:
+    """The KB names the question writes: exactly (case ignored), then as the KB spells its typo'd ones.
+
+    With two or more, a one-word name the question writes only in lower case while the KB
+    capitalises it is a word of the sentence, not a name ("who made the films Anton Wlabrook was
+    in" writes the title "Made"), and is left out (:func:`agents.ssrag.typos.plain_words`).
+    """
+    names = list(dict.fromkeys([*known_names(kb, question), *spellings.values()]))
+    plain = set(plain_words(question, names)) if len(names) > 1 else set()
+    return [n for n in names if n not in plain] or names
+
+
 def extract(
-    model: Any, kb: KnowledgeBase, ctx: Any, question: str, subs: list[str], follow: tuple, examples: str
+    model: Any,
+    kb: KnowledgeBase,
+    ctx: Any,
+    question: str,
+    subs: list[str],
+    follow: tuple,
+    examples: str,
+    spellings: dict[str, str] | None = None,
 ) -> tuple[list[dict], dict, str | None]:
     """ExtractKeyEntities (:func:`agents.ssrag.augment.extract_entities`): ``(entities, usage, note)``.
 
-    A constrained model decodes within :func:`entity_choices`; one KB name in the question is
-    taken without a call on the first ask.
+    A constrained model decodes within :func:`entity_choices` of :func:`question_names`; one such
+    name is taken without a call on the first ask. ``spellings``: :func:`agents.ssrag.typos.spelled`.
     """
+    spellings = spellings or {}
     if not constrained(ctx, model):
-        return aug.extract_entities(model, kb, question, subs, ctx.structured_method, follow, examples)
-    known = known_names(kb, question)
+        return aug.extract_entities(
+            model, kb, question, subs, ctx.structured_method, follow, examples, spellings=spellings
+        )
+    known = question_names(kb, question, spellings)
     if len(known) == 1 and not follow:  # the grammar admits one name only
         return [{"name": known[0], "type": ""}], {}, "one KB name in the question: taken without a call"
-    return aug.extract_entities(
-        model, kb, question, subs, ctx.structured_method, follow, examples, entity_choices(kb, question, known)
-    )
+    choices = entity_choices(kb, question, known)
+    return aug.extract_entities(model, kb, question, subs, ctx.structured_method, follow, examples, choices, spellings)
 
 
 def rule_intent(question: str) -> dict:

@@ -1,0 +1,74 @@
+"""Names a question writes with a slip: in lower case, or with one typo (issue 26, free wording).
+
+People type "who acted in movies written by Josh Bonoe" and "films by director burt reynolds".
+SSRAG's entity step keeps only the entities the question writes, so a model that names the KB
+entity "Josh Boone" had its right answer dropped as absent from the question, and a small
+model decoding within the question's KB names found none. Here:
+
+- :func:`written_close`: ``name`` is written in the question, ignoring case, or a run of the
+  question's words as long as the name matches it word for word with at most one slip per
+  word of :data:`~tools.names.TYPO_MIN_LETTERS` letters or more (two neighbouring letters
+  swapped, one letter dropped or added); shorter words must match exactly;
+- :func:`spelled`: the question's spans that name a KB entity with one typo
+  (:func:`tools.names.close_spellings`), each with the name as the KB spells it, so a model
+  can be shown the KB's spelling and a name copied with its typo still links;
+- :func:`plain_words`: single-word KB names the question writes in lower case where the KB
+  capitalises them ("who made the films ..." writes the title "Made"): a word of the
+  sentence, not a name, once the question names something else.
+"""
+
+from __future__ import annotations
+
+from hybridrag.agents.ssrag.cues import written_in
+from hybridrag.kb.base import KnowledgeBase
+from hybridrag.tools.names import TYPO_MIN_LETTERS, close_spellings
+from hybridrag.tools.text import WORD
+
+
+def one_slip(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` (case ignored) differ by at most one swap of neighbours, drop or addition."""
+    a, b = a.casefold(), b.casefold()
+    if a == b:
+        return True
+    if min(len(a), len(b)) < TYPO_MIN_LETTERS or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:k] + long_[k + 1 :] == short for k in range(len(long_)))
+
+
+def written_close(question: str, name: str) -> bool:
+    """Whether the question writes ``name`` exactly (case ignored) or with one slip per long word."""
+    if written_in(question, name):
+        return True
+    want, words = WORD.findall(name), WORD.findall(question)
+    if not want:
+        return False
+    n = len(want)
+    runs = (words[i : i + n] for i in range(len(words) - n + 1))
+    return any(all(one_slip(w, q) for w, q in zip(want, run, strict=True)) for run in runs)
+
+
+def spelled(kb: KnowledgeBase, question: str) -> dict[str, str]:
+    """``{span as the question writes it: KB name}`` for the spans that name a KB entity with one typo."""
+    return {question[start:end]: kb.name(ids[0]) for start, end, ids in close_spellings(kb, question) if ids}
+
+
+def respelled(name: str, spellings: dict[str, str]) -> str:
+    """The KB's spelling of ``name`` when the question writes it with a typo, else ``name``."""
+    return next((kb_name for span, kb_name in spellings.items() if span.casefold() == name.casefold()), name)
+
+
+def plain_words(question: str, names: list[str]) -> list[str]:
+    """The one-word ``names`` the question writes only in lower case while the name is capitalised."""
+    out = []
+    for name in names:
+        words = WORD.findall(name)
+        if len(words) != 1 or name.islower():
+            continue
+        written = [w for w in WORD.findall(question) if w.casefold() == name.casefold()]
+        if written and all(w.islower() for w in written):
+            out.append(name)
+    return out
