@@ -82,7 +82,7 @@ def plan_question(state: State, runtime: Runtime[MoRContext]) -> dict:
     usage: dict = {}
     with timed("planning", usage):
         checked, raw, calls = roles.checked_plan(kb, ctx, model, state["question"], messages)
-    key, repeated, retry, decision = plan_outcome(checked, raw, t, ctx.max_iterations, state.get("plans_seen", []))
+    key, repeated, retry, decision = plan_outcome(checked, raw, t, ctx.plans(), state.get("plans_seen", []))
     step = traced(
         "plan_question",
         decision,
@@ -149,7 +149,7 @@ def intersect_routes(state: State, runtime: Runtime[MoRContext]) -> dict:
     with timed("reasoning", usage):
         merged = merged_candidates(ctx, kb, state["question"], state["plan"]["target"], results)
         problems = critique(kb, state["plan"], results, merged["mode"], ctx.retrieval != "textual")
-    replan = bool(problems) and t < ctx.max_iterations and not state.get("repeated")  # a repeat ends the loop
+    replan = bool(problems) and t < ctx.plans() and not state.get("repeated")  # a repeat ends the loop
     cands = merged["selected"] + merged["fillers"]
     step = traced(
         "intersect_routes",

@@ -23,6 +23,8 @@ TextMatcher = Literal["bm25", "dense"]
 LayerMatch = Literal["always", "restricted"]
 Ranking = Literal["graph_first", "paper"]
 Reranker = Literal["neural", "structure", "none"]
+GroundPlan = Literal["auto", "on", "off"]
+PlanRelations = Literal["needed", "all"]
 CHOICES = {
     "structured_method": StructuredMethod,
     "planner": Planner,
@@ -33,6 +35,8 @@ CHOICES = {
     "ranking": Ranking,
     "reranker": Reranker,
     "planner_schema": PlannerSchema,
+    "ground_plan": GroundPlan,
+    "plan_relations": PlanRelations,
 }  # each choice field and its Literal
 
 
@@ -62,6 +66,22 @@ class MoRContext(LLMContext):
         3,
         "At most this many planner examples for a model known to be small "
         "(local:*, or 3B or less by name): long prompts cost it accuracy and time.",
+    )
+    small_model_iterations: int = setting(
+        1,
+        "At most this many plans per question for a model known to be small (local:*, or 3B or less by "
+        "name): SmolLM2 wrote the same plan again on 32 of 34 re-plans (issue 26 paraphrase set).",
+    )
+    ground_plan: GroundPlan = setting(
+        "auto",
+        "Ground each route of the plan (ours, agents/mor/grounding.py): its anchor in the KB names the "
+        "question writes (one typo allowed), its path in the shown examples' routes when it is none of "
+        "them; auto: for a model known to be small; on; off.",
+    )
+    plan_relations: PlanRelations = setting(
+        "needed",
+        "Relations the planner examples name: needed (only where more than one relation links two "
+        "types: fewer tokens to read and write) or all.",
     )
     target_types: str = setting("", "Comma-separated answer categories (STaRK-MAG: paper); empty: any.")
     max_hops: int = setting(3, "Longest route kept, in hops; longer routes keep their last hops.")
@@ -120,6 +140,14 @@ class MoRContext(LLMContext):
         for name, choice in CHOICES.items():
             if getattr(self, name) not in get_args(choice):
                 raise ValueError(f"{name} must be one of {', '.join(get_args(choice))}, not {getattr(self, name)!r}")
+        if self.small_model_iterations < 1:
+            raise ValueError(f"mor small_model_iterations must be at least 1, not {self.small_model_iterations!r}")
+
+    def plans(self) -> int:
+        """Plans per question: ``max_iterations``, at most ``small_model_iterations`` for a model known to be small."""
+        return (
+            min(self.max_iterations, self.small_model_iterations) if is_small_model(self.llm) else self.max_iterations
+        )
 
     def qa_mode(self, kb: KnowledgeBase) -> bool:
         """Whether the run ends with the answerer: ``answer``, or ``answer_documents`` on a documents KB.

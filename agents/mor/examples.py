@@ -10,6 +10,7 @@ the same path as one triplet per hop. ``examples="bundled"``: the movie JSON fil
 
 from __future__ import annotations
 
+from hybridrag.agents.mor.plan import hop_relations
 from hybridrag.agents.shots import SolvedExample, bank_for
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.model import Schema
@@ -40,13 +41,31 @@ def route_of(example: SolvedExample, schema: Schema) -> list[dict] | None:
     return nodes
 
 
-def as_shot(example: SolvedExample, schema: Schema, mode: str) -> dict | None:
-    """One planner example ``{"question", "plan"}`` (paths) or ``{"question", "triplets"}``."""
+def needed_relations(nodes: list[dict], schema: Schema) -> list[dict]:
+    """The route's nodes naming a relation only where more than one relation links the two types.
+
+    Where one relation links them, naming it adds nothing the plan's validation does not find
+    (:func:`agents.mor.plan.hop_relations`) and costs the planner tokens to read and to write.
+    """
+    out = [nodes[0]]
+    for a, b in zip(nodes, nodes[1:], strict=False):
+        sole = len(hop_relations(schema, a["type"], b["type"])) == 1
+        out.append({k: v for k, v in b.items() if not (sole and k == "relation")})
+    return out
+
+
+def as_shot(example: SolvedExample, schema: Schema, mode: str, relations: str = "all") -> dict | None:
+    """One planner example ``{"question", "plan"}`` (paths) or ``{"question", "triplets"}``.
+
+    ``relations="needed"``: a paths example names a relation only where the types need it
+    (:func:`needed_relations`).
+    """
     nodes = route_of(example, schema)
     if nodes is None:
         return None
     if mode != "triplets":
-        return {"question": example.question, "plan": {"routes": [{"nodes": nodes}]}}
+        shown = needed_relations(nodes, schema) if relations == "needed" else nodes
+        return {"question": example.question, "plan": {"routes": [{"nodes": shown}]}}
     triplets = [
         {
             "head": {k: v for k, v in a.items() if k != "relation"},
@@ -59,9 +78,18 @@ def as_shot(example: SolvedExample, schema: Schema, mode: str) -> dict | None:
 
 
 def planner_shots(
-    kb: KnowledgeBase, question: str, source: str, k: int, mode: str = "paths", few_shot: str = ""
+    kb: KnowledgeBase,
+    question: str,
+    source: str,
+    k: int,
+    mode: str = "paths",
+    few_shot: str = "",
+    relations: str = "all",
 ) -> list[dict]:
-    """The planner's ``k`` examples for ``question`` from ``source`` (``kb`` or ``bundled``)."""
+    """The planner's ``k`` examples for ``question`` from ``source`` (``kb`` or ``bundled``).
+
+    ``relations``: ``needed`` or ``all``, the relations a KB example's route names (:func:`as_shot`).
+    """
     if source == "bundled" or few_shot:
         return load_examples("mor_triplets" if mode == "triplets" else "mor_planner", few_shot or None, k)
     if source != "kb":
@@ -69,7 +97,7 @@ def planner_shots(
     schema = kb.graph.schema()
     shots = []
     for ex in bank_for(kb).nearest(question, k * 2):
-        shot = as_shot(ex, schema, mode)
+        shot = as_shot(ex, schema, mode, relations)
         if shot is not None:
             shots.append(shot)
         if len(shots) >= k:

@@ -27,6 +27,7 @@ from hybridrag.agents.llm.judge import few_shot_count, is_small_model
 from hybridrag.agents.llm.structured import call_structured
 from hybridrag.agents.mor.context import MoRContext
 from hybridrag.agents.mor.examples import planner_shots
+from hybridrag.agents.mor.grounding import ground_plan
 from hybridrag.agents.mor.output import ANSWER_CHARS, is_own, offered_choice, references_text
 from hybridrag.agents.mor.plan import Plan, TripletPlan, plan_from_triplets, validate_plan
 from hybridrag.kb.base import KnowledgeBase
@@ -161,7 +162,7 @@ def planner_turn(
         )
         return turn, []
     n = few_shot_count(ctx.num_few_shot, ctx.small_model_few_shot, ctx.llm)
-    shots = planner_shots(kb, question, ctx.examples, n, ctx.planner, ctx.few_shot)
+    shots = planner_shots(kb, question, ctx.examples, n, ctx.planner, ctx.few_shot, ctx.plan_relations)
     show = schema_shown(ctx.planner_schema, model, is_llama_cpp(model), len(shots))
     messages = planner_messages(question, kb.graph.schema(), shots, ctx.planner, show)
     return messages, [s["question"] for s in shots]
@@ -180,7 +181,16 @@ def checked_plan(
     reply, raw, calls = plan(model, messages, ctx.planner, ctx.structured_method, choices)
     if reply is None:
         return {"valid": False, "target": None, "routes": [], "shown": [], "problems": [UNPARSEABLE]}, raw, calls
+    if grounds_plan(ctx.ground_plan, model, ctx.planner):
+        n = few_shot_count(ctx.num_few_shot, ctx.small_model_few_shot, ctx.llm)
+        shots = planner_shots(kb, question, ctx.examples, n, ctx.planner, ctx.few_shot, ctx.plan_relations)
+        reply = ground_plan(kb, question, reply, shots)
     return validate_plan(reply, schema, ctx.targets(), ctx.max_hops), raw, calls
+
+
+def grounds_plan(setting: str, llm: object, mode: str) -> bool:
+    """Whether the plan is grounded (``ground_plan``; :mod:`agents.mor.grounding`): ``auto``, a small model's."""
+    return mode == "paths" and (setting == "on" or (setting == "auto" and is_small_model(llm)))
 
 
 def answer(model: BaseChatModel, question: str, references: str, method: str) -> tuple[Answer | None, dict]:
