@@ -91,6 +91,12 @@ SUITES: tuple[Suite, ...] = (
         "--bank 30 --n 10 --no-doc",
     ),
     Suite(
+        "spelling",
+        "benchmarks.quality.spelling",
+        "what the graph entry's respelling of names changes",
+        "docs/benchmarks_spelling.md",
+    ),
+    Suite(
         "bank-consensus",
         "benchmarks.quality.bank_consensus",
         "how right the look-alike vote of the SmolLM2 matrix's bank builds was",

@@ -25,7 +25,7 @@ question costs at most ``MAX_MENTION_WORDS x MAX_WORDS x 3`` exact lookups plus
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.names import TYPO_MIN_LETTERS
@@ -54,6 +54,14 @@ _LIST_EDGE = ',;:"()'
 _TOKEN = re.compile(r"\S+")
 
 
+class _Token(NamedTuple):
+    """A word of the question without a final possessive ``'s``, and where it is."""
+
+    start: int
+    end: int
+    text: str
+
+
 def _spellings(entities: list[Any], written: str) -> set[str]:
     """The KB's own spellings (names, aliases) of ``entities`` that equal ``written`` case-insensitively."""
     folded = written.casefold()
@@ -76,7 +84,8 @@ def _exact_spans(kb: KnowledgeBase, question: str) -> list[tuple[int, int, str, 
                     continue
                 start = toks[i].start()
                 span = question[start : toks[i + n - 1].end()]
-                for form in dict.fromkeys((span.strip(_LIST_EDGE), span.strip(_EDGE), span.strip(_EDGE + ".!"))):
+                forms = (span.strip(_LIST_EDGE), span.strip(_EDGE), span.strip(_EDGE + ".!"), _owner(span.strip(_EDGE)))
+                for form in dict.fromkeys(forms):
                     if form and form not in seen:
                         seen[form] = kb.graph.lookup(form)
                     entities = seen.get(form) or []
@@ -115,6 +124,11 @@ def _variants(word: str) -> list[str]:
     return list(dict.fromkeys(w for w in [*swapped, *dropped] if w != word))
 
 
+def _owner(text: str) -> str:
+    """``text`` without a final possessive ``'s`` ("the lady from shanghai's" names "the lady from shanghai")."""
+    return text[:-2] if text.endswith(("'s", "’s")) and len(text) > 2 else text
+
+
 def _one_spelling(kb: KnowledgeBase, text: str) -> str | None:
     """The name of the entities ``text`` names: the one spelled as ``text`` is, else their only name; else None."""
     names = {e.name for e in kb.graph.lookup(text)}
@@ -129,12 +143,12 @@ def _typo_changes(kb: KnowledgeBase, question: str, exact: list[tuple[int, int]]
     is never read as a typo'd name. Spans around such a word are tried longest first, at most
     :data:`TYPO_LOOKUPS` lookups a question.
     """
-    toks = list(WORD.finditer(question))
+    toks = [_Token(t.start(), t.start() + len(_owner(t.group())), _owner(t.group())) for t in WORD.finditer(question)]
     typo = [
-        len(t.group()) >= TYPO_MIN_LETTERS
-        and t.group().isalpha()
-        and t.group().casefold() not in COMMON_WORDS
-        and not any(s <= t.start() and t.end() <= e for s, e in exact)
+        len(t.text) >= TYPO_MIN_LETTERS
+        and t.text.isalpha()
+        and t.text.casefold() not in COMMON_WORDS
+        and not any(s <= t.start and t.end <= e for s, e in exact)
         for t in toks
     ]
     taken, out, budget = [False] * len(toks), [], TYPO_LOOKUPS
@@ -142,11 +156,11 @@ def _typo_changes(kb: KnowledgeBase, question: str, exact: list[tuple[int, int]]
         for i in range(len(toks) - n + 1):
             if any(taken[i : i + n]) or budget <= 0:
                 continue
-            start, end = toks[i].start(), toks[i + n - 1].end()
-            for w in (toks[j] for j in range(i, i + n) if typo[j] and not (n == 1 and toks[j].group().islower())):
-                fixes = _variants(w.group())[:budget]
+            start, end = toks[i].start, toks[i + n - 1].end
+            for w in (toks[j] for j in range(i, i + n) if typo[j] and not (n == 1 and toks[j].text.islower())):
+                fixes = _variants(w.text)[:budget]
                 budget -= len(fixes)
-                head, tail = question[start : w.start()], question[w.end() : end]
+                head, tail = question[start : w.start], question[w.end : end]
                 name = next(filter(None, (_one_spelling(kb, head + f + tail) for f in fixes)), None)
                 if name:
                     out.append((start, end, name))

@@ -54,6 +54,8 @@ def kb(spell_kb):
         ("who directed the jerk?", "who directed The Jerk?", [("the jerk", "The Jerk")]),
         ("who starred in jennifer's body", "who starred in Jennifer's Body", [("jennifer's body", "Jennifer's Body")]),
         ("did dibalo cody write juno", "did Diablo Cody write juno", [("dibalo cody", "Diablo Cody")]),
+        ("who directed dibalo cody's films", "who directed Diablo Cody's films", [("dibalo cody", "Diablo Cody")]),
+        ("who starred in the jerk's sequel", "who starred in The Jerk's sequel", [("the jerk", "The Jerk")]),
     ],
 )
 def test_a_typo_or_a_lower_case_name_is_respelled_as_the_kb_spells_it(kb, question, respelled, changes):
