@@ -1,7 +1,7 @@
 """SSRAG's joint rerank and TextDedup (paper §III-C, Algorithm 3 lines 9-11).
 
 - Joint rerank (``GetTop2k``): the vector branch's texts and the graph branch's converted nodes
-  are scored by cosine to the query vector Qv (:func:`agents.ssrag.vectors.item_scores`) and the
+  are scored by cosine to the query vector Qv (:func:`agents.ssrag.context_vectors.item_scores`) and the
   best ``2k`` kept. ``mode="paper"`` is the paper's single cosine order. ``mode="interleave"``
   (ours, the default): the cosine order decides which places each branch takes and orders the
   graph contexts, and the vector branch's texts fill its places in the branch's own order. On the
@@ -20,7 +20,7 @@ from typing import Literal
 
 import numpy as np
 
-from hybridrag.agents.ssrag.vectors import item_scores, item_vectors
+from hybridrag.agents.ssrag.context_vectors import item_scores, item_vectors
 from hybridrag.kb.base import KnowledgeBase
 
 JointRerank = Literal["interleave", "paper"]

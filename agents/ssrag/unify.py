@@ -23,9 +23,9 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from hybridrag.agents.llm.structured import add_usage, call_structured
+from hybridrag.agents.ssrag.context_vectors import item_scores, item_vectors  # noqa: F401 - re-exported
 from hybridrag.agents.ssrag.rerank import joint_rerank, states_nothing, text_dedup  # noqa: F401 - re-exported
 from hybridrag.agents.ssrag.support import own_entity, supported
-from hybridrag.agents.ssrag.vectors import item_scores, item_vectors  # noqa: F401 - re-exported
 from hybridrag.prompts import ssrag as P
 from hybridrag.prompts.data_block import data_block
 from hybridrag.prompts.grounding import norm

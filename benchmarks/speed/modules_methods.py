@@ -233,12 +233,12 @@ def prepare_ssrag(kb: KnowledgeBase, rec: GoldRecord) -> list[Module]:
     def rerank() -> list[str]:
         qv = ss_vec.query_vector(kb, q)
         items = state["vector"] + state["graph"]
-        scores = ss_vec.item_scores(kb, items, qv, state["nodes"], ctx.graph_vectors, ctx.fact_scoring)
+        scores = ss_uni.item_scores(kb, items, qv, state["nodes"], ctx.graph_vectors, ctx.fact_scoring)
         state["pool"] = ss_uni.joint_rerank(kb, items, qv, 2 * ctx.top_k, ctx.bare_contexts_last, scores)
         return [i["id"] for i in state["pool"]]
 
     def dedup() -> list[str]:
-        vecs = ss_vec.item_vectors(kb, state["pool"], state["nodes"], ctx.graph_vectors, ctx.fact_scoring)
+        vecs = ss_uni.item_vectors(kb, state["pool"], state["nodes"], ctx.graph_vectors, ctx.fact_scoring)
         kept, _ = ss_uni.text_dedup(kb, state["pool"], ctx.dedup_threshold, vecs)
         return [i["id"] for i in kept[: ctx.top_k]]
 
