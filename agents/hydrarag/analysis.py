@@ -3,7 +3,9 @@
 - Available evidence detection: each extracted topic entity is aligned to the KB by exact
   name/alias, else by embedding similarity above a threshold; a source joins ``S_t`` when
   it has topic entities (KG), documents (docs), or is configured (web, needs TAVILY_API_KEY).
-- Topic choices of a constrained (small) model: the KB names the question writes.
+- Topic choices of a constrained (small) model: the KB names the question writes; the one a rule
+  takes without a call (:func:`lone_topic`); the bank examples' topic types, which same-named
+  entities and the plan's topic are held to (:func:`example_types`).
 - Skyline indicator: parsed into its nodes to compute the predicted depth (the largest
   distance between the answer node and a topic-entity node) and the topic order.
 - Probes: what one exploration phase searches (phase, sources, depth, and one chain per
@@ -56,21 +58,36 @@ def reorder(topics: list[dict], skyline: str) -> list[dict]:
     return sorted(topics, key=position)
 
 
-def _prefer(entities: list, mention: str) -> str:
-    """Among same-named entities: the exact spelling, else a proper-cased name, else the first."""
+def _prefer(entities: list, mention: str, types: frozenset[str] = frozenset()) -> str:
+    """Among same-named entities: one of ``types``, else the exact spelling, else a proper-cased name, else the first.
+
+    ``types``: the topic types of the shown bank examples (:func:`example_types`): "who directed the
+    films steve martin was in" writes the tag ``steve martin``, but its examples start from a person.
+    """
+    typed = [e for e in entities if e.type in types]
     exact = [e for e in entities if e.name == mention]
     cased = [e for e in entities if e.name != e.name.lower()]
-    return (exact or cased or entities)[0].id
+    return ([e for e in typed if e in exact] or typed or exact or cased or entities)[0].id
 
 
-def link_names(kb: KnowledgeBase, names: list[str], threshold: float) -> dict[str, str | None]:
-    """Align names to KB entity ids: exact name/alias, else the dense match scoring ≥ threshold."""
+def example_types(examples: list[dict]) -> frozenset[str]:
+    """The KB types of the shown bank examples' first topic entities (empty when none is typed)."""
+    return frozenset(e["topic_types"][0] for e in examples if e.get("topic_types") and e["topic_types"][0])
+
+
+def link_names(
+    kb: KnowledgeBase, names: list[str], threshold: float, types: frozenset[str] = frozenset()
+) -> dict[str, str | None]:
+    """Align names to KB entity ids: exact name/alias, else the dense match scoring ≥ threshold.
+
+    Among same-named entities, one of ``types`` comes first (:func:`_prefer`).
+    """
     out: dict[str, str | None] = {}
     rest = []
     for name in dict.fromkeys(n.strip() for n in names if n and n.strip()):
         exact = kb.graph.lookup(name)
         if exact:
-            out[name] = _prefer(exact, name)
+            out[name] = _prefer(exact, name, types)
         else:
             rest.append(name)
     if rest:
@@ -78,7 +95,7 @@ def link_names(kb: KnowledgeBase, names: list[str], threshold: float) -> dict[st
             hits = kb.dense_search(vec, k=1, kind="entity")
             ok = hits and hits[0].score >= threshold
             out[name] = (
-                _prefer(kb.graph.lookup(kb.name(hits[0].doc.id)) or [kb.graph.get(hits[0].doc.id)], name)
+                _prefer(kb.graph.lookup(kb.name(hits[0].doc.id)) or [kb.graph.get(hits[0].doc.id)], name, types)
                 if ok
                 else None
             )
@@ -94,19 +111,24 @@ def topic_choices(kb: KnowledgeBase, question: str) -> list[str]:
     return sorted(known_names(kb, question), key=len, reverse=True) or question_spans(question)
 
 
-def lone_topic(kb: KnowledgeBase, question: str) -> str | None:
-    """The topic a rule takes without asking: the one KB name the question writes, or its one cased name.
+def lone_topic(kb: KnowledgeBase, question: str, types: frozenset[str] = frozenset()) -> str | None:
+    """The topic a rule takes without asking: the one KB name the question writes, its one cased name, or typed one.
 
     "who is listed as director of the films starred by The Naked Kiss actors" writes three KB names,
     but ``director`` and ``actors`` are lower-case tags the question uses as words; when exactly one
-    written name carries a capital letter and the others none, that one is the topic. A question
-    written all in lower case (or with two cased names) takes no rule: None, the model is asked.
+    written name carries a capital letter and the others none, that one is the topic. Else, when
+    exactly one names an entity of ``types`` (the shown examples' topic types, :func:`example_types`),
+    that one: "list the other movies of the director of targets" with examples starting from a movie
+    is about the film Targets, not the tag ``director``. Otherwise None: the model is asked.
     """
     names = known_names(kb, question)
     if len(names) == 1:
         return names[0]
     cased = [n for n in names if n != n.lower()]
-    return cased[0] if len(cased) == 1 else None
+    if len(cased) == 1:
+        return cased[0]
+    typed = [n for n in names if any(e.type in types for e in kb.graph.lookup(n))]
+    return typed[0] if len(typed) == 1 else None
 
 
 def web_available(use_web: bool) -> tuple[bool, str | None]:
@@ -118,9 +140,11 @@ def web_available(use_web: bool) -> tuple[bool, str | None]:
     return True, None
 
 
-def detect_sources(kb: KnowledgeBase, mentions: list[str], threshold: float, use_web: bool) -> dict:
-    """Align mentions per source and build ``S_t`` (kg, docs, web)."""
-    linked = link_names(kb, mentions, threshold)
+def detect_sources(
+    kb: KnowledgeBase, mentions: list[str], threshold: float, use_web: bool, types: frozenset[str] = frozenset()
+) -> dict:
+    """Align mentions per source (same-named entities of ``types`` first) and build ``S_t`` (kg, docs, web)."""
+    linked = link_names(kb, mentions, threshold, types)
     topics, seen = [], set()
     for mention, eid in linked.items():
         if eid is not None and eid not in seen:
@@ -144,15 +168,25 @@ def detect_sources(kb: KnowledgeBase, mentions: list[str], threshold: float, use
     }
 
 
+def _typed(kb: KnowledgeBase, topics: list[dict], types: frozenset[str]) -> bool:
+    return any((e := kb.graph.get(t["id"])) is not None and e.type in types for t in topics)
+
+
 def planned_topic(
-    kb: KnowledgeBase, topics: list[dict], skyline: str, threshold: float, use_web: bool
+    kb: KnowledgeBase,
+    topics: list[dict],
+    skyline: str,
+    threshold: float,
+    use_web: bool,
+    types: frozenset[str] = frozenset(),
 ) -> tuple[list[dict], list[dict], dict]:
     """The topic entities a small model's plan names (its ``topic``, the skyline's first item).
 
     Topics the plan does not name are dropped (e.g. the tags ``film`` or ``actors`` of "the films
     that share directors with the film Forever Strong", which every KG path would otherwise have to
     join). When the plan names none of them, its topic is aligned to the KB (:func:`detect_sources`);
-    when that fails too, the topics stay as they are.
+    when that fails too, or it aligns to none of ``types`` (the shown examples' topic types) while a
+    topic is one of them, the topics stay as they are.
 
     Returns:
         ``(topics, dropped, found)``: ``found`` holds the new ``topic_keys``, ``doc_topics`` and
@@ -164,8 +198,8 @@ def planned_topic(
     named = [t for t in topics if head[0].casefold() in {t["name"].casefold(), t["mention"].casefold()}]
     if named:
         return named, [t for t in topics if t not in named], {}
-    found = detect_sources(kb, head, threshold, use_web)
-    if not found["topics"]:
+    found = detect_sources(kb, head, threshold, use_web, types)
+    if not found["topics"] or (types and not _typed(kb, found["topics"], types) and _typed(kb, topics, types)):
         return topics, [], {}
     return found["topics"], topics, {k: found[k] for k in ("topic_keys", "doc_topics", "available")}
 

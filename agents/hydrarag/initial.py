@@ -7,12 +7,14 @@ Node bodies (contract in :mod:`agents.hydrarag.views`). Fallbacks, each recorded
 - source selection unparseable or empty → every available source (the no-selector setting).
 
 Small models (:func:`agents.hydrarag.roles.constrained`): topic extraction decodes within the KB
-names the question writes (every span of the question when it writes none); one name, or the one
-cased name among lower-case tags (:func:`agents.hydrarag.analysis.lone_topic`), is taken without a
-call; the question analysis is asked as fields (topic entity, the KB's relation names, the KB's
-answer kinds) shown in that form by the bank's nearest examples, and the skyline and sub-questions
-are written from them by template; under the judge's rules (``judge=auto`` with a small model, or
-``rules``) the source selector is not asked: every available source is searched.
+names the question writes (every span of the question when it writes none); one name, the one
+cased name among lower-case tags, or the one naming an entity of the shown bank examples' topic
+type (:func:`agents.hydrarag.analysis.lone_topic`), is taken without a call, and names align to the
+same-named entity of that type first; the question analysis is asked as fields (topic entity, the
+KB's relation names, the KB's answer kinds) shown in that form by the bank's nearest examples, and
+the skyline and sub-questions are written from them by template; under the judge's rules
+(``judge=auto`` with a small model, or ``rules``) the source selector is not asked: every
+available source is searched.
 """
 
 from __future__ import annotations
@@ -27,12 +29,17 @@ from hybridrag.prompts.data_block import data_block, data_list
 from hybridrag.tools.retrieval import mentions_in
 
 
+def _types(ctx: Any, model: Any, examples: list[dict]) -> frozenset[str]:
+    """The shown bank examples' topic types a small model's topic is held to (none for a larger model)."""
+    return analysis.example_types(examples[: ctx.num_examples]) if roles.constrained(ctx, model) else frozenset()
+
+
 def _topic_reply(state: dict, ctx: Any, kb: Any, model: Any, chosen: list[dict]) -> tuple[Any, dict, bool]:
     """The topic extraction's reply, its usage, and whether the one KB name in the question was taken unasked."""
     q = state["question"]
     if not roles.constrained(ctx, model):
         known = None
-    elif lone := analysis.lone_topic(kb, q):  # one name, or one cased among lower-case tags: no call needed
+    elif lone := analysis.lone_topic(kb, q, _types(ctx, model, chosen)):  # a rule decides: no call
         return roles.TopicEntities(entities=[lone]), {}, True
     else:
         known = analysis.topic_choices(kb, q)
@@ -54,12 +61,13 @@ def detect(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     chosen = shots.to_state(shots.choose(kb, q, ctx.examples, ctx.num_examples))
     reply, calls, unasked = _topic_reply(state, ctx, kb, model, chosen)
     mentions = list(dict.fromkeys(m.strip() for m in (reply.entities if reply else []) if m.strip()))
-    found = analysis.detect_sources(kb, mentions, ctx.link_threshold, ctx.use_web)
+    types = _types(ctx, model, chosen)
+    found = analysis.detect_sources(kb, mentions, ctx.link_threshold, ctx.use_web, types)
     notes = ([] if reply else ["unparseable topic extraction"]) + found["notes"]
-    notes += ["one KB name (or one cased name) in the question: taken without a call"] if unasked else []
+    notes += ["one KB name (or one cased or typed name) in the question: taken without a call"] if unasked else []
     exact = [kb.name(i) for i in mentions_in(kb, q)] if not found["topics"] else []
     if exact:
-        found = analysis.detect_sources(kb, mentions + exact, ctx.link_threshold, ctx.use_web)
+        found = analysis.detect_sources(kb, mentions + exact, ctx.link_threshold, ctx.use_web, types)
         notes.append("no topic entity aligned: KB names found in the question used")
     step = traced(
         "detect_sources",
@@ -148,7 +156,8 @@ def analyse(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     dropped: list[dict] = []
     found: dict = {}
     if roles.constrained(ctx, model) and reply is not None:
-        topics, dropped, found = analysis.planned_topic(kb, topics, skyline, ctx.link_threshold, ctx.use_web)
+        types = _types(ctx, model, state.get("shots", []))
+        topics, dropped, found = analysis.planned_topic(kb, topics, skyline, ctx.link_threshold, ctx.use_web, types)
     step = traced(
         "analyze_question",
         f"depth {depth}: {skyline}",

@@ -7,6 +7,8 @@ graph with a model that is not small keeps the paper's roles (tests/unit/test_hy
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from fake_chat import ChatLlamaCpp, ScriptedChatModel
 
@@ -87,6 +89,24 @@ def test_the_one_cased_name_among_lower_case_tags_is_taken_without_a_call(tiny_k
     model = ChatLlamaCpp(script=['{"entities": ["kevin bacon"]}'])
     out = initial.detect({"question": "which giant worms films did kevin bacon star in"}, ctx, kb, model)
     assert out["mentions"] == ["kevin bacon"] and len(model.formats) == 1  # the model was asked
+
+
+def test_the_examples_topic_type_picks_the_topic_and_its_same_named_entity(tiny_kb):
+    kb = resolve_kb(HydraRAGContext(kb=tiny_kb, llm="local:tiny"))
+    person = frozenset({"person"})
+    assert analysis.example_types([{"topic_types": ["person"]}, {"topic_types": []}]) == person
+    question = "which giant worms films did kevin bacon star in"  # all lower case: no cased name
+    assert analysis.lone_topic(kb, question) is None
+    assert analysis.lone_topic(kb, question, person) == "kevin bacon"
+    assert analysis.lone_topic(kb, question, frozenset({"movie"})) is None  # neither name is a movie
+    tag = SimpleNamespace(id="tag:steve martin", name="steve martin", type="tag")
+    actor = SimpleNamespace(id="Steve Martin", name="Steve Martin", type="person")
+    assert analysis._prefer([tag, actor], "steve martin") == "tag:steve martin"  # the exact spelling
+    assert analysis._prefer([tag, actor], "steve martin", person) == "Steve Martin"
+    bacon = {"mention": "kevin bacon", "id": "Kevin Bacon", "name": "Kevin Bacon"}
+    sky = "giant worms - has tags - answer(movie)"  # the plan starts from a tag the examples do not
+    assert analysis.planned_topic(kb, [bacon], sky, 0.9, False, person) == ([bacon], [], {})
+    assert analysis.planned_topic(kb, [bacon], sky, 0.9, False)[0][0]["name"] == "giant worms"
 
 
 def test_topic_choices_fall_back_to_question_spans(tiny_kb):
