@@ -14,8 +14,8 @@ takes a rule, and the one role left to the LLM, entity extraction, decodes withi
 - graph to text: facts as sentences (``graph_to_text="template"``);
 - LLM filter: off (exact and cosine deduplication only);
 - entity extraction (LLM, the bank's nearest examples): names decode within the KB names the
-  question writes, its typo'd ones as the KB spells them and a lower-cased one-word title left
-  out beside another name (:func:`question_names`; every span of the question when it writes
+  question writes, its typo'd ones as the KB spells them, a lower-case word or a name inside
+  another left out beside another name (:func:`question_names`; every span of the question when it writes
   none; one such name is taken without a call), types within the KB's entity types;
 - graph branch: the relevance walk, and the nearest solved example's relation chain followed from
   the linked entities (``chain_walk``, :mod:`agents.ssrag.chain`);
@@ -76,13 +76,14 @@ def entity_choices(kb: KnowledgeBase, question: str, known: list[str] | None = N
 def question_names(kb: KnowledgeBase, question: str, spellings: dict[str, str]) -> list[str]:
     """The KB names the question writes: exactly (case ignored), then as the KB spells its typo'd ones.
 
-    With two or more, a one-word name the question writes only in lower case while the KB
-    capitalises it is a word of the sentence, not a name ("who made the films Anton Wlabrook was
-    in" writes the title "Made"), and is left out (:func:`agents.ssrag.typos.plain_words`).
+    With two or more, the words of the sentence among them are left out
+    (:func:`agents.ssrag.typos.plain_words`): a one-word name written only in lower case ("who made
+    the films Anton Wlabrook was in" writes the title "Made"), a name inside another ("Short" in
+    "Short Circuit").
     """
     names = list(dict.fromkeys([*known_names(kb, question), *spellings.values()]))
-    plain = set(plain_words(question, names)) if len(names) > 1 else set()
-    return [n for n in names if n not in plain] or names
+    plain = set(plain_words(question, names))
+    return [n for n in names if n not in plain]
 
 
 def extract(

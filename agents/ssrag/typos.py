@@ -12,9 +12,10 @@ model decoding within the question's KB names found none. Here:
 - :func:`spelled`: the question's spans that name a KB entity with one typo
   (:func:`tools.names.close_spellings`), each with the name as the KB spells it, so a model
   can be shown the KB's spelling and a name copied with its typo still links;
-- :func:`plain_words`: single-word KB names the question writes in lower case where the KB
-  capitalises them ("who made the films ..." writes the title "Made"): a word of the
-  sentence, not a name, once the question names something else.
+- :func:`plain_words`: among several KB names the question writes, the ones that are words of
+  the sentence rather than its names: a one-word name the question writes only in lower case
+  ("who made the films ..." writes the title "Made", "the writer of ..." the tag "writer"), and
+  a name inside another one ("Short" in "Short Circuit").
 """
 
 from __future__ import annotations
@@ -61,14 +62,22 @@ def respelled(name: str, spellings: dict[str, str]) -> str:
     return next((kb_name for span, kb_name in spellings.items() if span.casefold() == name.casefold()), name)
 
 
+def _inside(name: str, other: str) -> bool:
+    """Whether ``name``'s words are a run of ``other``'s longer list of words (case ignored)."""
+    a, b = [w.casefold() for w in WORD.findall(name)], [w.casefold() for w in WORD.findall(other)]
+    return 0 < len(a) < len(b) and any(b[i : i + len(a)] == a for i in range(len(b) - len(a) + 1))
+
+
 def plain_words(question: str, names: list[str]) -> list[str]:
-    """The one-word ``names`` the question writes only in lower case while the name is capitalised."""
+    """The ``names`` that are words of the question rather than its names (see the module doc).
+
+    Only among two or more names, and never all of them: with nothing else named, a lower-case
+    word stays (a tag such as "reunion" is a topic).
+    """
     out = []
     for name in names:
-        words = WORD.findall(name)
-        if len(words) != 1 or name.islower():
-            continue
         written = [w for w in WORD.findall(question) if w.casefold() == name.casefold()]
-        if written and all(w.islower() for w in written):
+        lower = len(WORD.findall(name)) == 1 and bool(written) and all(w.islower() for w in written)
+        if lower or any(_inside(name, other) for other in names if other != name):
             out.append(name)
-    return out
+    return out if len(names) > 1 and len(out) < len(names) else []
