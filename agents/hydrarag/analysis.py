@@ -17,11 +17,13 @@ from __future__ import annotations
 import os
 import re
 
+from hybridrag.agents.extraction.spans import FUNCTION_WORDS
 from hybridrag.agents.hydrarag.pruning import embed_texts
 from hybridrag.agents.llm.constrained import question_spans
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.names import known_names
 
+_PLAIN_WORDS = FUNCTION_WORDS | {"other", "others", "same", "another", "film", "films", "movie", "movies"}
 _SEPARATOR = re.compile(r"\s+[-–—]+\s+|\s*(?:->|→|<-|←)\s*")
 _STRIP = " \t\"'[]{}()."
 
@@ -118,8 +120,9 @@ def lone_topic(kb: KnowledgeBase, question: str, types: frozenset[str] = frozens
     but ``director`` and ``actors`` are lower-case tags the question uses as words; when exactly one
     written name carries a capital letter and the others none, that one is the topic. Else, when
     exactly one names an entity of ``types`` (the shown examples' topic types, :func:`example_types`),
-    that one: "list the other movies of the director of targets" with examples starting from a movie
-    is about the film Targets, not the tag ``director``. Otherwise None: the model is asked.
+    not counting names of plain words only ("the other") when there are several, that one: "list the
+    other movies of the director of targets" with examples starting from a movie is about the film
+    Targets, not the tag ``director``. Otherwise None: the model is asked.
     """
     names = known_names(kb, question)
     if len(names) == 1:
@@ -128,7 +131,17 @@ def lone_topic(kb: KnowledgeBase, question: str, types: frozenset[str] = frozens
     if len(cased) == 1:
         return cased[0]
     typed = [n for n in names if any(e.type in types for e in kb.graph.lookup(n))]
-    return typed[0] if len(typed) == 1 else None
+    named = [n for n in typed if not set(n.casefold().split()) <= _PLAIN_WORDS] if len(typed) > 1 else typed
+    return named[0] if len(named) == 1 else None
+
+
+def pinned_topic(kb: KnowledgeBase, question: str, types: frozenset[str] = frozenset()) -> str | None:
+    """The topic a rule chose among several KB names the question writes (:func:`lone_topic`), else None.
+
+    The plan is then held to it: "when were the other films written by the writer of Secret Honor
+    released" names the film ``The Other`` too, which a small model's plan would otherwise start from.
+    """
+    return lone_topic(kb, question, types) if len(known_names(kb, question)) > 1 else None
 
 
 def web_available(use_web: bool) -> tuple[bool, str | None]:

@@ -95,11 +95,13 @@ def _planned(state: dict, ctx: Any, kb: Any, model: Any, names: list[str]) -> tu
     """The small model's analysis: its plan fields made into a question analysis by template, or None.
 
     The :class:`~agents.hydrarag.roles.SkylinePlan` reply's topic and relations give the
-    :class:`~agents.hydrarag.roles.QuestionAnalysis` skyline and sub-questions.
+    :class:`~agents.hydrarag.roles.QuestionAnalysis` skyline and sub-questions. The topic is any span
+    of the question, or the one a rule chose among its KB names (:func:`analysis.pinned_topic`).
     """
     q = state["question"]
-    spans = list(dict.fromkeys([*question_spans(q), *names]))
     examples = state.get("shots", [])
+    pinned = analysis.pinned_topic(kb, q, _types(ctx, model, examples))
+    spans = [pinned] if pinned else list(dict.fromkeys([*question_spans(q), *names]))
     reply, calls = roles.plan(
         model,
         q,

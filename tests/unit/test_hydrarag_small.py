@@ -109,6 +109,32 @@ def test_the_examples_topic_type_picks_the_topic_and_its_same_named_entity(tiny_
     assert analysis.planned_topic(kb, [bacon], sky, 0.9, False)[0][0]["name"] == "giant worms"
 
 
+def test_the_plan_is_held_to_the_topic_a_rule_chose_among_several_names(tiny_kb):
+    ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny", examples="bundled")
+    kb = resolve_kb(ctx)
+    question = "which giant worms films did Kevin Bacon star in"
+    assert analysis.pinned_topic(kb, question) == "Kevin Bacon"
+    assert analysis.pinned_topic(kb, "which films did Kevin Bacon star in") is None  # one name: any span
+    bacon = {"mention": "Kevin Bacon", "id": "Kevin Bacon", "name": "Kevin Bacon"}
+    plan = R.SkylinePlan(topic="Kevin Bacon", relations=["starred_actors"], answer_type="movie")
+    model = ChatLlamaCpp(script=[plan.model_dump_json()])
+    state = {"question": question, "topics": [bacon], "mentions": ["Kevin Bacon"], "shots": []}
+    out = initial.analyse(state, ctx, kb, model)
+    assert model.formats[0]["schema"]["properties"]["topic"]["enum"] == ["Kevin Bacon"]
+    assert out["skyline"] == "Kevin Bacon - starred actors - answer(movie)"
+
+
+def test_names_of_plain_words_do_not_count_among_typed_names(monkeypatch):
+    films = {"the other": "The Other", "fists in the pocket": "Fists in the Pocket"}
+    kb = SimpleNamespace(
+        graph=SimpleNamespace(lookup=lambda n: [SimpleNamespace(type="movie")] if n.casefold() in films else [])
+    )
+    monkeypatch.setattr(analysis, "known_names", lambda kb, q: ["fists in the pocket", "the other"])
+    question = "what languages are the other films written by the writer of fists in the pocket in"
+    assert analysis.lone_topic(kb, question, frozenset({"movie"})) == "fists in the pocket"
+    assert analysis.lone_topic(kb, question) is None  # no examples' type: the model is asked
+
+
 def test_topic_choices_fall_back_to_question_spans(tiny_kb):
     kb = resolve_kb(HydraRAGContext(kb=tiny_kb, llm="local:tiny"))
     assert analysis.topic_choices(kb, "who directed Big") == ["Big"]
