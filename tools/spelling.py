@@ -16,10 +16,13 @@ examples are found with the question's names masked. :func:`kb_spelling` rewrite
 A lone lower-case word is never rewritten either way ("who made the films ..." keeps "made", not
 the film "Made"; "the director of targets" keeps "targets"): a single lower-case word is as often an
 everyday word as a title. Nothing is rewritten when the entities a span names are spelled in more
-than one way. The rewrite is idempotent, and a question whose names the KB spells as it does comes
-back unchanged. Work is bounded: questions over :data:`MAX_WORDS` words are left as written, and a
-question costs at most ``MAX_MENTION_WORDS x MAX_WORDS x 3`` exact lookups plus
-:data:`TYPO_LOOKUPS` for typos.
+than one way (a typo fix that names several: the one spelled as the fixed text, if any), nor when
+the question's lower-case text is itself a KB spelling (MetaQA's lower-case tags: "movies about
+steve martin" is left, though "Steve Martin" is also a person). A name followed by a possessive
+``'s`` is read without it ("the lady from shanghai's writer"). The rewrite is idempotent, and a
+question whose names the KB spells as it does comes back unchanged. Work is bounded: questions over
+:data:`MAX_WORDS` words are left as written, and a question costs at most ``MAX_MENTION_WORDS x
+MAX_WORDS x 4`` exact lookups plus :data:`TYPO_LOOKUPS` for typos.
 """
 
 from __future__ import annotations
