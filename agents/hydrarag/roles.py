@@ -95,8 +95,12 @@ def _ask(
     *,
     examples: str = "",
     choices: dict | None = None,
+    fixed: dict[str, str] | None = None,
 ) -> tuple[T | None, dict]:
-    text = system.format(examples=examples).rstrip() if "examples" in system.inputs else system.template
+    """One structured call; ``fixed``: the system prompt's values other than its examples."""
+    text = (
+        system.format(examples=examples, **(fixed or {})).rstrip() if "examples" in system.inputs else system.template
+    )
     messages = [("system", text), ("human", human.format(**values))]
     return call_structured(model, schema, messages, role=role, method=method, choices=choices)
 
@@ -148,14 +152,10 @@ def plan(
         P.PLAN,
         "analysis",
         method,
-        {
-            "relations": ", ".join(kb_names["relation"]) or "(any)",
-            "kinds": ", ".join(kb_names["type"]) or "(any)",
-            "question": question,
-            "topics": topics,
-        },
+        {"question": question, "topics": topics},
         examples=examples,
         choices=choices,
+        fixed={k: ", ".join(kb_names[n]) or "(any)" for k, n in (("relations", "relation"), ("kinds", "type"))},
     )
 
 

@@ -47,20 +47,21 @@ PLAN_SYSTEM = Prompt(
     guarded("""\
 Analyse a question before any search. Name its topic entity as written in the question,
 the relations that lead from it to the answer in order (one relation per hop, from the
-list), and the kind of the answer (from the list). Reply with JSON only.
-{examples}"""),
-    ("examples",),
-)
+list), and the kind of the answer (from the list). Reply with JSON only.""")
+    + """
+Relations: {relations}
+Answer kinds: {kinds}
+{examples}""",
+    ("relations", "kinds", "examples"),
+)  # the KB's lists before the question's examples: llama.cpp reuses this prefix from one question to the next
 
 PLAN = Prompt(
     "hydrarag.plan",
     """\
-Relations: {relations}
-Answer kinds: {kinds}
 Question: {question}
 Topic entities (quoted data):
 {topics}""",
-    ("relations", "kinds", "question", "topics"),
+    ("question", "topics"),
 )
 
 SELECTOR_SYSTEM = Prompt(

@@ -122,6 +122,10 @@ def test_the_plan_is_held_to_the_topic_a_rule_chose_among_several_names(tiny_kb)
     out = initial.analyse(state, ctx, kb, model)
     assert model.formats[0]["schema"]["properties"]["topic"]["enum"] == ["Kevin Bacon"]
     assert out["skyline"] == "Kevin Bacon - starred actors - answer(movie)"
+    system, human = (m.content for m in model.calls[0]["messages"])
+    # the KB's lists are in the fixed system prefix (llama.cpp reuses it across questions); the question last
+    assert "Relations: directed_by," in system and "Answer kinds:" in system and "Relations" not in human
+    assert human.startswith(f"Question: {question}")
 
 
 def test_names_of_plain_words_do_not_count_among_typed_names(monkeypatch):
