@@ -7,7 +7,8 @@ router gave (``link_rules`` setting, on by default):
 - **the question's longer name**: a routed name that is no KB name but a part of a longer one the
   question writes links to that longer name (SmolLM2 routes "Magee (person)" for "who worked with
   Patrick Magee"; the dense index alone picks David Magee). At most :data:`MAX_EXTRA_WORDS` words
-  either side are tried, longest first;
+  either side are tried, longest first; else the longest prefix of the routed name (two words or
+  more) that is a KB name ("zero mostel was in (movie)": Zero Mostel, not the film Less Than Zero);
 - **a type that takes the path**: when no candidate has the router's type, one whose type is at an
   end of the action's first relation is preferred ("steve martin (movie)" with ``directed_by``: the
   person Steve Martin, not the tag "steve martin", from which no film is directed).
@@ -29,15 +30,29 @@ def _words(text: str) -> list[str]:
 
 
 def question_name(kb: KnowledgeBase, name: str, question: str) -> str:
-    """The longest KB name the question writes around ``name``, or ``name`` itself.
+    """The longest KB name the question writes around ``name``, else its longest KB-name prefix, else ``name``.
 
     Only for a name that is no KB name itself; the words must appear in the question in this order.
+    A prefix of at least two words is the other way a small model gets a span wrong: it runs on
+    past the name ("zero mostel was in").
     """
     if not question or kb.graph.lookup(name):
         return name
     words, part = _words(question), [w.casefold() for w in _words(name)]
     if not part:
         return name
+    longer = _longer_name(kb, words, part)
+    if longer is not None:
+        return longer
+    for size in range(len(part) - 1, 1, -1):
+        found = kb.graph.lookup(" ".join(_words(name)[:size]))
+        if found:
+            return found[0].name
+    return name
+
+
+def _longer_name(kb: KnowledgeBase, words: list[str], part: list[str]) -> str | None:
+    """The longest KB name of ``part`` (lower-cased words) and up to ``MAX_EXTRA_WORDS`` question words each side."""
     spans = []
     for start in range(len(words) - len(part) + 1):
         if [w.casefold() for w in words[start : start + len(part)]] != part:
@@ -51,7 +66,7 @@ def question_name(kb: KnowledgeBase, name: str, question: str) -> str:
         found = kb.graph.lookup(span)
         if found:
             return found[0].name
-    return name
+    return None
 
 
 def relation_end_types(kb: KnowledgeBase, relation: str | None) -> set[str]:

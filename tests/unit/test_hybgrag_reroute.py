@@ -62,6 +62,8 @@ def test_a_routed_part_of_a_longer_name_the_question_writes_links_to_that_name(t
     assert question_name(kb, "Big", "who directed Big") == "Big"  # a KB name stays itself
     assert question_name(kb, "Hanks", "") == "Hanks"  # link_rules off: no question read
     assert question_name(kb, "Meg Ryan", question) == "Meg Ryan"  # not in the question
+    assert question_name(kb, "Tom Hanks act in", question) == "Tom Hanks"  # a span run on past the name
+    assert question_name(kb, "movies did Tom", question) == "movies did Tom"  # no KB-name prefix: kept
     action = {"entities": [{"name": "Hanks", "type": "person"}], "relations": [SA]}
     linked = link_action(kb, action, question)["linked"]
     assert [(e["name"], e["id"]) for e in linked] == [("Tom Hanks", "Tom Hanks")]
