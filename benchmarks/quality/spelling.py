@@ -9,7 +9,10 @@ On the full MetaQA KB:
   respelled is a false positive (the template writes its name as the KB does);
 - the README's ``hybridrag ask`` questions on the sample KB: should all be left as written;
 - seconds per question of :func:`tools.spelling.kb_spelling` against the baseline
-  :func:`tools.names.close_spellings` (what fusion already runs) on the same questions, alternated.
+  :func:`tools.names.close_spellings` (what fusion already runs) on the same questions, alternated;
+- with ``--smollm-hops 2hop 3hop``: HybGRAG + SmolLM2 + the bank KB on the paraphrase set,
+  ``--limit`` questions a hop, ``spelling`` on then off in this one process (both with the same
+  code; a cell whose folder under ``--runs`` holds a finished run is read, not rerun).
 
 ``python -m benchmarks spelling`` writes docs/benchmarks_spelling.md.
 """
@@ -26,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.common import DOCS, ROOT, arg, command
+from benchmarks.common import DOCS, ROOT, arg, command, eval_cell, finished
 from hybridrag.evals.hybrid import full_kb, metaqa_dir
 from hybridrag.evals.markdown import commit
 from hybridrag.evals.sets import PARAPHRASES, PARAPHRASES_TEST, PARAPHRASES_TEST_MULTIHOP
@@ -39,6 +42,10 @@ OPTIONS = [
     arg("--per-hop", type=int, default=334, help="templated MetaQA dev questions a hop"),
     arg("--seed", type=int, default=0),
     arg("--out", type=Path, default=DOCS / "benchmarks_spelling.md"),
+    arg("--smollm-hops", nargs="*", default=[], help="paraphrase hop sets for the SmolLM2 on/off cells (2hop 3hop)"),
+    arg("--limit", type=int, default=20, help="questions a SmolLM2 cell"),
+    arg("--bank-kb", default="~/.cache/hybridrag/para-bank-metaqa-full", help="KB of the SmolLM2 cells"),
+    arg("--runs", type=Path, default=ROOT / "eval-runs" / "spelling"),
 ]
 
 
@@ -95,6 +102,45 @@ def _timing(kb, questions: list[str]) -> tuple[float, float, float, float]:
     return pct(new, 0.5), pct(new, 0.95), pct(base, 0.5), pct(base, 0.95)
 
 
+def _records(folder: Path) -> dict[str, dict]:
+    lines = (folder / "records.jsonl").read_text(encoding="utf-8").splitlines()
+    return {r["id"]: r for r in map(json.loads, lines)}
+
+
+def _hit(record: dict) -> bool:
+    gold = {a.casefold() for a in record["gold"]["answers"]}
+    return bool(record["ranked"]) and record["ranked"][0]["name"].casefold() in gold
+
+
+def _smollm_rows(args: argparse.Namespace) -> list[str]:
+    """One row per hop set: Hit@1 with spelling on and off, and what the respelling touched."""
+    rows = []
+    for hop in args.smollm_hops:
+        cells = {}
+        for on in ("true", "false"):
+            out = args.runs / f"hybgrag-{hop}-spelling-{on}"
+            if not finished(out, args.limit):
+                eval_cell(
+                    ["--dataset", f"metaqa-paraphrase:{hop}", "--method", "hybgrag", "--llm", "local:smollm2"]
+                    + ["--kb", os.path.expanduser(args.bank_kb), "--limit", str(args.limit)]
+                    + ["--set", f"spelling={on}", "--out", str(out), "--no-progress"]
+                )
+            summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+            cells[on] = (_records(out), summary)
+        (new, s_new), (old, _) = cells["true"], cells["false"]
+        touched = [k for k, r in new.items() if any(t.get("node") == "read_question" for t in r["trace"])]
+        kept = [k for k in new if k not in touched]
+        same = sum(new[k]["answer"] == old[k]["answer"] for k in kept)
+        gained = sum(_hit(new[k]) and not _hit(old[k]) for k in touched)
+        lost = sum(_hit(old[k]) and not _hit(new[k]) for k in touched)
+        rows.append(
+            f"| {hop} | {len(new)} | {sum(map(_hit, new.values())) / len(new):.2f} | "
+            f"{sum(map(_hit, old.values())) / len(old):.2f} | {len(touched)} | {gained} / {lost} | "
+            f"{same} of {len(kept)} | {s_new['date']}, `{s_new['commit']}` |"
+        )
+    return rows
+
+
 def run(args: argparse.Namespace) -> int:
     """Measure and write the page."""
     kb = open_kb(full_kb(progress=False))
@@ -110,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
     readme = [(q, kb_spelling(sample, q)[1]) for q in _readme_questions()]
     para_questions = [json.loads(x)["question"] for x in PARAPHRASES.read_text(encoding="utf-8").splitlines()]
     ms = _timing(kb, para_questions + templated)
+    smollm = _smollm_rows(args)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     lines = [
         "# Respelling the question's names at the graph entry (suite `spelling`)",
@@ -155,6 +202,18 @@ def run(args: argparse.Namespace) -> int:
         "",
         f"{len(para_questions) + len(templated)} questions; in-memory graph store.",
     ]
+    if smollm:
+        lines += [
+            "",
+            "## HybGRAG + SmolLM2 + bank on the paraphrase set: spelling on against off",
+            "",
+            "Hit@1: the top-ranked item is a gold answer. The cells were run in one process, on then off (same code;",
+            "`run` is git's HEAD when the on cell was written: others commit in this checkout meanwhile).",
+            "",
+            "| hops | n | Hit@1 on | Hit@1 off | respelled | of those: gained / lost | others: same answer | run |",
+            "|---|---|---|---|---|---|---|---|",
+            *smollm,
+        ]
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     sys.stdout.write(f"wrote {args.out}: {len(false_pos)} of {len(templated)} templated questions respelled\n")
     return 0
