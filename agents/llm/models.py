@@ -110,16 +110,17 @@ def serialised(base: type) -> type:
     return Serialised
 
 
-def local_model(name: str, slim_cache: bool = True) -> BaseChatModel:
+def local_model(name: str, slim_cache: bool = True, draft: int | None = None) -> BaseChatModel:
     """Load a bundled GGUF model with llama-cpp-python (greedy decoding, CPU), not cached.
 
     ``slim_cache=False`` keeps llama-cpp-python's own prompt-cache states (with every position's
-    logits; :mod:`agents.llm.prompt_cache`): the baseline of ``python -m benchmarks smollm-hops``.
+    logits; :mod:`agents.llm.prompt_cache`); ``draft`` overrides ``HYBRIDRAG_LOCAL_DRAFT`` (0: no
+    speculative decoding, :mod:`agents.llm.draft`): baselines of ``python -m benchmarks smollm-hops``.
     """
-    return _local_model(name, slim_cache)
+    return _local_model(name, slim_cache, draft)
 
 
-def _local_model(name: str, slim_cache: bool = True) -> BaseChatModel:
+def _local_model(name: str, slim_cache: bool = True, draft: int | None = None) -> BaseChatModel:
     """Load a bundled GGUF model with llama-cpp-python (greedy decoding, CPU)."""
     path = bundled_gguf(LOCAL_MODELS[name])
     if importlib.util.find_spec("llama_cpp") is None:
@@ -157,10 +158,12 @@ def _local_model(name: str, slim_cache: bool = True) -> BaseChatModel:
         )
     except (ValueError, RuntimeError, OSError) as exc:
         raise ModelConfigError(f"the local model {name!r} cannot be loaded: {' '.join(str(exc).split())}") from None
+    from hybridrag.agents.llm import draft as drafts
     from hybridrag.agents.llm import greedy_grammar, prompt_cache
 
     greedy_grammar.install(model.client)  # greedy grammar calls check the best token first (same picks, less time)
     prompt_cache.install(model.client, prompt_cache.prompt_cache_mb(), slim=slim_cache)
+    drafts.install(model.client, drafts.draft_tokens() if draft is None else draft)  # same text, fewer steps
     return model
 
 

@@ -42,6 +42,8 @@ class Counter:
 
     def _call(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         self.lib.llama_perf_context_reset(self.client._ctx.ctx)
+        drafts = getattr(self.client, "hybridrag_draft_stats", None)  # speculative decoding's counters, if on
+        self._drafts0 = len(drafts.calls) if drafts else 0
         t0 = time.perf_counter()
         out = self._inner(*args, **kwargs)
         if not isinstance(out, dict):  # a stream (ChatLlamaCpp streams by default): run it to the end
@@ -58,18 +60,36 @@ class Counter:
     def _record(self, t0: float, text: str, grammar: bool) -> None:
         wall = (time.perf_counter() - t0) * 1000
         perf = self.lib.llama_perf_context(self.client._ctx.ctx)
-        self.calls.append(
-            {
-                "prompt_tokens": self.client.n_tokens - perf.n_eval,
-                "evaluated": perf.n_p_eval,
-                "prompt_ms": round(perf.t_p_eval_ms, 1),
-                "generated": perf.n_eval,
-                "gen_ms": round(perf.t_eval_ms, 1),
-                "wall_ms": round(wall, 1),
-                "grammar": grammar,
-                "text": text,
-            }
-        )
+        row = {
+            "prompt_tokens": self.client.n_tokens - perf.n_eval,
+            "evaluated": perf.n_p_eval,
+            "prompt_ms": round(perf.t_p_eval_ms, 1),
+            "generated": perf.n_eval,
+            "gen_ms": round(perf.t_eval_ms, 1),
+            "wall_ms": round(wall, 1),
+            "grammar": grammar,
+            "text": text,
+        }
+        drafts = getattr(self.client, "hybridrag_draft_stats", None)
+        if drafts and len(drafts.calls) > self._drafts0:
+            row.update(draft_counters(drafts.calls[-1], perf))
+        self.calls.append(row)
+
+
+def draft_counters(call: dict, perf) -> dict:  # noqa: ANN001 - llama.cpp's perf counters
+    """A speculative call's counters: its draft batches moved from llama.cpp's prompt counters to generation."""
+    from hybridrag.agents.llm.draft import accepted
+
+    return {
+        "prompt_tokens": call["prompt_tokens"],
+        "evaluated": perf.n_p_eval - call["p_eval_tokens"],
+        "prompt_ms": round(perf.t_p_eval_ms - call["p_eval_ms"], 1),
+        "generated": call["generated"],
+        "gen_ms": round(perf.t_eval_ms + call["p_eval_ms"], 1),
+        "steps": call["batches"] + 1,
+        "drafted": call["drafted"],
+        "accepted": accepted(call),
+    }
 
 
 def questions(key: str, n: int) -> list:

@@ -49,6 +49,7 @@ NEW_TEXT = "the current settings: slim prompt-cache states (agents/llm/prompt_ca
 BASELINES = {
     "full-states": "llama-cpp-python's own prompt-cache states (every evaluated position's logits copied too)",
     "one-thread": "the current settings on one llama.cpp thread (HYBRIDRAG_LOCAL_THREADS=1)",
+    "draft": "the current settings with prompt-lookup speculative decoding of up to 8 tokens (HYBRIDRAG_LOCAL_DRAFT=8)",
 }
 
 OPTIONS = [
@@ -85,6 +86,8 @@ def models(baseline: str) -> dict:
     new = load_chat_model(NEW)
     if baseline == "full-states":
         register_model(BASELINE, local_model("smollm2", slim_cache=False))
+    elif baseline == "draft":
+        register_model(BASELINE, local_model("smollm2", draft=8))
     else:  # the thread count is read when the model loads
         before = os.environ.get("HYBRIDRAG_LOCAL_THREADS")
         os.environ["HYBRIDRAG_LOCAL_THREADS"] = "1"
@@ -101,6 +104,8 @@ def calls_between(counter, start: int) -> dict:  # noqa: ANN001 - a speed.Counte
     """llama.cpp's counters summed over the calls a run made."""
     calls = counter.calls[start:]
     out = {k: sum(c[k] for c in calls) for k in ("prompt_tokens", "evaluated", "prompt_ms", "generated", "gen_ms")}
+    out.update({k: sum(c.get(k, 0) for c in calls) for k in ("drafted", "accepted")})  # speculative decoding only
+    out["texts"] = [c["text"] for c in calls]
     out["wall_ms"] = sum(c["wall_ms"] for c in calls)
     out["other_ms"] = round(out["wall_ms"] - out["prompt_ms"] - out["gen_ms"], 1)
     out["llama_calls"] = len(calls)

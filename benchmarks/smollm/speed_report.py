@@ -49,7 +49,30 @@ def speed_row(key: tuple[str, int, str], runs: list[dict]) -> list[object]:
         f"{per_q['gen_ms']:.0f}",
         f"{per_q['other_ms']:.0f}",
         sum(1 for r in runs if r["error"]),
+        draft_cell(runs),
     ]
+
+
+def draft_cell(runs: list[dict]) -> str:
+    """Draft tokens kept / proposed per LLM call (speculative decoding), or a dash without drafts."""
+    calls = sum(r.get("llama_calls", 0) for r in runs)
+    drafted = sum(r.get("drafted", 0) for r in runs)
+    if not calls or not drafted:
+        return "–"
+    return f"{sum(r.get('accepted', 0) for r in runs) / calls:.1f} / {drafted / calls:.1f}"
+
+
+def same_texts(rows: list[dict]) -> tuple[int, int]:
+    """(LLM calls whose reply text was the same in both runs of a question, calls compared).
+
+    Calls pair up by their order in the question; a question whose runs made different numbers of
+    calls compares its shorter list.
+    """
+    by_q: dict[tuple[str, int, str], dict[str, list[str]]] = defaultdict(dict)
+    for r in rows:
+        by_q[(r["method"], r["hops"], r["id"])][r["variant"]] = r.get("texts", [])
+    pairs = [pair for v in by_q.values() if len(v) == 2 for pair in zip(v["new"], v["baseline"], strict=False)]
+    return sum(1 for a, b in pairs if a == b), len(pairs)
 
 
 def role_rows(rows: list[dict]) -> list[list[object]]:
@@ -122,15 +145,19 @@ def write_report(
         "generation ms / q",
         "other ms / q",
         "errors",
+        "draft tokens kept / proposed per call",
     ]
     lines += table(head, [speed_row(k, v) for k, v in sorted(groups(rows).items())])
     lines += [
         "",
-        f"Both variants scored the same Hit@1 on {same} of {both} question runs (same greedy picks expected).",
+        f"Both variants scored the same Hit@1 on {same} of {both} question runs (same greedy picks expected);",
+        "the same reply text on {} of {} LLM calls (paired by their order in the question).".format(*same_texts(rows)),
         "",
         "*evaluated / prompt tokens*: prompt tokens llama.cpp evaluated, of all prompt tokens (the rest were reused",
         "from the previous prompt or restored from the RAM prompt cache). *other ms*: each call's wall time less",
-        "prompt evaluation and generation: grammar, prompt-cache saves and restores, Python. Counters are summed",
+        "prompt evaluation and generation: grammar, prompt-cache saves and restores, Python. *Draft tokens*:"
+        " speculative decoding's proposed tokens a call kept (the",
+        "batches checking drafts count as generation). Counters are summed",
         "over a question's calls and averaged over questions; seconds are whole questions (retrieval included).",
         "*CPU s*: this process's CPU time over the question, all threads (llama.cpp runs 2, whose waits may spin):",
         "it depends on the machine's load far less than the wall time does, but it is not an idle machine's wall time.",
