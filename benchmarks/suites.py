@@ -97,6 +97,13 @@ SUITES: tuple[Suite, ...] = (
         "docs/benchmarks_spelling.md",
     ),
     Suite(
+        "bank-paths",
+        "benchmarks.quality.bank_paths",
+        "whether the nearest bank examples follow the asked relation path on free wording, cues off / on",
+        "docs/benchmarks_bank_paths.md",
+        "--limit 3 --out {quick}/benchmarks_bank_paths.md",
+    ),
+    Suite(
         "bank-consensus",
         "benchmarks.quality.bank_consensus",
         "how right the look-alike vote of the SmolLM2 matrix's bank builds was",

@@ -73,8 +73,11 @@ def _common(tok: re.Match, first: bool, stop: frozenset[str]) -> bool:
     return word.lower().strip("'’") in stop and (first or not word[0].isupper())
 
 
-def find_mentions(question: str, kb: KnowledgeBase) -> list[Mention]:
-    """Non-overlapping spans of ``question`` naming KB entities, in text order (longest spans win)."""
+def find_mentions(question: str, kb: KnowledgeBase, typos: bool = True) -> list[Mention]:
+    """Non-overlapping spans of ``question`` naming KB entities, in text order (longest spans win).
+
+    ``typos=False`` skips the last pass, names written with one typo (the exact spans only).
+    """
     found: list[Mention] = []
     taken = [False] * (len(question) + 1)
     for m in _EXPLICIT.finditer(question):
@@ -95,7 +98,8 @@ def find_mentions(question: str, kb: KnowledgeBase) -> list[Mention]:
             if hit is not None:
                 found.append(hit)
                 used[i : i + n] = [True] * n
-    return sorted(_prefer_names(_with_typos(question, kb, found, stop)), key=lambda m: m.start)
+    found = _with_typos(question, kb, found, stop) if typos else found
+    return sorted(_prefer_names(found), key=lambda m: m.start)
 
 
 def _with_typos(question: str, kb: KnowledgeBase, found: list[Mention], stop: frozenset[str]) -> list[Mention]:
