@@ -10,7 +10,8 @@ model decoding within the question's KB names found none. Here:
   word of :data:`~tools.names.TYPO_MIN_LETTERS` letters or more (two neighbouring letters
   swapped, one letter dropped or added); shorter words must match exactly;
 - :func:`spelled`: the question's spans that name a KB entity with one typo
-  (:func:`tools.names.close_spellings`), each with the name as the KB spells it, so a model
+  (:func:`tools.names.close_spellings`; a lone lower-case word is no such span), each with the
+  name as the KB spells it, so a model
   can be shown the KB's spelling and a name copied with its typo still links;
 - :func:`plain_words`: among several KB names the question writes, the ones that are words of
   the sentence rather than its names: a one-word name the question writes only in lower case
@@ -53,8 +54,13 @@ def written_close(question: str, name: str) -> bool:
 
 
 def spelled(kb: KnowledgeBase, question: str) -> dict[str, str]:
-    """``{span as the question writes it: KB name}`` for the spans that name a KB entity with one typo."""
-    return {question[start:end]: kb.name(ids[0]) for start, end, ids in close_spellings(kb, question) if ids}
+    """``{span as the question writes it: KB name}`` for the spans that name a KB entity with one typo.
+
+    A lone lower-case word is left as written: read with a typo it is too often another word
+    ("zero mostel" would give the tag "motel").
+    """
+    spans = ((question[start:end], ids) for start, end, ids in close_spellings(kb, question) if ids)
+    return {span: kb.name(ids[0]) for span, ids in spans if len(WORD.findall(span)) > 1 or not span.islower()}
 
 
 def respelled(name: str, spellings: dict[str, str]) -> str:
