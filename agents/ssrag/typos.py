@@ -15,8 +15,9 @@ model decoding within the question's KB names found none. Here:
   can be shown the KB's spelling and a name copied with its typo still links;
 - :func:`plain_words`: among several KB names the question writes, the ones that are words of
   the sentence rather than its names: a one-word name the question writes only in lower case
-  ("who made the films ..." writes the title "Made", "the writer of ..." the tag "writer"), and
-  a name inside another one ("Short" in "Short Circuit").
+  beside a name it writes with a capital or a typo ("who made the films Anton Wlabrook was in"
+  writes the title "Made", "the writer of High Tension" the tag "writer"), and a name inside
+  another one ("Short" in "Short Circuit").
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from __future__ import annotations
 from hybridrag.agents.ssrag.cues import written_in
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.names import TYPO_MIN_LETTERS, close_spellings
-from hybridrag.tools.text import WORD
+from hybridrag.tools.text import WORD, name_pattern
 
 
 def one_slip(a: str, b: str) -> bool:
@@ -74,16 +75,24 @@ def _inside(name: str, other: str) -> bool:
     return 0 < len(a) < len(b) and any(b[i : i + len(a)] == a for i in range(len(b) - len(a) + 1))
 
 
+def _named(question: str, name: str) -> bool:
+    """Whether the question writes ``name`` as a name: with a capital letter, or with a typo."""
+    found = name_pattern(name).search(question)
+    return found is None or found.group(0) != found.group(0).lower()
+
+
 def plain_words(question: str, names: list[str]) -> list[str]:
     """The ``names`` that are words of the question rather than its names (see the module doc).
 
-    Only among two or more names, and never all of them: with nothing else named, a lower-case
-    word stays (a tag such as "reunion" is a topic).
+    A lower-case word is one only beside a name the question writes as a name (:func:`_named`):
+    "list the other movies of the director of targets" names nothing so, and keeps both. Never
+    all of the names: with nothing else named, a lower-case word stays (a tag such as "reunion").
     """
     out = []
     for name in names:
         written = [w for w in WORD.findall(question) if w.casefold() == name.casefold()]
         lower = len(WORD.findall(name)) == 1 and bool(written) and all(w.islower() for w in written)
-        if lower or any(_inside(name, other) for other in names if other != name):
+        beside = any(_named(question, other) for other in names if other != name)
+        if (lower and beside) or any(_inside(name, other) for other in names if other != name):
             out.append(name)
-    return out if len(names) > 1 and len(out) < len(names) else []
+    return out if len(out) < len(names) else []

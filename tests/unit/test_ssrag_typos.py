@@ -34,6 +34,7 @@ def test_words_of_the_sentence_are_no_names_beside_a_name():
     assert plain_words("who starred in Made", ["Made"]) == []
     assert plain_words("films by burt reynolds", ["Burt Reynolds"]) == []  # two words: a name in lower case
     assert plain_words("which films are about reunion or film", ["reunion", "film"]) == []  # never all of them
+    assert plain_words("list the other movies of the director of targets", ["The Other", "Targets"]) == []
 
 
 @pytest.fixture
