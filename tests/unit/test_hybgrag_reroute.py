@@ -27,16 +27,23 @@ def test_the_examples_path_is_taken_only_when_every_shown_example_follows_it_and
     assert walked["path"] == [SA, DB] and walked["rule"].startswith("rule: the shown examples' path")
 
 
-def test_a_rejection_is_rerouted_to_the_next_unwalked_shown_path_then_to_the_same_action():
+def test_a_rejection_is_rerouted_to_a_repeat_then_one_hop_deeper_then_a_path_adding_a_relation():
     first = {"module": "hybrid", "relations": [DB], "linked": [{"id": "x"}]}
-    paths = [(DB,), (DB, SA), (DB, SA), (DB, DB, RY), (SA, RY)]
-    second = reroute.rerouted(first, paths)
-    assert second["path"] == [DB, SA] and "no router call" in second["rule"] and second["walked"] == [[DB]]
-    third = reroute.rerouted(second, paths)
-    assert third["path"] == [DB, DB, RY]
-    fourth = reroute.rerouted(third, paths)  # nothing left that holds directed_by: the same action, deeper
-    assert fourth["path"] == [DB, DB, RY] and "the same action" in fourth["rule"]
-    assert reroute.walked_path(fourth) == [DB, DB, RY] and reroute.walked_path(first) == [DB]
+    paths = [(DB,), (DB, SA), (DB, DB), (DB, DB, RY), (SA, RY)]
+    second = reroute.rerouted(first, paths)  # the examples' repeat of the router's one relation
+    assert second["path"] == [DB, DB] and "no router call" in second["rule"] and second["walked"] == [[DB]]
+    third = reroute.rerouted(second, paths)  # no other repeat: the same action one hop deeper
+    assert third["path"] == [DB, DB] and third["deeper"] == 1 and "one hop deeper" in third["rule"]
+    fourth = reroute.rerouted(third, paths)  # 2 + 1 hops is the deepest: a path adding a relation
+    assert fourth["path"] == [DB, SA] and fourth["deeper"] == 0
+    fifth = reroute.rerouted(fourth, paths)  # that path one hop deeper, then the next path adding a relation
+    assert (fifth["path"], fifth["deeper"]) == ([DB, SA], 1)
+    assert reroute.rerouted(fifth, paths)["path"] == [DB, DB, RY]
+    spent = {**first, "path": [DB, DB, RY]}  # three hops walked, no shown path left
+    assert "the same action, no router call" in reroute.rerouted(spent, [(DB, DB, RY)])["rule"]
+    assert reroute.walked_path(fourth) == [DB, SA] and reroute.walked_path(first) == [DB]
+    deep = reroute.rerouted({**first, "relations": [SA, DB]}, [])  # no examples: deeper, as a re-asked router
+    assert deep["deeper"] == 1 and "path" not in deep
 
 
 def test_the_hybrid_module_and_the_validator_rule_follow_a_rules_path(tiny_kb):
