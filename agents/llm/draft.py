@@ -79,8 +79,8 @@ class DraftStats:
 
     def start(self, prompt_tokens: int) -> dict:
         """A new call's counters."""
-        call = {"prompt_tokens": prompt_tokens, "generated": 0, "batches": 0, "drafted": 0, "batch_tokens": 0}
-        call.update({"batch_ms": 0.0, "p_eval_tokens": 0, "p_eval_ms": 0.0})
+        call: dict[str, float] = {"prompt_tokens": prompt_tokens, "generated": 0, "batches": 0, "drafted": 0}
+        call.update({"batch_tokens": 0, "batch_ms": 0.0, "p_eval_tokens": 0, "p_eval_ms": 0.0})
         self.calls.append(call)
         return call
 

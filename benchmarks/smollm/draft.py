@@ -1,0 +1,156 @@
+"""``python -m benchmarks smollm-draft``: SmolLM2 with prompt-lookup speculative decoding against plain decoding.
+
+Two models are loaded in this one process: plain token-by-token decoding (the current settings)
+and the same with :mod:`agents.llm.draft` (``--draft`` tokens at most). For held-out MetaQA dev
+questions (as ``smollm-hops`` picks them) each method's first role call (HybGRAG's router, MoR's
+planner, built as :mod:`benchmarks.smollm.speed` builds them on the bank KB) is asked of both
+models, their order alternating from one call to the next (one more question per hop is asked of
+both first, untimed: it loads the KB's indexes and examples). Per call: the reply texts (same or
+not), wall and CPU milliseconds, generation milliseconds (draft batches included), tokens
+generated, draft tokens proposed and kept, decode steps.
+
+Then the cost of one decode step by its number of tokens (logits for all of them, as a draft
+batch asks) at the plain model's last context, sizes alternating, ``--repeats`` times each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from benchmarks.common import arg, command
+from benchmarks.smollm.bank import bank_kb
+from hybridrag.evals.markdown import header, provenance, table
+from hybridrag.evals.timing import load_text, percentile
+
+OPTIONS = [
+    arg("--per-hop", type=int, default=6, help="held-out questions per hop count"),
+    arg("--hops", type=int, nargs="+", default=[1, 2, 3], choices=(1, 2, 3)),
+    arg("--methods", nargs="+", default=["hybgrag", "mor"], choices=("hybgrag", "mor")),
+    arg("--shots", type=int, default=3, help="examples shown (num_few_shot)"),
+    arg("--draft", type=int, default=8, help="most tokens a draft proposes"),
+    arg("--offset", type=int, default=1300, help="first question of the seed-0 shuffle asked (held out)"),
+    arg("--repeats", type=int, default=15, help="timings of each decode-step size"),
+    arg("--out", default="docs/benchmarks_smollm_draft.md"),
+]
+SIZES = (1, 2, 3, 4, 6, 8)
+
+
+def timed_call(method: str, kb, model, counter, question: str, shots: int) -> dict:  # noqa: ANN001
+    """One first role call; llama.cpp's counters for it with its wall and CPU milliseconds."""
+    from benchmarks.smollm.speed import first_call
+
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    first_call(method, kb, model, question, shots)
+    row = dict(counter.calls[-1])
+    row["call_ms"] = (time.perf_counter() - t0) * 1000
+    row["cpu_ms"] = (time.process_time() - cpu0) * 1000
+    return row
+
+
+def step_costs(llama, sizes: tuple[int, ...], repeats: int) -> dict[int, list[float]]:  # noqa: ANN001
+    """Milliseconds of one decode step of each size (logits for every token) at ``llama``'s context."""
+    import llama_cpp
+
+    n0 = llama.n_tokens
+    tokens = [int(t) for t in llama.input_ids[max(0, n0 - max(sizes)) : n0]]
+    out: dict[int, list[float]] = {n: [] for n in sizes}
+    for _ in range(repeats):
+        for n in sizes:
+            llama._ctx.kv_cache_seq_rm(-1, n0, -1)
+            llama._batch.set_batch(batch=tokens[:n], n_past=n0, logits_all=True)
+            t0 = time.perf_counter()
+            llama._ctx.decode(llama._batch)
+            llama_cpp.llama_synchronize(llama._ctx.ctx)
+            out[n].append((time.perf_counter() - t0) * 1000)
+    llama._ctx.kv_cache_seq_rm(-1, n0, -1)
+    llama._requires_eval = True  # the last logits are a timing's: decode again before sampling
+    return out
+
+
+def _p50(values: list[float]) -> float:
+    return percentile(values, 50) if values else 0.0
+
+
+def call_rows(pairs: list[dict]) -> list[list[object]]:
+    """Per method and hop: same texts, p50 wall / CPU / generation ms both ways, tokens and drafts."""
+    keys = sorted({(p["method"], p["hops"]) for p in pairs})
+    out = []
+    for method, hops in keys:
+        group = [p for p in pairs if (p["method"], p["hops"]) == (method, hops)]
+        off, on = [p["off"] for p in group], [p["on"] for p in group]
+        same = sum(a["text"] == b["text"] for a, b in zip(off, on, strict=True))
+        cells: list[object] = [method, f"{hops}-hop", len(group), same]
+        for key in ("call_ms", "cpu_ms", "gen_ms"):
+            cells.append(f"{_p50([r[key] for r in off]):.0f} / {_p50([r[key] for r in on]):.0f}")
+        n = len(group)
+        cells += [
+            f"{sum(r['generated'] for r in on) / n:.1f}",
+            f"{sum(r['steps'] for r in on) / n:.1f}",
+            f"{sum(r['accepted'] for r in on) / n:.1f} / {sum(r['drafted'] for r in on) / n:.1f}",
+        ]
+        out.append(cells)
+    return out
+
+
+def write_page(out: Path, pairs: list[dict], costs: dict[int, list[float]], cmd: str, info: dict, load: str) -> None:
+    """The page: the calls both ways, then the decode-step costs."""
+    same = sum(p["off"]["text"] == p["on"]["text"] for p in pairs)
+    lines = header(
+        "SmolLM2 with prompt-lookup speculative decoding against plain decoding (suite `smollm-draft`)",
+        cmd,
+        info,
+        [
+            f"Load average (1/5/15 min) start → end: {load}; the machine's 2 cores were shared with other jobs.",
+            "Both models in one process, each call asked of both in alternating order; plain is off / draft is on.",
+        ],
+    )
+    lines += [f"Same reply text on {same} of {len(pairs)} calls.", ""]
+    head = ["method", "hops", "calls", "same text", "call ms p50 off / on", "CPU ms p50 off / on"]
+    head += ["generation ms p50 off / on", "tokens / call", "decode steps / call (on)", "draft kept / proposed"]
+    lines += table(head, call_rows(pairs))
+    single = _p50(costs.get(1, []))
+    lines += ["", "## One decode step by its tokens (logits for each), at the plain model's last context", ""]
+    rows = [
+        [n, f"{_p50(v):.1f}", f"{_p50(v) / n:.1f}", f"{_p50(v) / single:.2f}" if single else "–"]
+        for n, v in costs.items()
+    ]
+    lines += table(["tokens", "ms p50", "ms per token", "× one token's step"], rows)
+    lines += [
+        "",
+        "*decode steps*: the prompt's evaluation and each batch after it (plain decoding takes one step a token).",
+        "*generation ms*: llama.cpp's time for single-token steps plus the draft batches' time.",
+    ]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Ask both models each role's first call per held-out question; time the decode steps; write the page."""
+    from benchmarks.smollm.speed import Counter
+    from benchmarks.smollm.speed_hops import held_out
+    from hybridrag.agents.llm.models import local_model
+    from hybridrag.kb.base import open_kb
+
+    models = {"off": local_model("smollm2", draft=0), "on": local_model("smollm2", draft=args.draft)}
+    counters = {v: Counter(m.client) for v, m in models.items()}
+    info, load0, pairs, turn = provenance(), load_text(), [], 0
+    for hops in args.hops:
+        kb = open_kb(bank_kb(f"metaqa-{hops}hop"))
+        questions = held_out(hops, args.per_hop + 1, args.offset)
+        for method in args.methods:  # untimed: the first calls load the KB's indexes and examples
+            for v in ("off", "on"):
+                timed_call(method, kb, models[v], counters[v], questions[-1].question, args.shots)
+        for q in questions[:-1]:
+            for method in args.methods:
+                order = ("off", "on") if turn % 2 == 0 else ("on", "off")
+                turn += 1
+                pair = {"method": method, "hops": hops}
+                for v in order:
+                    pair[v] = timed_call(method, kb, models[v], counters[v], q.question, args.shots)
+                pairs.append(pair)
+        write_page(Path(args.out), pairs, {}, command(args), info, f"{load0} → {load_text()}")
+    costs = step_costs(models["off"].client, SIZES, args.repeats)
+    write_page(Path(args.out), pairs, costs, command(args), info, f"{load0} → {load_text()}")
+    return 0
