@@ -5,7 +5,9 @@
 - :func:`synthesize`: examples written from the KB's schema and its own entities (no LLM).
 - :func:`bank_for`: the KB's ``bank.jsonl`` if built, else synthesized examples (cached).
 - :meth:`Bank.nearest`: the closest examples by embedding the question with its entity
-  mentions replaced by ``<E>`` (:func:`mask_question`), in the KB's embedding model.
+  mentions replaced by ``<E>`` (:func:`mask_question`, names with one typo included), in the
+  KB's embedding model, re-ranked by how each example's relation path follows the question's
+  relation cues (:mod:`agents.shots.cues`).
 
 See docs/bank.md.
 """
