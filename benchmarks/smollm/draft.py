@@ -10,7 +10,9 @@ not), wall and CPU milliseconds, generation milliseconds (draft batches included
 generated, draft tokens proposed and kept, decode steps.
 
 Then the cost of one decode step by its number of tokens (logits for all of them, as a draft
-batch asks) at the plain model's last context, sizes alternating, ``--repeats`` times each.
+batch asks) at the plain model's last context, sizes alternating, ``--repeats`` times each; and,
+for the plain model's last call of each method and hop, its reply's logits evaluated in one batch
+with the prompt against one token at a time (a third model, with every position's logits).
 """
 
 from __future__ import annotations
@@ -69,6 +71,37 @@ def step_costs(llama, sizes: tuple[int, ...], repeats: int) -> dict[int, list[fl
     return out
 
 
+def batch_gaps(contexts: list[tuple[str, list[int], int]]) -> list[list[object]]:
+    """Per context: the reply's logits evaluated in one batch with the prompt against one token at a time.
+
+    ``contexts`` holds (label, prompt and reply tokens, prompt length). Returns rows: label, reply
+    positions compared, the largest logit difference, positions whose best token differs.
+    """
+    import llama_cpp
+    import numpy as np
+
+    from hybridrag.agents.llm.models import bundled_gguf, local_threads
+
+    n = local_threads()
+    llama = llama_cpp.Llama(
+        model_path=str(bundled_gguf()), n_ctx=4096, n_batch=512, n_threads=n, n_threads_batch=n,
+        logits_all=True, seed=0, verbose=False,
+    )  # fmt: skip
+    rows: list[list[object]] = []
+    for label, tokens, prompt in contexts:
+        llama.reset()
+        llama.eval(tokens)
+        batched = llama.scores[prompt : len(tokens)].copy()
+        llama.reset()
+        llama.eval(tokens[:prompt])
+        for token in tokens[prompt:]:
+            llama.eval([token])
+        single = llama.scores[prompt : len(tokens)].copy()
+        flips = int((batched.argmax(axis=1) != single.argmax(axis=1)).sum())
+        rows.append([label, len(tokens) - prompt, f"{float(np.abs(batched - single).max()):.3f}", flips])
+    return rows
+
+
 def _p50(values: list[float]) -> float:
     return percentile(values, 50) if values else 0.0
 
@@ -94,8 +127,10 @@ def call_rows(pairs: list[dict]) -> list[list[object]]:
     return out
 
 
-def write_page(out: Path, pairs: list[dict], costs: dict[int, list[float]], cmd: str, info: dict, load: str) -> None:
-    """The page: the calls both ways, then the decode-step costs."""
+def write_page(
+    out: Path, pairs: list[dict], costs: dict[int, list[float]], gaps: list, cmd: str, info: dict, load: str
+) -> None:
+    """The page: the calls both ways, the decode-step costs, the logits by how they were evaluated."""
     same = sum(p["off"]["text"] == p["on"]["text"] for p in pairs)
     lines = header(
         "SmolLM2 with prompt-lookup speculative decoding against plain decoding (suite `smollm-draft`)",
@@ -117,6 +152,8 @@ def write_page(out: Path, pairs: list[dict], costs: dict[int, list[float]], cmd:
         for n, v in costs.items()
     ]
     lines += table(["tokens", "ms p50", "ms per token", "× one token's step"], rows)
+    lines += ["", "## A reply's logits: evaluated in one batch with its prompt against one token at a time", ""]
+    lines += table(["last call of", "reply tokens", "largest logit difference", "best token differs at"], gaps)
     lines += [
         "",
         "*decode steps*: the prompt's evaluation and each batch after it (plain decoding takes one step a token).",
@@ -136,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
     models = {"off": local_model("smollm2", draft=0), "on": local_model("smollm2", draft=args.draft)}
     counters = {v: Counter(m.client) for v, m in models.items()}
     info, load0, pairs, turn = provenance(), load_text(), [], 0
+    contexts: dict[str, tuple[str, list[int], int]] = {}  # the plain model's last prompt and reply per method/hop
     for hops in args.hops:
         kb = open_kb(bank_kb(f"metaqa-{hops}hop"))
         questions = held_out(hops, args.per_hop + 1, args.offset)
@@ -150,7 +188,11 @@ def run(args: argparse.Namespace) -> int:
                 for v in order:
                     pair[v] = timed_call(method, kb, models[v], counters[v], q.question, args.shots)
                 pairs.append(pair)
-        write_page(Path(args.out), pairs, {}, command(args), info, f"{load0} → {load_text()}")
+                plain = models["off"].client
+                last = (f"{method} {hops}-hop", [int(t) for t in plain.input_ids[: plain.n_tokens]])
+                contexts[last[0]] = (*last, int(pair["off"]["prompt_tokens"]))
+        write_page(Path(args.out), pairs, {}, [], command(args), info, f"{load0} → {load_text()}")
     costs = step_costs(models["off"].client, SIZES, args.repeats)
-    write_page(Path(args.out), pairs, costs, command(args), info, f"{load0} → {load_text()}")
+    gaps = batch_gaps(list(contexts.values()))
+    write_page(Path(args.out), pairs, costs, gaps, command(args), info, f"{load0} → {load_text()}")
     return 0
