@@ -11,7 +11,8 @@ Remote models get a request timeout (``HYBRIDRAG_LLM_TIMEOUT`` seconds, 60 by de
 bounded retries (``HYBRIDRAG_LLM_MAX_RETRIES``, 1). The local model runs one call at a time
 (one llama.cpp instance is not thread-safe), with explicit threads and an OpenMP wait
 policy that does not busy-spin, after checking that this CPU has the instructions the
-installed llama.cpp was built for.
+installed llama.cpp was built for. ``HYBRIDRAG_LOCAL_DRAFT`` (operator setting, default 0: off) turns
+on prompt-lookup speculative decoding (:mod:`agents.llm.draft`).
 """
 
 from __future__ import annotations
