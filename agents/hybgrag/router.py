@@ -90,7 +90,7 @@ def decide_action(
     by_rule = reroute.rules_route(ctx)
     paths = reroute.shown_paths(kb, ctx, question) if by_rule else []
     if by_rule and state and state.get("iteration", 0) > 0 and state.get("action"):
-        return reroute.rerouted(state["action"], paths), None, {}
+        return reroute.rerouted(state["action"], paths, bool(state.get("references"))), None, {}
     action, fallback, calls = _ask(kb, ctx, model, question, messages)
     return reroute.with_examples_path(action, paths), fallback, calls
 

@@ -27,23 +27,25 @@ def test_the_examples_path_is_taken_only_when_every_shown_example_follows_it_and
     assert walked["path"] == [SA, DB] and walked["rule"].startswith("rule: the shown examples' path")
 
 
-def test_a_rejection_is_rerouted_to_a_repeat_then_one_hop_deeper_then_a_path_adding_a_relation():
+def test_a_rejection_is_rerouted_one_hop_deeper_then_to_a_shown_path_adding_a_relation():
     first = {"module": "hybrid", "relations": [DB], "linked": [{"id": "x"}]}
-    paths = [(DB,), (DB, SA), (DB, DB), (DB, DB, RY), (SA, RY)]
-    second = reroute.rerouted(first, paths)  # the examples' repeat of the router's one relation
-    assert second["path"] == [DB, DB] and "no router call" in second["rule"] and second["walked"] == [[DB]]
-    third = reroute.rerouted(second, paths)  # no other repeat: the same action one hop deeper
-    assert third["path"] == [DB, DB] and third["deeper"] == 1 and "one hop deeper" in third["rule"]
-    fourth = reroute.rerouted(third, paths)  # 2 + 1 hops is the deepest: a path adding a relation
-    assert fourth["path"] == [DB, SA] and fourth["deeper"] == 0
-    fifth = reroute.rerouted(fourth, paths)  # that path one hop deeper, then the next path adding a relation
-    assert (fifth["path"], fifth["deeper"]) == ([DB, SA], 1)
-    assert reroute.rerouted(fifth, paths)["path"] == [DB, DB, RY]
+    paths = [(DB,), (DB, DB), (SA, DB), (DB, SA), (DB, DB, RY), (SA, RY)]
+    second = reroute.rerouted(first, paths)  # the same action one hop deeper, as a router repeating itself
+    assert "path" not in second and second["deeper"] == 1 and "no router call" in second["rule"]
+    third = reroute.rerouted(second, paths)
+    assert third["deeper"] == 2 and second["walked"] == [[DB]]
+    fourth = reroute.rerouted(third, paths)  # 1 + 2 hops is the deepest: the nearest path adding a relation
+    assert fourth["path"] == [SA, DB] and fourth["deeper"] == 0
+    fifth = reroute.rerouted(fourth, paths)  # that path one hop deeper, then the next one
+    assert (fifth["path"], fifth["deeper"]) == ([SA, DB], 1)
+    assert reroute.rerouted(fifth, paths)["path"] == [DB, SA]
     spent = {**first, "path": [DB, DB, RY]}  # three hops walked, no shown path left
     assert "the same action, no router call" in reroute.rerouted(spent, [(DB, DB, RY)])["rule"]
-    assert reroute.walked_path(fourth) == [DB, SA] and reroute.walked_path(first) == [DB]
-    deep = reroute.rerouted({**first, "relations": [SA, DB]}, [])  # no examples: deeper, as a re-asked router
-    assert deep["deeper"] == 1 and "path" not in deep
+    assert reroute.walked_path(fourth) == [SA, DB] and reroute.walked_path(first) == [DB]
+    kept = reroute.rerouted(third, paths, found=True)  # the last walk found references: kept, not swapped
+    assert "path" not in kept and "the same action, no router call" in kept["rule"]
+    two = {**first, "relations": [SA, DB], "path": [SA, SA, DB]}  # the router's order is kept
+    assert reroute.rerouted(two, [(DB, SA, RY), (SA, DB, RY)])["path"] == [SA, DB, RY]
 
 
 def test_the_hybrid_module_and_the_validator_rule_follow_a_rules_path(tiny_kb):
