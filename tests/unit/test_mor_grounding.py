@@ -6,8 +6,8 @@ import pytest
 
 from hybridrag.agents.mor.context import MoRContext
 from hybridrag.agents.mor.examples import needed_relations
-from hybridrag.agents.mor.grounding import ground_plan
-from hybridrag.agents.mor.plan import Plan
+from hybridrag.agents.mor.grounding import ground_anchor, ground_plan
+from hybridrag.agents.mor.plan import Plan, PlanNode
 from hybridrag.graphs.mor import graph
 from hybridrag.kb.base import open_kb
 
@@ -63,6 +63,14 @@ def test_a_lone_node_without_a_name_becomes_the_nearest_example_route_from_the_n
     grounded = ground_plan(kb, "who made the films tom hanks acted in", wrote, [ACTORS_DIRECTORS])
     assert _route(grounded)[0] == ("person", "Tom Hanks", "")
     assert [n.relation for n in grounded.routes[0].nodes[1:]] == ["starred_actors", "directed_by"]
+
+
+def test_a_name_of_two_types_takes_the_type_a_shown_example_starts_from(tiny_kb):
+    kb = open_kb(tiny_kb)
+    names = [("burt reynolds", "burt reynolds", "tag"), ("burt reynolds", "Burt Reynolds", "person")]
+    node = PlanNode(type="movie", restriction="burt reynolds")
+    assert ground_anchor(kb, node, names, ["person"]) == ("Burt Reynolds", "person")
+    assert ground_anchor(kb, node, names, []) == ("burt reynolds", "tag")
 
 
 def test_a_question_naming_no_kb_entity_leaves_the_plan_as_written(tiny_kb):
