@@ -84,6 +84,13 @@ SUITES: tuple[Suite, ...] = (
         "--per-hop 1 --hops 1 --methods ssrag --runs {quick}/smollm-hops --out {quick}/benchmarks_smollm_speed.md",
     ),
     Suite(
+        "smollm-draft",
+        "benchmarks.smollm.draft",
+        "SmolLM2 role calls with prompt-lookup speculative decoding against plain decoding: same text, time, drafts",
+        "docs/benchmarks_smollm_draft.md",
+        "--per-hop 1 --hops 1 --methods mor --repeats 2 --out {quick}/benchmarks_smollm_draft.md",
+    ),
+    Suite(
         "shots",
         "benchmarks.quality.shots",
         "whether the nearest solved example carries the question's relation path, raw and entity-masked",
