@@ -22,6 +22,8 @@ model decoding within the question's KB names found none. Here:
 
 from __future__ import annotations
 
+import re
+
 from hybridrag.agents.ssrag.cues import written_in
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.tools.names import TYPO_MIN_LETTERS, close_spellings
@@ -54,13 +56,24 @@ def written_close(question: str, name: str) -> bool:
     return any(all(one_slip(w, q) for w, q in zip(want, run, strict=True)) for run in runs)
 
 
+_RUN = re.compile(r"[A-Z][\w'.!-]*(?:(?:\s+[a-z]{1,3})*\s+[A-Z][\w'.!-]*)*")  # "The Oslen Gang on the Track"
+
+
 def spelled(kb: KnowledgeBase, question: str) -> dict[str, str]:
     """``{span as the question writes it: KB name}`` for the spans that name a KB entity with one typo.
 
-    A lone lower-case word is left as written: read with a typo it is too often another word
-    ("zero mostel" would give the tag "motel").
+    The question's runs of capitalised words (short lower-case words inside them) are read first,
+    each on its own: the whole question's spans can spend :func:`tools.names.close_spellings`'
+    lookup bound before they reach its name. A lone lower-case word is left as written: read with
+    a typo it is too often another word ("zero mostel" would give the tag "motel").
     """
-    spans = ((question[start:end], ids) for start, end, ids in close_spellings(kb, question) if ids)
+    found: list[tuple[int, int, list[str]]] = []
+    for run in _RUN.finditer(question):
+        found += [(run.start() + a, run.start() + b, ids) for a, b, ids in close_spellings(kb, run.group())]
+    found += [
+        (a, b, ids) for a, b, ids in close_spellings(kb, question) if not any(a < y and x < b for x, y, _ in found)
+    ]
+    spans = ((question[a:b], ids) for a, b, ids in found if ids)
     return {span: kb.name(ids[0]) for span, ids in spans if len(WORD.findall(span)) > 1 or not span.islower()}
 
 

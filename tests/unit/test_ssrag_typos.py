@@ -47,6 +47,8 @@ def test_a_typo_span_maps_to_the_kb_spelling_and_a_copied_typo_still_links(kb):
     assert spans == {"Tom Hnaks": "Tom Hanks"}
     assert respelled("tom hnaks", spans) == "Tom Hanks" and respelled("Kevin Bacon", spans) == "Kevin Bacon"
     assert spelled(kb, "which films have tags giant wroms") == {"giant wroms": "giant worms"}
+    long = "what genres and release years and languages are the movies starring Tom Hnaks"
+    assert spelled(kb, long) == {"Tom Hnaks": "Tom Hanks"}  # found though the whole question's lookups run out
     assert spelled(kb, "which movies are like tremros") == {}  # a lone lower-case word: another word too often
     linked = aug.canonicalise(kb, [{"name": "Tom Hnaks", "type": "person"}], spans)
     assert linked[0]["id"] and linked[0]["name"] == "Tom Hanks" and "Tom Hnaks" in linked[0]["surfaces"]
