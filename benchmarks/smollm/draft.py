@@ -4,7 +4,8 @@ Two models are loaded in this one process: plain token-by-token decoding (the cu
 and the same with :mod:`agents.llm.draft` (``--draft`` tokens at most). For held-out MetaQA dev
 questions (as ``smollm-hops`` picks them) each method's first role call (HybGRAG's router, MoR's
 planner, built as :mod:`benchmarks.smollm.speed` builds them on the bank KB) is asked of both
-models, their order alternating from one call to the next (one more question per hop is asked of
+models (with ``--builtin`` also of a third: llama-cpp-python's own ``LlamaPromptLookupDecoding``, which
+keeps every position's logits), their order alternating from one call to the next (one more question per hop is asked of
 both first, untimed: it loads the KB's indexes and examples). Per call: the reply texts (same or
 not), wall and CPU milliseconds, generation milliseconds (draft batches included), tokens
 generated, draft tokens proposed and kept, decode steps.
@@ -34,6 +35,7 @@ OPTIONS = [
     arg("--draft", type=int, default=8, help="most tokens a draft proposes"),
     arg("--offset", type=int, default=1300, help="first question of the seed-0 shuffle asked (held out)"),
     arg("--repeats", type=int, default=15, help="timings of each decode-step size"),
+    arg("--builtin", action="store_true", help="also llama-cpp-python's own prompt-lookup draft model"),
     arg("--out", default="docs/benchmarks_smollm_draft.md"),
 ]
 SIZES = (1, 2, 3, 4, 6, 8)
@@ -106,17 +108,34 @@ def _p50(values: list[float]) -> float:
     return percentile(values, 50) if values else 0.0
 
 
+def builtin_model(draft: int):  # noqa: ANN201 - a chat model on llama.cpp
+    """Plain settings plus llama-cpp-python's own ``LlamaPromptLookupDecoding`` (every position's logits kept)."""
+    import numpy as np
+    from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
+
+    from hybridrag.agents.llm.models import local_model
+
+    model = local_model("smollm2", slim_cache=False, draft=0)  # its own cache states: they carry the logits
+    llama = model.client
+    llama.draft_model = LlamaPromptLookupDecoding(num_pred_tokens=draft)
+    llama._logits_all = True  # what the constructor sets with a draft model; its buffer sized for n_ctx rows
+    llama.scores = np.zeros((llama._n_ctx, llama._n_vocab), dtype=np.single)
+    return model
+
+
 def call_rows(pairs: list[dict]) -> list[list[object]]:
-    """Per method and hop: same texts, p50 wall / CPU / generation ms both ways, tokens and drafts."""
+    """Per method and hop: same texts, p50 wall / CPU / generation ms each way, tokens and drafts."""
     keys = sorted({(p["method"], p["hops"]) for p in pairs})
     out = []
     for method, hops in keys:
         group = [p for p in pairs if (p["method"], p["hops"]) == (method, hops)]
         off, on = [p["off"] for p in group], [p["on"] for p in group]
-        same = sum(a["text"] == b["text"] for a, b in zip(off, on, strict=True))
-        cells: list[object] = [method, f"{hops}-hop", len(group), same]
-        for key in ("call_ms", "cpu_ms", "gen_ms"):
-            cells.append(f"{_p50([r[key] for r in off]):.0f} / {_p50([r[key] for r in on]):.0f}")
+        drafts = [v for v in ("on", "builtin") if v in group[0]]
+        same = [str(sum(p[v]["text"] == p["off"]["text"] for p in group)) for v in drafts]
+        cells: list[object] = [method, f"{hops}-hop", len(group), " / ".join(same)]
+        for key in ("call_ms", "cpu_ms"):
+            cells.append(" / ".join(f"{_p50([p[v][key] for p in group]):.0f}" for v in ["off", *drafts]))
+        cells.append(f"{_p50([r['gen_ms'] for r in off]):.0f} / {_p50([r['gen_ms'] for r in on]):.0f}")
         n = len(group)
         cells += [
             f"{sum(r['generated'] for r in on) / n:.1f}",
@@ -132,17 +151,21 @@ def write_page(
 ) -> None:
     """The page: the calls both ways, the decode-step costs, the logits by how they were evaluated."""
     same = sum(p["off"]["text"] == p["on"]["text"] for p in pairs)
+    ways = "off / on / builtin" if pairs and "builtin" in pairs[0] else "off / on"
     lines = header(
         "SmolLM2 with prompt-lookup speculative decoding against plain decoding (suite `smollm-draft`)",
         cmd,
         info,
         [
             f"Load average (1/5/15 min) start → end: {load}; the machine's 2 cores were shared with other jobs.",
-            "Both models in one process, each call asked of both in alternating order; plain is off / draft is on.",
+            "The models in one process, each call asked of each in turn, the order alternating; **off**: plain"
+            " decoding; **on**: drafts of agents/llm/draft.py; **builtin**: llama-cpp-python's"
+            " LlamaPromptLookupDecoding (with --builtin).",
         ],
     )
-    lines += [f"Same reply text on {same} of {len(pairs)} calls.", ""]
-    head = ["method", "hops", "calls", "same text", "call ms p50 off / on", "CPU ms p50 off / on"]
+    lines += [f"Same reply text off and on on {same} of {len(pairs)} calls.", ""]
+    same_head = "same text as off: " + ways.split(" / ", 1)[1]
+    head = ["method", "hops", "calls", same_head, f"call ms p50 {ways}", f"CPU ms p50 {ways}"]
     head += ["generation ms p50 off / on", "tokens / call", "decode steps / call (on)", "draft kept / proposed"]
     lines += table(head, call_rows(pairs))
     single = _p50(costs.get(1, []))
@@ -171,6 +194,8 @@ def run(args: argparse.Namespace) -> int:
     from hybridrag.kb.base import open_kb
 
     models = {"off": local_model("smollm2", draft=0), "on": local_model("smollm2", draft=args.draft)}
+    if args.builtin:
+        models["builtin"] = builtin_model(args.draft)
     counters = {v: Counter(m.client) for v, m in models.items()}
     info, load0, pairs, turn = provenance(), load_text(), [], 0
     contexts: dict[str, tuple[str, list[int], int]] = {}  # the plain model's last prompt and reply per method/hop
@@ -178,11 +203,11 @@ def run(args: argparse.Namespace) -> int:
         kb = open_kb(bank_kb(f"metaqa-{hops}hop"))
         questions = held_out(hops, args.per_hop + 1, args.offset)
         for method in args.methods:  # untimed: the first calls load the KB's indexes and examples
-            for v in ("off", "on"):
+            for v in models:
                 timed_call(method, kb, models[v], counters[v], questions[-1].question, args.shots)
         for q in questions[:-1]:
             for method in args.methods:
-                order = ("off", "on") if turn % 2 == 0 else ("on", "off")
+                order = list(models) if turn % 2 == 0 else list(models)[::-1]
                 turn += 1
                 pair = {"method": method, "hops": hops}
                 for v in order:
