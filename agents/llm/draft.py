@@ -1,14 +1,14 @@
-"""Exact speculative decoding for the local model: drafts looked up in the prompt, checked in one batch.
+"""Speculative decoding for the local model: drafts looked up in the prompt, checked in one batch.
 
 SmolLM2 copies its few-shot examples, and a grammar forces much of a JSON reply (keys,
 punctuation, the rest of a relation name), so the next tokens it writes are often already in
 the prompt. :class:`PromptLookup` proposes them: it finds the last few tokens written in the
 earlier text and proposes the tokens that followed them there. llama-cpp-python's own ``generate``
-loop then checks a draft losslessly: the sampled token and the draft are evaluated in one batch,
-the sampler (the same chain as without a draft: penalties, the greedy grammar check, the grammar,
-greedy) picks each position's token in turn, and the draft is kept up to its first token that
-differs from that pick; the rest is dropped from llama.cpp's cache and decoding goes on from the
-pick. Every picked token is the one plain decoding would pick, so the text is the same.
+loop then checks a draft: the sampled token and the draft are evaluated in one batch, the sampler
+(the same chain as without a draft: penalties, the greedy grammar check, the grammar, greedy)
+picks each position's token in turn, and the draft is kept up to its first token that differs
+from that pick; the rest is dropped from llama.cpp's cache and decoding goes on from the pick.
+Each pick is the one plain decoding would make from the same logits.
 
 llama-cpp-python turns on ``logits_all`` for a draft model: logits for every prompt position too
 (an ``n_ctx`` x 49,152 float buffer, a copy per evaluated prompt token, and no slim prompt-cache
@@ -16,11 +16,11 @@ states). :func:`install` instead replaces the model's ``eval`` with one that ask
 logits only where they are read: the last prompt token, and every token of a draft batch
 (the sampler reads them by negative index, counted from the batch's last output).
 
-Measured on this build it is neither faster nor byte-identical, so it is off unless an operator
-sets ``HYBRIDRAG_LOCAL_DRAFT`` (the most tokens a draft proposes; never client-settable): llama.cpp's
-logits for a token depend slightly on how the tokens were batched (up to about 1 logit on SmolLM2),
-so a near tie can flip, and on this CPU a batch of ``n`` tokens costs nearly ``n`` single steps
-(docs/benchmarks_smollm_speed.md, "Speculative decoding").
+It is off unless an operator sets ``HYBRIDRAG_LOCAL_DRAFT`` (the most tokens a draft proposes;
+never client-settable), as measured on this build it is neither faster nor exact: llama.cpp's
+logits for a token evaluated in a batch differ from a lone token's (by up to 1.29 on SmolLM2's
+replies), so a near tie can flip, and on this CPU a step of 2-8 tokens costs 2.15-4.56 single
+steps (docs/benchmarks_smollm_speed.md, "Speculative decoding"; docs/benchmarks_smollm_draft.md).
 """
 
 from __future__ import annotations
