@@ -4,8 +4,8 @@ A name links by exact name or alias (case-insensitive), else by the dense name i
 the candidates the router's type wins (label-free disambiguation). Two rules read more of what the
 router gave (``link_rules`` setting, on by default):
 
-- **the question's longer name**: a routed name that is no KB name but a part of a longer one the
-  question writes links to that longer name (SmolLM2 routes "Magee (person)" for "who worked with
+- **the question's longer name**: a routed name that is a part of a longer KB name the question
+  writes links to that longer name (SmolLM2 routes "Magee (person)" for "who worked with
   Patrick Magee"; the dense index alone picks David Magee). At most :data:`MAX_EXTRA_WORDS` words
   either side are tried, longest first; else the longest prefix of the routed name (two words or
   more) that is a KB name ("zero mostel was in (movie)": Zero Mostel, not the film Less Than Zero);
@@ -32,18 +32,20 @@ def _words(text: str) -> list[str]:
 def question_name(kb: KnowledgeBase, name: str, question: str) -> str:
     """The longest KB name the question writes around ``name``, else its longest KB-name prefix, else ``name``.
 
-    Only for a name that is no KB name itself; the words must appear in the question in this order.
+    The words of ``name`` must appear in the question in this order ("Angus" in "the writer of Angus,
+    Thongs and Perfect Snogging": the film of that whole title, though "Angus" is a film too); the
+    prefix is tried only for a name that is no KB name itself.
     A prefix of at least two words is the other way a small model gets a span wrong: it runs on
     past the name ("zero mostel was in").
     """
-    if not question or kb.graph.lookup(name):
+    if not question:
         return name
-    words, part = _words(question), [w.casefold() for w in _words(name)]
+    words, part = question.split(), [w.casefold() for w in _words(name)]
     if not part:
         return name
     longer = _longer_name(kb, words, part)
-    if longer is not None:
-        return longer
+    if longer is not None or kb.graph.lookup(name):
+        return longer or name
     for size in range(len(part) - 1, 1, -1):
         found = kb.graph.lookup(" ".join(_words(name)[:size]))
         if found:
@@ -53,15 +55,15 @@ def question_name(kb: KnowledgeBase, name: str, question: str) -> str:
 
 def _longer_name(kb: KnowledgeBase, words: list[str], part: list[str]) -> str | None:
     """The longest KB name of ``part`` (lower-cased words) and up to ``MAX_EXTRA_WORDS`` question words each side."""
-    spans = []
+    spans = []  # the question's own characters between the words (a title keeps its comma)
     for start in range(len(words) - len(part) + 1):
-        if [w.casefold() for w in words[start : start + len(part)]] != part:
+        if [w.strip(_EDGE_PUNCT).casefold() for w in words[start : start + len(part)]] != part:
             continue
         end = start + len(part)
         for left in range(MAX_EXTRA_WORDS + 1):
             for right in range(MAX_EXTRA_WORDS + 1):
                 if (left or right) and start - left >= 0 and end + right <= len(words):
-                    spans.append(" ".join(words[start - left : end + right]))
+                    spans.append(" ".join(words[start - left : end + right]).strip(_EDGE_PUNCT))
     for span in sorted(set(spans), key=lambda s: (-len(s), s)):
         found = kb.graph.lookup(span)
         if found:
