@@ -112,8 +112,8 @@ def screen(
     for i in order:
         row = {"doc_id": rows[i][0], "doc_name": rows[i][1], "sentence": rows[i][2], "score": float(scores[i])}
         if len(top) < k:
-            top.setdefault(row["sentence"], row)
-        best.setdefault(row["doc_id"], row)
+            top.setdefault(rows[i][2], row)
+        best.setdefault(rows[i][0], row)
     return list(top.values()), list(best.values())
 
 

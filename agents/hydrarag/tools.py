@@ -95,7 +95,8 @@ def _adopt(src: str):
                 docs.append((p["id"], p.get("name") or p["id"], p["text"]))
             else:
                 raise call.error(f"returned a {type(item).__name__} item ({str(item)[:60]!r})")
-        notes, read = [], []
+        notes: list[str] = []
+        read: list[dict] = []
         if docs:
             s = ctx.text()
             picked, read = documents.read(kb, probe.get("chains", []), lambda ch: docs, s.num_sentences, label)
