@@ -21,7 +21,7 @@ import re
 from hybridrag.kb.base import KnowledgeBase
 from hybridrag.kb.model import Entity
 
-MAX_EXTRA_WORDS = 3  # words added on each side of a routed name when looking for a longer KB name
+MAX_EXTRA_WORDS = 5  # words added on each side of a routed name when looking for a longer KB name (36 lookups)
 _EDGE_PUNCT = "?!,;:\"'()"
 
 

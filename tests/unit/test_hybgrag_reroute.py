@@ -71,6 +71,7 @@ def test_a_routed_part_of_a_longer_name_the_question_writes_links_to_that_name(t
     assert question_name(kb, "Big", "who directed Big") == "Big"  # a KB name stays itself
     assert question_name(kb, "League", "who starred in A League of Their Own, the film?") == "A League of Their Own"
     assert question_name(kb, "Apollo", "was Apollo 13, in 1995, a hit") == "Apollo 13"  # punctuation kept apart
+    assert question_name(kb, "A", "who starred in A League of Their Own") == "A League of Their Own"  # five words on
     assert question_name(kb, "Hanks", "") == "Hanks"  # link_rules off: no question read
     assert question_name(kb, "Meg Ryan", question) == "Meg Ryan"  # not in the question
     assert question_name(kb, "Tom Hanks act in", question) == "Tom Hanks"  # a span run on past the name
