@@ -12,6 +12,9 @@ router gave (``link_rules`` setting, on by default):
 - **a type that takes the path**: when no candidate has the router's type, one whose type is at an
   end of the action's first relation is preferred ("steve martin (movie)" with ``directed_by``: the
   person Steve Martin, not the tag "steve martin", from which no film is directed).
+
+A third drops a second entity that only the dense index links when it shares a word with one
+linked by name (``merged`` in the action): the same words of a question name one entity.
 """
 
 from __future__ import annotations
@@ -93,7 +96,7 @@ def link_action(kb: KnowledgeBase, action: dict, question: str = "") -> dict:
 
     With ``question`` (the ``link_rules`` setting) the two rules of this module apply.
     """
-    linked, unlinked = [], []
+    linked, unlinked, exact = [], [], []
     first = (action.get("path") or action.get("relations") or [None])[0]
     fits = relation_end_types(kb, first) if question else set()
     for e in action["entities"]:
@@ -103,4 +106,20 @@ def link_action(kb: KnowledgeBase, action: dict, question: str = "") -> dict:
             unlinked.append(e["name"])
         else:
             linked.append({"name": name, "type": e["type"], "id": ent.id, "kb_type": ent.type})
-    return {**action, "linked": linked, "unlinked": unlinked}
+            exact.append(bool(kb.graph.lookup(name)))
+    merged = _overlapping(linked, exact) if question else []
+    kept = [e for e in linked if e["name"] not in merged]
+    return {**action, "linked": kept, "unlinked": unlinked, **({"merged": merged} if merged else {})}
+
+
+def _overlapping(linked: list[dict], exact: list[bool]) -> list[str]:
+    """Names linked only by the dense index that share a word with a name linked exactly.
+
+    One run of the question's words names one entity: SmolLM2 routes "Dennis Rodman" and also "did
+    the movies acted by Dennis", which the dense index links to the film Dennis the Menace.
+    """
+    words = [{w.casefold() for w in _words(e["name"])} for e in linked]
+    sure = [w for w, ok in zip(words, exact, strict=True) if ok]
+    return [
+        e["name"] for e, w, ok in zip(linked, words, exact, strict=True) if not ok and any(w & other for other in sure)
+    ]

@@ -127,5 +127,5 @@ def action_facts(action: Mapping[str, Any]) -> dict:
         "linked": [e["id"] for e in action["linked"]],
         "unlinked": action["unlinked"],
         "dropped": action["dropped_relations"] + action["dropped_types"],
-        **{k: action[k] for k in ("path", "rule") if action.get(k)},  # a rule's decision (agents.hybgrag.reroute)
+        **{k: action[k] for k in ("path", "rule", "merged") if action.get(k)},  # rules: reroute.py, linking.py
     }

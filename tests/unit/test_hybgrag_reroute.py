@@ -79,6 +79,10 @@ def test_a_routed_part_of_a_longer_name_the_question_writes_links_to_that_name(t
     action = {"entities": [{"name": "Hanks", "type": "person"}], "relations": [SA]}
     linked = link_action(kb, action, question)["linked"]
     assert [(e["name"], e["id"]) for e in linked] == [("Tom Hanks", "Tom Hanks")]
+    two = {"entities": [{"name": "Tom Hanks", "type": "person"}, {"name": "movies did Tom", "type": "movie"}]}
+    out = link_action(kb, {**two, "relations": [SA]}, question)  # the dense-only name shares "Tom": merged
+    assert [e["id"] for e in out["linked"]] == ["Tom Hanks"] and out["merged"] == ["movies did Tom"]
+    assert len(link_action(kb, {**two, "relations": [SA]})["linked"]) == 2  # link_rules off
 
 
 class _Graph:
