@@ -18,9 +18,9 @@ logits only where they are read: the last prompt token, and every token of a dra
 
 It is off unless an operator sets ``HYBRIDRAG_LOCAL_DRAFT`` (the most tokens a draft proposes;
 never client-settable), as measured on this build it is neither faster nor exact: llama.cpp's
-logits for a token evaluated in a batch differ from a lone token's (by up to 1.29 on SmolLM2's
-replies), so a near tie can flip, and on this CPU a step of 2-8 tokens costs 2.15-4.56 single
-steps (docs/benchmarks_smollm_speed.md, "Speculative decoding"; docs/benchmarks_smollm_draft.md).
+logits for a token evaluated in a batch differ from a lone token's (by up to 1.39 on SmolLM2's
+replies), so a near tie can flip, and on this CPU a step of 2-8 tokens costs 2.01-4.45 single
+steps (docs/benchmarks_smollm_draft.md; docs/benchmarks_smollm_speed.md, "Speculative decoding").
 """
 
 from __future__ import annotations
