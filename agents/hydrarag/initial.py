@@ -91,6 +91,25 @@ def detect(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
     }
 
 
+def _ruled_plan(kb: Any, question: str, shown: list[dict]) -> roles.SkylinePlan | None:
+    """The plan a rule writes as well as the small model: None unless every shown bank example has one path.
+
+    The model's relations are held to the shown examples' paths (:func:`shots.shown_paths`) and it
+    copies their answer kind; when the examples share one path and kind, and the topic is the one KB
+    name a rule takes (:func:`analysis.lone_topic`) naming an entity of their topic type, the
+    grammar leaves the model nothing to choose that it does not copy.
+    """
+    plans = {(tuple(e["relations"]), e.get("answer_type", "")) for e in shown if e.get("relations")}
+    types = analysis.example_types(shown)
+    if len(plans) != 1 or len(shown) < 2 or not types:
+        return None
+    topic = analysis.lone_topic(kb, question, types)
+    if topic is None or not any(e.type in types for e in kb.graph.lookup(topic)):
+        return None
+    [(relations, answer_type)] = plans
+    return roles.SkylinePlan(topic=topic, relations=list(relations), answer_type=answer_type)
+
+
 def _planned(state: dict, ctx: Any, kb: Any, model: Any, names: list[str]) -> tuple[Any, dict]:
     """The small model's analysis: its plan fields made into a question analysis by template, or None.
 
@@ -100,18 +119,23 @@ def _planned(state: dict, ctx: Any, kb: Any, model: Any, names: list[str]) -> tu
     """
     q = state["question"]
     examples = state.get("shots", [])
+    ruled = _ruled_plan(kb, q, examples[: ctx.num_examples] if ctx.examples == "kb" else [])
     pinned = analysis.pinned_topic(kb, q, _types(ctx, model, examples))
     spans = [pinned] if pinned else list(dict.fromkeys([*question_spans(q), *names]))
-    reply, calls = roles.plan(
-        model,
-        q,
-        data_list(names),
-        kb_choices(kb),
-        ctx.structured_method,
-        shots.lines(examples, "plan", ctx.examples, ctx.num_examples),
-        spans,
-        shots.hop_range(examples[: ctx.num_examples], ctx.examples, ctx.num_examples),
-        shots.shown_paths(examples[: ctx.num_examples], ctx.examples, ctx.num_examples),
+    reply, calls = (
+        (ruled, {})
+        if ruled
+        else roles.plan(
+            model,
+            q,
+            data_list(names),
+            kb_choices(kb),
+            ctx.structured_method,
+            shots.lines(examples, "plan", ctx.examples, ctx.num_examples),
+            spans,
+            shots.hop_range(examples[: ctx.num_examples], ctx.examples, ctx.num_examples),
+            shots.shown_paths(examples[: ctx.num_examples], ctx.examples, ctx.num_examples),
+        )
     )
     if reply is None or not reply.relations:
         return None, calls
@@ -167,6 +191,7 @@ def analyse(state: dict, ctx: Any, kb: Any, model: Any) -> dict:
         topic_order=[t["name"] for t in topics],
         fallback=fallback,
         **({"dropped_topics": [t["name"] for t in dropped]} if dropped else {}),
+        **({"plan": "rule: the shown examples' one path, no call"} if reply is not None and not calls else {}),
     )
     return {
         "topics": topics,

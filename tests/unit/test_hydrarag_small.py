@@ -128,6 +128,27 @@ def test_the_plan_is_held_to_the_topic_a_rule_chose_among_several_names(tiny_kb)
     assert human.startswith(f"Question: {question}")
 
 
+def test_examples_sharing_one_path_and_a_ruled_topic_write_the_plan_without_a_call(tiny_kb):
+    ctx = HydraRAGContext(kb=tiny_kb, llm="local:tiny", examples="kb")
+    kb = resolve_kb(ctx)
+    shown = {"question": "which films did Geena Davis act in", "topic": ["Geena Davis"], "topic_types": ["person"]}
+    shown |= {"relations": ["starred_actors"], "answer_type": "movie", "masked": "", "answers": [], "source": "bank"}
+    bacon = {"mention": "Kevin Bacon", "id": "Kevin Bacon", "name": "Kevin Bacon"}
+    state = {"question": "which films did Kevin Bacon star in", "topics": [bacon], "mentions": ["Kevin Bacon"]}
+    out = initial.analyse({**state, "shots": [shown, shown]}, ctx, kb, ChatLlamaCpp(script=[]))  # any call fails
+    assert out["skyline"] == "Kevin Bacon - starred actors - answer(movie)" and out["usage"] == {}
+    assert out["trace"][0]["plan"].startswith("rule:")
+    other = {**shown, "relations": ["directed_by"]}  # two paths shown: the model chooses
+    plan = R.SkylinePlan(topic="Kevin Bacon", relations=["starred_actors"], answer_type="movie")
+    model = ChatLlamaCpp(script=[plan.model_dump_json()])
+    out = initial.analyse({**state, "shots": [shown, other]}, ctx, kb, model)
+    assert len(model.formats) == 1 and "plan" not in out["trace"][0]
+    film = {**shown, "topic_types": ["movie"]}  # examples start from a film: Kevin Bacon is not one
+    model = ChatLlamaCpp(script=[plan.model_dump_json()])
+    initial.analyse({**state, "shots": [film, film]}, ctx, kb, model)
+    assert len(model.formats) == 1
+
+
 def test_names_of_plain_words_do_not_count_among_typed_names(monkeypatch):
     films = {"the other": "The Other", "fists in the pocket": "Fists in the Pocket"}
     kb = SimpleNamespace(
