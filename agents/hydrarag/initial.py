@@ -12,7 +12,8 @@ cased name among lower-case tags, or the one naming an entity of the shown bank 
 type (:func:`agents.hydrarag.analysis.lone_topic`), is taken without a call, and names align to the
 same-named entity of that type first; the question analysis is asked as fields (topic entity, the
 KB's relation names, the KB's answer kinds) shown in that form by the bank's nearest examples, and
-the skyline and sub-questions are written from them by template; under the judge's rules
+the skyline and sub-questions are written from them by template (with no call when the shown
+examples share one path and kind and a rule took the topic: :func:`_ruled_plan`); under the judge's rules
 (``judge=auto`` with a small model, or ``rules``) the source selector is not asked: every
 available source is searched.
 """
