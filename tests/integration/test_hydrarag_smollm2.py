@@ -27,11 +27,13 @@ def test_hydrarag_runs_to_completion_with_smollm2(monkeypatch, judge):
     assert out["evidence"] and {e["source"] for e in out["evidence"]} <= {"kg", "doc"}
     assert out["ranked"] and isinstance(out["answer"], str)
     usage = out["usage"]
-    roles = {role: u["llm_calls"] for role, u in usage["by_role"].items()}
-    assert usage["input_tokens"] > 0 and roles.get("analysis", 0) >= 1
-    if judge == "llm":  # the paper's roles: analysis, refinement, answer check, generation
-        assert 4 <= usage["llm_calls"] <= 2 * 7  # at most 7 roles in one round, each retried once
+    roles = {role: u["llm_calls"] for role, u in usage.get("by_role", {}).items()}
+    [step] = [s for s in out["trace"] if s["node"] == "analyze_question"]
+    ruled = str(step.get("plan", "")).startswith("rule:")  # the bank's examples left the plan nothing to choose
+    assert ruled or (usage["input_tokens"] > 0 and roles.get("analysis", 0) >= 1)
+    if judge == "llm":  # the paper's roles: analysis (unless ruled), refinement, answer check, generation
+        assert 4 - ruled <= usage["llm_calls"] <= 2 * 7  # at most 7 roles in one round, each retried once
         assert roles.get("check", 0) >= 1
     else:  # a small model under the rules writes the topic (when several KB names) and the analysis only
-        assert 1 <= usage["llm_calls"] <= 2 * 2 and set(roles) <= {"topics", "analysis"}
+        assert 1 - ruled <= usage["llm_calls"] <= 2 * 2 and set(roles) <= {"topics", "analysis"}
     assert "explore_kg" in usage["stages"] and "[initial] prune_evidence" in render_trace(out["trace"])
