@@ -111,8 +111,10 @@ def test_invoke(server, method):
     if method == "fusion":
         assert out["answer"] == "Robert Zemeckis"
     if "llm" in settings_for(method):
-        # under judge=auto SSRAG's small model only extracts entities, and not when the question names one
-        assert out["usage"].get("llm_calls", 0) >= (0 if method == "ssrag" else 1)
+        # under judge=auto SSRAG's small model only extracts entities, and not when the question names one;
+        # HydraRAG's plan is written by rule when the bank's examples leave it nothing to choose
+        ruled = method == "hydrarag" and any(str(s.get("plan", "")).startswith("rule:") for s in out["trace"])
+        assert out["usage"].get("llm_calls", 0) >= (0 if method == "ssrag" or ruled else 1)
 
 
 @pytest.mark.parametrize("method", list_graphs())
