@@ -290,3 +290,26 @@ def test_a_client_cannot_set_the_answerers_window_or_qa_mode(method, settings):
 def test_a_client_choice_of_ssrag_joint_rerank_is_one_of_two():
     """joint_rerank is a bounded choice: anything but interleave / paper is refused by name."""
     assert "joint_rerank" in str(refused("ssrag", {"joint_rerank": "/srv/x"}))
+
+
+@pytest.mark.parametrize(
+    ("method", "settings"),
+    [
+        ("hybgrag", {"router_rules": False}),
+        ("hybgrag", {"link_rules": False}),
+        ("mor", {"ground_plan": "off"}),
+        ("mor", {"small_model_iterations": 10**6}),
+        ("mor", {"plan_relations": "all"}),
+    ],
+)
+def test_a_client_cannot_set_the_small_model_rules(method, settings):
+    """This session's small-model settings (a loop bound among them) are the operator's, refused by name."""
+    assert next(iter(settings)) in str(refused(method, settings))
+
+
+@pytest.mark.parametrize("method", ["fusion", "hybgrag", "mor", "hydrarag", "ssrag"])
+def test_a_client_may_turn_spelling_off_but_only_with_a_boolean(method):
+    """spelling is a flag: false is taken, a string or a path is refused by name."""
+    ctx = build_context(context_class(method), {"spelling": False}, CONFIG)
+    assert ctx.spelling is False
+    assert "spelling" in str(refused(method, {"spelling": "/etc/passwd"}))
