@@ -104,7 +104,7 @@ TYPO_MIN_LETTERS = 5  # a shorter word has too many one-swap neighbours to read 
 TYPO_LOOKUPS = 600  # name lookups one question may spend on close spellings
 
 
-def _swaps(word: str) -> list[str]:
+def one_slip_variants(word: str) -> list[str]:
     """The word with one pair of neighbouring letters swapped, or one letter before its last dropped (not a plural)."""
     swapped = [word[:k] + word[k + 1] + word[k] + word[k + 2 :] for k in range(len(word) - 1) if word[k] != word[k + 1]]
     dropped = [word[:k] + word[k + 1 :] for k in range(len(word) - 1)]
@@ -133,7 +133,7 @@ def close_spellings(kb: KnowledgeBase, question: str) -> list[tuple[int, int, li
             for j, w in enumerate(words):
                 if len(w) < TYPO_MIN_LETTERS or not w.isalpha():
                     continue
-                for fixed in _swaps(w):
+                for fixed in one_slip_variants(w):
                     budget -= 1
                     name = question[start:end].replace(w, fixed, 1) if words.count(w) == 1 else None
                     name = name or " ".join([*words[:j], fixed, *words[j + 1 :]])

@@ -31,7 +31,7 @@ import re
 from typing import Any, NamedTuple
 
 from hybridrag.kb.base import KnowledgeBase
-from hybridrag.tools.names import TYPO_MIN_LETTERS
+from hybridrag.tools.names import TYPO_MIN_LETTERS, one_slip_variants
 from hybridrag.tools.retrieval import MAX_MENTION_WORDS
 from hybridrag.tools.text import WORD
 
@@ -120,13 +120,6 @@ def _case_changes(question: str, spans: list[tuple[int, int, str, list[Any]]]) -
     return out
 
 
-def _variants(word: str) -> list[str]:
-    """``word`` with one pair of neighbouring letters swapped, or one letter before its last dropped."""
-    swapped = [word[:k] + word[k + 1] + word[k] + word[k + 2 :] for k in range(len(word) - 1) if word[k] != word[k + 1]]
-    dropped = [word[:k] + word[k + 1 :] for k in range(len(word) - 1)]
-    return list(dict.fromkeys(w for w in [*swapped, *dropped] if w != word))
-
-
 def _owner(text: str) -> str:
     """``text`` without a final possessive ``'s`` ("the lady from shanghai's" names "the lady from shanghai")."""
     return text[:-2] if text.endswith(("'s", "’s")) and len(text) > 2 else text
@@ -161,7 +154,7 @@ def _typo_changes(kb: KnowledgeBase, question: str, exact: list[tuple[int, int]]
                 continue
             start, end = toks[i].start, toks[i + n - 1].end
             for w in (toks[j] for j in range(i, i + n) if typo[j] and not (n == 1 and toks[j].text.islower())):
-                fixes = _variants(w.text)[:budget]
+                fixes = one_slip_variants(w.text)[:budget]
                 budget -= len(fixes)
                 head, tail = question[start : w.start], question[w.end : end]
                 name = next(filter(None, (_one_spelling(kb, head + f + tail) for f in fixes)), None)
