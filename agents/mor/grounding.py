@@ -16,7 +16,13 @@ Its re-plans repeat the same plan (32 of 34 re-plans on the 120 paraphrase-set q
    from the anchor's type takes the nearest such example's route after its anchor (the examples
    are the KB's solved questions nearest to this one, :mod:`agents.mor.examples`).
 
-A route whose anchor no KB name grounds is kept as the model wrote it. The content of the plan is
+A route whose anchor no KB name grounds is kept as the model wrote it.
+
+When the shown examples leave nothing to choose, no call is made (:func:`ruled_plan`): every example
+is one route with one chain of types and relations from one start type, and the question writes
+exactly one KB name of that type. Grounding would turn a plan from that type into this route with
+that name, so the rule writes it (SmolLM2's 3-hop plan is one ~50-token call, about 2 s on this
+2-core CPU; issue 31 asks for fewer calls where a rule decides as well). The content of the plan is
 still the paper's planning graph (§3.1): typed nodes, a restriction on the anchor, the answer's
 type at the end; only where its parts come from changes.
 """
@@ -101,3 +107,19 @@ def ground_plan(kb: KnowledgeBase, question: str, plan: Plan, shots: list[dict])
         if grounded not in routes:
             routes.append(grounded)
     return Plan(routes=routes)
+
+
+def ruled_plan(kb: KnowledgeBase, question: str, shots: list[dict]) -> Plan | None:
+    """The examples' one route from the question's one KB name of its start type, or None (see the module)."""
+    routes = [(s.get("plan") or {}).get("routes", []) for s in shots]
+    if len(shots) < 2 or any(len(r) != 1 or not r[0].get("nodes") for r in routes):
+        return None
+    first = routes[0][0]["nodes"]
+    kind = first[0].get("type", "")
+    if any(r[0]["nodes"][0].get("type") != kind or _chain(r[0]["nodes"]) != _chain(first) for r in routes[1:]):
+        return None
+    named = {name for _, name, t in question_names(kb, question) if t == kind}
+    if len(named) != 1:
+        return None
+    rest = [PlanNode(type=n["type"], relation=n.get("relation", "")) for n in first[1:]]
+    return Plan(routes=[PlanRoute(nodes=[PlanNode(type=kind, restriction=named.pop()), *rest])])

@@ -27,7 +27,7 @@ from hybridrag.agents.llm.judge import few_shot_count, is_small_model
 from hybridrag.agents.llm.structured import call_structured
 from hybridrag.agents.mor.context import MoRContext
 from hybridrag.agents.mor.examples import planner_shots
-from hybridrag.agents.mor.grounding import ground_plan
+from hybridrag.agents.mor.grounding import ground_plan, ruled_plan
 from hybridrag.agents.mor.output import ANSWER_CHARS, is_own, offered_choice, references_text
 from hybridrag.agents.mor.plan import Plan, TripletPlan, plan_from_triplets, validate_plan
 from hybridrag.kb.base import KnowledgeBase
@@ -177,15 +177,23 @@ def checked_plan(
         (the validated plan, or an invalid one naming an unparseable reply; the raw reply; usage).
     """
     schema = kb.graph.schema()
+    shots = None
+    if grounds_plan(ctx.ground_plan, model, ctx.planner):
+        n = few_shot_count(ctx.num_few_shot, ctx.small_model_few_shot, ctx.llm)
+        shots = planner_shots(kb, question, ctx.examples, n, ctx.planner, ctx.few_shot, ctx.plan_relations)
+        ruled = ruled_plan(kb, question, shots)
+        if ruled is not None:  # the examples leave nothing to choose: no call (agents/mor/grounding.py)
+            return validate_plan(ruled, schema, ctx.targets(), ctx.max_hops), {"rule": RULED}, {}
     choices = plan_choices(schema, question, ctx.planner) if is_llama_cpp(model) else None
     reply, raw, calls = plan(model, messages, ctx.planner, ctx.structured_method, choices)
     if reply is None:
         return {"valid": False, "target": None, "routes": [], "shown": [], "problems": [UNPARSEABLE]}, raw, calls
-    if grounds_plan(ctx.ground_plan, model, ctx.planner):
-        n = few_shot_count(ctx.num_few_shot, ctx.small_model_few_shot, ctx.llm)
-        shots = planner_shots(kb, question, ctx.examples, n, ctx.planner, ctx.few_shot, ctx.plan_relations)
+    if shots is not None:
         reply = ground_plan(kb, question, reply, shots)
     return validate_plan(reply, schema, ctx.targets(), ctx.max_hops), raw, calls
+
+
+RULED = "the shown examples share one route and the question names one KB entity of its start type"
 
 
 def grounds_plan(setting: str, llm: object, mode: str) -> bool:

@@ -6,7 +6,7 @@ import pytest
 
 from hybridrag.agents.mor.context import MoRContext
 from hybridrag.agents.mor.examples import needed_relations
-from hybridrag.agents.mor.grounding import ground_anchor, ground_plan
+from hybridrag.agents.mor.grounding import ground_anchor, ground_plan, ruled_plan
 from hybridrag.agents.mor.plan import Plan, PlanNode
 from hybridrag.graphs.mor import graph
 from hybridrag.kb.base import open_kb
@@ -101,14 +101,36 @@ WROTE = '{"routes":[{"nodes":[{"type":"movie","restriction":"kevin bacno"},{"typ
 
 
 @pytest.mark.parametrize(
-    ("grounding", "route", "found"),
-    [("auto", "person<Kevin Bacon> → movie", True), ("off", "movie<kevin bacno> → tag", False)],
+    ("grounding", "route", "found", "calls"),
+    [("auto", "person<Kevin Bacon> → movie", True, 0), ("off", "movie<kevin bacno> → tag", False, 1)],
 )
-def test_a_small_models_misspelt_plan_is_grounded_and_asked_once(tiny_kb, tiny_llama, grounding, route, found):
-    model = tiny_llama(WROTE)  # one reply only: a second planner call would find the script used up
+def test_a_small_models_misspelt_question_is_planned_by_rule_or_asked_once(
+    tiny_kb, tiny_llama, grounding, route, found, calls
+):
+    """Grounded (auto): the tiny bank's examples share one route, so the rule writes it and no call is made."""
+    model = tiny_llama(*([WROTE] * calls))  # a second planner call would find the script used up
     ctx = MoRContext(kb=tiny_kb, llm="local:tiny", ground_plan=grounding)
     out = graph.invoke({"question": "what films did kevin bacno act in"}, context=ctx)
     plans = [t for t in out["trace"] if t["node"] == "plan_question"]
-    assert len(model.calls) == 1 and len(plans) == 1
+    assert len(model.calls) == calls and len(plans) == 1
     assert plans[0]["routes"] == [route]
+    assert ("rule" in plans[0]["raw"]) is (calls == 0)
     assert ({"Tremors", "Apollo 13"} <= {r["name"] for r in out["ranked"][:2]}) is found
+
+
+ACTED = {"question": "what films did Meg Ryan act in", "plan": ACTORS_DIRECTORS["plan"] | {}}
+
+
+def test_a_rule_plans_only_when_the_examples_share_one_route_and_one_name_of_its_start_type(tiny_kb):
+    kb = open_kb(tiny_kb)
+    same = [ACTORS_DIRECTORS, ACTED]
+    ruled = ruled_plan(kb, "who directed the films kevin bacno was in", same)
+    assert ruled is not None and _route(ruled) == [
+        ("person", "Kevin Bacon", ""),
+        ("movie", "", "starred_actors"),
+        ("person", "", "directed_by"),
+    ]
+    assert ruled_plan(kb, "who directed the films kevin bacno was in", [ACTORS_DIRECTORS, DIRECTOR]) is None
+    assert ruled_plan(kb, "who directed the films kevin bacno was in", [ACTORS_DIRECTORS]) is None
+    assert ruled_plan(kb, "who directed the films Tom Hanks and Kevin Bacon were in", same) is None
+    assert ruled_plan(kb, "who directed the films nobody was in", same) is None

@@ -15,7 +15,7 @@ PLAN = '{"routes":[{"nodes":[{"type":"movie","restriction":"Big"},{"type":"perso
 @pytest.mark.parametrize(("setting", "listed"), [("auto", False), ("full", True)])
 def test_small_model_planner_prompt_lists_the_schema_only_when_asked(tiny_kb, tiny_llama, setting, listed):
     model = tiny_llama(PLAN)
-    ctx = MoRContext(kb=tiny_kb, llm="local:tiny", planner_schema=setting)
+    ctx = MoRContext(kb=tiny_kb, llm="local:tiny", planner_schema=setting, ground_plan="off")  # the prompt is asked
     out = graph.invoke({"question": "who directed Big"}, context=ctx)
     prompt = model.calls[0]["messages"][-1].content
     assert prompt.startswith("Examples:\nQuestion: ") and prompt.endswith("Question: who directed Big\nPlan:")
