@@ -78,10 +78,11 @@ def plan_question(state: State, runtime: Runtime[MoRContext]) -> dict:
     """Planner: the planning graph in one call; later turns re-plan with the earlier plan's problems named."""
     ctx = _context(runtime)
     model, t, kb = load_chat_model(ctx.llm, ctx.llm_base_url), state.get("iteration", 0) + 1, resolve_kb(ctx)
-    messages, shown = roles.planner_turn(kb, ctx, model, state["question"], t, dict(state))
+    messages, shots = roles.planner_turn(kb, ctx, model, state["question"], t, dict(state))
+    shown = [s["question"] for s in shots]
     usage: dict = {}
     with timed("planning", usage):
-        checked, raw, calls = roles.checked_plan(kb, ctx, model, state["question"], messages)
+        checked, raw, calls = roles.checked_plan(kb, ctx, model, state["question"], messages, shots)
     key, repeated, retry, decision = plan_outcome(checked, raw, t, ctx.plans(), state.get("plans_seen", []))
     step = traced(
         "plan_question",

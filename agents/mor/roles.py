@@ -149,8 +149,8 @@ def plan(
 
 def planner_turn(
     kb: KnowledgeBase, ctx: MoRContext, model: BaseChatModel, question: str, iteration: int, earlier: dict
-) -> tuple[list, list[str]]:
-    """The planner's conversation for turn ``iteration`` and the example questions it shows.
+) -> tuple[list, list[dict]]:
+    """The planner's conversation for turn ``iteration`` and the examples it shows.
 
     The first turn holds the instructions, the examples, the schema and the question; a later turn
     continues ``earlier["planner_messages"]`` with its ``raw_plan`` and the problems in ``feedback``
@@ -165,13 +165,20 @@ def planner_turn(
     shots = planner_shots(kb, question, ctx.examples, n, ctx.planner, ctx.few_shot, ctx.plan_relations)
     show = schema_shown(ctx.planner_schema, model, is_llama_cpp(model), len(shots))
     messages = planner_messages(question, kb.graph.schema(), shots, ctx.planner, show)
-    return messages, [s["question"] for s in shots]
+    return messages, shots
 
 
 def checked_plan(
-    kb: KnowledgeBase, ctx: MoRContext, model: BaseChatModel, question: str, messages: list
+    kb: KnowledgeBase,
+    ctx: MoRContext,
+    model: BaseChatModel,
+    question: str,
+    messages: list,
+    shown: list[dict] | None = None,
 ) -> tuple[dict, dict | None, dict]:
     """Ask the planner and validate its plan against the KB schema (:func:`agents.mor.plan.validate_plan`).
+
+    ``shown``: the examples this turn's messages show (:func:`planner_turn`), found again when not given.
 
     Returns:
         (the validated plan, or an invalid one naming an unparseable reply; the raw reply; usage).
@@ -180,7 +187,7 @@ def checked_plan(
     shots = None
     if grounds_plan(ctx.ground_plan, model, ctx.planner):
         n = few_shot_count(ctx.num_few_shot, ctx.small_model_few_shot, ctx.llm)
-        shots = planner_shots(kb, question, ctx.examples, n, ctx.planner, ctx.few_shot, ctx.plan_relations)
+        shots = shown or planner_shots(kb, question, ctx.examples, n, ctx.planner, ctx.few_shot, ctx.plan_relations)
         ruled = ruled_plan(kb, question, shots)
         if ruled is not None:  # the examples leave nothing to choose: no call (agents/mor/grounding.py)
             return validate_plan(ruled, schema, ctx.targets(), ctx.max_hops), {"rule": RULED}, {}
