@@ -88,9 +88,11 @@ def offered_choice(text: str, question: str) -> bool:
 
 
 def answer_of(ranked: list[dict], question: str, topics: list[str] | tuple = ()) -> str:
-    """The name of the best ranked entity that is not the question's own; empty when every one is.
+    """The name of the best ranked entity that is not the question's own; empty when every one is a topic.
 
     The question's own: a topic entity of the plan's routes, or a name the question holds as a whole phrase.
+    When every ranked entity is one of those and some are not topics, the best of these is the answer:
+    "is The Lookout considered good" is answered by the rating "good" its route reached, not by nothing.
     A list question (:func:`tools.list_answer.asks_for_list`) whose best entity was reached along
     graph edges gets every such entity's name, in rank order, joined by "; ".
     """
@@ -98,6 +100,8 @@ def answer_of(ranked: list[dict], question: str, topics: list[str] | tuple = ())
     fresh = [r for r in ranked if r["id"] not in own and not _named(r["name"], question)]
     if fresh and fresh[0].get("source") == "kg" and asks_for_list(question):  # every graph-reached answer
         return joined(list(dict.fromkeys(r["name"] for r in fresh if r.get("source") == "kg")))
+    if not fresh:  # only names the question writes: the best one that is no topic (the rating "good")
+        fresh = [r for r in ranked if r["id"] not in own]
     return fresh[0]["name"] if fresh else ""
 
 

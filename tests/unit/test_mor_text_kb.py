@@ -157,3 +157,11 @@ def test_a_route_walking_back_to_its_topic_does_not_answer_with_it(text_kb, fake
     )
     assert qa["answer"] == out["answer"]
     assert steps(qa, "generate_answer")[0]["decision"] == "the reply names the question's own entity: top entity"
+
+
+def test_an_answer_the_question_words_is_given_when_it_is_all_the_route_reached():
+    """Not an empty answer: the rating "good" a route reached is the answer to "is X considered good"."""
+    good = [{"id": "good", "name": "good", "source": "kg"}]
+    assert answer_of(good, "is The Lookout considered good", ["The Lookout"]) == "good"
+    lookout = [{"id": "The Lookout", "name": "The Lookout", "source": "kg"}]
+    assert answer_of(lookout, "is The Lookout considered good", ["The Lookout"]) == ""  # only the topic: none
